@@ -1,0 +1,36 @@
+/*
+ * The command table: one file per command (src/cmd_*.c), each exporting a
+ * struct cmd_entry. main.c lists them and dispatches by exact name or
+ * unique prefix.
+ */
+#ifndef NETPROF_CMD_H
+#define NETPROF_CMD_H
+
+#include <stdio.h>
+
+struct cmd_entry {
+	const char *name;
+	const char *summary;	/* one line for "netprof help" */
+	const char *usage;	/* synopsis, after "usage: netprof NAME " */
+	const char *help;	/* option list printed by NAME --help */
+	/* argv[0] is the command name; returns an enum np_exit code. */
+	int (*exec)(const struct cmd_entry *self, int argc, char **argv);
+};
+
+extern const struct cmd_entry cmd_check_entry;
+extern const struct cmd_entry cmd_collect_entry;
+extern const struct cmd_entry cmd_exec_entry;
+extern const struct cmd_entry cmd_heatmap_entry;
+extern const struct cmd_entry cmd_plan_entry;
+
+/* Print "usage: netprof NAME USAGE" and, if full, the help text. */
+void cmd_print_usage(const struct cmd_entry *entry, FILE *f, int full);
+
+/*
+ * Report a usage error ("netprof NAME: msg" plus the synopsis) and return
+ * NP_EXIT_USAGE, so that commands can write: return cmd_usage_error(...).
+ */
+int cmd_usage_error(const struct cmd_entry *entry, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+#endif

@@ -1,0 +1,96 @@
+/*
+ * The dispatch engine: run shell commands on the machines of an inventory,
+ * many at once, from one libuv loop. Each machine's transport (inventory.h)
+ * decides how: one libssh session per host with a channel per command
+ * (TRANSPORT_SSH), the remote_command argv template run locally
+ * (TRANSPORT_COMMAND), or /bin/sh -c here (TRANSPORT_LOCAL).
+ *
+ * Contract, as libuv's: on_done is called exactly once per submitted request,
+ * always from a later loop iteration than the engine_submit() that queued
+ * it, even for an early error.
+ */
+#ifndef NETPROF_ENGINE_H
+#define NETPROF_ENGINE_H
+
+#include <stddef.h>
+#include <uv.h>
+
+#include "inventory.h"
+
+struct engine;
+struct engine_job;
+
+/* OpenSSH's sshd allows MaxSessions (10) channels per connection. */
+#define ENGINE_DEFAULT_MAX_CHANNELS 8
+
+struct engine_result {
+	int error;		/* NP_OK if the command ran to an exit status;
+				   else NP_ERR_CONNECT, _HOSTKEY_*, _AUTH,
+				   _TIMEOUT, _CHANNEL, _SESSION_LOST, _SPAWN,
+				   _CANCELLED ... (error.h) */
+	const char *error_text;	/* the reason in words, with the host and
+				   the fix where there is one; NULL if ok */
+	int exit_status;	/* the command's exit status; -1 if none */
+	const char *out;	/* stdout, NUL-terminated (never NULL) */
+	size_t out_len;
+	const char *err;	/* stderr, NUL-terminated (never NULL) */
+	size_t err_len;
+	double queued_at;	/* wall clock, Unix seconds (ms precision) */
+	double started_at;	/* when the command was handed to the host */
+	double ended_at;
+};
+
+/* Output as it arrives: stream is 1 (stdout) or 2 (stderr). */
+typedef void (*engine_output_cb)(const struct machine *m, int stream,
+    const char *buf, size_t len, void *arg);
+/* The result; its strings live until the callback returns. */
+typedef void (*engine_done_cb)(const struct machine *m,
+    const struct engine_result *res, void *arg);
+
+struct engine_request {
+	const char *command;	/* a shell command line; the machine's
+				   remote_setup is run before it */
+	const char *input;	/* stdin; NULL: stdin is closed at once */
+	size_t input_len;
+	double timeout_s;	/* 0: none. From when the command starts
+				   on the host; the remote process is killed */
+	engine_output_cb on_output; /* optional; output is collected too */
+	engine_done_cb on_done;	/* required */
+	void *arg;
+};
+
+struct engine_options {
+	int max_channels;	/* per SSH session; 0: default */
+	int accept_new_host_keys; /* like OpenSSH StrictHostKeyChecking
+				   accept-new: record unknown keys, never
+				   accept a changed one */
+	double connect_timeout_s; /* 0: the inventory's */
+};
+
+/* A new engine on loop for inv's machines (inv must outlive it). */
+int engine_new(uv_loop_t *loop, const struct inventory *inv,
+    const struct engine_options *opts, struct engine **out);
+
+/*
+ * Queue req on machine m (one of inv's). Sessions open on first use and are
+ * reused. *jobp (if not NULL) is valid until on_done has been called.
+ */
+int engine_submit(struct engine *e, const struct machine *m,
+    const struct engine_request *req, struct engine_job **jobp);
+
+/* Stop a job: its remote process is killed; on_done gets NP_ERR_CANCELLED. */
+void engine_cancel(struct engine_job *job);
+
+/* Jobs queued or running. */
+size_t engine_pending(const struct engine *e);
+
+/*
+ * Cancel every job and close every session and handle; closed_cb runs once
+ * all of them are closed. Then engine_free().
+ */
+void engine_close(struct engine *e, void (*closed_cb)(struct engine *e,
+    void *arg), void *arg);
+
+void engine_free(struct engine *e);
+
+#endif

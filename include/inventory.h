@@ -1,0 +1,78 @@
+/*
+ * The inventory: machines.json, as the upstream profiler reads it, plus
+ * netprof's SSH fields. inventory_load() validates everything up front so
+ * that commands never see a half-valid machine.
+ */
+#ifndef NETPROF_INVENTORY_H
+#define NETPROF_INVENTORY_H
+
+#include <stddef.h>
+
+enum transport_kind {
+	TRANSPORT_SSH = 0,	/* libssh, one session per host (default) */
+	TRANSPORT_COMMAND,	/* remote_command argv template, run locally */
+	TRANSPORT_LOCAL		/* /bin/sh -c on this machine */
+};
+
+struct machine {
+	char *name;		/* label in records; safe for a shell word */
+	char *address;		/* what peers dial: IPv4, IPv6 or host name */
+	char *rcc_host;		/* upstream: the rcc profile; may be NULL */
+	char *ssh_host;		/* ssh_host, else rcc_host, else name */
+	char *user;		/* NULL: from ssh config or the local user */
+	int port;		/* 0: from ssh config, else 22 */
+	char *identity_file;	/* NULL: ssh config, agent, default keys */
+	char *remote_setup;	/* shell text run before every command */
+	enum transport_kind transport;
+	int http_port;		/* default 19090 */
+	int libp2p_port;	/* default 19091 */
+	char **bootstrap_extra;	/* multiaddrs */
+	size_t n_bootstrap_extra;
+	size_t index;		/* position in machines[] */
+};
+
+struct inventory {
+	char *path;		/* as given, for messages */
+	struct machine *machines;
+	size_t n_machines;
+	char **remote_command;	/* argv template; NULL when absent */
+	size_t n_remote_command;
+	int ping_count;		/* default 5 */
+	double ping_interval;	/* seconds, default 1.0 */
+	int iperf_seconds;	/* default 5 */
+	int iperf_port;		/* default 5201 */
+	int connect_timeout_seconds; /* default 10 */
+	char *known_hosts_file;	/* default ~/.ssh/known_hosts */
+	char *ssh_config_file;	/* default ~/.ssh/config */
+};
+
+#define INVENTORY_DEFAULT_HTTP_PORT 19090
+#define INVENTORY_DEFAULT_LIBP2P_PORT 19091
+
+/*
+ * Read and validate path. On error returns NP_ERR_INVENTORY (or NP_ERR_IO,
+ * NP_ERR_NOMEM) and sets *cause to a message that names the file, the JSON
+ * path and the fix, e.g.
+ *   machines.json: machines[2].address: "10.0.0.300" is not an IP address
+ *   or host name
+ * The caller frees *cause. *out is set only on success.
+ */
+int inventory_load(const char *path, struct inventory **out, char **cause);
+
+/* The same on a string; path is used only in messages. */
+int inventory_parse(const char *text, const char *path,
+    struct inventory **out, char **cause);
+
+void inventory_free(struct inventory *inv);
+
+/* The machine called name, or NULL. */
+struct machine *inventory_find(const struct inventory *inv, const char *name);
+
+/*
+ * Keep only the machines named in the comma-separated list (for --hosts).
+ * Returns NP_ERR_NOT_FOUND and sets *cause when a name is not in the
+ * inventory.
+ */
+int inventory_select(struct inventory *inv, const char *names, char **cause);
+
+#endif

@@ -1,0 +1,23 @@
+/*
+ * Diagnostics on stderr. log_debug() lines appear with -v and tell the story
+ * of a run: every state change of a session or transfer, with the host name.
+ */
+#ifndef NETPROF_LOG_H
+#define NETPROF_LOG_H
+
+enum log_level { LOG_QUIET = 0, LOG_NORMAL = 1, LOG_VERBOSE = 2, LOG_TRACE = 3 };
+
+void log_set_level(enum log_level level);
+enum log_level log_get_level(void);
+
+/* "netprof: <msg>" — an error the user must read; always shown. */
+void log_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* "netprof: warning: <msg>"; hidden by -q. */
+void log_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Informational; hidden by -q. */
+void log_info(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* "[time] host: msg" with -v; host may be NULL. */
+void log_debug(const char *host, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+#endif

@@ -1,0 +1,21 @@
+/*
+ * Summary statistics over samples, with the contract's percentile rule:
+ * percentile p is the sample at index round(p*(n-1)) of the sorted samples.
+ */
+#ifndef NETPROF_STATS_H
+#define NETPROF_STATS_H
+
+#include <stddef.h>
+
+struct stats_summary {
+	size_t n;
+	double min, avg, max, p50, p95, stddev;
+};
+
+/* Sorts values in place and fills *s; n may be 0 (all fields 0). */
+void stats_summarize(double *values, size_t n, struct stats_summary *s);
+
+/* Percentile p (0..1) of sorted values; 0 when n is 0. */
+double stats_percentile(const double *sorted, size_t n, double p);
+
+#endif

@@ -1,0 +1,154 @@
+/*
+ * netprof's entry point: global options, then the command table. A command is
+ * matched by its exact name or a unique prefix ("col" for collect).
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cmd.h"
+#include "error.h"
+#include "log.h"
+
+static const struct cmd_entry *const cmd_table[] = {
+	&cmd_check_entry,
+	&cmd_collect_entry,
+	&cmd_exec_entry,
+	&cmd_heatmap_entry,
+	&cmd_plan_entry,
+	NULL
+};
+
+static void
+print_overview(FILE *f)
+{
+	const struct cmd_entry *const *e;
+
+	fprintf(f, "usage: netprof [-v|-q] COMMAND [OPTIONS]\n"
+	    "       netprof help [COMMAND]\n"
+	    "       netprof --version\n\n"
+	    "Measure the network between the machines of an inventory "
+	    "(machines.json).\n\ncommands:\n");
+	for (e = cmd_table; *e != NULL; e++)
+		fprintf(f, "  %-10s %s\n", (*e)->name, (*e)->summary);
+	fprintf(f, "  %-10s %s\n", "help", "show help for a command");
+	fprintf(f, "\nglobal options:\n"
+	    "  -v, --verbose   tell the story of the run on stderr (twice: more)\n"
+	    "  -q, --quiet     print only errors\n"
+	    "  -V, --version   print the version and exit\n"
+	    "\nRun 'netprof COMMAND --help' for a command's options. "
+	    "See netprof(1).\n");
+}
+
+void
+cmd_print_usage(const struct cmd_entry *entry, FILE *f, int full)
+{
+	fprintf(f, "usage: netprof %s %s\n", entry->name, entry->usage);
+	if (full) {
+		fprintf(f, "\n%s.\n", entry->summary);
+		if (entry->help != NULL && *entry->help != '\0')
+			fprintf(f, "\n%s", entry->help);
+	}
+}
+
+int
+cmd_usage_error(const struct cmd_entry *entry, const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "netprof %s: ", entry->name);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	cmd_print_usage(entry, stderr, 0);
+	fprintf(stderr, "Run 'netprof %s --help' for the options.\n",
+	    entry->name);
+	return NP_EXIT_USAGE;
+}
+
+/* Exact name, else the one command the prefix names; NULL and a message. */
+static const struct cmd_entry *
+cmd_find(const char *name)
+{
+	const struct cmd_entry *const *e, *found = NULL;
+	char others[256] = "";
+	size_t len = strlen(name);
+	int matches = 0;
+
+	for (e = cmd_table; *e != NULL; e++) {
+		if (strcmp((*e)->name, name) == 0)
+			return *e;
+		if (len > 0 && strncmp((*e)->name, name, len) == 0) {
+			found = *e;
+			matches++;
+			if (strlen(others) + strlen((*e)->name) + 3 < sizeof others) {
+				if (*others != '\0')
+					strcat(others, ", ");
+				strcat(others, (*e)->name);
+			}
+		}
+	}
+	if (matches == 1)
+		return found;
+	if (matches > 1)
+		log_error("ambiguous command '%s': could be %s", name, others);
+	else
+		log_error("unknown command '%s'; run 'netprof help' for the "
+		    "list", name);
+	return NULL;
+}
+
+static int
+cmd_help(int argc, char **argv)
+{
+	const struct cmd_entry *entry;
+
+	if (argc < 2) {
+		print_overview(stdout);
+		return NP_EXIT_OK;
+	}
+	if ((entry = cmd_find(argv[1])) == NULL)
+		return NP_EXIT_USAGE;
+	cmd_print_usage(entry, stdout, 1);
+	return NP_EXIT_OK;
+}
+
+int
+main(int argc, char **argv)
+{
+	const struct cmd_entry *entry;
+	int i, verbosity = LOG_NORMAL;
+
+	for (i = 1; i < argc && argv[i][0] == '-'; i++) {
+		const char *a = argv[i];
+
+		if (strcmp(a, "-v") == 0 || strcmp(a, "--verbose") == 0)
+			verbosity++;
+		else if (strcmp(a, "-vv") == 0)
+			verbosity += 2;
+		else if (strcmp(a, "-q") == 0 || strcmp(a, "--quiet") == 0)
+			verbosity = LOG_QUIET;
+		else if (strcmp(a, "-V") == 0 || strcmp(a, "--version") == 0) {
+			printf("netprof %s\n", NETPROF_VERSION);
+			return NP_EXIT_OK;
+		} else if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
+			print_overview(stdout);
+			return NP_EXIT_OK;
+		} else {
+			log_error("unknown option '%s'; run 'netprof help'", a);
+			return NP_EXIT_USAGE;
+		}
+	}
+	log_set_level(verbosity > LOG_TRACE ? LOG_TRACE : verbosity);
+	if (i == argc) {
+		print_overview(stderr);
+		return NP_EXIT_USAGE;
+	}
+	if (strcmp(argv[i], "help") == 0)
+		return cmd_help(argc - i, argv + i);
+	if ((entry = cmd_find(argv[i])) == NULL)
+		return NP_EXIT_USAGE;
+	return entry->exec(entry, argc - i, argv + i);
+}
