@@ -75,4 +75,13 @@ struct machine *inventory_find(const struct inventory *inv, const char *name);
  */
 int inventory_select(struct inventory *inv, const char *names, char **cause);
 
+/*
+ * The libp2p multiaddr peers dial to reach m on port:
+ * "/ip4/ADDR/tcp/PORT/p2p/PEER_ID" ("/ip6/..." for an IPv6 literal,
+ * "/dns4/..." for a host name); without "/p2p/..." when peer_id is NULL.
+ * *out is a new string.
+ */
+int inventory_multiaddr(const struct machine *m, int port,
+    const char *peer_id, char **out);
+
 #endif
