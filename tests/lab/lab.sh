@@ -206,7 +206,7 @@ host_qdisc() {
 	if [ -n "$rate" ]; then
 		tc -n "$ns" qdisc add dev eth0 root handle 1: htb default 1
 		tc -n "$ns" class add dev eth0 parent 1: classid 1:1 htb \
-		    rate "$rate" ceil "$rate"
+		    rate "$rate" ceil "$rate" quantum 60000
 		if [ -n "$delay" ] && ! tc -n "$ns" qdisc add dev eth0 \
 		    parent 1:1 handle 10: netem delay "${delay}ms" 2>/dev/null; then
 			warn "--delay $h=$delay skipped: the kernel has no netem"

@@ -1,0 +1,207 @@
+# Shared helpers for the integration tests (tests/integration/test_*.sh),
+# sourced, not run. A test calls require_root, brings up its own lab with
+# lab_up (taken down again at exit, also on failure), checks with the
+# assert_* helpers (each prints both values on failure) and ends with
+# test_pass. ctest sets NETPROF_BIN, NETPROF_SRC, NETPROF_FIXTURES and
+# NETPROF_TEST_TMP; outside ctest sensible defaults are used.
+set -euo pipefail
+
+TEST_NAME=$(basename "$0" .sh)
+NETPROF_SRC=${NETPROF_SRC:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}
+NETPROF_BIN=${NETPROF_BIN:-$NETPROF_SRC/build/netprof}
+NETPROF_FIXTURES=${NETPROF_FIXTURES:-$NETPROF_SRC/tests/fixtures}
+if [ -z "${NETPROF_TEST_TMP:-}" ]; then
+	NETPROF_TEST_TMP=$(mktemp -d "${TMPDIR:-/tmp}/netprof-test.XXXXXX")
+fi
+mkdir -p "$NETPROF_TEST_TMP"
+LAB_SH=$NETPROF_SRC/tests/lab/lab.sh
+TEST_CHECKS=0
+export NETPROF_SRC NETPROF_BIN NETPROF_FIXTURES NETPROF_TEST_TMP LAB_SH
+
+# --- cleanup at exit ---------------------------------------------------
+
+_at_exit_cmds=()
+
+# Run the shell text $1 when the test exits (last registered runs first).
+at_exit() {
+	_at_exit_cmds=("$1" "${_at_exit_cmds[@]}")
+}
+
+_run_at_exit() {
+	local rc=$? c
+	set +e
+	for c in "${_at_exit_cmds[@]}"; do
+		eval "$c"
+	done
+	exit $rc
+}
+trap _run_at_exit EXIT
+trap 'exit 130' INT TERM
+
+# --- skipping ----------------------------------------------------------
+
+skip() {
+	echo "skipped: $*"
+	exit 77
+}
+
+require_root() {
+	[ "$(id -u)" -eq 0 ] || skip "needs root (network namespaces)"
+}
+
+# Skip unless every command named is on PATH.
+require_cmd() {
+	local c
+	for c in "$@"; do
+		command -v "$c" >/dev/null || skip "needs $c (tests/install-deps.sh test)"
+	done
+}
+
+# --- the lab -----------------------------------------------------------
+
+# lab_up NAME N [lab.sh up options...]
+# Bring up lab NAME (1-8 lower-case letters or digits) with N hosts in
+# $NETPROF_TEST_TMP/lab-NAME, source its lab.env (LAB_NAME, LAB_DIR,
+# LAB_HOSTS, LAB_ADDRS, LAB_USER, LAB_SUBNET, LAB_INVENTORY,
+# LAB_SSH_CONFIG) and take it down at exit. The subnet is picked from a hash
+# of NAME (and the next free one on a clash) unless --subnet is given.
+# A lab of the same name left by an earlier, killed run of this build is
+# taken down first; one belonging to another checkout is waited for.
+lab_up() {
+	local name=${1:?lab_up NAME N [options]} n=${2:?lab_up NAME N [options]}
+	shift 2
+	local dir=$NETPROF_TEST_TMP/lab-$name k try out a own_subnet=0
+	for a in "$@"; do
+		[ "$a" = --subnet ] && own_subnet=1
+	done
+	_lab_wait_foreign "$name" "$dir"
+	"$LAB_SH" down --name "$name" --dir "$dir" >/dev/null 2>&1 || true
+	at_exit "\"\$LAB_SH\" down --name '$name' --dir '$dir' >/dev/null"
+	k=$(( 16 + $(printf '%s' "$name" | cksum | cut -d' ' -f1) % 224 ))
+	for (( try = 0; try < 16; try++ )); do
+		if [ $own_subnet = 1 ]; then
+			out=$("$LAB_SH" up --name "$name" --hosts "$n" --dir "$dir" \
+			    "$@" 2>&1) && break
+		else
+			out=$("$LAB_SH" up --name "$name" --hosts "$n" --dir "$dir" \
+			    --subnet $(( (k + try) % 240 + 16 )) "$@" 2>&1) && break
+		fi
+		if [ $own_subnet = 1 ] ||
+		    ! grep -qE 'is used by lab|already on interface' <<<"$out"; then
+			fail "lab_up $name: lab.sh up failed:"$'\n'"$out"
+		fi
+	done
+	[ $try -lt 16 ] || fail "lab_up $name: no free subnet:"$'\n'"$out"
+	# Warnings (like a skipped --delay) are worth seeing in the test log.
+	grep -v '^  ' <<<"$out" | grep -v "is up:" >&2 || true
+	# shellcheck disable=SC1091
+	. "$dir/lab.env"
+}
+
+# Another checkout's test may be using lab NAME right now (its registry
+# points elsewhere): wait up to two minutes for it to finish.
+_lab_wait_foreign() {
+	local name=$1 dir=$2 reg=/run/netprof-lab/$1.env i other
+	for (( i = 0; i < 240; i++ )); do
+		[ -f "$reg" ] || return 0
+		other=$(. "$reg" && echo "$LAB_DIR") || return 0
+		[ "$other" = "$dir" ] && return 0
+		[ $i = 0 ] && echo "waiting for lab '$name' ($other) to go down" >&2
+		sleep 0.5
+	done
+	fail "lab '$name' is still up in $other; take it down: $LAB_SH down --name $name"
+}
+
+# lab CMD [args...]: lab.sh CMD for the lab brought up last.
+lab() {
+	local cmd=$1
+	shift
+	"$LAB_SH" "$cmd" --name "$LAB_NAME" "$@"
+}
+
+# ssh to a lab host with OpenSSH: lab_ssh h1 'command'.
+lab_ssh() {
+	ssh -F "$LAB_DIR/ssh_config.openssh" "$@"
+}
+
+# The address of lab host hI.
+lab_addr() {
+	echo "198.18.$LAB_SUBNET.$(( ${1#h} + 1 ))"
+}
+
+# --- assertions --------------------------------------------------------
+
+_where() {
+	echo "${BASH_SOURCE[2]##*/}:${BASH_LINENO[1]}"
+}
+
+fail() {
+	echo "FAIL: $TEST_NAME: $*" >&2
+	exit 1
+}
+
+_fail_at() {
+	local where=$1
+	shift
+	echo "FAIL: $TEST_NAME ($where): $*" >&2
+	exit 1
+}
+
+# assert_eq EXPECTED ACTUAL [WHAT]
+assert_eq() {
+	TEST_CHECKS=$((TEST_CHECKS + 1))
+	[ "$1" = "$2" ] && return 0
+	_fail_at "$(_where)" "${3:-values differ}"$'\n'"  expected: '$1'"$'\n'"  actual:   '$2'"
+}
+
+# assert_ne UNEXPECTED ACTUAL [WHAT]
+assert_ne() {
+	TEST_CHECKS=$((TEST_CHECKS + 1))
+	[ "$1" != "$2" ] && return 0
+	_fail_at "$(_where)" "${3:-values are equal}"$'\n'"  both: '$1'"
+}
+
+# assert_contains TEXT NEEDLE [WHAT]: NEEDLE is a fixed string.
+assert_contains() {
+	TEST_CHECKS=$((TEST_CHECKS + 1))
+	case $1 in *"$2"*) return 0 ;; esac
+	_fail_at "$(_where)" "${3:-text does not contain '$2'}"$'\n'"  wanted: '$2'"$'\n'"  in:     '$1'"
+}
+
+# assert_not_contains TEXT NEEDLE [WHAT]
+assert_not_contains() {
+	TEST_CHECKS=$((TEST_CHECKS + 1))
+	case $1 in *"$2"*) ;; *) return 0 ;; esac
+	_fail_at "$(_where)" "${3:-text contains '$2'}"$'\n'"  unwanted: '$2'"$'\n'"  in:       '$1'"
+}
+
+# assert_file_contains FILE NEEDLE [WHAT]: NEEDLE is a fixed string.
+assert_file_contains() {
+	TEST_CHECKS=$((TEST_CHECKS + 1))
+	[ -f "$1" ] || _fail_at "$(_where)" "${3:-}${3:+: }no file $1"
+	grep -qF -- "$2" "$1" && return 0
+	_fail_at "$(_where)" "${3:-$1 does not contain '$2'}"$'\n'"  wanted: '$2'"$'\n'"  in $1:"$'\n'"$(head -c 2000 "$1")"
+}
+
+# assert_status EXPECTED_RC CMD...: run CMD, check its exit status; its
+# output is left in $OUT (stdout and stderr together).
+assert_status() {
+	local want=$1 rc=0
+	shift
+	TEST_CHECKS=$((TEST_CHECKS + 1))
+	OUT=$("$@" 2>&1) || rc=$?
+	[ "$rc" = "$want" ] && return 0
+	_fail_at "$(_where)" "exit status of '$*'"$'\n'"  expected: $want"$'\n'"  actual:   $rc"$'\n'"  output: $OUT"
+}
+
+# json_get FILE JQ_FILTER: the filter's raw output (jq -r).
+json_get() {
+	command -v jq >/dev/null || skip "needs jq (tests/install-deps.sh lab)"
+	jq -r "$2" "$1" || _fail_at "$(_where)" "json_get: jq '$2' failed on $1"
+}
+
+# The summary line; call it last.
+test_pass() {
+	echo "TEST_PASS $TEST_NAME: $TEST_CHECKS checks"
+	exit 0
+}
