@@ -1,0 +1,34 @@
+/*
+ * Parsing what ping printed: iputils (Linux), busybox and BSD/macOS ping,
+ * run with LC_ALL=C. Per-packet round-trip times come from the reply
+ * lines; the counts from the "packets transmitted" summary, which every
+ * variant prints, even at 100% loss (when the round-trip line is absent).
+ */
+#ifndef NETPROF_PING_PARSE_H
+#define NETPROF_PING_PARSE_H
+
+#include <stddef.h>
+
+struct ping_result {
+	int transmitted;
+	int received;		/* distinct replies, duplicates excluded */
+	int duplicates;
+	int errors;		/* iputils "+N errors" (ICMP errors) */
+	double loss_pct;	/* 100 * (transmitted - received) / transmitted */
+	double *samples_ms;	/* one per distinct reply, in arrival order */
+	size_t n_samples;
+	int have_rtt_line;	/* the summary round-trip line was present */
+	double min_ms, avg_ms, max_ms, jitter_ms; /* jitter: mdev/stddev */
+	double p50_ms, p95_ms;	/* from samples_ms; 0 without samples */
+};
+
+/*
+ * Parse ping's standard output. Returns 0 and a new result, or NP_ERR_PARSE
+ * with *cause saying what was missing (e.g. no summary: ping was killed or
+ * did not run). The caller frees *cause.
+ */
+int ping_parse(const char *text, struct ping_result **out, char **cause);
+
+void ping_result_free(struct ping_result *r);
+
+#endif

@@ -1,0 +1,83 @@
+/*
+ * The JSONL records of collect: building one from a probe's outcome,
+ * appending it whole to the output, and reading an earlier output back
+ * for --resume. A record reaches the file in one write(2) of a complete
+ * line, so an interrupted run never leaves half a line behind.
+ */
+#ifndef NETPROF_RECORD_H
+#define NETPROF_RECORD_H
+
+#include <stddef.h>
+
+#include <cjson/cJSON.h>
+
+/* Why a probe failed, in words a user can act on. */
+enum error_class {
+	ERROR_CLASS_NONE = 0,
+	ERROR_CLASS_UNREACHABLE,	/* SSH could not reach the host */
+	ERROR_CLASS_AUTH,		/* reached, but not let in */
+	ERROR_CLASS_TOOL_MISSING,	/* ping/iperf3 not installed there */
+	ERROR_CLASS_TOOL_FAILED,	/* the tool ran and reported failure */
+	ERROR_CLASS_TIMEOUT,
+	ERROR_CLASS_PARSE		/* output we could not read */
+};
+
+/* "unreachable", "auth", ...; NULL for ERROR_CLASS_NONE. */
+const char *error_class_name(enum error_class c);
+
+struct record {
+	const char *kind;	/* "ping" | "iperf3" */
+	const char *source;
+	const char *target;
+	const char *target_address;
+	int ok;
+	double started_at;	/* wall clock, Unix seconds */
+	double ended_at;
+	int round;		/* 1-based round of the schedule */
+	const char *command;
+	const char *error;	/* NULL when ok */
+	enum error_class error_class;
+	cJSON *metrics;		/* taken over by record_to_json; may be NULL */
+};
+
+/*
+ * The record as a JSON object with the upstream field names (timestamp,
+ * kind, source, target, target_address, ok, metrics, error, command) plus
+ * started_at, ended_at, round and error_class. Takes rec->metrics.
+ */
+cJSON *record_to_json(struct record *rec);
+
+struct record_writer;
+
+/*
+ * Open path for records ("-" is standard output). append keeps what is
+ * there (for --resume), dropping a torn last line if there is one; else the
+ * file is truncated. *cause names the file and the reason on error.
+ */
+int record_writer_open(const char *path, int append,
+    struct record_writer **out, char **cause);
+
+/* Write obj as one line, whole, and hand it to the kernel. */
+int record_writer_put(struct record_writer *w, const cJSON *obj);
+
+/* Flush to disk and close; returns NP_ERR_IO if anything was lost. */
+int record_writer_close(struct record_writer *w);
+
+/* The (source, target, kind) triples an earlier output recorded ok. */
+struct record_done_set;
+
+/*
+ * Read path (missing file: an empty set). Lines that are not JSON objects
+ * (a torn last line) are skipped.
+ */
+int record_done_load(const char *path, struct record_done_set **out,
+    char **cause);
+
+int record_done_has(const struct record_done_set *set, const char *source,
+    const char *target, const char *kind);
+
+size_t record_done_count(const struct record_done_set *set);
+
+void record_done_free(struct record_done_set *set);
+
+#endif

@@ -1,0 +1,329 @@
+/*
+ * Writing and re-reading collect's records. Each record is printed to a
+ * buffer first and reaches the file descriptor in write(2) calls of that
+ * complete line (O_APPEND), so a signal or a crash can cut the run short
+ * but never a line in half; the done set for --resume is a sorted array of
+ * "source\ttarget\tkind" keys.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "error.h"
+#include "record.h"
+#include "timeutil.h"
+
+static const char *const error_class_names[] = {
+	NULL, "unreachable", "auth", "tool_missing", "tool_failed", "timeout",
+	"parse"
+};
+
+const char *
+error_class_name(enum error_class c)
+{
+	if ((size_t)c >= sizeof error_class_names / sizeof *error_class_names)
+		return NULL;
+	return error_class_names[c];
+}
+
+static char *
+cause_printf(const char *fmt, const char *a, const char *b)
+{
+	size_t len = strlen(fmt) + strlen(a) + strlen(b) + 1;
+	char *s = malloc(len);
+
+	if (s != NULL)
+		snprintf(s, len, fmt, a, b);
+	return s;
+}
+
+static double
+round_ms(double s)
+{
+	return (double)(long long)(s * 1000.0 + 0.5) / 1000.0;
+}
+
+cJSON *
+record_to_json(struct record *rec)
+{
+	cJSON *o;
+	char ts[40];
+
+	if ((o = cJSON_CreateObject()) == NULL)
+		return NULL;
+	time_iso8601(rec->started_at, ts, sizeof ts);
+	cJSON_AddStringToObject(o, "timestamp", ts);
+	cJSON_AddStringToObject(o, "kind", rec->kind);
+	cJSON_AddStringToObject(o, "source", rec->source);
+	cJSON_AddStringToObject(o, "target", rec->target);
+	cJSON_AddStringToObject(o, "target_address", rec->target_address);
+	cJSON_AddBoolToObject(o, "ok", rec->ok);
+	if (rec->metrics != NULL)
+		cJSON_AddItemToObject(o, "metrics", rec->metrics);
+	else
+		cJSON_AddObjectToObject(o, "metrics");
+	rec->metrics = NULL;	/* transferred */
+	if (rec->error != NULL)
+		cJSON_AddStringToObject(o, "error", rec->error);
+	else
+		cJSON_AddNullToObject(o, "error");
+	if (error_class_name(rec->error_class) != NULL)
+		cJSON_AddStringToObject(o, "error_class",
+		    error_class_name(rec->error_class));
+	else
+		cJSON_AddNullToObject(o, "error_class");
+	cJSON_AddStringToObject(o, "command",
+	    rec->command != NULL ? rec->command : "");
+	cJSON_AddNumberToObject(o, "started_at", round_ms(rec->started_at));
+	cJSON_AddNumberToObject(o, "ended_at", round_ms(rec->ended_at));
+	cJSON_AddNumberToObject(o, "round", rec->round);
+	return o;
+}
+
+struct record_writer {
+	int fd;
+	int own_fd;
+	int failed;
+};
+
+/* Cut a last line that has no newline (a run killed mid-write). */
+static int
+drop_torn_line(int fd)
+{
+	struct stat st;
+	off_t end;
+	char c;
+
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size == 0)
+		return 0;
+	for (end = st.st_size; end > 0; end--) {
+		if (pread(fd, &c, 1, end - 1) != 1)
+			return NP_ERR_IO;
+		if (c == '\n')
+			break;
+	}
+	if (end != st.st_size && ftruncate(fd, end) != 0)
+		return NP_ERR_IO;
+	return 0;
+}
+
+int
+record_writer_open(const char *path, int append, struct record_writer **out,
+    char **cause)
+{
+	struct record_writer *w;
+	int flags = O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC;
+
+	*out = NULL;
+	*cause = NULL;
+	if ((w = calloc(1, sizeof *w)) == NULL)
+		return NP_ERR_NOMEM;
+	if (strcmp(path, "-") == 0) {
+		w->fd = STDOUT_FILENO;
+		*out = w;
+		return 0;
+	}
+	if (append)
+		flags = (flags & ~O_WRONLY) | O_RDWR;	/* to find a torn line */
+	else
+		flags |= O_TRUNC;
+	if ((w->fd = open(path, flags, 0644)) == -1) {
+		*cause = cause_printf("%s: %s (check that the directory exists "
+		    "and is writable)", path, strerror(errno));
+		free(w);
+		return NP_ERR_IO;
+	}
+	w->own_fd = 1;
+	if (append && drop_torn_line(w->fd) != 0) {
+		*cause = cause_printf("%s: cannot repair its last line: %s",
+		    path, strerror(errno));
+		close(w->fd);
+		free(w);
+		return NP_ERR_IO;
+	}
+	*out = w;
+	return 0;
+}
+
+int
+record_writer_put(struct record_writer *w, const cJSON *obj)
+{
+	char *text;
+	size_t len, off = 0;
+	ssize_t n;
+	int r = 0;
+
+	if ((text = cJSON_PrintUnformatted(obj)) == NULL)
+		return NP_ERR_NOMEM;
+	len = strlen(text);
+	text[len++] = '\n';	/* replaces the NUL: the line is complete */
+	while (off < len) {
+		n = write(w->fd, text + off, len - off);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			w->failed = 1;
+			r = NP_ERR_IO;
+			break;
+		}
+		off += (size_t)n;
+	}
+	free(text);
+	return r;
+}
+
+int
+record_writer_close(struct record_writer *w)
+{
+	int r;
+
+	if (w == NULL)
+		return 0;
+	r = w->failed ? NP_ERR_IO : 0;
+	if (w->own_fd) {
+		if (fdatasync(w->fd) != 0 && errno != EINVAL)
+			r = NP_ERR_IO;
+		if (close(w->fd) != 0)
+			r = NP_ERR_IO;
+	}
+	free(w);
+	return r;
+}
+
+struct record_done_set {
+	char **keys;
+	size_t n, cap;
+};
+
+static char *
+done_key(const char *source, const char *target, const char *kind)
+{
+	size_t len = strlen(source) + strlen(target) + strlen(kind) + 3;
+	char *k = malloc(len);
+
+	if (k != NULL)
+		snprintf(k, len, "%s\t%s\t%s", source, target, kind);
+	return k;
+}
+
+static int
+cmp_key(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static int
+done_add_line(struct record_done_set *set, const char *line)
+{
+	const cJSON *ok, *src, *dst, *kind;
+	cJSON *o;
+	char **n, *key;
+	int r = 0;
+
+	if ((o = cJSON_Parse(line)) == NULL)
+		return 0;
+	ok = cJSON_GetObjectItemCaseSensitive(o, "ok");
+	src = cJSON_GetObjectItemCaseSensitive(o, "source");
+	dst = cJSON_GetObjectItemCaseSensitive(o, "target");
+	kind = cJSON_GetObjectItemCaseSensitive(o, "kind");
+	if (!cJSON_IsTrue(ok) || !cJSON_IsString(src) ||
+	    !cJSON_IsString(dst) || !cJSON_IsString(kind))
+		goto out;
+	if ((key = done_key(src->valuestring, dst->valuestring,
+	    kind->valuestring)) == NULL) {
+		r = NP_ERR_NOMEM;
+		goto out;
+	}
+	if (set->n == set->cap) {
+		set->cap = set->cap == 0 ? 64 : set->cap * 2;
+		if ((n = realloc(set->keys, set->cap * sizeof *n)) == NULL) {
+			free(key);
+			r = NP_ERR_NOMEM;
+			goto out;
+		}
+		set->keys = n;
+	}
+	set->keys[set->n++] = key;
+out:
+	cJSON_Delete(o);
+	return r;
+}
+
+int
+record_done_load(const char *path, struct record_done_set **out,
+    char **cause)
+{
+	struct record_done_set *set;
+	char *line = NULL;
+	size_t cap = 0;
+	FILE *f;
+	int r = 0;
+
+	*out = NULL;
+	*cause = NULL;
+	if ((set = calloc(1, sizeof *set)) == NULL)
+		return NP_ERR_NOMEM;
+	if ((f = fopen(path, "r")) == NULL) {
+		if (errno == ENOENT) {
+			*out = set;
+			return 0;
+		}
+		*cause = cause_printf("%s: %s", path, strerror(errno));
+		free(set);
+		return NP_ERR_IO;
+	}
+	while (getline(&line, &cap, f) != -1) {
+		if ((r = done_add_line(set, line)) != 0)
+			break;
+	}
+	free(line);
+	fclose(f);
+	if (r != 0) {
+		record_done_free(set);
+		return r;
+	}
+	if (set->n > 0)
+		qsort(set->keys, set->n, sizeof *set->keys, cmp_key);
+	*out = set;
+	return 0;
+}
+
+int
+record_done_has(const struct record_done_set *set, const char *source,
+    const char *target, const char *kind)
+{
+	char *key;
+	int found;
+
+	if (set == NULL || set->n == 0)
+		return 0;
+	if ((key = done_key(source, target, kind)) == NULL)
+		return 0;
+	found = bsearch(&key, set->keys, set->n, sizeof *set->keys,
+	    cmp_key) != NULL;
+	free(key);
+	return found;
+}
+
+size_t
+record_done_count(const struct record_done_set *set)
+{
+	return set == NULL ? 0 : set->n;
+}
+
+void
+record_done_free(struct record_done_set *set)
+{
+	size_t i;
+
+	if (set == NULL)
+		return;
+	for (i = 0; i < set->n; i++)
+		free(set->keys[i]);
+	free(set->keys);
+	free(set);
+}
