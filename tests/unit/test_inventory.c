@@ -584,6 +584,28 @@ test_load_errors_name_the_file(void **state)
 	free(cause);
 }
 
+/* The files under examples/ are documentation: they must stay valid. */
+static void
+test_examples_load(void **state)
+{
+	static const char *const names[] = { "machines.json",
+	    "machines-ssh.json" };
+	const char *src = getenv("NETPROF_SRC");
+	struct inventory *inv = NULL;
+	char path[4096], *cause = NULL;
+	size_t i;
+
+	if (src == NULL)
+		skip();
+	for (i = 0; i < 2; i++) {
+		snprintf(path, sizeof path, "%s/examples/%s", src, names[i]);
+		if (inventory_load(path, &inv, &cause) != 0)
+			fail_msg("%s", cause);
+		assert_true(inv->n_machines >= 2);
+		inventory_free(inv);
+	}
+}
+
 static struct inventory *
 three_hosts(void)
 {
@@ -683,6 +705,7 @@ main(void)
 		cmocka_unit_test(test_load_upstream_example),
 		cmocka_unit_test(test_load_ssh_example),
 		cmocka_unit_test(test_load_errors_name_the_file),
+		cmocka_unit_test(test_examples_load),
 		cmocka_unit_test(test_find),
 		cmocka_unit_test(test_select_keeps_inventory_order),
 		cmocka_unit_test(test_select_unknown_and_empty),
