@@ -1,0 +1,227 @@
+// Probe runners behind POST /v1/probe/run: libp2p_ping (round trips on the
+// ping protocol), latency (GET /v1/health over HTTP-over-libp2p) and
+// throughput (GET /v1/probe/echo?bytes=B over HTTP-over-libp2p), plus the
+// metric shapes of the contract. Times come from process.hrtime.bigint().
+import crypto from 'node:crypto'
+import { peerIdFromString } from '@libp2p/peer-id'
+import { StreamReader, writeRequest, readResponseHead } from './wire.js'
+
+export const PROBE_KINDS = ['libp2p_ping', 'latency', 'throughput']
+export const PING_PROTOCOL = '/ipfs/ping/1.0.0'
+export const HTTP_PROTOCOL = '/libp2p-http'
+export const PING_SIZE = 32
+const PING_TIMEOUT_MS = 10000
+
+const now = () => process.hrtime.bigint()
+
+class ProbeTimeout extends Error {}
+
+// Races promise against ms; on timeout calls onTimeout (to abort the stream)
+// and rejects with a ProbeTimeout.
+function within (promise, ms, what, onTimeout) {
+	let timer
+	const timeout = new Promise((resolve, reject) => {
+		timer = setTimeout(() => {
+			const err = new ProbeTimeout(`${what}: timed out after ${ms} ms`)
+			onTimeout?.(err)
+			reject(err)
+		}, ms)
+	})
+	return Promise.race([promise, timeout]).finally(() => clearTimeout(timer))
+}
+
+function describe (err) {
+	if (err?.name === 'StreamResetError' || /reset/i.test(err?.message ?? '')) {
+		return `stream reset: ${err.message}`
+	}
+	return err?.message ?? String(err)
+}
+
+async function openStream (ctx, peer, protocol, ms) {
+	const signal = AbortSignal.any([AbortSignal.timeout(ms), ctx.stopSignal])
+	try {
+		return await ctx.node.dialProtocol(peerIdFromString(peer), protocol, { signal })
+	} catch (err) {
+		throw new Error(`failed to dial ${peer} (${protocol}): ${err.message}`)
+	}
+}
+
+// Latency-style metrics over successful samples (ns), with the percentile at
+// index round(p*(n-1)) of the sorted samples; avg truncates like Go's
+// integer division of durations.
+export function latencyMetrics (samples, failed) {
+	const sorted = [...samples].sort((a, b) => a - b)
+	const n = sorted.length
+	const at = p => sorted[Math.round(p * (n - 1))]
+	const ns = {
+		min: sorted[0],
+		avg: Math.floor(sorted.reduce((s, v) => s + v, 0) / n),
+		p50: at(0.5),
+		p95: at(0.95),
+		max: sorted[n - 1]
+	}
+	const m = {}
+	for (const k of ['min', 'avg', 'p50', 'p95', 'max']) m[`${k}_ns`] = ns[k]
+	for (const k of ['min', 'avg', 'p50', 'p95', 'max']) m[`${k}_ms`] = ns[k] / 1e6
+	m.samples_ns = samples
+	m.failed_samples = failed
+	return m
+}
+
+export function mbps (bytes, ns) {
+	return ns > 0 ? (bytes * 8 / 1e6) / (ns / 1e9) : 0
+}
+
+// N round trips of 32 random bytes on one ping stream (as go-libp2p's ping
+// service does); a failed round trip aborts the stream and the next sample
+// opens a fresh one. Stream opening is not part of any sample.
+async function pingSamples (ctx, req, deadline) {
+	const out = { samples: [], failed: 0, lastError: null }
+	let stream = null
+	let reader = null
+	for (let i = 0; i < req.count; i++) {
+		const left = deadline - Date.now()
+		if (left <= 0) {
+			out.failed += req.count - i
+			out.lastError ??= `probe timed out after ${req.timeout_ms} ms`
+			break
+		}
+		try {
+			if (stream === null) {
+				stream = await openStream(ctx, req.target, PING_PROTOCOL, left)
+				reader = new StreamReader(stream)
+			}
+			const payload = crypto.randomBytes(PING_SIZE)
+			const s = stream
+			const t0 = now()
+			if (!s.send(payload)) await s.onDrain()
+			const echoed = await within(reader.readExact(PING_SIZE), Math.min(PING_TIMEOUT_MS, Math.max(1, deadline - Date.now())),
+				'ping', err => s.abort(err))
+			const rtt = Number(now() - t0)
+			if (!echoed.equals(payload)) throw new Error('ping: peer echoed different bytes')
+			if (rtt <= 0) {
+				out.failed++
+				out.lastError = 'ping: zero round-trip time'
+				continue
+			}
+			out.samples.push(rtt)
+		} catch (err) {
+			out.failed++
+			out.lastError = describe(err)
+			stream?.abort(err instanceof Error ? err : new Error(String(err)))
+			stream = null
+		}
+	}
+	if (stream) await stream.close().catch(() => {})
+	return out
+}
+
+// One HTTP/1.1 GET over a fresh HTTP-over-libp2p stream. Returns
+// { status, bytes, ns } with ns from before the stream is opened to the last
+// body byte.
+async function httpGet (ctx, peer, target, deadline, { keepBody = false } = {}) {
+	const t0 = now()
+	const stream = await openStream(ctx, peer, HTTP_PROTOCOL, Math.max(1, deadline - Date.now()))
+	const work = (async () => {
+		const reader = new StreamReader(stream)
+		await writeRequest(stream, 'GET', target, peer)
+		const head = await readResponseHead(reader)
+		const parts = []
+		const want = head.length ?? Number.MAX_SAFE_INTEGER
+		const bytes = await reader.readBody(want, keepBody ? c => parts.push(Buffer.from(c)) : null)
+		const ns = Number(now() - t0)
+		if (head.length !== null && bytes < head.length) {
+			throw new Error(`stream reset: body ended after ${bytes} of ${head.length} bytes`)
+		}
+		return { status: head.status, bytes, ns, body: keepBody ? Buffer.concat(parts) : null }
+	})()
+	try {
+		return await within(work, Math.max(1, deadline - Date.now()), `GET ${target}`, err => stream.abort(err))
+	} catch (err) {
+		stream.abort(err instanceof Error ? err : new Error(String(err)))
+		throw err
+	} finally {
+		if (stream.status === 'open') stream.close().catch(() => {})
+	}
+}
+
+async function latencySamples (ctx, req, deadline) {
+	const out = { samples: [], failed: 0, lastError: null }
+	for (let i = 0; i < req.count; i++) {
+		if (deadline - Date.now() <= 0) {
+			out.failed += req.count - i
+			out.lastError ??= `probe timed out after ${req.timeout_ms} ms`
+			break
+		}
+		try {
+			const r = await httpGet(ctx, req.target, '/v1/health', deadline, { keepBody: true })
+			if (r.status !== 200) throw new Error(`GET /v1/health: HTTP ${r.status}`)
+			if (r.ns <= 0) throw new Error('GET /v1/health: zero round-trip time')
+			out.samples.push(r.ns)
+		} catch (err) {
+			out.failed++
+			out.lastError = describe(err)
+		}
+	}
+	return out
+}
+
+async function throughputRun (ctx, req, deadline) {
+	const out = { iterations: [], failed: 0, lastError: null }
+	const path = `/v1/probe/echo?bytes=${req.bytes}`
+	for (let i = 0; i < req.count; i++) {
+		if (deadline - Date.now() <= 0) {
+			out.failed += req.count - i
+			out.lastError ??= `probe timed out after ${req.timeout_ms} ms`
+			break
+		}
+		try {
+			const r = await httpGet(ctx, req.target, path, deadline)
+			if (r.status !== 200) throw new Error(`GET ${path}: HTTP ${r.status}`)
+			if (r.bytes !== req.bytes) throw new Error(`GET ${path}: got ${r.bytes} of ${req.bytes} bytes`)
+			out.iterations.push({ bytes_received: r.bytes, elapsed_ns: r.ns, mbps: mbps(r.bytes, r.ns) })
+		} catch (err) {
+			out.failed++
+			out.lastError = describe(err)
+		}
+	}
+	return out
+}
+
+// Runs one validated probe request; returns the response body of
+// POST /v1/probe/run.
+export async function runProbe (ctx, req) {
+	const deadline = Date.now() + req.timeout_ms
+	const res = {
+		ok: false,
+		kind: req.kind,
+		target: req.target,
+		config: { count: req.count, bytes: req.bytes, timeout_ms: req.timeout_ms }
+	}
+	let good, r
+	if (req.target === ctx.peerId) {
+		r = { samples: [], iterations: [], failed: req.count, lastError: 'cannot probe self' }
+		good = 0
+	} else if (req.kind === 'throughput') {
+		r = await throughputRun(ctx, req, deadline)
+		good = r.iterations.length
+	} else {
+		r = await (req.kind === 'libp2p_ping' ? pingSamples : latencySamples)(ctx, req, deadline)
+		good = r.samples.length
+	}
+	if (good === 0) {
+		res.metrics = { failed_samples: r.failed }
+		res.error = `no successful samples: ${r.lastError ?? 'unknown error'}`
+		return res
+	}
+	res.ok = true
+	if (req.kind === 'throughput') {
+		const bytes = r.iterations.reduce((s, it) => s + it.bytes_received, 0)
+		const ns = r.iterations.reduce((s, it) => s + it.elapsed_ns, 0)
+		res.metrics = { bytes_received: bytes, elapsed_ns: ns, mbps: mbps(bytes, ns), iterations: r.iterations, failed_samples: r.failed }
+	} else {
+		res.metrics = latencyMetrics(r.samples, r.failed)
+	}
+	if (r.failed > 0) res.metrics.last_error = r.lastError
+	return res
+}

@@ -1,0 +1,257 @@
+// Test helpers: run the otela CLI, start stand-in nodes on loopback with
+// free ports, talk to their HTTP API, and check metric shapes against the
+// contract.
+import assert from 'node:assert/strict'
+import { spawn } from 'node:child_process'
+import fs from 'node:fs'
+import net from 'node:net'
+import os from 'node:os'
+import path from 'node:path'
+import http from 'node:http'
+import { fileURLToPath } from 'node:url'
+
+const here = path.dirname(fileURLToPath(import.meta.url))
+export const OTELA = path.resolve(here, '../bin/otela')
+
+if (!fs.existsSync(path.resolve(here, '../node_modules/libp2p'))) {
+	throw new Error('node_modules is missing: run npm ci in tests/otela-node (or tests/otela-node/install.sh)')
+}
+
+export function tmpDir (prefix) {
+	return fs.mkdtempSync(path.join(os.tmpdir(), `otela-test-${prefix}-`))
+}
+
+// Runs `otela ...args`; resolves { code, stdout, stderr }.
+export function run (args, { env = {}, timeoutMs = 30000 } = {}) {
+	return new Promise((resolve, reject) => {
+		const child = spawn(OTELA, args, { env: { ...process.env, ...env } })
+		let stdout = ''
+		let stderr = ''
+		child.stdout.on('data', d => { stdout += d })
+		child.stderr.on('data', d => { stderr += d })
+		const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs)
+		child.on('error', reject)
+		child.on('close', code => {
+			clearTimeout(timer)
+			resolve({ code, stdout, stderr })
+		})
+	})
+}
+
+export function freePort () {
+	return new Promise((resolve, reject) => {
+		const srv = net.createServer()
+		srv.unref()
+		srv.on('error', reject)
+		srv.listen(0, '127.0.0.1', () => {
+			const { port } = srv.address()
+			srv.close(() => resolve(port))
+		})
+	})
+}
+
+// Creates a node's config dir and identity; cfg is written by writeConfig.
+export async function makeNode (root, name) {
+	const dir = path.join(root, name)
+	const r = await run(['init', '--config-dir', dir])
+	assert.equal(r.code, 0, r.stderr)
+	const id = await run(['peer-id', '--config-dir', dir])
+	assert.equal(id.code, 0, id.stderr)
+	const node = {
+		name,
+		dir,
+		cfg: path.join(dir, 'cfg.yaml'),
+		peerId: id.stdout.trim(),
+		httpPort: await freePort(),
+		tcpPort: await freePort(),
+		child: null
+	}
+	node.addr = `/ip4/127.0.0.1/tcp/${node.tcpPort}/p2p/${node.peerId}`
+	return node
+}
+
+// Writes cfg.yaml the way the bench renders it (ports as strings), or as a
+// JSON document when asJson is set.
+export function writeConfig (node, bootstrap, { asJson = false } = {}) {
+	if (asJson) {
+		fs.writeFileSync(node.cfg, JSON.stringify({ port: node.httpPort, tcpport: node.tcpPort, bootstrap: { static: bootstrap } }))
+		return
+	}
+	const list = bootstrap.map(a => `"${a}"`).join(', ')
+	fs.writeFileSync(node.cfg, [
+		`port: "${node.httpPort}"`,
+		`tcpport: "${node.tcpPort}"`,
+		`udpport: "${node.tcpPort + 1}"`,
+		'cleanslate: true',
+		'reachability: auto',
+		'bootstrap:',
+		`  static: [ ${list} ]`,
+		'security: { require_signed_binary: false }',
+		'scalability: { swim_enabled: false, crdt_tuned: false, weighted_routing: false }',
+		'billing: { enabled: false }',
+		'bench: { run_id: test-run }',
+		''
+	].join('\n'))
+}
+
+export function startNode (node, env = {}) {
+	const log = fs.openSync(path.join(node.dir, 'log'), 'a')
+	node.child = spawn(OTELA, ['start', '--config', node.cfg, '--config-dir', node.dir], {
+		env: { ...process.env, ...env },
+		stdio: ['ignore', log, log]
+	})
+	fs.closeSync(log)
+	node.exited = new Promise(resolve => node.child.on('exit', (code, signal) => resolve({ code, signal })))
+	return node
+}
+
+// Sends SIGTERM; resolves { code, signal, ms } once the process is gone.
+export async function stopNode (node) {
+	if (!node?.child || node.child.exitCode !== null || node.child.signalCode !== null) return null
+	const t0 = Date.now()
+	node.child.kill('SIGTERM')
+	const killer = setTimeout(() => node.child.kill('SIGKILL'), 10000)
+	const res = await node.exited
+	clearTimeout(killer)
+	return { ...res, ms: Date.now() - t0 }
+}
+
+export function logOf (node) {
+	try {
+		return fs.readFileSync(path.join(node.dir, 'log'), 'utf8')
+	} catch {
+		return ''
+	}
+}
+
+// One HTTP request to the node's local API.
+export function api (node, method, urlPath, body) {
+	return new Promise((resolve, reject) => {
+		const data = body === undefined ? null : Buffer.from(typeof body === 'string' ? body : JSON.stringify(body))
+		const req = http.request({
+			host: '127.0.0.1',
+			port: node.httpPort,
+			path: urlPath,
+			method,
+			headers: data ? { 'Content-Type': 'application/json', 'Content-Length': data.length } : {},
+			agent: false
+		}, res => {
+			const parts = []
+			res.on('data', c => parts.push(c))
+			res.on('end', () => {
+				const buf = Buffer.concat(parts)
+				let json = null
+				try { json = JSON.parse(buf.toString('utf8')) } catch {}
+				resolve({ status: res.statusCode, headers: res.headers, body: buf, json })
+			})
+		})
+		req.on('error', reject)
+		req.end(data ?? undefined)
+	})
+}
+
+export const sleep = ms => new Promise(resolve => setTimeout(resolve, ms))
+
+// Polls fn until it returns a truthy value; fails after limitMs.
+export async function eventually (what, fn, limitMs = 20000) {
+	const end = Date.now() + limitMs
+	let last
+	while (Date.now() < end) {
+		try {
+			last = await fn()
+			if (last) return last
+		} catch (err) {
+			last = err
+		}
+		await sleep(100)
+	}
+	assert.fail(`${what}: not reached within ${limitMs} ms (last: ${last?.message ?? JSON.stringify(last)})`)
+}
+
+export async function waitHealthy (node, limitMs = 20000) {
+	return eventually(`${node.name} healthy`, async () => (await api(node, 'GET', '/v1/health')).status === 200, limitMs)
+}
+
+// Every 12D3.../Qm... string anywhere in a JSON value (the tolerant reader).
+export function peerIdsIn (value, out = new Set()) {
+	if (typeof value === 'string') {
+		if (value.startsWith('12D3') || value.startsWith('Qm')) out.add(value)
+	} else if (value && typeof value === 'object') {
+		for (const [k, v] of Object.entries(value)) {
+			peerIdsIn(k, out)
+			peerIdsIn(v, out)
+		}
+	}
+	return out
+}
+
+export async function probe (node, body) {
+	const res = await api(node, 'POST', '/v1/probe/run', body)
+	assert.equal(res.status, 200, res.body.toString())
+	return res.json
+}
+
+const STATS = ['min', 'avg', 'p50', 'p95', 'max']
+
+// Checks a latency-style result (libp2p_ping, latency) against the contract.
+export function checkLatencyResult (res, { kind, target, count }) {
+	assert.equal(res.ok, true, res.error)
+	assert.equal(res.kind, kind)
+	assert.equal(res.target, target)
+	assert.equal(res.config.count, count)
+	assert.equal(typeof res.config.bytes, 'number')
+	assert.equal(typeof res.config.timeout_ms, 'number')
+	assert.equal(res.error, undefined)
+	const m = res.metrics
+	assert.ok(Number.isInteger(m.failed_samples) && m.failed_samples >= 0)
+	assert.ok(Array.isArray(m.samples_ns))
+	assert.equal(m.samples_ns.length, count - m.failed_samples)
+	for (const s of m.samples_ns) assert.ok(Number.isInteger(s) && s > 0, `sample ${s}`)
+	const sorted = [...m.samples_ns].sort((a, b) => a - b)
+	const n = sorted.length
+	const want = {
+		min: sorted[0],
+		max: sorted[n - 1],
+		p50: sorted[Math.round(0.5 * (n - 1))],
+		p95: sorted[Math.round(0.95 * (n - 1))],
+		avg: Math.floor(sorted.reduce((a, b) => a + b, 0) / n)
+	}
+	for (const k of STATS) {
+		assert.ok(Number.isInteger(m[`${k}_ns`]), `${k}_ns integer`)
+		assert.equal(m[`${k}_ns`], want[k], `${k}_ns`)
+		assert.equal(typeof m[`${k}_ms`], 'number')
+		assert.ok(Math.abs(m[`${k}_ms`] - want[k] / 1e6) < 1e-9, `${k}_ms`)
+	}
+	return m
+}
+
+export function checkThroughputResult (res, { target, count, bytes }) {
+	assert.equal(res.ok, true, res.error)
+	assert.equal(res.kind, 'throughput')
+	assert.equal(res.target, target)
+	assert.deepEqual(res.config, { count, bytes, timeout_ms: res.config.timeout_ms })
+	const m = res.metrics
+	assert.ok(Number.isInteger(m.failed_samples) && m.failed_samples >= 0)
+	assert.equal(m.iterations.length, count - m.failed_samples)
+	let totalBytes = 0
+	let totalNs = 0
+	for (const it of m.iterations) {
+		assert.equal(it.bytes_received, bytes)
+		assert.ok(Number.isInteger(it.elapsed_ns) && it.elapsed_ns > 0)
+		assert.ok(Math.abs(it.mbps - (bytes * 8 / 1e6) / (it.elapsed_ns / 1e9)) < 1e-6 * it.mbps)
+		totalBytes += it.bytes_received
+		totalNs += it.elapsed_ns
+	}
+	assert.equal(m.bytes_received, totalBytes)
+	assert.equal(m.elapsed_ns, totalNs)
+	assert.ok(m.mbps > 0)
+	assert.ok(Math.abs(m.mbps - (totalBytes * 8 / 1e6) / (totalNs / 1e9)) < 1e-6 * m.mbps)
+	return m
+}
+
+export function checkFailure (res, { count }) {
+	assert.equal(res.ok, false)
+	assert.deepEqual(res.metrics, { failed_samples: count })
+	assert.equal(typeof res.error, 'string')
+	assert.match(res.error, /^no successful samples: \S/)
+}

@@ -1,0 +1,183 @@
+// Three stand-in nodes on loopback: every probe kind between every ordered
+// pair, the metric shapes of the contract, the HTTP API's 400 cases, and the
+// `otela probe` CLI.
+import { describe, it, before, after } from 'node:test'
+import assert from 'node:assert/strict'
+import { generateKeyPair } from '@libp2p/crypto/keys'
+import { peerIdFromPrivateKey } from '@libp2p/peer-id'
+import {
+	tmpDir, makeNode, writeConfig, startNode, stopNode, waitHealthy, eventually, api, probe, run,
+	peerIdsIn, checkLatencyResult, checkThroughputResult, checkFailure, logOf
+} from '../testlib/helpers.js'
+
+const nodes = []
+
+describe('three-node mesh', () => {
+	before(async () => {
+		const root = tmpDir('mesh')
+		for (const name of ['a', 'b', 'c']) nodes.push(await makeNode(root, name))
+		const [a, b, c] = nodes
+		// a and b list every other node, as the bench does; c lists only a
+		// (as JSON) and must still reach b through peer exchange.
+		writeConfig(a, [b.addr, c.addr])
+		writeConfig(b, [a.addr, c.addr])
+		writeConfig(c, [a.addr], { asJson: true })
+		for (const n of nodes) startNode(n)
+		for (const n of nodes) await waitHealthy(n)
+	})
+
+	after(async () => {
+		for (const n of nodes) await stopNode(n)
+	})
+
+	it('answers GET /v1/health with 200', async () => {
+		for (const n of nodes) {
+			const r = await api(n, 'GET', '/v1/health')
+			assert.equal(r.status, 200)
+		}
+	})
+
+	it('converges: every node lists every other node in /v1/dnt/table', async () => {
+		for (const n of nodes) {
+			await eventually(`${n.name} sees all peers`, async () => {
+				const r = await api(n, 'GET', '/v1/dnt/table')
+				assert.equal(r.status, 200)
+				const ids = peerIdsIn(r.json)
+				return nodes.every(o => ids.has(o.peerId))
+			})
+			const table = (await api(n, 'GET', '/v1/dnt/table')).json
+			for (const o of nodes.filter(x => x !== n)) {
+				assert.equal(table[o.peerId].id, o.peerId)
+				assert.equal(table[o.peerId].connected, true)
+				assert.equal(typeof table[o.peerId].status, 'string')
+			}
+		}
+	})
+
+	it('runs all three kinds between every ordered pair', async () => {
+		for (const src of nodes) {
+			for (const dst of nodes.filter(x => x !== src)) {
+				const what = `${src.name}->${dst.name}`
+				const ping = await probe(src, { target: dst.peerId, kind: 'libp2p_ping', count: 5 })
+				const pm = checkLatencyResult(ping, { kind: 'libp2p_ping', target: dst.peerId, count: 5 })
+				assert.equal(pm.failed_samples, 0, what)
+				const lat = await probe(src, { target: dst.peerId, kind: 'latency', count: 4, timeout_ms: 30000 })
+				const lm = checkLatencyResult(lat, { kind: 'latency', target: dst.peerId, count: 4 })
+				assert.equal(lm.failed_samples, 0, what)
+				assert.equal(lat.config.timeout_ms, 30000)
+				const tp = await probe(src, { target: dst.peerId, kind: 'throughput', count: 2, bytes: 1048576 })
+				const tm = checkThroughputResult(tp, { target: dst.peerId, count: 2, bytes: 1048576 })
+				assert.equal(tm.failed_samples, 0, what)
+			}
+		}
+	})
+
+	it('applies the defaults: count 20, timeout_ms 60000, throughput bytes 10 MiB', async () => {
+		const [a, b] = nodes
+		const r = await probe(a, { target: b.peerId, kind: 'libp2p_ping' })
+		checkLatencyResult(r, { kind: 'libp2p_ping', target: b.peerId, count: 20 })
+		assert.equal(r.config.timeout_ms, 60000)
+		const t = await probe(a, { target: b.peerId, kind: 'throughput', count: 1 })
+		checkThroughputResult(t, { target: b.peerId, count: 1, bytes: 10485760 })
+	})
+
+	it('answers 400 for bad JSON, a missing or undecodable target, an unknown kind', async () => {
+		const [a, b] = nodes
+		const cases = [
+			['{not json', /bad JSON/],
+			['[1,2]', /bad JSON/],
+			[{ kind: 'latency' }, /missing target/],
+			[{ target: '', kind: 'latency' }, /missing target/],
+			[{ target: 'not-a-peer-id', kind: 'latency' }, /invalid target/],
+			[{ target: b.peerId, kind: 'icmp' }, /unknown kind/],
+			[{ target: b.peerId }, /unknown kind/],
+			[{ target: b.peerId, kind: 'latency', count: 'ten' }, /bad JSON/]
+		]
+		for (const [body, want] of cases) {
+			const r = await api(a, 'POST', '/v1/probe/run', body)
+			assert.equal(r.status, 400, JSON.stringify(body))
+			assert.match(r.json.error, want)
+		}
+	})
+
+	it('serves /v1/probe/echo with N zero bytes and rejects bad N', async () => {
+		const [a] = nodes
+		const r = await api(a, 'GET', '/v1/probe/echo?bytes=100000')
+		assert.equal(r.status, 200)
+		assert.equal(r.headers['content-length'], '100000')
+		assert.equal(r.body.length, 100000)
+		assert.ok(r.body.every(x => x === 0))
+		const z = await api(a, 'GET', '/v1/probe/echo?bytes=0')
+		assert.equal(z.status, 200)
+		assert.equal(z.headers['content-length'], '0')
+		for (const q of ['', '?bytes=', '?bytes=-1', '?bytes=abc', '?bytes=1073741825', '?bytes=1.5']) {
+			const bad = await api(a, 'GET', `/v1/probe/echo${q}`)
+			assert.equal(bad.status, 400, q)
+			assert.equal(typeof bad.json.error, 'string')
+		}
+		assert.equal((await api(a, 'GET', '/v1/nope')).status, 404)
+	})
+
+	it('reports an unknown peer as ok:false with the failure shape', async () => {
+		const [a] = nodes
+		const stranger = peerIdFromPrivateKey(await generateKeyPair('Ed25519')).toString()
+		for (const kind of ['libp2p_ping', 'latency', 'throughput']) {
+			const r = await probe(a, { target: stranger, kind, count: 3, bytes: 1024, timeout_ms: 5000 })
+			checkFailure(r, { count: 3 })
+			assert.equal(r.kind, kind)
+			assert.equal(r.target, stranger)
+		}
+	})
+
+	it('reports a direct connection as Connected in /v1/probe/holepunch', async () => {
+		const [a, b] = nodes
+		const r = await api(a, 'POST', '/v1/probe/holepunch', { target: b.peerId })
+		assert.equal(r.status, 200)
+		assert.equal(r.json.ok, true)
+		assert.equal(r.json.connectedness, 'Connected')
+		assert.equal(r.json.target, b.peerId)
+		assert.equal(typeof r.json.attempts, 'number')
+		assert.equal((await api(a, 'POST', '/v1/probe/holepunch', { target: 'x' })).status, 400)
+		assert.equal((await api(a, 'POST', '/v1/probe/holepunch', '{')).status, 400)
+		const stranger = peerIdFromPrivateKey(await generateKeyPair('Ed25519')).toString()
+		const s = await api(a, 'POST', '/v1/probe/holepunch', { target: stranger, attempts: 2, wait_ms: 10 })
+		assert.equal(s.json.ok, false)
+		assert.equal(s.json.connectedness, 'NotConnected')
+		assert.equal(s.json.attempts, 2)
+		assert.equal(typeof s.json.last_error, 'string')
+	})
+
+	it('otela probe prints one JSON line and exits 0 iff ok', async () => {
+		const [a, b] = nodes
+		const good = await run(['probe', '--target', b.peerId, '--kind', 'latency', '--count', '3', '--config', a.cfg, '--timeout', '20s'])
+		assert.equal(good.code, 0, good.stderr)
+		const lines = good.stdout.trimEnd().split('\n')
+		assert.equal(lines.length, 1)
+		const res = JSON.parse(lines[0])
+		checkLatencyResult(res, { kind: 'latency', target: b.peerId, count: 3 })
+		assert.equal(res.config.timeout_ms, 20000)
+
+		const tp = await run(['probe', '--target=' + b.peerId, '--kind=throughput', '--count=1', '--bytes=65536', '--config=' + a.cfg])
+		assert.equal(tp.code, 0, tp.stderr)
+		checkThroughputResult(JSON.parse(tp.stdout), { target: b.peerId, count: 1, bytes: 65536 })
+
+		const stranger = peerIdFromPrivateKey(await generateKeyPair('Ed25519')).toString()
+		const bad = await run(['probe', '--target', stranger, '--kind', 'libp2p_ping', '--count', '2', '--config', a.cfg, '--timeout', '5s'])
+		assert.equal(bad.code, 1)
+		checkFailure(JSON.parse(bad.stdout), { count: 2 })
+
+		const kind = await run(['probe', '--target', b.peerId, '--kind', 'nope', '--config', a.cfg])
+		assert.equal(kind.code, 1)
+		assert.match(JSON.parse(kind.stdout).error, /unknown kind/)
+
+		const usage = await run(['probe', '--target', b.peerId, '--kind', 'latency', '--config', a.cfg, '--timeout', 'soon'])
+		assert.equal(usage.code, 2)
+		const missing = await run(['probe', '--kind', 'latency', '--config', a.cfg])
+		assert.equal(missing.code, 2)
+		assert.match(missing.stderr, /missing --target/)
+	})
+
+	it('logged the start of every node', () => {
+		for (const n of nodes) assert.match(logOf(n), new RegExp(`otela stand-in ${n.peerId} listening`))
+	})
+})
