@@ -1,0 +1,54 @@
+#!/usr/bin/env bash
+# Try netprof without a cluster: build it, bring up a lab of network
+# namespaces (each host with its own address in 198.18.0.0/16 and its own
+# sshd), then run netprof on it: check, exec, collect --iperf, heatmap.
+# Run as root on Debian; installs what is missing.
+#
+#   examples/lab-demo.sh [--hosts N] [--keep] [--output DIR]
+set -euo pipefail
+
+src=$(cd "$(dirname "$0")/.." && pwd)
+hosts=4
+keep=0
+out=$PWD/netprof-demo
+while [ $# -gt 0 ]; do
+	case $1 in
+	--hosts) hosts=$2; shift 2 ;;
+	--keep) keep=1; shift ;;
+	--output) out=$2; shift 2 ;;
+	-h|--help) sed -n '2,8s/^# \{0,1\}//p' "$0"; exit 0 ;;
+	*) echo "lab-demo: unknown option '$1' (see --help)" >&2; exit 2 ;;
+	esac
+done
+if [ "$(id -u)" -ne 0 ]; then
+	echo "lab-demo: needs root (it creates network namespaces); run it with sudo" >&2
+	exit 2
+fi
+
+"$src/tests/install-deps.sh" lab
+cmake -S "$src" -B "$src/build/main" >/dev/null
+cmake --build "$src/build/main" -j "$(nproc)" >/dev/null
+np=$src/build/main/netprof
+lab=$src/tests/lab/lab.sh
+labdir=$out/lab
+mkdir -p "$out"
+
+"$lab" up --name demo --hosts "$hosts" --subnet 200 --dir "$labdir" \
+    --rate "h$hosts=200mbit"
+[ "$keep" = 1 ] || trap '"$lab" down --name demo --dir "$labdir" >/dev/null' EXIT
+inv=$labdir/machines.json
+
+echo "== netprof check"
+"$np" check --config "$inv"
+echo "== netprof exec -- uname -n"
+"$np" exec --config "$inv" -- uname -n
+echo "== netprof exec --repeat 50 -- true   (the SSH path itself)"
+"$np" exec --config "$inv" --repeat 50 -- true
+echo "== netprof collect --iperf"
+"$np" collect --config "$inv" --iperf --output "$out/baseline.jsonl" || true
+echo "== netprof heatmap"
+"$np" heatmap --input "$out/baseline.jsonl" --output "$out/heatmap.html"
+"$np" heatmap --input "$out/baseline.jsonl" --text --kind ping
+echo
+echo "records: $out/baseline.jsonl"
+echo "heatmap: $out/heatmap.html"

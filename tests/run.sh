@@ -1,0 +1,56 @@
+#!/usr/bin/env bash
+# Run every netprof test: install what is missing, build twice (a -Werror
+# build and an ASan+UBSan build), run the whole ctest suite on the first
+# and the C tests (unit and integration) on the second. Run as root on
+# Debian: the integration tests build a lab of network namespaces.
+#
+#   tests/run.sh [ctest arguments...]     e.g. tests/run.sh -R collect
+set -uo pipefail
+
+src=$(cd "$(dirname "$0")/.." && pwd)
+build=${NETPROF_BUILD_DIR:-$src/build}
+jobs=$(nproc 2>/dev/null || echo 2)
+
+"$src/tests/install-deps.sh" build lab test || exit 1
+
+configure_and_build() {	# dir, extra cmake args...
+	local dir=$1
+	shift
+	cmake -S "$src" -B "$dir" -DNETPROF_WERROR=ON "$@" >/dev/null &&
+	    cmake --build "$dir" -j "$jobs" >/dev/null ||
+	    { echo "tests: build in $dir failed:" >&2;
+	      cmake --build "$dir" -j 1 2>&1 | tail -40 >&2; return 1; }
+}
+
+summary() {	# ctest log -> "passed failed"
+	sed -n 's/.*tests passed, \([0-9]*\) tests\{0,1\} failed out of \([0-9]*\).*/\1 \2/p' "$1" |
+	    tail -1
+}
+
+configure_and_build "$build/main" || exit 1
+configure_and_build "$build/asan" -DNETPROF_SANITIZE=ON \
+    -DCMAKE_BUILD_TYPE=Debug || exit 1
+
+export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=0}
+export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
+export LSAN_OPTIONS=${LSAN_OPTIONS:-suppressions=$src/tests/lsan.supp}
+
+status=0
+echo "== tests: -Werror build (all tests)"
+(cd "$build/main" && ctest --output-on-failure "$@") 2>&1 | tee "$build/main.log"
+[ "${PIPESTATUS[0]}" -eq 0 ] || status=1
+echo "== tests: ASan+UBSan build (unit and integration tests)"
+(cd "$build/asan" && ctest --output-on-failure -L 'unit|integration' "$@") 2>&1 |
+    tee "$build/asan.log"
+[ "${PIPESTATUS[0]}" -eq 0 ] || status=1
+
+passed=0 failed=0
+for log in "$build/main.log" "$build/asan.log"; do
+	read -r f total <<<"$(summary "$log")"
+	[ -n "${total:-}" ] || continue
+	failed=$((failed + f))
+	passed=$((passed + total - f))
+done
+[ "$passed" -gt 0 ] || status=1
+echo "$passed passed, $failed failed"
+exit $status
