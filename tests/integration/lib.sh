@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # Shared helpers for the integration tests (tests/integration/test_*.sh),
 # sourced, not run. A test calls require_root, brings up its own lab with
 # lab_up (taken down again at exit, also on failure), checks with the
@@ -104,6 +105,7 @@ _lab_wait_foreign() {
 	local name=$1 dir=$2 reg=/run/netprof-lab/$1.env i other
 	for (( i = 0; i < 240; i++ )); do
 		[ -f "$reg" ] || return 0
+		# shellcheck disable=SC1090
 		other=$(. "$reg" && echo "$LAB_DIR") || return 0
 		[ "$other" = "$dir" ] && return 0
 		[ $i = 0 ] && echo "waiting for lab '$name' ($other) to go down" >&2

@@ -146,6 +146,10 @@ user_ensure() {
 		useradd --system --user-group --shell /bin/sh \
 		    --home-dir "$STATE/home" --no-create-home \
 		    --comment "netprof lab" "$LAB_USER"
+	fi
+	# Ours also when an earlier lab made it and its record was lost (a
+	# reboot empties /run): the last down removes it.
+	if [ "$(getent passwd "$LAB_USER" | cut -d: -f5)" = "netprof lab" ]; then
 		touch "$STATE/user-created"
 	fi
 	# With UsePAM no, sshd refuses a locked account ("!" in /etc/shadow);
@@ -291,16 +295,25 @@ sshd_start() {
 	fi
 }
 
+# True while process $1 runs (a zombie, which only waits for its parent to
+# reap it, does not count).
+running() {
+	local stat
+	read -r stat 2>/dev/null <"/proc/$1/stat" || return 1
+	stat=${stat##*) }
+	[ "${stat%% *}" != Z ]
+}
+
 sshd_stop() {
 	local h=$1 pid i
 	pid=$(sshd_pid "$h")
 	[ -n "$pid" ] || return 0
 	kill "$pid" 2>/dev/null || true
 	for (( i = 0; i < 200; i++ )); do
-		[ -d "/proc/$pid" ] || break
+		running "$pid" || break
 		sleep 0.01
 	done
-	[ -d "/proc/$pid" ] && kill -9 "$pid" 2>/dev/null
+	running "$pid" && kill -9 "$pid" 2>/dev/null
 	rm -f "$(hostdir_of "$h")/sshd.pid"
 }
 
@@ -522,6 +535,7 @@ cmd_up() {
 	for other in "$STATE"/*.env; do
 		[ -f "$other" ] || continue
 		[ "$other" = "$(registry_of)" ] && continue
+		# shellcheck disable=SC1090
 		if [ "$(. "$other"; echo "$LAB_SUBNET")" = "$SUBNET" ]; then
 			die "subnet 198.18.$SUBNET.0/24 is used by lab" \
 			    "'$(basename "$other" .env)'; pick another --subnet"
@@ -717,7 +731,7 @@ cmd_pids() {
 		[ -e "/run/netns/$ns" ] || continue
 		for pid in $(ip netns pids "$ns" 2>/dev/null); do
 			[ "$(readlink "/proc/$pid/exe" 2>/dev/null)" = "$SSHD" ] && continue
-			[ -d "/proc/$pid" ] && echo "$pid"
+			running "$pid" && echo "$pid"
 		done
 	done
 	return 0
