@@ -1,23 +1,491 @@
 /*
- * netprof check: tell whether every host is reachable and ready.
+ * netprof check: is every host ready? All hosts are asked at once, through
+ * the engine, with one small shell script per host that reports the
+ * architecture and which of the tools netprof drives are on PATH (after the
+ * machine's remote_setup). Connection, host key and authentication
+ * failures come from the engine itself. The verdict per host is a table on
+ * stdout (or JSON with --json); the exit status is 0 only when every host
+ * is ready for what --for asks.
  */
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cjson/cJSON.h>
+
 #include "cmd.h"
+#include "engine.h"
 #include "error.h"
+#include "inventory.h"
 #include "log.h"
+
+/* The tools netprof runs on hosts; the order is the report's. */
+static const char *const check_tools[] = {
+	"bash", "ping", "iperf3", "otela", "curl", NULL
+};
+#define CHECK_NTOOLS 5
+
+/* What a purpose (--for) needs on every host, as a bit per check_tools[]. */
+static const struct purpose {
+	const char *name;
+	unsigned needs;
+} purposes[] = {
+	{ "collect", 1u << 1 },				/* ping */
+	{ "iperf", (1u << 1) | (1u << 2) },		/* ping iperf3 */
+	{ "bench", (1u << 0) | (1u << 3) | (1u << 4) },	/* bash otela curl */
+	{ "all", (1u << CHECK_NTOOLS) - 1 },
+	{ NULL, 0 }
+};
+
+/*
+ * Run on each host. Prints "arch M", one "tool NAME PATH|-" line per tool,
+ * and "otela_rc N": whether otela can be executed at all (126 is the
+ * shell's "cannot execute", e.g. a binary of another architecture).
+ */
+static const char check_script[] =
+	"LC_ALL=C; export LC_ALL; echo \"arch $(uname -m)\"; "
+	"for t in bash ping iperf3 otela curl; do "
+	"p=$(command -v \"$t\" 2>/dev/null) || p=-; echo \"tool $t $p\"; "
+	"done; "
+	"if command -v otela >/dev/null 2>&1; then "
+	"otela --help >/dev/null 2>&1 </dev/null; echo \"otela_rc $?\"; fi";
+
+struct host_check {
+	const struct machine *machine;
+	int done;
+	int error;			/* engine error, NP_OK if the script ran */
+	char *error_text;
+	char *arch;
+	char *tool_path[CHECK_NTOOLS];	/* NULL when missing */
+	int otela_rc;			/* -1 when otela was not run */
+	double elapsed_s;
+};
+
+struct check_run {
+	struct host_check *hosts;
+	size_t n_hosts;
+	unsigned needs;
+};
+
+static char *
+dup_or_null(const char *s)
+{
+	return s != NULL ? strdup(s) : NULL;
+}
+
+/* Fill h from the script's output. */
+static void
+check_parse(struct host_check *h, const char *out)
+{
+	char *copy = strdup(out), *line, *save = NULL;
+	size_t i;
+
+	if (copy == NULL)
+		return;
+	for (line = strtok_r(copy, "\n", &save); line != NULL;
+	    line = strtok_r(NULL, "\n", &save)) {
+		char name[32], path[4096];
+
+		if (strncmp(line, "arch ", 5) == 0) {
+			free(h->arch);
+			h->arch = strdup(line + 5);
+		} else if (sscanf(line, "tool %31s %4095s", name, path) == 2) {
+			for (i = 0; check_tools[i] != NULL; i++) {
+				if (strcmp(name, check_tools[i]) != 0 ||
+				    strcmp(path, "-") == 0)
+					continue;
+				free(h->tool_path[i]);
+				h->tool_path[i] = strdup(path);
+			}
+		} else
+			sscanf(line, "otela_rc %d", &h->otela_rc);
+	}
+	free(copy);
+}
+
+static void
+host_check_done_cb(const struct machine *m, const struct engine_result *res,
+    void *arg)
+{
+	struct host_check *h = arg;
+
+	h->done = 1;
+	h->error = res->error;
+	h->elapsed_s = res->ended_at - res->queued_at;
+	if (res->error != NP_OK) {
+		h->error_text = dup_or_null(res->error_text != NULL ?
+		    res->error_text : error_string(res->error));
+		log_debug(m->name, "check failed: %s", h->error_text);
+		return;
+	}
+	check_parse(h, res->out);
+	if (res->exit_status != 0 && h->arch == NULL) {
+		h->error = NP_ERR_PROTOCOL;
+		if (asprintf(&h->error_text, "the check script exited with "
+		    "status %d: %s", res->exit_status, res->err) < 0)
+			h->error_text = NULL;
+	}
+}
+
+static int
+host_missing(const struct check_run *run, const struct host_check *h,
+    size_t tool)
+{
+	return (run->needs & (1u << tool)) && h->tool_path[tool] == NULL;
+}
+
+static int
+host_ready(const struct check_run *run, const struct host_check *h)
+{
+	size_t i;
+
+	if (!h->done || h->error != NP_OK)
+		return 0;
+	for (i = 0; i < CHECK_NTOOLS; i++)
+		if (host_missing(run, h, i))
+			return 0;
+	if ((run->needs & (1u << 3)) && h->otela_rc == 126)
+		return 0;
+	return 1;
+}
+
+/* Connect, host key, auth: how far the session got, from the error. */
+enum check_step { STEP_CONNECT, STEP_HOSTKEY, STEP_AUTH };
+
+static const char *
+step_state(const struct host_check *h, enum check_step step)
+{
+	enum check_step failed_at;
+	const char *why = "FAIL";
+
+	if (!h->done)
+		return "?";
+	switch (h->error) {
+	case NP_ERR_CONNECT: failed_at = STEP_CONNECT; break;
+	case NP_ERR_TIMEOUT: failed_at = STEP_CONNECT; why = "timeout"; break;
+	case NP_ERR_HOSTKEY_UNKNOWN: failed_at = STEP_HOSTKEY; why = "UNKNOWN"; break;
+	case NP_ERR_HOSTKEY_CHANGED: failed_at = STEP_HOSTKEY; why = "CHANGED"; break;
+	case NP_ERR_AUTH: failed_at = STEP_AUTH; break;
+	default: return "ok";
+	}
+	if (step < failed_at)
+		return "ok";
+	return step == failed_at ? why : "-";
+}
+
+/* The fix for what is wrong with h, in plain words; NULL when ready. */
+static void
+print_advice(const struct check_run *run, const struct host_check *h,
+    FILE *f)
+{
+	const char *name = h->machine->name;
+	size_t i;
+
+	if (h->error != NP_OK) {
+		fprintf(f, "  %s: %s\n", name, h->error_text != NULL ?
+		    h->error_text : error_string(h->error));
+		return;
+	}
+	for (i = 0; i < CHECK_NTOOLS; i++) {
+		if (!host_missing(run, h, i))
+			continue;
+		if (i == 3)
+			fprintf(f, "  %s: otela is not on PATH: put the binary "
+			    "for %s on the host and add its directory to PATH "
+			    "with remote_setup in the inventory, e.g. \"export "
+			    "PATH=$HOME/otela-bench-bin/$(uname -m):$PATH\"\n",
+			    name, h->arch != NULL ? h->arch : "its architecture");
+		else
+			fprintf(f, "  %s: %s is not on PATH: install it "
+			    "(Debian: apt-get install %s; HPC: module load "
+			    "%s) or extend PATH with remote_setup\n", name,
+			    check_tools[i], i == 1 ? "iputils-ping" :
+			    check_tools[i], check_tools[i]);
+	}
+	if ((run->needs & (1u << 3)) && h->otela_rc == 126)
+		fprintf(f, "  %s: %s cannot be executed (wrong architecture? "
+		    "the host is %s): install the %s build and use the "
+		    "$(uname -m) PATH trick in remote_setup\n", name,
+		    h->tool_path[3], h->arch != NULL ? h->arch : "?",
+		    h->arch != NULL ? h->arch : "matching");
+}
+
+static void
+print_table(const struct check_run *run, FILE *f)
+{
+	size_t i, t, ready = 0;
+	int w = 4;
+
+	for (i = 0; i < run->n_hosts; i++) {
+		int len = (int)strlen(run->hosts[i].machine->name);
+		w = len > w ? len : w;
+	}
+	fprintf(f, "%-*s  %-7s %-8s %-5s %-8s", w, "HOST", "CONNECT",
+	    "HOSTKEY", "AUTH", "ARCH");
+	for (t = 0; t < CHECK_NTOOLS; t++)
+		fprintf(f, " %-6s", check_tools[t]);
+	fprintf(f, " READY\n");
+	for (i = 0; i < run->n_hosts; i++) {
+		const struct host_check *h = &run->hosts[i];
+		int ok = host_ready(run, h);
+
+		ready += ok;
+		fprintf(f, "%-*s  %-7s %-8s %-5s %-8s", w, h->machine->name,
+		    step_state(h, STEP_CONNECT), step_state(h, STEP_HOSTKEY),
+		    step_state(h, STEP_AUTH),
+		    h->arch != NULL ? h->arch : "-");
+		for (t = 0; t < CHECK_NTOOLS; t++)
+			fprintf(f, " %-6s", h->error != NP_OK ? "-" :
+			    h->tool_path[t] != NULL ? "yes" :
+			    host_missing(run, h, t) ? "MISSING" : "no");
+		fprintf(f, " %s\n", ok ? "yes" : "NO");
+	}
+	fprintf(f, "\n%zu of %zu hosts ready\n", ready, run->n_hosts);
+	if (ready == run->n_hosts)
+		return;
+	fprintf(f, "\nWhat to do:\n");
+	for (i = 0; i < run->n_hosts; i++)
+		print_advice(run, &run->hosts[i], f);
+}
+
+static cJSON *
+host_json(const struct check_run *run, const struct host_check *h)
+{
+	cJSON *o = cJSON_CreateObject(), *tools = cJSON_CreateObject();
+	size_t t;
+
+	cJSON_AddStringToObject(o, "name", h->machine->name);
+	cJSON_AddStringToObject(o, "address", h->machine->address);
+	cJSON_AddBoolToObject(o, "ready", host_ready(run, h));
+	cJSON_AddStringToObject(o, "connect", step_state(h, STEP_CONNECT));
+	cJSON_AddStringToObject(o, "host_key", step_state(h, STEP_HOSTKEY));
+	cJSON_AddStringToObject(o, "auth", step_state(h, STEP_AUTH));
+	if (h->arch != NULL)
+		cJSON_AddStringToObject(o, "arch", h->arch);
+	else
+		cJSON_AddNullToObject(o, "arch");
+	for (t = 0; t < CHECK_NTOOLS; t++) {
+		if (h->tool_path[t] != NULL)
+			cJSON_AddStringToObject(tools, check_tools[t],
+			    h->tool_path[t]);
+		else
+			cJSON_AddNullToObject(tools, check_tools[t]);
+	}
+	cJSON_AddItemToObject(o, "tools", tools);
+	if (h->error_text != NULL)
+		cJSON_AddStringToObject(o, "error", h->error_text);
+	else
+		cJSON_AddNullToObject(o, "error");
+	cJSON_AddNumberToObject(o, "elapsed_s", h->elapsed_s);
+	return o;
+}
+
+static void
+print_json(const struct check_run *run, FILE *f)
+{
+	cJSON *root = cJSON_CreateObject(), *hosts = cJSON_CreateArray();
+	size_t i, ready = 0;
+	char *text;
+
+	for (i = 0; i < run->n_hosts; i++) {
+		ready += host_ready(run, &run->hosts[i]);
+		cJSON_AddItemToArray(hosts, host_json(run, &run->hosts[i]));
+	}
+	cJSON_AddBoolToObject(root, "ready", ready == run->n_hosts);
+	cJSON_AddItemToObject(root, "hosts", hosts);
+	if ((text = cJSON_Print(root)) != NULL) {
+		fprintf(f, "%s\n", text);
+		free(text);
+	}
+	cJSON_Delete(root);
+}
+
+static void
+check_engine_closed_cb(struct engine *e, void *arg)
+{
+	(void)e;
+	(void)arg;
+}
+
+static void
+check_signal_cb(uv_signal_t *sig, int signum)
+{
+	int *interrupted = sig->data;
+
+	log_error("interrupted (signal %d); closing sessions", signum);
+	*interrupted = 1;
+	uv_stop(sig->loop);
+}
+
+static void
+check_run_free(struct check_run *run)
+{
+	size_t i, t;
+
+	for (i = 0; i < run->n_hosts; i++) {
+		free(run->hosts[i].error_text);
+		free(run->hosts[i].arch);
+		for (t = 0; t < CHECK_NTOOLS; t++)
+			free(run->hosts[i].tool_path[t]);
+	}
+	free(run->hosts);
+}
+
+/* Ask every host at once; returns an np_error code for setup failures. */
+static int
+check_hosts(struct check_run *run, const struct inventory *inv,
+    const struct engine_options *opts, int *interrupted)
+{
+	struct engine *engine = NULL;
+	uv_loop_t loop;
+	uv_signal_t sigint;
+	size_t i;
+	int r;
+
+	*interrupted = 0;
+	if ((r = uv_loop_init(&loop)) != 0)
+		return NP_ERR_SYSTEM;
+	if ((r = engine_new(&loop, inv, opts, &engine)) != 0)
+		goto out;
+	for (i = 0; i < run->n_hosts; i++) {
+		struct engine_request req = {
+			.command = check_script,
+			.timeout_s = inv->connect_timeout_seconds + 20,
+			.on_done = host_check_done_cb,
+			.arg = &run->hosts[i],
+		};
+
+		if ((r = engine_submit(engine, run->hosts[i].machine, &req,
+		    NULL)) != 0)
+			goto out;
+	}
+	uv_signal_init(&loop, &sigint);
+	sigint.data = interrupted;
+	uv_signal_start(&sigint, check_signal_cb, SIGINT);
+	uv_unref((uv_handle_t *)&sigint);
+	uv_run(&loop, UV_RUN_DEFAULT);
+	uv_close((uv_handle_t *)&sigint, NULL);
+out:
+	if (engine != NULL) {
+		engine_close(engine, check_engine_closed_cb, NULL);
+		uv_run(&loop, UV_RUN_DEFAULT);
+		engine_free(engine);
+	}
+	uv_run(&loop, UV_RUN_DEFAULT);
+	uv_loop_close(&loop);
+	return r;
+}
 
 static int
 cmd_check_exec(const struct cmd_entry *self, int argc, char **argv)
 {
-	(void)argc;
-	(void)argv;
-	log_error("%s: not implemented yet", self->name);
-	return NP_EXIT_FAILED;
+	static const struct option longopts[] = {
+		{ "config", required_argument, NULL, 'c' },
+		{ "hosts", required_argument, NULL, 'H' },
+		{ "for", required_argument, NULL, 'f' },
+		{ "json", no_argument, NULL, 'j' },
+		{ "accept-new-host-keys", no_argument, NULL, 'A' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 }
+	};
+	struct engine_options opts = { 0 };
+	struct check_run run = { 0 };
+	struct inventory *inv = NULL;
+	const char *config = NULL, *hosts = NULL, *purpose = "collect";
+	char *cause = NULL;
+	int c, json = 0, interrupted = 0, exit_code = NP_EXIT_USAGE, r;
+	size_t i;
+
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "c:H:f:jAh", longopts,
+	    NULL)) != -1) {
+		switch (c) {
+		case 'c': config = optarg; break;
+		case 'H': hosts = optarg; break;
+		case 'f': purpose = optarg; break;
+		case 'j': json = 1; break;
+		case 'A': opts.accept_new_host_keys = 1; break;
+		case 'h':
+			cmd_print_usage(self, stdout, 1);
+			return NP_EXIT_OK;
+		default:
+			return cmd_usage_error(self, "unknown option");
+		}
+	}
+	if (optind != argc)
+		return cmd_usage_error(self, "unexpected argument '%s'",
+		    argv[optind]);
+	if (config == NULL)
+		return cmd_usage_error(self, "--config FILE is required");
+	for (i = 0; purposes[i].name != NULL; i++)
+		if (strcmp(purposes[i].name, purpose) == 0)
+			run.needs = purposes[i].needs;
+	if (run.needs == 0)
+		return cmd_usage_error(self, "--for: '%s' is not one of "
+		    "collect, iperf, bench, all", purpose);
+
+	if ((r = inventory_load(config, &inv, &cause)) != 0 ||
+	    (hosts != NULL && (r = inventory_select(inv, hosts,
+	    &cause)) != 0)) {
+		log_error("%s", cause != NULL ? cause : error_string(r));
+		goto out;
+	}
+	run.n_hosts = inv->n_machines;
+	if ((run.hosts = calloc(run.n_hosts, sizeof *run.hosts)) == NULL) {
+		log_error("%s", error_string(NP_ERR_NOMEM));
+		exit_code = NP_EXIT_FAILED;
+		goto out;
+	}
+	for (i = 0; i < run.n_hosts; i++) {
+		run.hosts[i].machine = &inv->machines[i];
+		run.hosts[i].otela_rc = -1;
+	}
+	if ((r = check_hosts(&run, inv, &opts, &interrupted)) != 0) {
+		log_error("check: %s", error_string(r));
+		exit_code = NP_EXIT_FAILED;
+		goto out;
+	}
+	if (json)
+		print_json(&run, stdout);
+	else
+		print_table(&run, stdout);
+	exit_code = NP_EXIT_OK;
+	for (i = 0; i < run.n_hosts; i++)
+		if (!host_ready(&run, &run.hosts[i]))
+			exit_code = NP_EXIT_FAILED;
+	if (interrupted)
+		exit_code = NP_EXIT_INTERRUPTED;
+out:
+	check_run_free(&run);
+	inventory_free(inv);
+	free(cause);
+	return exit_code;
 }
 
 const struct cmd_entry cmd_check_entry = {
 	.name = "check",
 	.summary = "tell whether every host is reachable and ready",
-	.usage = "--config FILE",
-	.help = "",
+	.usage = "--config FILE [--hosts A,B] [--for PURPOSE] [--json] "
+	    "[--accept-new-host-keys]",
+	.help =
+	    "Connects to every host at once and reports, per host: whether it\n"
+	    "is reachable, its host key is known, authentication works, its\n"
+	    "architecture (uname -m) and which of bash, ping, iperf3, otela\n"
+	    "and curl are on PATH (after the machine's remote_setup).\n\n"
+	    "options:\n"
+	    "  -c, --config FILE          the inventory (machines.json)\n"
+	    "  -H, --hosts A,B            check only these machines\n"
+	    "  -f, --for PURPOSE          what the hosts must be ready for:\n"
+	    "                             collect (ping; default), iperf (ping,\n"
+	    "                             iperf3), bench (bash, otela, curl), all\n"
+	    "  -j, --json                 print a JSON document instead of a table\n"
+	    "  -A, --accept-new-host-keys record unknown host keys in the\n"
+	    "                             known_hosts file (never a changed one)\n"
+	    "  -h, --help                 show this help\n\n"
+	    "exit status: 0 every host is ready, 1 some host is not, 2 usage or\n"
+	    "inventory error, 130 interrupted.\n",
 	.exec = cmd_check_exec,
 };
