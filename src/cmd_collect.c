@@ -1,23 +1,1179 @@
 /*
- * netprof collect: measure ping (and iperf3) for every ordered pair of hosts.
+ * netprof collect: ping (and iperf3) for every ordered pair of hosts, run
+ * through the engine in the scheduler's rounds. Probes are dispatched
+ * greedily in round order: a pair starts as soon as its hosts have room
+ * (ping: at most `width` probes sent and answered per host; iperf3: both
+ * hosts idle; --serial: nothing else running), so one slow pair never
+ * holds back a whole round. The ping phase ends before the iperf3 phase
+ * starts, so ping and iperf3 never share a host. Each probe's record is
+ * written the moment it completes.
  */
+#include <getopt.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <uv.h>
+#include <cjson/cJSON.h>
+
 #include "cmd.h"
+#include "engine.h"
 #include "error.h"
+#include "inventory.h"
+#include "iperf_parse.h"
 #include "log.h"
+#include "ping_parse.h"
+#include "probe.h"
+#include "progress.h"
+#include "record.h"
+#include "schedule.h"
+#include "stats.h"
+#include "timeutil.h"
+
+/* Seconds an iperf3 server may take to exit after its client is done. */
+#define SERVER_GRACE_MS 3000
+
+enum task_state {
+	TASK_WAITING = 0,
+	TASK_RUNNING,
+	TASK_DONE,
+	TASK_SKIPPED	/* recorded ok by an earlier run (--resume) */
+};
+
+struct collector;
+
+struct task {
+	struct collector *c;
+	enum probe_kind kind;
+	struct pair pair;
+	size_t round;			/* 0-based */
+	enum task_state state;
+	struct engine_job *job;		/* ping, or the iperf3 client */
+	struct engine_job *server;	/* the iperf3 server */
+	int server_ready, server_done, client_done, client_submitted;
+	uv_timer_t grace;		/* kills a server that lingers */
+	int grace_active;
+	char *command, *server_command;
+	char ready_tail[64];		/* end of the server output so far */
+	double started_at, ended_at;
+	/* the outcome */
+	int ok;
+	char *error;
+	enum error_class error_class;
+	cJSON *metrics;
+	double rtt_ms;			/* ping p50, for the summary */
+	double mbps;
+};
+
+struct phase {
+	struct schedule *sched;
+	struct task *tasks;
+	size_t n_tasks;
+	size_t *round_left;		/* tasks not yet done per round */
+	size_t n_todo;			/* tasks neither done nor skipped */
+};
+
+struct host_state {
+	size_t sending, answering, testing;	/* probes in flight */
+	char *down;		/* why the host cannot be used, once known */
+	enum error_class down_class;
+	size_t ok, failed;
+	double *rtts;		/* ping p50 of each ok pair from this host */
+	size_t n_rtts;
+};
+
+struct collector {
+	uv_loop_t *loop;
+	struct engine *engine;
+	struct inventory *inv;
+	struct probe_settings ps;
+	double connect_timeout;
+	size_t width;
+	int serial;
+	struct record_writer *writer;
+	struct record_done_set *done;
+	struct progress *progress;
+	struct host_state *hosts;
+	struct phase phases[2];
+	size_t n_phases, cur;
+	size_t running;
+	size_t ok, failed;
+	int interrupted, closing, write_failed;
+	int dispatching, dispatch_again;
+	uv_signal_t sigint, sigterm;
+	int signals_open;
+};
+
+static void dispatch(struct collector *c);
+static void task_finish(struct task *t);
+
+static char *
+xprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+static char *
+xprintf(const char *fmt, ...)
+{
+	va_list ap;
+	char *s;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(NULL, 0, fmt, ap);
+	va_end(ap);
+	if (n < 0 || (s = malloc((size_t)n + 1)) == NULL)
+		return NULL;
+	va_start(ap, fmt);
+	vsnprintf(s, (size_t)n + 1, fmt, ap);
+	va_end(ap);
+	return s;
+}
+
+static const struct machine *
+machine_at(const struct collector *c, size_t i)
+{
+	return &c->inv->machines[i];
+}
+
+/* The class of an engine error; host-level ones take the host down. */
+static enum error_class
+class_of_engine_error(int error, int *host_level)
+{
+	*host_level = 0;
+	switch (error) {
+	case NP_ERR_CONNECT:
+	case NP_ERR_SESSION_LOST:
+		*host_level = 1;
+		return ERROR_CLASS_UNREACHABLE;
+	case NP_ERR_HOSTKEY_UNKNOWN:
+	case NP_ERR_HOSTKEY_CHANGED:
+	case NP_ERR_AUTH:
+		*host_level = 1;
+		return ERROR_CLASS_AUTH;
+	case NP_ERR_TIMEOUT:
+		return ERROR_CLASS_TIMEOUT;
+	case NP_ERR_TOOL_MISSING:
+		return ERROR_CLASS_TOOL_MISSING;
+	default:
+		return ERROR_CLASS_TOOL_FAILED;
+	}
+}
+
+static void
+task_fail(struct task *t, enum error_class cls, char *error)
+{
+	if (t->error != NULL) {		/* the first reason is the real one */
+		free(error);
+		return;
+	}
+	t->ok = 0;
+	t->error_class = cls;
+	t->error = error != NULL ? error : strdup("out of memory");
+}
+
+/* The first line of text, for error messages. */
+static char *
+first_line(const char *text, size_t max)
+{
+	size_t n = strcspn(text, "\n");
+	char *s;
+
+	while (*text == '\n' && *text != '\0')
+		text++;
+	n = strcspn(text, "\n");
+	if (n > max)
+		n = max;
+	if ((s = malloc(n + 1)) == NULL)
+		return NULL;
+	memcpy(s, text, n);
+	s[n] = '\0';
+	return s;
+}
+
+/*
+ * Fill the task's failure from an engine result that is not a clean run,
+ * or from a nonzero exit. who is "" or "iperf3 server: ". Returns nonzero
+ * if the result was a failure.
+ */
+static int
+check_result(struct task *t, const struct machine *m,
+    const struct engine_result *res, const char *who)
+{
+	struct host_state *h = &t->c->hosts[m->index];
+	enum error_class cls;
+	int host_level;
+
+	if (res->error != NP_OK) {
+		cls = class_of_engine_error(res->error, &host_level);
+		task_fail(t, cls, xprintf("%s%s", who, res->error_text != NULL ?
+		    res->error_text : error_string(res->error)));
+		if (host_level && h->down == NULL) {
+			h->down = strdup(t->error);
+			h->down_class = cls;
+			log_debug(m->name, "host down: %s", t->error);
+		}
+		return 1;
+	}
+	if (res->exit_status == 127 || (res->exit_status != 0 &&
+	    (strstr(res->err, ": not found") != NULL ||
+	    strstr(res->err, "command not found") != NULL))) {
+		task_fail(t, ERROR_CLASS_TOOL_MISSING, xprintf("%s%s: %s is not "
+		    "installed or not on PATH there (exit %d)", who, m->name,
+		    t->kind == PROBE_PING ? "ping" : "iperf3",
+		    res->exit_status));
+		return 1;
+	}
+	return 0;
+}
+
+static cJSON *
+ping_metrics(const struct ping_result *p)
+{
+	cJSON *o = cJSON_CreateObject(), *a;
+	size_t i;
+
+	cJSON_AddNumberToObject(o, "min", p->min_ms);
+	cJSON_AddNumberToObject(o, "avg", p->avg_ms);
+	cJSON_AddNumberToObject(o, "max", p->max_ms);
+	cJSON_AddNumberToObject(o, "jitter", p->jitter_ms);
+	cJSON_AddNumberToObject(o, "p50", p->p50_ms);
+	cJSON_AddNumberToObject(o, "p95", p->p95_ms);
+	cJSON_AddNumberToObject(o, "loss_pct", p->loss_pct);
+	cJSON_AddNumberToObject(o, "transmitted", p->transmitted);
+	cJSON_AddNumberToObject(o, "received", p->received);
+	a = cJSON_AddArrayToObject(o, "samples_ms");
+	for (i = 0; i < p->n_samples; i++)
+		cJSON_AddItemToArray(a, cJSON_CreateNumber(p->samples_ms[i]));
+	return o;
+}
+
+static void
+ping_done_cb(const struct machine *m, const struct engine_result *res,
+    void *arg)
+{
+	struct task *t = arg;
+	struct ping_result *p = NULL;
+	char *cause = NULL, *line;
+	int r;
+
+	t->job = NULL;
+	t->started_at = res->started_at > 0 ? res->started_at : res->queued_at;
+	t->ended_at = res->ended_at;
+	if (res->error == NP_ERR_CANCELLED) {
+		t->state = TASK_WAITING;	/* not recorded: --resume redoes it */
+		t->c->running--;
+		t->c->hosts[t->pair.source].sending--;
+		t->c->hosts[t->pair.target].answering--;
+		dispatch(t->c);
+		return;
+	}
+	if (check_result(t, m, res, ""))
+		goto out;
+	if ((r = ping_parse(res->out, &p, &cause)) != 0) {
+		if (res->exit_status != 0 && (line = first_line(res->err,
+		    200)) != NULL && *line != '\0') {
+			task_fail(t, ERROR_CLASS_TOOL_FAILED, xprintf("ping "
+			    "exited %d: %s", res->exit_status, line));
+			free(line);
+			free(cause);
+		} else {
+			free(line);
+			task_fail(t, ERROR_CLASS_PARSE, cause);
+		}
+		goto out;
+	}
+	t->metrics = ping_metrics(p);
+	if (p->received == 0) {
+		task_fail(t, ERROR_CLASS_TOOL_FAILED, xprintf("100%% packet "
+		    "loss: %d sent, none answered", p->transmitted));
+		goto out;
+	}
+	t->ok = 1;
+	t->rtt_ms = p->p50_ms;
+out:
+	ping_result_free(p);
+	task_finish(t);
+}
+
+static int
+task_submit(struct task *t, const struct machine *m, const char *command,
+    double timeout, engine_output_cb on_output, engine_done_cb on_done,
+    struct engine_job **jobp)
+{
+	struct engine_request req = {
+		.command = command,
+		.timeout_s = timeout,
+		.on_output = on_output,
+		.on_done = on_done,
+		.arg = t,
+	};
+
+	log_debug(m->name, "%s %s->%s: %s", probe_kind_name(t->kind),
+	    machine_at(t->c, t->pair.source)->name,
+	    machine_at(t->c, t->pair.target)->name, command);
+	return engine_submit(t->c->engine, m, &req, jobp);
+}
+
+static cJSON *
+iperf_metrics(const struct iperf_result *ir)
+{
+	cJSON *o = cJSON_CreateObject();
+
+	cJSON_AddNumberToObject(o, "mbps", ir->receiver_mbps);
+	cJSON_AddNumberToObject(o, "seconds", ir->seconds);
+	cJSON_AddNumberToObject(o, "bytes", (double)ir->bytes);
+	cJSON_AddNumberToObject(o, "sender_mbps", ir->sender_mbps);
+	cJSON_AddNumberToObject(o, "receiver_mbps", ir->receiver_mbps);
+	if (ir->retransmits >= 0)
+		cJSON_AddNumberToObject(o, "retransmits", ir->retransmits);
+	else
+		cJSON_AddNullToObject(o, "retransmits");
+	return o;
+}
+
+/* Both halves of an iperf3 test are over: release the hosts, record. */
+static void
+iperf_maybe_finish(struct task *t)
+{
+	if (!t->server_done || (t->client_submitted && !t->client_done))
+		return;
+	if (t->grace_active) {
+		uv_timer_stop(&t->grace);
+		t->grace_active = 0;
+	}
+	task_finish(t);
+}
+
+static void
+grace_cb(uv_timer_t *timer)
+{
+	struct task *t = timer->data;
+
+	t->grace_active = 0;
+	if (t->server != NULL) {
+		log_debug(machine_at(t->c, t->pair.target)->name,
+		    "iperf3 server still running after its test; killing it");
+		engine_cancel(t->server);
+	}
+}
+
+static void
+iperf_client_done_cb(const struct machine *m,
+    const struct engine_result *res, void *arg)
+{
+	struct task *t = arg;
+	struct iperf_result ir;
+	char *cause = NULL;
+	int r;
+
+	t->job = NULL;
+	t->client_done = 1;
+	if (res->ended_at > t->ended_at)
+		t->ended_at = res->ended_at;
+	if (res->error == NP_ERR_CANCELLED) {
+		if (!t->c->interrupted)
+			task_fail(t, ERROR_CLASS_TIMEOUT, strdup("cancelled"));
+	} else if (!check_result(t, m, res, "iperf3 client: ")) {
+		r = iperf_parse(res->out, &ir, &cause);
+		if (r == 0) {
+			t->metrics = iperf_metrics(&ir);
+			t->ok = 1;
+			t->mbps = ir.receiver_mbps;
+		} else
+			task_fail(t, r == NP_ERR_PROTOCOL ?
+			    ERROR_CLASS_TOOL_FAILED : ERROR_CLASS_PARSE, cause);
+	}
+	if (t->server != NULL) {
+		if (!t->ok)
+			engine_cancel(t->server);
+		else {
+			uv_timer_start(&t->grace, grace_cb, SERVER_GRACE_MS, 0);
+			t->grace_active = 1;
+		}
+	}
+	iperf_maybe_finish(t);
+}
+
+static void
+iperf_start_client(struct task *t)
+{
+	const struct machine *src = machine_at(t->c, t->pair.source);
+	int r;
+
+	if (t->c->interrupted)
+		return;
+	t->client_submitted = 1;
+	r = task_submit(t, src, t->command, probe_iperf3_timeout(&t->c->ps,
+	    t->c->connect_timeout), NULL, iperf_client_done_cb, &t->job);
+	if (r != 0) {
+		t->client_done = 1;
+		task_fail(t, ERROR_CLASS_TOOL_FAILED, xprintf("iperf3 client "
+		    "on %s: %s", src->name, error_string(r)));
+		if (t->server != NULL)
+			engine_cancel(t->server);
+	}
+}
+
+/* Start the client the moment the server says it listens. */
+static void
+iperf_server_output_cb(const struct machine *m, int stream, const char *buf,
+    size_t len, void *arg)
+{
+	struct task *t = arg;
+	char window[sizeof t->ready_tail + 256];
+	size_t keep = strlen(t->ready_tail), take;
+
+	if (stream != 1 || t->server_ready)
+		return;
+	while (len > 0) {
+		take = len < 256 ? len : 256;
+		memcpy(window, t->ready_tail, keep);
+		memcpy(window + keep, buf, take);
+		window[keep + take] = '\0';
+		/* NULs in output would hide the marker; good enough */
+		if (strstr(window, PROBE_IPERF3_READY) != NULL) {
+			t->server_ready = 1;
+			log_debug(m->name, "iperf3 server listening");
+			iperf_start_client(t);
+			return;
+		}
+		keep = strlen(window) < sizeof t->ready_tail - 1 ?
+		    strlen(window) : sizeof t->ready_tail - 1;
+		memmove(t->ready_tail, window + strlen(window) - keep, keep);
+		t->ready_tail[keep] = '\0';
+		buf += take;
+		len -= take;
+	}
+}
+
+static void
+iperf_server_done_cb(const struct machine *m,
+    const struct engine_result *res, void *arg)
+{
+	struct task *t = arg;
+	char *line;
+
+	t->server = NULL;
+	t->server_done = 1;
+	if (res->ended_at > t->ended_at)
+		t->ended_at = res->ended_at;
+	if (!t->server_ready && !t->c->interrupted) {
+		/* the server never listened: busy port, no iperf3, no host */
+		if (!check_result(t, m, res, "iperf3 server: ")) {
+			line = first_line(res->err[0] != '\0' ? res->err :
+			    res->out, 200);
+			task_fail(t, ERROR_CLASS_TOOL_FAILED, xprintf("iperf3 "
+			    "server on %s did not start (exit %d): %s",
+			    m->name, res->exit_status, line != NULL ? line :
+			    ""));
+			free(line);
+		}
+	}
+	iperf_maybe_finish(t);
+}
+
+static void
+grace_closed_cb(uv_handle_t *h)
+{
+	struct task *t = h->data;
+
+	t->c->running--;
+	dispatch(t->c);
+}
+
+static void
+iperf_start(struct task *t)
+{
+	const struct machine *dst = machine_at(t->c, t->pair.target);
+	int r;
+
+	uv_timer_init(t->c->loop, &t->grace);
+	t->grace.data = t;
+	t->started_at = time_wall();
+	r = task_submit(t, dst, t->server_command,
+	    probe_iperf3_timeout(&t->c->ps, t->c->connect_timeout),
+	    iperf_server_output_cb, iperf_server_done_cb, &t->server);
+	if (r != 0) {
+		/* not a callback: finish on this turn is safe for us */
+		t->server_done = 1;
+		task_fail(t, ERROR_CLASS_TOOL_FAILED, xprintf("iperf3 server on "
+		    "%s: %s", dst->name, error_string(r)));
+		iperf_maybe_finish(t);
+	}
+}
+
+static void
+host_release(struct collector *c, const struct task *t)
+{
+	if (t->kind == PROBE_PING) {
+		c->hosts[t->pair.source].sending--;
+		c->hosts[t->pair.target].answering--;
+	} else {
+		c->hosts[t->pair.source].testing--;
+		c->hosts[t->pair.target].testing--;
+	}
+}
+
+static void
+task_write(struct collector *c, struct task *t)
+{
+	const struct machine *src = machine_at(c, t->pair.source);
+	const struct machine *dst = machine_at(c, t->pair.target);
+	struct record rec = {
+		.kind = probe_kind_name(t->kind),
+		.source = src->name,
+		.target = dst->name,
+		.target_address = dst->address,
+		.ok = t->ok,
+		.started_at = t->started_at,
+		.ended_at = t->ended_at > 0 ? t->ended_at : t->started_at,
+		.round = (int)t->round + 1,
+		.command = t->command,
+		.error = t->ok ? NULL : t->error,
+		.error_class = t->ok ? ERROR_CLASS_NONE : t->error_class,
+		.metrics = t->metrics,
+	};
+	cJSON *o;
+
+	t->metrics = NULL;	/* transferred */
+	if ((o = record_to_json(&rec)) == NULL ||
+	    record_writer_put(c->writer, o) != 0) {
+		if (!c->write_failed)
+			log_error("cannot write the record of %s->%s; records "
+			    "are being lost", src->name, dst->name);
+		c->write_failed = 1;
+	}
+	cJSON_Delete(o);
+}
+
+/* Record a finished task, update the counts, and start what can start. */
+static void
+task_finish(struct task *t)
+{
+	struct collector *c = t->c;
+	struct phase *ph = &c->phases[c->cur];
+	struct host_state *h = &c->hosts[t->pair.source];
+	int from_loop = t->state == TASK_RUNNING;
+
+	if (c->interrupted && !t->ok && t->error == NULL) {
+		/* cut short by Ctrl-C: leave it for --resume */
+		t->state = TASK_WAITING;
+	} else {
+		if (!t->ok && t->error == NULL)
+			task_fail(t, ERROR_CLASS_TOOL_FAILED,
+			    strdup("no result"));
+		task_write(c, t);
+		t->state = TASK_DONE;
+		if (t->ok) {
+			c->ok++;
+			h->ok++;
+			if (t->kind == PROBE_PING)
+				h->rtts[h->n_rtts++] = t->rtt_ms;
+		} else {
+			c->failed++;
+			h->failed++;
+			log_debug(machine_at(c, t->pair.source)->name,
+			    "%s ->%s failed (%s): %s", probe_kind_name(t->kind),
+			    machine_at(c, t->pair.target)->name,
+			    error_class_name(t->error_class), t->error);
+		}
+		progress_probe(c->progress, t->ok);
+		ph->n_todo--;
+		if (--ph->round_left[t->round] == 0)
+			progress_round(c->progress, t->round + 1);
+	}
+	if (!from_loop)
+		return;		/* failed before it ran: dispatch() goes on */
+	host_release(c, t);
+	if (t->kind == PROBE_IPERF3) {
+		/* the timer handle must close before the task is reused */
+		uv_close((uv_handle_t *)&t->grace, grace_closed_cb);
+		return;
+	}
+	c->running--;
+	dispatch(c);
+}
+
+/* A host of the pair is known to be down: record it without running. */
+static int
+fail_if_host_down(struct collector *c, struct task *t)
+{
+	const struct host_state *h = &c->hosts[t->pair.source];
+
+	if (h->down == NULL && t->kind == PROBE_IPERF3)
+		h = &c->hosts[t->pair.target];
+	if (h->down == NULL)
+		return 0;
+	t->started_at = t->ended_at = time_wall();
+	task_fail(t, h->down_class, strdup(h->down));
+	task_finish(t);
+	return 1;
+}
+
+static int
+can_start(const struct collector *c, const struct task *t)
+{
+	const struct host_state *a = &c->hosts[t->pair.source];
+	const struct host_state *b = &c->hosts[t->pair.target];
+
+	if (c->serial)
+		return c->running == 0;
+	if (t->kind == PROBE_PING)
+		return a->sending < c->width && b->answering < c->width;
+	return a->testing == 0 && b->testing == 0;
+}
+
+static void
+task_start(struct collector *c, struct task *t)
+{
+	int r;
+
+	t->state = TASK_RUNNING;
+	c->running++;
+	if (t->kind == PROBE_PING) {
+		c->hosts[t->pair.source].sending++;
+		c->hosts[t->pair.target].answering++;
+		t->started_at = time_wall();
+		r = task_submit(t, machine_at(c, t->pair.source), t->command,
+		    probe_ping_timeout(&c->ps, c->connect_timeout), NULL,
+		    ping_done_cb, &t->job);
+		if (r != 0) {
+			task_fail(t, ERROR_CLASS_TOOL_FAILED, xprintf("ping on "
+			    "%s: %s", machine_at(c, t->pair.source)->name,
+			    error_string(r)));
+			task_finish(t);
+		}
+		return;
+	}
+	c->hosts[t->pair.source].testing++;
+	c->hosts[t->pair.target].testing++;
+	iperf_start(t);
+}
+
+static void engine_closed_cb(struct engine *e, void *arg);
+
+static void
+collector_close(struct collector *c)
+{
+	if (c->closing)
+		return;
+	c->closing = 1;
+	progress_end(c->progress);
+	if (c->signals_open) {
+		uv_close((uv_handle_t *)&c->sigint, NULL);
+		uv_close((uv_handle_t *)&c->sigterm, NULL);
+		c->signals_open = 0;
+	}
+	engine_close(c->engine, engine_closed_cb, c);
+}
+
+static void
+engine_closed_cb(struct engine *e, void *arg)
+{
+	(void)e;
+	(void)arg;
+}
+
+static void
+phase_begin(struct collector *c)
+{
+	struct phase *ph = &c->phases[c->cur];
+	size_t k;
+
+	progress_phase(c->progress, probe_kind_name(ph->sched->kind),
+	    ph->sched->n_rounds, ph->n_todo);
+	for (k = 0; k < ph->sched->n_rounds; k++) {
+		if (ph->round_left[k] == 0 && ph->sched->rounds[k].n_pairs > 0)
+			progress_round(c->progress, k + 1);
+	}
+}
+
+static void dispatch_once(struct collector *c);
+
+/* Start every waiting task that has room, in round order. */
+static void
+dispatch(struct collector *c)
+{
+
+	if (c->closing)
+		return;
+	if (c->dispatching) {
+		c->dispatch_again = 1;	/* a probe failed to start, inside */
+		return;
+	}
+	c->dispatching = 1;
+	do {
+		c->dispatch_again = 0;
+		dispatch_once(c);
+	} while (c->dispatch_again && !c->closing);
+	c->dispatching = 0;
+}
+
+static void
+dispatch_once(struct collector *c)
+{
+	struct phase *ph;
+	size_t i;
+
+	if (c->interrupted) {
+		if (c->running == 0)
+			collector_close(c);
+		return;
+	}
+	for (;;) {
+		ph = &c->phases[c->cur];
+		for (i = 0; i < ph->n_tasks; i++) {
+			struct task *t = &ph->tasks[i];
+
+			if (t->state != TASK_WAITING)
+				continue;
+			if (fail_if_host_down(c, t))
+				continue;
+			if (can_start(c, t))
+				task_start(c, t);
+			if (c->serial && c->running > 0)
+				break;
+		}
+		if (ph->n_todo > 0 || c->running > 0)
+			return;
+		if (c->cur + 1 >= c->n_phases)
+			break;
+		c->cur++;
+		phase_begin(c);
+	}
+	collector_close(c);
+}
+
+static void
+signal_cb(uv_signal_t *sig, int signum)
+{
+	struct collector *c = sig->data;
+	struct phase *ph = &c->phases[c->cur];
+	size_t i;
+
+	if (c->interrupted)
+		return;
+	c->interrupted = 1;
+	progress_end(c->progress);
+	log_warn("interrupted (signal %d): stopping; the probes running "
+	    "are killed and not recorded (--resume redoes them)", signum);
+	for (i = 0; i < ph->n_tasks; i++) {
+		struct task *t = &ph->tasks[i];
+
+		if (t->state != TASK_RUNNING)
+			continue;
+		if (t->job != NULL)
+			engine_cancel(t->job);
+		if (t->server != NULL)
+			engine_cancel(t->server);
+	}
+	dispatch(c);
+}
+
+static int
+phase_build(struct collector *c, struct phase *ph, struct schedule *s)
+{
+	size_t k, p, i = 0;
+
+	ph->sched = s;
+	ph->n_tasks = schedule_n_pairs(s);
+	if ((ph->tasks = calloc(ph->n_tasks + 1, sizeof *ph->tasks)) == NULL ||
+	    (ph->round_left = calloc(s->n_rounds + 1, sizeof *ph->round_left))
+	    == NULL)
+		return NP_ERR_NOMEM;
+	for (k = 0; k < s->n_rounds; k++) {
+		for (p = 0; p < s->rounds[k].n_pairs; p++, i++) {
+			struct task *t = &ph->tasks[i];
+			const struct machine *dst;
+
+			t->c = c;
+			t->kind = s->kind;
+			t->pair = s->rounds[k].pairs[p];
+			t->round = k;
+			dst = machine_at(c, t->pair.target);
+			if (s->kind == PROBE_PING)
+				t->command = probe_ping_command(&c->ps,
+				    dst->address);
+			else {
+				t->command = probe_iperf3_client_command(&c->ps,
+				    dst->address);
+				t->server_command =
+				    probe_iperf3_server_command(&c->ps);
+				if (t->server_command == NULL)
+					return NP_ERR_NOMEM;
+			}
+			if (t->command == NULL)
+				return NP_ERR_NOMEM;
+			if (record_done_has(c->done,
+			    machine_at(c, t->pair.source)->name, dst->name,
+			    probe_kind_name(s->kind))) {
+				t->state = TASK_SKIPPED;
+				continue;
+			}
+			ph->round_left[k]++;
+			ph->n_todo++;
+		}
+	}
+	return 0;
+}
+
+static void
+phase_free(struct phase *ph)
+{
+	size_t i;
+
+	for (i = 0; i < ph->n_tasks; i++) {
+		free(ph->tasks[i].command);
+		free(ph->tasks[i].server_command);
+		free(ph->tasks[i].error);
+		cJSON_Delete(ph->tasks[i].metrics);
+	}
+	free(ph->tasks);
+	free(ph->round_left);
+	schedule_free(ph->sched);
+}
+
+static double
+median(double *v, size_t n)
+{
+	struct stats_summary s;
+
+	stats_summarize(v, n, &s);
+	return s.p50;
+}
+
+/* Per source: ok, failed, median RTT; then the extreme pairs. */
+static void
+print_summary(struct collector *c, FILE *f)
+{
+	const struct task *slow = NULL, *fast = NULL, *lo = NULL, *hi = NULL;
+	size_t i, p;
+
+	fprintf(f, "netprof: %zu probes ok, %zu failed\n", c->ok, c->failed);
+	for (i = 0; i < c->inv->n_machines; i++) {
+		struct host_state *h = &c->hosts[i];
+
+		fprintf(f, "  %-16s ok %-4zu failed %-4zu", machine_at(c, i)->name,
+		    h->ok, h->failed);
+		if (h->n_rtts > 0)
+			fprintf(f, " median RTT %.3f ms", median(h->rtts,
+			    h->n_rtts));
+		if (h->down != NULL)
+			fprintf(f, "  (%s)", h->down);
+		fputc('\n', f);
+	}
+	for (p = 0; p < c->n_phases; p++) {
+		const struct phase *ph = &c->phases[p];
+
+		for (i = 0; i < ph->n_tasks; i++) {
+			const struct task *t = &ph->tasks[i];
+
+			if (t->state != TASK_DONE || !t->ok)
+				continue;
+			if (t->kind == PROBE_PING) {
+				if (slow == NULL || t->rtt_ms > slow->rtt_ms)
+					slow = t;
+				if (fast == NULL || t->rtt_ms < fast->rtt_ms)
+					fast = t;
+			} else {
+				if (lo == NULL || t->mbps < lo->mbps)
+					lo = t;
+				if (hi == NULL || t->mbps > hi->mbps)
+					hi = t;
+			}
+		}
+	}
+	if (slow != NULL)
+		fprintf(f, "  ping: slowest %s->%s %.3f ms, fastest %s->%s "
+		    "%.3f ms (median RTT)\n",
+		    machine_at(c, slow->pair.source)->name,
+		    machine_at(c, slow->pair.target)->name, slow->rtt_ms,
+		    machine_at(c, fast->pair.source)->name,
+		    machine_at(c, fast->pair.target)->name, fast->rtt_ms);
+	if (lo != NULL)
+		fprintf(f, "  iperf3: slowest %s->%s %.1f Mbps, fastest "
+		    "%s->%s %.1f Mbps\n",
+		    machine_at(c, lo->pair.source)->name,
+		    machine_at(c, lo->pair.target)->name, lo->mbps,
+		    machine_at(c, hi->pair.source)->name,
+		    machine_at(c, hi->pair.target)->name, hi->mbps);
+}
+
+struct collect_options {
+	const char *config, *output, *hosts;
+	int dry_run, resume, quiet;
+	struct plan_options plan;
+	int ping_count, iperf_seconds, iperf_port;
+	double ping_interval;
+};
+
+static int
+run(struct collect_options *o, struct inventory *inv)
+{
+	struct collector c;
+	struct engine_options eo = { 0 };
+	struct schedule *ping = NULL, *iperf3 = NULL;
+	uv_loop_t loop;
+	char *cause = NULL;
+	size_t i;
+	int r, status = NP_EXIT_FAILED;
+
+	memset(&c, 0, sizeof c);
+	c.inv = inv;
+	c.ps.ping_count = o->ping_count > 0 ? o->ping_count : inv->ping_count;
+	c.ps.ping_interval = o->ping_interval > 0 ? o->ping_interval :
+	    inv->ping_interval;
+	c.ps.iperf_seconds = o->iperf_seconds > 0 ? o->iperf_seconds :
+	    inv->iperf_seconds;
+	c.ps.iperf_port = o->iperf_port > 0 ? o->iperf_port : inv->iperf_port;
+	c.connect_timeout = inv->connect_timeout_seconds;
+	c.serial = o->plan.serial;
+	eo.max_channels = o->plan.max_channels;
+	c.width = o->plan.rounds ? 1 : (size_t)(o->plan.max_channels > 0 ?
+	    o->plan.max_channels : ENGINE_DEFAULT_MAX_CHANNELS);
+
+	if (o->dry_run) {
+		if ((r = plan_write(stdout, inv, &c.ps, &o->plan)) != 0) {
+			log_error("collect: %s", error_string(r));
+			return NP_EXIT_FAILED;
+		}
+		return NP_EXIT_OK;
+	}
+	if (o->resume && (r = record_done_load(o->output, &c.done,
+	    &cause)) != 0) {
+		log_error("--resume: %s", cause != NULL ? cause :
+		    error_string(r));
+		free(cause);
+		return NP_EXIT_USAGE;
+	}
+	if ((r = record_writer_open(o->output, o->resume, &c.writer,
+	    &cause)) != 0) {
+		log_error("--output %s", cause != NULL ? cause :
+		    error_string(r));
+		free(cause);
+		record_done_free(c.done);
+		return NP_EXIT_USAGE;
+	}
+	if ((c.hosts = calloc(inv->n_machines + 1, sizeof *c.hosts)) == NULL)
+		goto nomem;
+	for (i = 0; i < inv->n_machines; i++) {
+		if ((c.hosts[i].rtts = calloc(inv->n_machines + 1,
+		    sizeof(double))) == NULL)
+			goto nomem;
+	}
+	if ((r = plan_schedules(inv, &o->plan, &ping, &iperf3)) != 0)
+		goto nomem;
+	if ((r = phase_build(&c, &c.phases[c.n_phases++], ping)) != 0)
+		goto nomem;
+	ping = NULL;
+	if (iperf3 != NULL) {
+		if ((r = phase_build(&c, &c.phases[c.n_phases++], iperf3)) != 0)
+			goto nomem;
+		iperf3 = NULL;
+	}
+	if (record_done_count(c.done) > 0)
+		log_info("resuming: %zu probes already recorded ok in %s",
+		    record_done_count(c.done), o->output);
+
+	uv_loop_init(&loop);
+	c.loop = &loop;
+	if ((r = engine_new(&loop, inv, &eo, &c.engine)) != 0) {
+		log_error("collect: cannot start the engine: %s",
+		    error_string(r));
+		uv_loop_close(&loop);
+		goto out;
+	}
+	c.progress = progress_new(stderr, o->quiet ||
+	    log_get_level() == LOG_QUIET);
+	uv_signal_init(&loop, &c.sigint);
+	uv_signal_init(&loop, &c.sigterm);
+	c.sigint.data = c.sigterm.data = &c;
+	uv_signal_start(&c.sigint, signal_cb, SIGINT);
+	uv_signal_start(&c.sigterm, signal_cb, SIGTERM);
+	c.signals_open = 1;
+	phase_begin(&c);
+	dispatch(&c);
+	uv_run(&loop, UV_RUN_DEFAULT);
+	engine_free(c.engine);
+	if (uv_loop_close(&loop) != 0)
+		log_debug(NULL, "loop closed with handles left");
+	progress_end(c.progress);
+	if (!o->quiet && log_get_level() != LOG_QUIET)
+		print_summary(&c, stderr);
+	if (c.interrupted)
+		status = NP_EXIT_INTERRUPTED;
+	else if (c.failed > 0 || c.write_failed)
+		status = NP_EXIT_FAILED;
+	else
+		status = NP_EXIT_OK;
+	goto out;
+nomem:
+	log_error("collect: %s", error_string(NP_ERR_NOMEM));
+out:
+	if (record_writer_close(c.writer) != 0) {
+		log_error("%s: records could not all be written", o->output);
+		if (status == NP_EXIT_OK)
+			status = NP_EXIT_FAILED;
+	}
+	for (i = 0; i < c.n_phases; i++)
+		phase_free(&c.phases[i]);
+	schedule_free(ping);
+	schedule_free(iperf3);
+	for (i = 0; c.hosts != NULL && i < inv->n_machines; i++) {
+		free(c.hosts[i].down);
+		free(c.hosts[i].rtts);
+	}
+	free(c.hosts);
+	record_done_free(c.done);
+	progress_free(c.progress);
+	return status;
+}
+
+static int
+parse_int(const char *s, int lo, int hi, int *out)
+{
+	char *end;
+	long v = strtol(s, &end, 10);
+
+	if (*s == '\0' || *end != '\0' || v < lo || v > hi)
+		return -1;
+	*out = (int)v;
+	return 0;
+}
 
 static int
 cmd_collect_exec(const struct cmd_entry *self, int argc, char **argv)
 {
-	(void)argc;
-	(void)argv;
-	log_error("%s: not implemented yet", self->name);
-	return NP_EXIT_FAILED;
+	static const struct option longopts[] = {
+		{ "config", required_argument, NULL, 'c' },
+		{ "output", required_argument, NULL, 'o' },
+		{ "iperf", no_argument, NULL, 'I' },
+		{ "dry-run", no_argument, NULL, 'n' },
+		{ "serial", no_argument, NULL, 'S' },
+		{ "rounds", no_argument, NULL, 'R' },
+		{ "resume", no_argument, NULL, 'r' },
+		{ "hosts", required_argument, NULL, 'H' },
+		{ "max-channels", required_argument, NULL, 'm' },
+		{ "ping-count", required_argument, NULL, 'P' },
+		{ "ping-interval", required_argument, NULL, 'i' },
+		{ "iperf-seconds", required_argument, NULL, 'T' },
+		{ "iperf-port", required_argument, NULL, 'p' },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 }
+	};
+	struct collect_options o;
+	struct inventory *inv = NULL;
+	char *cause = NULL, *end;
+	int ch, r;
+
+	memset(&o, 0, sizeof o);
+	o.output = "-";
+	optind = 1;
+	while ((ch = getopt_long(argc, argv, "c:o:nqh", longopts, NULL)) !=
+	    -1) {
+		switch (ch) {
+		case 'c': o.config = optarg; break;
+		case 'o': o.output = optarg; break;
+		case 'I': o.plan.iperf = 1; break;
+		case 'n': o.dry_run = 1; break;
+		case 'S': o.plan.serial = 1; break;
+		case 'R': o.plan.rounds = 1; break;
+		case 'r': o.resume = 1; break;
+		case 'H': o.hosts = optarg; break;
+		case 'q': o.quiet = 1; break;
+		case 'm':
+			if (parse_int(optarg, 1, 64, &o.plan.max_channels) != 0)
+				return cmd_usage_error(self, "--max-channels: "
+				    "'%s' is not a number from 1 to 64", optarg);
+			break;
+		case 'P':
+			if (parse_int(optarg, 1, 100000, &o.ping_count) != 0)
+				return cmd_usage_error(self, "--ping-count: "
+				    "'%s' is not a positive number", optarg);
+			break;
+		case 'T':
+			if (parse_int(optarg, 1, 3600, &o.iperf_seconds) != 0)
+				return cmd_usage_error(self, "--iperf-seconds: "
+				    "'%s' is not a number from 1 to 3600",
+				    optarg);
+			break;
+		case 'p':
+			if (parse_int(optarg, 1, 65535, &o.iperf_port) != 0)
+				return cmd_usage_error(self, "--iperf-port: "
+				    "'%s' is not a TCP port", optarg);
+			break;
+		case 'i':
+			o.ping_interval = strtod(optarg, &end);
+			if (*optarg == '\0' || *end != '\0' ||
+			    o.ping_interval < 0.002 || o.ping_interval > 60)
+				return cmd_usage_error(self, "--ping-interval: "
+				    "'%s' is not a number of seconds from 0.002 "
+				    "to 60", optarg);
+			break;
+		case 'h':
+			cmd_print_usage(self, stdout, 1);
+			return NP_EXIT_OK;
+		default:
+			return cmd_usage_error(self, "unknown option");
+		}
+	}
+	if (optind < argc)
+		return cmd_usage_error(self, "unexpected argument '%s'",
+		    argv[optind]);
+	if (o.config == NULL)
+		return cmd_usage_error(self, "--config FILE is required");
+	if (o.resume && strcmp(o.output, "-") == 0)
+		return cmd_usage_error(self, "--resume needs --output FILE "
+		    "(the file of the run to complete)");
+	if (o.plan.serial && o.plan.rounds)
+		return cmd_usage_error(self, "--serial and --rounds exclude "
+		    "each other");
+	if ((r = inventory_load(o.config, &inv, &cause)) != 0 ||
+	    (o.hosts != NULL &&
+	    (r = inventory_select(inv, o.hosts, &cause)) != 0)) {
+		log_error("%s", cause != NULL ? cause : error_string(r));
+		free(cause);
+		inventory_free(inv);
+		return NP_EXIT_USAGE;
+	}
+	if (inv->n_machines < 2) {
+		log_error("%s: collect needs at least two machines", o.config);
+		inventory_free(inv);
+		return NP_EXIT_USAGE;
+	}
+	r = run(&o, inv);
+	inventory_free(inv);
+	return r;
 }
 
 const struct cmd_entry cmd_collect_entry = {
 	.name = "collect",
 	.summary = "measure ping (and iperf3) for every ordered pair of hosts",
-	.usage = "--config FILE",
-	.help = "",
+	.usage = "--config FILE [--output FILE.jsonl] [--iperf] [--dry-run] "
+	    "[--serial | --rounds] [--resume] [-q]",
+	.help =
+	    "  -c, --config FILE       the inventory (machines.json)\n"
+	    "  -o, --output FILE       JSONL records (default: standard "
+	    "output)\n"
+	    "      --iperf             also measure throughput with iperf3\n"
+	    "  -n, --dry-run           print the plan, run nothing\n"
+	    "      --serial            one pair at a time (the upstream "
+	    "behaviour)\n"
+	    "      --rounds            ping in shift rounds: one probe per "
+	    "host at a time\n"
+	    "      --resume            skip pairs already recorded ok in "
+	    "--output, append\n"
+	    "      --hosts A,B,...     only these machines\n"
+	    "      --max-channels N    probes per host at once (default 8)\n"
+	    "      --ping-count N      override the inventory's ping_count\n"
+	    "      --ping-interval S   override ping_interval (seconds)\n"
+	    "      --iperf-seconds N   override iperf_seconds\n"
+	    "      --iperf-port P      override iperf_port\n"
+	    "  -q, --quiet             no progress, no summary\n"
+	    "  -h, --help              this help\n"
+	    "\nexit status: 0 all probes ok, 1 some probes failed, 2 usage or "
+	    "inventory\nerror, 130 interrupted (SIGINT/SIGTERM).\n",
 	.exec = cmd_collect_exec,
 };
