@@ -1,23 +1,329 @@
 /*
- * netprof heatmap: render measurements as a self-contained HTML page.
+ * netprof heatmap: read collect and bench records (and bench run.json
+ * files), and render the N x N matrix of every kind and metric as one
+ * self-contained HTML page, or as text on the terminal, with the failures
+ * and a diagnosis of the known failure patterns. Command-line compatible
+ * with the tool netprof replaces: --input, --output, --kind, --metric.
  */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
 #include "cmd.h"
 #include "error.h"
+#include "heatmap.h"
+#include "heatmap_diagnose.h"
+#include "heatmap_html.h"
+#include "heatmap_text.h"
 #include "log.h"
+#include "timeutil.h"
+
+static const char *const known_kinds[] = {
+	"ping", "iperf3", "libp2p_ping", "latency", "throughput", NULL
+};
+
+struct heatmap_args {
+	const char **inputs;
+	size_t ninputs;
+	const char *output;
+	const char *kind;
+	const char *metric;
+	const char *title;
+	enum heatmap_aggregate aggregate;
+	int text;
+	int strict;
+};
+
+static int
+parse_args(const struct cmd_entry *self, int argc, char **argv,
+    struct heatmap_args *a, int *done)
+{
+	static const struct option longopts[] = {
+		{ "input", required_argument, NULL, 'i' },
+		{ "output", required_argument, NULL, 'o' },
+		{ "kind", required_argument, NULL, 'k' },
+		{ "metric", required_argument, NULL, 'm' },
+		{ "title", required_argument, NULL, 't' },
+		{ "aggregate", required_argument, NULL, 'a' },
+		{ "text", no_argument, NULL, 'T' },
+		{ "strict", no_argument, NULL, 'S' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 }
+	};
+	const char **p;
+	size_t i;
+	int c;
+
+	*done = 0;
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":i:o:k:m:t:h", longopts,
+	    NULL)) != -1) {
+		switch (c) {
+		case 'i':
+			p = realloc(a->inputs, (a->ninputs + 1) * sizeof *p);
+			if (p == NULL)
+				return NP_EXIT_FAILED;
+			a->inputs = p;
+			a->inputs[a->ninputs++] = optarg;
+			break;
+		case 'o':
+			a->output = optarg;
+			break;
+		case 'k':
+			a->kind = optarg;
+			break;
+		case 'm':
+			a->metric = optarg;
+			break;
+		case 't':
+			a->title = optarg;
+			break;
+		case 'a':
+			if (strcmp(optarg, "median") == 0)
+				a->aggregate = HEATMAP_MEDIAN;
+			else if (strcmp(optarg, "latest") == 0)
+				a->aggregate = HEATMAP_LATEST;
+			else
+				return cmd_usage_error(self, "--aggregate %s: "
+				    "expected latest or median", optarg);
+			break;
+		case 'T':
+			a->text = 1;
+			break;
+		case 'S':
+			a->strict = 1;
+			break;
+		case 'h':
+			cmd_print_usage(self, stdout, 1);
+			*done = 1;
+			return NP_EXIT_OK;
+		case ':':
+			return cmd_usage_error(self, "%s needs a value",
+			    argv[optind - 1]);
+		default:
+			return cmd_usage_error(self, "unknown option '%s'",
+			    argv[optind - 1]);
+		}
+	}
+	if (optind < argc)
+		return cmd_usage_error(self, "unexpected argument '%s'",
+		    argv[optind]);
+	if (a->ninputs == 0)
+		return cmd_usage_error(self, "--input FILE is required "
+		    "(a collect or bench .jsonl, or a bench run.json)");
+	if (a->output == NULL && !a->text)
+		return cmd_usage_error(self, "--output FILE.html is required "
+		    "(or --text to print the matrix)");
+	if (a->kind != NULL) {
+		for (i = 0; known_kinds[i] != NULL; i++)
+			if (strcmp(known_kinds[i], a->kind) == 0)
+				break;
+		if (known_kinds[i] == NULL)
+			return cmd_usage_error(self, "--kind %s: expected ping, "
+			    "iperf3, libp2p_ping, latency or throughput",
+			    a->kind);
+	}
+	return NP_EXIT_OK;
+}
+
+static void
+list_metrics(const struct hm_kind *k, char *buf, size_t size)
+{
+	size_t i, len = 0;
+
+	buf[0] = '\0';
+	for (i = 0; i < k->nmetrics && len + 2 < size; i++) {
+		snprintf(buf + len, size - len, "%s%s", i ? ", " : "",
+		    k->metrics[i].name);
+		len = strlen(buf);
+	}
+}
+
+/* The view rendered first: --kind/--metric, else the first kind's default. */
+static int
+choose_view(const struct heatmap *hm, const struct heatmap_args *a,
+    size_t *kind, size_t *metric)
+{
+	char names[512];
+	size_t i;
+	int m;
+
+	*kind = 0;
+	*metric = hm->nkinds > 0 ? hm->kinds[0].default_metric : 0;
+	if (a->metric == NULL)
+		return 0;
+	for (i = 0; i < hm->nkinds; i++)
+		if ((m = heatmap_find_metric(&hm->kinds[i], a->metric)) >= 0) {
+			*kind = i;
+			*metric = (size_t)m;
+			return 0;
+		}
+	if (hm->nkinds == 0)
+		return 0;
+	list_metrics(&hm->kinds[0], names, sizeof names);
+	log_error("--metric %s: no %s record has it; %s records have: %s",
+	    a->metric, hm->kinds[0].name, hm->kinds[0].name, names);
+	return NP_ERR_USAGE;
+}
+
+static int
+write_page(const struct heatmap *hm, const struct diagnosis *dx,
+    const struct heatmap_args *a, size_t kind, size_t metric)
+{
+	struct html_options opt;
+	char *tmp = NULL;
+	FILE *f = NULL;
+	int rc = NP_ERR_NOMEM;
+	size_t len = strlen(a->output) + 8;
+
+	opt.title = a->title != NULL ? a->title : "netprof heatmap";
+	opt.kind = kind;
+	opt.metric = metric;
+	opt.generated = time_wall();
+	if ((tmp = malloc(len)) == NULL)
+		goto out;
+	snprintf(tmp, len, "%s.tmp", a->output);
+	if ((f = fopen(tmp, "w")) == NULL) {
+		log_error("%s: %s; check that its directory exists and is "
+		    "writable", a->output, strerror(errno));
+		rc = NP_ERR_IO;
+		goto out;
+	}
+	setvbuf(f, NULL, _IOFBF, 1 << 20);
+	rc = heatmap_write_html(hm, dx, &opt, f);
+	if (fclose(f) != 0 && rc == 0)
+		rc = NP_ERR_IO;
+	f = NULL;
+	if (rc == 0 && rename(tmp, a->output) != 0)
+		rc = NP_ERR_IO;
+	if (rc != 0) {
+		log_error("%s: could not write the page: %s", a->output,
+		    rc == NP_ERR_IO ? strerror(errno) : error_string(rc));
+		unlink(tmp);
+	}
+out:
+	free(tmp);
+	return rc;
+}
+
+static int
+use_color(void)
+{
+	const char *no_color = getenv("NO_COLOR");
+
+	if (no_color != NULL && *no_color != '\0')
+		return 0;
+	return isatty(STDOUT_FILENO);
+}
+
+static size_t
+measured_kinds(const struct heatmap *hm)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < hm->nkinds; i++)
+		n += !hm->kinds[i].derived;
+	return n;
+}
 
 static int
 cmd_heatmap_exec(const struct cmd_entry *self, int argc, char **argv)
 {
-	(void)argc;
-	(void)argv;
-	log_error("%s: not implemented yet", self->name);
-	return NP_EXIT_FAILED;
+	struct heatmap_args a;
+	struct diagnosis dx;
+	struct heatmap *hm = NULL;
+	size_t i, kind, metric, records, failed;
+	int rc, done, exit_code = NP_EXIT_USAGE;
+
+	memset(&a, 0, sizeof a);
+	memset(&dx, 0, sizeof dx);
+	if ((rc = parse_args(self, argc, argv, &a, &done)) != NP_EXIT_OK ||
+	    done) {
+		exit_code = rc;
+		goto out;
+	}
+	if ((hm = heatmap_new()) == NULL)
+		goto nomem;
+	for (i = 0; i < a.ninputs; i++)
+		if ((rc = heatmap_read(hm, a.inputs[i], a.strict)) != 0) {
+			if (rc == NP_ERR_NOMEM)
+				goto nomem;
+			goto out;
+		}
+	if (hm->input.malformed > 0)
+		log_warn("skipped %zu malformed line%s (--strict makes this "
+		    "an error)", hm->input.malformed,
+		    hm->input.malformed == 1 ? "" : "s");
+	rc = heatmap_build(hm, a.aggregate, a.kind);
+	if (rc == NP_ERR_NOT_FOUND || (rc == 0 && hm->nkinds == 0)) {
+		log_error("no %s%srecords in the input files; give a collect "
+		    "or bench .jsonl with --input", a.kind ? a.kind : "",
+		    a.kind ? " " : "");
+		goto out;
+	}
+	if (rc != 0)
+		goto nomem;
+	if (a.kind != NULL && a.metric != NULL &&
+	    heatmap_find_metric(&hm->kinds[0], a.metric) < 0) {
+		char names[512];
+
+		list_metrics(&hm->kinds[0], names, sizeof names);
+		log_error("--metric %s: %s records have no such metric; they "
+		    "have: %s", a.metric, a.kind, names);
+		goto out;
+	}
+	if (choose_view(hm, &a, &kind, &metric) != 0)
+		goto out;
+	if ((rc = heatmap_diagnose(hm, &dx)) != 0)
+		goto nomem;
+	if (a.text && heatmap_write_text(hm, &dx, a.kind || a.metric ?
+	    (long)kind : -1, (long)metric, use_color(), stdout) != 0)
+		goto nomem;
+	if (a.output != NULL && write_page(hm, &dx, &a, kind, metric) != 0) {
+		exit_code = NP_EXIT_FAILED;
+		goto out;
+	}
+	heatmap_totals(hm, &records, &failed);
+	fprintf(stderr, "%s %s (%zu hosts, %zu kinds, %zu records, %zu "
+	    "failed)\n", a.output != NULL ? "wrote" : "read",
+	    a.output != NULL ? a.output : "records", hm->nhosts,
+	    measured_kinds(hm), records, failed);
+	exit_code = NP_EXIT_OK;
+	goto out;
+nomem:
+	log_error("out of memory");
+	exit_code = NP_EXIT_FAILED;
+out:
+	diagnosis_free(&dx);
+	heatmap_free(hm);
+	free(a.inputs);
+	return exit_code;
 }
 
 const struct cmd_entry cmd_heatmap_entry = {
 	.name = "heatmap",
 	.summary = "render measurements as a self-contained HTML page",
-	.usage = "--config FILE",
-	.help = "",
+	.usage = "--input FILE [--input FILE ...] (--output FILE.html | --text)\n"
+	    "       [--kind KIND] [--metric METRIC] [--title TEXT] "
+	    "[--aggregate latest|median] [--strict]",
+	.help =
+	    "  -i, --input FILE     collect or bench records (.jsonl), or a bench run.json;\n"
+	    "                       repeat to combine collect and bench runs\n"
+	    "  -o, --output FILE    the page to write (one self-contained HTML file)\n"
+	    "  -k, --kind KIND      only ping, iperf3, libp2p_ping, latency or throughput;\n"
+	    "                       default: every kind found, switchable on the page\n"
+	    "  -m, --metric METRIC  metric shown first (default: avg for ping, mbps for\n"
+	    "                       iperf3 and throughput, p50_ms for libp2p_ping and latency)\n"
+	    "  -t, --title TEXT     page title\n"
+	    "      --aggregate HOW  several records for a pair: latest (default) or\n"
+	    "                       median (of each metric over the ok records)\n"
+	    "      --text           print the matrix, diagnosis and failures to stdout\n"
+	    "                       (ANSI colours on a terminal unless NO_COLOR is set)\n"
+	    "      --strict         a malformed input line is an error (exit 2)\n"
+	    "  -h, --help           show this help\n",
 	.exec = cmd_heatmap_exec,
 };

@@ -1,0 +1,86 @@
+/*
+ * Records as the heatmap reads them back: one JSONL line written by
+ * `collect` or `bench` (or by the tool netprof replaces) becomes a struct
+ * record, and a bench run.json becomes a struct run_info. The reader keeps
+ * only what the page shows: pair, kind, outcome, time, numeric metrics, the
+ * error text and class, and the sample count. Unknown fields are ignored.
+ */
+#ifndef NETPROF_HEATMAP_RECORDS_H
+#define NETPROF_HEATMAP_RECORDS_H
+
+#include <stddef.h>
+
+struct record_metric {
+	char *name;
+	double value;
+	int index;		/* position in the kind's metric list (model) */
+};
+
+struct record {
+	char *kind;
+	char *source;
+	char *target;
+	int ok;
+	double time;		/* ended_at, else timestamp, else started_at; NAN if none */
+	long seq;		/* order of reading, across every input file */
+	char *error;		/* NULL when ok */
+	char *error_class;	/* given, or derived from the error text */
+	struct record_metric *metrics;
+	size_t nmetrics;
+	long nsamples;		/* samples_ms/samples_ns/iterations length, or -1 */
+	const char *file;	/* not owned */
+	int line;
+
+	/* Filled by the model. */
+	int kind_index, src, tgt;
+	struct record *next_in_cell;
+};
+
+struct convergence {
+	char *host;
+	int complete;
+	double elapsed_s;
+};
+
+struct run_info {
+	char *run_id;
+	char *file;
+	char **machines;	/* machine names, in inventory order */
+	size_t nmachines;
+	struct convergence *convergence;
+	size_t nconvergence;
+};
+
+/* What one input file held. */
+struct record_input {
+	struct record **records;
+	size_t nrecords, records_alloc;
+	struct run_info **runs;
+	size_t nruns;
+	size_t malformed;	/* lines skipped */
+	long next_seq;
+};
+
+/*
+ * Parse one JSONL line into *out. Returns 0, or NP_ERR_PARSE with *cause
+ * (allocated) saying what is wrong; a blank line is not passed here.
+ */
+int record_parse(const char *line, size_t len, struct record **out,
+    char **cause);
+void record_free(struct record *r);
+
+/* Time of an ISO-8601 UTC timestamp ("2026-05-03T11:37:42.123Z"), or NAN. */
+double record_parse_time(const char *s);
+
+/* "unreachable", "auth", "tool_missing", "timeout", "parse" or "tool_failed". */
+const char *record_classify_error(const char *error);
+
+/*
+ * Read one input file: JSONL records, or a bench run.json. A malformed line
+ * is reported as "file:line: what" and skipped, unless strict, when it is
+ * an error (NP_ERR_PARSE). NP_ERR_IO if the file cannot be read.
+ */
+int records_read_file(struct record_input *in, const char *path, int strict);
+void record_input_free(struct record_input *in);
+
+#endif

@@ -1,0 +1,629 @@
+/*
+ * The heatmap's matrix model: turns the records read from every input into
+ * hosts (natural order), kinds (collect kinds, then bench kinds) and one
+ * N x N grid of cells per kind. A cell keeps every record of its pair in
+ * reading order; the one that counts is the latest (by time, else by
+ * reading order), or with the median aggregate the median of each metric
+ * over the ok records. The derived "overlay" kind puts libp2p results over
+ * the raw-IP baseline of the same pair.
+ */
+#include <ctype.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "error.h"
+#include "heatmap.h"
+
+#define OVERLAY_KIND "overlay"
+
+static const char *const kind_order[] = {
+	"ping", "iperf3", "libp2p_ping", "latency", "throughput", NULL
+};
+
+struct heatmap *
+heatmap_new(void)
+{
+	return calloc(1, sizeof(struct heatmap));
+}
+
+static void
+kind_clear(struct hm_kind *k, size_t ncells)
+{
+	size_t i;
+
+	free(k->name);
+	for (i = 0; i < k->nmetrics; i++)
+		free(k->metrics[i].name);
+	free(k->metrics);
+	if (k->cells != NULL && ncells > 0)
+		free(k->cells[0].values);
+	free(k->cells);
+}
+
+void
+heatmap_free(struct heatmap *hm)
+{
+	size_t i;
+
+	if (hm == NULL)
+		return;
+	for (i = 0; i < hm->nkinds; i++)
+		kind_clear(&hm->kinds[i], hm->nhosts * hm->nhosts);
+	free(hm->kinds);
+	for (i = 0; i < hm->nhosts; i++)
+		free(hm->hosts[i]);
+	free(hm->hosts);
+	free(hm->host_slots);
+	record_input_free(&hm->input);
+	free(hm);
+}
+
+int
+heatmap_read(struct heatmap *hm, const char *path, int strict)
+{
+	return records_read_file(&hm->input, path, strict);
+}
+
+/* Natural order: runs of digits compare by value. */
+int
+heatmap_host_compare(const char *a, const char *b)
+{
+	while (*a != '\0' && *b != '\0') {
+		if (isdigit((unsigned char)*a) && isdigit((unsigned char)*b)) {
+			const char *ea = a, *eb = b;
+			size_t la, lb;
+			int c;
+
+			while (*a == '0' && isdigit((unsigned char)a[1]))
+				a++;
+			while (*b == '0' && isdigit((unsigned char)b[1]))
+				b++;
+			for (ea = a; isdigit((unsigned char)*ea); ea++)
+				;
+			for (eb = b; isdigit((unsigned char)*eb); eb++)
+				;
+			la = (size_t)(ea - a);
+			lb = (size_t)(eb - b);
+			if (la != lb)
+				return la < lb ? -1 : 1;
+			if ((c = strncmp(a, b, la)) != 0)
+				return c;
+			a = ea;
+			b = eb;
+			continue;
+		}
+		if (*a != *b)
+			return (unsigned char)*a < (unsigned char)*b ? -1 : 1;
+		a++;
+		b++;
+	}
+	return (*a != '\0') - (*b != '\0');
+}
+
+static size_t
+hash_name(const char *s)
+{
+	size_t h = 1469598103934665603ULL;
+
+	for (; *s != '\0'; s++)
+		h = (h ^ (unsigned char)*s) * 1099511628211ULL;
+	return h;
+}
+
+static int
+rehash(struct heatmap *hm, size_t nslots)
+{
+	size_t *slots, i, j;
+
+	if ((slots = calloc(nslots, sizeof *slots)) == NULL)
+		return NP_ERR_NOMEM;
+	for (i = 0; i < hm->nhosts; i++) {
+		j = hash_name(hm->hosts[i]) & (nslots - 1);
+		while (slots[j] != 0)
+			j = (j + 1) & (nslots - 1);
+		slots[j] = i + 1;
+	}
+	free(hm->host_slots);
+	hm->host_slots = slots;
+	hm->nslots = nslots;
+	return 0;
+}
+
+long
+heatmap_host_index(const struct heatmap *hm, const char *name)
+{
+	size_t j;
+
+	if (hm->nslots == 0)
+		return -1;
+	j = hash_name(name) & (hm->nslots - 1);
+	while (hm->host_slots[j] != 0) {
+		if (strcmp(hm->hosts[hm->host_slots[j] - 1], name) == 0)
+			return (long)hm->host_slots[j] - 1;
+		j = (j + 1) & (hm->nslots - 1);
+	}
+	return -1;
+}
+
+static int
+host_add(struct heatmap *hm, const char *name)
+{
+	char **hosts;
+	size_t j;
+
+	if (heatmap_host_index(hm, name) >= 0)
+		return 0;
+	if (hm->nhosts == hm->hosts_alloc) {
+		size_t n = hm->hosts_alloc ? hm->hosts_alloc * 2 : 16;
+
+		if ((hosts = realloc(hm->hosts, n * sizeof *hosts)) == NULL)
+			return NP_ERR_NOMEM;
+		hm->hosts = hosts;
+		hm->hosts_alloc = n;
+	}
+	if ((hm->hosts[hm->nhosts] = strdup(name)) == NULL)
+		return NP_ERR_NOMEM;
+	hm->nhosts++;
+	if (hm->nhosts * 2 > hm->nslots)
+		return rehash(hm, hm->nslots ? hm->nslots * 2 : 64);
+	j = hash_name(name) & (hm->nslots - 1);
+	while (hm->host_slots[j] != 0)
+		j = (j + 1) & (hm->nslots - 1);
+	hm->host_slots[j] = hm->nhosts;
+	return 0;
+}
+
+static int
+cmp_host_ptr(const void *a, const void *b)
+{
+	return heatmap_host_compare(*(char *const *)a, *(char *const *)b);
+}
+
+static int
+collect_hosts(struct heatmap *hm, const char *only_kind)
+{
+	struct record_input *in = &hm->input;
+	size_t i, j;
+	int rc;
+
+	for (i = 0; i < in->nruns; i++)
+		for (j = 0; j < in->runs[i]->nmachines; j++)
+			if ((rc = host_add(hm, in->runs[i]->machines[j])) != 0)
+				return rc;
+	for (i = 0; i < in->nrecords; i++) {
+		struct record *r = in->records[i];
+
+		if (only_kind != NULL && strcmp(r->kind, only_kind) != 0)
+			continue;
+		if ((rc = host_add(hm, r->source)) != 0 ||
+		    (rc = host_add(hm, r->target)) != 0)
+			return rc;
+	}
+	qsort(hm->hosts, hm->nhosts, sizeof *hm->hosts, cmp_host_ptr);
+	return rehash(hm, hm->nslots ? hm->nslots : 64);
+}
+
+struct hm_kind *
+heatmap_find_kind(const struct heatmap *hm, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < hm->nkinds; i++)
+		if (strcmp(hm->kinds[i].name, name) == 0)
+			return &hm->kinds[i];
+	return NULL;
+}
+
+int
+heatmap_find_metric(const struct hm_kind *kind, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < kind->nmetrics; i++)
+		if (strcmp(kind->metrics[i].name, name) == 0)
+			return (int)i;
+	return -1;
+}
+
+static int
+kind_rank(const char *name)
+{
+	int i;
+
+	for (i = 0; kind_order[i] != NULL; i++)
+		if (strcmp(kind_order[i], name) == 0)
+			return i;
+	return i;
+}
+
+static int
+cmp_kind(const void *a, const void *b)
+{
+	const struct hm_kind *x = a, *y = b;
+	int rx = kind_rank(x->name), ry = kind_rank(y->name);
+
+	if (rx != ry)
+		return rx - ry;
+	return strcmp(x->name, y->name);
+}
+
+static int
+kind_add(struct heatmap *hm, const char *name, int derived)
+{
+	struct hm_kind *kinds, *k;
+
+	if (heatmap_find_kind(hm, name) != NULL)
+		return 0;
+	kinds = realloc(hm->kinds, (hm->nkinds + 1) * sizeof *kinds);
+	if (kinds == NULL)
+		return NP_ERR_NOMEM;
+	hm->kinds = kinds;
+	k = &hm->kinds[hm->nkinds];
+	memset(k, 0, sizeof *k);
+	if ((k->name = strdup(name)) == NULL)
+		return NP_ERR_NOMEM;
+	k->derived = derived;
+	hm->nkinds++;
+	return 0;
+}
+
+static int
+metric_add(struct hm_kind *k, const char *name)
+{
+	struct hm_metric *m;
+	int i;
+
+	if ((i = heatmap_find_metric(k, name)) >= 0)
+		return i;
+	if ((m = realloc(k->metrics, (k->nmetrics + 1) * sizeof *m)) == NULL)
+		return NP_ERR_NOMEM;
+	k->metrics = m;
+	m = &k->metrics[k->nmetrics];
+	memset(m, 0, sizeof *m);
+	heatmap_metric_describe(name, m);
+	if ((m->name = strdup(name)) == NULL)
+		return NP_ERR_NOMEM;
+	return (int)k->nmetrics++;
+}
+
+static int
+collect_kinds(struct heatmap *hm, const char *only_kind)
+{
+	struct record_input *in = &hm->input;
+	size_t i;
+	int rc;
+
+	for (i = 0; i < in->nrecords; i++) {
+		const char *kind = in->records[i]->kind;
+
+		if (only_kind != NULL && strcmp(kind, only_kind) != 0)
+			continue;
+		if ((rc = kind_add(hm, kind, 0)) != 0)
+			return rc;
+	}
+	if (hm->nkinds > 1)
+		qsort(hm->kinds, hm->nkinds, sizeof *hm->kinds, cmp_kind);
+	return 0;
+}
+
+static int
+assign_metrics(struct heatmap *hm, const char *only_kind)
+{
+	struct record_input *in = &hm->input;
+	size_t i, j;
+	int idx;
+
+	for (i = 0; i < in->nrecords; i++) {
+		struct record *r = in->records[i];
+		struct hm_kind *k;
+
+		r->kind_index = -1;
+		if (only_kind != NULL && strcmp(r->kind, only_kind) != 0)
+			continue;
+		k = heatmap_find_kind(hm, r->kind);
+		r->kind_index = (int)(k - hm->kinds);
+		r->src = (int)heatmap_host_index(hm, r->source);
+		r->tgt = (int)heatmap_host_index(hm, r->target);
+		for (j = 0; j < r->nmetrics; j++) {
+			if ((idx = metric_add(k, r->metrics[j].name)) < 0)
+				return idx;
+			r->metrics[j].index = idx;
+		}
+	}
+	for (i = 0; i < hm->nkinds; i++) {
+		struct hm_kind *k = &hm->kinds[i];
+
+		idx = heatmap_find_metric(k, heatmap_default_metric(k->name));
+		k->default_metric = idx >= 0 ? (size_t)idx : 0;
+	}
+	return 0;
+}
+
+static int
+kind_alloc_cells(struct heatmap *hm, struct hm_kind *k)
+{
+	size_t n = hm->nhosts * hm->nhosts, i, nm = k->nmetrics ? k->nmetrics : 1;
+	double *values;
+
+	if ((k->cells = calloc(n ? n : 1, sizeof *k->cells)) == NULL)
+		return NP_ERR_NOMEM;
+	if ((values = malloc((n ? n : 1) * nm * sizeof *values)) == NULL)
+		return NP_ERR_NOMEM;
+	for (i = 0; i < n * nm; i++)
+		values[i] = NAN;
+	for (i = 0; i < n; i++) {
+		k->cells[i].values = values + i * nm;
+		k->cells[i].state = i / hm->nhosts == i % hm->nhosts ?
+		    CELL_SELF : CELL_MISSING;
+	}
+	if (n == 0)
+		k->cells[0].values = values;
+	return 0;
+}
+
+struct hm_cell *
+heatmap_cell(const struct heatmap *hm, const struct hm_kind *kind,
+    size_t src, size_t tgt)
+{
+	return &kind->cells[src * hm->nhosts + tgt];
+}
+
+/* Is a later than b? Times decide when both have one; else reading order. */
+static int
+record_later(const struct record *a, const struct record *b)
+{
+	if (!isnan(a->time) && !isnan(b->time) && a->time != b->time)
+		return a->time > b->time;
+	return a->seq > b->seq;
+}
+
+static int
+cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+static void
+cell_median(struct hm_cell *c, size_t nmetrics, double *scratch)
+{
+	struct record *r;
+	size_t m, n, j;
+
+	for (m = 0; m < nmetrics; m++) {
+		n = 0;
+		for (r = c->first; r != NULL; r = r->next_in_cell) {
+			if (!r->ok)
+				continue;
+			for (j = 0; j < r->nmetrics; j++)
+				if (r->metrics[j].index == (int)m)
+					scratch[n++] = r->metrics[j].value;
+		}
+		if (n == 0)
+			continue;
+		qsort(scratch, n, sizeof *scratch, cmp_double);
+		c->values[m] = n % 2 ? scratch[n / 2] :
+		    (scratch[n / 2 - 1] + scratch[n / 2]) / 2;
+	}
+}
+
+static void
+cell_decide(struct hm_cell *c, size_t nmetrics, enum heatmap_aggregate agg,
+    double *scratch)
+{
+	struct record *r;
+	size_t j;
+	int any_ok = 0;
+
+	for (r = c->first; r != NULL; r = r->next_in_cell) {
+		if (c->latest == NULL || record_later(r, c->latest))
+			c->latest = r;
+		if (!r->ok && (c->last_failed == NULL ||
+		    record_later(r, c->last_failed)))
+			c->last_failed = r;
+		any_ok |= r->ok;
+	}
+	if (c->latest == NULL)
+		return;
+	if (agg == HEATMAP_MEDIAN) {
+		c->state = any_ok ? CELL_VALUE : CELL_FAILED;
+		if (any_ok)
+			cell_median(c, nmetrics, scratch);
+		return;
+	}
+	c->state = c->latest->ok ? CELL_VALUE : CELL_FAILED;
+	if (c->latest->ok)
+		for (j = 0; j < c->latest->nmetrics; j++)
+			c->values[c->latest->metrics[j].index] =
+			    c->latest->metrics[j].value;
+}
+
+static int
+fill_cells(struct heatmap *hm)
+{
+	struct record_input *in = &hm->input;
+	size_t i, n = hm->nhosts * hm->nhosts;
+	double *scratch;
+
+	if ((scratch = malloc((in->nrecords + 1) * sizeof *scratch)) == NULL)
+		return NP_ERR_NOMEM;
+	for (i = 0; i < in->nrecords; i++) {
+		struct record *r = in->records[i];
+		struct hm_kind *k;
+		struct hm_cell *c;
+
+		if (r->kind_index < 0)
+			continue;
+		k = &hm->kinds[r->kind_index];
+		k->nrecords++;
+		k->nfailed += !r->ok;
+		c = heatmap_cell(hm, k, (size_t)r->src, (size_t)r->tgt);
+		r->next_in_cell = NULL;
+		if (c->last != NULL)
+			c->last->next_in_cell = r;
+		else
+			c->first = r;
+		c->last = r;
+		c->count++;
+		c->nfail += !r->ok;
+	}
+	for (i = 0; i < hm->nkinds; i++) {
+		struct hm_kind *k = &hm->kinds[i];
+		size_t j;
+
+		for (j = 0; j < n; j++) {
+			if (k->cells[j].state == CELL_SELF)
+				continue;
+			cell_decide(&k->cells[j], k->nmetrics, hm->aggregate,
+			    scratch);
+		}
+	}
+	free(scratch);
+	return 0;
+}
+
+/* The default-metric value of kind for a pair, or NAN. */
+static double
+pair_value(const struct heatmap *hm, const char *kind, size_t i)
+{
+	const struct hm_kind *k = heatmap_find_kind(hm, kind);
+	const struct hm_cell *c;
+
+	if (k == NULL || k->nmetrics == 0)
+		return NAN;
+	c = &k->cells[i];
+	if (c->state != CELL_VALUE)
+		return NAN;
+	return c->values[k->default_metric];
+}
+
+static const struct overlay_ratio {
+	const char *metric, *over, *under;
+} overlay_ratios[] = {
+	{ "libp2p_ping_x_rtt", "libp2p_ping", "ping" },
+	{ "latency_x_rtt", "latency", "ping" },
+	{ "throughput_x_iperf3", "throughput", "iperf3" },
+};
+
+#define NRATIOS (sizeof overlay_ratios / sizeof overlay_ratios[0])
+
+static int
+build_overlay(struct heatmap *hm)
+{
+	size_t n = hm->nhosts * hm->nhosts, i, m, have[NRATIOS] = { 0 };
+	struct hm_kind *k;
+	double *ratios;
+	int rc, idx;
+
+	if ((ratios = malloc((n ? n : 1) * NRATIOS * sizeof *ratios)) == NULL)
+		return NP_ERR_NOMEM;
+	for (i = 0; i < n; i++) {
+		for (m = 0; m < NRATIOS; m++) {
+			double over = pair_value(hm, overlay_ratios[m].over, i);
+			double under = pair_value(hm, overlay_ratios[m].under, i);
+
+			ratios[i * NRATIOS + m] = NAN;
+			if (isnan(over) || isnan(under) || under <= 0)
+				continue;
+			ratios[i * NRATIOS + m] = over / under;
+			have[m]++;
+		}
+	}
+	rc = 0;
+	for (m = 0; m < NRATIOS && have[m] == 0; m++)
+		;
+	if (m == NRATIOS)
+		goto out;
+	if ((rc = kind_add(hm, OVERLAY_KIND, 1)) != 0)
+		goto out;
+	k = &hm->kinds[hm->nkinds - 1];
+	for (m = 0; m < NRATIOS; m++)
+		if (have[m] > 0 && (idx = metric_add(k,
+		    overlay_ratios[m].metric)) < 0) {
+			rc = idx;
+			goto out;
+		}
+	k->default_metric = 0;
+	if ((rc = kind_alloc_cells(hm, k)) != 0)
+		goto out;
+	for (i = 0; i < n; i++) {
+		if (k->cells[i].state == CELL_SELF)
+			continue;
+		for (m = 0; m < NRATIOS; m++) {
+			double v = ratios[i * NRATIOS + m];
+
+			if (isnan(v))
+				continue;
+			idx = heatmap_find_metric(k, overlay_ratios[m].metric);
+			k->cells[i].values[idx] = v;
+			k->cells[i].state = CELL_VALUE;
+		}
+	}
+out:
+	free(ratios);
+	return rc;
+}
+
+int
+heatmap_build(struct heatmap *hm, enum heatmap_aggregate aggregate,
+    const char *only_kind)
+{
+	size_t i;
+	int rc;
+
+	hm->aggregate = aggregate;
+	if ((rc = collect_hosts(hm, only_kind)) != 0 ||
+	    (rc = collect_kinds(hm, only_kind)) != 0)
+		return rc;
+	if (only_kind != NULL && hm->nkinds == 0)
+		return NP_ERR_NOT_FOUND;
+	if ((rc = assign_metrics(hm, only_kind)) != 0)
+		return rc;
+	for (i = 0; i < hm->nkinds; i++)
+		if ((rc = kind_alloc_cells(hm, &hm->kinds[i])) != 0)
+			return rc;
+	if ((rc = fill_cells(hm)) != 0)
+		return rc;
+	if (only_kind == NULL)
+		return build_overlay(hm);
+	return 0;
+}
+
+int
+heatmap_metric_range(const struct heatmap *hm, const struct hm_kind *kind,
+    size_t metric, double *lo, double *hi)
+{
+	size_t i, n = hm->nhosts * hm->nhosts;
+	int found = 0;
+
+	*lo = *hi = NAN;
+	if (metric >= kind->nmetrics)
+		return -1;
+	for (i = 0; i < n; i++) {
+		const struct hm_cell *c = &kind->cells[i];
+		double v = c->values[metric];
+
+		if (c->state != CELL_VALUE || isnan(v))
+			continue;
+		if (!found || v < *lo)
+			*lo = v;
+		if (!found || v > *hi)
+			*hi = v;
+		found = 1;
+	}
+	return found ? 0 : -1;
+}
+
+void
+heatmap_totals(const struct heatmap *hm, size_t *records, size_t *failed)
+{
+	size_t i;
+
+	*records = *failed = 0;
+	for (i = 0; i < hm->nkinds; i++) {
+		*records += hm->kinds[i].nrecords;
+		*failed += hm->kinds[i].nfailed;
+	}
+}

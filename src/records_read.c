@@ -1,0 +1,552 @@
+/*
+ * Reading measurement files back: collect and bench JSONL records (ours or
+ * the upstream tool's) and bench run.json summaries, for the heatmap. The
+ * reader is tolerant on purpose: blank lines and unknown fields are fine,
+ * metrics are whatever numbers the record carries, and a broken line is
+ * reported as file:line and skipped so one truncated write does not cost
+ * the whole page.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <cjson/cJSON.h>
+
+#include "error.h"
+#include "heatmap_records.h"
+#include "json_pos.h"
+#include "log.h"
+
+double
+record_parse_time(const char *s)
+{
+	struct tm tm;
+	int y, mo, d, h, mi, n = 0;
+	double sec, frac = 0;
+	const char *p;
+	time_t t;
+
+	if (s == NULL)
+		return NAN;
+	if (sscanf(s, "%4d-%2d-%2dT%2d:%2d:%lf%n", &y, &mo, &d, &h, &mi, &sec,
+	    &n) != 6 && sscanf(s, "%4d-%2d-%2d %2d:%2d:%lf%n", &y, &mo, &d, &h,
+	    &mi, &sec, &n) != 6)
+		return NAN;
+	memset(&tm, 0, sizeof tm);
+	tm.tm_year = y - 1900;
+	tm.tm_mon = mo - 1;
+	tm.tm_mday = d;
+	tm.tm_hour = h;
+	tm.tm_min = mi;
+	tm.tm_sec = (int)sec;
+	frac = sec - (int)sec;
+	if ((t = timegm(&tm)) == (time_t)-1)
+		return NAN;
+	p = s + n;
+	if ((*p == '+' || *p == '-') && isdigit((unsigned char)p[1])) {
+		int oh = 0, om = 0;
+
+		if (sscanf(p + 1, "%2d:%2d", &oh, &om) < 1)
+			sscanf(p + 1, "%2d%2d", &oh, &om);
+		t += (*p == '+' ? -1 : 1) * (oh * 3600 + om * 60);
+	}
+	return (double)t + frac;
+}
+
+const char *
+record_classify_error(const char *error)
+{
+	static const struct {
+		const char *needle, *class;
+	} rules[] = {
+		{ "timed out", "timeout" }, { "timeout", "timeout" },
+		{ "deadline", "timeout" },
+		{ "permission denied", "auth" }, { "authentication", "auth" },
+		{ "host key", "auth" },
+		{ "command not found", "tool_missing" },
+		{ "not installed", "tool_missing" },
+		{ "no such file", "tool_missing" },
+		{ "unreachable", "unreachable" }, { "no route", "unreachable" },
+		{ "failed to dial", "unreachable" },
+		{ "dial backoff", "unreachable" },
+		{ "100% packet loss", "unreachable" },
+		{ "connection refused", "unreachable" },
+		{ "could not resolve", "unreachable" },
+		{ "name or service not known", "unreachable" },
+		{ "could not parse", "parse" }, { "parse error", "parse" },
+	};
+	char lower[512];
+	size_t i;
+
+	if (error == NULL)
+		return "tool_failed";
+	for (i = 0; i + 1 < sizeof lower && error[i] != '\0'; i++)
+		lower[i] = (char)tolower((unsigned char)error[i]);
+	lower[i] = '\0';
+	for (i = 0; i < sizeof rules / sizeof rules[0]; i++)
+		if (strstr(lower, rules[i].needle) != NULL)
+			return rules[i].class;
+	return "tool_failed";
+}
+
+void
+record_free(struct record *r)
+{
+	size_t i;
+
+	if (r == NULL)
+		return;
+	free(r->kind);
+	free(r->source);
+	free(r->target);
+	free(r->error);
+	free(r->error_class);
+	for (i = 0; i < r->nmetrics; i++)
+		free(r->metrics[i].name);
+	free(r->metrics);
+	free(r);
+}
+
+static char *
+dup_string_field(const cJSON *obj, const char *name)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, name);
+
+	if (!cJSON_IsString(v) || v->valuestring == NULL)
+		return NULL;
+	return strdup(v->valuestring);
+}
+
+static double
+time_field(const cJSON *obj, const char *name)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, name);
+
+	if (cJSON_IsNumber(v))
+		return v->valuedouble;
+	if (cJSON_IsString(v))
+		return record_parse_time(v->valuestring);
+	return NAN;
+}
+
+static int
+ends_with(const char *s, const char *suffix)
+{
+	size_t ls = strlen(s), lx = strlen(suffix);
+
+	return ls >= lx && strcmp(s + ls - lx, suffix) == 0;
+}
+
+static int
+add_metric(struct record *r, size_t *alloc, const char *name, double value)
+{
+	struct record_metric *m;
+
+	if (r->nmetrics == *alloc) {
+		size_t n = *alloc ? *alloc * 2 : 8;
+
+		if ((m = realloc(r->metrics, n * sizeof *m)) == NULL)
+			return NP_ERR_NOMEM;
+		r->metrics = m;
+		*alloc = n;
+	}
+	m = &r->metrics[r->nmetrics];
+	if ((m->name = strdup(name)) == NULL)
+		return NP_ERR_NOMEM;
+	m->value = value;
+	m->index = -1;
+	r->nmetrics++;
+	return 0;
+}
+
+/*
+ * Every number in metrics is a metric, except the _ns twins of the _ms
+ * values (the page shows milliseconds); a nested object such as
+ * "sender": {"mbps": ...} becomes "sender_mbps".
+ */
+static int
+read_metrics(struct record *r, const cJSON *metrics)
+{
+	const cJSON *m, *sub;
+	size_t alloc = 0;
+	char name[128];
+	int rc;
+
+	cJSON_ArrayForEach(m, metrics) {
+		if (m->string == NULL)
+			continue;
+		if (cJSON_IsArray(m) && (strcmp(m->string, "samples_ms") == 0 ||
+		    strcmp(m->string, "samples_ns") == 0 ||
+		    strcmp(m->string, "iterations") == 0)) {
+			long n = (long)cJSON_GetArraySize(m);
+
+			if (n > r->nsamples)
+				r->nsamples = n;
+			continue;
+		}
+		if (cJSON_IsNumber(m) && !ends_with(m->string, "_ns")) {
+			if ((rc = add_metric(r, &alloc, m->string,
+			    m->valuedouble)) != 0)
+				return rc;
+			continue;
+		}
+		if (!cJSON_IsObject(m))
+			continue;
+		cJSON_ArrayForEach(sub, m) {
+			if (!cJSON_IsNumber(sub) || sub->string == NULL ||
+			    ends_with(sub->string, "_ns"))
+				continue;
+			snprintf(name, sizeof name, "%s_%s", m->string,
+			    sub->string);
+			if ((rc = add_metric(r, &alloc, name,
+			    sub->valuedouble)) != 0)
+				return rc;
+		}
+	}
+	return 0;
+}
+
+static int
+fail_cause(char **cause, const char *fmt, const char *arg)
+{
+	char buf[256];
+
+	snprintf(buf, sizeof buf, fmt, arg);
+	*cause = strdup(buf);
+	return NP_ERR_PARSE;
+}
+
+static int
+record_from_json(const cJSON *obj, struct record **out, char **cause)
+{
+	static const char *const required[] = { "kind", "source", "target" };
+	const cJSON *v;
+	struct record *r;
+	double t;
+	size_t i;
+	int rc;
+
+	for (i = 0; i < 3; i++) {
+		v = cJSON_GetObjectItemCaseSensitive(obj, required[i]);
+		if (!cJSON_IsString(v) || *v->valuestring == '\0')
+			return fail_cause(cause, "record has no \"%s\" string",
+			    required[i]);
+	}
+	if ((r = calloc(1, sizeof *r)) == NULL)
+		return NP_ERR_NOMEM;
+	r->nsamples = -1;
+	rc = NP_ERR_NOMEM;
+	if ((r->kind = dup_string_field(obj, "kind")) == NULL ||
+	    (r->source = dup_string_field(obj, "source")) == NULL ||
+	    (r->target = dup_string_field(obj, "target")) == NULL)
+		goto out;
+	v = cJSON_GetObjectItemCaseSensitive(obj, "error");
+	if (cJSON_IsString(v))
+		r->error = strdup(v->valuestring);
+	else if (v != NULL && !cJSON_IsNull(v))
+		r->error = cJSON_PrintUnformatted(v);
+	v = cJSON_GetObjectItemCaseSensitive(obj, "ok");
+	r->ok = v != NULL ? cJSON_IsTrue(v) : r->error == NULL;
+	if (!r->ok && r->error == NULL &&
+	    (r->error = strdup("failed (the record gives no error text)")) ==
+	    NULL)
+		goto out;
+	if (!r->ok) {
+		r->error_class = dup_string_field(obj, "error_class");
+		if (r->error_class == NULL && (r->error_class =
+		    strdup(record_classify_error(r->error))) == NULL)
+			goto out;
+	}
+	r->time = NAN;
+	if (!isnan(t = time_field(obj, "ended_at")) ||
+	    !isnan(t = time_field(obj, "timestamp")) ||
+	    !isnan(t = time_field(obj, "started_at")))
+		r->time = t;
+	v = cJSON_GetObjectItemCaseSensitive(obj, "metrics");
+	if (cJSON_IsObject(v) && (rc = read_metrics(r, v)) != 0)
+		goto out;
+	*out = r;
+	r = NULL;
+	rc = 0;
+out:
+	record_free(r);
+	return rc;
+}
+
+static int
+blank(const char *s, size_t len)
+{
+	size_t i;
+
+	for (i = 0; i < len; i++)
+		if (!isspace((unsigned char)s[i]))
+			return 0;
+	return 1;
+}
+
+int
+record_parse(const char *line, size_t len, struct record **out, char **cause)
+{
+	cJSON *obj;
+	size_t off;
+	const char *what, *end = NULL;
+	int rc;
+
+	*out = NULL;
+	*cause = NULL;
+	obj = cJSON_ParseWithLengthOpts(line, len, &end, 0);
+	if (obj != NULL && !blank(end, (size_t)(line + len - end))) {
+		cJSON_Delete(obj);
+		obj = NULL;
+	}
+	if (obj == NULL) {
+		char buf[160];
+		int l, c;
+
+		if (json_find_error(line, len, &off, &what) != 0) {
+			json_line_column(line, off, &l, &c);
+			snprintf(buf, sizeof buf, "column %d: %s", c, what);
+		} else
+			snprintf(buf, sizeof buf, "not valid JSON");
+		*cause = strdup(buf);
+		return NP_ERR_PARSE;
+	}
+	if (!cJSON_IsObject(obj))
+		rc = fail_cause(cause, "%s", "a record must be a JSON object");
+	else
+		rc = record_from_json(obj, out, cause);
+	cJSON_Delete(obj);
+	return rc;
+}
+
+static void
+run_info_free(struct run_info *run)
+{
+	size_t i;
+
+	if (run == NULL)
+		return;
+	free(run->run_id);
+	free(run->file);
+	for (i = 0; i < run->nmachines; i++)
+		free(run->machines[i]);
+	free(run->machines);
+	for (i = 0; i < run->nconvergence; i++)
+		free(run->convergence[i].host);
+	free(run->convergence);
+	free(run);
+}
+
+void
+record_input_free(struct record_input *in)
+{
+	size_t i;
+
+	if (in == NULL)
+		return;
+	for (i = 0; i < in->nrecords; i++)
+		record_free(in->records[i]);
+	free(in->records);
+	for (i = 0; i < in->nruns; i++)
+		run_info_free(in->runs[i]);
+	free(in->runs);
+	memset(in, 0, sizeof *in);
+}
+
+static int
+run_info_from_json(const cJSON *obj, const char *path, struct run_info **out)
+{
+	const cJSON *machines, *conv, *m, *v;
+	struct run_info *run;
+	size_t n;
+	int rc = NP_ERR_NOMEM;
+
+	if ((run = calloc(1, sizeof *run)) == NULL)
+		return NP_ERR_NOMEM;
+	run->run_id = dup_string_field(obj, "run_id");
+	if ((run->file = strdup(path)) == NULL)
+		goto out;
+	machines = cJSON_GetObjectItemCaseSensitive(obj, "machines");
+	n = (size_t)cJSON_GetArraySize(machines);
+	if (n > 0 && (run->machines = calloc(n, sizeof *run->machines)) ==
+	    NULL)
+		goto out;
+	cJSON_ArrayForEach(m, machines) {
+		char *name = cJSON_IsString(m) ? strdup(m->valuestring) :
+		    dup_string_field(m, "name");
+
+		if (name != NULL)
+			run->machines[run->nmachines++] = name;
+	}
+	conv = cJSON_GetObjectItemCaseSensitive(obj, "convergence");
+	n = (size_t)cJSON_GetArraySize(conv);
+	if (n > 0 && (run->convergence = calloc(n,
+	    sizeof *run->convergence)) == NULL)
+		goto out;
+	cJSON_ArrayForEach(m, conv) {
+		struct convergence *c;
+
+		if (m->string == NULL || !cJSON_IsObject(m))
+			continue;
+		c = &run->convergence[run->nconvergence];
+		if ((c->host = strdup(m->string)) == NULL)
+			goto out;
+		run->nconvergence++;
+		c->complete = cJSON_IsTrue(
+		    cJSON_GetObjectItemCaseSensitive(m, "complete"));
+		v = cJSON_GetObjectItemCaseSensitive(m, "elapsed_s");
+		c->elapsed_s = cJSON_IsNumber(v) ? v->valuedouble : NAN;
+	}
+	*out = run;
+	run = NULL;
+	rc = 0;
+out:
+	run_info_free(run);
+	return rc;
+}
+
+static int
+input_add_record(struct record_input *in, struct record *r)
+{
+	if (in->nrecords == in->records_alloc) {
+		size_t n = in->records_alloc ? in->records_alloc * 2 : 256;
+		struct record **p = realloc(in->records, n * sizeof *p);
+
+		if (p == NULL)
+			return NP_ERR_NOMEM;
+		in->records = p;
+		in->records_alloc = n;
+	}
+	r->seq = in->next_seq++;
+	in->records[in->nrecords++] = r;
+	return 0;
+}
+
+static int
+read_whole(const char *path, char **text, size_t *len)
+{
+	FILE *f;
+	char *buf = NULL, *p;
+	size_t alloc = 0, used = 0, n;
+
+	*text = NULL;
+	if ((f = fopen(path, "rb")) == NULL) {
+		log_error("%s: %s; check the --input path", path,
+		    strerror(errno));
+		return NP_ERR_IO;
+	}
+	for (;;) {
+		if (alloc - used < 65536) {
+			alloc = alloc ? alloc * 2 : 1 << 20;
+			if ((p = realloc(buf, alloc + 1)) == NULL) {
+				free(buf);
+				fclose(f);
+				return NP_ERR_NOMEM;
+			}
+			buf = p;
+		}
+		n = fread(buf + used, 1, alloc - used, f);
+		used += n;
+		if (n == 0)
+			break;
+	}
+	if (ferror(f)) {
+		log_error("%s: read error: %s", path, strerror(errno));
+		free(buf);
+		fclose(f);
+		return NP_ERR_IO;
+	}
+	fclose(f);
+	buf[used] = '\0';
+	*text = buf;
+	*len = used;
+	return 0;
+}
+
+/* A run.json is one (usually pretty-printed) object with convergence. */
+static int
+try_run_json(struct record_input *in, const char *path, const char *text,
+    size_t len, int *taken)
+{
+	struct run_info *run, **runs;
+	cJSON *obj;
+	int rc;
+
+	*taken = 0;
+	/* text is NUL-terminated; cJSON wants the NUL inside the length. */
+	obj = cJSON_ParseWithLengthOpts(text, len + 1, NULL, 1);
+	if (obj == NULL)
+		return 0;
+	if (!cJSON_IsObject(obj) ||
+	    (!cJSON_HasObjectItem(obj, "convergence") &&
+	    !cJSON_HasObjectItem(obj, "phases"))) {
+		cJSON_Delete(obj);
+		return 0;
+	}
+	rc = run_info_from_json(obj, path, &run);
+	cJSON_Delete(obj);
+	if (rc != 0)
+		return rc;
+	if ((runs = realloc(in->runs, (in->nruns + 1) * sizeof *runs)) ==
+	    NULL) {
+		run_info_free(run);
+		return NP_ERR_NOMEM;
+	}
+	in->runs = runs;
+	in->runs[in->nruns++] = run;
+	*taken = 1;
+	return 0;
+}
+
+int
+records_read_file(struct record_input *in, const char *path, int strict)
+{
+	char *text, *line, *nl, *cause;
+	struct record *r;
+	size_t len, linelen;
+	int rc, lineno = 0, taken;
+
+	if ((rc = read_whole(path, &text, &len)) != 0)
+		return rc;
+	if ((rc = try_run_json(in, path, text, len, &taken)) != 0 || taken)
+		goto out;
+	for (line = text; line < text + len; line = nl + 1) {
+		lineno++;
+		if ((nl = memchr(line, '\n', (size_t)(text + len - line))) ==
+		    NULL)
+			nl = text + len;
+		linelen = (size_t)(nl - line);
+		if (blank(line, linelen))
+			continue;
+		rc = record_parse(line, linelen, &r, &cause);
+		if (rc == NP_ERR_PARSE) {
+			if (strict)
+				log_error("%s:%d: %s (--strict: stopping)",
+				    path, lineno, cause);
+			else
+				log_warn("%s:%d: %s; line skipped", path,
+				    lineno, cause);
+			free(cause);
+			in->malformed++;
+			if (strict)
+				goto out;
+			rc = 0;
+			continue;
+		}
+		if (rc != 0)
+			goto out;
+		r->file = path;
+		r->line = lineno;
+		if ((rc = input_add_record(in, r)) != 0) {
+			record_free(r);
+			goto out;
+		}
+	}
+out:
+	free(text);
+	return rc;
+}
