@@ -97,6 +97,7 @@ netns_of() { echo "np-$NAME-$1"; }
 veth_of() { echo "np-$NAME-${1#h}"; }
 addr_of() { echo "$PREFIX.$SUBNET.$(( ${1#h} + 1 ))"; }
 hostdir_of() { echo "$DIR/hosts/$1"; }
+mac_of() { printf '02:6e:70:%02x:%02x:%02x\n' "$SUBNET" $(( ${1#h} >> 8 )) $(( ${1#h} & 255 )); }
 
 check_name() {
 	[[ $NAME =~ ^[a-z0-9]{1,8}$ ]] ||
@@ -170,7 +171,8 @@ bridge_up() {
 	local br
 	br=$(bridge_of)
 	if ! ip link show "$br" >/dev/null 2>&1; then
-		ip link add "$br" type bridge stp_state 0 forward_delay 0
+		ip link add "$br" address "$(printf '02:6e:71:%02x:00:01' "$SUBNET")" \
+		    type bridge stp_state 0 forward_delay 0
 	fi
 	echo 1 >"/proc/sys/net/ipv6/conf/$br/disable_ipv6" 2>/dev/null || true
 	ip addr replace "$PREFIX.$SUBNET.1/24" dev "$br"
@@ -184,9 +186,14 @@ host_net_up() {
 	veth=$(veth_of "$h")
 	br=$(bridge_of)
 	[ -e "/run/netns/$ns" ] || ip netns add "$ns"
-	if ! ip link show "$veth" >/dev/null 2>&1; then
+	if ! ip -n "$ns" link show eth0 >/dev/null 2>&1 ||
+	    ! ip link show "$veth" >/dev/null 2>&1; then
 		ip -n "$ns" link del eth0 2>/dev/null || true
-		ip link add "$veth" type veth peer name eth0 netns "$ns"
+		ip link del "$veth" 2>/dev/null || true
+		# A fixed MAC per address keeps the other hosts' ARP caches
+		# right when a host is made again.
+		ip link add "$veth" type veth peer name eth0 netns "$ns" \
+		    address "$(mac_of "$h")"
 	fi
 	ip link set "$veth" master "$br" up
 	echo 1 >"/proc/sys/net/ipv6/conf/$veth/disable_ipv6" 2>/dev/null || true
@@ -281,6 +288,16 @@ sshd_pid() {
 	[[ $pid =~ ^[0-9]+$ ]] || return 0
 	[ "$(readlink "/proc/$pid/exe" 2>/dev/null)" = "$SSHD" ] || return 0
 	echo "$pid"
+}
+
+# False when host $1's sshd runs in another namespace than the host's
+# (its namespace was deleted and made again under it).
+sshd_in_netns() {
+	local pid
+	pid=$(sshd_pid "$1")
+	[ -n "$pid" ] || return 0
+	[ "$(readlink "/proc/$pid/ns/net")" = \
+	    "net:[$(stat -L -c %i "/run/netns/$(netns_of "$1")")]" ]
 }
 
 sshd_start() {
@@ -450,25 +467,29 @@ EOF
 check_forwarding() {
 	local from=h1 to=h$HOSTS nf=/proc/sys/net/bridge/bridge-nf-call-iptables
 	[ "$HOSTS" -ge 2 ] || return 0
-	if host_ping "$from" "$to"; then
-		return 0
-	fi
+	host_ping "$from" "$(addr_of "$to")" && return 0
+	host_ping "$from" "$PREFIX.$SUBNET.1" && host_ping "$to" "$PREFIX.$SUBNET.1" ||
+	    die "$from or $to cannot ping the bridge $(bridge_of) ($PREFIX.$SUBNET.1);" \
+	    "see: ip netns exec $(netns_of "$from") ip addr"
+	# Both reach the bridge but not each other: bridged frames are dropped.
 	if [ -f "$nf" ] && [ "$(cat "$nf")" = 1 ] && [ ! -f "$STATE/bridge-nf-call-iptables" ]; then
 		warn "$from cannot reach $to through the bridge; setting" \
 		    "net.bridge.bridge-nf-call-iptables=0 until the last lab is down"
 		echo 1 >"$STATE/bridge-nf-call-iptables"
 		echo 0 >"$nf"
-		host_ping "$from" "$to" && return 0
+		host_ping "$from" "$(addr_of "$to")" && return 0
 	fi
 	die "$from cannot ping $to ($(addr_of "$to")) across bridge $(bridge_of);" \
 	    "a firewall may drop bridged traffic"
 }
 
+# Host $1 pings address $2 (a second, longer try absorbs ARP on a busy
+# machine).
 host_ping() {
-	ip netns exec "$(netns_of "$1")" ping -q -c 1 -W 1 "$(addr_of "$2")" \
-	    >/dev/null 2>&1 ||
-	ip netns exec "$(netns_of "$1")" ping -q -c 1 -W 2 "$(addr_of "$2")" \
-	    >/dev/null 2>&1
+	local ns
+	ns=$(netns_of "$1")
+	ip netns exec "$ns" ping -q -c 1 -W 1 "$2" >/dev/null 2>&1 ||
+	ip netns exec "$ns" ping -q -c 1 -W 2 "$2" >/dev/null 2>&1
 }
 
 # --- commands ----------------------------------------------------------
@@ -568,6 +589,7 @@ cmd_up() {
 		host_qdisc "$h" "${rate[$h]:-}" "${delay[$h]:-}"
 		restart=0
 		host_files "$h" && restart=1
+		sshd_in_netns "$h" || restart=1
 		[ $restart = 1 ] && sshd_stop "$h"
 		sshd_start "$h"
 	done
@@ -609,8 +631,14 @@ cmd_down() {
 	[ -n "$dir_arg" ] && DIR=$(realpath -m "$dir_arg")
 	[ -n "$DIR" ] || DIR=/tmp/netprof-lab-$NAME
 
-	# Every namespace and link of this lab, whatever the registry says.
-	local ns link
+	# Every sshd, namespace and link of this lab, whatever the registry
+	# says.
+	local ns link pf
+	for pf in "$DIR"/hosts/h*/sshd.pid; do
+		[ -f "$pf" ] || continue
+		pf=${pf%/sshd.pid}
+		sshd_stop "${pf##*/}"
+	done
 	for ns in $(ip netns list | awk '{print $1}' | grep -E "^np-$NAME-h[0-9]+\$" || true); do
 		host_remove "$ns" ""
 	done
