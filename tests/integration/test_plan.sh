@@ -1,0 +1,76 @@
+#!/usr/bin/env bash
+# plan and collect --dry-run, without root or a lab: the rounds the
+# scheduler prints (ceil((N-1)/cap) ping rounds, N-1 with --rounds,
+# 2(N-1) exclusive iperf3 rounds, 2N for odd N), the per-pair commands
+# as JSON rows with upstream names, quoting of odd addresses, usage errors.
+. "$(dirname "$0")/lib.sh"
+require_cmd jq
+
+inv=$NETPROF_TEST_TMP/plan-machines.json
+mk_inventory() {
+	local n=$1 i sep=""
+	{
+		printf '{"transport": "local", "ping_count": 4, "iperf_seconds": 3,\n'
+		printf ' "iperf_port": 5301, "machines": ['
+		for (( i = 1; i <= n; i++ )); do
+			printf '%s{"name": "m%d", "address": "198.18.9.%d"}' "$sep" "$i" $(( i + 1 ))
+			sep=", "
+		done
+		printf ']}\n'
+	} >"$inv"
+}
+
+mk_inventory 10
+assert_status 0 "$NETPROF_BIN" plan --config "$inv" --iperf
+assert_contains "$OUT" "ping: 2 rounds, 90 probes"	# ceil(9/8)
+assert_contains "$OUT" "iperf3: 18 rounds, 90 probes"	# 2(N-1)
+assert_contains "$OUT" "LC_ALL=C ping -c 4 -i 1 198.18.9.3"
+assert_contains "$OUT" "LC_ALL=C iperf3 -s -1 -p 5301 --forceflush"
+assert_contains "$OUT" "LC_ALL=C iperf3 -c 198.18.9.3 -p 5301 -t 3 -J"
+assert_status 0 "$NETPROF_BIN" plan --config "$inv" --rounds
+assert_contains "$OUT" "ping: 9 rounds, 90 probes"
+assert_not_contains "$OUT" "iperf3:"
+
+mk_inventory 5
+assert_status 0 "$NETPROF_BIN" plan --config "$inv" --iperf
+assert_contains "$OUT" "iperf3: 10 rounds, 20 probes"	# odd N: 2N
+# each iperf3 round line names a host at most once
+dup=$(grep -A10 '^iperf3:' <<<"$OUT" | grep '  round' | while read -r line; do
+	tr ' ' '\n' <<<"${line#*:}" | tr '>' '\n' | sed 's/-$//' | grep . | sort | uniq -d
+done)
+assert_eq "" "$dup" "a host twice in one iperf3 round"
+
+# JSON rows, upstream names plus the rounds
+assert_status 0 "$NETPROF_BIN" plan --config "$inv" --iperf --json
+json=$NETPROF_TEST_TMP/plan.json
+printf '%s\n' "$OUT" >"$json"
+assert_eq 20 "$(jq length "$json")" "rows"
+assert_eq "m1 m2 LC_ALL=C ping -c 4 -i 1 198.18.9.3" \
+    "$(jq -r '.[0]|"\(.source) \(.target) \(.ping)"' "$json")"
+assert_eq "true" "$(jq 'all(.[]; has("iperf_server") and has("iperf_client") and .ping_round >= 1 and .iperf_round >= 1)' "$json")"
+assert_status 0 "$NETPROF_BIN" plan --config "$inv" --json
+assert_eq "null" "$(jq -r '.[0].iperf_client' <<<"$OUT")" "no --iperf: no iperf commands"
+
+# collect --dry-run prints the same plan and runs nothing
+assert_status 0 "$NETPROF_BIN" collect --config "$inv" --iperf --dry-run
+assert_contains "$OUT" "iperf3: 10 rounds, 20 probes"
+
+# a host name address goes into the command as it is
+cat >"$inv" <<'JSON'
+{"transport": "local", "machines": [
+  {"name": "a", "address": "198.18.9.2"}, {"name": "b", "address": "host-b.example"}]}
+JSON
+assert_status 0 "$NETPROF_BIN" plan --config "$inv"
+assert_contains "$OUT" "ping -c 5 -i 1 host-b.example"
+
+# usage errors
+assert_status 2 "$NETPROF_BIN" plan
+assert_contains "$OUT" "--config FILE is required"
+assert_status 2 "$NETPROF_BIN" collect --config "$inv" --resume
+assert_contains "$OUT" "--resume needs --output FILE"
+assert_status 2 "$NETPROF_BIN" collect --config "$inv" --serial --rounds
+assert_status 2 "$NETPROF_BIN" collect --config "$inv" --ping-interval 0
+assert_status 2 "$NETPROF_BIN" collect --config "$NETPROF_TEST_TMP/none.json"
+assert_status 0 "$NETPROF_BIN" collect --help
+assert_contains "$OUT" "130 interrupted"
+test_pass
