@@ -1,0 +1,275 @@
+/*
+ * The "command" and "local" transports: a job is a local process. For
+ * "command" it is the inventory's remote_command argv template expanded
+ * for the machine (rcc, ssh, or any wrapper that runs a shell command on
+ * the host); for "local" it is /bin/sh -c COMMAND. stdin, stdout and stderr
+ * are pipes. Each process is its own process group (UV_PROCESS_DETACHED
+ * makes it a session leader), so that a timeout or a cancel kills the
+ * whole tree: SIGTERM to the group, SIGKILL after a grace period.
+ */
+#include <errno.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "error.h"
+#include "log.h"
+#include "template.h"
+#include "transport.h"
+
+#define KILL_GRACE_MS 2000	/* from SIGTERM to SIGKILL */
+#define GONE_GRACE_MS 1000	/* from SIGKILL to giving up on the pipes */
+
+static void
+handle_closed_cb(uv_handle_t *h)
+{
+	struct engine_job *j = h->data;
+
+	if (--j->handles_open == 0)
+		engine_job_unref(j);
+}
+
+static void
+close_handle(struct engine_job *j, uv_handle_t *h)
+{
+	if (!uv_is_closing(h))
+		uv_close(h, handle_closed_cb);
+}
+
+static void
+close_all(struct engine_job *j)
+{
+	int i;
+
+	close_handle(j, (uv_handle_t *)&j->process);
+	for (i = 0; i < 3; i++)
+		close_handle(j, (uv_handle_t *)&j->pipes[i]);
+}
+
+/* Finish once the process has exited and both output pipes have ended. */
+static void
+maybe_done(struct engine_job *j)
+{
+	const char *name = j->machine->name;
+	int status;
+
+	if (!j->exited || !j->out_eof || !j->err_eof)
+		return;
+	status = j->term_signal != 0 ? -1 : j->exit_status;
+	if (j->stop_error == NP_ERR_TIMEOUT)
+		engine_job_finish(j, NP_ERR_TIMEOUT, status, "%s: command timed "
+		    "out after %g s; its process group was killed", name,
+		    j->timeout_s);
+	else if (j->stop_error != 0)
+		engine_job_finish(j, j->stop_error, status, "%s: %s", name,
+		    error_string(j->stop_error));
+	else
+		engine_job_finish(j, NP_OK, status, NULL);
+	close_all(j);
+}
+
+static void
+exit_cb(uv_process_t *p, int64_t status, int term_signal)
+{
+	struct engine_job *j = p->data;
+
+	log_debug(j->machine->name, "process %d exited: status %lld, "
+	    "signal %d", p->pid, (long long)status, term_signal);
+	j->exited = 1;
+	j->exit_status = (int)status;
+	j->term_signal = term_signal;
+	maybe_done(j);
+}
+
+static void
+alloc_cb(uv_handle_t *h, size_t suggested, uv_buf_t *buf)
+{
+	static char slab[65536];
+
+	(void)h;
+	(void)suggested;
+	/* read_cb consumes the data before the next read: one buffer will do */
+	buf->base = slab;
+	buf->len = sizeof slab;
+}
+
+static void
+read_cb(uv_stream_t *s, ssize_t n, const uv_buf_t *buf)
+{
+	struct engine_job *j = s->data;
+	int stream = s == (uv_stream_t *)&j->pipes[1] ? 1 : 2;
+
+	if (n > 0) {
+		engine_job_output(j, stream, buf->base, (size_t)n);
+		return;
+	}
+	if (n == 0)
+		return;
+	uv_read_stop(s);
+	if (stream == 1)
+		j->out_eof = 1;
+	else
+		j->err_eof = 1;
+	maybe_done(j);
+}
+
+static void
+stdin_closed(struct engine_job *j)
+{
+	j->input_closed = 1;
+	close_handle(j, (uv_handle_t *)&j->pipes[0]);
+}
+
+static void
+shutdown_cb(uv_shutdown_t *req, int status)
+{
+	(void)status;
+	stdin_closed(req->data);
+}
+
+static void
+write_cb(uv_write_t *req, int status)
+{
+	struct engine_job *j = req->data;
+
+	if (status < 0 || uv_is_closing((uv_handle_t *)&j->pipes[0])) {
+		/* the command did not read all of it: fine, as with a shell */
+		stdin_closed(j);
+		return;
+	}
+	j->shutdown_req.data = j;
+	if (uv_shutdown(&j->shutdown_req, (uv_stream_t *)&j->pipes[0],
+	    shutdown_cb) != 0)
+		stdin_closed(j);
+}
+
+static int
+make_argv(struct engine *e, struct engine_job *j, char ***argvp)
+{
+	const struct inventory *inv = e->inv;
+	char **argv;
+
+	*argvp = NULL;
+	if (j->machine->transport == TRANSPORT_COMMAND) {
+		if (inv->remote_command == NULL || inv->n_remote_command == 0)
+			return NP_ERR_INVENTORY;
+		return template_expand(inv->remote_command,
+		    inv->n_remote_command, j->machine, j->command, argvp);
+	}
+	if ((argv = calloc(4, sizeof *argv)) == NULL)
+		return NP_ERR_NOMEM;
+	argv[0] = strdup("/bin/sh");
+	argv[1] = strdup("-c");
+	argv[2] = strdup(j->command);
+	if (argv[0] == NULL || argv[1] == NULL || argv[2] == NULL) {
+		template_argv_free(argv);
+		return NP_ERR_NOMEM;
+	}
+	*argvp = argv;
+	return 0;
+}
+
+int
+spawn_transport_submit(struct engine *e, struct engine_job *j)
+{
+	const char *name = j->machine->name;
+	uv_process_options_t opts;
+	uv_stdio_container_t stdio[3];
+	char **argv = NULL;
+	uv_buf_t buf;
+	int i, r;
+
+	if ((r = make_argv(e, j, &argv)) != 0) {
+		if (r == NP_ERR_INVENTORY)
+			engine_job_finish(j, r, -1, "%s: transport \"command\" "
+			    "needs remote_command in %s", name, e->inv->path);
+		return r;
+	}
+	for (i = 0; i < 3; i++) {
+		uv_pipe_init(e->loop, &j->pipes[i], 0);
+		j->pipes[i].data = j;
+	}
+	stdio[0].flags = UV_CREATE_PIPE | UV_READABLE_PIPE;
+	stdio[0].data.stream = (uv_stream_t *)&j->pipes[0];
+	for (i = 1; i < 3; i++) {
+		stdio[i].flags = UV_CREATE_PIPE | UV_WRITABLE_PIPE;
+		stdio[i].data.stream = (uv_stream_t *)&j->pipes[i];
+	}
+	memset(&opts, 0, sizeof opts);
+	opts.file = argv[0];
+	opts.args = argv;
+	opts.exit_cb = exit_cb;
+	opts.flags = UV_PROCESS_DETACHED;
+	opts.stdio = stdio;
+	opts.stdio_count = 3;
+	j->process.data = j;
+	j->handles_open = 4;
+	engine_job_ref(j);	/* dropped when all four handles are closed */
+	r = uv_spawn(e->loop, &j->process, &opts);
+	if (r != 0) {
+		engine_job_finish(j, NP_ERR_SPAWN, -1, "%s: could not run "
+		    "%s: %s", name, argv[0], uv_strerror(r));
+		template_argv_free(argv);
+		close_all(j);
+		return NP_ERR_SPAWN;
+	}
+	log_debug(name, "process %d started: %s", j->process.pid, argv[0]);
+	template_argv_free(argv);
+	j->state = JOB_RUNNING;
+	engine_job_started(j);
+	uv_read_start((uv_stream_t *)&j->pipes[1], alloc_cb, read_cb);
+	uv_read_start((uv_stream_t *)&j->pipes[2], alloc_cb, read_cb);
+	if (j->input == NULL || j->input_len == 0) {
+		stdin_closed(j);
+		return 0;
+	}
+	buf = uv_buf_init(j->input, (unsigned int)j->input_len);
+	j->write_req.data = j;
+	if (uv_write(&j->write_req, (uv_stream_t *)&j->pipes[0], &buf, 1,
+	    write_cb) != 0)
+		stdin_closed(j);
+	return 0;
+}
+
+static void
+kill_group(struct engine_job *j, int sig)
+{
+	log_debug(j->machine->name, "killing process group %d with signal %d",
+	    j->process.pid, sig);
+	if (kill(-j->process.pid, sig) != 0 && errno != ESRCH)
+		kill(j->process.pid, sig);
+}
+
+void
+spawn_transport_stop(struct engine_job *j)
+{
+	if (j->state != JOB_RUNNING)
+		return;
+	j->state = JOB_KILLING;
+	kill_group(j, SIGTERM);
+	engine_job_timer(j, KILL_GRACE_MS);
+}
+
+void
+spawn_transport_timer(struct engine_job *j)
+{
+	if (j->state == JOB_RUNNING) {
+		j->stop_error = NP_ERR_TIMEOUT;
+		spawn_transport_stop(j);
+		return;
+	}
+	if (j->state != JOB_KILLING)
+		return;
+	if (j->kill_stage == 0) {
+		j->kill_stage = 1;
+		kill_group(j, SIGKILL);
+		engine_job_timer(j, GONE_GRACE_MS);
+		return;
+	}
+	/* something outside the group still holds the pipes: stop waiting */
+	log_debug(j->machine->name, "output pipes still open after SIGKILL; "
+	    "giving up on them");
+	j->out_eof = j->err_eof = 1;
+	j->exited = 1;
+	maybe_done(j);
+}

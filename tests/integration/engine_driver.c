@@ -1,0 +1,243 @@
+/*
+ * A small program over the engine API for the integration tests: submit
+ * the same command N times to one machine of an inventory, optionally with
+ * stdin, a timeout, a cancel or a close after some time, and print one line
+ * per result. It also checks the engine's contract itself: on_done exactly
+ * once per job and never inside engine_submit(), and every handle closed
+ * at the end (uv_loop_close() succeeds). Exit 0 when the contract held,
+ * 3 when it did not, 2 on usage errors.
+ */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "engine.h"
+#include "error.h"
+#include "inventory.h"
+#include "log.h"
+
+struct run {
+	struct engine *engine;
+	struct engine_job **jobs;
+	int *done;
+	int n_jobs, n_done, in_submit, violations;
+	const char *out_file;
+	uv_timer_t timer;
+	int stop_close;
+};
+
+struct job_arg {
+	struct run *run;
+	int index;
+};
+
+static void
+on_done(const struct machine *m, const struct engine_result *res, void *arg)
+{
+	struct job_arg *ja = arg;
+	struct run *run = ja->run;
+	FILE *f;
+
+	if (run->in_submit) {
+		printf("VIOLATION: on_done inside engine_submit\n");
+		run->violations++;
+	}
+	if (run->done[ja->index]++ > 0) {
+		printf("VIOLATION: on_done twice for job %d\n", ja->index);
+		run->violations++;
+	}
+	if (res->out == NULL || res->err == NULL) {
+		printf("VIOLATION: NULL output\n");
+		run->violations++;
+	}
+	run->n_done++;
+	run->jobs[ja->index] = NULL;
+	printf("job %d: host=%s error=%d exit=%d out=%zu err=%zu\n", ja->index,
+	    m->name, res->error, res->exit_status, res->out_len, res->err_len);
+	if (res->error_text != NULL)
+		printf("job %d: text: %s\n", ja->index, res->error_text);
+	if (ja->index == 0 && res->out_len < 200)
+		printf("job 0: stdout: %s\n", res->out);
+	if (ja->index == 0 && res->err_len > 0 && res->err_len < 200)
+		printf("job 0: stderr: %s\n", res->err);
+	if (ja->index == 0 && run->out_file != NULL &&
+	    (f = fopen(run->out_file, "wb")) != NULL) {
+		fwrite(res->out, 1, res->out_len, f);
+		fclose(f);
+	}
+	fflush(stdout);
+}
+
+static void
+closed_cb(struct engine *e, void *arg)
+{
+	struct run *run = arg;
+
+	(void)e;
+	printf("engine closed\n");
+	uv_close((uv_handle_t *)&run->timer, NULL);
+}
+
+static void
+timer_cb(uv_timer_t *t)
+{
+	struct run *run = t->data;
+	int i;
+
+	if (run->stop_close) {
+		printf("closing the engine\n");
+		engine_close(run->engine, closed_cb, run);
+		return;
+	}
+	printf("cancelling\n");
+	for (i = 0; i < run->n_jobs; i++)
+		if (run->jobs[i] != NULL)
+			engine_cancel(run->jobs[i]);
+}
+
+static char *
+read_file(const char *path, size_t *len)
+{
+	FILE *f = fopen(path, "rb");
+	char *buf = NULL;
+	long n;
+
+	if (f == NULL)
+		return NULL;
+	if (fseek(f, 0, SEEK_END) == 0 && (n = ftell(f)) >= 0 &&
+	    fseek(f, 0, SEEK_SET) == 0 && (buf = malloc((size_t)n + 1)) != NULL)
+		*len = fread(buf, 1, (size_t)n, f);
+	fclose(f);
+	return buf;
+}
+
+static void
+usage(void)
+{
+	fprintf(stderr, "usage: engine_driver --config FILE [--host NAME] "
+	    "[--jobs N] [--input FILE]\n  [--timeout S] [--cancel-after S] "
+	    "[--close-after S] [--max-channels N]\n  [--accept-new] "
+	    "[--out FILE] [-v] -- COMMAND\n");
+	exit(2);
+}
+
+int
+main(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "config", required_argument, NULL, 'c' },
+		{ "host", required_argument, NULL, 'H' },
+		{ "jobs", required_argument, NULL, 'n' },
+		{ "input", required_argument, NULL, 'i' },
+		{ "timeout", required_argument, NULL, 't' },
+		{ "cancel-after", required_argument, NULL, 'C' },
+		{ "close-after", required_argument, NULL, 'X' },
+		{ "max-channels", required_argument, NULL, 'm' },
+		{ "accept-new", no_argument, NULL, 'a' },
+		{ "out", required_argument, NULL, 'o' },
+		{ NULL, 0, NULL, 0 }
+	};
+	struct engine_options opts = { 0 };
+	struct engine_request req = { 0 };
+	struct inventory *inv = NULL;
+	struct machine *m;
+	struct job_arg *args;
+	struct run run = { 0 };
+	const char *config = NULL, *host = NULL, *input = NULL;
+	double stop_after = 0;
+	char *cause = NULL;
+	uv_loop_t loop;
+	int c, i, r;
+
+	while ((c = getopt_long(argc, argv, "v", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'c': config = optarg; break;
+		case 'H': host = optarg; break;
+		case 'n': run.n_jobs = atoi(optarg); break;
+		case 'i': input = optarg; break;
+		case 't': req.timeout_s = atof(optarg); break;
+		case 'C': stop_after = atof(optarg); break;
+		case 'X': stop_after = atof(optarg); run.stop_close = 1; break;
+		case 'm': opts.max_channels = atoi(optarg); break;
+		case 'a': opts.accept_new_host_keys = 1; break;
+		case 'o': run.out_file = optarg; break;
+		case 'v': log_set_level(LOG_VERBOSE); break;
+		default: usage();
+		}
+	}
+	if (config == NULL || optind != argc - 1)
+		usage();
+	if (run.n_jobs <= 0)
+		run.n_jobs = 1;
+	if (inventory_load(config, &inv, &cause) != 0) {
+		fprintf(stderr, "engine_driver: %s\n", cause);
+		return 2;
+	}
+	m = host != NULL ? inventory_find(inv, host) : &inv->machines[0];
+	if (m == NULL) {
+		fprintf(stderr, "engine_driver: no machine %s\n", host);
+		return 2;
+	}
+	if (input != NULL &&
+	    (req.input = read_file(input, &req.input_len)) == NULL) {
+		fprintf(stderr, "engine_driver: cannot read %s\n", input);
+		return 2;
+	}
+	req.command = argv[optind];
+	req.on_done = on_done;
+	uv_loop_init(&loop);
+	if ((r = engine_new(&loop, inv, &opts, &run.engine)) != 0)
+		return 2;
+	run.jobs = calloc((size_t)run.n_jobs, sizeof *run.jobs);
+	run.done = calloc((size_t)run.n_jobs, sizeof *run.done);
+	args = calloc((size_t)run.n_jobs, sizeof *args);
+	for (i = 0; i < run.n_jobs; i++) {
+		args[i].run = &run;
+		args[i].index = i;
+		req.arg = &args[i];
+		run.in_submit = 1;
+		r = engine_submit(run.engine, m, &req, &run.jobs[i]);
+		run.in_submit = 0;
+		if (r != 0) {
+			printf("submit failed: %s\n", error_string(r));
+			return 3;
+		}
+	}
+	uv_timer_init(&loop, &run.timer);
+	run.timer.data = &run;
+	if (stop_after > 0)
+		uv_timer_start(&run.timer, timer_cb,
+		    (uint64_t)(stop_after * 1000), 0);
+	uv_run(&loop, UV_RUN_DEFAULT);
+	if (!run.stop_close) {
+		/* the normal end: everything finished, now close */
+		uv_timer_stop(&run.timer);
+		engine_close(run.engine, closed_cb, &run);
+		uv_run(&loop, UV_RUN_DEFAULT);
+	}
+	if (engine_pending(run.engine) != 0) {
+		printf("VIOLATION: %zu jobs pending\n",
+		    engine_pending(run.engine));
+		run.violations++;
+	}
+	engine_free(run.engine);
+	if (uv_loop_close(&loop) != 0) {
+		printf("VIOLATION: handles left open on the loop\n");
+		run.violations++;
+	}
+	for (i = 0; i < run.n_jobs; i++) {
+		if (run.done[i] != 1) {
+			printf("VIOLATION: job %d got %d results\n", i,
+			    run.done[i]);
+			run.violations++;
+		}
+	}
+	printf("done %d of %d\n", run.n_done, run.n_jobs);
+	free(run.jobs);
+	free(run.done);
+	free(args);
+	free((char *)req.input);
+	inventory_free(inv);
+	return run.violations > 0 ? 3 : 0;
+}
