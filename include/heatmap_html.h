@@ -27,8 +27,8 @@ int heatmap_write_html(const struct heatmap *hm, const struct diagnosis *dx,
 void html_escape(FILE *f, const char *s);
 /*
  * s as a JSON string, quotes included, safe inside <script>: "/" is
- * written "\/" (so "</" never appears), "<!" as "\u003c!", and control
- * characters as \u00XX.
+ * written "\/" (so "</" becomes "<\/"), any other "<" as "\u003c" (no
+ * "<!--", no tag), and control characters as \u00XX.
  */
 void json_escape(FILE *f, const char *s);
 

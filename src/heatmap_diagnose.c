@@ -299,6 +299,24 @@ rule_convergence(const struct heatmap *hm, struct diagnosis *dx)
 	return 0;
 }
 
+static int
+rule_rank(const char *rule)
+{
+	size_t i;
+
+	for (i = 0; i < NRULES && strcmp(rule_texts[i].rule, rule) != 0; i++)
+		;
+	return (int)i;
+}
+
+static int
+cmp_finding(const void *a, const void *b)
+{
+	const struct finding *x = a, *y = b;
+
+	return rule_rank(x->rule) - rule_rank(y->rule);
+}
+
 int
 heatmap_diagnose(const struct heatmap *hm, struct diagnosis *dx)
 {
@@ -319,6 +337,9 @@ heatmap_diagnose(const struct heatmap *hm, struct diagnosis *dx)
 		}
 	if ((rc = rule_convergence(hm, dx)) != 0)
 		goto fail;
+	if (dx->nfindings > 1)
+		qsort(dx->findings, dx->nfindings, sizeof *dx->findings,
+		    cmp_finding);
 	return 0;
 fail:
 	diagnosis_free(dx);

@@ -47,7 +47,7 @@ json_escape(FILE *f, const char *s)
 			fprintf(f, "\\%c", c);
 		else if (c == '/')
 			fputs("\\/", f);
-		else if (c == '<' && s[1] == '!')
+		else if (c == '<' && s[1] != '/')
 			fputs("\\u003c", f);
 		else if (c < 0x20)
 			fprintf(f, "\\u%04x", c);
@@ -612,10 +612,12 @@ write_data(FILE *f, const struct heatmap *hm, const struct html_options *opt)
 static void
 write_head(FILE *f, const struct heatmap *hm, const struct html_options *opt)
 {
-	size_t records, failed;
+	size_t records, failed, kinds = 0, i;
 	char when[40];
 
 	heatmap_totals(hm, &records, &failed);
+	for (i = 0; i < hm->nkinds; i++)
+		kinds += !hm->kinds[i].derived;
 	fputs("<!DOCTYPE html>\n<html lang=en>\n<head>\n<meta charset=utf-8>\n"
 	    "<meta name=viewport content=\"width=device-width, "
 	    "initial-scale=1\">\n<title>", f);
@@ -625,7 +627,7 @@ write_head(FILE *f, const struct heatmap *hm, const struct html_options *opt)
 	html_escape(f, opt->title);
 	fprintf(f, "</h1>\n<p class=summary>%zu hosts \xc2\xb7 %zu kinds "
 	    "\xc2\xb7 %zu records \xc2\xb7 %zu failed \xc2\xb7 %s \xc2\xb7 "
-	    "written %s</p>\n", hm->nhosts, hm->nkinds, records, failed,
+	    "written %s</p>\n", hm->nhosts, kinds, records, failed,
 	    hm->aggregate == HEATMAP_MEDIAN ?
 	    "median of the ok records per pair" : "latest record per pair",
 	    time_iso8601(opt->generated, when, sizeof when));

@@ -1,0 +1,12 @@
+# browser.heatmap: headless Chromium (Debian's chromium) driven by
+# playwright-core over the page `netprof heatmap` writes from the fixtures.
+# Skips (77) when chromium or node_modules are missing; tests/browser/install.sh
+# installs both. Screenshots land in <build>/tests/browser/.
+find_program(NETPROF_NODE node)
+if(NETPROF_NODE)
+  add_test(NAME browser.heatmap
+    COMMAND ${NETPROF_NODE} ${CMAKE_CURRENT_LIST_DIR}/heatmap.test.mjs)
+  set_tests_properties(browser.heatmap PROPERTIES LABELS browser
+    SKIP_RETURN_CODE 77 TIMEOUT 180
+    ENVIRONMENT "${NETPROF_TEST_ENV};NETPROF_BROWSER_OUT=${CMAKE_CURRENT_BINARY_DIR}/browser")
+endif()
