@@ -51,7 +51,7 @@ options:
   -h, --help      show this help
 
 Connect with OpenSSH:  ssh -F DIR/ssh_config.openssh h1
-Use with netprof:      netprof check -i DIR/machines.json
+Use with netprof:      netprof check --config DIR/machines.json
 EOF
 }
 
@@ -135,7 +135,7 @@ require_lab() {
 
 check_host() {
 	local h=$1
-	[[ $h =~ ^h[0-9]+$ ]] && (( ${h#h} >= 1 && ${h#h} <= HOSTS )) ||
+	[[ $h =~ ^h[1-9][0-9]*$ ]] && (( ${h#h} <= HOSTS )) ||
 	    usage_error "no host '$h' in lab '$NAME' (hosts are h1..h$HOSTS)"
 }
 
@@ -506,7 +506,7 @@ cmd_up() {
 		--dir) DIR=${2:?--dir needs a value}; shift 2 ;;
 		--rate|--delay)
 			arg=${2:-}
-			[[ $arg =~ ^(h[0-9]+)=(.+)$ ]] ||
+			[[ $arg =~ ^(h[1-9][0-9]*)=(.+)$ ]] ||
 			    usage_error "$1: expected HOST=VALUE (like h3=100mbit), got '$arg'"
 			h=${BASH_REMATCH[1]} v=${BASH_REMATCH[2]}
 			if [ "$1" = --rate ]; then
@@ -524,10 +524,11 @@ cmd_up() {
 		esac
 	done
 	check_name
-	[[ $HOSTS =~ ^[0-9]+$ ]] && (( HOSTS >= 1 && HOSTS <= 200 )) ||
+	[[ $HOSTS =~ ^[0-9]{1,3}$ ]] && (( 10#$HOSTS >= 1 && 10#$HOSTS <= 200 )) ||
 	    usage_error "--hosts: '$HOSTS' must be a number from 1 to 200"
-	[[ $SUBNET =~ ^[0-9]+$ ]] && (( SUBNET <= 255 )) ||
+	[[ $SUBNET =~ ^[0-9]{1,3}$ ]] && (( 10#$SUBNET <= 255 )) ||
 	    usage_error "--subnet: '$SUBNET' must be a number from 0 to 255"
+	HOSTS=$(( 10#$HOSTS )) SUBNET=$(( 10#$SUBNET ))
 	for h in "${!rate[@]}" "${!delay[@]}"; do
 		(( ${h#h} >= 1 && ${h#h} <= HOSTS )) ||
 		    usage_error "--rate/--delay: no host '$h' (hosts are h1..h$HOSTS)"
@@ -607,7 +608,7 @@ cmd_up() {
 	check_forwarding
 	echo "lab '$NAME' is up: $HOSTS hosts in 198.18.$SUBNET.0/24, files in $DIR"
 	echo "  ssh -F $DIR/ssh_config.openssh h1"
-	echo "  inventory: $DIR/machines.json    tear down: $PROG down --name $NAME"
+	echo "  inventory: $DIR/machines.json    tear down: $0 down --name $NAME"
 }
 
 cmd_down() {
