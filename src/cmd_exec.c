@@ -1,23 +1,436 @@
 /*
- * netprof exec: run a command on every host at once.
+ * netprof exec: run one command on every host at once, like pdsh, through
+ * the dispatch engine. Output lines are prefixed with the host's name
+ * ("h1: line"), a partial line is held until its newline or the end;
+ * errors go to stderr, one per host. The exit status is the worst remote
+ * status (255 for a host that could not run the command, as ssh does).
+ * With --repeat N each host runs the command N times, one after another,
+ * all hosts in parallel, and the command rate and latency percentiles are
+ * printed: a measurement of the SSH path itself.
  */
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
 #include "cmd.h"
+#include "engine.h"
 #include "error.h"
+#include "inventory.h"
 #include "log.h"
+#include "stats.h"
+#include "timeutil.h"
+
+struct line_buf {
+	char *data;
+	size_t len, size;
+};
+
+struct exec_host {
+	struct exec_run *run;
+	const struct machine *machine;
+	struct line_buf out, err;
+	int runs_left;
+	struct engine_job *job;
+};
+
+struct exec_run {
+	struct engine *engine;
+	struct exec_host *hosts;
+	size_t n_hosts, hosts_running;
+	struct engine_request req;
+	int repeat;
+	int worst;
+	int interrupted;
+	double *latency_ms;
+	size_t n_latency, n_failed;
+	double started, ended;
+	uv_signal_t sigint, sigterm;
+};
+
+/* Print buf's complete lines with the host prefix; keep the rest. */
+static void
+emit_lines(const char *name, struct line_buf *lb, FILE *f, int flush)
+{
+	size_t start = 0, i;
+
+	for (i = 0; i < lb->len; i++) {
+		if (lb->data[i] != '\n')
+			continue;
+		fprintf(f, "%s: %.*s\n", name, (int)(i - start),
+		    lb->data + start);
+		start = i + 1;
+	}
+	if (flush && start < lb->len) {
+		fprintf(f, "%s: %.*s\n", name, (int)(lb->len - start),
+		    lb->data + start);
+		start = lb->len;
+	}
+	memmove(lb->data, lb->data + start, lb->len - start);
+	lb->len -= start;
+}
+
+static void
+on_output(const struct machine *m, int stream, const char *buf, size_t len,
+    void *arg)
+{
+	struct exec_host *h = arg;
+	struct line_buf *lb = stream == 2 ? &h->err : &h->out;
+
+	if (h->run->repeat > 1)
+		return;
+	if (lb->len + len > lb->size) {
+		size_t size = lb->size > 0 ? lb->size : 1024;
+		char *p;
+
+		while (size < lb->len + len)
+			size *= 2;
+		if ((p = realloc(lb->data, size)) == NULL)
+			return;
+		lb->data = p;
+		lb->size = size;
+	}
+	memcpy(lb->data + lb->len, buf, len);
+	lb->len += len;
+	emit_lines(m->name, lb, stream == 2 ? stderr : stdout, 0);
+}
+
+static void
+closed_cb(struct engine *e, void *arg)
+{
+	struct exec_run *run = arg;
+
+	(void)e;
+	uv_close((uv_handle_t *)&run->sigint, NULL);
+	uv_close((uv_handle_t *)&run->sigterm, NULL);
+}
+
+static void
+run_finished(struct exec_run *run)
+{
+	run->ended = time_wall();
+	engine_close(run->engine, closed_cb, run);
+}
+
+static int submit(struct exec_host *h);
+
+static void
+on_done(const struct machine *m, const struct engine_result *res, void *arg)
+{
+	struct exec_host *h = arg;
+	struct exec_run *run = h->run;
+	int status;
+
+	h->job = NULL;
+	emit_lines(m->name, &h->out, stdout, 1);
+	emit_lines(m->name, &h->err, stderr, 1);
+	fflush(stdout);
+	if (res->error != 0) {
+		if (!(run->interrupted && res->error == NP_ERR_CANCELLED))
+			fprintf(stderr, "%s\n", res->error_text);
+		status = 255;
+		run->n_failed++;
+	} else {
+		status = res->exit_status < 0 ? 255 : res->exit_status;
+		run->latency_ms[run->n_latency++] =
+		    (res->ended_at - res->queued_at) * 1000;
+	}
+	if (status > run->worst)
+		run->worst = status;
+	if (res->error == 0 && --h->runs_left > 0 && !run->interrupted &&
+	    submit(h) == 0)
+		return;
+	if (--run->hosts_running == 0 && !run->interrupted)
+		run_finished(run);
+}
+
+static int
+submit(struct exec_host *h)
+{
+	struct exec_run *run = h->run;
+	struct engine_request req = run->req;
+	int r;
+
+	req.arg = h;
+	if ((r = engine_submit(run->engine, h->machine, &req, &h->job)) != 0)
+		fprintf(stderr, "%s: %s\n", h->machine->name, error_string(r));
+	return r;
+}
+
+static void
+signal_cb(uv_signal_t *s, int signum)
+{
+	struct exec_run *run = s->data;
+
+	(void)signum;
+	if (run->interrupted)
+		return;
+	run->interrupted = 1;
+	log_debug(NULL, "interrupted: cancelling every command");
+	engine_close(run->engine, closed_cb, run);
+}
+
+static void
+print_stats(struct exec_run *run)
+{
+	struct stats_summary s;
+	double secs = run->ended - run->started;
+	size_t n = run->n_latency;
+
+	stats_summarize(run->latency_ms, n, &s);
+	printf("%zu commands on %zu hosts in %.3f s: %.1f commands/s; "
+	    "latency ms: p50 %.2f, p95 %.2f, max %.2f", n, run->n_hosts, secs,
+	    secs > 0 ? n / secs : 0.0, s.p50, s.p95, s.max);
+	if (run->n_failed > 0)
+		printf("; %zu failed", run->n_failed);
+	printf("\n");
+}
+
+static char *
+read_input(const char *path, size_t *len)
+{
+	FILE *f = strcmp(path, "-") == 0 ? stdin : fopen(path, "rb");
+	char *buf = NULL, *p;
+	size_t size = 0, n;
+
+	*len = 0;
+	if (f == NULL)
+		return NULL;
+	for (;;) {
+		if (*len + 65536 > size) {
+			size = size > 0 ? size * 2 : 65536;
+			if ((p = realloc(buf, size)) == NULL) {
+				free(buf);
+				buf = NULL;
+				break;
+			}
+			buf = p;
+		}
+		if ((n = fread(buf + *len, 1, size - *len, f)) == 0)
+			break;
+		*len += n;
+	}
+	if (buf != NULL && ferror(f)) {
+		free(buf);
+		buf = NULL;
+	}
+	if (f != stdin)
+		fclose(f);
+	return buf;
+}
+
+/* The command words joined with spaces, as ssh does. */
+static char *
+join_command(int argc, char **argv)
+{
+	size_t len = 1;
+	char *s;
+	int i;
+
+	for (i = 0; i < argc; i++)
+		len += strlen(argv[i]) + 1;
+	if ((s = calloc(1, len)) == NULL)
+		return NULL;
+	for (i = 0; i < argc; i++) {
+		if (i > 0)
+			strcat(s, " ");
+		strcat(s, argv[i]);
+	}
+	return s;
+}
+
+static int
+parse_number(const char *s, double min, double max, double *out)
+{
+	char *end;
+	double v = strtod(s, &end);
+
+	if (*s == '\0' || *end != '\0' || v < min || v > max)
+		return -1;
+	*out = v;
+	return 0;
+}
 
 static int
 cmd_exec_exec(const struct cmd_entry *self, int argc, char **argv)
 {
-	(void)argc;
-	(void)argv;
-	log_error("%s: not implemented yet", self->name);
-	return NP_EXIT_FAILED;
+	static const struct option longopts[] = {
+		{ "config", required_argument, NULL, 'c' },
+		{ "hosts", required_argument, NULL, 'H' },
+		{ "timeout", required_argument, NULL, 't' },
+		{ "repeat", required_argument, NULL, 'r' },
+		{ "max-channels", required_argument, NULL, 'm' },
+		{ "accept-new-host-keys", no_argument, NULL, 'A' },
+		{ "input", required_argument, NULL, 'i' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 }
+	};
+	struct engine_options opts = { 0 };
+	struct exec_run run;
+	struct inventory *inv = NULL;
+	const char *config = NULL, *hosts = NULL, *input_path = NULL;
+	char *cause = NULL, *command = NULL, *input = NULL;
+	uv_loop_t loop;
+	double v;
+	size_t i, input_len = 0;
+	int ch, r, rc = NP_EXIT_USAGE, loop_open = 0;
+
+	memset(&run, 0, sizeof run);
+	run.repeat = 1;
+	optind = 1;
+	while ((ch = getopt_long(argc, argv, "+c:i:h", longopts, NULL)) != -1) {
+		switch (ch) {
+		case 'c':
+			config = optarg;
+			break;
+		case 'H':
+			hosts = optarg;
+			break;
+		case 't':
+			if (parse_number(optarg, 0.001, 1e7, &run.req.timeout_s))
+				return cmd_usage_error(self, "--timeout %s: not "
+				    "a number of seconds > 0", optarg);
+			break;
+		case 'r':
+			if (parse_number(optarg, 1, 1e7, &v) || v != (int)v)
+				return cmd_usage_error(self, "--repeat %s: not "
+				    "a whole number >= 1", optarg);
+			run.repeat = (int)v;
+			break;
+		case 'm':
+			if (parse_number(optarg, 1, 1000, &v) || v != (int)v)
+				return cmd_usage_error(self, "--max-channels "
+				    "%s: not a whole number from 1 to 1000",
+				    optarg);
+			opts.max_channels = (int)v;
+			break;
+		case 'A':
+			opts.accept_new_host_keys = 1;
+			break;
+		case 'i':
+			input_path = optarg;
+			break;
+		case 'h':
+			cmd_print_usage(self, stdout, 1);
+			return NP_EXIT_OK;
+		default:
+			return cmd_usage_error(self, "unknown option");
+		}
+	}
+	if (config == NULL)
+		return cmd_usage_error(self, "--config FILE is required");
+	if (optind >= argc)
+		return cmd_usage_error(self, "no command given (after --)");
+	if ((command = join_command(argc - optind, argv + optind)) == NULL)
+		return NP_EXIT_FAILED;
+	if (input_path != NULL &&
+	    (input = read_input(input_path, &input_len)) == NULL) {
+		log_error("--input %s: cannot read it", input_path);
+		goto out;
+	}
+	if ((r = inventory_load(config, &inv, &cause)) != 0 ||
+	    (hosts != NULL && (r = inventory_select(inv, hosts, &cause)) != 0)) {
+		log_error("%s", cause != NULL ? cause : error_string(r));
+		goto out;
+	}
+	rc = NP_EXIT_FAILED;
+	if (inv->n_machines == 0) {
+		log_error("%s: no machines to run on", config);
+		goto out;
+	}
+	uv_loop_init(&loop);
+	loop_open = 1;
+	if ((r = engine_new(&loop, inv, &opts, &run.engine)) != 0) {
+		log_error("%s", error_string(r));
+		goto out;
+	}
+	run.n_hosts = inv->n_machines;
+	run.hosts = calloc(run.n_hosts, sizeof *run.hosts);
+	run.latency_ms = calloc(run.n_hosts * (size_t)run.repeat,
+	    sizeof *run.latency_ms);
+	if (run.hosts == NULL || run.latency_ms == NULL) {
+		log_error("%s", error_string(NP_ERR_NOMEM));
+		goto out;
+	}
+	run.req.command = command;
+	run.req.input = input;
+	run.req.input_len = input_len;
+	run.req.on_output = on_output;
+	run.req.on_done = on_done;
+	uv_signal_init(&loop, &run.sigint);
+	uv_signal_init(&loop, &run.sigterm);
+	run.sigint.data = run.sigterm.data = &run;
+	uv_signal_start(&run.sigint, signal_cb, SIGINT);
+	uv_signal_start(&run.sigterm, signal_cb, SIGTERM);
+	run.started = time_wall();
+	for (i = 0; i < run.n_hosts; i++) {
+		run.hosts[i].run = &run;
+		run.hosts[i].machine = &inv->machines[i];
+		run.hosts[i].runs_left = run.repeat;
+		if (submit(&run.hosts[i]) == 0)
+			run.hosts_running++;
+		else
+			run.worst = 255;
+	}
+	if (run.hosts_running == 0)
+		run_finished(&run);
+	uv_run(&loop, UV_RUN_DEFAULT);
+	if (run.interrupted) {
+		rc = NP_EXIT_INTERRUPTED;
+		goto out;
+	}
+	if (run.repeat > 1)
+		print_stats(&run);
+	rc = run.worst;
+out:
+	fflush(stdout);
+	if (run.engine != NULL)
+		engine_free(run.engine);
+	if (loop_open && uv_loop_close(&loop) != 0)
+		log_debug(NULL, "handles left open on the loop");
+	if (run.hosts != NULL) {
+		for (i = 0; i < run.n_hosts; i++) {
+			free(run.hosts[i].out.data);
+			free(run.hosts[i].err.data);
+		}
+	}
+	free(run.hosts);
+	free(run.latency_ms);
+	free(command);
+	free(input);
+	free(cause);
+	inventory_free(inv);
+	return rc;
 }
 
 const struct cmd_entry cmd_exec_entry = {
 	.name = "exec",
 	.summary = "run a command on every host at once",
-	.usage = "--config FILE",
-	.help = "",
+	.usage = "--config FILE [OPTIONS] -- COMMAND [ARG...]",
+	.help =
+	    "The command words are joined with spaces and run by the remote\n"
+	    "shell, as ssh does. Output lines are prefixed with the host's\n"
+	    "name; the exit status is the worst of the hosts' (255 for a host\n"
+	    "that could not run it).\n"
+	    "\n"
+	    "options:\n"
+	    "  -c, --config FILE        the inventory (machines.json)\n"
+	    "      --hosts A,B          only these machines\n"
+	    "      --timeout S          kill the command after S seconds\n"
+	    "      --repeat N           run it N times on each host, one after\n"
+	    "                           another (hosts in parallel), then print\n"
+	    "                           commands/s and latency percentiles;\n"
+	    "                           output is not shown, errors are\n"
+	    "      --max-channels N     commands at once per SSH session\n"
+	    "                           (default 8; OpenSSH allows 10)\n"
+	    "      --accept-new-host-keys  record the keys of hosts not yet in\n"
+	    "                           known_hosts (never a changed key)\n"
+	    "  -i, --input FILE         send FILE ('-': this stdin) to each\n"
+	    "                           command's stdin (default: none)\n"
+	    "  -h, --help               show this help\n"
+	    "\n"
+	    "exit status: the worst remote status; 2 for usage or inventory\n"
+	    "errors; 130 when interrupted (every command is killed first).\n",
 	.exec = cmd_exec_exec,
 };
