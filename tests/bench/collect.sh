@@ -1,0 +1,102 @@
+#!/usr/bin/env bash
+# Benchmark of netprof collect on 8- and 16-host labs: the parallel
+# schedule against --serial (the upstream one-pair-at-a-time order) in the
+# same run, for ping (ping_count 5, interval 1 s) and for --iperf
+# (iperf_seconds 2). Prints wall times, the speed-up, the ratio to the
+# schedule's lower bound (rounds x probe duration), the peak RSS, and the
+# ping medians of both runs (parallelism must not distort them).
+#
+# usage: tests/bench/collect.sh [SIZES...]   (default: 8 16; needs root)
+# env:   NETPROF_BIN (default build/netprof), BENCH_SERIAL_MAX (default 8:
+#        --serial is run only up to this many hosts; beyond, its time is
+#        estimated from the per-pair time at the largest measured size)
+set -euo pipefail
+SRC=$(cd "$(dirname "$0")/../.." && pwd)
+BIN=${NETPROF_BIN:-$SRC/build/netprof}
+LAB=$SRC/tests/lab/lab.sh
+SERIAL_MAX=${BENCH_SERIAL_MAX:-8}
+WORK=$(mktemp -d "${TMPDIR:-/tmp}/netprof-bench.XXXXXX")
+SIZES=${*:-8 16}
+PING_COUNT=5
+IPERF_SECONDS=2
+CAP=8
+
+[ "$(id -u)" -eq 0 ] || { echo "collect.sh: needs root (the lab)" >&2; exit 2; }
+for c in jq ping iperf3 /usr/bin/time; do
+	command -v "$c" >/dev/null || { echo "collect.sh: needs $c" >&2; exit 2; }
+done
+cleanup() { "$LAB" down --name bench --dir "$WORK/lab" >/dev/null 2>&1 || true; }
+trap cleanup EXIT
+
+# run LABEL ARGS...: collect with ARGS; sets WALL (s) and RSS (MB).
+run() {
+	local label=$1
+	shift
+	local t0 t1 out=$WORK/$label.jsonl
+	t0=$(date +%s.%N)
+	/usr/bin/time -f %M -o "$WORK/$label.rss" "$BIN" -q collect \
+	    --config "$WORK/lab/machines.json" --output "$out" "$@" || true
+	t1=$(date +%s.%N)
+	WALL=$(echo "$t1 - $t0" | bc -l)
+	RSS=$(awk '{printf "%.1f", $1/1024}' "$WORK/$label.rss")
+	local bad
+	bad=$(jq -r 'select(.ok|not)|.error' "$out" | head -3)
+	[ -z "$bad" ] || echo "  warning: $label had failed probes: $bad" >&2
+}
+
+# Median over pairs of each pair's ping p50, in ms.
+ping_median() {
+	jq -r 'select(.kind=="ping" and .ok)|.metrics.p50' "$1" | sort -g |
+	    awk '{v[NR]=$1} END {i=int((NR+1)/2); printf "%.3f", v[i]}'
+}
+
+printf 'netprof collect benchmark: ping_count %d (1 s interval), iperf_seconds %d, max_channels %d\n' \
+    $PING_COUNT $IPERF_SECONDS $CAP
+for n in $SIZES; do
+	cleanup
+	"$LAB" up --name bench --hosts "$n" --dir "$WORK/lab" >/dev/null
+	pairs=$(( n * (n - 1) ))
+	ping_dur=$(( PING_COUNT - 1 ))		# ping -c 5 -i 1 lasts 4 s
+	ping_rounds=$(( (n - 2) / CAP + 1 ))
+	ping_lb=$(( ping_rounds * ping_dur ))
+	iperf_rounds=$(( n % 2 == 0 ? 2 * (n - 1) : 2 * n ))
+	echo
+	echo "N=$n: $pairs ordered pairs"
+
+	run "ping-$n" --ping-count $PING_COUNT
+	p_wall=$WALL p_rss=$RSS
+	if [ "$n" -le "$SERIAL_MAX" ]; then
+		run "ping-serial-$n" --ping-count $PING_COUNT --serial
+		ps_wall=$WALL ps_note="measured"
+		per_pair=$(echo "$ps_wall / $pairs" | bc -l)
+		med_par=$(ping_median "$WORK/ping-$n.jsonl")
+		med_ser=$(ping_median "$WORK/ping-serial-$n.jsonl")
+	else
+		ps_wall=$(echo "${per_pair:-$ping_dur} * $pairs" | bc -l)
+		ps_note="estimated: $pairs x per-pair time at the last measured N"
+		med_par=$(ping_median "$WORK/ping-$n.jsonl") med_ser="-"
+	fi
+	printf '  ping     parallel %7.1f s  serial %7.1f s (%s)\n' "$p_wall" "$ps_wall" "$ps_note"
+	printf '           speed-up %.1fx; lower bound %d rounds x %d s = %d s; ratio %.2f\n' \
+	    "$(echo "$ps_wall / $p_wall" | bc -l)" $ping_rounds $ping_dur $ping_lb \
+	    "$(echo "$p_wall / $ping_lb" | bc -l)"
+	printf '           median of per-pair p50 RTT: parallel %s ms, serial %s ms\n' "$med_par" "$med_ser"
+
+	run "iperf-$n" --ping-count $PING_COUNT --iperf --iperf-seconds $IPERF_SECONDS
+	i_wall=$WALL i_rss=$RSS
+	iperf_lb=$(( iperf_rounds * IPERF_SECONDS + ping_lb ))
+	if [ "$n" -le "$SERIAL_MAX" ]; then
+		run "iperf-serial-$n" --ping-count $PING_COUNT --iperf \
+		    --iperf-seconds $IPERF_SECONDS --serial
+		is_wall=$WALL is_note="measured"
+		iperf_per_pair=$(echo "($is_wall - $ps_wall) / $pairs" | bc -l)
+	else
+		is_wall=$(echo "$ps_wall + ${iperf_per_pair:-$IPERF_SECONDS} * $pairs" | bc -l)
+		is_note="estimated"
+	fi
+	printf '  --iperf  parallel %7.1f s  serial %7.1f s (%s)\n' "$i_wall" "$is_wall" "$is_note"
+	printf '           speed-up %.1fx; bound %d rounds x %d s + ping %d s = %d s; ratio %.2f\n' \
+	    "$(echo "$is_wall / $i_wall" | bc -l)" $iperf_rounds $IPERF_SECONDS $ping_lb \
+	    $iperf_lb "$(echo "$i_wall / $iperf_lb" | bc -l)"
+	printf '  peak RSS: ping %s MB, --iperf %s MB\n' "$p_rss" "$i_rss"
+done
