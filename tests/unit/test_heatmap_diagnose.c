@@ -1,0 +1,202 @@
+/*
+ * Each diagnosis rule of the heatmap on the fixture lab (collect,
+ * measurements and run.json of four hosts, each failure pattern planted
+ * once), the pairs it names, and that a clean upstream file triggers none
+ * of the libp2p rules. Also the failures table.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "heatmap.h"
+#include "heatmap_diagnose.h"
+
+/* Path of a fixture; the last four results stay valid. */
+static char *
+fixture(const char *name)
+{
+	static char paths[4][4096];
+	static int next;
+	char *path = paths[next++ % 4];
+	const char *dir = getenv("NETPROF_FIXTURES");
+	const char *slash = strrchr(__FILE__, '/');
+
+	if (dir != NULL)
+		snprintf(path, sizeof paths[0], "%s/heatmap/%s", dir, name);
+	else
+		snprintf(path, sizeof paths[0], "%.*s/../fixtures/heatmap/%s",
+		    slash ? (int)(slash - __FILE__) : 1, slash ? __FILE__ : ".",
+		    name);
+	return path;
+}
+
+struct lab {
+	struct heatmap *hm;
+	struct diagnosis dx;
+};
+
+static struct lab *
+lab_load(const char *const *names)
+{
+	struct lab *lab = calloc(1, sizeof *lab);
+
+	assert_non_null(lab);
+	lab->hm = heatmap_new();
+	for (; *names != NULL; names++)
+		assert_int_equal(heatmap_read(lab->hm, fixture(*names), 0), 0);
+	assert_int_equal(heatmap_build(lab->hm, HEATMAP_LATEST, NULL), 0);
+	assert_int_equal(heatmap_diagnose(lab->hm, &lab->dx), 0);
+	return lab;
+}
+
+static int
+setup_full(void **state)
+{
+	static const char *const names[] = { "collect.jsonl",
+	    "measurements.jsonl", "run.json", NULL };
+
+	*state = lab_load(names);
+	return 0;
+}
+
+static int
+teardown(void **state)
+{
+	struct lab *lab = *state;
+
+	diagnosis_free(&lab->dx);
+	diagnosis_free(&lab->dx);	/* a no-op the second time */
+	heatmap_free(lab->hm);
+	free(lab);
+	return 0;
+}
+
+/* The finding of rule, which must have exactly n items, one starting with want. */
+static void
+expect(const struct lab *lab, const char *rule, size_t n, const char *want)
+{
+	const struct finding *f = diagnosis_find(&lab->dx, rule);
+	size_t i;
+
+	assert_non_null(f);
+	assert_non_null(f->advice);
+	assert_int_equal(f->nitems, n);
+	for (i = 0; i < f->nitems; i++)
+		if (strncmp(f->items[i], want, strlen(want)) == 0)
+			return;
+	fail_msg("%s: no item starts with \"%s\" (first: \"%s\")", rule, want,
+	    f->items[0]);
+}
+
+static void
+test_relay_reservation(void **state)
+{
+	expect(*state, "relay_reservation", 2, "delta -> beta: latency failed");
+	expect(*state, "relay_reservation", 2,
+	    "delta -> beta: throughput failed");
+}
+
+static void
+test_dial_backoff(void **state)
+{
+	expect(*state, "dial_backoff", 2, "delta -> beta (latency)");
+	assert_non_null(strstr(diagnosis_find(&((struct lab *)*state)->dx,
+	    "dial_backoff")->advice, "--bootstrap"));
+}
+
+static void
+test_convergence_incomplete(void **state)
+{
+	expect(*state, "convergence", 1, "delta: gave up after 60.0 s");
+	assert_non_null(strstr(diagnosis_find(&((struct lab *)*state)->dx,
+	    "convergence")->advice, "bootstrap_extra"));
+}
+
+static void
+test_intermittent_peer(void **state)
+{
+	expect(*state, "intermittent_peer", 1,
+	    "beta -> gamma: 3 of 20 samples failed");
+}
+
+static void
+test_one_way_means_inbound_firewall(void **state)
+{
+	expect(*state, "one_way", 4, "ping: alpha -> delta ok, delta -> alpha "
+	    "failed");
+	expect(*state, "one_way", 4, "iperf3: delta -> gamma ok");
+}
+
+static void
+test_http_overhead_gap(void **state)
+{
+	expect(*state, "http_overhead", 2, "alpha -> gamma: latency p50 40 ms");
+}
+
+static void
+test_findings_in_documentation_order(void **state)
+{
+	const struct lab *lab = *state;
+
+	assert_int_equal(lab->dx.nfindings, 6);
+	assert_string_equal(lab->dx.findings[0].rule, "relay_reservation");
+	assert_string_equal(lab->dx.findings[5].rule, "http_overhead");
+}
+
+static void
+test_failures_table(void **state)
+{
+	const struct lab *lab = *state;
+	struct failure_row *rows;
+	size_t n;
+
+	assert_int_equal(heatmap_failures(lab->hm, &rows, &n), 0);
+	assert_int_equal(n, 5);
+	assert_string_equal(rows[0].kind->name, "ping");
+	assert_string_equal(lab->hm->hosts[rows[0].src], "alpha");
+	assert_int_equal(rows[0].cell->nfail, 1);
+	assert_int_equal(rows[0].cell->count, 3);
+	assert_string_equal(rows[0].cell->last_failed->error_class,
+	    "unreachable");
+	free(rows);
+}
+
+static void
+test_clean_upstream_file_has_no_libp2p_findings(void **state)
+{
+	static const char *const names[] = { "upstream-collect.jsonl", NULL };
+	struct lab *lab = lab_load(names);
+
+	(void)state;
+	assert_null(diagnosis_find(&lab->dx, "relay_reservation"));
+	assert_null(diagnosis_find(&lab->dx, "dial_backoff"));
+	assert_null(diagnosis_find(&lab->dx, "intermittent_peer"));
+	assert_null(diagnosis_find(&lab->dx, "convergence"));
+	assert_null(diagnosis_find(&lab->dx, "http_overhead"));
+	expect(lab, "one_way", 1, "ping: n1 -> n10 ok");
+	teardown((void **)&lab);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_relay_reservation),
+		cmocka_unit_test(test_dial_backoff),
+		cmocka_unit_test(test_convergence_incomplete),
+		cmocka_unit_test(test_intermittent_peer),
+		cmocka_unit_test(test_one_way_means_inbound_firewall),
+		cmocka_unit_test(test_http_overhead_gap),
+		cmocka_unit_test(test_findings_in_documentation_order),
+		cmocka_unit_test(test_failures_table),
+		cmocka_unit_test(test_clean_upstream_file_has_no_libp2p_findings),
+	};
+
+	return cmocka_run_group_tests(tests, setup_full, teardown);
+}

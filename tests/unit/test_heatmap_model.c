@@ -1,0 +1,362 @@
+/*
+ * The heatmap's reading and matrix model: latest record wins (by time, else
+ * by reading order), the median aggregate, cell states (value, failed,
+ * missing, self), natural host order, the colour scale's direction for
+ * lower-better and higher-better metrics, and malformed-line handling
+ * (skipped and counted, or fatal with --strict).
+ */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "error.h"
+#include "heatmap.h"
+#include "log.h"
+
+/* Path of a fixture; the last four results stay valid. */
+static char *
+fixture(const char *name)
+{
+	static char paths[4][4096];
+	static int next;
+	char *path = paths[next++ % 4];
+	const char *dir = getenv("NETPROF_FIXTURES");
+	const char *slash = strrchr(__FILE__, '/');
+
+	if (dir != NULL)
+		snprintf(path, sizeof paths[0], "%s/heatmap/%s", dir, name);
+	else	/* run by hand: fixtures next to this file's directory */
+		snprintf(path, sizeof paths[0], "%.*s/../fixtures/heatmap/%s",
+		    slash ? (int)(slash - __FILE__) : 1, slash ? __FILE__ : ".",
+		    name);
+	return path;
+}
+
+/* Writes text to a fresh temporary file; returns its path (static). */
+static const char *
+temp_jsonl(const char *text)
+{
+	static char path[64];
+	FILE *f;
+	int fd;
+
+	snprintf(path, sizeof path, "/tmp/netprof-heatmap-XXXXXX");
+	fd = mkstemp(path);
+	assert_true(fd >= 0);
+	f = fdopen(fd, "w");
+	assert_non_null(f);
+	fputs(text, f);
+	fclose(f);
+	return path;
+}
+
+static struct heatmap *
+load(const char *const *paths, enum heatmap_aggregate agg, const char *kind)
+{
+	struct heatmap *hm = heatmap_new();
+
+	assert_non_null(hm);
+	for (; *paths != NULL; paths++)
+		assert_int_equal(heatmap_read(hm, *paths, 0), 0);
+	assert_int_equal(heatmap_build(hm, agg, kind), 0);
+	return hm;
+}
+
+static const struct hm_cell *
+cell(const struct heatmap *hm, const char *kind, const char *src,
+    const char *tgt)
+{
+	const struct hm_kind *k = heatmap_find_kind(hm, kind);
+	long s = heatmap_host_index(hm, src), t = heatmap_host_index(hm, tgt);
+
+	assert_non_null(k);
+	assert_true(s >= 0 && t >= 0);
+	return heatmap_cell(hm, k, (size_t)s, (size_t)t);
+}
+
+static double
+value(const struct heatmap *hm, const char *kind, const char *src,
+    const char *tgt, const char *metric)
+{
+	const struct hm_kind *k = heatmap_find_kind(hm, kind);
+	int m = heatmap_find_metric(k, metric);
+
+	assert_true(m >= 0);
+	return cell(hm, kind, src, tgt)->values[m];
+}
+
+/* alpha->beta ping: 0.5 ms at 11:10 (first line), 2.0 at 11:00, failed 11:05. */
+static void
+test_latest_wins_by_time_not_file_order(void **state)
+{
+	const char *paths[] = { fixture("collect.jsonl"), NULL };
+	struct heatmap *hm = load(paths, HEATMAP_LATEST, NULL);
+	const struct hm_cell *c = cell(hm, "ping", "alpha", "beta");
+
+	(void)state;
+	assert_int_equal(c->state, CELL_VALUE);
+	assert_int_equal(c->count, 3);
+	assert_int_equal(c->nfail, 1);
+	assert_true(value(hm, "ping", "alpha", "beta", "avg") == 0.5);
+	assert_string_equal(c->last_failed->error_class, "unreachable");
+	heatmap_free(hm);
+}
+
+static void
+test_latest_wins_by_file_order_without_time(void **state)
+{
+	const char *path = temp_jsonl(
+	    "{\"kind\":\"ping\",\"source\":\"a\",\"target\":\"b\",\"ok\":true,"
+	    "\"metrics\":{\"avg\":7}}\n"
+	    "{\"kind\":\"ping\",\"source\":\"a\",\"target\":\"b\",\"ok\":true,"
+	    "\"metrics\":{\"avg\":3}}\n");
+	const char *paths[] = { path, NULL };
+	struct heatmap *hm = load(paths, HEATMAP_LATEST, NULL);
+
+	(void)state;
+	assert_true(value(hm, "ping", "a", "b", "avg") == 3);
+	heatmap_free(hm);
+	unlink(path);
+}
+
+static void
+test_latest_failure_makes_the_cell_failed(void **state)
+{
+	const char *path = temp_jsonl(
+	    "{\"kind\":\"ping\",\"source\":\"a\",\"target\":\"b\",\"ok\":false,"
+	    "\"timestamp\":\"2026-05-03T11:00:02Z\",\"error\":\"timed out\"}\n"
+	    "{\"kind\":\"ping\",\"source\":\"a\",\"target\":\"b\",\"ok\":true,"
+	    "\"timestamp\":\"2026-05-03T11:00:01Z\",\"metrics\":{\"avg\":3}}\n");
+	const char *paths[] = { path, NULL };
+	struct heatmap *hm = load(paths, HEATMAP_LATEST, NULL);
+	const struct hm_cell *c = cell(hm, "ping", "a", "b");
+
+	(void)state;
+	assert_int_equal(c->state, CELL_FAILED);
+	assert_string_equal(c->latest->error_class, "timeout");
+	heatmap_free(hm);
+	/* The median looks at the ok records only. */
+	hm = load(paths, HEATMAP_MEDIAN, NULL);
+	assert_int_equal(cell(hm, "ping", "a", "b")->state, CELL_VALUE);
+	assert_true(value(hm, "ping", "a", "b", "avg") == 3);
+	heatmap_free(hm);
+	unlink(path);
+}
+
+static void
+test_median_of_ok_records(void **state)
+{
+	const char *paths[] = { fixture("collect.jsonl"), NULL };
+	struct heatmap *hm = load(paths, HEATMAP_MEDIAN, NULL);
+
+	(void)state;
+	/* ok records 2.0 and 0.5; the failed one is left out. */
+	assert_true(fabs(value(hm, "ping", "alpha", "beta", "avg") - 1.25) <
+	    1e-9);
+	heatmap_free(hm);
+}
+
+static void
+test_states_and_natural_host_order(void **state)
+{
+	const char *paths[] = { fixture("upstream-collect.jsonl"), NULL };
+	struct heatmap *hm = load(paths, HEATMAP_LATEST, NULL);
+	const char *path;
+
+	(void)state;
+	assert_int_equal(hm->nhosts, 3);
+	assert_string_equal(hm->hosts[0], "n1");
+	assert_string_equal(hm->hosts[1], "n2");
+	assert_string_equal(hm->hosts[2], "n10");
+	assert_int_equal(cell(hm, "ping", "n1", "n1")->state, CELL_SELF);
+	assert_int_equal(cell(hm, "ping", "n10", "n1")->state, CELL_FAILED);
+	assert_int_equal(cell(hm, "ping", "n1", "n2")->state, CELL_VALUE);
+	assert_int_equal(heatmap_find_kind(hm, "ping")->nrecords, 6);
+	assert_int_equal(heatmap_find_kind(hm, "ping")->default_metric,
+	    (size_t)heatmap_find_metric(heatmap_find_kind(hm, "ping"), "avg"));
+	heatmap_free(hm);
+
+	path = temp_jsonl("{\"kind\":\"ping\",\"source\":\"a\","
+	    "\"target\":\"b\",\"ok\":true,\"metrics\":{\"avg\":1}}\n");
+	hm = heatmap_new();
+	assert_int_equal(heatmap_read(hm, path, 0), 0);
+	unlink(path);
+	assert_int_equal(heatmap_build(hm, HEATMAP_LATEST, NULL), 0);
+	assert_int_equal(cell(hm, "ping", "b", "a")->state, CELL_MISSING);
+	heatmap_free(hm);
+	/* No records at all: an empty model, not a crash. */
+	hm = heatmap_new();
+	assert_int_equal(heatmap_build(hm, HEATMAP_LATEST, NULL), 0);
+	assert_int_equal(hm->nkinds, 0);
+	heatmap_free(hm);
+}
+
+static void
+test_only_kind_and_overlay(void **state)
+{
+	const char *both[] = { fixture("collect.jsonl"),
+	    fixture("measurements.jsonl"), NULL };
+	struct heatmap *hm = load(both, HEATMAP_LATEST, NULL);
+	const struct hm_kind *o = heatmap_find_kind(hm, "overlay");
+
+	(void)state;
+	assert_int_equal(hm->nkinds, 6);
+	assert_string_equal(hm->kinds[0].name, "ping");
+	assert_string_equal(hm->kinds[4].name, "throughput");
+	assert_non_null(o);
+	assert_true(o->derived);
+	/* latency alpha->gamma p50 40 ms over ICMP avg 1 ms. */
+	assert_true(fabs(value(hm, "overlay", "alpha", "gamma",
+	    "latency_x_rtt") - 40.0) < 1e-9);
+	assert_true(value(hm, "overlay", "alpha", "beta",
+	    "throughput_x_iperf3") < 1);
+	heatmap_free(hm);
+
+	hm = heatmap_new();
+	assert_int_equal(heatmap_read(hm, fixture("collect.jsonl"), 0), 0);
+	assert_int_equal(heatmap_build(hm, HEATMAP_LATEST, "latency"),
+	    NP_ERR_NOT_FOUND);
+	heatmap_free(hm);
+	hm = load(both, HEATMAP_LATEST, "iperf3");
+	assert_int_equal(hm->nkinds, 1);
+	assert_string_equal(hm->kinds[0].name, "iperf3");
+	heatmap_free(hm);
+}
+
+static void
+test_colour_direction(void **state)
+{
+	unsigned char best[3], worst[3];
+
+	(void)state;
+	/* Lower is better (latency): the low end is best. */
+	assert_true(heatmap_badness(1, 1, 9, 0, 0) == 0);
+	assert_true(heatmap_badness(9, 1, 9, 0, 0) == 1);
+	assert_true(heatmap_badness(5, 1, 9, 0, 0) == 0.5);
+	/* Higher is better (throughput): reversed. */
+	assert_true(heatmap_badness(9, 1, 9, 1, 0) == 0);
+	assert_true(heatmap_badness(1, 1, 9, 1, 0) == 1);
+	/* Log scale: 10 is half way between 1 and 100. */
+	assert_true(fabs(heatmap_badness(10, 1, 100, 0, 1) - 0.5) < 1e-12);
+	assert_true(heatmap_badness(3, 3, 3, 0, 0) == 0);
+	heatmap_color(0, best);
+	heatmap_color(1, worst);
+	assert_true(best[1] > best[0]);		/* green */
+	assert_true(worst[0] > worst[1]);	/* red */
+}
+
+static void
+test_metric_meaning(void **state)
+{
+	struct hm_metric m;
+
+	(void)state;
+	heatmap_metric_describe("mbps", &m);
+	assert_true(m.higher_better);
+	assert_string_equal(m.unit, "Mbit/s");
+	heatmap_metric_describe("p50_ms", &m);
+	assert_false(m.higher_better);
+	assert_string_equal(m.unit, "ms");
+	heatmap_metric_describe("avg", &m);
+	assert_string_equal(m.unit, "ms");
+	heatmap_metric_describe("loss_pct", &m);
+	assert_false(m.higher_better);
+	assert_string_equal(heatmap_default_metric("ping"), "avg");
+	assert_string_equal(heatmap_default_metric("iperf3"), "mbps");
+	assert_string_equal(heatmap_default_metric("libp2p_ping"), "p50_ms");
+	assert_string_equal(heatmap_default_metric("latency"), "p50_ms");
+	assert_string_equal(heatmap_default_metric("throughput"), "mbps");
+}
+
+static void
+test_malformed_lines_skipped_or_fatal(void **state)
+{
+	struct record_input in;
+
+	(void)state;
+	log_set_level(LOG_QUIET);
+	memset(&in, 0, sizeof in);
+	assert_int_equal(records_read_file(&in, fixture("malformed.jsonl"), 0),
+	    0);
+	assert_int_equal(in.nrecords, 2);
+	assert_int_equal(in.malformed, 3);
+	assert_int_equal(in.records[1]->line, 6);
+	record_input_free(&in);
+
+	assert_int_equal(records_read_file(&in, fixture("malformed.jsonl"), 1),
+	    NP_ERR_PARSE);
+	assert_int_equal(in.nrecords, 1);
+	record_input_free(&in);
+	assert_int_equal(records_read_file(&in, "/nonexistent/x.jsonl", 0),
+	    NP_ERR_IO);
+	record_input_free(&in);
+	log_set_level(LOG_NORMAL);
+}
+
+static void
+test_record_parse(void **state)
+{
+	static const char garbage[] = "{\"kind\":\"ping\",\"source\":\"a\","
+	    "\"target\":\"b\",\"ok\":true} trailing";
+	static const char bench[] = "{\"kind\":\"latency\",\"source\":\"a\","
+	    "\"target\":\"b\",\"ok\":true,\"metrics\":{\"p50_ms\":2.5,"
+	    "\"p50_ns\":2500000,\"samples_ns\":[1,2,3],\"failed_samples\":1,"
+	    "\"sender\":{\"mbps\":9}},\"unknown\":[1]}";
+	struct record *r;
+	char *cause;
+
+	(void)state;
+	assert_int_equal(record_parse(garbage, strlen(garbage), &r, &cause),
+	    NP_ERR_PARSE);
+	assert_non_null(cause);
+	free(cause);
+	assert_int_equal(record_parse(bench, strlen(bench), &r, &cause), 0);
+	assert_int_equal(r->nsamples, 3);
+	assert_int_equal(r->nmetrics, 3);	/* p50_ms, failed_samples, sender_mbps */
+	assert_string_equal(r->metrics[0].name, "p50_ms");
+	assert_string_equal(r->metrics[2].name, "sender_mbps");
+	assert_true(isnan(r->time));
+	record_free(r);
+	record_free(NULL);
+
+	assert_true(record_parse_time("2026-05-03T11:37:42.5Z") ==
+	    1777808262.5);
+	assert_true(record_parse_time("2026-05-03T13:37:42+02:00") ==
+	    1777808262.0);
+	assert_true(isnan(record_parse_time("yesterday")));
+	assert_string_equal(record_classify_error("ping: timed out"),
+	    "timeout");
+	assert_string_equal(record_classify_error(
+	    "all dials failed: dial backoff"), "unreachable");
+	assert_string_equal(record_classify_error(
+	    "bash: iperf3: command not found"), "tool_missing");
+	assert_string_equal(record_classify_error("exit status 3"),
+	    "tool_failed");
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_latest_wins_by_time_not_file_order),
+		cmocka_unit_test(test_latest_wins_by_file_order_without_time),
+		cmocka_unit_test(test_latest_failure_makes_the_cell_failed),
+		cmocka_unit_test(test_median_of_ok_records),
+		cmocka_unit_test(test_states_and_natural_host_order),
+		cmocka_unit_test(test_only_kind_and_overlay),
+		cmocka_unit_test(test_colour_direction),
+		cmocka_unit_test(test_metric_meaning),
+		cmocka_unit_test(test_malformed_lines_skipped_or_fatal),
+		cmocka_unit_test(test_record_parse),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
