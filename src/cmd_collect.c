@@ -254,7 +254,7 @@ ping_done_cb(const struct machine *m, const struct engine_result *res,
 {
 	struct task *t = arg;
 	struct ping_result *p = NULL;
-	char *cause = NULL, *line;
+	char *cause = NULL, *line = NULL;
 	int r;
 
 	t->job = NULL;
