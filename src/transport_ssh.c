@@ -55,6 +55,7 @@ struct ssh_host {
 	struct job_list queue;	/* waiting for a channel */
 	struct job_list channels;	/* jobs with a channel */
 	int n_channels;
+	int cap;		/* lower limit after a refusal; 0: none */
 	int reopened;		/* re-opened after a loss, not yet ready */
 	enum auth_step auth;
 	ssh_key key;
@@ -122,6 +123,8 @@ release_channel(struct ssh_host *h, struct engine_job *j)
 {
 	TAILQ_REMOVE(&h->channels, j, entry);
 	h->n_channels--;
+	if (j->state != JOB_OPENING)
+		h->cap = 0;	/* one ended: try the full number again */
 	if (j->channel != NULL) {
 		/* a close for a channel the server never opened ends the
 		   whole connection (OpenSSH disconnects) */
@@ -616,6 +619,21 @@ channel_step(struct ssh_host *h, struct engine_job *j)
 			if (!ssh_is_connected(h->session))
 				return -1;
 			release_channel(h, j);
+			if (h->n_channels > 0 && j->stop_error == 0) {
+				/*
+				 * sshd frees a closed channel's session only
+				 * after its current batch of packets, so it
+				 * may still count one we closed against
+				 * MaxSessions: wait for a channel to end.
+				 */
+				log_debug(host_name(h), "channel refused with "
+				    "%d open; waiting for one to end",
+				    h->n_channels);
+				h->cap = h->n_channels;
+				j->state = JOB_QUEUED;
+				TAILQ_INSERT_HEAD(&h->queue, j, entry);
+				return 1;
+			}
 			engine_job_finish(j, NP_ERR_CHANNEL, -1, "%s: could not "
 			    "open a channel: %s", host_name(h),
 			    ssh_get_error(h->session));
@@ -757,7 +775,8 @@ host_step(struct ssh_host *h)
 	}
 	for (pass = 0; pass < MAX_PASSES; pass++) {
 		moved = 0;
-		while (h->n_channels < e->opts.max_channels &&
+		while (h->n_channels < (h->cap > 0 ? h->cap :
+		    e->opts.max_channels) &&
 		    (j = TAILQ_FIRST(&h->queue)) != NULL) {
 			TAILQ_REMOVE(&h->queue, j, entry);
 			TAILQ_INSERT_TAIL(&h->channels, j, entry);
