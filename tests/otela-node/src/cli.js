@@ -99,7 +99,13 @@ async function cmdStart (flags) {
 	const { peerIdFromPrivateKey } = await import('@libp2p/peer-id')
 	const peerId = peerIdFromPrivateKey(privateKey).toString()
 	const { startNode, readFaults, log } = await import('./node.js')
-	const faults = readFaults()
+	let faults
+	try {
+		faults = readFaults()
+	} catch (err) {
+		log('error', `cannot start: ${err.message}`)
+		return 1
+	}
 	const term = new AbortController()
 	let running = null
 	const done = new Promise(resolve => {
@@ -118,7 +124,7 @@ async function cmdStart (flags) {
 		running = await startNode({ cfg, privateKey, peerId, faults, stopSignal: term.signal })
 	} catch (err) {
 		log('error', `cannot start: ${err.message}`)
-		return 1
+		process.exit(1)
 	}
 	if (term.signal.aborted && running) await running.stop('signal during start')
 	const code = await done

@@ -289,7 +289,12 @@ export async function startNode ({ cfg, privateKey, peerId, faults, stopSignal }
 	await node.handle(PING_PROTOCOL, pingHandler(ctx), { maxInboundStreams: 64, runOnLimitedConnection: true })
 	await node.handle(HTTP_PROTOCOL, httpStreamHandler(ctx), { maxInboundStreams: 256, maxOutboundStreams: 256 })
 	await node.handle(PEERS_PROTOCOL, peersHandler(ctx), { maxInboundStreams: 64 })
-	server = await startHttpServer(ctx, cfg.port)
+	try {
+		server = await startHttpServer(ctx, cfg.port)
+	} catch (err) {
+		await node.stop()
+		throw new Error(`HTTP API on 0.0.0.0:${cfg.port}: ${err.message}`)
+	}
 	log('info', `otela stand-in ${peerId} listening on ${node.getMultiaddrs().map(String).join(' ')}; HTTP API on 0.0.0.0:${cfg.port}`)
 	const f = Object.entries(faults).filter(([, v]) => v)
 	if (f.length) log('info', `fault switches: ${f.map(([k, v]) => `${k}=${v}`).join(' ')}`)

@@ -138,8 +138,9 @@ async function httpGet (ctx, peer, target, deadline, { keepBody = false } = {}) 
 	try {
 		return await within(work, Math.max(1, deadline - Date.now()), `GET ${target}`, err => stream.abort(err))
 	} catch (err) {
+		const reset = stream.status === 'reset' && !/reset/i.test(err?.message ?? '')
 		stream.abort(err instanceof Error ? err : new Error(String(err)))
-		throw err
+		throw reset ? new Error(`stream reset by ${peer}: ${err?.message}`) : err
 	} finally {
 		if (stream.status === 'open') stream.close().catch(() => {})
 	}

@@ -1,0 +1,127 @@
+// CLI behaviour and node lifecycle: usage errors, identity persistence,
+// prompt exit on SIGTERM/SIGINT, and probes to a peer that went away.
+import { describe, it } from 'node:test'
+import assert from 'node:assert/strict'
+import fs from 'node:fs'
+import path from 'node:path'
+import {
+	tmpDir, makeNode, writeConfig, startNode, stopNode, waitHealthy, eventually, api, probe, run,
+	checkFailure, peerIdsIn, freePort
+} from '../testlib/helpers.js'
+
+describe('otela CLI', () => {
+	it('prints help with exit 0', async () => {
+		for (const args of [['--help'], ['help'], ['start', '--help']]) {
+			const r = await run(args)
+			assert.equal(r.code, 0)
+			assert.match(r.stdout, /usage: otela <command>/)
+		}
+	})
+
+	it('exits 2 on usage errors', async () => {
+		for (const args of [[], ['frobnicate'], ['init', '--bogus', 'x'], ['init'], ['peer-id', '--config-dir'], ['start'], ['probe', '--kind', 'latency']]) {
+			const r = await run(args)
+			assert.equal(r.code, 2, args.join(' '))
+			assert.notEqual(r.stderr, '')
+			assert.equal(r.stdout, '')
+		}
+	})
+
+	it('init creates a 0600 Ed25519 identity that init keeps and peer-id repeats', async () => {
+		const dir = path.join(tmpDir('id'), 'nested', 'dir')
+		assert.equal((await run(['init', '--config-dir', dir])).code, 0)
+		const files = fs.readdirSync(dir)
+		assert.equal(files.length, 1)
+		assert.equal(fs.statSync(path.join(dir, files[0])).mode & 0o777, 0o600)
+		const first = await run(['peer-id', '--config-dir', dir])
+		assert.equal(first.code, 0)
+		assert.match(first.stdout, /^12D3KooW[1-9A-HJ-NP-Za-km-z]{44}\n$/)
+		assert.equal((await run(['init', '--config-dir', dir])).code, 0)
+		assert.equal((await run(['peer-id', '--config-dir', dir])).stdout, first.stdout)
+		const other = tmpDir('id2')
+		assert.equal((await run(['init', '--config-dir', other])).code, 0)
+		assert.notEqual((await run(['peer-id', '--config-dir', other])).stdout, first.stdout)
+	})
+
+	it('peer-id and start without init fail with a hint', async () => {
+		const dir = tmpDir('empty')
+		const r = await run(['peer-id', '--config-dir', dir])
+		assert.equal(r.code, 1)
+		assert.match(r.stderr, /otela init --config-dir/)
+		fs.writeFileSync(path.join(dir, 'cfg.yaml'), `port: "${await freePort()}"\ntcpport: "${await freePort()}"\n`)
+		const s = await run(['start', '--config', path.join(dir, 'cfg.yaml'), '--config-dir', dir])
+		assert.equal(s.code, 1)
+		assert.match(s.stderr, /otela init/)
+	})
+
+	it('probe exits 1 when no node is listening', async () => {
+		const dir = tmpDir('nonode')
+		const cfg = path.join(dir, 'cfg.yaml')
+		fs.writeFileSync(cfg, `port: "${await freePort()}"\n`)
+		const r = await run(['probe', '--target', '12D3KooWHt2eVLhDBhNJsE8AxMfdcn776hrBwKkYmhk6CS2dyqxb', '--kind', 'latency', '--config', cfg])
+		assert.equal(r.code, 1)
+		assert.match(r.stderr, /cannot reach the node/)
+	})
+})
+
+describe('node lifecycle', () => {
+	it('keeps its PeerID across restarts, exits promptly on SIGTERM/SIGINT, and a stopped peer probes as ok:false', async () => {
+		const root = tmpDir('life')
+		const hub = await makeNode(root, 'hub')
+		const x = await makeNode(root, 'x')
+		writeConfig(hub, [])
+		writeConfig(x, [hub.addr])
+		startNode(hub)
+		try {
+			await waitHealthy(hub)
+			for (let round = 0; round < 2; round++) {
+				startNode(x)
+				await waitHealthy(x)
+				const health = await api(x, 'GET', '/v1/health')
+				assert.equal(health.json.peer_id, x.peerId)
+				await eventually('hub sees x', async () => peerIdsIn((await api(hub, 'GET', '/v1/dnt/table')).json).has(x.peerId))
+				const ping = await probe(hub, { target: x.peerId, kind: 'libp2p_ping', count: 3 })
+				assert.equal(ping.ok, true, ping.error)
+				let stopped
+				if (round === 0) {
+					stopped = await stopNode(x)
+				} else {
+					const t0 = Date.now()
+					x.child.kill('SIGINT')
+					stopped = { ...(await x.exited), ms: Date.now() - t0 }
+				}
+				assert.equal(stopped.code, 0, `exit ${JSON.stringify(stopped)}`)
+				assert.ok(stopped.ms < 3000, `took ${stopped.ms} ms to exit`)
+				assert.equal((await run(['peer-id', '--config-dir', x.dir])).stdout.trim(), x.peerId)
+			}
+			for (const kind of ['libp2p_ping', 'latency', 'throughput']) {
+				const r = await probe(hub, { target: x.peerId, kind, count: 2, bytes: 1024, timeout_ms: 5000 })
+				checkFailure(r, { count: 2 })
+				assert.match(r.error, /failed to dial/)
+			}
+			const table = (await api(hub, 'GET', '/v1/dnt/table')).json
+			assert.equal(table[x.peerId].connected, false)
+		} finally {
+			await stopNode(x)
+			await stopNode(hub)
+		}
+	})
+
+	it('exits with 1 when its ports are taken', async () => {
+		const root = tmpDir('busy')
+		const a = await makeNode(root, 'a')
+		const b = await makeNode(root, 'b')
+		writeConfig(a, [])
+		b.httpPort = a.httpPort
+		writeConfig(b, [])
+		startNode(a)
+		try {
+			await waitHealthy(a)
+			const r = await run(['start', '--config', b.cfg, '--config-dir', b.dir])
+			assert.equal(r.code, 1)
+			assert.match(r.stderr, /cannot start/)
+		} finally {
+			await stopNode(a)
+		}
+	})
+})
