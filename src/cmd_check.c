@@ -400,7 +400,8 @@ cmd_check_exec(const struct cmd_entry *self, int argc, char **argv)
 	size_t i;
 
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "c:H:f:jAh", longopts,
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":c:H:f:jAh", longopts,
 	    NULL)) != -1) {
 		switch (c) {
 		case 'c': config = optarg; break;
@@ -411,8 +412,15 @@ cmd_check_exec(const struct cmd_entry *self, int argc, char **argv)
 		case 'h':
 			cmd_print_usage(self, stdout, 1);
 			return NP_EXIT_OK;
+		case ':':
+			return cmd_usage_error(self, "option '%s' needs an "
+			    "argument", argv[optind - 1]);
 		default:
-			return cmd_usage_error(self, "unknown option");
+			if (optopt != 0)
+				return cmd_usage_error(self, "unknown option "
+				    "'-%c'", optopt);
+			return cmd_usage_error(self, "unknown option '%s'",
+			    argv[optind - 1]);
 		}
 	}
 	if (optind != argc)

@@ -119,6 +119,7 @@ int
 main(int argc, char **argv)
 {
 	const struct cmd_entry *entry;
+	static char prog[64];
 	int i, verbosity = LOG_NORMAL;
 
 	for (i = 1; i < argc && argv[i][0] == '-'; i++) {
@@ -150,5 +151,8 @@ main(int argc, char **argv)
 		return cmd_help(argc - i, argv + i);
 	if ((entry = cmd_find(argv[i])) == NULL)
 		return NP_EXIT_USAGE;
+	/* getopt names argv[0] in its messages: the command's full name */
+	snprintf(prog, sizeof prog, "netprof %s", entry->name);
+	argv[i] = prog;
 	return entry->exec(entry, argc - i, argv + i);
 }

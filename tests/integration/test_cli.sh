@@ -1,0 +1,171 @@
+#!/usr/bin/env bash
+# netprof's command-line shell, end to end, with no host contacted: the
+# version, help and per-command usage, command matching by exact name and
+# unique prefix, usage errors (exit 2 with the exact message), and broken
+# inventories and --hosts reported by `netprof check --config` with the
+# file, the JSON path and the fix.
+. "$(dirname "$0")/lib.sh"
+
+np() {
+	"$NETPROF_BIN" "$@"
+}
+
+T=$NETPROF_TEST_TMP/cli
+rm -rf "$T"
+mkdir -p "$T"
+cd "$T"
+
+# --- version and help ---------------------------------------------------
+
+assert_status 0 np --version
+assert_eq 1 "$(grep -cE '^netprof [0-9]+\.[0-9]+\.[0-9]+$' <<<"$OUT")" \
+    "--version prints 'netprof X.Y.Z': $OUT"
+assert_status 0 np -V
+assert_contains "$OUT" "netprof "
+
+assert_status 0 np help
+assert_contains "$OUT" "usage: netprof [-v|-q] COMMAND [OPTIONS]"
+for c in check collect exec heatmap plan help; do
+	assert_eq 1 "$(grep -cE "^  $c +[a-z]" <<<"$OUT")" "'netprof help' lists $c"
+done
+assert_status 0 np --help
+assert_contains "$OUT" "commands:"
+
+assert_status 0 np help exec
+assert_contains "$OUT" "usage: netprof exec --config FILE"
+assert_contains "$OUT" "run a command on every host at once."
+assert_status 0 np help che
+assert_contains "$OUT" "usage: netprof check --config FILE"
+assert_status 2 np help frob
+assert_eq "netprof: unknown command 'frob'; run 'netprof help' for the list" \
+    "$OUT"
+
+# Every command: --help and -h on stdout, exit 0, its own usage line.
+for c in check collect exec heatmap plan; do
+	assert_status 0 np "$c" --help
+	assert_eq "usage: netprof $c " "$(head -n 1 <<<"$OUT" | cut -c1-$(( 16 + ${#c} )))" \
+	    "first line of '$c --help'"
+	assert_contains "$OUT" "--help" "'$c --help' lists its options"
+	out=$(np "$c" -h 2>/dev/null)
+	assert_contains "$out" "usage: netprof $c " "'$c -h' on stdout"
+done
+
+# --- command matching ---------------------------------------------------
+
+assert_status 2 np frob
+assert_eq "netprof: unknown command 'frob'; run 'netprof help' for the list" \
+    "$OUT"
+assert_status 2 np c
+assert_eq "netprof: ambiguous command 'c': could be check, collect" "$OUT"
+assert_status 2 np ""
+assert_contains "$OUT" "unknown command ''"
+assert_status 0 np che --help
+assert_contains "$(head -n 1 <<<"$OUT")" "usage: netprof check --config FILE"
+assert_status 0 np h --help
+assert_contains "$(head -n 1 <<<"$OUT")" "usage: netprof heatmap "
+assert_status 0 np -v -q check --help
+assert_contains "$OUT" "usage: netprof check "
+
+# Global options, and no command at all.
+assert_status 2 np --frob check
+assert_eq "netprof: unknown option '--frob'; run 'netprof help'" "$OUT"
+rc=0
+out=$(np 2>"$T/stderr") || rc=$?
+assert_eq 2 "$rc" "exit status with no command"
+assert_eq "" "$out" "nothing on stdout with no command"
+assert_file_contains "$T/stderr" "usage: netprof [-v|-q] COMMAND [OPTIONS]"
+assert_file_contains "$T/stderr" "commands:"
+rc=0
+out=$(np -v 2>"$T/stderr") || rc=$?
+assert_eq 2 "$rc" "exit status with only a global option"
+
+# --- check's usage errors -----------------------------------------------
+
+usage_line="usage: netprof check --config FILE [--hosts A,B] [--for PURPOSE] [--json] [--accept-new-host-keys]"
+assert_status 2 np check
+assert_eq "netprof check: --config FILE is required
+$usage_line
+Run 'netprof check --help' for the options." "$OUT"
+assert_status 2 np check --config
+assert_eq "netprof check: option '--config' needs an argument" "$(head -n 1 <<<"$OUT")"
+assert_status 2 np che -c
+assert_eq "netprof check: option '-c' needs an argument" "$(head -n 1 <<<"$OUT")"
+assert_status 2 np check --frob
+assert_eq "netprof check: unknown option '--frob'" "$(head -n 1 <<<"$OUT")"
+assert_status 2 np check -z
+assert_eq "netprof check: unknown option '-z'" "$(head -n 1 <<<"$OUT")"
+assert_status 2 np check --config x.json extra
+assert_eq "netprof check: unexpected argument 'extra'" "$(head -n 1 <<<"$OUT")"
+assert_status 2 np check --config x.json --for nope
+assert_eq "netprof check: --for: 'nope' is not one of collect, iperf, bench, all" \
+    "$(head -n 1 <<<"$OUT")"
+
+# --- broken inventories, end to end -----------------------------------
+
+# check_inventory FILE MESSAGE: `check --config FILE` exits 2 with MESSAGE
+# as its only output (no host is contacted: the addresses are not ours).
+check_inventory() {
+	assert_status 2 np check --config "$1"
+	assert_eq "$2" "$OUT" "message for $1"
+}
+
+check_inventory missing.json \
+    "netprof: missing.json: cannot read: No such file or directory"
+
+printf '{\n  "machines": [\n    {"name": "a" "address": "192.0.2.1"}\n  ]\n}\n' >syntax.json
+check_inventory syntax.json \
+    "netprof: syntax.json:3:18: syntax error: expected ',' or '}'"
+
+printf '{"machines": [{"name": "a", "address": "10.0.0.300"}]}\n' >address.json
+check_inventory address.json \
+    'netprof: address.json: machines[0].address: "10.0.0.300" is not an IP address or host name'
+
+cat >dup.json <<'EOF'
+{"machines": [
+  {"name": "h1", "address": "192.0.2.1"},
+  {"name": "h1", "address": "192.0.2.2"}
+]}
+EOF
+check_inventory dup.json \
+    'netprof: dup.json: machines[1].name: "h1" is used twice (machines[0] and machines[1]); names must be unique'
+
+printf '{"machines": [{"name": "a;rm -rf /", "address": "192.0.2.1"}]}\n' >inject.json
+check_inventory inject.json \
+    "netprof: inject.json: machines[0].name: \"a;rm -rf /\" is not a valid name; use letters, digits, '.', '_' and '-', starting with a letter or digit (at most 64)"
+
+printf '{"machines": [{"name": "a", "address": "$(reboot)"}]}\n' >inject2.json
+assert_status 2 np check --config inject2.json
+assert_contains "$OUT" 'inject2.json: machines[0].address: "$(reboot)" is not an IP'
+
+printf '{"machines": [{"name": "a", "address": "192.0.2.1", "ssh_host": "-oProxyCommand=touch '"$T"'/pwned"}]}\n' >inject3.json
+assert_status 2 np check --config inject3.json
+assert_contains "$OUT" 'inject3.json: machines[0].ssh_host: "-oProxyCommand=touch'
+assert_eq 0 "$([ -e "$T/pwned" ] && echo 1 || echo 0)" "ssh_host was not used"
+
+printf '{"machines": []}\n' >empty.json
+assert_status 2 np check --config empty.json
+assert_contains "$OUT" "netprof: empty.json: machines: empty; add at least one machine"
+
+# A directory given as the file.
+mkdir -p adir.json
+assert_status 2 np check --config adir.json
+assert_contains "$OUT" "adir.json"
+
+# The relative path is named as given, an absolute one in full.
+check_inventory "$T/address.json" \
+    "netprof: $T/address.json: machines[0].address: \"10.0.0.300\" is not an IP address or host name"
+
+# --hosts with a name that is not in the file.
+cat >ok.json <<'EOF'
+{"machines": [
+  {"name": "a", "address": "192.0.2.1"},
+  {"name": "b", "address": "192.0.2.2"},
+  {"name": "c", "address": "192.0.2.3"}
+]}
+EOF
+assert_status 2 np check --config ok.json --hosts a,zz
+assert_eq 'netprof: --hosts: no machine named "zz" in ok.json; valid names: a, b, c' "$OUT"
+assert_status 2 np check --config ok.json --hosts ''
+assert_contains "$OUT" "--hosts"
+
+test_pass
