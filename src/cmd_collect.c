@@ -143,8 +143,9 @@ class_of_engine_error(int error, int *host_level)
 	*host_level = 0;
 	switch (error) {
 	case NP_ERR_CONNECT:
-	case NP_ERR_SESSION_LOST:
 		*host_level = 1;
+		return ERROR_CLASS_UNREACHABLE;
+	case NP_ERR_SESSION_LOST:	/* may be transient: retried per pair */
 		return ERROR_CLASS_UNREACHABLE;
 	case NP_ERR_HOSTKEY_UNKNOWN:
 	case NP_ERR_HOSTKEY_CHANGED:

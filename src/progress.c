@@ -57,8 +57,10 @@ draw(struct progress *p, int force)
 	if (!force && now - p->last_draw_ns < 100000000u)
 		return;
 	p->last_draw_ns = now;
+	/* the round in progress (rounds overlap: the oldest unfinished) */
 	fprintf(p->f, "\r\033[K%s: round %zu/%zu, probes %zu/%zu ok %zu "
-	    "failed %zu, ETA %.0fs", p->phase, p->rounds_done, p->n_rounds,
+	    "failed %zu, ETA %.0fs", p->phase, p->rounds_done < p->n_rounds ?
+	    p->rounds_done + 1 : p->n_rounds, p->n_rounds,
 	    p->ok + p->failed, p->n_probes, p->ok, p->failed, eta_seconds(p));
 	fflush(p->f);
 	p->line_open = 1;
