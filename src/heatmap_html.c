@@ -89,21 +89,22 @@ static const char page_style[] =
 "background:#fff}\n"
 "h1{font-size:1.4em;margin:.2em 0}h2{font-size:1.15em;margin:1.2em 0 .4em}\n"
 ".summary{color:#555;margin:.2em 0 .8em}\n"
-".js-only{display:none}html.js .js-only{display:flex}\n"
-"#controls{gap:1.2em;align-items:center;flex-wrap:wrap;margin:.5em 0}\n"
+"#controls{display:flex;gap:1.2em;align-items:center;flex-wrap:wrap;"
+"margin:.5em 0}#controls[hidden],#tip[hidden]{display:none}\n"
 "#legend{display:flex;gap:.8em;align-items:center;flex-wrap:wrap;"
 "margin:.4em 0 .8em;font-size:12px}\n"
 ".sw{display:inline-block;min-width:2.4em;text-align:center;"
 "border:1px solid #bbb;padding:0 .3em}\n"
 ".scroll{overflow:auto;max-height:85vh;border:1px solid #ddd}\n"
-"table.mx{border-collapse:collapse;font-size:11px}\n"
-"table.mx td{min-width:2.8em;height:1.7em;text-align:center;"
+"table.mx{border-collapse:collapse;font-size:11px;table-layout:fixed;"
+"width:max-content}\n"
+"table.mx td{width:3.4em;height:1.7em;text-align:center;overflow:hidden;"
 "border:1px solid #fff;padding:0 2px;font-variant-numeric:tabular-nums;"
 "color:#111;cursor:default}\n"
 "table.mx th{font-weight:normal;white-space:nowrap;padding:0 4px;"
 "background:#f6f6f6;position:sticky}\n"
 "table.mx thead th{writing-mode:vertical-rl;transform:rotate(180deg);"
-"text-align:left;top:0;z-index:1}\n"
+"text-align:left;top:0;z-index:1;width:3.4em}\n"
 "table.mx tbody th{left:0;text-align:right}\n"
 "table.mx th.corner{writing-mode:horizontal-tb;transform:none;left:0;"
 "z-index:2;font-size:10px;color:#666}\n"
@@ -134,7 +135,7 @@ static const char page_script[] =
 "(function () {\n"
 "'use strict';\n"
 "var D = JSON.parse(document.getElementById('heatmap-data').textContent);\n"
-"document.documentElement.classList.add('js');\n"
+"document.getElementById('controls').hidden = false;\n"
 "var N = D.hosts.length;\n"
 "var table = document.getElementById('matrix');\n"
 "var tds = [];\n"
@@ -289,7 +290,7 @@ static const char page_script[] =
 "});\n"
 "table.addEventListener('mouseleave', function () { tip.hidden = true; });\n"
 "document.body.setAttribute('data-view', D.kinds[view.k].name + '\\/' +\n"
-"  D.kinds[view.k].metrics[view.m].name);\n"
+"  D.kinds[view.k].metrics[view.m].name);\n""if (window.performance && performance.mark) performance.mark('heatmap-ready');\n"
 "})();\n";
 
 static const char *
@@ -367,6 +368,18 @@ write_legend(FILE *f, const struct hm_metric *m, int have, double lo,
 	    "<span class=\"sw s\">\xe2\x80\x94</span> self</div>\n", f);
 }
 
+/* Width of the row-header column (the table's layout is fixed). */
+static double
+corner_width(const struct heatmap *hm)
+{
+	size_t i, longest = 12;
+
+	for (i = 0; i < hm->nhosts; i++)
+		if (strlen(hm->hosts[i]) > longest)
+			longest = strlen(hm->hosts[i]);
+	return (double)(longest > 40 ? 40 : longest) * 0.62 + 1;
+}
+
 static void
 write_matrix(FILE *f, const struct heatmap *hm, const struct hm_kind *k,
     size_t metric)
@@ -391,9 +404,9 @@ write_matrix(FILE *f, const struct heatmap *hm, const struct hm_kind *k,
 	}
 	fputs("</h2>\n", f);
 	write_legend(f, m, have, lo, hi);
-	fputs("<div class=scroll><table class=mx id=matrix>"
-	    "<thead><tr><th class=corner>source \xe2\x86\x93 target "
-	    "\xe2\x86\x92</th>", f);
+	fprintf(f, "<div class=scroll><table class=mx id=matrix>"
+	    "<thead><tr><th class=corner style=\"width:%.1fem\">source "
+	    "\xe2\x86\x93 target \xe2\x86\x92</th>", corner_width(hm));
 	for (t = 0; t < hm->nhosts; t++) {
 		fputs("<th scope=col>", f);
 		html_escape(f, hm->hosts[t]);
@@ -631,7 +644,7 @@ write_head(FILE *f, const struct heatmap *hm, const struct html_options *opt)
 	    hm->aggregate == HEATMAP_MEDIAN ?
 	    "median of the ok records per pair" : "latest record per pair",
 	    time_iso8601(opt->generated, when, sizeof when));
-	fputs("<nav id=controls class=js-only>"
+	fputs("<nav id=controls hidden>"
 	    "<label>Kind <select id=kind></select></label>"
 	    "<label>Metric <select id=metric></select></label>"
 	    "<label><input type=checkbox id=log> log scale "

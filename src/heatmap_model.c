@@ -200,7 +200,8 @@ collect_hosts(struct heatmap *hm, const char *only_kind)
 		    (rc = host_add(hm, r->target)) != 0)
 			return rc;
 	}
-	qsort(hm->hosts, hm->nhosts, sizeof *hm->hosts, cmp_host_ptr);
+	if (hm->nhosts > 1)
+		qsort(hm->hosts, hm->nhosts, sizeof *hm->hosts, cmp_host_ptr);
 	return rehash(hm, hm->nslots ? hm->nslots : 64);
 }
 

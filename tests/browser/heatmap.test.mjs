@@ -92,7 +92,7 @@ await withContext({}, async (context) => {
   const seen = watch(page);
   const url = pathToFileURL(page1).href;
   await page.goto(url, { waitUntil: 'load' });
-  await page.waitForFunction(() => document.documentElement.classList.contains('js'));
+  await page.waitForSelector('#controls', { state: 'visible' });
 
   const hosts = await page.$$eval('#matrix thead th[scope=col]', (ths) => ths.length);
   const cells = await page.$$eval('#matrix tbody td', (tds) => tds.length);
