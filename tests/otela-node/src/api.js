@@ -125,6 +125,7 @@ async function holepunch (ctx, body) {
 	let lastError = null
 	let used = 0
 	let state = connectedness(ctx, target)
+	if (state === 'Connected') used = 1
 	while (state !== 'Connected' && used < attempts && Date.now() < deadline) {
 		used++
 		try {

@@ -2,8 +2,12 @@
 // Exit codes: 0 success, 1 failure, 2 usage error.
 import http from 'node:http'
 import path from 'node:path'
-import { initIdentity, loadIdentity, peerIdOf, IdentityError } from './identity.js'
-import { readConfig, ConfigError } from './config.js'
+import { UserError } from './errors.js'
+
+// Modules that pull in libp2p are loaded only by the commands needing them,
+// so usage errors and --help stay quick.
+const identity = () => import('./identity.js')
+const readConfig = async file => (await import('./config.js')).readConfig(file)
 
 const USAGE = `usage: otela <command> [flags]
 
@@ -81,21 +85,21 @@ function intFlag (flags, name) {
 
 async function cmdInit (flags) {
 	const dir = need(flags, 'config-dir')
-	const { created, peerId } = await initIdentity(dir)
+	const { created, peerId } = await (await identity()).initIdentity(dir)
 	process.stderr.write(`${created ? 'created' : 'kept existing'} identity ${peerId} in ${dir}\n`)
 	return 0
 }
 
 async function cmdPeerId (flags) {
-	process.stdout.write(peerIdOf(need(flags, 'config-dir')) + '\n')
+	process.stdout.write((await identity()).peerIdOf(need(flags, 'config-dir')) + '\n')
 	return 0
 }
 
 async function cmdStart (flags) {
 	const cfgFile = need(flags, 'config')
 	const dir = flags['config-dir'] ?? path.dirname(cfgFile)
-	const cfg = readConfig(cfgFile)
-	const privateKey = loadIdentity(dir)
+	const cfg = await readConfig(cfgFile)
+	const privateKey = (await identity()).loadIdentity(dir)
 	const { peerIdFromPrivateKey } = await import('@libp2p/peer-id')
 	const peerId = peerIdFromPrivateKey(privateKey).toString()
 	const { startNode, readFaults, log } = await import('./node.js')
@@ -156,7 +160,7 @@ function postJson (port, urlPath, body, timeoutMs) {
 async function cmdProbe (flags) {
 	const target = need(flags, 'target')
 	const kind = need(flags, 'kind')
-	const cfg = readConfig(need(flags, 'config'))
+	const cfg = await readConfig(need(flags, 'config'))
 	const timeoutMs = flags.timeout === undefined ? 60000 : parseDuration(flags.timeout)
 	if (timeoutMs === null || timeoutMs <= 0) throw new UsageError(`--timeout ${JSON.stringify(flags.timeout)}: want a duration like 60s`)
 	const body = JSON.stringify({ target, kind, count: intFlag(flags, 'count'), bytes: intFlag(flags, 'bytes'), timeout_ms: timeoutMs })
@@ -205,7 +209,7 @@ export async function main (argv) {
 			process.stderr.write(`otela: ${err.message}\nrun "otela --help" for usage\n`)
 			return 2
 		}
-		if (err instanceof IdentityError || err instanceof ConfigError) {
+		if (err instanceof UserError) {
 			process.stderr.write(`otela: ${err.message}\n`)
 			return 1
 		}

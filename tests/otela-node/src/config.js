@@ -2,8 +2,9 @@
 // keys the stand-in uses are interpreted: port, tcpport, bootstrap.static.
 import fs from 'node:fs'
 import YAML from 'yaml'
+import { UserError } from './errors.js'
 
-export class ConfigError extends Error {}
+export class ConfigError extends UserError {}
 
 function parsePort (value, key, file) {
 	const text = String(value ?? '').trim()

@@ -29,7 +29,9 @@ export async function initIdentity (configDir) {
 	return { created: true, peerId: peerIdFromPrivateKey(key).toString() }
 }
 
-export class IdentityError extends Error {}
+import { UserError } from './errors.js'
+
+export class IdentityError extends UserError {}
 
 export function loadIdentity (configDir) {
 	const file = keyPath(configDir)

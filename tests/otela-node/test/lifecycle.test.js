@@ -11,16 +11,19 @@ import {
 
 describe('otela CLI', () => {
 	it('prints help with exit 0', async () => {
-		for (const args of [['--help'], ['help'], ['start', '--help']]) {
-			const r = await run(args)
+		const cases = [['--help'], ['help'], ['start', '--help']]
+		const results = await Promise.all(cases.map(args => run(args)))
+		for (const r of results) {
 			assert.equal(r.code, 0)
 			assert.match(r.stdout, /usage: otela <command>/)
 		}
 	})
 
 	it('exits 2 on usage errors', async () => {
-		for (const args of [[], ['frobnicate'], ['init', '--bogus', 'x'], ['init'], ['peer-id', '--config-dir'], ['start'], ['probe', '--kind', 'latency']]) {
-			const r = await run(args)
+		const cases = [[], ['frobnicate'], ['init', '--bogus', 'x'], ['init'], ['peer-id', '--config-dir'], ['start'], ['probe', '--kind', 'latency']]
+		const results = await Promise.all(cases.map(args => run(args)))
+		for (const [i, r] of results.entries()) {
+			const args = cases[i]
 			assert.equal(r.code, 2, args.join(' '))
 			assert.notEqual(r.stderr, '')
 			assert.equal(r.stdout, '')
