@@ -19,6 +19,11 @@
 
 #define DIAG_ITEMS_SHOWN 100
 #define FAILURE_ROWS_SHOWN 1000
+/*
+ * Cells are coloured by class (.q0 best .. .q20 worst), not by inline
+ * style: 16k cells sharing 21 styles lay out and paint much faster.
+ */
+#define COLOR_STEPS 20
 
 void
 html_escape(FILE *f, const char *s)
@@ -127,8 +132,8 @@ static const char page_style[] =
 "details{margin:.4em 0}summary{cursor:pointer;font-weight:600}\n";
 
 /*
- * The page script. It mirrors heatmap_badness() and heatmap_color() so a
- * switched view is coloured like the server-rendered one. Comments here
+ * The page script. It mirrors heatmap_badness() and uses the same colour
+ * classes so a switched view is coloured like the server-rendered one. Comments here
  * use the block form only: the page must not contain "//".
  */
 static const char page_script[] =
@@ -147,18 +152,6 @@ static const char page_script[] =
 "var chkLog = document.getElementById('log');\n"
 "var tip = document.getElementById('tip');\n"
 "var view = { k: D.view[0], m: D.view[1] };\n"
-"var STOPS = [[26, 152, 80], [254, 224, 139], [215, 48, 39]];\n"
-"function color(b) {\n"
-"  var a, c, t, s = '#';\n"
-"  if (!(b > 0)) b = 0; if (b > 1) b = 1;\n"
-"  if (b <= 0.5) { a = STOPS[0]; c = STOPS[1]; t = b * 2; }\n"
-"  else { a = STOPS[1]; c = STOPS[2]; t = (b - 0.5) * 2; }\n"
-"  for (var i = 0; i < 3; i++) {\n"
-"    var v = Math.round(a[i] + (c[i] - a[i]) * t);\n"
-"    s += (v < 16 ? '0' : '') + v.toString(16);\n"
-"  }\n"
-"  return s;\n"
-"}\n"
 "function badness(v, lo, hi, hb, lg) {\n"
 "  var t;\n"
 "  if (!(hi > lo)) return 0;\n"
@@ -204,11 +197,11 @@ static const char page_script[] =
 "  for (var i = 0; i < tds.length; i++) {\n"
 "    var td = tds[i], st = k.state.charAt(i), v = vals[i];\n"
 "    if (st === 'v' && v !== null) {\n"
-"      td.className = 'v'; td.textContent = fmt(v);\n"
-"      td.style.background = color(badness(v, r.lo, r.hi, m.hb, lg));\n"
+"      td.className = 'v q' + Math.round(badness(v, r.lo, r.hi, m.hb, lg) *\n"
+"        D.steps);\n"
+"      td.textContent = fmt(v);\n"
 "      continue;\n"
 "    }\n"
-"    td.style.background = '';\n"
 "    if (st === 's') { td.className = 's'; td.textContent = '\\u2014'; }\n"
 "    else if (st === 'f') { td.className = 'f'; td.textContent = '\\u2715'; }\n"
 "    else { td.className = 'm'; td.textContent = '?'; }\n"
@@ -306,7 +299,6 @@ static void
 render_cell(FILE *f, const struct hm_cell *c, const struct hm_metric *m,
     size_t metric, double lo, double hi)
 {
-	unsigned char rgb[3];
 	char buf[32];
 	double v;
 
@@ -328,10 +320,9 @@ render_cell(FILE *f, const struct hm_cell *c, const struct hm_metric *m,
 		fputs("<td class=m>?</td>", f);
 		return;
 	}
-	heatmap_color(heatmap_badness(v, lo, hi, m->higher_better, 0), rgb);
 	heatmap_format_value(v, buf, sizeof buf);
-	fprintf(f, "<td class=v style=\"background:#%02x%02x%02x\">%s</td>",
-	    rgb[0], rgb[1], rgb[2], buf);
+	fprintf(f, "<td class=\"v q%ld\">%s</td>", lround(heatmap_badness(v, lo,
+	    hi, m->higher_better, 0) * COLOR_STEPS), buf);
 }
 
 static void
@@ -604,7 +595,7 @@ write_data(FILE *f, const struct heatmap *hm, const struct html_options *opt)
 	fputs("<script type=\"application/json\" id=heatmap-data>{\"title\":",
 	    f);
 	json_escape(f, opt->title);
-	fprintf(f, ",\"aggregate\":\"%s\",\"t0\":",
+	fprintf(f, ",\"steps\":%d,\"aggregate\":\"%s\",\"t0\":", COLOR_STEPS,
 	    hm->aggregate == HEATMAP_MEDIAN ? "median" : "latest");
 	put_number(f, t0);
 	fprintf(f, ",\"view\":[%zu,%zu],\n\"hosts\":[", opt->kind, opt->metric);
@@ -626,6 +617,7 @@ static void
 write_head(FILE *f, const struct heatmap *hm, const struct html_options *opt)
 {
 	size_t records, failed, kinds = 0, i;
+	unsigned char rgb[3];
 	char when[40];
 
 	heatmap_totals(hm, &records, &failed);
@@ -635,8 +627,13 @@ write_head(FILE *f, const struct heatmap *hm, const struct html_options *opt)
 	    "<meta name=viewport content=\"width=device-width, "
 	    "initial-scale=1\">\n<title>", f);
 	html_escape(f, opt->title);
-	fprintf(f, "</title>\n<style>\n%s</style>\n</head>\n<body>\n<h1>",
-	    page_style);
+	fprintf(f, "</title>\n<style>\n%s", page_style);
+	for (i = 0; i <= COLOR_STEPS; i++) {
+		heatmap_color((double)i / COLOR_STEPS, rgb);
+		fprintf(f, ".q%zu{background:#%02x%02x%02x}", i, rgb[0], rgb[1],
+		    rgb[2]);
+	}
+	fputs("\n</style>\n</head>\n<body>\n<h1>", f);
 	html_escape(f, opt->title);
 	fprintf(f, "</h1>\n<p class=summary>%zu hosts \xc2\xb7 %zu kinds "
 	    "\xc2\xb7 %zu records \xc2\xb7 %zu failed \xc2\xb7 %s \xc2\xb7 "

@@ -146,7 +146,9 @@ test_matrix_is_n_by_n_with_marks(void **state)
 	assert_int_equal(cells, 16);
 	assert_int_equal(count(tbody, "<td class=s>"), 4);
 	assert_int_equal(count(tbody, "<td class=f>"), 1);	/* delta->alpha */
-	assert_int_equal(count(tbody, "<td class=v "), 11);
+	assert_int_equal(count(tbody, "<td class=\"v q"), 11);
+	assert_non_null(strstr(page, ".q0{background:#1a9850}"));
+	assert_non_null(strstr(page, ".q20{background:#d73027}"));
 	*end = '<';
 	assert_non_null(strstr(page, "data-rule=relay_reservation"));
 	assert_non_null(strstr(page, "<table class=list id=failures-table>"));
