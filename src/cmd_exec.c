@@ -55,6 +55,8 @@ emit_lines(const char *name, struct line_buf *lb, FILE *f, int flush)
 {
 	size_t start = 0, i;
 
+	if (lb->len == 0)
+		return;
 	for (i = 0; i < lb->len; i++) {
 		if (lb->data[i] != '\n')
 			continue;
