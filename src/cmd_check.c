@@ -43,10 +43,14 @@ static const struct purpose {
 /*
  * Run on each host. Prints "arch M", one "tool NAME PATH|-" line per tool,
  * and "otela_rc N": whether otela can be executed at all (126 is the
- * shell's "cannot execute", e.g. a binary of another architecture).
+ * shell's "cannot execute", e.g. a binary of another architecture). uname
+ * is looked for in /bin and /usr/bin too: remote_setup may have left a PATH
+ * without it, and the architecture is what the advice is about.
  */
 static const char check_script[] =
-	"LC_ALL=C; export LC_ALL; echo \"arch $(uname -m)\"; "
+	"LC_ALL=C; export LC_ALL; "
+	"a=$(uname -m 2>/dev/null || /bin/uname -m 2>/dev/null || "
+	"/usr/bin/uname -m 2>/dev/null); echo \"arch ${a:--}\"; "
 	"for t in bash ping iperf3 otela curl; do "
 	"p=$(command -v \"$t\" 2>/dev/null) || p=-; echo \"tool $t $p\"; "
 	"done; "
@@ -91,7 +95,9 @@ check_parse(struct host_check *h, const char *out)
 
 		if (strncmp(line, "arch ", 5) == 0) {
 			free(h->arch);
-			h->arch = strdup(line + 5);
+			h->arch = NULL;
+			if (line[5] != '\0' && strcmp(line + 5, "-") != 0)
+				h->arch = strdup(line + 5);
 		} else if (sscanf(line, "tool %31s %4095s", name, path) == 2) {
 			for (i = 0; check_tools[i] != NULL; i++) {
 				if (strcmp(name, check_tools[i]) != 0 ||
@@ -122,10 +128,17 @@ host_check_done_cb(const struct machine *m, const struct engine_result *res,
 		return;
 	}
 	check_parse(h, res->out);
-	if (res->exit_status != 0 && h->arch == NULL) {
+	if (res->exit_status != 0 && strstr(res->out, "tool curl") == NULL) {
+		int len = (int)res->err_len;
+
+		while (len > 0 && (res->err[len - 1] == '\n' ||
+		    res->err[len - 1] == '\r'))
+			len--;
 		h->error = NP_ERR_PROTOCOL;
-		if (asprintf(&h->error_text, "the check script exited with "
-		    "status %d: %s", res->exit_status, res->err) < 0)
+		if (asprintf(&h->error_text, "the check did not run: the "
+		    "remote shell exited with status %d (%.*s); check the "
+		    "machine's remote_setup", res->exit_status, len > 0 ?
+		    len : 18, len > 0 ? res->err : "no error output") < 0)
 			h->error_text = NULL;
 	}
 }
@@ -169,6 +182,7 @@ step_state(const struct host_check *h, enum check_step step)
 	case NP_ERR_HOSTKEY_UNKNOWN: failed_at = STEP_HOSTKEY; why = "UNKNOWN"; break;
 	case NP_ERR_HOSTKEY_CHANGED: failed_at = STEP_HOSTKEY; why = "CHANGED"; break;
 	case NP_ERR_AUTH: failed_at = STEP_AUTH; break;
+	case NP_ERR_CANCELLED: return "?";	/* interrupted: unknown */
 	default: return "ok";
 	}
 	if (step < failed_at)
@@ -185,8 +199,16 @@ print_advice(const struct check_run *run, const struct host_check *h,
 	size_t i;
 
 	if (h->error != NP_OK) {
-		fprintf(f, "  %s: %s\n", name, h->error_text != NULL ?
-		    h->error_text : error_string(h->error));
+		const char *text = h->error_text != NULL ? h->error_text :
+		    error_string(h->error);
+		size_t len = strlen(name);
+
+		/* the engine's texts start with the host's name already */
+		if (strncmp(text, name, len) == 0 && (text[len] == ':' ||
+		    text[len] == ' '))
+			fprintf(f, "  %s\n", text);
+		else
+			fprintf(f, "  %s: %s\n", name, text);
 		return;
 	}
 	for (i = 0; i < CHECK_NTOOLS; i++) {
@@ -213,6 +235,20 @@ print_advice(const struct check_run *run, const struct host_check *h,
 		    h->arch != NULL ? h->arch : "matching");
 }
 
+/* A tool's cell in the table. */
+static const char *
+tool_state(const struct check_run *run, const struct host_check *h,
+    size_t tool)
+{
+	if (h->error != NP_OK)
+		return "-";
+	if (h->tool_path[tool] == NULL)
+		return host_missing(run, h, tool) ? "MISSING" : "no";
+	if (tool == 3 && h->otela_rc == 126)
+		return "NOEXEC";
+	return "yes";
+}
+
 static void
 print_table(const struct check_run *run, FILE *f)
 {
@@ -226,7 +262,7 @@ print_table(const struct check_run *run, FILE *f)
 	fprintf(f, "%-*s  %-7s %-8s %-5s %-8s", w, "HOST", "CONNECT",
 	    "HOSTKEY", "AUTH", "ARCH");
 	for (t = 0; t < CHECK_NTOOLS; t++)
-		fprintf(f, " %-6s", check_tools[t]);
+		fprintf(f, " %-7s", check_tools[t]);
 	fprintf(f, " READY\n");
 	for (i = 0; i < run->n_hosts; i++) {
 		const struct host_check *h = &run->hosts[i];
@@ -238,9 +274,7 @@ print_table(const struct check_run *run, FILE *f)
 		    step_state(h, STEP_AUTH),
 		    h->arch != NULL ? h->arch : "-");
 		for (t = 0; t < CHECK_NTOOLS; t++)
-			fprintf(f, " %-6s", h->error != NP_OK ? "-" :
-			    h->tool_path[t] != NULL ? "yes" :
-			    host_missing(run, h, t) ? "MISSING" : "no");
+			fprintf(f, " %-7s", tool_state(run, h, t));
 		fprintf(f, " %s\n", ok ? "yes" : "NO");
 	}
 	fprintf(f, "\n%zu of %zu hosts ready\n", ready, run->n_hosts);
@@ -482,7 +516,9 @@ const struct cmd_entry cmd_check_entry = {
 	    "Connects to every host at once and reports, per host: whether it\n"
 	    "is reachable, its host key is known, authentication works, its\n"
 	    "architecture (uname -m) and which of bash, ping, iperf3, otela\n"
-	    "and curl are on PATH (after the machine's remote_setup).\n\n"
+	    "and curl are on PATH (after the machine's remote_setup). MISSING\n"
+	    "marks a tool that --for needs, NOEXEC an otela that cannot be\n"
+	    "executed (a build for another architecture).\n\n"
 	    "options:\n"
 	    "  -c, --config FILE          the inventory (machines.json)\n"
 	    "  -H, --hosts A,B            check only these machines\n"

@@ -13,7 +13,7 @@ np() {
 T=$NETPROF_TEST_TMP/cli
 rm -rf "$T"
 mkdir -p "$T"
-cd "$T"
+cd "$T" || exit 1
 
 # --- version and help ---------------------------------------------------
 
