@@ -178,7 +178,6 @@ step_state(const struct host_check *h, enum check_step step)
 		return "?";
 	switch (h->error) {
 	case NP_ERR_CONNECT: failed_at = STEP_CONNECT; break;
-	case NP_ERR_TIMEOUT: failed_at = STEP_CONNECT; why = "timeout"; break;
 	case NP_ERR_HOSTKEY_UNKNOWN: failed_at = STEP_HOSTKEY; why = "UNKNOWN"; break;
 	case NP_ERR_HOSTKEY_CHANGED: failed_at = STEP_HOSTKEY; why = "CHANGED"; break;
 	case NP_ERR_AUTH: failed_at = STEP_AUTH; break;

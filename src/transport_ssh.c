@@ -769,6 +769,9 @@ host_step(struct ssh_host *h)
 		if (host_open(h) != 0)
 			goto out;
 	}
+	/* closing: a session still connecting is abandoned, not waited for */
+	if (e->closing && h->state != HOST_READY)
+		goto out;
 	if ((r = session_step(h)) <= 0) {
 		host_update_poll(h);
 		return;
