@@ -33,4 +33,24 @@ void cmd_print_usage(const struct cmd_entry *entry, FILE *f, int full);
 int cmd_usage_error(const struct cmd_entry *entry, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
+/*
+ * For getopt_long's ':' and '?' (the optstring must start with ':', after
+ * any '+'): report the option that was wrong; returns NP_EXIT_USAGE.
+ */
+int cmd_option_error(const struct cmd_entry *entry, int c, char **argv);
+
+/* s as an integer in [lo, hi] into *out; NP_ERR_USAGE otherwise. */
+int cmd_parse_int(const char *s, int lo, int hi, int *out);
+/* s as a number in [lo, hi] into *out; NP_ERR_USAGE otherwise. */
+int cmd_parse_number(const char *s, double lo, double hi, double *out);
+
+struct inventory;
+/*
+ * Load config and keep only the machines named in hosts (comma-separated;
+ * NULL: all). On error the message (file, JSON path, fix) is reported here
+ * and NP_EXIT_USAGE returned; NP_EXIT_OK and *out otherwise.
+ */
+int cmd_load_inventory(const char *config, const char *hosts,
+    struct inventory **out);
+
 #endif

@@ -428,7 +428,6 @@ cmd_check_exec(const struct cmd_entry *self, int argc, char **argv)
 	struct check_run run = { 0 };
 	struct inventory *inv = NULL;
 	const char *config = NULL, *hosts = NULL, *purpose = "collect";
-	char *cause = NULL;
 	int c, json = 0, interrupted = 0, exit_code = NP_EXIT_USAGE, r;
 	size_t i;
 
@@ -445,15 +444,8 @@ cmd_check_exec(const struct cmd_entry *self, int argc, char **argv)
 		case 'h':
 			cmd_print_usage(self, stdout, 1);
 			return NP_EXIT_OK;
-		case ':':
-			return cmd_usage_error(self, "option '%s' needs an "
-			    "argument", argv[optind - 1]);
 		default:
-			if (optopt != 0)
-				return cmd_usage_error(self, "unknown option "
-				    "'-%c'", optopt);
-			return cmd_usage_error(self, "unknown option '%s'",
-			    argv[optind - 1]);
+			return cmd_option_error(self, c, argv);
 		}
 	}
 	if (optind != argc)
@@ -468,12 +460,8 @@ cmd_check_exec(const struct cmd_entry *self, int argc, char **argv)
 		return cmd_usage_error(self, "--for: '%s' is not one of "
 		    "collect, iperf, bench, all", purpose);
 
-	if ((r = inventory_load(config, &inv, &cause)) != 0 ||
-	    (hosts != NULL && (r = inventory_select(inv, hosts,
-	    &cause)) != 0)) {
-		log_error("%s", cause != NULL ? cause : error_string(r));
+	if ((exit_code = cmd_load_inventory(config, hosts, &inv)) != 0)
 		goto out;
-	}
 	run.n_hosts = inv->n_machines;
 	if ((run.hosts = calloc(run.n_hosts, sizeof *run.hosts)) == NULL) {
 		log_error("%s", error_string(NP_ERR_NOMEM));
@@ -502,7 +490,6 @@ cmd_check_exec(const struct cmd_entry *self, int argc, char **argv)
 out:
 	check_run_free(&run);
 	inventory_free(inv);
-	free(cause);
 	return exit_code;
 }
 

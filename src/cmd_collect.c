@@ -903,7 +903,7 @@ print_summary(struct collector *c, FILE *f)
 
 struct collect_options {
 	const char *config, *output, *hosts;
-	int dry_run, resume, quiet;
+	int dry_run, resume, quiet, accept_new_host_keys;
 	struct plan_options plan;
 	int ping_count, iperf_seconds, iperf_port;
 	double ping_interval;
@@ -931,6 +931,7 @@ run(struct collect_options *o, struct inventory *inv)
 	c.connect_timeout = inv->connect_timeout_seconds;
 	c.serial = o->plan.serial;
 	eo.max_channels = o->plan.max_channels;
+	eo.accept_new_host_keys = o->accept_new_host_keys;
 	c.width = o->plan.rounds ? 1 : (size_t)(o->plan.max_channels > 0 ?
 	    o->plan.max_channels : ENGINE_DEFAULT_MAX_CHANNELS);
 
@@ -1032,18 +1033,6 @@ out:
 }
 
 static int
-parse_int(const char *s, int lo, int hi, int *out)
-{
-	char *end;
-	long v = strtol(s, &end, 10);
-
-	if (*s == '\0' || *end != '\0' || v < lo || v > hi)
-		return -1;
-	*out = (int)v;
-	return 0;
-}
-
-static int
 cmd_collect_exec(const struct cmd_entry *self, int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -1056,6 +1045,7 @@ cmd_collect_exec(const struct cmd_entry *self, int argc, char **argv)
 		{ "resume", no_argument, NULL, 'r' },
 		{ "hosts", required_argument, NULL, 'H' },
 		{ "max-channels", required_argument, NULL, 'm' },
+		{ "accept-new-host-keys", no_argument, NULL, 'A' },
 		{ "ping-count", required_argument, NULL, 'P' },
 		{ "ping-interval", required_argument, NULL, 'i' },
 		{ "iperf-seconds", required_argument, NULL, 'T' },
@@ -1066,13 +1056,13 @@ cmd_collect_exec(const struct cmd_entry *self, int argc, char **argv)
 	};
 	struct collect_options o;
 	struct inventory *inv = NULL;
-	char *cause = NULL, *end;
+	char *end;
 	int ch, r;
 
 	memset(&o, 0, sizeof o);
 	o.output = "-";
 	optind = 1;
-	while ((ch = getopt_long(argc, argv, "c:o:nqh", longopts, NULL)) !=
+	while ((ch = getopt_long(argc, argv, ":c:o:nqh", longopts, NULL)) !=
 	    -1) {
 		switch (ch) {
 		case 'c': o.config = optarg; break;
@@ -1082,26 +1072,27 @@ cmd_collect_exec(const struct cmd_entry *self, int argc, char **argv)
 		case 'S': o.plan.serial = 1; break;
 		case 'R': o.plan.rounds = 1; break;
 		case 'r': o.resume = 1; break;
+		case 'A': o.accept_new_host_keys = 1; break;
 		case 'H': o.hosts = optarg; break;
 		case 'q': o.quiet = 1; break;
 		case 'm':
-			if (parse_int(optarg, 1, 64, &o.plan.max_channels) != 0)
+			if (cmd_parse_int(optarg, 1, 64, &o.plan.max_channels) != 0)
 				return cmd_usage_error(self, "--max-channels: "
 				    "'%s' is not a number from 1 to 64", optarg);
 			break;
 		case 'P':
-			if (parse_int(optarg, 1, 100000, &o.ping_count) != 0)
+			if (cmd_parse_int(optarg, 1, 100000, &o.ping_count) != 0)
 				return cmd_usage_error(self, "--ping-count: "
 				    "'%s' is not a positive number", optarg);
 			break;
 		case 'T':
-			if (parse_int(optarg, 1, 3600, &o.iperf_seconds) != 0)
+			if (cmd_parse_int(optarg, 1, 3600, &o.iperf_seconds) != 0)
 				return cmd_usage_error(self, "--iperf-seconds: "
 				    "'%s' is not a number from 1 to 3600",
 				    optarg);
 			break;
 		case 'p':
-			if (parse_int(optarg, 1, 65535, &o.iperf_port) != 0)
+			if (cmd_parse_int(optarg, 1, 65535, &o.iperf_port) != 0)
 				return cmd_usage_error(self, "--iperf-port: "
 				    "'%s' is not a TCP port", optarg);
 			break;
@@ -1117,7 +1108,7 @@ cmd_collect_exec(const struct cmd_entry *self, int argc, char **argv)
 			cmd_print_usage(self, stdout, 1);
 			return NP_EXIT_OK;
 		default:
-			return cmd_usage_error(self, "unknown option");
+			return cmd_option_error(self, ch, argv);
 		}
 	}
 	if (optind < argc)
@@ -1131,14 +1122,8 @@ cmd_collect_exec(const struct cmd_entry *self, int argc, char **argv)
 	if (o.plan.serial && o.plan.rounds)
 		return cmd_usage_error(self, "--serial and --rounds exclude "
 		    "each other");
-	if ((r = inventory_load(o.config, &inv, &cause)) != 0 ||
-	    (o.hosts != NULL &&
-	    (r = inventory_select(inv, o.hosts, &cause)) != 0)) {
-		log_error("%s", cause != NULL ? cause : error_string(r));
-		free(cause);
-		inventory_free(inv);
+	if (cmd_load_inventory(o.config, o.hosts, &inv) != 0)
 		return NP_EXIT_USAGE;
-	}
 	if (inv->n_machines < 2) {
 		log_error("%s: collect needs at least two machines", o.config);
 		inventory_free(inv);
@@ -1155,6 +1140,7 @@ const struct cmd_entry cmd_collect_entry = {
 	.usage = "--config FILE [--output FILE.jsonl] [--iperf] [--dry-run] "
 	    "[--serial | --rounds] [--resume] [-q]",
 	.help =
+	    "options:\n"
 	    "  -c, --config FILE       the inventory (machines.json)\n"
 	    "  -o, --output FILE       JSONL records (default: standard "
 	    "output)\n"
@@ -1168,6 +1154,8 @@ const struct cmd_entry cmd_collect_entry = {
 	    "--output, append\n"
 	    "      --hosts A,B,...     only these machines\n"
 	    "      --max-channels N    probes per host at once (default 8)\n"
+	    "      --accept-new-host-keys  record unknown host keys in known_hosts\n"
+	    "                          (never a changed one), as ssh's accept-new\n"
 	    "      --ping-count N      override the inventory's ping_count\n"
 	    "      --ping-interval S   override ping_interval (seconds)\n"
 	    "      --iperf-seconds N   override iperf_seconds\n"

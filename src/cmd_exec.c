@@ -243,18 +243,6 @@ join_command(int argc, char **argv)
 }
 
 static int
-parse_number(const char *s, double min, double max, double *out)
-{
-	char *end;
-	double v = strtod(s, &end);
-
-	if (*s == '\0' || *end != '\0' || v < min || v > max)
-		return -1;
-	*out = v;
-	return 0;
-}
-
-static int
 cmd_exec_exec(const struct cmd_entry *self, int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -272,7 +260,7 @@ cmd_exec_exec(const struct cmd_entry *self, int argc, char **argv)
 	struct exec_run run;
 	struct inventory *inv = NULL;
 	const char *config = NULL, *hosts = NULL, *input_path = NULL;
-	char *cause = NULL, *command = NULL, *input = NULL;
+	char *command = NULL, *input = NULL;
 	uv_loop_t loop;
 	double v;
 	size_t i, input_len = 0;
@@ -281,7 +269,7 @@ cmd_exec_exec(const struct cmd_entry *self, int argc, char **argv)
 	memset(&run, 0, sizeof run);
 	run.repeat = 1;
 	optind = 1;
-	while ((ch = getopt_long(argc, argv, "+c:i:h", longopts, NULL)) != -1) {
+	while ((ch = getopt_long(argc, argv, "+:c:i:h", longopts, NULL)) != -1) {
 		switch (ch) {
 		case 'c':
 			config = optarg;
@@ -290,18 +278,18 @@ cmd_exec_exec(const struct cmd_entry *self, int argc, char **argv)
 			hosts = optarg;
 			break;
 		case 't':
-			if (parse_number(optarg, 0.001, 1e7, &run.req.timeout_s))
+			if (cmd_parse_number(optarg, 0.001, 1e7, &run.req.timeout_s))
 				return cmd_usage_error(self, "--timeout %s: not "
 				    "a number of seconds > 0", optarg);
 			break;
 		case 'r':
-			if (parse_number(optarg, 1, 1e7, &v) || v != (int)v)
+			if (cmd_parse_number(optarg, 1, 1e7, &v) || v != (int)v)
 				return cmd_usage_error(self, "--repeat %s: not "
 				    "a whole number >= 1", optarg);
 			run.repeat = (int)v;
 			break;
 		case 'm':
-			if (parse_number(optarg, 1, 1000, &v) || v != (int)v)
+			if (cmd_parse_number(optarg, 1, 1000, &v) || v != (int)v)
 				return cmd_usage_error(self, "--max-channels "
 				    "%s: not a whole number from 1 to 1000",
 				    optarg);
@@ -317,7 +305,7 @@ cmd_exec_exec(const struct cmd_entry *self, int argc, char **argv)
 			cmd_print_usage(self, stdout, 1);
 			return NP_EXIT_OK;
 		default:
-			return cmd_usage_error(self, "unknown option");
+			return cmd_option_error(self, ch, argv);
 		}
 	}
 	if (config == NULL)
@@ -331,11 +319,8 @@ cmd_exec_exec(const struct cmd_entry *self, int argc, char **argv)
 		log_error("--input %s: cannot read it", input_path);
 		goto out;
 	}
-	if ((r = inventory_load(config, &inv, &cause)) != 0 ||
-	    (hosts != NULL && (r = inventory_select(inv, hosts, &cause)) != 0)) {
-		log_error("%s", cause != NULL ? cause : error_string(r));
+	if (cmd_load_inventory(config, hosts, &inv) != 0)
 		goto out;
-	}
 	rc = NP_EXIT_FAILED;
 	if (inv->n_machines == 0) {
 		log_error("%s: no machines to run on", config);
@@ -401,7 +386,6 @@ out:
 	free(run.latency_ms);
 	free(command);
 	free(input);
-	free(cause);
 	inventory_free(inv);
 	return rc;
 }

@@ -101,12 +101,8 @@ parse_args(const struct cmd_entry *self, int argc, char **argv,
 			cmd_print_usage(self, stdout, 1);
 			*done = 1;
 			return NP_EXIT_OK;
-		case ':':
-			return cmd_usage_error(self, "%s needs a value",
-			    argv[optind - 1]);
 		default:
-			return cmd_usage_error(self, "unknown option '%s'",
-			    argv[optind - 1]);
+			return cmd_option_error(self, c, argv);
 		}
 	}
 	if (optind < argc)
@@ -311,6 +307,7 @@ const struct cmd_entry cmd_heatmap_entry = {
 	    "       [--kind KIND] [--metric METRIC] [--title TEXT] "
 	    "[--aggregate latest|median] [--strict]",
 	.help =
+	    "options:\n"
 	    "  -i, --input FILE     collect or bench records (.jsonl), or a bench run.json;\n"
 	    "                       repeat to combine collect and bench runs\n"
 	    "  -o, --output FILE    the page to write (one self-contained HTML file)\n"

@@ -236,11 +236,10 @@ cmd_plan_exec(const struct cmd_entry *self, int argc, char **argv)
 	struct probe_settings ps;
 	struct inventory *inv = NULL;
 	const char *config = NULL;
-	char *cause = NULL;
 	int ch, r;
 
 	optind = 1;
-	while ((ch = getopt_long(argc, argv, "c:h", longopts, NULL)) != -1) {
+	while ((ch = getopt_long(argc, argv, ":c:h", longopts, NULL)) != -1) {
 		switch (ch) {
 		case 'c': config = optarg; break;
 		case 'I': o.iperf = 1; break;
@@ -251,7 +250,7 @@ cmd_plan_exec(const struct cmd_entry *self, int argc, char **argv)
 			cmd_print_usage(self, stdout, 1);
 			return NP_EXIT_OK;
 		default:
-			return cmd_usage_error(self, "unknown option");
+			return cmd_option_error(self, ch, argv);
 		}
 	}
 	if (optind < argc)
@@ -259,11 +258,8 @@ cmd_plan_exec(const struct cmd_entry *self, int argc, char **argv)
 		    argv[optind]);
 	if (config == NULL)
 		return cmd_usage_error(self, "--config FILE is required");
-	if ((r = inventory_load(config, &inv, &cause)) != 0) {
-		log_error("%s", cause != NULL ? cause : error_string(r));
-		free(cause);
+	if (cmd_load_inventory(config, NULL, &inv) != 0)
 		return NP_EXIT_USAGE;
-	}
 	ps.ping_count = inv->ping_count;
 	ps.ping_interval = inv->ping_interval;
 	ps.iperf_seconds = inv->iperf_seconds;
@@ -282,6 +278,7 @@ const struct cmd_entry cmd_plan_entry = {
 	.summary = "print the commands collect would run, and its rounds",
 	.usage = "--config FILE [--iperf] [--rounds] [--serial] [--json]",
 	.help =
+	    "options:\n"
 	    "  -c, --config FILE  the inventory (machines.json)\n"
 	    "      --iperf        include the iperf3 phase\n"
 	    "      --rounds       ping in shift rounds (one probe per host "

@@ -2,7 +2,6 @@
  * netprof's entry point: global options, then the command table. A command is
  * matched by its exact name or a unique prefix ("col" for collect).
  */
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -39,33 +38,6 @@ print_overview(FILE *f)
 	    "  -V, --version   print the version and exit\n"
 	    "\nRun 'netprof COMMAND --help' for a command's options. "
 	    "See netprof(1).\n");
-}
-
-void
-cmd_print_usage(const struct cmd_entry *entry, FILE *f, int full)
-{
-	fprintf(f, "usage: netprof %s %s\n", entry->name, entry->usage);
-	if (full) {
-		fprintf(f, "\n%s.\n", entry->summary);
-		if (entry->help != NULL && *entry->help != '\0')
-			fprintf(f, "\n%s", entry->help);
-	}
-}
-
-int
-cmd_usage_error(const struct cmd_entry *entry, const char *fmt, ...)
-{
-	va_list ap;
-
-	fprintf(stderr, "netprof %s: ", entry->name);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-	cmd_print_usage(entry, stderr, 0);
-	fprintf(stderr, "Run 'netprof %s --help' for the options.\n",
-	    entry->name);
-	return NP_EXIT_USAGE;
 }
 
 /* Exact name, else the one command the prefix names; NULL and a message. */

@@ -7,12 +7,13 @@
 # ping medians of both runs (parallelism must not distort them).
 #
 # usage: tests/bench/collect.sh [SIZES...]   (default: 8 16; needs root)
-# env:   NETPROF_BIN (default build/netprof), BENCH_SERIAL_MAX (default 8:
+# env:   NETPROF_BIN (default: build/main/netprof, built), BENCH_SERIAL_MAX (default 8:
 #        --serial is run only up to this many hosts; beyond, its time is
 #        estimated from the per-pair time at the largest measured size)
 set -euo pipefail
 SRC=$(cd "$(dirname "$0")/../.." && pwd)
-BIN=${NETPROF_BIN:-$SRC/build/netprof}
+. "$SRC/tests/bench/build.sh"
+BIN=$(bench_binary "${NETPROF_BIN:-}") || exit 1
 LAB=$SRC/tests/lab/lab.sh
 SERIAL_MAX=${BENCH_SERIAL_MAX:-8}
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/netprof-bench.XXXXXX")

@@ -9,7 +9,8 @@
 # usage: tests/bench/exec.sh [NETPROF_BIN] [HOSTS] [COMMANDS_PER_HOST]
 set -euo pipefail
 SRC=$(cd "$(dirname "$0")/../.." && pwd)
-BIN=${1:-$SRC/build/netprof}
+. "$SRC/tests/bench/build.sh"
+BIN=$(bench_binary "${1:-}") || exit 1
 HOSTS=${2:-8}
 N=${3:-100}
 LAB=$SRC/tests/lab/lab.sh

@@ -8,7 +8,8 @@
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 src=$(cd "$here/../.." && pwd)
-bin=${1:-${NETPROF_BIN:-$src/build/netprof}}
+. "$src/tests/bench/build.sh"
+bin=$(bench_binary "${1:-${NETPROF_BIN:-}}") || exit 1
 hosts=${2:-128}
 work=${NETPROF_TEST_TMP:-$(mktemp -d)}/heatmap-bench
 mkdir -p "$work"

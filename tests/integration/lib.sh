@@ -9,7 +9,7 @@ set -euo pipefail
 
 TEST_NAME=$(basename "$0" .sh)
 NETPROF_SRC=${NETPROF_SRC:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}
-NETPROF_BIN=${NETPROF_BIN:-$NETPROF_SRC/build/netprof}
+NETPROF_BIN=${NETPROF_BIN:-$NETPROF_SRC/build/main/netprof}
 NETPROF_FIXTURES=${NETPROF_FIXTURES:-$NETPROF_SRC/tests/fixtures}
 if [ -z "${NETPROF_TEST_TMP:-}" ]; then
 	NETPROF_TEST_TMP=$(mktemp -d "${TMPDIR:-/tmp}/netprof-test.XXXXXX")

@@ -1,0 +1,105 @@
+/*
+ * What every command shares: usage and help output, the one report of a
+ * usage error, number options, and loading the inventory (with --hosts)
+ * with its error reported once.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "cmd.h"
+#include "error.h"
+#include "inventory.h"
+#include "log.h"
+
+void
+cmd_print_usage(const struct cmd_entry *entry, FILE *f, int full)
+{
+	fprintf(f, "usage: netprof %s %s\n", entry->name, entry->usage);
+	if (full) {
+		fprintf(f, "\n%s.\n", entry->summary);
+		if (entry->help != NULL && *entry->help != '\0')
+			fprintf(f, "\n%s", entry->help);
+	}
+}
+
+int
+cmd_usage_error(const struct cmd_entry *entry, const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "netprof %s: ", entry->name);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	cmd_print_usage(entry, stderr, 0);
+	fprintf(stderr, "Run 'netprof %s --help' for the options.\n",
+	    entry->name);
+	return NP_EXIT_USAGE;
+}
+
+int
+cmd_option_error(const struct cmd_entry *entry, int c, char **argv)
+{
+	const char *word = argv[optind - 1];
+
+	if (c == ':')
+		return cmd_usage_error(entry, "option '%s' needs an argument",
+		    word);
+	if (optopt != 0 && word[0] == '-' && word[1] != '-')
+		return cmd_usage_error(entry, "unknown option '-%c'", optopt);
+	return cmd_usage_error(entry, "unknown option '%s'", word);
+}
+
+int
+cmd_parse_int(const char *s, int lo, int hi, int *out)
+{
+	char *end;
+	long v;
+
+	if (*s == '\0')
+		return NP_ERR_USAGE;
+	v = strtol(s, &end, 10);
+	if (*end != '\0' || v < lo || v > hi)
+		return NP_ERR_USAGE;
+	*out = (int)v;
+	return 0;
+}
+
+int
+cmd_parse_number(const char *s, double lo, double hi, double *out)
+{
+	char *end;
+	double v;
+
+	if (*s == '\0')
+		return NP_ERR_USAGE;
+	v = strtod(s, &end);
+	if (*end != '\0' || !(v >= lo && v <= hi))
+		return NP_ERR_USAGE;
+	*out = v;
+	return 0;
+}
+
+int
+cmd_load_inventory(const char *config, const char *hosts,
+    struct inventory **out)
+{
+	struct inventory *inv = NULL;
+	char *cause = NULL;
+	int r;
+
+	*out = NULL;
+	if ((r = inventory_load(config, &inv, &cause)) != 0 ||
+	    (hosts != NULL && (r = inventory_select(inv, hosts,
+	    &cause)) != 0)) {
+		log_error("%s", cause != NULL ? cause : error_string(r));
+		free(cause);
+		inventory_free(inv);
+		return NP_EXIT_USAGE;
+	}
+	*out = inv;
+	return NP_EXIT_OK;
+}
