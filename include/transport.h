@@ -18,6 +18,7 @@
 #include <uv.h>
 
 #include <libssh/libssh.h>
+#include <libssh/callbacks.h>
 
 #include "engine.h"
 
@@ -69,6 +70,7 @@ struct engine_job {
 	/* ssh */
 	struct ssh_host *host;
 	ssh_channel channel;
+	struct ssh_channel_callbacks_struct callbacks;
 	int eof_sent;
 
 	/* command and local */

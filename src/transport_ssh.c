@@ -6,7 +6,9 @@
  * session's socket calls host_step(), which advances the host's state
  * machine (connect, host key, auth) and then every channel's, over and
  * over until none moves, because any libssh call may read packets meant
- * for another channel. libssh is not thread safe; everything here runs on
+ * for another channel. Output, EOF, exit status and close reach the job
+ * through libssh's channel callbacks, whichever call read the packet, so
+ * nothing can wait in a libssh buffer after the socket has gone quiet. libssh is not thread safe; everything here runs on
  * the loop's thread.
  *
  * A command is stopped (timeout, cancel, close) with the "signal" channel
@@ -61,6 +63,7 @@ struct ssh_host {
 	ssh_key key;
 	int agent_tried, key_tried;
 	int dirty;
+	int activity;		/* a channel callback ran during this step */
 	char target[300];	/* host:port as connected to */
 };
 
@@ -543,26 +546,63 @@ send_kill(struct ssh_host *h, struct engine_job *j)
 	engine_job_timer(j, KILL_GRACE_MS);
 }
 
-/* Read what the channel has; 1 if anything was read, -1 on error. */
+/* libssh read output for j (during any call): hand it over whole. */
+static int
+channel_data_cb(ssh_session session, ssh_channel channel, void *data,
+    uint32_t len, int is_stderr, void *userdata)
+{
+	struct engine_job *j = userdata;
+
+	engine_job_output(j, is_stderr ? 2 : 1, data, len);
+	j->host->activity = 1;
+	return (int)len;
+}
+
+/* EOF, exit status or close arrived for j: its state machine must look. */
+static void
+channel_event_cb(ssh_session session, ssh_channel channel, void *userdata)
+{
+	struct engine_job *j = userdata;
+
+	j->host->activity = 1;
+}
+
+static void
+channel_status_cb(ssh_session session, ssh_channel channel, int status,
+    void *userdata)
+{
+	channel_event_cb(session, channel, userdata);
+}
+
+static ssh_channel
+job_channel_new(struct ssh_host *h, struct engine_job *j)
+{
+	ssh_channel c;
+
+	if ((c = ssh_channel_new(h->session)) == NULL)
+		return NULL;
+	memset(&j->callbacks, 0, sizeof j->callbacks);
+	ssh_callbacks_init(&j->callbacks);
+	j->callbacks.userdata = j;
+	j->callbacks.channel_data_function = channel_data_cb;
+	j->callbacks.channel_eof_function = channel_event_cb;
+	j->callbacks.channel_close_function = channel_event_cb;
+	j->callbacks.channel_exit_status_function = channel_status_cb;
+	ssh_set_channel_callbacks(c, &j->callbacks);
+	return c;
+}
+
+/*
+ * Let libssh read what has arrived; the callbacks take it. -1 on error.
+ * (ssh_channel_poll reads packets only while the channel's buffer is
+ * empty, which the data callback keeps it.)
+ */
 static int
 chan_read(struct engine_job *j)
 {
-	static char buf[32768];
-	int stream, n, moved = 0;
+	int n = ssh_channel_poll(j->channel, 0);
 
-	for (stream = 0; stream < 2; stream++) {
-		for (;;) {
-			n = ssh_channel_read_nonblocking(j->channel, buf,
-			    sizeof buf, stream);
-			if (n == SSH_ERROR)
-				return -1;
-			if (n <= 0)
-				break;
-			engine_job_output(j, stream + 1, buf, (size_t)n);
-			moved = 1;
-		}
-	}
-	return moved;
+	return n == SSH_ERROR ? -1 : 0;
 }
 
 static int
@@ -610,7 +650,7 @@ channel_step(struct ssh_host *h, struct engine_job *j)
 	switch (j->state) {
 	case JOB_OPENING:
 		if (j->channel == NULL &&
-		    (j->channel = ssh_channel_new(h->session)) == NULL)
+		    (j->channel = job_channel_new(h, j)) == NULL)
 			return -1;
 		r = ssh_channel_open_session(j->channel);
 		if (r == SSH_AGAIN)
@@ -787,6 +827,7 @@ host_step(struct ssh_host *h)
 			j->state = JOB_OPENING;
 			moved = 1;
 		}
+		h->activity = 0;
 		for (j = TAILQ_FIRST(&h->channels); j != NULL; j = next) {
 			next = TAILQ_NEXT(j, entry);
 			if ((r = channel_step(h, j)) < 0 ||
@@ -796,9 +837,11 @@ host_step(struct ssh_host *h)
 			}
 			moved |= r;
 		}
-		if (!moved)
+		if (!moved && !h->activity)
 			break;
 	}
+	if (pass == MAX_PASSES)
+		log_debug(host_name(h), "step: still moving after %d passes", pass);
 out:
 	if (e->closing && h->n_channels == 0) {
 		host_teardown(h);

@@ -162,7 +162,7 @@ main(int argc, char **argv)
 		case 'm': opts.max_channels = atoi(optarg); break;
 		case 'a': opts.accept_new_host_keys = 1; break;
 		case 'o': run.out_file = optarg; break;
-		case 'v': log_set_level(LOG_VERBOSE); break;
+		case 'v': log_set_level(log_get_level() >= LOG_VERBOSE ? LOG_TRACE : LOG_VERBOSE); break;
 		default: usage();
 		}
 	}

@@ -16,7 +16,7 @@ rm -rf "$T" && mkdir -p "$T"
 INV=$LAB_INVENTORY
 
 drive() {
-	assert_status 0 "$DRIVER" --config "$INV" "$@"
+	assert_status 0 timeout -k 5 60 "$DRIVER" --config "$INV" "$@"
 }
 
 # jobs with error=E among the driver's output
@@ -53,6 +53,17 @@ want=$(sha256sum <"$T/input" | cut -d' ' -f1)
 drive --host h2 --input "$T/input" -- 'sha256sum | cut -d" " -f1'
 assert_contains "$OUT" "job 0: stdout: $want"
 
+# --- output on both streams of many channels at once --------------------
+# Any libssh call may read packets for any channel of the session; output,
+# EOF and exit status must reach every job whichever call read them (a
+# job whose last packets were read while another channel was stepped used
+# to wait forever). Repeated: the interleaving differs from run to run.
+for round in 1 2 3; do
+	drive --host h2 --jobs 12 -- 'seq 1 100000; seq 1 50000 >&2'
+	assert_eq 12 "$(grep -c 'error=0 exit=0 out=588895 err=288894$' <<<"$OUT")" \
+	    "jobs with all their stdout and stderr, round $round"
+done
+
 # --- stdout over 1 MiB --------------------------------------------------
 drive --host h1 --out "$T/big" -- 'seq 1 400000'
 assert_eq "$(seq 1 400000 | sha256sum)" "$(sha256sum <"$T/big")" \
@@ -81,7 +92,7 @@ assert_gone "sleep 74"
 # With one channel, job 0 runs while jobs 1 and 2 wait; killing this
 # connection's sshd processes fails job 0 with the reason, and the queued
 # jobs get one new session.
-"$DRIVER" --config "$INV" --host h1 --jobs 3 --max-channels 1 \
+timeout -k 5 60 "$DRIVER" --config "$INV" --host h1 --jobs 3 --max-channels 1 \
     -- 'sleep 2; echo survived' >"$T/lost.out" 2>&1 &
 drv=$!
 sshd_pids=""
