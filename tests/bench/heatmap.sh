@@ -11,7 +11,9 @@ src=$(cd "$here/../.." && pwd)
 . "$src/tests/bench/build.sh"
 bin=$(bench_binary "${1:-${NETPROF_BIN:-}}") || exit 1
 hosts=${2:-128}
-work=${NETPROF_TEST_TMP:-$(mktemp -d)}/heatmap-bench
+# Kept after the run (overwritten by the next) so the page can be opened.
+work=${NETPROF_TEST_TMP:-$src/build/bench}/heatmap-bench
+rm -rf "$work"
 mkdir -p "$work"
 
 now() { date +%s.%N; }
