@@ -64,7 +64,11 @@ struct ssh_host {
 	int agent_tried, key_tried;
 	int dirty;
 	int activity;		/* a channel callback ran during this step */
+	char hostname[256];	/* the host connected to (after HostName) */
 	char target[300];	/* host:port as connected to */
+	char kh_host[310];	/* its name in known_hosts: host or [host]:port */
+	char scan_args[320];	/* ssh-keyscan's arguments for it */
+	char proxy[600];	/* ProxyCommand (or ProxyJump's), or "" */
 };
 
 static void host_step(struct ssh_host *h);
@@ -134,6 +138,9 @@ release_channel(struct ssh_host *h, struct engine_job *j)
 		if (h->session != NULL && ssh_is_connected(h->session) &&
 		    ssh_channel_is_open(j->channel))
 			ssh_channel_close(j->channel);
+		/* libssh keeps a channel until the server's close arrives and
+		   would call back into the job after it is freed */
+		ssh_remove_channel_callbacks(j->channel, &j->callbacks);
 		ssh_channel_free(j->channel);
 		j->channel = NULL;
 		log_debug(host_name(h), "channel closed");
@@ -249,14 +256,98 @@ host_update_poll(struct ssh_host *h)
 		uv_poll_start(h->poll, events, poll_cb);
 }
 
+/*
+ * What a connect error adds when the ssh config routes the connection
+ * through a command (ProxyCommand, or ProxyJump, which libssh 0.10 runs as
+ * OpenSSH's "ssh -W"): libssh sends that command's stderr to /dev/null, so
+ * its own reason is lost and only a closed socket remains.
+ */
+static const char *
+proxy_note(const struct ssh_host *h, char *buf, size_t size)
+{
+	if (h->proxy[0] == '\0')
+		return "";
+	snprintf(buf, size, "; the connection goes through the command \"%s\" "
+	    "(ProxyCommand or ProxyJump of the ssh config), whose error "
+	    "messages are discarded: run it by hand to see them (for ProxyJump "
+	    "it is OpenSSH's ssh, which reads ~/.ssh/config and "
+	    "~/.ssh/known_hosts, not the inventory's files; a ProxyCommand "
+	    "\"ssh -F FILE -W [%%h]:%%p JUMPHOST\" can use the same ssh config)",
+	    h->proxy);
+	return buf;
+}
+
 static void
 connect_timer_cb(uv_timer_t *t)
 {
 	struct ssh_host *h = t->data;
+	char note[1024];
 
 	host_fail(h, NP_ERR_CONNECT, "%s: could not connect: %s: timed out "
-	    "after %g s (connect_timeout_seconds)", host_name(h), h->target,
-	    h->engine->opts.connect_timeout_s);
+	    "after %g s (connect_timeout_seconds)%s", host_name(h), h->target,
+	    h->engine->opts.connect_timeout_s, proxy_note(h, note, sizeof note));
+}
+
+/* The ProxyCommand as it will run: %h, %p and %% replaced. */
+static void
+proxy_expand(struct ssh_host *h, const char *cmd, const char *host,
+    unsigned int port)
+{
+	size_t n = 0, size = sizeof h->proxy;
+	const char *p;
+	int w;
+
+	h->proxy[0] = '\0';
+	for (p = cmd; *p != '\0' && n + 1 < size; p++) {
+		w = 0;
+		if (p[0] == '%' && p[1] == 'h') {
+			w = snprintf(h->proxy + n, size - n, "%s", host);
+			p++;
+		} else if (p[0] == '%' && p[1] == 'p') {
+			w = snprintf(h->proxy + n, size - n, "%u", port);
+			p++;
+		} else {
+			if (p[0] == '%' && p[1] == '%')
+				p++;
+			h->proxy[n] = *p;
+			h->proxy[n + 1] = '\0';
+			w = 1;
+		}
+		if (w < 0 || (size_t)w >= size - n)
+			break;
+		n += (size_t)w;
+	}
+}
+
+/* target, kh_host, scan_args and proxy, from the session's final options. */
+static void
+host_names(struct ssh_host *h)
+{
+	char *host = NULL, *proxy = NULL;
+	unsigned int port = 22;
+
+	ssh_options_get_port(h->session, &port);
+	if (ssh_options_get(h->session, SSH_OPTIONS_HOST, &host) != SSH_OK)
+		return;
+	snprintf(h->hostname, sizeof h->hostname, "%s", host);
+	snprintf(h->target, sizeof h->target, "%s:%u", host, port);
+	if (port == 22) {
+		snprintf(h->kh_host, sizeof h->kh_host, "%s", host);
+		snprintf(h->scan_args, sizeof h->scan_args, "%s", host);
+	} else {
+		snprintf(h->kh_host, sizeof h->kh_host, "'[%s]:%u'", host,
+		    port);
+		snprintf(h->scan_args, sizeof h->scan_args, "-p %u %s", port,
+		    host);
+	}
+	h->proxy[0] = '\0';
+	if (ssh_options_get(h->session, SSH_OPTIONS_PROXYCOMMAND, &proxy) ==
+	    SSH_OK) {
+		if (strcmp(proxy, "none") != 0)
+			proxy_expand(h, proxy, host, port);
+		ssh_string_free_char(proxy);
+	}
+	ssh_string_free_char(host);
 }
 
 static int
@@ -274,7 +365,6 @@ host_open(struct ssh_host *h)
 	const struct inventory *inv = h->engine->inv;
 	const struct machine *m = h->machine;
 	ssh_session s;
-	char *host = NULL;
 	unsigned int port = 22;
 	long timeout = (long)h->engine->opts.connect_timeout_s;
 	int verbosity = log_get_level() >= LOG_TRACE ? SSH_LOG_PROTOCOL :
@@ -305,13 +395,9 @@ host_open(struct ssh_host *h)
 	ssh_options_set(s, SSH_OPTIONS_GLOBAL_KNOWNHOSTS, "/dev/null");
 	ssh_options_set(s, SSH_OPTIONS_TIMEOUT, &timeout);
 	ssh_options_set(s, SSH_OPTIONS_NODELAY, &nodelay);
-	ssh_options_get_port(s, &port);
-	if (ssh_options_get(s, SSH_OPTIONS_HOST, &host) == SSH_OK) {
-		snprintf(h->target, sizeof h->target, "%s:%u", host, port);
-		ssh_string_free_char(host);
-	}
 	ssh_set_blocking(s, 0);
 	h->session = s;
+	host_names(h);
 	h->state = HOST_CONNECTING;
 	h->auth = getenv("SSH_AUTH_SOCK") != NULL ? AUTH_AGENT :
 	    m->identity_file != NULL ? AUTH_KEY : AUTH_AUTO;
@@ -351,7 +437,7 @@ static int
 check_host_key(struct ssh_host *h)
 {
 	const char *kh = h->engine->inv->known_hosts_file;
-	const char *name = host_name(h), *host = h->machine->ssh_host;
+	const char *name = host_name(h), *host = h->hostname;
 	char fp[200];
 
 	if (kh == NULL)
@@ -368,7 +454,7 @@ check_host_key(struct ssh_host *h)
 		    "recorded in %s; someone may be intercepting the "
 		    "connection, or the host was reinstalled; if this is "
 		    "expected, remove the old key with ssh-keygen -R %s -f %s "
-		    "and connect again", name, host, fp, kh, host, kh);
+		    "and connect again", name, host, fp, kh, h->kh_host, kh);
 		return NP_ERR_HOSTKEY_CHANGED;
 	case SSH_KNOWN_HOSTS_UNKNOWN:
 	case SSH_KNOWN_HOSTS_NOT_FOUND:
@@ -376,8 +462,8 @@ check_host_key(struct ssh_host *h)
 			host_fail(h, NP_ERR_HOSTKEY_UNKNOWN, "%s (%s): host key "
 			    "is not in %s (%s); verify it and add it "
 			    "(ssh-keyscan %s >> %s) or run with "
-			    "--accept-new-host-keys", name, host, kh, fp, host,
-			    kh);
+			    "--accept-new-host-keys", name, host, kh, fp,
+			    h->scan_args, kh);
 			return NP_ERR_HOSTKEY_UNKNOWN;
 		}
 		if (ssh_session_update_known_hosts(h->session) != SSH_OK) {
@@ -407,6 +493,9 @@ auth_failed(struct ssh_host *h)
 	if (m->identity_file != NULL)
 		snprintf(tried, sizeof tried, "identity_file %s%s",
 		    m->identity_file, h->agent_tried ? ", agent" : "");
+	else if (getenv("SSH_AUTH_SOCK") == NULL)
+		snprintf(tried, sizeof tried, "the keys of the ssh config or "
+		    "~/.ssh; no ssh-agent: SSH_AUTH_SOCK is not set");
 	else
 		snprintf(tried, sizeof tried, "agent and the keys of the ssh "
 		    "config or ~/.ssh");
@@ -479,6 +568,7 @@ auth_step(struct ssh_host *h)
 static int
 session_step(struct ssh_host *h)
 {
+	char note[1024];
 	int r;
 
 	if (h->state == HOST_CONNECTING) {
@@ -487,8 +577,9 @@ session_step(struct ssh_host *h)
 			return 0;
 		if (r != SSH_OK) {
 			host_fail(h, NP_ERR_CONNECT, "%s: could not connect: "
-			    "%s: %s", host_name(h), h->target,
-			    ssh_get_error(h->session));
+			    "%s: %s%s", host_name(h), h->target,
+			    ssh_get_error(h->session),
+			    proxy_note(h, note, sizeof note));
 			return -1;
 		}
 		log_debug(host_name(h), "connected to %s, %s", h->target,
