@@ -31,9 +31,10 @@ configure_and_build "$build/main" || exit 1
 configure_and_build "$build/asan" -DNETPROF_SANITIZE=ON \
     -DCMAKE_BUILD_TYPE=Debug || exit 1
 
-export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=0}
+# Full malloc stacks: suppressions name library functions deep in them.
+export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=0:fast_unwind_on_malloc=0}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
-export LSAN_OPTIONS=${LSAN_OPTIONS:-suppressions=$src/tests/lsan.supp}
+export LSAN_OPTIONS=${LSAN_OPTIONS:-suppressions=$src/tests/lsan.supp:print_suppressions=0}
 
 status=0
 echo "== tests: -Werror build (all tests)"
