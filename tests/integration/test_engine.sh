@@ -90,20 +90,24 @@ assert_gone "sleep 74"
 
 # --- session lost in the middle of a command ---------------------------
 # With one channel, job 0 runs while jobs 1 and 2 wait; killing this
-# connection's sshd processes fails job 0 with the reason, and the queued
-# jobs get one new session.
+# connection's sshd processes once job 0's command runs (it makes a
+# directory first: the hosts share this file system) fails job 0 with the
+# reason, and the queued jobs get one new session.
+mark=$(mktemp -d "${TMPDIR:-/tmp}/netprof-lost.XXXXXX")
+chmod 1777 "$mark"
+at_exit "rm -rf '$mark'"
 timeout -k 5 60 "$DRIVER" --config "$INV" --host h1 --jobs 3 --max-channels 1 \
-    -- 'sleep 2; echo survived' >"$T/lost.out" 2>&1 &
+    -- "if mkdir $mark/running 2>/dev/null; then sleep 30; fi; echo survived" \
+    >"$T/lost.out" 2>&1 &
 drv=$!
-sshd_pids=""
-for (( i = 0; i < 50; i++ )); do
-	[ -z "$sshd_pids" ] || break
-	sleep 0.1
-	sshd_pids=$(lab run h1 -- ss -Htnp state established '( sport = :22 )' |
-	    grep -o 'pid=[0-9]*' | cut -d= -f2 | sort -u | tr '\n' ' ')
+for (( i = 0; i < 200; i++ )); do
+	[ -d "$mark/running" ] && break
+	sleep 0.05
 done
+[ -d "$mark/running" ] || fail "job 0 never started on h1"
+sshd_pids=$(lab run h1 -- ss -Htnp state established '( sport = :22 )' |
+    grep -o 'pid=[0-9]*' | cut -d= -f2 | sort -u | tr '\n' ' ')
 [ -n "$sshd_pids" ] || fail "no sshd connection on h1 to kill"
-sleep 0.3
 # shellcheck disable=SC2086
 kill -9 $sshd_pids
 rc=0
