@@ -95,8 +95,21 @@ lab_up() {
 	[ $try -lt 16 ] || fail "lab_up $name: no free subnet:"$'\n'"$out"
 	# Warnings (like a skipped --delay) are worth seeing in the test log.
 	grep -v '^  ' <<<"$out" | grep -v "is up:" >&2 || true
+	# The test that owns the lab: a lab whose owner is gone is stale.
+	echo $$ >"$dir/.owner"
 	# shellcheck disable=SC1091
 	. "$dir/lab.env"
+}
+
+# Is the lab in DIR stale: its directory gone, or the test that brought it
+# up (recorded in DIR/.owner by lab_up) no longer running? A lab without
+# an owner file was brought up by hand and is never taken as stale.
+_lab_owner_alive() {
+	local pid
+	[ -d "$1" ] || return 1
+	[ -f "$1/.owner" ] || return 0
+	pid=$(cat "$1/.owner" 2>/dev/null)
+	[ -n "$pid" ] && kill -0 "$pid" 2>/dev/null
 }
 
 # Another checkout's test may be using lab NAME right now (its registry
@@ -108,6 +121,11 @@ _lab_wait_foreign() {
 		# shellcheck disable=SC1090
 		other=$(. "$reg" && echo "$LAB_DIR") || return 0
 		[ "$other" = "$dir" ] && return 0
+		if ! _lab_owner_alive "$other"; then
+			echo "taking down stale lab '$name' ($other)" >&2
+			"$LAB_SH" down --name "$name" --dir "$other" >/dev/null 2>&1
+			return 0
+		fi
 		[ $i = 0 ] && echo "waiting for lab '$name' ($other) to go down" >&2
 		sleep 0.5
 	done
