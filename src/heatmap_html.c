@@ -18,7 +18,7 @@
 #include "timeutil.h"
 
 #define DIAG_ITEMS_SHOWN 100
-#define FAILURE_ROWS_SHOWN 1000
+#define FAILURE_ROWS_SHOWN 250
 /*
  * Cells are coloured by class (.q0 best .. .q20 worst), not by inline
  * style: 16k cells sharing 21 styles lay out and paint much faster.
@@ -103,9 +103,8 @@ static const char page_style[] =
 ".scroll{overflow:auto;max-height:85vh;border:1px solid #ddd}\n"
 "table.mx{border-collapse:collapse;font-size:11px;table-layout:fixed;"
 "width:max-content}\n"
-"table.mx td{width:3.4em;height:1.7em;text-align:center;overflow:hidden;"
-"border:1px solid #fff;padding:0 2px;font-variant-numeric:tabular-nums;"
-"color:#111;cursor:default}\n"
+"table.mx td{width:3.4em;height:1.7em;text-align:center;"
+"border:1px solid #fff;padding:0 2px;color:#111;cursor:default}\n"
 "table.mx th{font-weight:normal;white-space:nowrap;padding:0 4px;"
 "background:#f6f6f6;position:sticky}\n"
 "table.mx thead th{writing-mode:vertical-rl;transform:rotate(180deg);"
