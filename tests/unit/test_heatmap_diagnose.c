@@ -14,27 +14,10 @@
 
 #include <cmocka.h>
 
+#include "fixture.h"
 #include "heatmap.h"
 #include "heatmap_diagnose.h"
 
-/* Path of a fixture; the last four results stay valid. */
-static char *
-fixture(const char *name)
-{
-	static char paths[4][4096];
-	static int next;
-	char *path = paths[next++ % 4];
-	const char *dir = getenv("NETPROF_FIXTURES");
-	const char *slash = strrchr(__FILE__, '/');
-
-	if (dir != NULL)
-		snprintf(path, sizeof paths[0], "%s/heatmap/%s", dir, name);
-	else
-		snprintf(path, sizeof paths[0], "%.*s/../fixtures/heatmap/%s",
-		    slash ? (int)(slash - __FILE__) : 1, slash ? __FILE__ : ".",
-		    name);
-	return path;
-}
 
 struct lab {
 	struct heatmap *hm;
@@ -49,7 +32,7 @@ lab_load(const char *const *names)
 	assert_non_null(lab);
 	lab->hm = heatmap_new();
 	for (; *names != NULL; names++)
-		assert_int_equal(heatmap_read(lab->hm, fixture(*names), 0), 0);
+		assert_int_equal(heatmap_read(lab->hm, fixture_path("heatmap", *names), 0), 0);
 	assert_int_equal(heatmap_build(lab->hm, HEATMAP_LATEST, NULL), 0);
 	assert_int_equal(heatmap_diagnose(lab->hm, &lab->dx), 0);
 	return lab;

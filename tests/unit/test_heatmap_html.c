@@ -14,29 +14,12 @@
 
 #include <cmocka.h>
 
+#include "fixture.h"
 #include "heatmap.h"
 #include "heatmap_diagnose.h"
 #include "heatmap_html.h"
 #include "heatmap_text.h"
 
-/* Path of a fixture; the last four results stay valid. */
-static char *
-fixture(const char *name)
-{
-	static char paths[4][4096];
-	static int next;
-	char *path = paths[next++ % 4];
-	const char *dir = getenv("NETPROF_FIXTURES");
-	const char *slash = strrchr(__FILE__, '/');
-
-	if (dir != NULL)
-		snprintf(path, sizeof paths[0], "%s/heatmap/%s", dir, name);
-	else
-		snprintf(path, sizeof paths[0], "%.*s/../fixtures/heatmap/%s",
-		    slash ? (int)(slash - __FILE__) : 1, slash ? __FILE__ : ".",
-		    name);
-	return path;
-}
 
 static char *
 escaped(void (*fn)(FILE *, const char *), const char *s)
@@ -63,7 +46,7 @@ render(const char *const *names, int text)
 	FILE *f;
 
 	for (; *names != NULL; names++)
-		assert_int_equal(heatmap_read(hm, fixture(*names), 0), 0);
+		assert_int_equal(heatmap_read(hm, fixture_path("heatmap", *names), 0), 0);
 	assert_int_equal(heatmap_build(hm, HEATMAP_LATEST, NULL), 0);
 	assert_int_equal(heatmap_diagnose(hm, &dx), 0);
 	opt.metric = hm->kinds[0].default_metric;

@@ -18,27 +18,10 @@
 #include <cmocka.h>
 
 #include "error.h"
+#include "fixture.h"
 #include "heatmap.h"
 #include "log.h"
 
-/* Path of a fixture; the last four results stay valid. */
-static char *
-fixture(const char *name)
-{
-	static char paths[4][4096];
-	static int next;
-	char *path = paths[next++ % 4];
-	const char *dir = getenv("NETPROF_FIXTURES");
-	const char *slash = strrchr(__FILE__, '/');
-
-	if (dir != NULL)
-		snprintf(path, sizeof paths[0], "%s/heatmap/%s", dir, name);
-	else	/* run by hand: fixtures next to this file's directory */
-		snprintf(path, sizeof paths[0], "%.*s/../fixtures/heatmap/%s",
-		    slash ? (int)(slash - __FILE__) : 1, slash ? __FILE__ : ".",
-		    name);
-	return path;
-}
 
 /* Writes text to a fresh temporary file; returns its path (static). */
 static const char *
@@ -97,7 +80,7 @@ value(const struct heatmap *hm, const char *kind, const char *src,
 static void
 test_latest_wins_by_time_not_file_order(void **state)
 {
-	const char *paths[] = { fixture("collect.jsonl"), NULL };
+	const char *paths[] = { fixture_path("heatmap", "collect.jsonl"), NULL };
 	struct heatmap *hm = load(paths, HEATMAP_LATEST, NULL);
 	const struct hm_cell *c = cell(hm, "ping", "alpha", "beta");
 
@@ -154,7 +137,7 @@ test_latest_failure_makes_the_cell_failed(void **state)
 static void
 test_median_of_ok_records(void **state)
 {
-	const char *paths[] = { fixture("collect.jsonl"), NULL };
+	const char *paths[] = { fixture_path("heatmap", "collect.jsonl"), NULL };
 	struct heatmap *hm = load(paths, HEATMAP_MEDIAN, NULL);
 
 	(void)state;
@@ -167,7 +150,7 @@ test_median_of_ok_records(void **state)
 static void
 test_states_and_natural_host_order(void **state)
 {
-	const char *paths[] = { fixture("upstream-collect.jsonl"), NULL };
+	const char *paths[] = { fixture_path("heatmap", "upstream-collect.jsonl"), NULL };
 	struct heatmap *hm = load(paths, HEATMAP_LATEST, NULL);
 	const char *path;
 
@@ -202,8 +185,8 @@ test_states_and_natural_host_order(void **state)
 static void
 test_only_kind_and_overlay(void **state)
 {
-	const char *both[] = { fixture("collect.jsonl"),
-	    fixture("measurements.jsonl"), NULL };
+	const char *both[] = { fixture_path("heatmap", "collect.jsonl"),
+	    fixture_path("heatmap", "measurements.jsonl"), NULL };
 	struct heatmap *hm = load(both, HEATMAP_LATEST, NULL);
 	const struct hm_kind *o = heatmap_find_kind(hm, "overlay");
 
@@ -221,7 +204,7 @@ test_only_kind_and_overlay(void **state)
 	heatmap_free(hm);
 
 	hm = heatmap_new();
-	assert_int_equal(heatmap_read(hm, fixture("collect.jsonl"), 0), 0);
+	assert_int_equal(heatmap_read(hm, fixture_path("heatmap", "collect.jsonl"), 0), 0);
 	assert_int_equal(heatmap_build(hm, HEATMAP_LATEST, "latency"),
 	    NP_ERR_NOT_FOUND);
 	heatmap_free(hm);
@@ -284,14 +267,14 @@ test_malformed_lines_skipped_or_fatal(void **state)
 	(void)state;
 	log_set_level(LOG_QUIET);
 	memset(&in, 0, sizeof in);
-	assert_int_equal(records_read_file(&in, fixture("malformed.jsonl"), 0),
+	assert_int_equal(records_read_file(&in, fixture_path("heatmap", "malformed.jsonl"), 0),
 	    0);
 	assert_int_equal(in.nrecords, 2);
 	assert_int_equal(in.malformed, 3);
 	assert_int_equal(in.records[1]->line, 6);
 	record_input_free(&in);
 
-	assert_int_equal(records_read_file(&in, fixture("malformed.jsonl"), 1),
+	assert_int_equal(records_read_file(&in, fixture_path("heatmap", "malformed.jsonl"), 1),
 	    NP_ERR_PARSE);
 	assert_int_equal(in.nrecords, 1);
 	record_input_free(&in);

@@ -12,35 +12,14 @@
 #include <string.h>
 
 #include "error.h"
+#include "fixture.h"
 #include "iperf_parse.h"
 
-static char *
-fixture(const char *name)
-{
-	const char *dir = getenv("NETPROF_FIXTURES");
-	char path[4096];
-	char *text;
-	long len;
-	FILE *f;
-
-	assert_non_null(dir);
-	snprintf(path, sizeof path, "%s/iperf3/%s", dir, name);
-	if ((f = fopen(path, "rb")) == NULL)
-		fail_msg("cannot open fixture %s", path);
-	fseek(f, 0, SEEK_END);
-	len = ftell(f);
-	rewind(f);
-	text = calloc(1, (size_t)len + 1);
-	assert_non_null(text);
-	assert_int_equal(fread(text, 1, (size_t)len, f), (size_t)len);
-	fclose(f);
-	return text;
-}
 
 static int
 parse_fixture(const char *name, struct iperf_result *res, char **cause)
 {
-	char *text = fixture(name);
+	char *text = fixture_read("iperf3", name);
 	int r = iperf_parse(text, res, cause);
 
 	free(text);

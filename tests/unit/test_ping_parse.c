@@ -13,37 +13,15 @@
 #include <string.h>
 
 #include "error.h"
+#include "fixture.h"
 #include "ping_parse.h"
 
-static char *
-fixture(const char *name)
-{
-	const char *dir = getenv("NETPROF_FIXTURES");
-	char path[4096];
-	char *text;
-	long len;
-	FILE *f;
-
-	assert_non_null(dir);
-	snprintf(path, sizeof path, "%s/ping/%s", dir, name);
-	f = fopen(path, "rb");
-	if (f == NULL)
-		fail_msg("cannot open fixture %s", path);
-	fseek(f, 0, SEEK_END);
-	len = ftell(f);
-	rewind(f);
-	text = calloc(1, (size_t)len + 1);
-	assert_non_null(text);
-	assert_int_equal(fread(text, 1, (size_t)len, f), (size_t)len);
-	fclose(f);
-	return text;
-}
 
 static struct ping_result *
 parse_fixture(const char *name)
 {
 	struct ping_result *r = NULL;
-	char *text = fixture(name), *cause = NULL;
+	char *text = fixture_read("ping", name), *cause = NULL;
 	int rc = ping_parse(text, &r, &cause);
 
 	if (rc != 0)
@@ -183,7 +161,7 @@ static void
 no_statistics_line_is_a_parse_error(void **state)
 {
 	struct ping_result *r = NULL;
-	char *cause = NULL, *text = fixture("iputils_unknown_host.txt");
+	char *cause = NULL, *text = fixture_read("ping", "iputils_unknown_host.txt");
 
 	assert_int_equal(ping_parse(text, &r, &cause), NP_ERR_PARSE);
 	assert_null(r);
