@@ -505,6 +505,23 @@ auth_failed(struct ssh_host *h)
 	ssh_string_free_char(user);
 }
 
+/*
+ * What one libssh auth call said: SSH_AGAIN (in progress), SSH_OK, SSH_ERROR
+ * (the connection broke), or 1: this method failed, move on to next.
+ */
+static int
+auth_result(struct ssh_host *h, int r, enum auth_step next)
+{
+	if (r == SSH_AUTH_AGAIN)
+		return SSH_AGAIN;
+	if (r == SSH_AUTH_SUCCESS)
+		return SSH_OK;
+	if (r == SSH_AUTH_ERROR && !ssh_is_connected(h->session))
+		return SSH_ERROR;
+	h->auth = next;
+	return 1;
+}
+
 /* Public keys only, never a prompt: agent, then identity_file. */
 static int
 auth_step(struct ssh_host *h)
@@ -516,15 +533,8 @@ auth_step(struct ssh_host *h)
 		switch (h->auth) {
 		case AUTH_AGENT:
 			h->agent_tried = 1;
-			r = ssh_userauth_agent(h->session, NULL);
-			if (r == SSH_AUTH_AGAIN)
-				return SSH_AGAIN;
-			if (r == SSH_AUTH_SUCCESS)
-				return SSH_OK;
-			if (r == SSH_AUTH_ERROR && !ssh_is_connected(h->session))
-				return SSH_ERROR;
-			h->auth = m->identity_file != NULL ? AUTH_KEY :
-			    AUTH_AUTO;
+			r = auth_result(h, ssh_userauth_agent(h->session, NULL),
+			    m->identity_file != NULL ? AUTH_KEY : AUTH_AUTO);
 			break;
 		case AUTH_KEY:
 			if (h->key == NULL && ssh_pki_import_privkey_file(
@@ -535,32 +545,23 @@ auth_step(struct ssh_host *h)
 				    "use ssh-agent)", m->name,
 				    m->identity_file);
 				h->auth = AUTH_FAILED;
-				break;
+				continue;
 			}
 			h->key_tried = 1;
-			r = ssh_userauth_publickey(h->session, NULL, h->key);
-			if (r == SSH_AUTH_AGAIN)
-				return SSH_AGAIN;
-			if (r == SSH_AUTH_SUCCESS)
-				return SSH_OK;
-			if (r == SSH_AUTH_ERROR && !ssh_is_connected(h->session))
-				return SSH_ERROR;
-			h->auth = AUTH_FAILED;
+			r = auth_result(h, ssh_userauth_publickey(h->session,
+			    NULL, h->key), AUTH_FAILED);
 			break;
 		case AUTH_AUTO:
-			r = ssh_userauth_publickey_auto(h->session, NULL, NULL);
-			if (r == SSH_AUTH_AGAIN)
-				return SSH_AGAIN;
-			if (r == SSH_AUTH_SUCCESS)
-				return SSH_OK;
-			if (r == SSH_AUTH_ERROR && !ssh_is_connected(h->session))
-				return SSH_ERROR;
-			h->auth = AUTH_FAILED;
+			r = auth_result(h, ssh_userauth_publickey_auto(
+			    h->session, NULL, NULL), AUTH_FAILED);
 			break;
 		case AUTH_FAILED:
+		default:
 			auth_failed(h);
 			return NP_ERR_AUTH;
 		}
+		if (r != 1)
+			return r;
 	}
 }
 
