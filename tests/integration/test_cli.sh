@@ -168,4 +168,15 @@ assert_eq 'netprof: --hosts: no machine named "zz" in ok.json; valid names: a, b
 assert_status 2 np check --config ok.json --hosts ''
 assert_contains "$OUT" "--hosts"
 
+# cmake --install puts the binary and the man page netprof(1) in place.
+build=$(dirname "$NETPROF_BIN")
+if [ -f "$build/cmake_install.cmake" ]; then
+	assert_status 0 cmake --install "$build" --prefix "$T/prefix"
+	assert_status 0 "$T/prefix/bin/netprof" --version
+	assert_contains "$OUT" "netprof "
+	[ -f "$T/prefix/share/man/man1/netprof.1" ] ||
+	    fail "no man page at $T/prefix/share/man/man1/netprof.1"
+	assert_file_contains "$T/prefix/share/man/man1/netprof.1" ".TH NETPROF 1"
+fi
+
 test_pass
