@@ -1056,7 +1056,6 @@ cmd_collect_exec(const struct cmd_entry *self, int argc, char **argv)
 	};
 	struct collect_options o;
 	struct inventory *inv = NULL;
-	char *end;
 	int ch, r;
 
 	memset(&o, 0, sizeof o);
@@ -1097,9 +1096,8 @@ cmd_collect_exec(const struct cmd_entry *self, int argc, char **argv)
 				    "'%s' is not a TCP port", optarg);
 			break;
 		case 'i':
-			o.ping_interval = strtod(optarg, &end);
-			if (*optarg == '\0' || *end != '\0' ||
-			    o.ping_interval < 0.002 || o.ping_interval > 60)
+			if (cmd_parse_number(optarg, 0.002, 60,
+			    &o.ping_interval) != 0)
 				return cmd_usage_error(self, "--ping-interval: "
 				    "'%s' is not a number of seconds from 0.002 "
 				    "to 60", optarg);
