@@ -44,6 +44,13 @@ int cmd_parse_int(const char *s, int lo, int hi, int *out);
 /* s as a number in [lo, hi] into *out; NP_ERR_USAGE otherwise. */
 int cmd_parse_number(const char *s, double lo, double hi, double *out);
 
+/*
+ * After getopt: no operand may remain and --config must have been given.
+ * Returns NP_EXIT_OK, or reports the usage error and returns NP_EXIT_USAGE.
+ */
+int cmd_need_config(const struct cmd_entry *entry, int argc, char **argv,
+    const char *config);
+
 struct inventory;
 /*
  * Load config and keep only the machines named in hosts (comma-separated;

@@ -84,6 +84,18 @@ cmd_parse_number(const char *s, double lo, double hi, double *out)
 }
 
 int
+cmd_need_config(const struct cmd_entry *entry, int argc, char **argv,
+    const char *config)
+{
+	if (optind < argc)
+		return cmd_usage_error(entry, "unexpected argument '%s'",
+		    argv[optind]);
+	if (config == NULL)
+		return cmd_usage_error(entry, "--config FILE is required");
+	return NP_EXIT_OK;
+}
+
+int
 cmd_load_inventory(const char *config, const char *hosts,
     struct inventory **out)
 {

@@ -448,11 +448,8 @@ cmd_check_exec(const struct cmd_entry *self, int argc, char **argv)
 			return cmd_option_error(self, c, argv);
 		}
 	}
-	if (optind != argc)
-		return cmd_usage_error(self, "unexpected argument '%s'",
-		    argv[optind]);
-	if (config == NULL)
-		return cmd_usage_error(self, "--config FILE is required");
+	if (cmd_need_config(self, argc, argv, config) != NP_EXIT_OK)
+		return NP_EXIT_USAGE;
 	for (i = 0; purposes[i].name != NULL; i++)
 		if (strcmp(purposes[i].name, purpose) == 0)
 			run.needs = purposes[i].needs;

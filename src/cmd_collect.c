@@ -1109,11 +1109,8 @@ cmd_collect_exec(const struct cmd_entry *self, int argc, char **argv)
 			return cmd_option_error(self, ch, argv);
 		}
 	}
-	if (optind < argc)
-		return cmd_usage_error(self, "unexpected argument '%s'",
-		    argv[optind]);
-	if (o.config == NULL)
-		return cmd_usage_error(self, "--config FILE is required");
+	if (cmd_need_config(self, argc, argv, o.config) != NP_EXIT_OK)
+		return NP_EXIT_USAGE;
 	if (o.resume && strcmp(o.output, "-") == 0)
 		return cmd_usage_error(self, "--resume needs --output FILE "
 		    "(the file of the run to complete)");

@@ -253,11 +253,8 @@ cmd_plan_exec(const struct cmd_entry *self, int argc, char **argv)
 			return cmd_option_error(self, ch, argv);
 		}
 	}
-	if (optind < argc)
-		return cmd_usage_error(self, "unexpected argument '%s'",
-		    argv[optind]);
-	if (config == NULL)
-		return cmd_usage_error(self, "--config FILE is required");
+	if (cmd_need_config(self, argc, argv, config) != NP_EXIT_OK)
+		return NP_EXIT_USAGE;
 	if (cmd_load_inventory(config, NULL, &inv) != 0)
 		return NP_EXIT_USAGE;
 	ps.ping_count = inv->ping_count;
