@@ -93,4 +93,32 @@ void engine_close(struct engine *e, void (*closed_cb)(struct engine *e,
 
 void engine_free(struct engine *e);
 
+/*
+ * Tunnels: a TCP connection from machine m to host:port as m sees it (the
+ * node API on 127.0.0.1 there), carried by a direct-tcpip channel of m's
+ * existing SSH session: no new connection, no remote process.
+ *
+ * engine_tunnel_open() gives, at once, *fd: one end of a local stream
+ * socket pair, usable right away (bytes written before the channel opens
+ * wait in the pair; a session still connecting is waited for). The engine
+ * relays between the other end and the channel until either side closes.
+ * The caller owns *fd and ends the tunnel by closing it (libcurl's
+ * CURLOPT_OPENSOCKETFUNCTION / CLOSESOCKETFUNCTION do exactly this).
+ *
+ * on_closed is called exactly once, on a later loop turn, when the tunnel
+ * is gone: error NP_OK when the caller closed fd or the remote end closed
+ * the connection; otherwise why the channel could not open or broke
+ * (error_text names the host and the target), and fd then reads EOF.
+ * engine_close() ends every tunnel (NP_ERR_CANCELLED).
+ *
+ * Only the ssh transport has tunnels: on the others this returns
+ * NP_ERR_UNSUPPORTED at once and never calls on_closed.
+ */
+typedef void (*engine_tunnel_cb)(const struct machine *m, int error,
+    const char *error_text, void *arg);
+
+int engine_tunnel_open(struct engine *e, const struct machine *m,
+    const char *host, int port, engine_tunnel_cb on_closed, void *arg,
+    int *fd);
+
 #endif

@@ -381,3 +381,13 @@ engine_free(struct engine *e)
 	free(e->hosts);
 	free(e);
 }
+
+/* Tunnels are a capability of the ssh transport, not yet built. */
+int
+engine_tunnel_open(struct engine *e, const struct machine *m,
+    const char *host, int port, engine_tunnel_cb on_closed, void *arg,
+    int *fd)
+{
+	*fd = -1;
+	return NP_ERR_UNSUPPORTED;
+}

@@ -26,6 +26,7 @@ static const char *const error_texts[] = {
 	[-NP_ERR_NOT_FOUND] = "not found",
 	[-NP_ERR_PROTOCOL] = "protocol error",
 	[-NP_ERR_TOOL_MISSING] = "tool not installed",
+	[-NP_ERR_UNSUPPORTED] = "not supported on this transport",
 };
 
 const char *
