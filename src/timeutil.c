@@ -40,3 +40,41 @@ time_iso8601(double unix_s, char *buf, size_t size)
 	    tm.tm_min, tm.tm_sec, ms);
 	return buf;
 }
+
+/* Split unix_s into UTC calendar time and milliseconds (0..999). */
+static void
+utc_split(double unix_s, struct tm *tm, int *ms)
+{
+	time_t secs = (time_t)floor(unix_s);
+
+	*ms = (int)((unix_s - (double)secs) * 1000.0);
+	if (*ms > 999)
+		*ms = 999;
+	gmtime_r(&secs, tm);
+}
+
+char *
+time_record_timestamp(double unix_s, char *buf, size_t size)
+{
+	struct tm tm;
+	int ms;
+
+	utc_split(unix_s, &tm, &ms);
+	snprintf(buf, size, "%04d-%02d-%02dT%02d:%02d:%02d+00:00",
+	    tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday, tm.tm_hour,
+	    tm.tm_min, tm.tm_sec);
+	return buf;
+}
+
+char *
+time_record_precise(double unix_s, char *buf, size_t size)
+{
+	struct tm tm;
+	int ms;
+
+	utc_split(unix_s, &tm, &ms);
+	snprintf(buf, size, "%04d-%02d-%02dT%02d:%02d:%02d.%03d+00:00",
+	    tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday, tm.tm_hour,
+	    tm.tm_min, tm.tm_sec, ms);
+	return buf;
+}
