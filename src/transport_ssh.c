@@ -30,6 +30,14 @@
 #define KILL_GRACE_MS 3000	/* wait this long for a killed command */
 #define MAX_PASSES 64		/* bound of one host_step's loop */
 #define WRITE_CHUNK 32768
+/*
+ * Sessions in key exchange or authentication at once. sshd drops new
+ * unauthenticated connections beyond MaxStartups (10 by default: "10:30:
+ * 100"), which many sessions through one jump host would reach, and on a
+ * small machine a burst of handshakes only queues for the CPU: 8 at a
+ * time costs nothing in start-up time and keeps below the limit.
+ */
+#define MAX_HANDSHAKES 8
 
 enum host_state {
 	HOST_IDLE = 0,		/* no session */
@@ -73,6 +81,40 @@ struct ssh_host {
 
 static void host_step(struct ssh_host *h);
 static void host_teardown(struct ssh_host *h);
+
+static int
+host_handshaking(const struct ssh_host *h)
+{
+	return h->state == HOST_CONNECTING || h->state == HOST_AUTH;
+}
+
+/* Sessions of e in a handshake now. */
+static size_t
+handshakes(const struct engine *e)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < e->n_hosts; i++)
+		if (e->hosts[i] != NULL && host_handshaking(e->hosts[i]))
+			n++;
+	return n;
+}
+
+/* A handshake ended: hosts waiting for a slot may connect now. */
+static void
+handshake_slot_freed(struct engine *e)
+{
+	size_t i;
+
+	for (i = 0; i < e->n_hosts; i++) {
+		struct ssh_host *o = e->hosts[i];
+
+		if (o != NULL && o->state == HOST_IDLE &&
+		    !TAILQ_EMPTY(&o->queue))
+			o->dirty = 1;
+	}
+	engine_schedule(e);
+}
 
 /* ------------------------------------------------------------------ */
 
@@ -202,6 +244,10 @@ host_teardown(struct ssh_host *h)
 	}
 	ssh_key_free(h->key);
 	h->key = NULL;
+	if (host_handshaking(h)) {
+		h->state = HOST_IDLE;
+		handshake_slot_freed(h->engine);
+	}
 	h->state = HOST_IDLE;
 }
 
@@ -605,6 +651,7 @@ session_step(struct ssh_host *h)
 		uv_timer_stop(&h->timer);
 		h->state = HOST_READY;
 		h->reopened = 0;
+		handshake_slot_freed(h->engine);
 		log_debug(host_name(h), "authenticated");
 	}
 	return h->state == HOST_READY;
@@ -898,6 +945,8 @@ host_step(struct ssh_host *h)
 	if (h->state == HOST_IDLE) {
 		if (TAILQ_EMPTY(&h->queue) || e->closing)
 			goto out;
+		if (handshakes(e) >= MAX_HANDSHAKES)
+			return;		/* woken when a handshake ends */
 		if (host_open(h) != 0)
 			goto out;
 	}
