@@ -13,10 +13,25 @@
 #include "cmd.h"
 #include "engine.h"
 #include "error.h"
+#include "fanout.h"
 #include "inventory.h"
 #include "log.h"
 #include "probe.h"
 #include "schedule.h"
+
+size_t
+plan_fanout(const struct plan_options *o)
+{
+	if (o->serial || o->rounds || o->fanout < 0)
+		return 0;
+	return o->fanout > 0 ? (size_t)o->fanout : PLAN_DEFAULT_FANOUT;
+}
+
+const char *
+plan_iperf_mode(const struct plan_options *o)
+{
+	return o->duplex ? "duplex" : "exclusive";
+}
 
 int
 plan_schedules(const struct inventory *inv, const struct plan_options *o,
@@ -30,6 +45,8 @@ plan_schedules(const struct inventory *inv, const struct plan_options *o,
 	    ENGINE_DEFAULT_MAX_CHANNELS;
 	if (o->rounds)
 		width = 1;
+	if (plan_fanout(o) > 0)		/* round k: each source's k-th fan-out */
+		width = plan_fanout(o);
 	if (o->serial)
 		r = schedule_serial(n, PROBE_PING, ping);
 	else
@@ -38,6 +55,8 @@ plan_schedules(const struct inventory *inv, const struct plan_options *o,
 		return r;
 	if (o->serial)
 		r = schedule_serial(n, PROBE_IPERF3, iperf3);
+	else if (o->duplex)
+		r = schedule_iperf3_duplex(n, iperf3);
 	else
 		r = schedule_iperf3(n, iperf3);
 	if (r != 0) {
@@ -94,6 +113,10 @@ ping_what(const struct plan_options *o)
 	if (o->rounds)
 		return "shift rounds: each host sends one probe and answers "
 		    "one per round";
+	if (plan_fanout(o) > 0)
+		return "fan-out: one command per source host and round pings "
+		    "all of its targets of the round at once (fping -C when "
+		    "the host has it, else one ping per target)";
 	return "probes overlap, at most max_channels per host at once";
 }
 
@@ -109,8 +132,12 @@ write_text(FILE *f, const struct inventory *inv,
 	write_rounds_text(f, inv, ping, ping_what(o));
 	if (iperf3 != NULL)
 		write_rounds_text(f, inv, iperf3, o->serial ?
-		    "one pair at a time" : "exclusive: no host in two tests "
-		    "at once; starts after the ping phase");
+		    "one pair at a time" : o->duplex ? "duplex: each host is "
+		    "the client of one test and the server of another at "
+		    "once (valid on full-duplex links without a shared "
+		    "bottleneck); starts after the ping phase" :
+		    "exclusive: no host in two tests at once; starts after "
+		    "the ping phase");
 	fprintf(f, "\ncommands:\n");
 	if ((server = probe_iperf3_server_command(ps)) == NULL)
 		return NP_ERR_NOMEM;
@@ -186,11 +213,19 @@ write_json(FILE *f, const struct inventory *inv,
 			}
 			cJSON_AddNumberToObject(row, "ping_round",
 			    (double)round_of(ping, i, j));
+			cJSON_AddStringToObject(row, "ping_mode",
+			    o->serial ? "serial" : plan_fanout(o) > 0 ?
+			    "fanout" : o->rounds ? "rounds" : "channels");
 			if (iperf3 != NULL)
 				cJSON_AddNumberToObject(row, "iperf_round",
 				    (double)round_of(iperf3, i, j));
 			else
 				cJSON_AddNullToObject(row, "iperf_round");
+			if (iperf3 != NULL)
+				cJSON_AddStringToObject(row, "iperf_mode",
+				    o->serial ? "serial" : plan_iperf_mode(o));
+			else
+				cJSON_AddNullToObject(row, "iperf_mode");
 		}
 	}
 	text = cJSON_Print(rows);
@@ -220,6 +255,44 @@ plan_write(FILE *f, const struct inventory *inv,
 	return r;
 }
 
+int
+plan_parse_option(const struct cmd_entry *self, int ch, const char *arg,
+    struct plan_options *o)
+{
+	enum fanout_tool tool;
+
+	switch (ch) {
+	case PLAN_OPT_FANOUT:
+		if (strcmp(arg, "off") == 0 || strcmp(arg, "0") == 0) {
+			o->fanout = -1;
+			return 0;
+		}
+		if (cmd_parse_int(arg, 1, 4096, &o->fanout) != 0)
+			return cmd_usage_error(self, "--fanout: '%s' is not a "
+			    "number of targets from 1 to 4096, or off", arg);
+		return 0;
+	case PLAN_OPT_PING_TOOL:
+		if (fanout_tool_parse(arg, &tool) != 0)
+			return cmd_usage_error(self, "--ping-tool: '%s' is not "
+			    "auto, ping or fping", arg);
+		o->ping_tool = (int)tool;
+		return 0;
+	case PLAN_OPT_IPERF_MODE:
+		if (strcmp(arg, "exclusive") == 0 || strcmp(arg, "duplex") == 0) {
+			o->duplex = strcmp(arg, "duplex") == 0;
+			return 0;
+		}
+		return cmd_usage_error(self, "--iperf-mode: '%s' is not "
+		    "exclusive or duplex", arg);
+	case 'm':
+		if (cmd_parse_int(arg, 1, 64, &o->max_channels) != 0)
+			return cmd_usage_error(self, "--max-channels: '%s' is "
+			    "not a number from 1 to 64", arg);
+		return 0;
+	}
+	return 0;
+}
+
 static int
 cmd_plan_exec(const struct cmd_entry *self, int argc, char **argv)
 {
@@ -229,6 +302,9 @@ cmd_plan_exec(const struct cmd_entry *self, int argc, char **argv)
 		{ "rounds", no_argument, NULL, 'R' },
 		{ "serial", no_argument, NULL, 'S' },
 		{ "json", no_argument, NULL, 'j' },
+		{ "fanout", required_argument, NULL, PLAN_OPT_FANOUT },
+		{ "iperf-mode", required_argument, NULL, PLAN_OPT_IPERF_MODE },
+		{ "max-channels", required_argument, NULL, 'm' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
@@ -246,6 +322,12 @@ cmd_plan_exec(const struct cmd_entry *self, int argc, char **argv)
 		case 'R': o.rounds = 1; break;
 		case 'S': o.serial = 1; break;
 		case 'j': o.json = 1; break;
+		case PLAN_OPT_FANOUT:
+		case PLAN_OPT_IPERF_MODE:
+		case 'm':
+			if (plan_parse_option(self, ch, optarg, &o) != 0)
+				return NP_EXIT_USAGE;
+			break;
 		case 'h':
 			cmd_print_usage(self, stdout, 1);
 			return NP_EXIT_OK;
@@ -273,11 +355,22 @@ cmd_plan_exec(const struct cmd_entry *self, int argc, char **argv)
 const struct cmd_entry cmd_plan_entry = {
 	.name = "plan",
 	.summary = "print the commands collect would run, and its rounds",
-	.usage = "--config FILE [--iperf] [--rounds] [--serial] [--json]",
+	.usage = "--config FILE [--iperf] [--iperf-mode exclusive|duplex] "
+	    "[--fanout N|off] [--rounds] [--serial] [--json]",
 	.help =
 	    "options:\n"
 	    "  -c, --config FILE  the inventory (machines.json)\n"
 	    "      --iperf        include the iperf3 phase\n"
+	    "      --iperf-mode exclusive|duplex  exclusive (default): no "
+	    "host in two\n"
+	    "                     tests at once, 2(N-1) rounds; duplex: each "
+	    "host client\n"
+	    "                     and server at once, N-1 rounds\n"
+	    "      --fanout N|off targets per source's fan-out ping command "
+	    "(default 256);\n"
+	    "                     off: one channel per probe\n"
+	    "      --max-channels N  probes per host at once with --fanout "
+	    "off\n"
 	    "      --rounds       ping in shift rounds (one probe per host "
 	    "at a time)\n"
 	    "      --serial       one pair at a time, as the upstream tool\n"

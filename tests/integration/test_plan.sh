@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # plan and collect --dry-run, without root or a lab: the rounds the
-# scheduler prints (ceil((N-1)/cap) ping rounds, N-1 with --rounds,
-# 2(N-1) exclusive iperf3 rounds, 2N for odd N), the per-pair commands
+# scheduler prints (ping fan-out: ceil((N-1)/fanout) rounds, one by
+# default; ceil((N-1)/cap) with --fanout off, N-1 with --rounds; 2(N-1)
+# exclusive iperf3 rounds, 2N for odd N, N-1 duplex rounds), the per-pair commands
 # as JSON rows with upstream names, quoting of odd addresses, usage errors.
 . "$(dirname "$0")/lib.sh"
 require_cmd jq
@@ -22,11 +23,24 @@ mk_inventory() {
 
 mk_inventory 10
 assert_status 0 "$NETPROF_BIN" plan --config "$inv" --iperf
-assert_contains "$OUT" "ping: 2 rounds, 90 probes"	# ceil(9/8)
+assert_contains "$OUT" "ping: 1 rounds, 90 probes"	# one fan-out
+assert_contains "$OUT" "fan-out: one command per source host"
 assert_contains "$OUT" "iperf3: 18 rounds, 90 probes"	# 2(N-1)
+assert_contains "$OUT" "exclusive: no host in two tests"
 assert_contains "$OUT" "LC_ALL=C ping -c 4 -i 1 198.18.9.3"
 assert_contains "$OUT" "LC_ALL=C iperf3 -s -1 -p 5301 --forceflush"
 assert_contains "$OUT" "LC_ALL=C iperf3 -c 198.18.9.3 -p 5301 -t 3 -J"
+assert_status 0 "$NETPROF_BIN" plan --config "$inv" --fanout off
+assert_contains "$OUT" "ping: 2 rounds, 90 probes"	# ceil(9/8)
+assert_status 0 "$NETPROF_BIN" plan --config "$inv" --fanout 4
+assert_contains "$OUT" "ping: 3 rounds, 90 probes"	# ceil(9/4)
+assert_status 0 "$NETPROF_BIN" plan --config "$inv" --iperf --iperf-mode duplex
+assert_contains "$OUT" "iperf3: 9 rounds, 90 probes"	# N-1
+assert_contains "$OUT" "duplex: each host is the client of one test"
+assert_status 2 "$NETPROF_BIN" plan --config "$inv" --iperf-mode half
+assert_contains "$OUT" "--iperf-mode: 'half' is not exclusive or duplex"
+assert_status 2 "$NETPROF_BIN" plan --config "$inv" --fanout 0x
+assert_contains "$OUT" "--fanout: '0x' is not a number of targets"
 assert_status 0 "$NETPROF_BIN" plan --config "$inv" --rounds
 assert_contains "$OUT" "ping: 9 rounds, 90 probes"
 assert_not_contains "$OUT" "iperf3:"
@@ -48,6 +62,9 @@ assert_eq 20 "$(jq length "$json")" "rows"
 assert_eq "m1 m2 LC_ALL=C ping -c 4 -i 1 198.18.9.3" \
     "$(jq -r '.[0]|"\(.source) \(.target) \(.ping)"' "$json")"
 assert_eq "true" "$(jq 'all(.[]; has("iperf_server") and has("iperf_client") and .ping_round >= 1 and .iperf_round >= 1)' "$json")"
+assert_eq "fanout exclusive" "$(jq -r '.[0]|"\(.ping_mode) \(.iperf_mode)"' "$json")" "modes in the rows"
+assert_status 0 "$NETPROF_BIN" plan --config "$inv" --iperf --json --iperf-mode duplex --fanout off
+assert_eq "channels duplex" "$(jq -r '.[0]|"\(.ping_mode) \(.iperf_mode)"' <<<"$OUT")" "modes in the rows"
 assert_status 0 "$NETPROF_BIN" plan --config "$inv" --json
 assert_eq "null" "$(jq -r '.[0].iperf_client' <<<"$OUT")" "no --iperf: no iperf commands"
 

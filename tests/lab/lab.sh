@@ -334,10 +334,11 @@ sshd_stop() {
 	rm -f "$(hostdir_of "$h")/sshd.pid"
 }
 
-# Wait until every host in $@ accepts TCP on port 22 (about 5 s at most).
+# Wait until every host in $@ accepts TCP on port 22 (5 s, and 0.1 s more
+# per host: 64 sshd starting at once on a small machine take a while).
 sshd_wait() {
-	local h i pending=("$@") left
-	for (( i = 0; i < 250; i++ )); do
+	local h i pending=("$@") left tries=$(( 250 + 5 * $# ))
+	for (( i = 0; i < tries; i++ )); do
 		left=()
 		for h in "${pending[@]}"; do
 			if ! (exec 3<>"/dev/tcp/$(addr_of "$h")/22") 2>/dev/null; then
