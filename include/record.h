@@ -34,6 +34,9 @@ struct record {
 	double started_at;	/* wall clock, Unix seconds */
 	double ended_at;
 	int round;		/* 1-based round of the schedule */
+	const char *mode;	/* how it was measured: ping "fanout",
+				   "channel" or "serial"; iperf3 "exclusive",
+				   "duplex" or "serial"; NULL: not written */
 	const char *command;
 	const char *error;	/* NULL when ok */
 	enum error_class error_class;
@@ -43,7 +46,7 @@ struct record {
 /*
  * The record as a JSON object with the upstream field names (timestamp,
  * kind, source, target, target_address, ok, metrics, error, command) plus
- * started_at, ended_at, round and error_class. Takes rec->metrics.
+ * started_at, ended_at, round, mode and error_class. Takes rec->metrics.
  */
 cJSON *record_to_json(struct record *rec);
 

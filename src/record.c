@@ -81,6 +81,8 @@ record_to_json(struct record *rec)
 	cJSON_AddNumberToObject(o, "started_at", round_ms(rec->started_at));
 	cJSON_AddNumberToObject(o, "ended_at", round_ms(rec->ended_at));
 	cJSON_AddNumberToObject(o, "round", rec->round);
+	if (rec->mode != NULL)
+		cJSON_AddStringToObject(o, "mode", rec->mode);
 	return o;
 }
 
