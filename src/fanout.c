@@ -137,7 +137,8 @@ fanout_command(const struct probe_settings *ps, char *const *addresses,
 
 	if ((f = open_memstream(&s, &len)) == NULL)
 		return NULL;
-	fprintf(f, "LC_ALL=C; export LC_ALL\n");
+	/* the first line tells netprof when the pings start on the host */
+	fprintf(f, "LC_ALL=C; export LC_ALL; echo np-start\n");
 	if (tool != FANOUT_TOOL_PING)
 		put_fping(f, ps, addresses, n, tool == FANOUT_TOOL_FPING);
 	if (tool != FANOUT_TOOL_FPING) {
