@@ -14,6 +14,13 @@ lab_up tcfan 8
 inv=$LAB_INVENTORY
 pairs=56
 
+# Names of the processes in the lab's namespaces (sshd aside), one ps call.
+lab_comms() {
+	local p
+	p=$(lab pids | paste -sd, -)
+	[ -z "$p" ] || ps -o comm= -p "$p" || true
+}
+
 for tool in fping ping; do
 	out=$NETPROF_TEST_TMP/fan-$tool.jsonl
 	assert_status 0 "$NETPROF_BIN" -vv collect --config "$inv" --output "$out" \
@@ -56,16 +63,14 @@ for tool in fping ping; do
 	pid=$!
 	# the sweep lasts 30 s: give every source's fan-out time to start
 	sleep 4
-	n=$(for p in $(lab pids); do ps -o comm= -p "$p" 2>/dev/null; done |
-	    grep -cxE 'ping|fping' || true)
+	n=$(lab_comms | grep -cxE 'ping|fping' || true)
 	[ "$n" -ge 8 ] || fail "$tool: the fan-outs did not start ($n running)"
 	kill -INT $pid
 	rc=0
 	wait $pid || rc=$?
 	assert_eq 130 "$rc" "$tool: exit status after SIGINT"
 	sleep 0.3
-	left=$(for p in $(lab pids); do ps -o comm= -p "$p" 2>/dev/null; done |
-	    grep -xE 'ping|fping|sh' || true)
+	left=$(lab_comms | grep -xE 'ping|fping|sh' || true)
 	assert_eq "" "$left" "$tool: processes left in the lab after SIGINT"
 	n1=$(wc -l <"$int" 2>/dev/null || echo 0)
 	[ "$n1" -lt $pairs ] || fail "$tool: the run finished before the interrupt"
