@@ -33,11 +33,15 @@
 /*
  * Sessions in key exchange or authentication at once. sshd drops new
  * unauthenticated connections beyond MaxStartups (10 by default: "10:30:
- * 100"), which many sessions through one jump host would reach, and on a
- * small machine a burst of handshakes only queues for the CPU: 8 at a
- * time costs nothing in start-up time and keeps below the limit.
+ * 100"): sessions that reach their hosts through one jump host (the same
+ * ProxyCommand or ProxyJump) all count against that host's limit, so at
+ * most 8 of them handshake at once. Direct sessions each meet a sshd of
+ * their own; they are bounded only so that a large inventory's start is a
+ * series of bursts rather than one (sockets, memory and CPU for the key
+ * exchanges).
  */
-#define MAX_HANDSHAKES 8
+#define MAX_HANDSHAKES_PROXIED 8
+#define MAX_HANDSHAKES_DIRECT 32
 
 enum host_state {
 	HOST_IDLE = 0,		/* no session */
@@ -67,6 +71,7 @@ struct ssh_host {
 	int n_channels;
 	int cap;		/* lower limit after a refusal; 0: none */
 	int reopened;		/* re-opened after a loss, not yet ready */
+	int handshake_started;	/* connecting for real, not waiting */
 	enum auth_step auth;
 	ssh_key key;
 	int agent_tried, key_tried;
@@ -85,19 +90,27 @@ static void host_teardown(struct ssh_host *h);
 static int
 host_handshaking(const struct ssh_host *h)
 {
-	return h->state == HOST_CONNECTING || h->state == HOST_AUTH;
+	return h->handshake_started && (h->state == HOST_CONNECTING ||
+	    h->state == HOST_AUTH);
 }
 
-/* Sessions of e in a handshake now. */
-static size_t
-handshakes(const struct engine *e)
+/* May h start its handshake now: fewer than the limit in a handshake
+   of the same kind (through a proxy command, or direct)? */
+static int
+handshake_allowed(const struct ssh_host *h)
 {
+	const struct engine *e = h->engine;
 	size_t i, n = 0;
 
-	for (i = 0; i < e->n_hosts; i++)
-		if (e->hosts[i] != NULL && host_handshaking(e->hosts[i]))
+	for (i = 0; i < e->n_hosts; i++) {
+		const struct ssh_host *o = e->hosts[i];
+
+		if (o != NULL && host_handshaking(o) &&
+		    (o->proxy[0] != '\0') == (h->proxy[0] != '\0'))
 			n++;
-	return n;
+	}
+	return n < (h->proxy[0] != '\0' ? MAX_HANDSHAKES_PROXIED :
+	    MAX_HANDSHAKES_DIRECT);
 }
 
 /* A handshake ended: hosts waiting for a slot may connect now. */
@@ -109,8 +122,8 @@ handshake_slot_freed(struct engine *e)
 	for (i = 0; i < e->n_hosts; i++) {
 		struct ssh_host *o = e->hosts[i];
 
-		if (o != NULL && o->state == HOST_IDLE &&
-		    !TAILQ_EMPTY(&o->queue))
+		if (o != NULL && o->state == HOST_CONNECTING &&
+		    !o->handshake_started)
 			o->dirty = 1;
 	}
 	engine_schedule(e);
@@ -249,6 +262,7 @@ host_teardown(struct ssh_host *h)
 		handshake_slot_freed(h->engine);
 	}
 	h->state = HOST_IDLE;
+	h->handshake_started = 0;
 }
 
 static void
@@ -448,9 +462,7 @@ host_open(struct ssh_host *h)
 	h->auth = getenv("SSH_AUTH_SOCK") != NULL ? AUTH_AGENT :
 	    m->identity_file != NULL ? AUTH_KEY : AUTH_AUTO;
 	h->agent_tried = h->key_tried = 0;
-	uv_timer_start(&h->timer, connect_timer_cb,
-	    (uint64_t)(h->engine->opts.connect_timeout_s * 1000), 0);
-	log_debug(m->name, "connecting to %s", h->target);
+	h->handshake_started = 0;	/* session_step starts it */
 	return 0;
 }
 
@@ -618,6 +630,14 @@ session_step(struct ssh_host *h)
 	char note[1024];
 	int r;
 
+	if (h->state == HOST_CONNECTING && !h->handshake_started) {
+		if (!handshake_allowed(h))
+			return 0;	/* woken when a handshake ends */
+		h->handshake_started = 1;
+		uv_timer_start(&h->timer, connect_timer_cb,
+		    (uint64_t)(h->engine->opts.connect_timeout_s * 1000), 0);
+		log_debug(host_name(h), "connecting to %s", h->target);
+	}
 	if (h->state == HOST_CONNECTING) {
 		r = ssh_connect(h->session);
 		if (r == SSH_AGAIN)
@@ -945,8 +965,6 @@ host_step(struct ssh_host *h)
 	if (h->state == HOST_IDLE) {
 		if (TAILQ_EMPTY(&h->queue) || e->closing)
 			goto out;
-		if (handshakes(e) >= MAX_HANDSHAKES)
-			return;		/* woken when a handshake ends */
 		if (host_open(h) != 0)
 			goto out;
 	}
