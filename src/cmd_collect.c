@@ -18,6 +18,7 @@
 #include <getopt.h>
 #include <signal.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -104,6 +105,8 @@ struct fanout_run {
 struct host_state {
 	size_t sending, answering, testing;	/* probes in flight */
 	size_t clients, servers;	/* duplex iperf3 tests in flight */
+	size_t client_turn, server_turn;	/* duplex: the round it is
+						   client (server) in next */
 	struct fanout_run *fanout;	/* its running fan-out, if any */
 	int no_fanout;		/* its shell could not run the fan-out */
 	char *down;		/* why the host cannot be used, once known */
@@ -664,7 +667,8 @@ can_start(const struct collector *c, const struct task *t)
 	if (t->kind == PROBE_PING)
 		return a->sending < c->width && b->answering < c->width;
 	if (c->duplex)
-		return a->clients == 0 && b->servers == 0;
+		return a->clients == 0 && b->servers == 0 &&
+		    a->client_turn == t->round && b->server_turn == t->round;
 	return a->testing == 0 && b->testing == 0;
 }
 
@@ -965,6 +969,33 @@ dispatch(struct collector *c)
 	c->dispatching = 0;
 }
 
+/*
+ * Duplex: each host takes its client tests, and its server tests, in round
+ * order. Started out of order, a test of a later round takes a server the
+ * pair of the current round waits for, and such waits cascade round after
+ * round; in order, a test waits only for its two neighbours' previous one.
+ */
+static void
+duplex_turns(struct collector *c, const struct phase *ph)
+{
+	size_t i;
+
+	for (i = 0; i < c->inv->n_machines; i++)
+		c->hosts[i].client_turn = c->hosts[i].server_turn = SIZE_MAX;
+	for (i = 0; i < ph->n_tasks; i++) {
+		const struct task *t = &ph->tasks[i];
+		struct host_state *a = &c->hosts[t->pair.source];
+		struct host_state *b = &c->hosts[t->pair.target];
+
+		if (t->state != TASK_WAITING)
+			continue;
+		if (t->round < a->client_turn)
+			a->client_turn = t->round;
+		if (t->round < b->server_turn)
+			b->server_turn = t->round;
+	}
+}
+
 static void
 dispatch_once(struct collector *c)
 {
@@ -978,13 +1009,17 @@ dispatch_once(struct collector *c)
 	}
 	for (;;) {
 		ph = &c->phases[c->cur];
+		if (c->duplex && ph->sched->kind == PROBE_IPERF3)
+			duplex_turns(c, ph);
 		for (i = 0; i < ph->n_tasks; i++) {
 			struct task *t = &ph->tasks[i];
 
 			if (t->state != TASK_WAITING)
 				continue;
-			if (fail_if_host_down(c, t))
+			if (fail_if_host_down(c, t)) {
+				c->dispatch_again = 1;	/* turns moved */
 				continue;
+			}
 			if (fanout_take(c, ph, t))
 				continue;
 			if (can_start(c, t))

@@ -192,8 +192,12 @@ schedule_n_pairs(const struct schedule *s)
 	return total;
 }
 
-int
-schedule_is_duplex(const struct schedule *s)
+/*
+ * Check every round: a host may be the source of one pair and the target
+ * of one pair (duplex), or be in one pair at all (exclusive).
+ */
+static int
+rounds_keep_roles(const struct schedule *s, int exclusive)
 {
 	unsigned char *role;
 	size_t k, i;
@@ -208,8 +212,9 @@ schedule_is_duplex(const struct schedule *s)
 		for (i = 0; i < rd->n_pairs && ok; i++) {
 			const struct pair *p = &rd->pairs[i];
 
-			/* bit 1: a client here; bit 2: a server here */
-			if ((role[p->source] & 1) || (role[p->target] & 2))
+			/* bit 1: a source here; bit 2: a target here */
+			if (exclusive ? role[p->source] || role[p->target] :
+			    (role[p->source] & 1) || (role[p->target] & 2))
 				ok = 0;
 			role[p->source] |= 1;
 			role[p->target] |= 2;
@@ -220,28 +225,15 @@ schedule_is_duplex(const struct schedule *s)
 }
 
 int
+schedule_is_duplex(const struct schedule *s)
+{
+	return rounds_keep_roles(s, 0);
+}
+
+int
 schedule_is_exclusive(const struct schedule *s)
 {
-	unsigned char *busy;
-	size_t k, i;
-	int ok = 1;
-
-	if ((busy = calloc(s->n_hosts + 1, 1)) == NULL)
-		return 0;
-	for (k = 0; k < s->n_rounds && ok; k++) {
-		const struct round *rd = &s->rounds[k];
-
-		memset(busy, 0, s->n_hosts + 1);
-		for (i = 0; i < rd->n_pairs && ok; i++) {
-			const struct pair *p = &rd->pairs[i];
-
-			if (busy[p->source] || busy[p->target])
-				ok = 0;
-			busy[p->source] = busy[p->target] = 1;
-		}
-	}
-	free(busy);
-	return ok;
+	return rounds_keep_roles(s, 1);
 }
 
 void
