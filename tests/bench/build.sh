@@ -29,7 +29,7 @@ bench_run() {
 	while kill -0 $pid 2>/dev/null; do
 		np=$(pgrep -P $pid -x netprof | head -1 || true)
 		n=0
-		[ -z "$np" ] || n=$(ls /proc/"$np"/fd 2>/dev/null | wc -l)
+		[ -z "$np" ] || n=$(ls /proc/"$np"/fd 2>/dev/null | wc -l || true)
 		[ "$n" -gt $max ] && max=$n
 		sleep 0.1
 	done
