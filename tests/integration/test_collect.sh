@@ -30,7 +30,13 @@ assert_eq "true" "$(jq -s 'all(.ok)' "$out")" "all ok"
 rec=$(jq -c 'select(.kind=="ping" and .source=="h1" and .target=="h2")' "$out")
 assert_eq "$(lab_addr h2)" "$(jq -r .target_address <<<"$rec")"
 assert_eq "null" "$(jq -r .error <<<"$rec")"
-assert_eq "LC_ALL=C ping -c 3 -i 0.2 $(lab_addr h2)" "$(jq -r .command <<<"$rec")"
+# fan-out: fping -C where the host has it, else a ping per target
+if command -v fping >/dev/null; then
+	assert_eq "LC_ALL=C fping -C 3 -p 200 -t 500 -q $(lab_addr h2)" "$(jq -r .command <<<"$rec")"
+else
+	assert_eq "LC_ALL=C ping -c 3 -i 0.2 $(lab_addr h2)" "$(jq -r .command <<<"$rec")"
+fi
+assert_eq "fanout" "$(jq -r .mode <<<"$rec")"
 assert_eq 3 "$(jq -r '.metrics.samples_ms|length' <<<"$rec")" "ping samples"
 assert_eq "0" "$(jq -r '.metrics.loss_pct' <<<"$rec")"
 assert_eq "true" "$(jq -r '(.metrics|has("min") and has("avg") and has("max") and has("jitter") and has("p50") and has("p95")) and (.timestamp|test("^[0-9-]+T[0-9:.]+Z$")) and (.ended_at >= .started_at) and .round >= 1' <<<"$rec")" "ping record fields"
