@@ -17,11 +17,18 @@
  * The channel is released only when the remote side reports the exit or
  * closes, so "stopped" means "gone" (see docs/engine.md).
  */
+#include <errno.h>
+#include <poll.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <unistd.h>
+
+#include <libssh/libssh.h>
+#include <libssh/callbacks.h>
 
 #include "error.h"
 #include "log.h"
@@ -30,6 +37,7 @@
 #define KILL_GRACE_MS 3000	/* wait this long for a killed command */
 #define MAX_PASSES 64		/* bound of one host_step's loop */
 #define WRITE_CHUNK 32768
+#define TUNNEL_BUF (256 * 1024)	/* read no more from the caller's end */
 
 enum host_state {
 	HOST_IDLE = 0,		/* no session */
@@ -45,6 +53,43 @@ enum auth_step {
 	AUTH_FAILED
 };
 
+/* A channel of a session, with the callbacks libssh calls for it. */
+struct ssh_chan {
+	ssh_channel channel;
+	struct ssh_channel_callbacks_struct callbacks;
+	int eof_sent;
+};
+
+enum tunnel_state {
+	TUN_WAIT = 0,		/* for the session */
+	TUN_OPENING,		/* direct-tcpip open requested */
+	TUN_OPEN		/* relaying */
+};
+
+/*
+ * A tunnel: the direct-tcpip channel and our end of the socket pair, with
+ * what each side has sent and the other has not taken yet.
+ */
+struct ssh_tunnel {
+	TAILQ_ENTRY(ssh_tunnel) entry;	/* the host's tunnels */
+	struct engine_tunnel *et;	/* NULL once ended */
+	struct ssh_host *host;
+	enum tunnel_state state;
+	char *target_host;
+	int target_port;
+	struct ssh_chan *chan;
+	int fd;				/* our end of the pair */
+	uv_poll_t poll;
+	int poll_events;
+	struct buf up;		/* from fd, for the channel */
+	size_t up_off;
+	struct buf down;		/* from the channel, for fd */
+	size_t down_off;
+	int local_eof, caller_closed, remote_eof;
+};
+
+TAILQ_HEAD(tunnel_queue, ssh_tunnel);
+
 struct ssh_host {
 	struct engine *engine;
 	const struct machine *machine;
@@ -57,11 +102,12 @@ struct ssh_host {
 	struct job_list queue;	/* waiting for a channel */
 	struct job_list channels;	/* jobs with a channel */
 	int n_channels;
+	struct tunnel_queue tunnels;
 	int cap;		/* lower limit after a refusal; 0: none */
 	int reopened;		/* re-opened after a loss, not yet ready */
 	enum auth_step auth;
 	ssh_key key;
-	int agent_tried, key_tried;
+	int agent_tried;
 	int dirty;
 	int activity;		/* a channel callback ran during this step */
 	char hostname[256];	/* the host connected to (after HostName) */
@@ -71,8 +117,17 @@ struct ssh_host {
 	char proxy[600];	/* ProxyCommand (or ProxyJump's), or "" */
 };
 
+/* The transport's state: hosts by machine index, NULL until used. */
+struct ssh_transport {
+	struct engine *engine;
+	struct ssh_host **hosts;
+	size_t n_hosts;
+};
+
 static void host_step(struct ssh_host *h);
 static void host_teardown(struct ssh_host *h);
+static void tunnels_fail(struct ssh_host *h, int error, const char *fmt,
+    ...) __attribute__((format(printf, 3, 4)));
 
 /* ------------------------------------------------------------------ */
 
@@ -82,14 +137,14 @@ host_timer_closed_cb(uv_handle_t *hd)
 	struct ssh_host *h = hd->data;
 
 	h->timer_open = 0;
-	h->engine->handles_open--;
-	engine_maybe_closed(h->engine);
+	engine_handle_closed(h->engine);
 }
 
 static struct ssh_host *
-host_get(struct engine *e, const struct machine *m)
+host_get(struct ssh_transport *st, const struct machine *m)
 {
-	struct ssh_host *h = e->hosts[m->index];
+	struct engine *e = st->engine;
+	struct ssh_host *h = st->hosts[m->index];
 
 	if (h != NULL)
 		return h;
@@ -99,11 +154,12 @@ host_get(struct engine *e, const struct machine *m)
 	h->machine = m;
 	TAILQ_INIT(&h->queue);
 	TAILQ_INIT(&h->channels);
-	uv_timer_init(e->loop, &h->timer);
+	TAILQ_INIT(&h->tunnels);
+	uv_timer_init(engine_loop(e), &h->timer);
 	h->timer.data = h;
 	h->timer_open = 1;
-	e->handles_open++;
-	e->hosts[m->index] = h;
+	engine_handle_opened(e);
+	st->hosts[m->index] = h;
 	return h;
 }
 
@@ -125,6 +181,48 @@ fail_queue(struct ssh_host *h, int error, const char *text)
 	}
 }
 
+/* A new channel whose events libssh reports to cb (userdata: arg). */
+static struct ssh_chan *
+chan_new(struct ssh_host *h, ssh_channel_data_callback data_cb,
+    ssh_channel_eof_callback event_cb,
+    ssh_channel_exit_status_callback status_cb, void *arg)
+{
+	struct ssh_chan *c;
+
+	if ((c = calloc(1, sizeof *c)) == NULL)
+		return NULL;
+	if ((c->channel = ssh_channel_new(h->session)) == NULL) {
+		free(c);
+		return NULL;
+	}
+	ssh_callbacks_init(&c->callbacks);
+	c->callbacks.userdata = arg;
+	c->callbacks.channel_data_function = data_cb;
+	c->callbacks.channel_eof_function = event_cb;
+	c->callbacks.channel_close_function = event_cb;
+	c->callbacks.channel_exit_status_function = status_cb;
+	ssh_set_channel_callbacks(c->channel, &c->callbacks);
+	return c;
+}
+
+static void
+chan_free(struct ssh_host *h, struct ssh_chan *c)
+{
+	if (c == NULL)
+		return;
+	/* a close for a channel the server never opened ends the whole
+	   connection (OpenSSH disconnects) */
+	if (h->session != NULL && ssh_is_connected(h->session) &&
+	    ssh_channel_is_open(c->channel))
+		ssh_channel_close(c->channel);
+	/* libssh keeps a channel until the server's close arrives and would
+	   call back into its owner after it is freed */
+	ssh_remove_channel_callbacks(c->channel, &c->callbacks);
+	ssh_channel_free(c->channel);
+	free(c);
+	log_debug(host_name(h), "channel closed");
+}
+
 static void
 release_channel(struct ssh_host *h, struct engine_job *j)
 {
@@ -132,19 +230,8 @@ release_channel(struct ssh_host *h, struct engine_job *j)
 	h->n_channels--;
 	if (j->state != JOB_OPENING)
 		h->cap = 0;	/* one ended: try the full number again */
-	if (j->channel != NULL) {
-		/* a close for a channel the server never opened ends the
-		   whole connection (OpenSSH disconnects) */
-		if (h->session != NULL && ssh_is_connected(h->session) &&
-		    ssh_channel_is_open(j->channel))
-			ssh_channel_close(j->channel);
-		/* libssh keeps a channel until the server's close arrives and
-		   would call back into the job after it is freed */
-		ssh_remove_channel_callbacks(j->channel, &j->callbacks);
-		ssh_channel_free(j->channel);
-		j->channel = NULL;
-		log_debug(host_name(h), "channel closed");
-	}
+	chan_free(h, j->t.ssh.chan);
+	j->t.ssh.chan = NULL;
 }
 
 /* The host could not be reached or refused us: every queued job fails. */
@@ -162,6 +249,7 @@ host_fail(struct ssh_host *h, int error, const char *fmt, ...)
 	vsnprintf(text, sizeof text, fmt, ap);
 	va_end(ap);
 	log_debug(host_name(h), "session failed: %s", text);
+	tunnels_fail(h, error, "%s", text);
 	host_teardown(h);
 	fail_queue(h, error, text);
 }
@@ -174,8 +262,7 @@ poll_closed_cb(uv_handle_t *hd)
 	struct engine *e = hd->data;
 
 	free(hd);
-	e->handles_open--;
-	engine_maybe_closed(e);
+	engine_handle_closed(e);
 }
 
 static void
@@ -227,20 +314,21 @@ host_update_poll(struct ssh_host *h)
 			return;
 		if ((h->poll = malloc(sizeof *h->poll)) == NULL)
 			return;
-		if (uv_poll_init(e->loop, h->poll, fd) != 0) {
+		if (uv_poll_init(engine_loop(e), h->poll, fd) != 0) {
 			free(h->poll);
 			h->poll = NULL;
 			return;
 		}
 		h->poll->data = h;
-		e->handles_open++;
+		engine_handle_opened(e);
 	}
 	/*
 	 * An idle, ready session is not watched: nothing would read what
 	 * arrives, and a level-triggered watcher would spin. A loss is
 	 * found when the next channel is opened.
 	 */
-	if (h->state != HOST_READY || h->n_channels > 0) {
+	if (h->state != HOST_READY || h->n_channels > 0 ||
+	    !TAILQ_EMPTY(&h->tunnels)) {
 		events = UV_READABLE;
 		if (ssh_get_poll_flags(h->session) & SSH_WRITE_PENDING)
 			events |= UV_WRITABLE;
@@ -285,7 +373,7 @@ connect_timer_cb(uv_timer_t *t)
 
 	host_fail(h, NP_ERR_CONNECT, "%s: could not connect: %s: timed out "
 	    "after %g s (connect_timeout_seconds)%s", host_name(h), h->target,
-	    h->engine->opts.connect_timeout_s, proxy_note(h, note, sizeof note));
+	    engine_options(h->engine)->connect_timeout_s, proxy_note(h, note, sizeof note));
 }
 
 /* The ProxyCommand as it will run: %h, %p and %% replaced. */
@@ -362,11 +450,11 @@ file_exists(const char *path)
 static int
 host_open(struct ssh_host *h)
 {
-	const struct inventory *inv = h->engine->inv;
+	const struct inventory *inv = engine_inventory(h->engine);
 	const struct machine *m = h->machine;
 	ssh_session s;
 	unsigned int port = 22;
-	long timeout = (long)h->engine->opts.connect_timeout_s;
+	long timeout = (long)engine_options(h->engine)->connect_timeout_s;
 	int verbosity = log_get_level() >= LOG_TRACE ? SSH_LOG_PROTOCOL :
 	    SSH_LOG_NOLOG, nodelay = 1;
 	int process_config = 0;
@@ -401,9 +489,9 @@ host_open(struct ssh_host *h)
 	h->state = HOST_CONNECTING;
 	h->auth = getenv("SSH_AUTH_SOCK") != NULL ? AUTH_AGENT :
 	    m->identity_file != NULL ? AUTH_KEY : AUTH_AUTO;
-	h->agent_tried = h->key_tried = 0;
+	h->agent_tried = 0;
 	uv_timer_start(&h->timer, connect_timer_cb,
-	    (uint64_t)(h->engine->opts.connect_timeout_s * 1000), 0);
+	    (uint64_t)(engine_options(h->engine)->connect_timeout_s * 1000), 0);
 	log_debug(m->name, "connecting to %s", h->target);
 	return 0;
 }
@@ -436,7 +524,7 @@ fingerprint(ssh_session s, char *buf, size_t size)
 static int
 check_host_key(struct ssh_host *h)
 {
-	const char *kh = h->engine->inv->known_hosts_file;
+	const char *kh = engine_inventory(h->engine)->known_hosts_file;
 	const char *name = host_name(h), *host = h->hostname;
 	char fp[200];
 
@@ -458,7 +546,7 @@ check_host_key(struct ssh_host *h)
 		return NP_ERR_HOSTKEY_CHANGED;
 	case SSH_KNOWN_HOSTS_UNKNOWN:
 	case SSH_KNOWN_HOSTS_NOT_FOUND:
-		if (!h->engine->opts.accept_new_host_keys) {
+		if (!engine_options(h->engine)->accept_new_host_keys) {
 			host_fail(h, NP_ERR_HOSTKEY_UNKNOWN, "%s (%s): host key "
 			    "is not in %s (%s); verify it and add it "
 			    "(ssh-keyscan %s >> %s) or run with "
@@ -547,7 +635,6 @@ auth_step(struct ssh_host *h)
 				h->auth = AUTH_FAILED;
 				continue;
 			}
-			h->key_tried = 1;
 			r = auth_result(h, ssh_userauth_publickey(h->session,
 			    NULL, h->key), AUTH_FAILED);
 			break;
@@ -629,10 +716,10 @@ static void
 send_kill(struct ssh_host *h, struct engine_job *j)
 {
 	log_debug(host_name(h), "sending signal KILL to the command");
-	ssh_channel_request_send_signal(j->channel, "KILL");
-	if (!j->eof_sent) {
-		ssh_channel_send_eof(j->channel);
-		j->eof_sent = 1;
+	ssh_channel_request_send_signal(j->t.ssh.chan->channel, "KILL");
+	if (!j->t.ssh.chan->eof_sent) {
+		ssh_channel_send_eof(j->t.ssh.chan->channel);
+		j->t.ssh.chan->eof_sent = 1;
 	}
 	j->state = JOB_KILLING;
 	engine_job_timer(j, KILL_GRACE_MS);
@@ -646,7 +733,7 @@ channel_data_cb(ssh_session session, ssh_channel channel, void *data,
 	struct engine_job *j = userdata;
 
 	engine_job_output(j, is_stderr ? 2 : 1, data, len);
-	j->host->activity = 1;
+	j->t.ssh.host->activity = 1;
 	return (int)len;
 }
 
@@ -656,7 +743,7 @@ channel_event_cb(ssh_session session, ssh_channel channel, void *userdata)
 {
 	struct engine_job *j = userdata;
 
-	j->host->activity = 1;
+	j->t.ssh.host->activity = 1;
 }
 
 static void
@@ -666,68 +753,52 @@ channel_status_cb(ssh_session session, ssh_channel channel, int status,
 	channel_event_cb(session, channel, userdata);
 }
 
-static ssh_channel
-job_channel_new(struct ssh_host *h, struct engine_job *j)
-{
-	ssh_channel c;
-
-	if ((c = ssh_channel_new(h->session)) == NULL)
-		return NULL;
-	memset(&j->callbacks, 0, sizeof j->callbacks);
-	ssh_callbacks_init(&j->callbacks);
-	j->callbacks.userdata = j;
-	j->callbacks.channel_data_function = channel_data_cb;
-	j->callbacks.channel_eof_function = channel_event_cb;
-	j->callbacks.channel_close_function = channel_event_cb;
-	j->callbacks.channel_exit_status_function = channel_status_cb;
-	ssh_set_channel_callbacks(c, &j->callbacks);
-	return c;
-}
-
 /*
  * Let libssh read what has arrived; the callbacks take it. -1 on error.
  * (ssh_channel_poll reads packets only while the channel's buffer is
  * empty, which the data callback keeps it.)
  */
 static int
-chan_read(struct engine_job *j)
+chan_read(struct ssh_chan *c)
 {
-	int n = ssh_channel_poll(j->channel, 0);
+	int n = ssh_channel_poll(c->channel, 0);
 
 	return n == SSH_ERROR ? -1 : 0;
 }
 
+/*
+ * Send buf[*off..len) as the remote window allows, then EOF if eof and all
+ * of it is sent. 1 if something moved, 0 if not, -1 on error.
+ */
 static int
-chan_write(struct ssh_host *h, struct engine_job *j)
+chan_write(struct ssh_chan *c, const char *buf, size_t *off, size_t len,
+    int eof)
 {
 	int moved = 0, n;
 	uint32_t window;
-	size_t len;
+	size_t part;
 
-	while (j->input_off < j->input_len) {
-		window = ssh_channel_window_size(j->channel);
+	while (*off < len) {
+		window = ssh_channel_window_size(c->channel);
 		if (window == 0)
 			break;
-		len = j->input_len - j->input_off;
-		if (len > window)
-			len = window;
-		if (len > WRITE_CHUNK)
-			len = WRITE_CHUNK;
-		n = ssh_channel_write(j->channel, j->input + j->input_off,
-		    (uint32_t)len);
+		part = len - *off;
+		if (part > window)
+			part = window;
+		if (part > WRITE_CHUNK)
+			part = WRITE_CHUNK;
+		n = ssh_channel_write(c->channel, buf + *off, (uint32_t)part);
 		if (n < 0)
 			return -1;
 		if (n == 0)
 			break;
-		j->input_off += (size_t)n;
+		*off += (size_t)n;
 		moved = 1;
 	}
-	if (j->input_off == j->input_len && !j->eof_sent) {
-		if (ssh_channel_send_eof(j->channel) == SSH_ERROR)
+	if (eof && *off == len && !c->eof_sent) {
+		if (ssh_channel_send_eof(c->channel) == SSH_ERROR)
 			return -1;
-		j->eof_sent = 1;
-		log_debug(host_name(h), "stdin sent (%zu bytes), eof",
-		    j->input_len);
+		c->eof_sent = 1;
 		moved = 1;
 	}
 	return moved;
@@ -737,14 +808,16 @@ chan_write(struct ssh_host *h, struct engine_job *j)
 static int
 channel_step(struct ssh_host *h, struct engine_job *j)
 {
+	struct ssh_chan *c = j->t.ssh.chan;
 	int r, status, w;
 
 	switch (j->state) {
 	case JOB_OPENING:
-		if (j->channel == NULL &&
-		    (j->channel = job_channel_new(h, j)) == NULL)
+		if (c == NULL && (c = j->t.ssh.chan = chan_new(h,
+		    channel_data_cb, channel_event_cb, channel_status_cb,
+		    j)) == NULL)
 			return -1;
-		r = ssh_channel_open_session(j->channel);
+		r = ssh_channel_open_session(c->channel);
 		if (r == SSH_AGAIN)
 			return 0;
 		if (r != SSH_OK) {
@@ -779,7 +852,7 @@ channel_step(struct ssh_host *h, struct engine_job *j)
 		j->state = JOB_EXEC;
 		/* FALLTHROUGH */
 	case JOB_EXEC:
-		r = ssh_channel_request_exec(j->channel, j->command);
+		r = ssh_channel_request_exec(c->channel, j->command);
 		if (r == SSH_AGAIN)
 			return 0;
 		if (r != SSH_OK) {
@@ -800,18 +873,18 @@ channel_step(struct ssh_host *h, struct engine_job *j)
 		}
 		/* FALLTHROUGH */
 	case JOB_RUNNING:
-		if ((w = chan_write(h, j)) < 0 ||
-		    (r = chan_read(j)) < 0)
+		if ((w = chan_write(c, j->input, &j->input_off, j->input_len,
+		    1)) < 0 || (r = chan_read(c)) < 0)
 			return -1;
-		if (!ssh_channel_is_eof(j->channel) &&
-		    !ssh_channel_is_closed(j->channel))
+		if (!ssh_channel_is_eof(c->channel) &&
+		    !ssh_channel_is_closed(c->channel))
 			return w || r;
 		log_debug(host_name(h), "eof");
 		j->state = JOB_WAIT_STATUS;
 		/* FALLTHROUGH */
 	case JOB_WAIT_STATUS:
-		status = ssh_channel_get_exit_status(j->channel);
-		if (status == -1 && !ssh_channel_is_closed(j->channel)) {
+		status = ssh_channel_get_exit_status(c->channel);
+		if (status == -1 && !ssh_channel_is_closed(c->channel)) {
 			if (!ssh_is_connected(h->session))
 				return -1;
 			return 0;
@@ -821,10 +894,10 @@ channel_step(struct ssh_host *h, struct engine_job *j)
 		engine_job_finish(j, NP_OK, status, NULL);
 		return 1;
 	case JOB_KILLING:
-		if (chan_read(j) < 0)
+		if (chan_read(c) < 0)
 			return -1;
-		status = ssh_channel_get_exit_status(j->channel);
-		if (status == -1 && !ssh_channel_is_closed(j->channel)) {
+		status = ssh_channel_get_exit_status(c->channel);
+		if (status == -1 && !ssh_channel_is_closed(c->channel)) {
 			if (!ssh_is_connected(h->session))
 				return -1;
 			return 0;
@@ -837,10 +910,314 @@ channel_step(struct ssh_host *h, struct engine_job *j)
 	}
 }
 
+/* ------------------------------------------------------------------ */
+/*
+ * Tunnels. Bytes from the caller are read from our end of the socket pair
+ * into up and written to the channel as its window allows; bytes from the
+ * channel (its data callback) go into down and are written to our end as
+ * the socket takes them. Our end is watched for reading only while up has
+ * room and the channel is open, for writing only while down has bytes, so
+ * that a caller that writes before the channel opens just fills the pair.
+ */
+
+static const char *
+tunnel_host(const struct ssh_tunnel *t)
+{
+	return t->host->machine->name;
+}
+
+static void
+tunnel_poll_closed_cb(uv_handle_t *hd)
+{
+	struct ssh_tunnel *t = hd->data;
+	struct engine *e = t->host->engine;
+
+	close(t->fd);
+	free(t->up.data);
+	free(t->down.data);
+	free(t->target_host);
+	free(t);
+	engine_handle_closed(e);
+}
+
+/*
+ * The end: the engine hears why (on a later turn), the channel is closed
+ * and our end of the pair with it, so the caller reads EOF.
+ */
+static void
+tunnel_end(struct ssh_tunnel *t, int error, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static void
+tunnel_end(struct ssh_tunnel *t, int error, const char *fmt, ...)
+{
+	char text[1024];
+	va_list ap;
+
+	text[0] = '\0';
+	if (fmt != NULL) {
+		va_start(ap, fmt);
+		vsnprintf(text, sizeof text, fmt, ap);
+		va_end(ap);
+	}
+	log_debug(tunnel_host(t), "tunnel to %s:%d ended (%s)",
+	    t->target_host, t->target_port, error_string(error));
+	engine_tunnel_finish(t->et, error, "%s", text);
+	TAILQ_REMOVE(&t->host->tunnels, t, entry);
+	chan_free(t->host, t->chan);
+	t->chan = NULL;
+	uv_close((uv_handle_t *)&t->poll, tunnel_poll_closed_cb);
+}
+
+static void
+tunnels_fail(struct ssh_host *h, int error, const char *fmt, ...)
+{
+	struct ssh_tunnel *t;
+	char text[1024];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(text, sizeof text, fmt, ap);
+	va_end(ap);
+	while ((t = TAILQ_FIRST(&h->tunnels)) != NULL)
+		tunnel_end(t, error, "%s (tunnel to %s:%d)", text,
+		    t->target_host, t->target_port);
+}
+
+/* Write down to our end; -1 when the caller has closed its end. */
+static int
+tunnel_flush_down(struct ssh_tunnel *t)
+{
+	ssize_t n;
+
+	while (t->down_off < t->down.len) {
+		n = send(t->fd, t->down.data + t->down_off,
+		    t->down.len - t->down_off, MSG_NOSIGNAL);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+			return 0;
+		if (n < 0)
+			return -1;
+		t->down_off += (size_t)n;
+	}
+	t->down.len = t->down_off = 0;
+	return 0;
+}
+
+static void tunnel_poll_cb(uv_poll_t *p, int status, int events);
+
+static void
+tunnel_update_poll(struct ssh_tunnel *t)
+{
+	int events = 0;
+
+	if (t->state == TUN_OPEN && !t->local_eof && t->up.len < TUNNEL_BUF)
+		events |= UV_READABLE;
+	if (t->down_off < t->down.len)
+		events |= UV_WRITABLE;
+	if (events == t->poll_events)
+		return;
+	t->poll_events = events;
+	if (events == 0)
+		uv_poll_stop(&t->poll);
+	else
+		uv_poll_start(&t->poll, events, tunnel_poll_cb);
+}
+
+/* Read what the caller wrote into up; notes its EOF and whether it closed. */
+static int
+tunnel_read_up(struct ssh_tunnel *t)
+{
+	struct pollfd pfd;
+	char buf[65536];
+	ssize_t n;
+	size_t room;
+
+	while (!t->local_eof && t->up.len < TUNNEL_BUF) {
+		room = TUNNEL_BUF - t->up.len;
+		n = recv(t->fd, buf, room < sizeof buf ? room : sizeof buf, 0);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+			return 0;
+		if (n <= 0) {
+			/* EOF: a shutdown(SHUT_WR) half-closes, a close
+			   (POLLHUP: both directions gone) ends the tunnel */
+			t->local_eof = 1;
+			pfd.fd = t->fd;
+			pfd.events = POLLOUT;
+			if (n < 0 || (poll(&pfd, 1, 0) == 1 &&
+			    (pfd.revents & (POLLHUP | POLLERR))))
+				t->caller_closed = 1;
+			return 0;
+		}
+		if (buf_append(&t->up, buf, (size_t)n) != 0)
+			return -1;
+	}
+	return 0;
+}
+
+static void
+tunnel_poll_cb(uv_poll_t *p, int status, int events)
+{
+	struct ssh_tunnel *t = p->data;
+	struct ssh_host *h = t->host;
+
+	if (status < 0 || ((events & UV_WRITABLE) &&
+	    tunnel_flush_down(t) < 0)) {
+		t->caller_closed = t->local_eof = 1;
+	} else if ((events & UV_READABLE) && tunnel_read_up(t) < 0) {
+		tunnel_end(t, NP_ERR_NOMEM, "%s: tunnel to %s:%d: %s",
+		    tunnel_host(t), t->target_host, t->target_port,
+		    error_string(NP_ERR_NOMEM));
+		return;
+	}
+	/* step now: the bytes go out without waiting for the pump */
+	host_step(h);
+}
+
+static int
+tunnel_data_cb(ssh_session session, ssh_channel channel, void *data,
+    uint32_t len, int is_stderr, void *userdata)
+{
+	struct ssh_tunnel *t = userdata;
+
+	t->host->activity = 1;
+	if (len == 0)
+		return 0;
+	if (t->down_off > 0 && t->down_off == t->down.len)
+		t->down.len = t->down_off = 0;
+	if (buf_append(&t->down, data, len) != 0)
+		return 0;
+	return (int)len;
+}
+
+static void
+tunnel_event_cb(ssh_session session, ssh_channel channel, void *userdata)
+{
+	struct ssh_tunnel *t = userdata;
+
+	t->host->activity = 1;
+}
+
+/* Advance one tunnel; 1 if it moved, 0 if it waits, -1: the session broke. */
+static int
+tunnel_step(struct ssh_host *h, struct ssh_tunnel *t)
+{
+	int r, w;
+
+	switch (t->state) {
+	case TUN_WAIT:
+		if ((t->chan = chan_new(h, tunnel_data_cb, tunnel_event_cb,
+		    NULL, t)) == NULL)
+			return -1;
+		t->state = TUN_OPENING;
+		/* FALLTHROUGH */
+	case TUN_OPENING:
+		r = ssh_channel_open_forward(t->chan->channel, t->target_host,
+		    t->target_port, "127.0.0.1", 0);
+		if (r == SSH_AGAIN)
+			return 0;
+		if (r != SSH_OK) {
+			if (!ssh_is_connected(h->session))
+				return -1;
+			tunnel_end(t, NP_ERR_CHANNEL, "%s: tunnel to %s:%d "
+			    "could not open: %s (is something listening on "
+			    "%s:%d on %s?)", host_name(h), t->target_host,
+			    t->target_port, ssh_get_error(h->session),
+			    t->target_host, t->target_port, host_name(h));
+			return 1;
+		}
+		log_debug(host_name(h), "tunnel to %s:%d open",
+		    t->target_host, t->target_port);
+		t->state = TUN_OPEN;
+		tunnel_read_up(t);
+		/* FALLTHROUGH */
+	case TUN_OPEN:
+	default:
+		if ((w = chan_write(t->chan, t->up.data, &t->up_off, t->up.len,
+		    t->local_eof)) < 0 || chan_read(t->chan) < 0)
+			return -1;
+		if (t->up_off == t->up.len)
+			t->up.len = t->up_off = 0;
+		if (tunnel_flush_down(t) < 0)
+			t->caller_closed = t->local_eof = 1;
+		if (t->caller_closed && t->up.len == 0) {
+			tunnel_end(t, NP_OK, NULL);
+			return 1;
+		}
+		if ((ssh_channel_is_eof(t->chan->channel) ||
+		    ssh_channel_is_closed(t->chan->channel)) &&
+		    t->down_off == t->down.len) {
+			tunnel_end(t, NP_OK, NULL);
+			return 1;
+		}
+		tunnel_update_poll(t);
+		return w;
+	}
+}
+
+/* Step every tunnel of h; -1 when the session broke. */
+static int
+tunnels_step(struct ssh_host *h, int *moved)
+{
+	struct ssh_tunnel *t, *next;
+	int r;
+
+	for (t = TAILQ_FIRST(&h->tunnels); t != NULL; t = next) {
+		next = TAILQ_NEXT(t, entry);
+		if ((r = tunnel_step(h, t)) < 0)
+			return -1;
+		*moved |= r;
+	}
+	return 0;
+}
+
+static int
+ssh_tunnel_open(void *state, struct engine_tunnel *et, const char *host,
+    int port, int *fdp)
+{
+	struct ssh_transport *st = state;
+	struct engine *e = st->engine;
+	struct ssh_tunnel *t;
+	struct ssh_host *h;
+	int sv[2];
+
+	if ((h = host_get(st, et->machine)) == NULL)
+		return NP_ERR_NOMEM;
+	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0)
+		return NP_ERR_NOMEM;
+	if ((t = calloc(1, sizeof *t)) == NULL ||
+	    (t->target_host = strdup(host)) == NULL ||
+	    uv_poll_init(engine_loop(e), &t->poll, sv[0]) != 0) {
+		if (t != NULL)
+			free(t->target_host);
+		free(t);
+		close(sv[0]);
+		close(sv[1]);
+		return NP_ERR_NOMEM;
+	}
+	engine_handle_opened(e);
+	t->poll.data = t;
+	t->et = et;
+	t->host = h;
+	t->fd = sv[0];
+	t->target_port = port;
+	TAILQ_INSERT_TAIL(&h->tunnels, t, entry);
+	log_debug(host_name(h), "tunnel to %s:%d requested", host, port);
+	h->dirty = 1;
+	engine_schedule(e);
+	*fdp = sv[1];
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+
 /*
  * The session broke: jobs whose command may have started fail with the
- * reason; jobs still opening their channel go back to the queue, which
- * gets one new session.
+ * reason, and every tunnel; jobs still opening their channel go back to
+ * the queue, which gets one new session.
  */
 static void
 host_lost(struct ssh_host *h)
@@ -854,6 +1231,8 @@ host_lost(struct ssh_host *h)
 	if (*reason == '\0')
 		snprintf(reason, sizeof reason, "connection closed");
 	log_debug(host_name(h), "session lost: %s", reason);
+	tunnels_fail(h, NP_ERR_SESSION_LOST, "%s: SSH session lost: %s",
+	    host_name(h), reason);
 	for (j = TAILQ_LAST(&h->channels, job_list); j != NULL; j = next) {
 		next = TAILQ_PREV(j, job_list, entry);
 		if (j->state == JOB_OPENING && j->stop_error == 0) {
@@ -874,7 +1253,7 @@ host_lost(struct ssh_host *h)
 			    host_name(h), reason);
 	}
 	host_teardown(h);
-	if (TAILQ_EMPTY(&h->queue) || h->engine->closing)
+	if (TAILQ_EMPTY(&h->queue) || engine_closing(h->engine))
 		return;
 	if (h->reopened) {
 		fail_queue(h, NP_ERR_SESSION_LOST, reason);
@@ -891,18 +1270,20 @@ static void
 host_step(struct ssh_host *h)
 {
 	struct engine *e = h->engine;
+	int closing = engine_closing(e);
 	struct engine_job *j, *next;
 	int pass, moved, r;
 
 	h->dirty = 0;
 	if (h->state == HOST_IDLE) {
-		if (TAILQ_EMPTY(&h->queue) || e->closing)
+		if ((TAILQ_EMPTY(&h->queue) && TAILQ_EMPTY(&h->tunnels)) ||
+		    closing)
 			goto out;
 		if (host_open(h) != 0)
 			goto out;
 	}
 	/* closing: a session still connecting is abandoned, not waited for */
-	if (e->closing && h->state != HOST_READY)
+	if (closing && h->state != HOST_READY)
 		goto out;
 	if ((r = session_step(h)) <= 0) {
 		host_update_poll(h);
@@ -911,7 +1292,7 @@ host_step(struct ssh_host *h)
 	for (pass = 0; pass < MAX_PASSES; pass++) {
 		moved = 0;
 		while (h->n_channels < (h->cap > 0 ? h->cap :
-		    e->opts.max_channels) &&
+		    engine_options(e)->max_channels) &&
 		    (j = TAILQ_FIRST(&h->queue)) != NULL) {
 			TAILQ_REMOVE(&h->queue, j, entry);
 			TAILQ_INSERT_TAIL(&h->channels, j, entry);
@@ -929,13 +1310,18 @@ host_step(struct ssh_host *h)
 			}
 			moved |= r;
 		}
+		if (tunnels_step(h, &moved) < 0 ||
+		    !ssh_is_connected(h->session)) {
+			host_lost(h);
+			return;
+		}
 		if (!moved && !h->activity)
 			break;
 	}
 	if (pass == MAX_PASSES)
 		log_debug(host_name(h), "step: still moving after %d passes", pass);
 out:
-	if (e->closing && h->n_channels == 0) {
+	if (closing && h->n_channels == 0) {
 		host_teardown(h);
 		if (h->timer_open && !uv_is_closing((uv_handle_t *)&h->timer))
 			uv_close((uv_handle_t *)&h->timer, host_timer_closed_cb);
@@ -946,25 +1332,26 @@ out:
 
 /* ------------------------------------------------------------------ */
 
-int
-ssh_transport_submit(struct engine *e, struct engine_job *j)
+static int
+ssh_submit(void *state, struct engine_job *j)
 {
+	struct ssh_transport *st = state;
 	struct ssh_host *h;
 
-	if ((h = host_get(e, j->machine)) == NULL)
+	if ((h = host_get(st, j->machine)) == NULL)
 		return NP_ERR_NOMEM;
-	j->host = h;
+	j->t.ssh.host = h;
 	j->state = JOB_QUEUED;
 	TAILQ_INSERT_TAIL(&h->queue, j, entry);
 	h->dirty = 1;
-	engine_schedule(e);
+	engine_schedule(st->engine);
 	return 0;
 }
 
-void
-ssh_transport_stop(struct engine_job *j)
+static void
+ssh_stop(struct engine_job *j)
 {
-	struct ssh_host *h = j->host;
+	struct ssh_host *h = j->t.ssh.host;
 
 	switch (j->state) {
 	case JOB_QUEUED:
@@ -984,10 +1371,10 @@ ssh_transport_stop(struct engine_job *j)
 	engine_schedule(h->engine);
 }
 
-void
-ssh_transport_timer(struct engine_job *j)
+static void
+ssh_timer(struct engine_job *j)
 {
-	struct ssh_host *h = j->host;
+	struct ssh_host *h = j->t.ssh.host;
 
 	if (j->state == JOB_KILLING) {
 		log_debug(host_name(h), "no exit reported %d ms after the "
@@ -997,72 +1384,114 @@ ssh_transport_timer(struct engine_job *j)
 		j->stop_error = NP_ERR_TIMEOUT;
 		log_debug(host_name(h), "command timed out after %g s",
 		    j->timeout_s);
-		ssh_transport_stop(j);
+		ssh_stop(j);
 		return;
 	}
 	h->dirty = 1;
 	engine_schedule(h->engine);
 }
 
-void
-ssh_transport_pump(struct engine *e)
+static int
+host_wants_step(const struct ssh_host *h)
 {
+	return h != NULL && (h->dirty || (engine_closing(h->engine) &&
+	    h->timer_open));
+}
+
+static int
+ssh_pump(void *state)
+{
+	struct ssh_transport *st = state;
+	size_t i;
+	int busy = 0;
+
+	for (i = 0; i < st->n_hosts; i++)
+		if (host_wants_step(st->hosts[i]))
+			host_step(st->hosts[i]);
+	for (i = 0; i < st->n_hosts; i++)
+		if (host_wants_step(st->hosts[i]))
+			busy = 1;
+	return busy;
+}
+
+/* Tunnels end now (cancelled); sessions close once their channels have. */
+static void
+ssh_close(void *state)
+{
+	struct ssh_transport *st = state;
+	struct ssh_tunnel *t;
+	struct ssh_host *h;
 	size_t i;
 
-	for (i = 0; i < e->n_hosts; i++) {
-		if (e->hosts[i] != NULL && (e->hosts[i]->dirty ||
-		    (e->closing && e->hosts[i]->timer_open)))
-			host_step(e->hosts[i]);
+	for (i = 0; i < st->n_hosts; i++) {
+		if ((h = st->hosts[i]) == NULL)
+			continue;
+		while ((t = TAILQ_FIRST(&h->tunnels)) != NULL)
+			tunnel_end(t, NP_ERR_CANCELLED, "%s: tunnel to %s:%d: "
+			    "%s", host_name(h), t->target_host, t->target_port,
+			    error_string(NP_ERR_CANCELLED));
+		h->dirty = 1;
 	}
 }
 
-int
-ssh_transport_busy(struct engine *e)
+static int
+ssh_closed(void *state)
 {
+	struct ssh_transport *st = state;
 	size_t i;
 
-	for (i = 0; i < e->n_hosts; i++)
-		if (e->hosts[i] != NULL && (e->hosts[i]->dirty ||
-		    (e->closing && e->hosts[i]->timer_open)))
-			return 1;
-	return 0;
-}
-
-void
-ssh_transport_close(struct engine *e)
-{
-	size_t i;
-
-	for (i = 0; i < e->n_hosts; i++)
-		if (e->hosts[i] != NULL)
-			e->hosts[i]->dirty = 1;
-}
-
-int
-ssh_transport_closed(struct engine *e)
-{
-	size_t i;
-
-	if (e->handles_open > 1)	/* the pump is the one left */
-		return 0;
-	for (i = 0; i < e->n_hosts; i++)
-		if (e->hosts[i] != NULL && (e->hosts[i]->session != NULL ||
-		    e->hosts[i]->timer_open))
+	for (i = 0; i < st->n_hosts; i++)
+		if (st->hosts[i] != NULL && (st->hosts[i]->session != NULL ||
+		    st->hosts[i]->timer_open))
 			return 0;
 	return 1;
 }
 
-void
-ssh_transport_free(struct engine *e)
+static int
+ssh_new_state(struct engine *e, void **state)
 {
+	struct ssh_transport *st;
+	size_t n = engine_inventory(e)->n_machines;
+
+	if ((st = calloc(1, sizeof *st)) == NULL)
+		return NP_ERR_NOMEM;
+	st->engine = e;
+	st->n_hosts = n;
+	if (n > 0 && (st->hosts = calloc(n, sizeof *st->hosts)) == NULL) {
+		free(st);
+		return NP_ERR_NOMEM;
+	}
+	*state = st;
+	return 0;
+}
+
+static void
+ssh_free_state(void *state)
+{
+	struct ssh_transport *st = state;
 	size_t i;
 
-	for (i = 0; i < e->n_hosts; i++) {
-		if (e->hosts[i] == NULL)
+	for (i = 0; i < st->n_hosts; i++) {
+		if (st->hosts[i] == NULL)
 			continue;
-		ssh_key_free(e->hosts[i]->key);
-		if (e->hosts[i]->session != NULL)
-			ssh_free(e->hosts[i]->session);
-		free(e->hosts[i]);
+		ssh_key_free(st->hosts[i]->key);
+		if (st->hosts[i]->session != NULL)
+			ssh_free(st->hosts[i]->session);
+		free(st->hosts[i]);
 	}
+	free(st->hosts);
+	free(st);
 }
+
+const struct transport_ops transport_ssh_ops = {
+	.name = "ssh",
+	.new = ssh_new_state,
+	.free = ssh_free_state,
+	.submit = ssh_submit,
+	.stop = ssh_stop,
+	.timer = ssh_timer,
+	.pump = ssh_pump,
+	.close = ssh_close,
+	.closed = ssh_closed,
+	.tunnel_open = ssh_tunnel_open,
+};
