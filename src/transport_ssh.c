@@ -931,7 +931,15 @@ tunnel_poll_closed_cb(uv_handle_t *hd)
 {
 	struct ssh_tunnel *t = hd->data;
 	struct engine *e = t->host->engine;
+	char sink[4096];
 
+	/*
+	 * The caller reads EOF, as from a TCP peer's close: a socket closed
+	 * with unread bytes would reset the pair (ECONNRESET) instead.
+	 */
+	shutdown(t->fd, SHUT_WR);
+	while (recv(t->fd, sink, sizeof sink, MSG_DONTWAIT) > 0)
+		continue;
 	close(t->fd);
 	free(t->up.data);
 	free(t->down.data);
