@@ -31,8 +31,8 @@ char *str_vprintf(const char *fmt, va_list ap)
 int str_ends_with(const char *s, const char *suffix);
 
 /*
- * The whole file at path, NUL-terminated, in *text (length *len if not
- * NULL). Errors: NP_ERR_IO with *cause naming the file and why.
+ * The whole file at path ("-": standard input), NUL-terminated, in *text
+ * (length *len if not NULL). Errors: NP_ERR_IO with *cause naming the file and why.
  */
 int file_read(const char *path, char **text, size_t *len, char **cause);
 

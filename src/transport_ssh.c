@@ -242,16 +242,19 @@ host_fail(struct ssh_host *h, int error, const char *fmt, ...)
 static void
 host_fail(struct ssh_host *h, int error, const char *fmt, ...)
 {
-	char text[1024];
 	va_list ap;
+	char *text;
 
 	va_start(ap, fmt);
-	vsnprintf(text, sizeof text, fmt, ap);
+	text = str_vprintf(fmt, ap);
 	va_end(ap);
+	if (text == NULL)
+		text = strdup(host_name(h));
 	log_debug(host_name(h), "session failed: %s", text);
 	tunnels_fail(h, error, "%s", text);
 	host_teardown(h);
 	fail_queue(h, error, text);
+	free(text);
 }
 
 /* ------------------------------------------------------------------ */
@@ -959,18 +962,19 @@ tunnel_end(struct ssh_tunnel *t, int error, const char *fmt, ...)
 static void
 tunnel_end(struct ssh_tunnel *t, int error, const char *fmt, ...)
 {
-	char text[1024];
 	va_list ap;
+	char *text = NULL;
 
-	text[0] = '\0';
 	if (fmt != NULL) {
 		va_start(ap, fmt);
-		vsnprintf(text, sizeof text, fmt, ap);
+		text = str_vprintf(fmt, ap);
 		va_end(ap);
 	}
 	log_debug(tunnel_host(t), "tunnel to %s:%d ended (%s)",
 	    t->target_host, t->target_port, error_string(error));
-	engine_tunnel_finish(t->et, error, "%s", text);
+	engine_tunnel_finish(t->et, error, "%s", text != NULL ? text :
+	    error_string(error));
+	free(text);
 	TAILQ_REMOVE(&t->host->tunnels, t, entry);
 	chan_free(t->host, t->chan);
 	t->chan = NULL;
@@ -981,15 +985,18 @@ static void
 tunnels_fail(struct ssh_host *h, int error, const char *fmt, ...)
 {
 	struct ssh_tunnel *t;
-	char text[1024];
 	va_list ap;
+	char *text;
 
+	if (TAILQ_EMPTY(&h->tunnels))
+		return;
 	va_start(ap, fmt);
-	vsnprintf(text, sizeof text, fmt, ap);
+	text = str_vprintf(fmt, ap);
 	va_end(ap);
 	while ((t = TAILQ_FIRST(&h->tunnels)) != NULL)
-		tunnel_end(t, error, "%s (tunnel to %s:%d)", text,
-		    t->target_host, t->target_port);
+		tunnel_end(t, error, "%s (tunnel to %s:%d)", text != NULL ?
+		    text : host_name(h), t->target_host, t->target_port);
+	free(text);
 }
 
 /* Write down to our end; -1 when the caller has closed its end. */

@@ -97,7 +97,9 @@ file_read(const char *path, char **text, size_t *len, char **cause)
 	int r = 0;
 
 	*text = NULL;
-	if ((f = fopen(path, "rb")) == NULL) {
+	if (strcmp(path, "-") == 0)
+		f = stdin;
+	else if ((f = fopen(path, "rb")) == NULL) {
 		*cause = str_printf("%s: cannot read: %s", path,
 		    strerror(errno));
 		return NP_ERR_IO;
@@ -118,7 +120,8 @@ file_read(const char *path, char **text, size_t *len, char **cause)
 		*len = b.len;
 	b.data = NULL;
 out:
-	fclose(f);
+	if (f != stdin)
+		fclose(f);
 	buf_free(&b);
 	return r;
 }
