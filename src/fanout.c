@@ -13,7 +13,6 @@
  * host: a ping per pair is N(N-1) process starts per sweep, which on a
  * small shared machine costs more than the sweep itself.
  */
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,6 +20,7 @@
 #include "error.h"
 #include "fanout.h"
 #include "shell.h"
+#include "util.h"
 
 #define LINE_MAX_LEN 4096	/* longer lines are cut (ping's are ~70) */
 #define TEXT_MAX_LEN (1u << 20)	/* per target; beyond, output is dropped */
@@ -28,40 +28,19 @@
 #define FPING_MARK "np-fping "
 #define FPING_END "np-fping-end"
 
-struct text {
-	char *data;
-	size_t len, cap;
-};
-
 struct fanout_split {
 	char *source;
 	char **addresses;
 	size_t n, n_done;
-	struct text *texts;	/* ping: each target's output so far */
+	struct buf *texts;	/* ping: each target's output so far */
 	unsigned char *done;
 	char line[LINE_MAX_LEN];
 	size_t line_len;
 	int in_fping, fping_status, understood;
-	struct text fping_other;	/* fping lines that name no target */
+	struct buf fping_other;	/* fping lines that name no target */
 	fanout_outcome_cb cb;
 	void *arg;
 };
-
-static char *
-xprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-
-static char *
-xprintf(const char *fmt, ...)
-{
-	va_list ap;
-	char *s = NULL;
-
-	va_start(ap, fmt);
-	if (vasprintf(&s, fmt, ap) < 0)
-		s = NULL;
-	va_end(ap);
-	return s;
-}
 
 int
 fanout_tool_parse(const char *s, enum fanout_tool *out)
@@ -189,35 +168,14 @@ fanout_target_command(const struct probe_settings *ps, const char *address,
 
 /* ------------------------------------------------------------------ */
 
+/* Append to a target's text, up to TEXT_MAX_LEN (a runaway output: the
+   start is kept). */
 static int
-text_add(struct text *t, const char *s, size_t n)
+text_add(struct buf *t, const char *s, size_t n)
 {
-	char *d;
-	size_t cap;
-
 	if (t->len + n + 1 > TEXT_MAX_LEN)
-		return 0;	/* a runaway output: keep the start */
-	if (t->len + n + 1 > t->cap) {
-		cap = t->cap == 0 ? 512 : t->cap;
-		while (cap < t->len + n + 1)
-			cap *= 2;
-		if ((d = realloc(t->data, cap)) == NULL)
-			return NP_ERR_NOMEM;
-		t->data = d;
-		t->cap = cap;
-	}
-	memcpy(t->data + t->len, s, n);
-	t->len += n;
-	t->data[t->len] = '\0';
-	return 0;
-}
-
-static void
-text_free(struct text *t)
-{
-	free(t->data);
-	t->data = NULL;
-	t->len = t->cap = 0;
+		return 0;
+	return buf_append(t, s, n);
 }
 
 /* The line that says why a tool failed: not ping's "PING ..." header. */
@@ -259,7 +217,7 @@ fanout_outcome_from_ping(const char *source, const char *text,
 	if (exit_status == 127 || (exit_status != 0 &&
 	    (strstr(text, ": not found") != NULL ||
 	    strstr(text, "command not found") != NULL))) {
-		outcome_fail(o, ERROR_CLASS_TOOL_MISSING, xprintf("%s: ping is "
+		outcome_fail(o, ERROR_CLASS_TOOL_MISSING, str_printf("%s: ping is "
 		    "not installed or not on PATH there (exit %d)", source,
 		    exit_status));
 		return o->error != NULL ? 0 : NP_ERR_NOMEM;
@@ -269,7 +227,7 @@ fanout_outcome_from_ping(const char *source, const char *text,
 	if (r != 0) {
 		line = exit_status != 0 ? reason_line(text) : NULL;
 		if (line != NULL) {
-			outcome_fail(o, ERROR_CLASS_TOOL_FAILED, xprintf("ping "
+			outcome_fail(o, ERROR_CLASS_TOOL_FAILED, str_printf("ping "
 			    "exited %d: %s", exit_status, line));
 			free(cause);
 		} else
@@ -279,7 +237,7 @@ fanout_outcome_from_ping(const char *source, const char *text,
 	}
 	o->ping = p;
 	if (p->received == 0) {
-		outcome_fail(o, ERROR_CLASS_TOOL_FAILED, xprintf("100%% packet "
+		outcome_fail(o, ERROR_CLASS_TOOL_FAILED, str_printf("100%% packet "
 		    "loss: %d sent, none answered", p->transmitted));
 		return o->error != NULL ? 0 : NP_ERR_NOMEM;
 	}
@@ -294,7 +252,7 @@ deliver(struct fanout_split *sp, size_t i, struct fanout_outcome *o)
 	o->index = i;
 	sp->done[i] = 1;
 	sp->n_done++;
-	text_free(&sp->texts[i]);
+	buf_free(&sp->texts[i]);
 	sp->cb(o, sp->arg);
 	ping_result_free(o->ping);
 	free(o->error);
@@ -373,7 +331,7 @@ fping_line(struct fanout_split *sp, const char *line)
 	if ((r = ping_result_from_samples(sent, v, n, &o.ping)) != 0)
 		return r;
 	if (n == 0)
-		outcome_fail(&o, ERROR_CLASS_TOOL_FAILED, xprintf("100%% packet "
+		outcome_fail(&o, ERROR_CLASS_TOOL_FAILED, str_printf("100%% packet "
 		    "loss: %d sent, none answered", sent));
 	else
 		o.ok = 1;
@@ -399,18 +357,18 @@ fping_end(struct fanout_split *sp)
 			continue;
 		o.fping = 1;
 		if (missing)
-			outcome_fail(&o, ERROR_CLASS_TOOL_MISSING, xprintf("%s: "
+			outcome_fail(&o, ERROR_CLASS_TOOL_MISSING, str_printf("%s: "
 			    "fping is not installed or not on PATH there "
 			    "(exit %d)", sp->source, sp->fping_status));
 		else
-			outcome_fail(&o, ERROR_CLASS_TOOL_FAILED, xprintf("fping "
+			outcome_fail(&o, ERROR_CLASS_TOOL_FAILED, str_printf("fping "
 			    "exited %d without a result for %s%s%s",
 			    sp->fping_status, sp->addresses[i],
 			    line != NULL ? ": " : "", line != NULL ? line : ""));
 		deliver(sp, i, &o);
 	}
 	free(line);
-	text_free(&sp->fping_other);
+	buf_free(&sp->fping_other);
 }
 
 static int
@@ -511,7 +469,7 @@ fanout_split_end(struct fanout_split *sp, enum error_class error_class,
 		if (sp->done[i])
 			continue;
 		outcome_fail(&o, error_class, why != NULL ? strdup(why) :
-		    xprintf("%s: the fan-out printed no result for %s",
+		    str_printf("%s: the fan-out printed no result for %s",
 		    sp->source, sp->addresses[i]));
 		deliver(sp, i, &o);
 	}
@@ -540,9 +498,9 @@ fanout_split_free(struct fanout_split *sp)
 		if (sp->addresses != NULL)
 			free(sp->addresses[i]);
 		if (sp->texts != NULL)
-			text_free(&sp->texts[i]);
+			buf_free(&sp->texts[i]);
 	}
-	text_free(&sp->fping_other);
+	buf_free(&sp->fping_other);
 	free(sp->addresses);
 	free(sp->texts);
 	free(sp->done);
