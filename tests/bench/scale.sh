@@ -19,7 +19,8 @@
 #              netprof held (target <= N + 64), sampled every 0.1 s
 #
 # usage: tests/bench/scale.sh [SIZES...]   (default: 8 32 64)
-# env:   NETPROF_BIN (default: build/main/netprof, built)
+# env:   NETPROF_BIN (default: build/main/netprof, built), BENCH_SUBNET
+#        (the lab's 198.18.K.0/24, default 0)
 set -euo pipefail
 SRC=$(cd "$(dirname "$0")/../.." && pwd)
 . "$SRC/tests/bench/build.sh"
@@ -57,7 +58,8 @@ printf 'netprof scale benchmark: ping_count %d (one probe %d s), iperf_seconds %
 for n in $SIZES; do
 	cleanup
 	t0=$(date +%s.%N)
-	"$LAB" up --name scale --hosts "$n" --dir "$WORK/lab" >/dev/null
+	"$LAB" up --name scale --hosts "$n" --dir "$WORK/lab" \
+	    --subnet "${BENCH_SUBNET:-0}" >/dev/null
 	for (( i = 1; i <= n; i++ )); do
 		"$LAB" run --name scale h$i -- tc qdisc replace dev eth0 root \
 		    tbf rate $RATE burst 32kb latency 50ms
