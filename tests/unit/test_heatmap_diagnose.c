@@ -153,7 +153,7 @@ test_failures_table(void **state)
 static void
 test_clean_upstream_file_has_no_libp2p_findings(void **state)
 {
-	static const char *const names[] = { "upstream-collect.jsonl", NULL };
+	static const char *const names[] = { "upstream-form-collect.jsonl", NULL };
 	struct lab *lab = lab_load(names);
 
 	(void)state;
