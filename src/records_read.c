@@ -164,8 +164,35 @@ add_metric(struct record *r, size_t *alloc, const char *name, double value)
 }
 
 /*
- * Every number in metrics is a metric, except the _ns twins of the _ms
- * values (the page shows milliseconds); a nested object such as
+ * metrics has the _ms twin of the _ns number named name ("avg_ns" ->
+ * "avg_ms"): the page shows milliseconds, so the twin is the metric.
+ */
+static int
+has_ms_twin(const cJSON *metrics, const char *name)
+{
+	char twin[128];
+	size_t n = strlen(name) - 3;
+
+	if (n + 4 > sizeof twin)
+		return 0;
+	memcpy(twin, name, n);
+	memcpy(twin + n, "_ms", 4);
+	return cJSON_IsNumber(cJSON_GetObjectItemCaseSensitive(metrics, twin));
+}
+
+/* name_ns without an _ms twin (upstream's elapsed_ns) as name_ms. */
+static int
+add_ns_metric(struct record *r, size_t *alloc, const char *name, double ns)
+{
+	char ms[128];
+
+	snprintf(ms, sizeof ms, "%.*s_ms", (int)(strlen(name) - 3), name);
+	return add_metric(r, alloc, ms, ns / 1e6);
+}
+
+/*
+ * Every number in metrics is a metric; an _ns number is shown as its _ms
+ * twin, or converted to one; a nested object such as
  * "sender": {"mbps": ...} becomes "sender_mbps".
  */
 static int
@@ -188,7 +215,14 @@ read_metrics(struct record *r, const cJSON *metrics)
 				r->nsamples = n;
 			continue;
 		}
-		if (cJSON_IsNumber(m) && !ends_with(m->string, "_ns")) {
+		if (cJSON_IsNumber(m) && ends_with(m->string, "_ns")) {
+			if (!has_ms_twin(metrics, m->string) && (rc =
+			    add_ns_metric(r, &alloc, m->string,
+			    m->valuedouble)) != 0)
+				return rc;
+			continue;
+		}
+		if (cJSON_IsNumber(m)) {
 			if ((rc = add_metric(r, &alloc, m->string,
 			    m->valuedouble)) != 0)
 				return rc;
