@@ -28,6 +28,7 @@ struct record {
 	struct record_metric *metrics;
 	size_t nmetrics;
 	long nsamples;		/* samples_ms/samples_ns/iterations length, or -1 */
+	int port;		/* iperf3: the port its command names; else 0 */
 	const char *file;	/* not owned */
 	int line;
 
@@ -46,6 +47,7 @@ struct run_info {
 	char *run_id;
 	char *file;
 	char **machines;	/* machine names, in inventory order */
+	int *libp2p_ports;	/* each machine's libp2p_port; 0 if not given */
 	size_t nmachines;
 	struct convergence *convergence;
 	size_t nconvergence;

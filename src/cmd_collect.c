@@ -875,7 +875,8 @@ print_summary(struct collector *c, FILE *f)
 	const struct task *slow = NULL, *fast = NULL, *lo = NULL, *hi = NULL;
 	size_t i, p;
 
-	fprintf(f, "netprof: %zu probes ok, %zu failed\n", c->ok, c->failed);
+	fprintf(f, "netprof: %zu probe%s ok, %zu failed\n", c->ok,
+	    PLURAL(c->ok), c->failed);
 	for (i = 0; i < c->inv->n_machines; i++) {
 		struct host_state *h = &c->hosts[i];
 

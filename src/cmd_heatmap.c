@@ -297,10 +297,11 @@ cmd_heatmap_exec(const struct cmd_entry *self, int argc, char **argv)
 		goto out;
 	}
 	heatmap_totals(hm, &records, &failed);
-	fprintf(stderr, "%s %s (%zu hosts, %zu kinds, %zu records, %zu "
+	fprintf(stderr, "%s %s (%zu host%s, %zu kind%s, %zu record%s, %zu "
 	    "failed)\n", a.output != NULL ? "wrote" : "read",
 	    a.output != NULL ? a.output : "records", hm->nhosts,
-	    measured_kinds(hm), records, failed);
+	    PLURAL(hm->nhosts), measured_kinds(hm),
+	    PLURAL(measured_kinds(hm)), records, PLURAL(records), failed);
 	exit_code = NP_EXIT_OK;
 	goto out;
 nomem:

@@ -89,8 +89,9 @@ write_rounds_text(FILE *f, const struct inventory *inv,
 {
 	size_t k, p;
 
-	fprintf(f, "%s: %zu rounds, %zu probes\n", probe_kind_name(s->kind),
-	    s->n_rounds, schedule_n_pairs(s));
+	fprintf(f, "%s: %zu round%s, %zu probe%s\n", probe_kind_name(s->kind),
+	    s->n_rounds, PLURAL(s->n_rounds), schedule_n_pairs(s),
+	    PLURAL(schedule_n_pairs(s)));
 	fprintf(f, "  (%s)\n", what);
 	for (k = 0; k < s->n_rounds; k++) {
 		fprintf(f, "  round %zu:", k + 1);

@@ -12,6 +12,7 @@
 #include "error.h"
 #include "heatmap_html.h"
 #include "heatmap_text.h"
+#include "log.h"
 
 #define ANSI_RESET "\033[0m"
 #define HOST_WIDTH_MAX 20
@@ -122,7 +123,8 @@ write_kind(FILE *f, const struct heatmap *hm, const struct hm_kind *k,
 		heatmap_format_value(hi, b, sizeof b);
 		fprintf(f, ", %s, range %s .. %s", m->label, a, b);
 	}
-	fprintf(f, "; %zu records, %zu failed\n", k->nrecords, k->nfailed);
+	fprintf(f, "; %zu record%s, %zu failed\n", k->nrecords,
+	    PLURAL(k->nrecords), k->nfailed);
 	fprintf(f, "%-*.*s", hw, hw, "src \\ dst");
 	for (t = 0; t < hm->nhosts; t++)
 		fprintf(f, " %*.*s", cw, cw, clean_name(hm->hosts[t], name,
@@ -175,8 +177,8 @@ write_failures(FILE *f, const struct heatmap *hm)
 	if (n == 0)
 		fputs("Failures: none.\n", f);
 	else
-		fprintf(f, "Failures (%zu pairs): source -> target, kind, "
-		    "failed/records, class: last error\n", n);
+		fprintf(f, "Failures (%zu pair%s): source -> target, kind, "
+		    "failed/records, class: last error\n", n, PLURAL(n));
 	for (i = 0; i < n; i++) {
 		const struct record *last = rows[i].cell->last_failed;
 

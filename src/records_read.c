@@ -244,6 +244,30 @@ read_metrics(struct record *r, const cJSON *metrics)
 	return 0;
 }
 
+/*
+ * The port an iperf3 command line names ("iperf3 ... -p 5298 ..."), after
+ * the word iperf3 so that an ssh -p in front of it is not taken; 0 if none.
+ */
+static int
+command_port(const cJSON *obj)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, "command");
+	const char *p;
+	long port;
+
+	if (!cJSON_IsString(v) || (p = strstr(v->valuestring, "iperf3")) ==
+	    NULL)
+		return 0;
+	while ((p = strstr(p, " -p")) != NULL) {
+		p += 3;
+		if (*p != ' ' && !isdigit((unsigned char)*p))
+			continue;
+		port = strtol(p, NULL, 10);
+		return port > 0 && port < 65536 ? (int)port : 0;
+	}
+	return 0;
+}
+
 static int
 fail_cause(char **cause, const char *fmt, const char *arg)
 {
@@ -303,6 +327,7 @@ record_from_json(const cJSON *obj, struct record **out, char **cause)
 	v = cJSON_GetObjectItemCaseSensitive(obj, "metrics");
 	if (cJSON_IsObject(v) && (rc = read_metrics(r, v)) != 0)
 		goto out;
+	r->port = command_port(obj);
 	*out = r;
 	r = NULL;
 	rc = 0;
@@ -369,6 +394,7 @@ run_info_free(struct run_info *run)
 	for (i = 0; i < run->nmachines; i++)
 		free(run->machines[i]);
 	free(run->machines);
+	free(run->libp2p_ports);
 	for (i = 0; i < run->nconvergence; i++)
 		free(run->convergence[i].host);
 	free(run->convergence);
@@ -406,15 +432,20 @@ run_info_from_json(const cJSON *obj, const char *path, struct run_info **out)
 		goto out;
 	machines = cJSON_GetObjectItemCaseSensitive(obj, "machines");
 	n = (size_t)cJSON_GetArraySize(machines);
-	if (n > 0 && (run->machines = calloc(n, sizeof *run->machines)) ==
-	    NULL)
+	if (n > 0 && ((run->machines = calloc(n, sizeof *run->machines)) ==
+	    NULL || (run->libp2p_ports = calloc(n,
+	    sizeof *run->libp2p_ports)) == NULL))
 		goto out;
 	cJSON_ArrayForEach(m, machines) {
 		char *name = cJSON_IsString(m) ? strdup(m->valuestring) :
 		    dup_string_field(m, "name");
 
-		if (name != NULL)
-			run->machines[run->nmachines++] = name;
+		if (name == NULL)
+			continue;
+		v = cJSON_GetObjectItemCaseSensitive(m, "libp2p_port");
+		run->libp2p_ports[run->nmachines] = cJSON_IsNumber(v) ?
+		    v->valueint : 0;
+		run->machines[run->nmachines++] = name;
 	}
 	conv = cJSON_GetObjectItemCaseSensitive(obj, "convergence");
 	n = (size_t)cJSON_GetArraySize(conv);
