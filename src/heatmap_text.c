@@ -101,6 +101,32 @@ put_cell(FILE *f, const struct hm_cell *c, const struct hm_metric *m,
 		fprintf(f, " %*s", width, mark);
 }
 
+/*
+ * The column width for kind's metric: the host names' (capped), widened
+ * to the longest value shown so that large numbers (bytes) never push
+ * the row out of line.
+ */
+static int
+cell_width(const struct heatmap *hm, const struct hm_kind *k, size_t metric)
+{
+	int w = text_width(hm, CELL_WIDTH_MIN, CELL_WIDTH_MAX), l;
+	size_t i, n = hm->nhosts * hm->nhosts;
+	char buf[32];
+
+	if (metric >= k->nmetrics)
+		return w;
+	for (i = 0; i < n; i++) {
+		double v = k->cells[i].values[metric];
+
+		if (k->cells[i].state != CELL_VALUE || isnan(v))
+			continue;
+		heatmap_format_value(v, buf, sizeof buf);
+		if ((l = (int)strlen(buf)) > w)
+			w = l;
+	}
+	return w;
+}
+
 static void
 write_kind(FILE *f, const struct heatmap *hm, const struct hm_kind *k,
     size_t metric, int color)
@@ -112,7 +138,7 @@ write_kind(FILE *f, const struct heatmap *hm, const struct hm_kind *k,
 	double lo, hi;
 	size_t s, t;
 
-	cw = text_width(hm, CELL_WIDTH_MIN, CELL_WIDTH_MAX);
+	cw = cell_width(hm, k, metric);
 	fprintf(f, "%s: %s%s%s%s", k->name, m != NULL ? m->name : "(no metric)",
 	    m != NULL && *m->unit ? " (" : "", m != NULL ? m->unit : "",
 	    m != NULL && *m->unit ? ")" : "");

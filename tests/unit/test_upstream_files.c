@@ -5,7 +5,8 @@
  * outcome, error text, timestamp, every metric; nanoseconds as the
  * milliseconds the page shows; sample counts), bench's run.json (machines,
  * convergence), a host of the run as a row under --kind even without a
- * record of that kind, and netprof's older time forms read leniently.
+ * record of that kind, ten-digit byte counts in line in the text matrix,
+ * and netprof's older time forms read leniently.
  */
 #include <math.h>
 #include <setjmp.h>
@@ -24,6 +25,8 @@
 #include "error.h"
 #include "fixture.h"
 #include "heatmap.h"
+#include "heatmap_diagnose.h"
+#include "heatmap_text.h"
 
 static const struct record_metric *
 metric_of(const struct record *r, const char *name)
@@ -193,6 +196,42 @@ host_without_records_of_the_kind_is_a_row(void **state)
 	heatmap_free(hm);
 }
 
+/* --metric bytes: every line of the matrix is as long as its header. */
+static void
+text_matrix_columns_fit_byte_counts(void **state)
+{
+	struct heatmap *hm = heatmap_new();
+	struct diagnosis dx;
+	char *text = NULL, *line, *nl;
+	size_t len = 0, width = 0;
+	int metric, rows = 0;
+	FILE *f;
+
+	memset(&dx, 0, sizeof dx);
+	assert_int_equal(heatmap_read(hm, fixture_path("upstream",
+	    "collect.jsonl"), 1), 0);
+	assert_int_equal(heatmap_build(hm, HEATMAP_LATEST, "iperf3"), 0);
+	metric = heatmap_find_metric(&hm->kinds[0], "bytes");
+	assert_true(metric >= 0);
+	assert_non_null(f = open_memstream(&text, &len));
+	assert_int_equal(heatmap_write_text(hm, &dx, 0, metric, 0, f), 0);
+	fclose(f);
+	assert_non_null(strstr(text, "2890006528"));
+	line = strchr(text, '\n') + 1;		/* after the title line */
+	for (; (nl = strchr(line, '\n')) != NULL && nl > line; line = nl + 1) {
+		if (width == 0)
+			width = (size_t)(nl - line);
+		else if ((size_t)(nl - line) != width)
+			fail_msg("matrix line %d is %zu wide, the header %zu: "
+			    "%.*s", rows, (size_t)(nl - line), width,
+			    (int)(nl - line), line);
+		rows++;
+	}
+	assert_int_equal(rows, 4);
+	free(text);
+	heatmap_free(hm);
+}
+
 /* netprof's own earlier files: Unix seconds, and "...Z" strings. */
 static void
 older_netprof_times_are_read(void **state)
@@ -228,6 +267,7 @@ main(void)
 		cmocka_unit_test(bench_file_reads_every_value),
 		cmocka_unit_test(run_json_reads_machines_and_convergence),
 		cmocka_unit_test(host_without_records_of_the_kind_is_a_row),
+		cmocka_unit_test(text_matrix_columns_fit_byte_counts),
 		cmocka_unit_test(older_netprof_times_are_read),
 	};
 
