@@ -78,20 +78,6 @@ expect_metrics(const struct record *r, const cJSON *metrics)
 	assert_int_equal(r->nsamples, samples);
 }
 
-/* When upstream's "timestamp" says, read with upstream's own format. */
-static double
-upstream_time(const char *ts)
-{
-	struct tm tm;
-	const char *end;
-
-	memset(&tm, 0, sizeof tm);
-	end = strptime(ts, "%Y-%m-%dT%H:%M:%S%z", &tm);
-	assert_non_null(end);
-	assert_string_equal(end, "");
-	return (double)timegm(&tm) - (double)tm.tm_gmtoff;
-}
-
 /* Read dir/name and hold each record against its line; returns count. */
 static size_t
 check_file(const char *name)
@@ -126,7 +112,7 @@ check_file(const char *name)
 			assert_null(r->error);
 		else
 			assert_string_equal(r->error, err->valuestring);
-		assert_true(r->time == upstream_time(cJSON_GetObjectItem(o,
+		assert_true(r->time == fixture_upstream_time(cJSON_GetObjectItem(o,
 		    "timestamp")->valuestring));
 		expect_metrics(r, cJSON_GetObjectItem(o, "metrics"));
 		cJSON_Delete(o);
