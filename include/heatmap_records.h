@@ -71,7 +71,10 @@ int record_parse(const char *line, size_t len, struct record **out,
     char **cause);
 void record_free(struct record *r);
 
-/* Time of an ISO-8601 UTC timestamp ("2026-05-03T11:37:42.123Z"), or NAN. */
+/*
+ * Time of an ISO-8601 timestamp, or NAN: upstream's and netprof's
+ * "2026-05-03T11:37:42+00:00", with milliseconds, with "Z", any offset.
+ */
 double record_parse_time(const char *s);
 
 /* "unreachable", "auth", "tool_missing", "timeout", "parse" or "tool_failed". */
