@@ -1,8 +1,9 @@
 /*
  * Plans: the schedules collect runs for an inventory, and their text or
  * JSON form (as the upstream tool's plan: source, target, ping,
- * iperf_server, iperf_client, with the rounds the scheduler puts them in)
- * for netprof plan and collect --dry-run.
+ * iperf_server, iperf_client, each the command line that runs the probe
+ * by hand through the machine's transport, with the rounds the scheduler
+ * puts them in) for netprof plan and collect --dry-run.
  */
 #include <stdio.h>
 #include <stdlib.h>

@@ -94,7 +94,7 @@ record_to_json(struct record *rec)
 	cJSON_AddStringToObject(o, "command",
 	    rec->command != NULL ? rec->command : "");
 	if (rec->server_command != NULL)
-		cJSON_AddStringToObject(o, "server_command",
+		cJSON_AddStringToObject(o, RECORD_F_SERVER_COMMAND,
 		    rec->server_command);
 	add_time(o, "started_at", rec->started_at, time_record_precise);
 	add_time(o, "ended_at", rec->ended_at, time_record_precise);
