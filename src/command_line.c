@@ -15,21 +15,16 @@
 #include "inventory.h"
 #include "shell.h"
 #include "template.h"
+#include "util.h"
 
 char *
 command_line_on_host(const struct machine *m, const char *command)
 {
 	const char *setup = m->remote_setup;
-	char *s;
-	size_t len;
 
 	if (setup == NULL || *setup == '\0')
 		return strdup(command);
-	len = strlen(setup) + strlen(command) + 32;
-	if ((s = malloc(len)) == NULL)
-		return NULL;
-	snprintf(s, len, "{\n%s\n} || exit\n%s", setup, command);
-	return s;
+	return str_printf("{\n%s\n} || exit\n%s", setup, command);
 }
 
 /* Nonzero if path is $HOME/rest, what ssh reads without being told. */
@@ -50,15 +45,11 @@ static char *
 join_quoting_last(char *const *argv, size_t argc)
 {
 	char *head, *tail, *s = NULL;
-	size_t len;
 
 	if ((head = shell_join(argv, argc - 1)) == NULL)
 		return NULL;
-	if ((tail = shell_quote(argv[argc - 1])) != NULL) {
-		len = strlen(head) + strlen(tail) + 2;
-		if ((s = malloc(len)) != NULL)
-			snprintf(s, len, "%s %s", head, tail);
-	}
+	if ((tail = shell_quote(argv[argc - 1])) != NULL)
+		s = str_printf("%s %s", head, tail);
 	free(head);
 	free(tail);
 	return s;
