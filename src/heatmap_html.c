@@ -376,7 +376,7 @@ write_matrix(FILE *f, const struct heatmap *hm, const struct hm_kind *k,
 {
 	const struct hm_metric *m = metric < k->nmetrics ? &k->metrics[metric] :
 	    NULL;
-	double lo, hi;
+	double lo = 0, hi = 0;	/* read only when have */
 	int have;
 	size_t s, t;
 
