@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# Run every netprof test: install what is missing, build twice (a -Werror
-# build and an ASan+UBSan build), run the whole ctest suite on the first
-# and the C tests (unit and integration) on the second. Run as root on
+# Run every netprof test: install what is missing, build three times (a
+# -Werror build, an ASan+UBSan build and a -Werror build with clang), run the
+# whole ctest suite on the first and the C tests (unit and integration) on
+# the second. Run as root on
 # Debian: the integration tests build a lab of network namespaces.
 #
 #   tests/run.sh [ctest arguments...]     e.g. tests/run.sh -R collect
@@ -27,9 +28,11 @@ summary() {	# ctest log -> "passed failed"
 	    tail -1
 }
 
-configure_and_build "$build/main" || exit 1
-configure_and_build "$build/asan" -DNETPROF_SANITIZE=ON \
+configure_and_build "$build/main" -DNETPROF_TESTS=ON || exit 1
+configure_and_build "$build/asan" -DNETPROF_TESTS=ON -DNETPROF_SANITIZE=ON \
     -DCMAKE_BUILD_TYPE=Debug || exit 1
+# clang's warnings differ from gcc's: everything must build with both.
+CC=clang configure_and_build "$build/clang" -DNETPROF_TESTS=ON || exit 1
 
 # Full malloc stacks: suppressions name library functions deep in them.
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=0:fast_unwind_on_malloc=0}
