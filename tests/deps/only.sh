@@ -16,13 +16,12 @@
 set -euo pipefail
 
 src=$(cd "$(dirname "$0")/../.." && pwd)
-dir=${TMPDIR:-/tmp}/netprof-only.$$
-keep=0
+dir=
 install=0
 groups=()
 while [ $# -gt 0 ]; do
 	case $1 in
-	--dir) dir=$2; keep=1; shift 2 ;;
+	--dir) dir=$2; shift 2 ;;
 	--install) install=1; shift ;;
 	--) shift; break ;;
 	build|lab|test) groups+=("$1"); shift ;;
@@ -31,6 +30,10 @@ while [ $# -gt 0 ]; do
 done
 [ ${#groups[@]} -gt 0 ] && [ $# -gt 0 ] ||
     { echo "usage: only.sh [--install] [--dir DIR] GROUP... -- COMMAND [ARGS...]" >&2; exit 2; }
+# CMake keeps the paths of the programs it found (the compiler, make,
+# pkg-config): the directory stays, at the same place for the same groups,
+# so a build directory configured here still works afterwards.
+dir=${dir:-$src/build/only-$(IFS=-; echo "${groups[*]}")}
 [ "$install" = 0 ] || "$src/tests/install-deps.sh" "${groups[@]}"
 
 # The packages a group installs, read from the installer itself so the two
@@ -69,7 +72,6 @@ done
 
 rm -rf "$dir"
 mkdir -p "$dir/bin" "$dir/pkgconfig"
-[ "$keep" = 1 ] || trap 'rm -rf "$dir"' EXIT
 # shellcheck disable=SC2086
 apt-cache depends --recurse --installed --no-recommends --no-suggests \
     --no-conflicts --no-breaks --no-replaces --no-enhances $base $pkgs |
