@@ -263,6 +263,11 @@ cmd_heatmap_exec(const struct cmd_entry *self, int argc, char **argv)
 	}
 	if (rc != 0)
 		goto nomem;
+	if (hm->left_out + hm->input.left_out > 0)
+		log_warn("%zu records left out: a page shows at most %d hosts "
+		    "(the first met), %d kinds and %d records",
+		    hm->left_out + hm->input.left_out, HEATMAP_MAX_HOSTS,
+		    HEATMAP_MAX_KINDS, RECORDS_MAX);
 	if (a.kind != NULL && a.metric != NULL &&
 	    heatmap_find_metric(&hm->kinds[0], a.metric) < 0) {
 		char names[512];

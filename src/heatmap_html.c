@@ -640,6 +640,11 @@ write_head(FILE *f, const struct heatmap *hm, const struct html_options *opt)
 	    hm->aggregate == HEATMAP_MEDIAN ?
 	    "median of the ok records per pair" : "latest record per pair",
 	    time_iso8601(opt->generated, when, sizeof when));
+	if (hm->left_out + hm->input.left_out > 0)
+		fprintf(f, "<p class=summary><strong>%zu records left out"
+		    "</strong>: a page shows at most %d hosts, %d kinds and %d "
+		    "records</p>\n", hm->left_out + hm->input.left_out,
+		    HEATMAP_MAX_HOSTS, HEATMAP_MAX_KINDS, RECORDS_MAX);
 	fputs("<nav id=controls hidden>"
 	    "<label>Kind <select id=kind></select></label>"
 	    "<label>Metric <select id=metric></select></label>"

@@ -17,7 +17,8 @@ set(NETPROF_FUZZ_SEEDS
   "ping|${FUZZ_FIX}/ping"
   "iperf|${FUZZ_FIX}/iperf3"
   "json_pos|${FUZZ_FIX}/inventory,${FUZZ_FIX}/iperf3"
-  "template|")
+  "template|"
+  "heatmap|${FUZZ_FIX}/heatmap")
 
 if(NETPROF_FUZZ)
   if(NOT CMAKE_C_COMPILER_ID MATCHES "Clang")
