@@ -187,13 +187,9 @@ collect_hosts(struct heatmap *hm, const char *only_kind)
 	size_t i, j;
 	int rc;
 
-	/* The first HEATMAP_MAX_HOSTS names met; records of others are left
-	 * out (assign_metrics counts them). */
-	for (i = 0; i < in->nruns; i++)
-		for (j = 0; j < in->runs[i]->nmachines &&
-		    hm->nhosts < HEATMAP_MAX_HOSTS; j++)
-			if ((rc = host_add(hm, in->runs[i]->machines[j])) != 0)
-				return rc;
+	/* The first HEATMAP_MAX_HOSTS names met, those with records before a
+	 * run.json's machines without; records of others are left out
+	 * (assign_metrics counts them). */
 	for (i = 0; i < in->nrecords && hm->nhosts < HEATMAP_MAX_HOSTS; i++) {
 		struct record *r = in->records[i];
 
@@ -204,6 +200,11 @@ collect_hosts(struct heatmap *hm, const char *only_kind)
 		    (rc = host_add(hm, r->target)) != 0))
 			return rc;
 	}
+	for (i = 0; i < in->nruns; i++)
+		for (j = 0; j < in->runs[i]->nmachines &&
+		    hm->nhosts < HEATMAP_MAX_HOSTS; j++)
+			if ((rc = host_add(hm, in->runs[i]->machines[j])) != 0)
+				return rc;
 	if (hm->nhosts > 1)
 		qsort(hm->hosts, hm->nhosts, sizeof *hm->hosts, cmp_host_ptr);
 	return rehash(hm, hm->nslots ? hm->nslots : 64);

@@ -76,6 +76,17 @@ assert_contains "$OUT" "344 records left out: a page shows at most 512 hosts"
 assert_contains "$OUT" "wrote many.html (512 hosts"
 assert_file_contains many.html "344 records left out"
 
+# A small run.json naming 3,000 machines: the page keeps to its bound.
+{
+	printf '{"run_id": "big", "convergence": {}, "machines": ['
+	seq -s, -f '"m%.0f"' 1 3000
+	printf ']}\n'
+} >big-run.json
+jq -e '.machines | length == 3000' big-run.json >/dev/null || fail "big-run.json is not the run.json meant"
+assert_status 0 bash -c "ulimit -v 1000000; $NETPROF_BIN heatmap -i big-run.json -i $in -o big.html"
+assert_contains "$OUT" "wrote big.html (512 hosts, 2 kinds, 26 records"
+assert_not_contains "$OUT" "left out" "hosts with records come before a run's machines without"
+
 # --- NUL, duplicate keys, absurd times, names with escape sequences ----------
 
 cat >odd.jsonl <<'JSONL'
