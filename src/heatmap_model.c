@@ -470,7 +470,9 @@ fill_cells(struct heatmap *hm)
 		struct hm_kind *k;
 		struct hm_cell *c;
 
-		if (r->kind_index < 0)
+		/* A host measured against itself (a file's mistake) has no
+		 * cell: the diagonal is the "self" mark. */
+		if (r->kind_index < 0 || r->src == r->tgt)
 			continue;
 		k = &hm->kinds[r->kind_index];
 		k->nrecords++;

@@ -108,6 +108,12 @@ assert_status 2 np heatmap -i odd.jsonl --text --metric nope
 [ "$(printf '%s' "$OUT" | tr -d -c '\033\007' | wc -c)" = 0 ] ||
     fail "a metric name's control characters reached an error message"
 
+# A failed record of a host against itself (found by fuzzing: a crash).
+printf '%s\n' '{"kind":"ping","source":"a","target":"a","ok":false,"error":"x"}' \
+    '{"kind":"ping","source":"a","target":"b","ok":true,"metrics":{"avg":1}}' >self.jsonl
+assert_status 0 np heatmap -i self.jsonl --text -o self.html
+assert_contains "$OUT" "Failures: none."
+
 # --- write errors on standard output --------------------------------------
 
 assert_status 1 bash -c "$NETPROF_BIN heatmap -i $in --text >/dev/full"
