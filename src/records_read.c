@@ -130,7 +130,6 @@ static double
 time_field(const cJSON *obj, const char *name)
 {
 	const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, name);
-
 	double t = NAN;
 
 	if (cJSON_IsNumber(v))
