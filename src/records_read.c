@@ -9,6 +9,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,6 +22,8 @@
 #include "json_pos.h"
 #include "json_strict.h"
 #include "log.h"
+#include "record_schema.h"
+#include "util.h"
 
 double
 record_parse_time(const char *s)
@@ -65,37 +68,7 @@ record_parse_time(const char *s)
 const char *
 record_classify_error(const char *error)
 {
-	static const struct {
-		const char *needle, *class;
-	} rules[] = {
-		{ "timed out", "timeout" }, { "timeout", "timeout" },
-		{ "deadline", "timeout" },
-		{ "permission denied", "auth" }, { "authentication", "auth" },
-		{ "host key", "auth" },
-		{ "command not found", "tool_missing" },
-		{ "not installed", "tool_missing" },
-		{ "no such file", "tool_missing" },
-		{ "unreachable", "unreachable" }, { "no route", "unreachable" },
-		{ "failed to dial", "unreachable" },
-		{ "dial backoff", "unreachable" },
-		{ "100% packet loss", "unreachable" },
-		{ "connection refused", "unreachable" },
-		{ "could not resolve", "unreachable" },
-		{ "name or service not known", "unreachable" },
-		{ "could not parse", "parse" }, { "parse error", "parse" },
-	};
-	char lower[512];
-	size_t i;
-
-	if (error == NULL)
-		return "tool_failed";
-	for (i = 0; i + 1 < sizeof lower && error[i] != '\0'; i++)
-		lower[i] = (char)tolower((unsigned char)error[i]);
-	lower[i] = '\0';
-	for (i = 0; i < sizeof rules / sizeof rules[0]; i++)
-		if (strstr(lower, rules[i].needle) != NULL)
-			return rules[i].class;
-	return "tool_failed";
+	return error_class_name(error_class_of_text(error));
 }
 
 void
@@ -138,14 +111,6 @@ time_field(const cJSON *obj, const char *name)
 		t = record_parse_time(v->valuestring);
 	/* Only times a page's script can show (JavaScript's Date range). */
 	return fabs(t) <= RECORD_TIME_MAX ? t : NAN;
-}
-
-static int
-ends_with(const char *s, const char *suffix)
-{
-	size_t ls = strlen(s), lx = strlen(suffix);
-
-	return ls >= lx && strcmp(s + ls - lx, suffix) == 0;
 }
 
 static int
@@ -204,7 +169,7 @@ read_metrics(struct record *r, const cJSON *metrics)
 				r->nsamples = n;
 			continue;
 		}
-		if (cJSON_IsNumber(m) && !ends_with(m->string, "_ns")) {
+		if (cJSON_IsNumber(m) && !str_ends_with(m->string, "_ns")) {
 			if ((rc = add_metric(r, &alloc, m->string,
 			    m->valuedouble)) != 0)
 				return rc;
@@ -214,7 +179,7 @@ read_metrics(struct record *r, const cJSON *metrics)
 			continue;
 		cJSON_ArrayForEach(sub, m) {
 			if (!cJSON_IsNumber(sub) || sub->string == NULL ||
-			    ends_with(sub->string, "_ns"))
+			    str_ends_with(sub->string, "_ns"))
 				continue;
 			snprintf(name, sizeof name, "%s_%s", m->string,
 			    sub->string);
@@ -227,12 +192,18 @@ read_metrics(struct record *r, const cJSON *metrics)
 }
 
 static int
-fail_cause(char **cause, const char *fmt, const char *arg)
-{
-	char buf[256];
+fail_cause(char **cause, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
 
-	snprintf(buf, sizeof buf, fmt, arg);
-	*cause = strdup(buf);
+/* *cause says what; returns NP_ERR_PARSE. */
+static int
+fail_cause(char **cause, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	*cause = str_vprintf(fmt, ap);
+	va_end(ap);
 	return NP_ERR_PARSE;
 }
 
@@ -316,14 +287,10 @@ record_parse(const char *line, size_t len, struct record **out, char **cause)
 	*out = NULL;
 	*cause = NULL;
 	if (memchr(line, '\0', len) != NULL)
-		return fail_cause(cause, "%s", "a NUL byte: not a text line");
-	if ((nul = json_find_nul(line, len)) >= 0) {
-		char buf[96];
-
-		snprintf(buf, sizeof buf, "column %ld: a \\u0000 (NUL) in a "
+		return fail_cause(cause, "a NUL byte: not a text line");
+	if ((nul = json_find_nul(line, len)) >= 0)
+		return fail_cause(cause, "column %ld: a \\u0000 (NUL) in a "
 		    "string is not supported", nul + 1);
-		return fail_cause(cause, "%s", buf);
-	}
 	obj = cJSON_ParseWithLengthOpts(line, len, &end, 0);
 	if (obj != NULL && !blank(end, (size_t)(line + len - end))) {
 		cJSON_Delete(obj);

@@ -7,7 +7,8 @@
 # build: what `cmake` and the compiler need for netprof itself (tests off).
 # lab: the lab of network namespaces and what examples/lab-demo.sh runs.
 # test: tests/run.sh (cmocka, Node.js and Chromium for the node and browser
-# tests, clang for the clang build and the fuzzers, bc for tests/bench).
+# tests, python3 for the tunnel test's server, clang for the clang build and
+# the fuzzers, bc for tests/bench).
 # tests/deps/test_build_deps.sh proves the build group is enough to build.
 set -euo pipefail
 
@@ -17,7 +18,7 @@ build_pkgs="gcc make cmake pkg-config libssh-dev libuv1-dev libcjson-dev
   libcurl4-openssl-dev"
 lab_pkgs="iproute2 openssh-server openssh-client iputils-ping iperf3 procps
   psmisc jq time"
-test_pkgs="libcmocka-dev nodejs npm chromium clang libclang-rt-dev bc"
+test_pkgs="libcmocka-dev nodejs npm chromium python3 clang libclang-rt-dev bc"
 
 groups=${*:-build lab test}
 want=""

@@ -28,7 +28,7 @@ if(NETPROF_FUZZ)
   # the parsers and what they call, not the commands and transports.
   set(FUZZ_SOURCES ${NETPROF_SOURCES})
   list(FILTER FUZZ_SOURCES EXCLUDE REGEX
-    "/(cmd.*|engine|transport_.*|progress|schedule|probe|record)\\.c$")
+    "/(cmd.*|engine|transport_.*|runner|plan|progress|schedule|probe|record)\\.c$")
   add_library(netprof_fuzzcore STATIC ${FUZZ_SOURCES})
   target_include_directories(netprof_fuzzcore PUBLIC ${PROJECT_SOURCE_DIR}/include)
   target_compile_options(netprof_fuzzcore PUBLIC
