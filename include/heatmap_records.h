@@ -9,6 +9,19 @@
 #define NETPROF_HEATMAP_RECORDS_H
 
 #include <stddef.h>
+#include <stdio.h>
+
+/*
+ * Bounds on what hostile or broken input can make the reader hold: a line
+ * (no record comes near it), a run.json, the records kept (the rest are
+ * counted in left_out and reported), the metrics of one record, and the
+ * times kept (JavaScript's Date range, so the page can show every time).
+ */
+#define RECORDS_LINE_MAX (1 << 20)
+#define RUN_JSON_MAX (16 << 20)
+#define RECORDS_MAX 500000
+#define RECORD_METRICS_MAX 64
+#define RECORD_TIME_MAX 8.64e12
 
 struct record_metric {
 	char *name;
@@ -60,6 +73,7 @@ struct record_input {
 	struct run_info **runs;
 	size_t nruns;
 	size_t malformed;	/* lines skipped */
+	size_t left_out;	/* records past RECORDS_MAX, not kept */
 	long next_seq;
 };
 
@@ -83,9 +97,15 @@ const char *record_classify_error(const char *error);
 /*
  * Read one input file: JSONL records, or a bench run.json. A malformed line
  * is reported as "file:line: what" and skipped, unless strict, when it is
- * an error (NP_ERR_PARSE). NP_ERR_IO if the file cannot be read.
+ * an error (NP_ERR_PARSE). NP_ERR_IO if the file cannot be read; a line
+ * longer than RECORDS_LINE_MAX (not a records file: /dev/zero, a binary)
+ * stops the reading with NP_ERR_PARSE. Errors are logged.
  */
 int records_read_file(struct record_input *in, const char *path, int strict);
+
+/* The same from an open stream; path names it in messages. */
+int records_read_stream(struct record_input *in, FILE *f, const char *path,
+    int strict);
 void record_input_free(struct record_input *in);
 
 #endif

@@ -39,6 +39,12 @@ clean_name(const char *s, char *buf, size_t size)
 	return buf;
 }
 
+const char *
+heatmap_clean_name(const char *s, char *buf, size_t size)
+{
+	return clean_name(s, buf, size);
+}
+
 static int
 text_width(const struct heatmap *hm, int min, int max)
 {
@@ -134,12 +140,13 @@ write_kind(FILE *f, const struct heatmap *hm, const struct hm_kind *k,
 	const struct hm_metric *m = metric < k->nmetrics ? &k->metrics[metric] :
 	    NULL;
 	int hw = text_width(hm, 9, HOST_WIDTH_MAX), cw;
-	char name[HOST_WIDTH_MAX + 1];
+	char name[HOST_WIDTH_MAX + 1], kname[64], mname[64];
 	double lo, hi;
 	size_t s, t;
 
 	cw = cell_width(hm, k, metric);
-	fprintf(f, "%s: %s%s%s%s", k->name, m != NULL ? m->name : "(no metric)",
+	fprintf(f, "%s: %s%s%s%s", clean_name(k->name, kname, sizeof kname),
+	    m != NULL ? clean_name(m->name, mname, sizeof mname) : "(no metric)",
 	    m != NULL && *m->unit ? " (" : "", m != NULL ? m->unit : "",
 	    m != NULL && *m->unit ? ")" : "");
 	if (m != NULL && heatmap_metric_range(hm, k, metric, &lo, &hi) == 0) {
@@ -212,8 +219,10 @@ write_failures(FILE *f, const struct heatmap *hm)
 		put_clean(f, hm->hosts[rows[i].src]);
 		fputs(" -> ", f);
 		put_clean(f, hm->hosts[rows[i].tgt]);
-		fprintf(f, "  %s  %d/%d  ", rows[i].kind->name,
-		    rows[i].cell->nfail, rows[i].cell->count);
+		fputs("  ", f);
+		put_clean(f, rows[i].kind->name);
+		fprintf(f, "  %d/%d  ", rows[i].cell->nfail,
+		    rows[i].cell->count);
 		put_clean(f, last->error_class);
 		fputs(": ", f);
 		put_clean(f, last->error);
