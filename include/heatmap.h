@@ -59,7 +59,18 @@ struct heatmap {
 	enum heatmap_aggregate aggregate;
 	size_t *host_slots;	/* open-addressing index into hosts, +1 */
 	size_t nslots;
+	size_t left_out;	/* records past the bounds below, not shown */
 };
+
+/*
+ * What one page can show: a hostile or mistaken input (thousands of
+ * distinct host or kind names) would otherwise need N x N cells per kind
+ * per metric. Records beyond these bounds are counted in left_out, and
+ * the page and the terminal say so.
+ */
+#define HEATMAP_MAX_HOSTS 512
+#define HEATMAP_MAX_KINDS 16
+#define HEATMAP_MAX_METRICS 64
 
 struct heatmap *heatmap_new(void);
 void heatmap_free(struct heatmap *hm);

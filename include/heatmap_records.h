@@ -9,6 +9,19 @@
 #define NETPROF_HEATMAP_RECORDS_H
 
 #include <stddef.h>
+#include <stdio.h>
+
+/*
+ * Bounds on what hostile or broken input can make the reader hold: a line
+ * (no record comes near it), a run.json, the records kept (the rest are
+ * counted in left_out and reported), the metrics of one record, and the
+ * times kept (JavaScript's Date range, so the page can show every time).
+ */
+#define RECORDS_LINE_MAX (1 << 20)
+#define RUN_JSON_MAX (16 << 20)
+#define RECORDS_MAX 500000
+#define RECORD_METRICS_MAX 64
+#define RECORD_TIME_MAX 8.64e12
 
 struct record_metric {
 	char *name;
@@ -28,6 +41,7 @@ struct record {
 	struct record_metric *metrics;
 	size_t nmetrics;
 	long nsamples;		/* samples_ms/samples_ns/iterations length, or -1 */
+	int port;		/* iperf3: the port its command names; else 0 */
 	const char *file;	/* not owned */
 	int line;
 
@@ -46,6 +60,7 @@ struct run_info {
 	char *run_id;
 	char *file;
 	char **machines;	/* machine names, in inventory order */
+	int *libp2p_ports;	/* each machine's libp2p_port; 0 if not given */
 	size_t nmachines;
 	struct convergence *convergence;
 	size_t nconvergence;
@@ -58,6 +73,7 @@ struct record_input {
 	struct run_info **runs;
 	size_t nruns;
 	size_t malformed;	/* lines skipped */
+	size_t left_out;	/* records past RECORDS_MAX, not kept */
 	long next_seq;
 };
 
@@ -69,7 +85,10 @@ int record_parse(const char *line, size_t len, struct record **out,
     char **cause);
 void record_free(struct record *r);
 
-/* Time of an ISO-8601 UTC timestamp ("2026-05-03T11:37:42.123Z"), or NAN. */
+/*
+ * Time of an ISO-8601 timestamp, or NAN: upstream's and netprof's
+ * "2026-05-03T11:37:42+00:00", with milliseconds, with "Z", any offset.
+ */
 double record_parse_time(const char *s);
 
 /* "unreachable", "auth", "tool_missing", "timeout", "parse" or "tool_failed". */
@@ -78,9 +97,15 @@ const char *record_classify_error(const char *error);
 /*
  * Read one input file: JSONL records, or a bench run.json. A malformed line
  * is reported as "file:line: what" and skipped, unless strict, when it is
- * an error (NP_ERR_PARSE). NP_ERR_IO if the file cannot be read.
+ * an error (NP_ERR_PARSE). NP_ERR_IO if the file cannot be read; a line
+ * longer than RECORDS_LINE_MAX (not a records file: /dev/zero, a binary)
+ * stops the reading with NP_ERR_PARSE. Errors are logged.
  */
 int records_read_file(struct record_input *in, const char *path, int strict);
+
+/* The same from an open stream; path names it in messages. */
+int records_read_stream(struct record_input *in, FILE *f, const char *path,
+    int strict);
 void record_input_free(struct record_input *in);
 
 #endif

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cmd.h"
@@ -34,6 +35,20 @@ struct heatmap_args {
 	int strict;
 };
 
+/* No --input: collect's default output, as upstream. */
+static int
+default_input(const struct cmd_entry *self, struct heatmap_args *a)
+{
+	if (access(CMD_DEFAULT_RECORDS, F_OK) != 0)
+		return cmd_usage_error(self, "no --input FILE, and no %s here "
+		    "(collect's default output): give a collect or bench "
+		    ".jsonl, or a bench run.json", CMD_DEFAULT_RECORDS);
+	if ((a->inputs = malloc(sizeof *a->inputs)) == NULL)
+		return NP_EXIT_FAILED;
+	a->inputs[a->ninputs++] = CMD_DEFAULT_RECORDS;
+	return NP_EXIT_OK;
+}
+
 static int
 parse_args(const struct cmd_entry *self, int argc, char **argv,
     struct heatmap_args *a, int *done)
@@ -51,7 +66,7 @@ parse_args(const struct cmd_entry *self, int argc, char **argv,
 		{ NULL, 0, NULL, 0 }
 	};
 	const char **p;
-	int c;
+	int c, rc;
 
 	*done = 0;
 	optind = 1;
@@ -104,27 +119,27 @@ parse_args(const struct cmd_entry *self, int argc, char **argv,
 	if (optind < argc)
 		return cmd_usage_error(self, "unexpected argument '%s'",
 		    argv[optind]);
-	if (a->ninputs == 0)
-		return cmd_usage_error(self, "--input FILE is required "
-		    "(a collect or bench .jsonl, or a bench run.json)");
+	if (a->ninputs == 0 && (rc = default_input(self, a)) != NP_EXIT_OK)
+		return rc;
 	if (a->output == NULL && !a->text)
-		return cmd_usage_error(self, "--output FILE.html is required "
-		    "(or --text to print the matrix)");
+		a->output = CMD_DEFAULT_PAGE;
 	if (a->kind != NULL && !record_kind_known(a->kind))
 		return cmd_usage_error(self, "--kind %s: expected ping, "
 		    "iperf3, libp2p_ping, latency or throughput", a->kind);
 	return NP_EXIT_OK;
 }
 
+/* The metric names of k for a message, fit for a terminal. */
 static void
 list_metrics(const struct hm_kind *k, char *buf, size_t size)
 {
 	size_t i, len = 0;
+	char name[64];
 
 	buf[0] = '\0';
 	for (i = 0; i < k->nmetrics && len + 2 < size; i++) {
 		snprintf(buf + len, size - len, "%s%s", i ? ", " : "",
-		    k->metrics[i].name);
+		    heatmap_clean_name(k->metrics[i].name, name, sizeof name));
 		len = strlen(buf);
 	}
 }
@@ -134,7 +149,7 @@ static int
 choose_view(const struct heatmap *hm, const struct heatmap_args *a,
     size_t *kind, size_t *metric)
 {
-	char names[512];
+	char names[512], kname[64];
 	size_t i;
 	int m;
 
@@ -151,9 +166,81 @@ choose_view(const struct heatmap *hm, const struct heatmap_args *a,
 	if (hm->nkinds == 0)
 		return 0;
 	list_metrics(&hm->kinds[0], names, sizeof names);
+	heatmap_clean_name(hm->kinds[0].name, kname, sizeof kname);
 	log_error("--metric %s: no %s record has it; %s records have: %s",
-	    a->metric, hm->kinds[0].name, hm->kinds[0].name, names);
+	    a->metric, kname, kname, names);
 	return NP_ERR_USAGE;
+}
+
+/*
+ * Whether the output may be replaced, and the mode the page gets: a new
+ * file gets 0666 less the umask, a replaced one keeps its mode. Anything
+ * but a writable regular file is refused: renaming over a symlink, device
+ * node, FIFO or read-only file would silently replace it.
+ */
+static int
+output_check(const char *path, mode_t *mode)
+{
+	struct stat st;
+	mode_t mask = umask(0);
+
+	umask(mask);
+	*mode = 0666 & ~mask;
+	if (lstat(path, &st) != 0) {
+		if (errno == ENOENT)
+			return 0;
+		log_error("%s: %s; check the --output path", path,
+		    strerror(errno));
+		return NP_ERR_IO;
+	}
+	if (S_ISLNK(st.st_mode))
+		log_error("%s is a symbolic link; give the path of a regular "
+		    "file (or of a new one) with --output", path);
+	else if (!S_ISREG(st.st_mode))
+		log_error("%s is not a regular file (a %s); give the path of "
+		    "a regular file (or of a new one) with --output", path,
+		    S_ISDIR(st.st_mode) ? "directory" : S_ISFIFO(st.st_mode) ?
+		    "FIFO" : S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode) ?
+		    "device" : "socket");
+	else if ((st.st_mode & 0222) == 0 || access(path, W_OK) != 0)
+		log_error("%s is read-only; make it writable or choose another "
+		    "--output", path);
+	else {
+		*mode = st.st_mode & 07777;
+		return 0;
+	}
+	return NP_ERR_USAGE;
+}
+
+/* A new temporary file beside path (O_CREAT|O_EXCL, never a planted link). */
+static int
+temp_beside(const char *path, char **tmp, FILE **f)
+{
+	const char *slash = strrchr(path, '/');
+	size_t dirlen = slash != NULL ? (size_t)(slash - path) + 1 : 0;
+	size_t len = strlen(path) + 16;
+	int fd;
+
+	if ((*tmp = malloc(len)) == NULL)
+		return NP_ERR_NOMEM;
+	snprintf(*tmp, len, "%.*s.%s.XXXXXX", (int)dirlen, path,
+	    path + dirlen);
+	if ((fd = mkstemp(*tmp)) < 0) {
+		log_error("%s: cannot create a file in its directory: %s; "
+		    "check that the directory exists and is writable", path,
+		    strerror(errno));
+		free(*tmp);
+		*tmp = NULL;
+		return NP_ERR_IO;
+	}
+	if ((*f = fdopen(fd, "w")) == NULL) {
+		close(fd);
+		unlink(*tmp);
+		free(*tmp);
+		*tmp = NULL;
+		return NP_ERR_NOMEM;
+	}
+	return 0;
 }
 
 static int
@@ -163,35 +250,39 @@ write_page(const struct heatmap *hm, const struct diagnosis *dx,
 	struct html_options opt;
 	char *tmp = NULL;
 	FILE *f = NULL;
-	int rc = NP_ERR_NOMEM;
-	size_t len = strlen(a->output) + 8;
+	mode_t mode;
+	int rc, err = 0;
 
 	opt.title = a->title != NULL ? a->title : "netprof heatmap";
 	opt.kind = kind;
 	opt.metric = metric;
 	opt.generated = time_wall();
-	if ((tmp = malloc(len)) == NULL)
-		goto out;
-	snprintf(tmp, len, "%s.tmp", a->output);
-	if ((f = fopen(tmp, "w")) == NULL) {
-		log_error("%s: %s; check that its directory exists and is "
-		    "writable", a->output, strerror(errno));
-		rc = NP_ERR_IO;
-		goto out;
-	}
+	if ((rc = output_check(a->output, &mode)) != 0 ||
+	    (rc = temp_beside(a->output, &tmp, &f)) != 0)
+		return rc;
 	setvbuf(f, NULL, _IOFBF, 1 << 20);
 	rc = heatmap_write_html(hm, dx, &opt, f);
-	if (fclose(f) != 0 && rc == 0)
+	if (rc == NP_ERR_IO)
+		err = errno;
+	if (rc == 0 && fchmod(fileno(f), mode) != 0) {
+		err = errno;
 		rc = NP_ERR_IO;
-	f = NULL;
-	if (rc == 0 && rename(tmp, a->output) != 0)
+	}
+	if (fclose(f) != 0 && rc == 0) {
+		err = errno;
 		rc = NP_ERR_IO;
+	}
+	if (rc == 0 && rename(tmp, a->output) != 0) {
+		err = errno;
+		rc = NP_ERR_IO;
+	}
 	if (rc != 0) {
+		/* errno only where a system call failed (and set it). */
 		log_error("%s: could not write the page: %s", a->output,
-		    rc == NP_ERR_IO ? strerror(errno) : error_string(rc));
+		    rc == NP_ERR_IO && err != 0 ? strerror(err) :
+		    error_string(rc));
 		unlink(tmp);
 	}
-out:
 	free(tmp);
 	return rc;
 }
@@ -253,6 +344,11 @@ cmd_heatmap_exec(const struct cmd_entry *self, int argc, char **argv)
 	}
 	if (rc != 0)
 		goto nomem;
+	if (hm->left_out + hm->input.left_out > 0)
+		log_warn("%zu records left out: a page shows at most %d hosts "
+		    "(the first met), %d kinds and %d records",
+		    hm->left_out + hm->input.left_out, HEATMAP_MAX_HOSTS,
+		    HEATMAP_MAX_KINDS, RECORDS_MAX);
 	if (a.kind != NULL && a.metric != NULL &&
 	    heatmap_find_metric(&hm->kinds[0], a.metric) < 0) {
 		char names[512];
@@ -269,15 +365,17 @@ cmd_heatmap_exec(const struct cmd_entry *self, int argc, char **argv)
 	if (a.text && heatmap_write_text(hm, &dx, a.kind || a.metric ?
 	    (long)kind : -1, (long)metric, use_color(), stdout) != 0)
 		goto nomem;
-	if (a.output != NULL && write_page(hm, &dx, &a, kind, metric) != 0) {
+	if (a.output != NULL && (cmd_make_parent_dirs(a.output, "--output") !=
+	    NP_EXIT_OK || write_page(hm, &dx, &a, kind, metric) != 0)) {
 		exit_code = NP_EXIT_FAILED;
 		goto out;
 	}
 	heatmap_totals(hm, &records, &failed);
-	fprintf(stderr, "%s %s (%zu hosts, %zu kinds, %zu records, %zu "
+	fprintf(stderr, "%s %s (%zu host%s, %zu kind%s, %zu record%s, %zu "
 	    "failed)\n", a.output != NULL ? "wrote" : "read",
 	    a.output != NULL ? a.output : "records", hm->nhosts,
-	    measured_kinds(hm), records, failed);
+	    PLURAL(hm->nhosts), measured_kinds(hm),
+	    PLURAL(measured_kinds(hm)), records, PLURAL(records), failed);
 	exit_code = NP_EXIT_OK;
 	goto out;
 nomem:
@@ -293,14 +391,17 @@ out:
 const struct cmd_entry cmd_heatmap_entry = {
 	.name = "heatmap",
 	.summary = "render measurements as a self-contained HTML page",
-	.usage = "--input FILE [--input FILE ...] (--output FILE.html | --text)\n"
+	.usage = "[--input FILE ...] [--output FILE.html] [--text]\n"
 	    "       [--kind KIND] [--metric METRIC] [--title TEXT] "
 	    "[--aggregate latest|median] [--strict]",
 	.help =
 	    "options:\n"
 	    "  -i, --input FILE     collect or bench records (.jsonl), or a bench run.json;\n"
-	    "                       repeat to combine collect and bench runs\n"
-	    "  -o, --output FILE    the page to write (one self-contained HTML file)\n"
+	    "                       repeat to combine collect and bench runs (default:\n"
+	    "                       " CMD_DEFAULT_RECORDS ")\n"
+	    "  -o, --output FILE    the page to write, one self-contained HTML file\n"
+	    "                       (default: " CMD_DEFAULT_PAGE " unless --text;\n"
+	    "                       directories created)\n"
 	    "  -k, --kind KIND      only ping, iperf3, libp2p_ping, latency or throughput;\n"
 	    "                       default: every kind found, switchable on the page\n"
 	    "  -m, --metric METRIC  metric shown first (default: avg for ping, mbps for\n"

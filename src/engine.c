@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "command_line.h"
 #include "engine.h"
 #include "error.h"
 #include "log.h"
@@ -54,6 +55,7 @@ struct engine {
 
 static void engine_maybe_closed(struct engine *e);
 static int tunnels_deliver(struct engine *e);
+static int tunnels_finished(const struct engine *e);
 
 /* The state of m's transport, made on first use (one per ops table). */
 static int
@@ -150,27 +152,6 @@ engine_schedule(struct engine *e)
 	e->pump_active = 1;
 }
 
-/*
- * What runs on the host: the machine's remote_setup, then the command in
- * the same shell, so that the setup's exports and cd apply. A failing
- * setup stops there with its status.
- */
-static char *
-build_command(const struct machine *m, const char *command)
-{
-	const char *setup = m->remote_setup;
-	char *s;
-	size_t len;
-
-	if (setup == NULL || *setup == '\0')
-		return strdup(command);
-	len = strlen(setup) + strlen(command) + 32;
-	if ((s = malloc(len)) == NULL)
-		return NULL;
-	snprintf(s, len, "{\n%s\n} || exit\n%s", setup, command);
-	return s;
-}
-
 static void
 job_free(struct engine_job *j)
 {
@@ -234,7 +215,7 @@ engine_submit(struct engine *e, const struct machine *m,
 	j->on_done = req->on_done;
 	j->arg = req->arg;
 	j->queued_at = time_wall();
-	if ((j->command = build_command(m, req->command)) == NULL)
+	if ((j->command = command_line_on_host(m, req->command)) == NULL)
 		goto nomem;
 	if (req->input != NULL) {
 		if ((j->input = malloc(req->input_len + 1)) == NULL)
@@ -358,6 +339,10 @@ pump_cb(uv_idle_t *idle)
 	for (k = 0; k < N_KINDS; k++)
 		if (e->state[k] != NULL && kind_ops[k]->pump(e->state[k]))
 			busy = 1;
+	/* a transport's step just now may have ended a tunnel (its session
+	   failed to connect): deliver it next turn, do not strand it */
+	if (tunnels_finished(e))
+		busy = 1;
 	if (TAILQ_EMPTY(&e->done) && !busy) {
 		uv_idle_stop(&e->pump);
 		e->pump_active = 0;
@@ -452,6 +437,18 @@ tunnel_free(struct engine_tunnel *t)
 	TAILQ_REMOVE(&t->engine->tunnels, t, entry);
 	free(t->error_text);
 	free(t);
+}
+
+/* 1 if a tunnel has ended and its on_closed is still to be called. */
+static int
+tunnels_finished(const struct engine *e)
+{
+	const struct engine_tunnel *t;
+
+	TAILQ_FOREACH(t, &e->tunnels, entry)
+		if (t->finished)
+			return 1;
+	return 0;
 }
 
 /* on_closed of every finished tunnel; 1 if some are still open. */

@@ -15,6 +15,7 @@
 
 #include "error.h"
 #include "heatmap_html.h"
+#include "log.h"
 #include "timeutil.h"
 
 #define DIAG_ITEMS_SHOWN 100
@@ -176,6 +177,10 @@ static const char page_script[] =
 "  sel.value = String(chosen);\n"
 "}\n"
 "function mlabel(m) { return m.name + (m.unit ? ' (' + m.unit + ')' : ''); }\n"
+"function when(t) {\n"
+"  var d = new Date(t * 1000);\n"
+"  return isNaN(d.getTime()) ? 'not a valid time' : d.toISOString();\n"
+"}\n"
 "function range(k, m) {\n"
 "  var vals = k.values[m], lo = null, hi = null;\n"
 "  for (var i = 0; i < vals.length; i++) {\n"
@@ -188,8 +193,9 @@ static const char page_script[] =
 "}\n"
 "function setText(id, s) { document.getElementById(id).textContent = s; }\n"
 "function render() {\n"
-"  var k = D.kinds[view.k], m = k.metrics[view.m], vals = k.values[view.m];\n"
-"  var r = range(k, view.m);\n"
+"  var k = D.kinds[view.k], m = k.metrics[view.m] || null;\n"
+"  var vals = k.values[view.m] || [];\n"
+"  var r = m ? range(k, view.m) : null;\n"
 "  var canLog = r !== null && r.lo > 0 && r.hi / r.lo > 10;\n"
 "  chkLog.disabled = !canLog;\n"
 "  var lg = canLog && chkLog.checked;\n"
@@ -205,13 +211,14 @@ static const char page_script[] =
 "    else if (st === 'f') { td.className = 'f'; td.textContent = '\\u2715'; }\n"
 "    else { td.className = 'm'; td.textContent = '?'; }\n"
 "  }\n"
-"  setText('view-title', k.label + ': ' + mlabel(m));\n"
+"  setText('view-title', k.label + ': ' +\n"
+"    (m ? mlabel(m) : 'no metric (every record failed)'));\n"
 "  setText('lg-best', r ? fmt(m.hb ? r.hi : r.lo) : '-');\n"
 "  setText('lg-worst', r ? fmt(m.hb ? r.lo : r.hi) : '-');\n"
-"  setText('lg-unit', m.unit);\n"
-"  setText('lg-dir', (m.hb ? 'higher is better' : 'lower is better') +\n"
-"    (lg ? ', log scale' : ''));\n"
-"  document.body.setAttribute('data-view', k.name + '\\/' + m.name);\n"
+"  setText('lg-unit', m ? m.unit : '');\n"
+"  setText('lg-dir', !m ? '' : (m.hb ? 'higher is better' :\n"
+"    'lower is better') + (lg ? ', log scale' : ''));\n"
+"  document.body.setAttribute('data-view', k.name + '\\/' + (m ? m.name : ''));\n"
 "}\n"
 "fill(selKind, D.kinds.map(function (k) { return k.label; }), view.k);\n"
 "fill(selMetric, D.kinds[view.k].metrics.map(mlabel), view.m);\n"
@@ -253,7 +260,7 @@ static const char page_script[] =
 "    if (k.rec) row(tb, 'records', k.rec[idx] + (k.fail[idx] ?\n"
 "      ' (' + k.fail[idx] + ' failed)' : ''));\n"
 "    if (k.t && k.t[idx] >= 0)\n"
-"      row(tb, 'time', new Date((D.t0 + k.t[idx]) * 1000).toISOString());\n"
+"      row(tb, 'time', when(D.t0 + k.t[idx]));\n"
 "    var e = k.err && k.err[idx];\n"
 "    if (e) row(tb, (st === 'f' ? 'error' : 'last error') + ' (' + e[0] + ')',\n"
 "      e[1], 'err');\n"
@@ -282,7 +289,8 @@ static const char page_script[] =
 "});\n"
 "table.addEventListener('mouseleave', function () { tip.hidden = true; });\n"
 "document.body.setAttribute('data-view', D.kinds[view.k].name + '\\/' +\n"
-"  D.kinds[view.k].metrics[view.m].name);\n""if (window.performance && performance.mark) performance.mark('heatmap-ready');\n"
+"  (D.kinds[view.k].metrics[view.m] || { name: '' }).name);\n"
+"if (window.performance && performance.mark) performance.mark('heatmap-ready');\n"
 "})();\n";
 
 static const char *
@@ -376,7 +384,7 @@ write_matrix(FILE *f, const struct heatmap *hm, const struct hm_kind *k,
 {
 	const struct hm_metric *m = metric < k->nmetrics ? &k->metrics[metric] :
 	    NULL;
-	double lo, hi;
+	double lo = 0, hi = 0;	/* read only when have */
 	int have;
 	size_t s, t;
 
@@ -456,7 +464,8 @@ write_failures(FILE *f, const struct heatmap *hm)
 
 	if ((rc = heatmap_failures(hm, &rows, &n)) != 0)
 		return rc;
-	fprintf(f, "<section id=failures><h2>Failures (%zu pairs)</h2>\n", n);
+	fprintf(f, "<section id=failures><h2>Failures (%zu pair%s)</h2>\n", n,
+	    PLURAL(n));
 	if (n == 0)
 		fputs("<p>No failed records.</p>\n", f);
 	else
@@ -634,12 +643,18 @@ write_head(FILE *f, const struct heatmap *hm, const struct html_options *opt)
 	}
 	fputs("\n</style>\n</head>\n<body>\n<h1>", f);
 	html_escape(f, opt->title);
-	fprintf(f, "</h1>\n<p class=summary>%zu hosts \xc2\xb7 %zu kinds "
-	    "\xc2\xb7 %zu records \xc2\xb7 %zu failed \xc2\xb7 %s \xc2\xb7 "
-	    "written %s</p>\n", hm->nhosts, kinds, records, failed,
+	fprintf(f, "</h1>\n<p class=summary>%zu host%s \xc2\xb7 %zu kind%s "
+	    "\xc2\xb7 %zu record%s \xc2\xb7 %zu failed \xc2\xb7 %s \xc2\xb7 "
+	    "written %s</p>\n", hm->nhosts, PLURAL(hm->nhosts), kinds,
+	    PLURAL(kinds), records, PLURAL(records), failed,
 	    hm->aggregate == HEATMAP_MEDIAN ?
 	    "median of the ok records per pair" : "latest record per pair",
 	    time_iso8601(opt->generated, when, sizeof when));
+	if (hm->left_out + hm->input.left_out > 0)
+		fprintf(f, "<p class=summary><strong>%zu records left out"
+		    "</strong>: a page shows at most %d hosts, %d kinds and %d "
+		    "records</p>\n", hm->left_out + hm->input.left_out,
+		    HEATMAP_MAX_HOSTS, HEATMAP_MAX_KINDS, RECORDS_MAX);
 	fputs("<nav id=controls hidden>"
 	    "<label>Kind <select id=kind></select></label>"
 	    "<label>Metric <select id=metric></select></label>"

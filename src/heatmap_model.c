@@ -178,26 +178,34 @@ cmp_host_ptr(const void *a, const void *b)
 	return heatmap_host_compare(*(char *const *)a, *(char *const *)b);
 }
 
+/*
+ * Every host of every record and run is a row and a column, whatever kind
+ * is shown: a host with no record of that kind is a row of missing cells,
+ * not absent from the matrix (as upstream shows it).
+ */
 static int
-collect_hosts(struct heatmap *hm, const char *only_kind)
+collect_hosts(struct heatmap *hm)
 {
 	struct record_input *in = &hm->input;
 	size_t i, j;
 	int rc;
 
-	for (i = 0; i < in->nruns; i++)
-		for (j = 0; j < in->runs[i]->nmachines; j++)
-			if ((rc = host_add(hm, in->runs[i]->machines[j])) != 0)
-				return rc;
-	for (i = 0; i < in->nrecords; i++) {
+	/* The first HEATMAP_MAX_HOSTS names met, those with records before a
+	 * run.json's machines without; records of others are left out
+	 * (assign_metrics counts them). */
+	for (i = 0; i < in->nrecords && hm->nhosts < HEATMAP_MAX_HOSTS; i++) {
 		struct record *r = in->records[i];
 
-		if (only_kind != NULL && strcmp(r->kind, only_kind) != 0)
-			continue;
 		if ((rc = host_add(hm, r->source)) != 0 ||
-		    (rc = host_add(hm, r->target)) != 0)
+		    (hm->nhosts < HEATMAP_MAX_HOSTS &&
+		    (rc = host_add(hm, r->target)) != 0))
 			return rc;
 	}
+	for (i = 0; i < in->nruns; i++)
+		for (j = 0; j < in->runs[i]->nmachines &&
+		    hm->nhosts < HEATMAP_MAX_HOSTS; j++)
+			if ((rc = host_add(hm, in->runs[i]->machines[j])) != 0)
+				return rc;
 	if (hm->nhosts > 1)
 		qsort(hm->hosts, hm->nhosts, sizeof *hm->hosts, cmp_host_ptr);
 	return rehash(hm, hm->nslots ? hm->nslots : 64);
@@ -298,7 +306,8 @@ collect_kinds(struct heatmap *hm, const char *only_kind)
 
 		if (only_kind != NULL && strcmp(kind, only_kind) != 0)
 			continue;
-		if ((rc = kind_add(hm, kind, 0)) != 0)
+		if (hm->nkinds < HEATMAP_MAX_KINDS &&
+		    (rc = kind_add(hm, kind, 0)) != 0)
 			return rc;
 	}
 	if (hm->nkinds > 1)
@@ -321,10 +330,18 @@ assign_metrics(struct heatmap *hm, const char *only_kind)
 		if (only_kind != NULL && strcmp(r->kind, only_kind) != 0)
 			continue;
 		k = heatmap_find_kind(hm, r->kind);
-		r->kind_index = (int)(k - hm->kinds);
 		r->src = (int)heatmap_host_index(hm, r->source);
 		r->tgt = (int)heatmap_host_index(hm, r->target);
+		if (k == NULL || r->src < 0 || r->tgt < 0) {
+			hm->left_out++;	/* past a HEATMAP_MAX_* bound */
+			continue;
+		}
+		r->kind_index = (int)(k - hm->kinds);
 		for (j = 0; j < r->nmetrics; j++) {
+			r->metrics[j].index = -1;
+			if (k->nmetrics >= HEATMAP_MAX_METRICS &&
+			    heatmap_find_metric(k, r->metrics[j].name) < 0)
+				continue;
 			if ((idx = metric_add(k, r->metrics[j].name)) < 0)
 				return idx;
 			r->metrics[j].index = idx;
@@ -425,8 +442,9 @@ cell_decide(struct hm_cell *c, size_t nmetrics, enum heatmap_aggregate agg,
 	c->state = c->latest->ok ? CELL_VALUE : CELL_FAILED;
 	if (c->latest->ok)
 		for (j = 0; j < c->latest->nmetrics; j++)
-			c->values[c->latest->metrics[j].index] =
-			    c->latest->metrics[j].value;
+			if (c->latest->metrics[j].index >= 0)
+				c->values[c->latest->metrics[j].index] =
+				    c->latest->metrics[j].value;
 }
 
 static int
@@ -443,7 +461,9 @@ fill_cells(struct heatmap *hm)
 		struct hm_kind *k;
 		struct hm_cell *c;
 
-		if (r->kind_index < 0)
+		/* A host measured against itself (a file's mistake) has no
+		 * cell: the diagonal is the "self" mark. */
+		if (r->kind_index < 0 || r->src == r->tgt)
 			continue;
 		k = &hm->kinds[r->kind_index];
 		k->nrecords++;
@@ -563,7 +583,7 @@ heatmap_build(struct heatmap *hm, enum heatmap_aggregate aggregate,
 	int rc;
 
 	hm->aggregate = aggregate;
-	if ((rc = collect_hosts(hm, only_kind)) != 0 ||
+	if ((rc = collect_hosts(hm)) != 0 ||
 	    (rc = collect_kinds(hm, only_kind)) != 0)
 		return rc;
 	if (only_kind != NULL && hm->nkinds == 0)

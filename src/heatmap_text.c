@@ -12,6 +12,7 @@
 #include "error.h"
 #include "heatmap_html.h"
 #include "heatmap_text.h"
+#include "log.h"
 
 #define ANSI_RESET "\033[0m"
 #define HOST_WIDTH_MAX 20
@@ -36,6 +37,12 @@ clean_name(const char *s, char *buf, size_t size)
 		buf[i] = (unsigned char)s[i] < 0x20 || s[i] == 0x7f ? '?' : s[i];
 	buf[i] = '\0';
 	return buf;
+}
+
+const char *
+heatmap_clean_name(const char *s, char *buf, size_t size)
+{
+	return clean_name(s, buf, size);
 }
 
 static int
@@ -100,6 +107,32 @@ put_cell(FILE *f, const struct hm_cell *c, const struct hm_metric *m,
 		fprintf(f, " %*s", width, mark);
 }
 
+/*
+ * The column width for kind's metric: the host names' (capped), widened
+ * to the longest value shown so that large numbers (bytes) never push
+ * the row out of line.
+ */
+static int
+cell_width(const struct heatmap *hm, const struct hm_kind *k, size_t metric)
+{
+	int w = text_width(hm, CELL_WIDTH_MIN, CELL_WIDTH_MAX), l;
+	size_t i, n = hm->nhosts * hm->nhosts;
+	char buf[32];
+
+	if (metric >= k->nmetrics)
+		return w;
+	for (i = 0; i < n; i++) {
+		double v = k->cells[i].values[metric];
+
+		if (k->cells[i].state != CELL_VALUE || isnan(v))
+			continue;
+		heatmap_format_value(v, buf, sizeof buf);
+		if ((l = (int)strlen(buf)) > w)
+			w = l;
+	}
+	return w;
+}
+
 static void
 write_kind(FILE *f, const struct heatmap *hm, const struct hm_kind *k,
     size_t metric, int color)
@@ -107,12 +140,13 @@ write_kind(FILE *f, const struct heatmap *hm, const struct hm_kind *k,
 	const struct hm_metric *m = metric < k->nmetrics ? &k->metrics[metric] :
 	    NULL;
 	int hw = text_width(hm, 9, HOST_WIDTH_MAX), cw;
-	char name[HOST_WIDTH_MAX + 1];
+	char name[HOST_WIDTH_MAX + 1], kname[64], mname[64];
 	double lo, hi;
 	size_t s, t;
 
-	cw = text_width(hm, CELL_WIDTH_MIN, CELL_WIDTH_MAX);
-	fprintf(f, "%s: %s%s%s%s", k->name, m != NULL ? m->name : "(no metric)",
+	cw = cell_width(hm, k, metric);
+	fprintf(f, "%s: %s%s%s%s", clean_name(k->name, kname, sizeof kname),
+	    m != NULL ? clean_name(m->name, mname, sizeof mname) : "(no metric)",
 	    m != NULL && *m->unit ? " (" : "", m != NULL ? m->unit : "",
 	    m != NULL && *m->unit ? ")" : "");
 	if (m != NULL && heatmap_metric_range(hm, k, metric, &lo, &hi) == 0) {
@@ -122,7 +156,8 @@ write_kind(FILE *f, const struct heatmap *hm, const struct hm_kind *k,
 		heatmap_format_value(hi, b, sizeof b);
 		fprintf(f, ", %s, range %s .. %s", m->label, a, b);
 	}
-	fprintf(f, "; %zu records, %zu failed\n", k->nrecords, k->nfailed);
+	fprintf(f, "; %zu record%s, %zu failed\n", k->nrecords,
+	    PLURAL(k->nrecords), k->nfailed);
 	fprintf(f, "%-*.*s", hw, hw, "src \\ dst");
 	for (t = 0; t < hm->nhosts; t++)
 		fprintf(f, " %*.*s", cw, cw, clean_name(hm->hosts[t], name,
@@ -175,8 +210,8 @@ write_failures(FILE *f, const struct heatmap *hm)
 	if (n == 0)
 		fputs("Failures: none.\n", f);
 	else
-		fprintf(f, "Failures (%zu pairs): source -> target, kind, "
-		    "failed/records, class: last error\n", n);
+		fprintf(f, "Failures (%zu pair%s): source -> target, kind, "
+		    "failed/records, class: last error\n", n, PLURAL(n));
 	for (i = 0; i < n; i++) {
 		const struct record *last = rows[i].cell->last_failed;
 
@@ -184,8 +219,10 @@ write_failures(FILE *f, const struct heatmap *hm)
 		put_clean(f, hm->hosts[rows[i].src]);
 		fputs(" -> ", f);
 		put_clean(f, hm->hosts[rows[i].tgt]);
-		fprintf(f, "  %s  %d/%d  ", rows[i].kind->name,
-		    rows[i].cell->nfail, rows[i].cell->count);
+		fputs("  ", f);
+		put_clean(f, rows[i].kind->name);
+		fprintf(f, "  %d/%d  ", rows[i].cell->nfail,
+		    rows[i].cell->count);
 		put_clean(f, last->error_class);
 		fputs(": ", f);
 		put_clean(f, last->error);

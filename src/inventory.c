@@ -24,6 +24,7 @@
 #include "error.h"
 #include "inventory.h"
 #include "json_pos.h"
+#include "json_strict.h"
 #include "util.h"
 
 #define INVENTORY_MAX_SIZE (16 * 1024 * 1024)
@@ -914,6 +915,7 @@ parse_text(const char *text, size_t len, const char *path,
 	struct inventory *inv = NULL;
 	const char *end = NULL;
 	cJSON *root;
+	long nul;
 	int r;
 
 	*out = NULL;
@@ -926,6 +928,20 @@ parse_text(const char *text, size_t len, const char *path,
 	if (memchr(text, '\0', len) != NULL ||
 	    (root = cJSON_ParseWithLengthOpts(text, len + 1, &end, 1)) == NULL)
 		return syntax_error(&p, text, len, end);
+	/* A \u0000 would cut the string (a host "a\u0000x" read as "a"); of
+	 * duplicate keys the last counts, as in Python's json. */
+	if ((nul = json_find_nul(text, len)) >= 0) {
+		int line, column;
+
+		json_line_column(text, (size_t)nul, &line, &column);
+		if (cause != NULL)
+			*cause = str_printf("%s:%d:%d: a \\u0000 (NUL) in a string "
+			    "is not supported; remove it", path, line, column);
+		r = NP_ERR_INVENTORY;
+		goto out;
+	}
+	if ((r = json_keep_last(root)) != 0)
+		goto out;
 	if (!cJSON_IsObject(root)) {
 		r = fail(&p, NULL, "expected a JSON object with \"machines\" at "
 		    "the top level, found %s", json_type(root));

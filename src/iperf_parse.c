@@ -4,6 +4,9 @@
  * "error" string, so the error is checked before the sums. A document cut
  * short (the client was killed) does not parse and is reported as such.
  */
+#include <float.h>
+#include <limits.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,11 +32,30 @@ number_of(const cJSON *o, const char *key, double dflt)
 	return cJSON_IsNumber(v) ? v->valuedouble : dflt;
 }
 
+/*
+ * The report's numbers become integers and record fields: one that is not
+ * finite, negative or too large for its field (a hostile or broken report)
+ * makes the whole report unusable rather than undefined behaviour.
+ */
+static int
+check_range(double v, double max, const char *field, char **cause)
+{
+	char buf[160];
+
+	if (isfinite(v) && v >= 0 && v <= max)
+		return 0;
+	snprintf(buf, sizeof buf, "iperf3 report has an impossible %s (%g)",
+	    field, v);
+	*cause = strdup(buf);
+	return NP_ERR_PARSE;
+}
+
 int
 iperf_parse(const char *text, struct iperf_result *out, char **cause)
 {
 	const cJSON *err, *sent, *received;
 	cJSON *root = NULL;
+	double bytes, retransmits;
 	int r = NP_ERR_PARSE;
 
 	*cause = NULL;
@@ -66,8 +88,18 @@ iperf_parse(const char *text, struct iperf_result *out, char **cause)
 	out->sender_mbps = number_of(sent, "bits_per_second", 0) / 1e6;
 	out->receiver_mbps = number_of(received, "bits_per_second", 0) / 1e6;
 	out->seconds = number_of(received, "seconds", 0);
-	out->bytes = (uint64_t)number_of(received, "bytes", 0);
-	out->retransmits = (int)number_of(sent, "retransmits", -1);
+	bytes = number_of(received, "bytes", 0);
+	retransmits = number_of(sent, "retransmits", -1);
+	if (check_range(out->sender_mbps, DBL_MAX, "sender rate", cause) != 0 ||
+	    check_range(out->receiver_mbps, DBL_MAX, "receiver rate",
+	    cause) != 0 ||
+	    check_range(out->seconds, DBL_MAX, "duration", cause) != 0 ||
+	    check_range(bytes, 0x1p63, "byte count", cause) != 0 ||
+	    (retransmits != -1 && check_range(retransmits, INT_MAX,
+	    "retransmit count", cause) != 0))
+		goto out;
+	out->bytes = (uint64_t)bytes;
+	out->retransmits = (int)retransmits;
 	r = 0;
 out:
 	cJSON_Delete(root);

@@ -2,6 +2,7 @@
  * netprof's entry point: global options, then the command table. A command is
  * matched by its exact name or a unique prefix ("col" for collect).
  */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -87,8 +88,8 @@ cmd_help(int argc, char **argv)
 	return NP_EXIT_OK;
 }
 
-int
-main(int argc, char **argv)
+static int
+run_command(int argc, char **argv)
 {
 	const struct cmd_entry *entry;
 	static char prog[64];
@@ -127,4 +128,29 @@ main(int argc, char **argv)
 	snprintf(prog, sizeof prog, "netprof %s", entry->name);
 	argv[i] = prog;
 	return entry->exec(entry, argc - i, argv + i);
+}
+
+/*
+ * What a command printed must have reached standard output: a full disk or
+ * a failing device is an error (exit 1), as a failing --output file is. A
+ * reader that stopped reading (EPIPE, as with `| head -1`) gets no message.
+ */
+static int
+stdout_finish(int code)
+{
+	int failed = fflush(stdout) != 0, err = errno;
+
+	if (!failed && !ferror(stdout))
+		return code;
+	if (!failed || err != EPIPE)
+		log_error("standard output: write error%s%s%s",
+		    failed ? " (" : "", failed ? strerror(err) : "",
+		    failed ? ")" : "");
+	return code == NP_EXIT_OK ? NP_EXIT_FAILED : code;
+}
+
+int
+main(int argc, char **argv)
+{
+	return stdout_finish(run_command(argc, argv));
 }

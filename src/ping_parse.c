@@ -17,6 +17,9 @@
  * A reply is counted once per sequence number: DUP! lines and a second
  * reply to the same sequence (a broadcast ping) are not samples.
  */
+#include <errno.h>
+#include <limits.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -53,6 +56,7 @@ static int
 number_before(const char *line, const char *word, int *value)
 {
 	const char *p = strstr(line, word), *q;
+	long n;
 
 	if (p == NULL || p == line)
 		return -1;
@@ -64,7 +68,12 @@ number_before(const char *line, const char *word, int *value)
 		q--;
 	if (q == p)
 		return -1;
-	*value = atoi(q);
+	/* Counts beyond int (hostile or garbled output) are no count. */
+	errno = 0;
+	n = strtol(q, NULL, 10);
+	if (errno != 0 || n > INT_MAX)
+		return -1;
+	*value = (int)n;
 	return 0;
 }
 
@@ -92,7 +101,8 @@ parse_reply(struct parse_state *st, const char *line)
 
 	if (strstr(line, "DUP!") != NULL)
 		return 0;
-	if (number_after(line, "time=", &ms) != 0)
+	/* A time that is not a finite, non-negative number is no sample. */
+	if (number_after(line, "time=", &ms) != 0 || !isfinite(ms) || ms < 0)
 		return 0;
 	if (number_after(line, "icmp_seq=", &seq) != 0)
 		(void)number_after(line, "seq=", &seq);
@@ -136,7 +146,8 @@ parse_rtt(struct parse_state *st, const char *line)
 	if (p == NULL)
 		return;
 	n = sscanf(p + 1, " %lf/%lf/%lf/%lf", &v[0], &v[1], &v[2], &v[3]);
-	if (n < 3)
+	if (n < 3 || !isfinite(v[0]) || !isfinite(v[1]) || !isfinite(v[2]) ||
+	    !isfinite(v[3]))
 		return;
 	r->have_rtt_line = 1;
 	r->min_ms = v[0];
@@ -166,7 +177,7 @@ finish(struct ping_result *r)
 	double *sorted;
 
 	if (r->transmitted > 0)
-		r->loss_pct = 100.0 * (r->transmitted - r->received) /
+		r->loss_pct = 100.0 * ((double)r->transmitted - r->received) /
 		    r->transmitted;
 	if (r->loss_pct < 0)
 		r->loss_pct = 0;

@@ -20,6 +20,7 @@
 #include "error.h"
 #include "heatmap_records.h"
 #include "json_pos.h"
+#include "json_strict.h"
 #include "log.h"
 #include "record_schema.h"
 #include "util.h"
@@ -38,6 +39,10 @@ record_parse_time(const char *s)
 	if (sscanf(s, "%4d-%2d-%2dT%2d:%2d:%lf%n", &y, &mo, &d, &h, &mi, &sec,
 	    &n) != 6 && sscanf(s, "%4d-%2d-%2d %2d:%2d:%lf%n", &y, &mo, &d, &h,
 	    &mi, &sec, &n) != 6)
+		return NAN;
+	/* Fields out of range (a second of 1e300 or inf) are no time. */
+	if (!(sec >= 0 && sec < 61) || mo < 1 || mo > 12 || d < 1 || d > 31 ||
+	    h < 0 || h > 24 || mi < 0 || mi > 59)
 		return NAN;
 	memset(&tm, 0, sizeof tm);
 	tm.tm_year = y - 1900;
@@ -98,19 +103,30 @@ static double
 time_field(const cJSON *obj, const char *name)
 {
 	const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, name);
+	double t = NAN;
 
 	if (cJSON_IsNumber(v))
-		return v->valuedouble;
-	if (cJSON_IsString(v))
-		return record_parse_time(v->valuestring);
-	return NAN;
+		t = v->valuedouble;
+	else if (cJSON_IsString(v))
+		t = record_parse_time(v->valuestring);
+	/* Only times a page's script can show (JavaScript's Date range). */
+	return fabs(t) <= RECORD_TIME_MAX ? t : NAN;
 }
 
 static int
 add_metric(struct record *r, size_t *alloc, const char *name, double value)
 {
 	struct record_metric *m;
+	size_t i;
 
+	/* "a_b" and {"a": {"b"}} name one metric: the later value wins. */
+	for (i = 0; i < r->nmetrics; i++)
+		if (strcmp(r->metrics[i].name, name) == 0) {
+			r->metrics[i].value = value;
+			return 0;
+		}
+	if (r->nmetrics >= RECORD_METRICS_MAX)
+		return 0;
 	if (r->nmetrics == *alloc) {
 		size_t n = *alloc ? *alloc * 2 : 8;
 
@@ -129,8 +145,35 @@ add_metric(struct record *r, size_t *alloc, const char *name, double value)
 }
 
 /*
- * Every number in metrics is a metric, except the _ns twins of the _ms
- * values (the page shows milliseconds); a nested object such as
+ * metrics has the _ms twin of the _ns number named name ("avg_ns" ->
+ * "avg_ms"): the page shows milliseconds, so the twin is the metric.
+ */
+static int
+has_ms_twin(const cJSON *metrics, const char *name)
+{
+	char twin[128];
+	size_t n = strlen(name) - 3;
+
+	if (n + 4 > sizeof twin)
+		return 0;
+	memcpy(twin, name, n);
+	memcpy(twin + n, "_ms", 4);
+	return cJSON_IsNumber(cJSON_GetObjectItemCaseSensitive(metrics, twin));
+}
+
+/* name_ns without an _ms twin (upstream's elapsed_ns) as name_ms. */
+static int
+add_ns_metric(struct record *r, size_t *alloc, const char *name, double ns)
+{
+	char ms[128];
+
+	snprintf(ms, sizeof ms, "%.*s_ms", (int)(strlen(name) - 3), name);
+	return add_metric(r, alloc, ms, ns / 1e6);
+}
+
+/*
+ * Every number in metrics is a metric; an _ns number is shown as its _ms
+ * twin, or converted to one; a nested object such as
  * "sender": {"mbps": ...} becomes "sender_mbps".
  */
 static int
@@ -153,7 +196,14 @@ read_metrics(struct record *r, const cJSON *metrics)
 				r->nsamples = n;
 			continue;
 		}
-		if (cJSON_IsNumber(m) && !str_ends_with(m->string, "_ns")) {
+		if (cJSON_IsNumber(m) && str_ends_with(m->string, "_ns")) {
+			if (!has_ms_twin(metrics, m->string) && (rc =
+			    add_ns_metric(r, &alloc, m->string,
+			    m->valuedouble)) != 0)
+				return rc;
+			continue;
+		}
+		if (cJSON_IsNumber(m)) {
 			if ((rc = add_metric(r, &alloc, m->string,
 			    m->valuedouble)) != 0)
 				return rc;
@@ -171,6 +221,31 @@ read_metrics(struct record *r, const cJSON *metrics)
 			    sub->valuedouble)) != 0)
 				return rc;
 		}
+	}
+	return 0;
+}
+
+/*
+ * The port an iperf3 command line names ("iperf3 ... -p 5298 ..."), after
+ * the word iperf3 so that an ssh -p in front of it is not taken; 0 if none.
+ */
+static int
+command_port(const cJSON *obj)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj,
+	    RECORD_F_COMMAND);
+	const char *p;
+	long port;
+
+	if (!cJSON_IsString(v) || (p = strstr(v->valuestring, "iperf3")) ==
+	    NULL)
+		return 0;
+	while ((p = strstr(p, " -p")) != NULL) {
+		p += 3;
+		if (*p != ' ' && !isdigit((unsigned char)*p))
+			continue;
+		port = strtol(p, NULL, 10);
+		return port > 0 && port < 65536 ? (int)port : 0;
 	}
 	return 0;
 }
@@ -240,6 +315,7 @@ record_from_json(const cJSON *obj, struct record **out, char **cause)
 	v = cJSON_GetObjectItemCaseSensitive(obj, "metrics");
 	if (cJSON_IsObject(v) && (rc = read_metrics(r, v)) != 0)
 		goto out;
+	r->port = command_port(obj);
 	*out = r;
 	r = NULL;
 	rc = 0;
@@ -265,10 +341,16 @@ record_parse(const char *line, size_t len, struct record **out, char **cause)
 	cJSON *obj;
 	size_t off;
 	const char *what, *end = NULL;
+	long nul;
 	int rc;
 
 	*out = NULL;
 	*cause = NULL;
+	if (memchr(line, '\0', len) != NULL)
+		return fail_cause(cause, "a NUL byte: not a text line");
+	if ((nul = json_find_nul(line, len)) >= 0)
+		return fail_cause(cause, "column %ld: a \\u0000 (NUL) in a "
+		    "string is not supported", nul + 1);
 	obj = cJSON_ParseWithLengthOpts(line, len, &end, 0);
 	if (obj != NULL && !blank(end, (size_t)(line + len - end))) {
 		cJSON_Delete(obj);
@@ -288,7 +370,7 @@ record_parse(const char *line, size_t len, struct record **out, char **cause)
 	}
 	if (!cJSON_IsObject(obj))
 		rc = fail_cause(cause, "%s", "a record must be a JSON object");
-	else
+	else if ((rc = json_keep_last(obj)) == 0)
 		rc = record_from_json(obj, out, cause);
 	cJSON_Delete(obj);
 	return rc;
@@ -306,6 +388,7 @@ run_info_free(struct run_info *run)
 	for (i = 0; i < run->nmachines; i++)
 		free(run->machines[i]);
 	free(run->machines);
+	free(run->libp2p_ports);
 	for (i = 0; i < run->nconvergence; i++)
 		free(run->convergence[i].host);
 	free(run->convergence);
@@ -343,15 +426,20 @@ run_info_from_json(const cJSON *obj, const char *path, struct run_info **out)
 		goto out;
 	machines = cJSON_GetObjectItemCaseSensitive(obj, "machines");
 	n = (size_t)cJSON_GetArraySize(machines);
-	if (n > 0 && (run->machines = calloc(n, sizeof *run->machines)) ==
-	    NULL)
+	if (n > 0 && ((run->machines = calloc(n, sizeof *run->machines)) ==
+	    NULL || (run->libp2p_ports = calloc(n,
+	    sizeof *run->libp2p_ports)) == NULL))
 		goto out;
 	cJSON_ArrayForEach(m, machines) {
 		char *name = cJSON_IsString(m) ? strdup(m->valuestring) :
 		    dup_string_field(m, "name");
 
-		if (name != NULL)
-			run->machines[run->nmachines++] = name;
+		if (name == NULL)
+			continue;
+		v = cJSON_GetObjectItemCaseSensitive(m, "libp2p_port");
+		run->libp2p_ports[run->nmachines] = cJSON_IsNumber(v) ?
+		    v->valueint : 0;
+		run->machines[run->nmachines++] = name;
 	}
 	conv = cJSON_GetObjectItemCaseSensitive(obj, "convergence");
 	n = (size_t)cJSON_GetArraySize(conv);
@@ -397,6 +485,78 @@ input_add_record(struct record_input *in, struct record *r)
 	return 0;
 }
 
+/*
+ * The input is read through a buffer of at most one line (RECORDS_LINE_MAX)
+ * plus one read: a file of any size streams, and a file that is not text
+ * (/dev/zero) stops at its first over-long line instead of filling memory.
+ * Only a file that may be a run.json (one document of at most
+ * RUN_JSON_MAX bytes) is held whole.
+ */
+struct reader {
+	FILE *f;
+	char *buf;
+	size_t start, end, alloc;	/* unread bytes: buf[start, end) */
+	int eof;
+};
+
+/* Read more, keeping the unread bytes; room for a NUL after them. */
+static int
+reader_more(struct reader *r)
+{
+	size_t n, unread = r->end - r->start;
+	char *p;
+
+	if (r->start > 0) {
+		memmove(r->buf, r->buf + r->start, unread);
+		r->start = 0;
+		r->end = unread;
+	}
+	if (r->alloc - r->end < 65536 + 1) {
+		n = r->alloc ? r->alloc * 2 : 1 << 20;
+		if ((p = realloc(r->buf, n)) == NULL)
+			return NP_ERR_NOMEM;
+		r->buf = p;
+		r->alloc = n;
+	}
+	n = fread(r->buf + r->end, 1, r->alloc - r->end - 1, r->f);
+	r->end += n;
+	if (n == 0) {
+		if (ferror(r->f))
+			return NP_ERR_IO;
+		r->eof = 1;
+	}
+	return 0;
+}
+
+/* The next line, without its newline; 1 at the end of the input. */
+static int
+reader_line(struct reader *r, const char **line, size_t *len)
+{
+	size_t scanned = 0;
+	char *nl;
+	int rc;
+
+	for (;;) {
+		nl = memchr(r->buf + r->start + scanned, '\n',
+		    r->end - r->start - scanned);
+		if (nl != NULL || r->eof) {
+			if (nl == NULL && r->start == r->end)
+				return 1;
+			*line = r->buf + r->start;
+			*len = nl != NULL ? (size_t)(nl - *line) :
+			    r->end - r->start;
+			r->start = nl != NULL ? (size_t)(nl + 1 - r->buf) :
+			    r->end;
+			return *len > RECORDS_LINE_MAX ? NP_ERR_PARSE : 0;
+		}
+		scanned = r->end - r->start;
+		if (scanned > RECORDS_LINE_MAX)
+			return NP_ERR_PARSE;
+		if ((rc = reader_more(r)) != 0)
+			return rc;
+	}
+}
+
 /* A run.json is one (usually pretty-printed) object with convergence. */
 static int
 try_run_json(struct record_input *in, const char *path, const char *text,
@@ -417,7 +577,14 @@ try_run_json(struct record_input *in, const char *path, const char *text,
 		cJSON_Delete(obj);
 		return 0;
 	}
-	rc = run_info_from_json(obj, path, &run);
+	if (json_find_nul(text, len) >= 0) {
+		cJSON_Delete(obj);
+		log_error("%s: a \\u0000 (NUL) in a string is not supported",
+		    path);
+		return NP_ERR_PARSE;
+	}
+	if ((rc = json_keep_last(obj)) == 0)
+		rc = run_info_from_json(obj, path, &run);
 	cJSON_Delete(obj);
 	if (rc != 0)
 		return rc;
@@ -432,55 +599,100 @@ try_run_json(struct record_input *in, const char *path, const char *text,
 	return 0;
 }
 
+/* Read ahead up to RUN_JSON_MAX + 1 bytes: is it a whole run.json? */
+static int
+reader_run_json(struct reader *r, struct record_input *in, const char *path,
+    int *taken)
+{
+	int rc;
+
+	*taken = 0;
+	while (!r->eof && r->end - r->start <= RUN_JSON_MAX)
+		if ((rc = reader_more(r)) != 0)
+			return rc;
+	if (r->end - r->start > RUN_JSON_MAX)
+		return 0;
+	r->buf[r->end] = '\0';
+	return try_run_json(in, path, r->buf + r->start, r->end - r->start,
+	    taken);
+}
+
+static int
+read_one_line(struct record_input *in, const char *line, size_t len,
+    const char *path, int lineno, int strict)
+{
+	struct record *r;
+	char *cause;
+	int rc;
+
+	if (blank(line, len))
+		return 0;
+	rc = record_parse(line, len, &r, &cause);
+	if (rc == NP_ERR_PARSE) {
+		if (strict)
+			log_error("%s:%d: %s (--strict: stopping)", path,
+			    lineno, cause);
+		else
+			log_warn("%s:%d: %s; line skipped", path, lineno,
+			    cause);
+		free(cause);
+		in->malformed++;
+		return strict ? NP_ERR_PARSE : 0;
+	}
+	if (rc != 0)
+		return rc;
+	if (in->nrecords >= RECORDS_MAX) {
+		in->left_out++;
+		record_free(r);
+		return 0;
+	}
+	r->file = path;
+	r->line = lineno;
+	if ((rc = input_add_record(in, r)) != 0)
+		record_free(r);
+	return rc;
+}
+
+int
+records_read_stream(struct record_input *in, FILE *f, const char *path,
+    int strict)
+{
+	struct reader rd = { .f = f };
+	const char *line;
+	size_t len;
+	int rc, lineno = 0, taken;
+
+	if ((rc = reader_run_json(&rd, in, path, &taken)) != 0 || taken)
+		goto out;
+	while ((rc = reader_line(&rd, &line, &len)) == 0)
+		if ((rc = read_one_line(in, line, len, path, ++lineno,
+		    strict)) != 0)
+			goto out;
+	if (rc == 1)
+		rc = 0;
+	else if (rc == NP_ERR_PARSE)
+		log_error("%s:%d: a line longer than %d MiB: not a file of "
+		    "records; give a collect or bench .jsonl or a run.json",
+		    path, lineno + 1, RECORDS_LINE_MAX >> 20);
+out:
+	if (rc == NP_ERR_IO)
+		log_error("%s: read error: %s", path, strerror(errno));
+	free(rd.buf);
+	return rc;
+}
+
 int
 records_read_file(struct record_input *in, const char *path, int strict)
 {
-	char *text, *line, *nl, *cause = NULL;
-	struct record *r;
-	size_t len, linelen;
-	int rc, lineno = 0, taken;
+	FILE *f;
+	int rc;
 
-	if ((rc = file_read(path, &text, &len, &cause)) != 0) {
-		log_error("%s; check the --input path", cause != NULL ? cause :
-		    error_string(rc));
-		free(cause);
-		return rc;
+	if ((f = fopen(path, "rb")) == NULL) {
+		log_error("%s: %s; check the --input path", path,
+		    strerror(errno));
+		return NP_ERR_IO;
 	}
-	if ((rc = try_run_json(in, path, text, len, &taken)) != 0 || taken)
-		goto out;
-	for (line = text; line < text + len; line = nl + 1) {
-		lineno++;
-		if ((nl = memchr(line, '\n', (size_t)(text + len - line))) ==
-		    NULL)
-			nl = text + len;
-		linelen = (size_t)(nl - line);
-		if (blank(line, linelen))
-			continue;
-		rc = record_parse(line, linelen, &r, &cause);
-		if (rc == NP_ERR_PARSE) {
-			if (strict)
-				log_error("%s:%d: %s (--strict: stopping)",
-				    path, lineno, cause);
-			else
-				log_warn("%s:%d: %s; line skipped", path,
-				    lineno, cause);
-			free(cause);
-			in->malformed++;
-			if (strict)
-				goto out;
-			rc = 0;
-			continue;
-		}
-		if (rc != 0)
-			goto out;
-		r->file = path;
-		r->line = lineno;
-		if ((rc = input_add_record(in, r)) != 0) {
-			record_free(r);
-			goto out;
-		}
-	}
-out:
-	free(text);
+	rc = records_read_stream(in, f, path, strict);
+	fclose(f);
 	return rc;
 }

@@ -3,6 +3,13 @@
 # on Debian, as root. Idempotent: only missing packages are installed.
 #
 #   tests/install-deps.sh [build] [lab] [test]    (default: all three)
+#
+# build: what `cmake` and the compiler need for netprof itself (tests off).
+# lab: the lab of network namespaces and what examples/lab-demo.sh runs.
+# test: tests/run.sh (cmocka, Node.js and Chromium for the node and browser
+# tests, python3 for the tunnel test's server, clang for the clang build and
+# the fuzzers, bc for tests/bench).
+# tests/deps/test_build_deps.sh proves the build group is enough to build.
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -11,7 +18,7 @@ build_pkgs="gcc make cmake pkg-config libssh-dev libuv1-dev libcjson-dev
   libcurl4-openssl-dev"
 lab_pkgs="iproute2 openssh-server openssh-client iputils-ping iperf3 procps
   psmisc jq time fping"
-test_pkgs="libcmocka-dev nodejs npm chromium python3"
+test_pkgs="libcmocka-dev nodejs npm chromium python3 curl clang libclang-rt-dev bc"
 
 groups=${*:-build lab test}
 want=""

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# Run every netprof test: install what is missing, build twice (a -Werror
-# build and an ASan+UBSan build), run the whole ctest suite on the first
-# and the C tests (unit and integration) on the second. Run as root on
+# Run every netprof test: install what is missing, build three times (a
+# -Werror build, an ASan+UBSan build and a -Werror build with clang), run the
+# whole ctest suite on the first and the C tests (unit and integration) on
+# the second. Run as root on
 # Debian: the integration tests build a lab of network namespaces.
 #
 #   tests/run.sh [ctest arguments...]     e.g. tests/run.sh -R collect
@@ -27,9 +28,13 @@ summary() {	# ctest log -> "passed failed"
 	    tail -1
 }
 
-configure_and_build "$build/main" || exit 1
-configure_and_build "$build/asan" -DNETPROF_SANITIZE=ON \
+configure_and_build "$build/main" -DNETPROF_TESTS=ON || exit 1
+configure_and_build "$build/asan" -DNETPROF_TESTS=ON -DNETPROF_SANITIZE=ON \
     -DCMAKE_BUILD_TYPE=Debug || exit 1
+# clang's warnings differ from gcc's: everything must build with both, the
+# libFuzzer targets included (tests/fuzz/run.sh runs them).
+CC=clang configure_and_build "$build/clang" -DNETPROF_TESTS=ON -DNETPROF_FUZZ=ON ||
+    exit 1
 
 # Full malloc stacks: suppressions name library functions deep in them.
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=0:fast_unwind_on_malloc=0}
@@ -40,8 +45,8 @@ status=0
 echo "== tests: -Werror build (all tests)"
 (cd "$build/main" && ctest --output-on-failure "$@") 2>&1 | tee "$build/main.log"
 [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
-echo "== tests: ASan+UBSan build (unit and integration tests)"
-(cd "$build/asan" && ctest --output-on-failure -L 'unit|integration' "$@") 2>&1 |
+echo "== tests: ASan+UBSan build (unit, integration and fuzz corpus tests)"
+(cd "$build/asan" && ctest --output-on-failure -L 'unit|integration|fuzz' "$@") 2>&1 |
     tee "$build/asan.log"
 [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
 

@@ -20,6 +20,11 @@ const FLAGS = ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run',
   '--disable-sync', '--disable-quic'];
 
 function skip(why) {
+  // CI (NETPROF_TESTS_NO_SKIP=1) ran the install step: missing is a failure.
+  if (process.env.NETPROF_TESTS_NO_SKIP === '1') {
+    console.log(`FAIL: ${why}`);
+    process.exit(1);
+  }
   console.log(`SKIP: ${why}`);
   process.exit(77);
 }
@@ -46,6 +51,13 @@ heatmap(['--input', path.join(FIXTURES, 'collect.jsonl'),
   '--title', 'fixture lab', '--output', page1]);
 const hostile = path.join(OUT, 'hostile.html');
 heatmap(['--input', path.join(FIXTURES, 'hostile.jsonl'), '--output', hostile]);
+// A kind whose records all failed (no metric at all), and times far outside
+// JavaScript's Date range (1e300 seconds, -9e15).
+const failedKind = path.join(OUT, 'failed-kind.html');
+heatmap(['--input', path.join(FIXTURES, 'failed-kind.jsonl'), '--output', failedKind]);
+const failedOnly = path.join(OUT, 'failed-only.html');
+heatmap(['--input', path.join(FIXTURES, 'failed-kind.jsonl'), '--kind', 'latency',
+  '--output', failedOnly]);
 
 // Nothing in the page may point anywhere: no scheme, no "//", no tag with
 // src/href (input strings are escaped, so their "<" never opens a tag).
@@ -157,6 +169,41 @@ await withContext({}, async (context) => {
   assert.equal(await hp.$$eval('img', (i) => i.length), 0, 'no element from the input');
   assert.deepEqual(hseen.errors, []);
   ok('hostile names and errors stay text');
+});
+
+await withContext({}, async (context) => {
+  const page = context.pages()[0] || await context.newPage();
+  const seen = watch(page);
+  await page.goto(pathToFileURL(failedKind).href, { waitUntil: 'load' });
+  await page.waitForSelector('#controls', { state: 'visible' });
+  const pingCells = await cellTexts(page);
+  // Every ping tooltip, the one with an out-of-range time included.
+  for (let r = 1; r <= 3; r++) {
+    for (let c = 1; c <= 3; c++) {
+      await page.hover(`#matrix tbody tr:nth-child(${r}) td:nth-of-type(${c})`);
+      await page.waitForSelector('#tip:not([hidden])');
+    }
+  }
+  await page.selectOption('#kind', { label: 'latency' });
+  assert.equal(await page.getAttribute('body', 'data-view'), 'latency/');
+  assert.match(await page.textContent('#view-title'), /latency: no metric/);
+  const latCells = await cellTexts(page);
+  assert.notEqual(latCells, pingCells, 'the failed kind does not show ping\'s values');
+  assert.doesNotMatch(latCells, /\d/, 'no value in a kind whose records all failed');
+  assert.equal(await page.getAttribute('#matrix tbody tr:nth-child(1) td:nth-of-type(2)', 'class'), 'f');
+  await page.hover('#matrix tbody tr:nth-child(2) td:nth-of-type(1)');
+  await page.waitForFunction(() => /timed out/.test(document.getElementById('tip').textContent));
+  assert.deepEqual(seen.errors, [], 'no console error');
+  ok('a kind whose records all failed shows failures, not another kind\'s values');
+
+  const only = await context.newPage();
+  const oseen = watch(only);
+  await only.goto(pathToFileURL(failedOnly).href, { waitUntil: 'load' });
+  await only.waitForSelector('#controls', { state: 'visible' });
+  await only.hover('#matrix tbody tr:nth-child(1) td:nth-of-type(2)');
+  await only.waitForSelector('#tip:not([hidden])');
+  assert.deepEqual(oseen.errors, [], 'no console error when the first kind has no metric');
+  ok('a page whose only kind has no metric runs its script without error');
 });
 
 await withContext({ javaScriptEnabled: false }, async (context) => {

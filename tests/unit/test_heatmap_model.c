@@ -150,7 +150,7 @@ test_median_of_ok_records(void **state)
 static void
 test_states_and_natural_host_order(void **state)
 {
-	const char *paths[] = { fixture_path("heatmap", "upstream-collect.jsonl"), NULL };
+	const char *paths[] = { fixture_path("heatmap", "upstream-form-collect.jsonl"), NULL };
 	struct heatmap *hm = load(paths, HEATMAP_LATEST, NULL);
 	const char *path;
 
@@ -284,6 +284,44 @@ test_malformed_lines_skipped_or_fatal(void **state)
 	log_set_level(LOG_NORMAL);
 }
 
+/* Input no tool should write is refused or made harmless, never UB. */
+static void
+test_record_parse_hostile(void **state)
+{
+	static const char nul[] = "{\"kind\":\"ping\",\"source\":\"a\\u0000x\","
+	    "\"target\":\"b\"}";
+	static const char raw_nul[] = "{\"kind\":\"ping\",\"source\":\"a\0x\","
+	    "\"target\":\"b\"}";
+	static const char dup[] = "{\"kind\":\"ping\",\"source\":\"a\","
+	    "\"target\":\"b\",\"ok\":true,\"metrics\":{\"avg\":1,\"x_y\":2,"
+	    "\"x\":{\"y\":3},\"avg\":4},\"source\":\"c\",\"ended_at\":1e300}";
+	struct record *r;
+	char *cause;
+
+	(void)state;
+	assert_int_equal(record_parse(nul, strlen(nul), &r, &cause),
+	    NP_ERR_PARSE);
+	assert_string_equal(cause, "column 27: a \\u0000 (NUL) in a string is "
+	    "not supported");
+	free(cause);
+	assert_int_equal(record_parse(raw_nul, sizeof raw_nul - 1, &r, &cause),
+	    NP_ERR_PARSE);
+	free(cause);
+	assert_int_equal(record_parse(dup, strlen(dup), &r, &cause), 0);
+	assert_string_equal(r->source, "c");	/* the last wins */
+	assert_int_equal(r->nmetrics, 2);	/* one avg, one x_y */
+	assert_string_equal(r->metrics[0].name, "x_y");
+	assert_true(r->metrics[0].value == 3);
+	assert_string_equal(r->metrics[1].name, "avg");
+	assert_true(r->metrics[1].value == 4);
+	assert_true(isnan(r->time));		/* outside Date's range */
+	record_free(r);
+	assert_true(isnan(record_parse_time("2026-05-03T11:37:1e300Z")));
+	assert_true(isnan(record_parse_time("2026-05-03T11:37:infZ")));
+	assert_true(isnan(record_parse_time("2026-05-03T11:37:-5Z")));
+	assert_true(isnan(record_parse_time("2026-99-03T11:37:00Z")));
+}
+
 static void
 test_record_parse(void **state)
 {
@@ -339,6 +377,7 @@ main(void)
 		cmocka_unit_test(test_metric_meaning),
 		cmocka_unit_test(test_malformed_lines_skipped_or_fatal),
 		cmocka_unit_test(test_record_parse),
+		cmocka_unit_test(test_record_parse_hostile),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

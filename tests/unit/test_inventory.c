@@ -248,6 +248,10 @@ static const struct error_case error_cases[] = {
 	  "machines.json: machines[0].bootstrap_extra[0]: \"/ip4/1.2.3.4/tcp/"
 	  "1; reboot\" is not a multiaddr; expected e.g. \"/ip4/198.18.0.1/"
 	  "tcp/4001/p2p/12D3KooW...\"" },
+	{ "nul_escape_in_name", "{\"machines\": [\n  {\"name\": \"a\\u0000x\", "
+	  "\"address\": \"h\"}]}", NULL,
+	  "machines.json:2:14: a \\u0000 (NUL) in a string is not supported; "
+	  "remove it" },
 };
 
 static const char *
@@ -682,6 +686,20 @@ test_multiaddr(void **state)
 	inventory_free(inv);
 }
 
+/* Of duplicate keys the last counts, as in Python's json. */
+static void
+test_duplicate_keys_last_wins(void **state)
+{
+	struct inventory *inv = parse_ok("{\"ping_count\": 3, \"machines\": "
+	    "[{\"name\": \"first\", \"address\": \"h\", \"name\": \"last\"}], "
+	    "\"ping_count\": 7}");
+
+	assert_int_equal(inv->n_machines, 1);
+	assert_string_equal(inv->machines[0].name, "last");
+	assert_int_equal(inv->ping_count, 7);
+	inventory_free(inv);
+}
+
 static void
 test_free_null(void **state)
 {
@@ -710,6 +728,7 @@ main(void)
 		cmocka_unit_test(test_select_keeps_inventory_order),
 		cmocka_unit_test(test_select_unknown_and_empty),
 		cmocka_unit_test(test_multiaddr),
+		cmocka_unit_test(test_duplicate_keys_last_wins),
 		cmocka_unit_test(test_free_null),
 	};
 	size_t n_fixed = sizeof fixed / sizeof fixed[0];

@@ -44,11 +44,11 @@ static void
 test_upstream_example(void **state)
 {
 	char *tmpl[] = { "rcc", "run", "--profile", "{host}", "--", "bash",
-	    "-lc", "export PATH=$HOME/otela-bench-bin/$(uname -m):$PATH; "
-	    "{command}" };
+	    "-lc", ("export PATH=$HOME/otela-bench-bin/$(uname -m):$PATH; "
+	    "{command}") };
 	const char *want[] = { "rcc", "run", "--profile", "clariden-profile",
-	    "--", "bash", "-lc", "export PATH=$HOME/otela-bench-bin/"
-	    "$(uname -m):$PATH; otela peer-id --config-dir '/tmp/x y'", NULL };
+	    "--", "bash", "-lc", ("export PATH=$HOME/otela-bench-bin/"
+	    "$(uname -m):$PATH; otela peer-id --config-dir '/tmp/x y'"), NULL };
 	char **argv = NULL;
 
 	assert_int_equal(template_expand(tmpl, 8, &clariden,

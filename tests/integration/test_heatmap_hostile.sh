@@ -1,0 +1,140 @@
+#!/usr/bin/env bash
+# heatmap (and the commands that print to standard output) against hostile
+# input and outputs, no host contacted: the page is written only through a
+# new file beside it and only over a writable regular file (a planted
+# symlink, a FIFO, a device, a read-only file are refused; a file's mode is
+# kept); input that is not records (/dev/zero) stops with a clear error in
+# bounded memory; more hosts than a page can show are left out and said so;
+# NUL in a string is refused, the last of duplicate keys wins; absurd times
+# are no time; kind and metric names reach the terminal without control
+# characters; write errors on standard output exit 1 (heatmap --text, plan
+# --json, check).
+. "$(dirname "$0")/lib.sh"
+require_cmd jq mkfifo /usr/bin/time
+
+T=$NETPROF_TEST_TMP/heatmap-hostile
+rm -rf "$T"
+mkdir -p "$T"
+cd "$T" || exit 1
+in=$NETPROF_FIXTURES/heatmap/collect.jsonl
+np() { "$NETPROF_BIN" "$@"; }
+
+# --- the output path ------------------------------------------------------
+
+echo secret >target
+ln -s target link.html
+assert_status 1 np heatmap -i "$in" -o link.html
+assert_contains "$OUT" "link.html is a symbolic link"
+assert_eq secret "$(cat target)" "the link's target is untouched"
+[ -L link.html ] || fail "the symlink was replaced"
+
+mkfifo fifo.html
+assert_status 1 np heatmap -i "$in" -o fifo.html
+assert_contains "$OUT" "fifo.html is not a regular file (a FIFO)"
+[ -p fifo.html ] || fail "the FIFO was replaced"
+
+assert_status 1 np heatmap -i "$in" -o /dev/null
+assert_contains "$OUT" "/dev/null is not a regular file (a device)"
+[ -c /dev/null ] || fail "/dev/null is no longer a device"
+
+mkdir dir.html
+assert_status 1 np heatmap -i "$in" -o dir.html
+assert_contains "$OUT" "dir.html is not a regular file (a directory)"
+
+echo old >ro.html
+chmod 444 ro.html
+assert_status 1 np heatmap -i "$in" -o ro.html
+assert_contains "$OUT" "ro.html is read-only"
+assert_eq old "$(cat ro.html)"
+
+echo old >keep.html
+chmod 640 keep.html
+assert_status 0 np heatmap -i "$in" -o keep.html
+assert_eq 640 "$(stat -c %a keep.html)" "a replaced page keeps its mode"
+assert_file_contains keep.html "<!DOCTYPE html>"
+
+# The old predictable temporary name, planted as a link, is not followed.
+ln -s target new.html.tmp
+assert_status 0 np heatmap -i "$in" -o new.html
+assert_eq secret "$(cat target)" "a link at new.html.tmp is not followed"
+assert_eq 644 "$(umask 022; np heatmap -i "$in" -o umask.html 2>/dev/null; stat -c %a umask.html)" \
+    "a new page gets 0666 less the umask"
+assert_eq "" "$(find . -name '.*.html.*')" "no temporary file left behind"
+
+# Missing directories are made, as upstream makes them; one that cannot be
+# made (a file in the way) is refused with the reason.
+assert_status 0 np heatmap -i "$in" -o missing-dir/sub/page.html
+assert_file_contains missing-dir/sub/page.html "<html"
+touch not-a-dir
+assert_status 1 np heatmap -i "$in" -o not-a-dir/page.html
+assert_contains "$OUT" "not-a-dir"
+
+# --- input that is not records, and too much of it ----------------------------
+
+# Peak memory in KiB of a command (GNU time; ulimit -v would stop ASan).
+peak_kib() { sed -n 's/^peak_kib=//p' <<<"$OUT"; }
+assert_status 2 /usr/bin/time -f peak_kib=%M timeout 60 "$NETPROF_BIN" heatmap -i /dev/zero --text
+assert_contains "$OUT" "/dev/zero:1: a line longer than 1 MiB: not a file of records"
+[ "$(peak_kib)" -lt 300000 ] || fail "/dev/zero took $(peak_kib) KiB"
+
+for i in $(seq 1 600); do
+	printf '{"kind":"ping","source":"s%d","target":"t%d","ok":true,"metrics":{"avg":1}}\n' "$i" "$i"
+done >many.jsonl
+assert_status 0 np heatmap -i many.jsonl -o many.html
+assert_contains "$OUT" "344 records left out: a page shows at most 512 hosts"
+assert_contains "$OUT" "wrote many.html (512 hosts"
+assert_file_contains many.html "344 records left out"
+
+# A small run.json naming 3,000 machines: the page keeps to its bound.
+{
+	printf '{"run_id": "big", "convergence": {}, "machines": ['
+	seq -s, -f '"m%.0f"' 1 3000
+	printf ']}\n'
+} >big-run.json
+jq -e '.machines | length == 3000' big-run.json >/dev/null || fail "big-run.json is not the run.json meant"
+assert_status 0 /usr/bin/time -f peak_kib=%M "$NETPROF_BIN" heatmap -i big-run.json -i "$in" -o big.html
+[ "$(peak_kib)" -lt 300000 ] || fail "a run.json of 3,000 machines took $(peak_kib) KiB"
+assert_contains "$OUT" "wrote big.html (512 hosts, 2 kinds, 26 records"
+assert_not_contains "$OUT" "left out" "hosts with records come before a run's machines without"
+
+# --- NUL, duplicate keys, absurd times, names with escape sequences ----------
+
+cat >odd.jsonl <<'JSONL'
+{"kind":"ping","source":"a\u0000x","target":"b","ok":true,"metrics":{"avg":1}}
+{"kind":"ping","source":"a","target":"b","ok":true,"metrics":{"avg":1},"ok":false,"error":"last wins"}
+{"kind":"ping","source":"b","target":"a","ok":true,"timestamp":"2026-11-30T19:17:1e300+00:00","metrics":{"avg":2}}
+{"kind":"ping","source":"a","target":"c","ok":true,"timestamp":"2026-11-30T19:17:inf+00:00","ended_at":1e300,"metrics":{"avg":3}}
+{"kind":"\u001b[31mred","source":"a","target":"b","ok":true,"metrics":{"\u001b]0;title\u0007":1}}
+JSONL
+assert_status 0 np heatmap -i odd.jsonl --text
+assert_contains "$OUT" 'odd.jsonl:1: column 27: a \u0000 (NUL) in a string is not supported; line skipped'
+assert_not_contains "$OUT" "a?x" "the NUL line is not read"
+assert_contains "$OUT" "a -> b  ping  1/1  tool_failed: last wins" "the last \"ok\" wins"
+assert_contains "$OUT" "?[31mred: ?]0;title?"
+[ "$(printf '%s' "$OUT" | tr -d -c '\033\007' | wc -c)" = 0 ] ||
+    fail "a control character from the input reached the terminal"
+assert_status 2 np heatmap -i odd.jsonl --text --metric nope --kind ping
+assert_status 2 np heatmap -i odd.jsonl --text --metric nope
+[ "$(printf '%s' "$OUT" | tr -d -c '\033\007' | wc -c)" = 0 ] ||
+    fail "a metric name's control characters reached an error message"
+
+# A failed record of a host against itself (found by fuzzing: a crash).
+printf '%s\n' '{"kind":"ping","source":"a","target":"a","ok":false,"error":"x"}' \
+    '{"kind":"ping","source":"a","target":"b","ok":true,"metrics":{"avg":1}}' >self.jsonl
+assert_status 0 np heatmap -i self.jsonl --text -o self.html
+assert_contains "$OUT" "Failures: none."
+
+# --- write errors on standard output --------------------------------------
+
+assert_status 1 bash -c "$NETPROF_BIN heatmap -i $in --text >/dev/full"
+assert_contains "$OUT" "standard output: write error (No space left on device)"
+cat >local.json <<'JSON'
+{"transport": "local", "machines": [{"name": "a", "address": "127.0.0.1"},
+                                    {"name": "b", "address": "127.0.0.2"}]}
+JSON
+assert_status 1 bash -c "$NETPROF_BIN plan --config local.json --json >/dev/full"
+assert_contains "$OUT" "standard output: write error (No space left on device)"
+assert_status 0 np plan --config local.json --json
+assert_status 1 bash -c "$NETPROF_BIN check --config local.json >/dev/full"
+assert_contains "$OUT" "standard output: write error (No space left on device)"
+test_pass
