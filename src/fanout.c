@@ -84,14 +84,18 @@ static void
 put_fping(FILE *f, const struct probe_settings *ps, char *const *addresses,
     size_t n, int forced)
 {
-	int period = fping_period_ms(ps);
+	int period = fping_period_ms(ps), gap;
 	size_t i;
 
+	/* the targets' packets spread over the period (at most fping's
+	   default 10 ms apart), not sent in one burst */
+	gap = n > 0 ? period / (int)n : 10;
+	gap = gap < 1 ? 1 : gap > 10 ? 10 : gap;
 	/* fping refuses some settings (a period below its minimum): then
 	   status 3 or 4, and ping does the work unless fping was asked for */
-	fprintf(f, "%s\no=$(fping -C %d -p %d -t %d -i 1 -q",
+	fprintf(f, "%s\no=$(fping -C %d -p %d -t %d -i %d -q",
 	    forced ? "{" : "if command -v fping >/dev/null 2>&1; then",
-	    ps->ping_count, period, period < 500 ? 500 : period);
+	    ps->ping_count, period, period < 500 ? 500 : period, gap);
 	for (i = 0; i < n; i++) {
 		fputc(' ', f);
 		put_word(f, addresses[i]);

@@ -208,6 +208,22 @@ host_net_up() {
 	ip -n "$ns" link set eth0 up
 }
 
+# Every host knows every other host's MAC (permanent neighbour entries).
+# The bridge is software on the machine's few cores: when N hosts start
+# pinging each other at once, N(N-1) ARP broadcasts, each flooded to N
+# ports, overflow its queues and whole pairs lose every packet (most of
+# them at N = 64), which a switch's hardware never does. With the MACs
+# known there is no ARP at all.
+hosts_neigh() {
+	local h o
+	for h in $(host_list); do
+		for o in $(host_list); do
+			[ "$o" = "$h" ] && continue
+			echo "neigh replace $(addr_of "$o") lladdr $(mac_of "$o") dev eth0 nud permanent"
+		done | ip -n "$(netns_of "$h")" -batch -
+	done
+}
+
 # Host $1's egress shaping: htb for a rate, netem for a delay, netem under
 # the htb class for both.
 host_qdisc() {
@@ -603,6 +619,7 @@ cmd_up() {
 		host_remove "$ns" "$(veth_of "$h")"
 		rm -rf "$(hostdir_of "$h")"
 	done
+	hosts_neigh
 	# shellcheck disable=SC2046
 	sshd_wait $(host_list)
 	write_client_files
