@@ -25,7 +25,7 @@ mk_inventory() {
 
 mk_inventory 10
 assert_status 0 "$NETPROF_BIN" plan --config "$inv" --iperf
-assert_contains "$OUT" "ping: 1 rounds, 90 probes"	# one fan-out
+assert_contains "$OUT" "ping: 1 round, 90 probes"	# one fan-out
 assert_contains "$OUT" "fan-out: one command per source host"
 assert_contains "$OUT" "iperf3: 18 rounds, 90 probes"	# 2(N-1)
 assert_contains "$OUT" "exclusive: no host in two tests"
