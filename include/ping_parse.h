@@ -29,6 +29,15 @@ struct ping_result {
  */
 int ping_parse(const char *text, struct ping_result **out, char **cause);
 
+/*
+ * A result from per-packet round-trip times given some other way (fping -C
+ * prints one value per packet, "-" for a lost one): transmitted packets,
+ * the n replies' times in packet order. Figures as ping_parse() fills them
+ * from samples alone.
+ */
+int ping_result_from_samples(int transmitted, const double *samples_ms,
+    size_t n, struct ping_result **out);
+
 void ping_result_free(struct ping_result *r);
 
 #endif

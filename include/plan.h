@@ -12,13 +12,42 @@
 
 struct inventory;
 
+/*
+ * Targets of one fan-out command by default: a host never runs more than
+ * this many pings at once, and with N-1 above it a sweep takes
+ * ceil((N-1)/fanout) ping durations.
+ */
+#define PLAN_DEFAULT_FANOUT 256
+
 struct plan_options {
 	int iperf;		/* include the iperf3 phase */
 	int rounds;		/* ping in shift rounds, one probe per host */
 	int serial;		/* one pair at a time, as upstream */
 	int max_channels;	/* per-host cap; 0: the engine's default */
 	int json;		/* JSON rows instead of text */
+	int fanout;		/* targets per fan-out command; 0: default;
+				   -1: off (one channel per probe) */
+	int duplex;		/* iperf3 in duplex shift rounds */
+	int ping_tool;		/* enum fanout_tool */
 };
+
+/* Targets per fan-out command, or 0 when pings run one per channel. */
+size_t plan_fanout(const struct plan_options *o);
+
+/* "exclusive" or "duplex", as records name the iperf3 mode. */
+const char *plan_iperf_mode(const struct plan_options *o);
+
+/* getopt codes of the options plan and collect share. */
+#define PLAN_OPT_FANOUT 0x101
+#define PLAN_OPT_IPERF_MODE 0x102
+#define PLAN_OPT_PING_TOOL 0x103
+
+/* For the commands (cmd_plan.c): parse --fanout, --iperf-mode,
+   --ping-tool or --max-channels ('m') into o; a usage error is reported
+   and NP_EXIT_USAGE returned. */
+struct cmd_entry;
+int plan_parse_option(const struct cmd_entry *self, int ch, const char *arg,
+    struct plan_options *o);
 
 /* Build the ping (and iperf3) schedules collect runs for inv. */
 int plan_schedules(const struct inventory *inv, const struct plan_options *o,

@@ -1,7 +1,10 @@
 /*
  * Progress of a collect run on stderr: on a terminal one live line
- * (round i/n, probes ok/failed, ETA) rewritten in place; otherwise one line
- * per completed round; nothing when quiet.
+ * (probes done/total, failed, ETA; the round where rounds are real)
+ * rewritten in place; otherwise lines: one per round, in round order,
+ * where rounds are real, else one per tenth of the probes; nothing when
+ * quiet. Rounds that finish out of order are reported when every earlier
+ * one has finished, so the lines always count up.
  */
 #ifndef NETPROF_PROGRESS_H
 #define NETPROF_PROGRESS_H
@@ -23,6 +26,18 @@ struct progress *progress_new(FILE *f, int quiet);
 /* A new phase ("ping", "iperf3") with n_rounds rounds and n_probes probes. */
 void progress_phase(struct progress *p, const char *name, size_t n_rounds,
     size_t n_probes);
+
+/*
+ * The schedule of the current phase (after progress_phase): each round
+ * lasts about round_seconds, which gives the ETA; rounds_real is 0 when
+ * the rounds are only a way of counting (a fan-out sweep runs them at
+ * once), and then no round numbers are shown.
+ */
+void progress_schedule(struct progress *p, double round_seconds,
+    int rounds_real);
+
+/* ETA in seconds now (for tests and the live line). */
+double progress_eta(const struct progress *p);
 
 /* One probe finished. */
 void progress_probe(struct progress *p, int ok);

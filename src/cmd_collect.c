@@ -7,9 +7,17 @@
  * holds back a whole round. The ping phase ends before the iperf3 phase
  * starts, so ping and iperf3 never share a host. Each probe's record is
  * written the moment it completes.
+ *
+ * Fan-out (the default for ping): a source host's pairs of a round run as
+ * one command on one channel (fanout.h), whose output is split per target
+ * as it arrives, each pair recorded as its ping ends. A host whose shell
+ * cannot run the fan-out script gets its pairs back one channel each.
+ * Duplex iperf3: a host may be the client of one test and the server of
+ * another at once (one of each).
  */
 #include <getopt.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,6 +29,7 @@
 #include "command_line.h"
 #include "engine.h"
 #include "error.h"
+#include "fanout.h"
 #include "inventory.h"
 #include "iperf_parse.h"
 #include "log.h"
@@ -46,6 +55,7 @@ enum task_state {
 };
 
 struct collector;
+struct fanout_run;
 
 struct task {
 	struct collector *c;
@@ -53,6 +63,9 @@ struct task {
 	struct pair pair;
 	size_t round;			/* 0-based */
 	enum task_state state;
+	int single;			/* ping on a channel of its own */
+	struct fanout_run *fan;		/* the fan-out running it, if any */
+	const char *mode;		/* how it is measured, for the record */
 	struct engine_job *job;		/* ping, or the iperf3 client */
 	struct engine_job *server;	/* the iperf3 server */
 	int server_ready, server_done, client_done, client_submitted;
@@ -78,8 +91,27 @@ struct phase {
 	size_t n_todo;			/* tasks neither done nor skipped */
 };
 
+/* One source host's fan-out command: the pairs of one round. */
+struct fanout_run {
+	struct collector *c;
+	size_t source;
+	struct task **tasks;
+	char **addresses;
+	size_t n;
+	struct fanout_split *split;
+	struct engine_job *job;
+	char *command;
+	double started_at;	/* submitted (before the session is up) */
+	double running_at;	/* its first output: the pings started */
+};
+
 struct host_state {
 	size_t sending, answering, testing;	/* probes in flight */
+	size_t clients, servers;	/* duplex iperf3 tests in flight */
+	size_t client_turn, server_turn;	/* duplex: the round it is
+						   client (server) in next */
+	struct fanout_run *fanout;	/* its running fan-out, if any */
+	int no_fanout;		/* its shell could not run the fan-out */
 	char *down;		/* why the host cannot be used, once known */
 	enum error_class down_class;
 	size_t ok, failed;
@@ -95,6 +127,10 @@ struct collector {
 	struct probe_settings ps;
 	double connect_timeout;
 	size_t width;
+	size_t fanout;		/* targets per fan-out command; 0: off */
+	enum fanout_tool tool;
+	int duplex;
+	const char *iperf_mode;	/* for the records */
 	int serial;
 	struct record_writer *writer;
 	struct record_done_set *done;
@@ -492,6 +528,9 @@ host_release(struct collector *c, const struct task *t)
 	if (t->kind == PROBE_PING) {
 		c->hosts[t->pair.source].sending--;
 		c->hosts[t->pair.target].answering--;
+	} else if (c->duplex) {
+		c->hosts[t->pair.source].clients--;
+		c->hosts[t->pair.target].servers--;
 	} else {
 		c->hosts[t->pair.source].testing--;
 		c->hosts[t->pair.target].testing--;
@@ -531,6 +570,7 @@ task_write(struct collector *c, struct task *t)
 		.started_at = t->started_at,
 		.ended_at = t->ended_at > 0 ? t->ended_at : t->started_at,
 		.round = (int)t->round + 1,
+		.mode = t->mode,
 		.error = t->ok ? NULL : t->error,
 		.error_class = t->ok ? ERROR_CLASS_NONE : t->error_class,
 		.metrics = t->metrics,
@@ -591,6 +631,10 @@ task_finish(struct task *t)
 	}
 	if (!from_loop)
 		return;		/* failed before it ran: dispatch() goes on */
+	if (t->fan != NULL) {
+		t->fan = NULL;	/* its fan-out ends on its own */
+		return;
+	}
 	host_release(c, t);
 	if (t->kind == PROBE_IPERF3) {
 		/* the timer handle must close before the task is reused */
@@ -627,6 +671,9 @@ can_start(const struct collector *c, const struct task *t)
 		return c->running == 0;
 	if (t->kind == PROBE_PING)
 		return a->sending < c->width && b->answering < c->width;
+	if (c->duplex)
+		return a->clients == 0 && b->servers == 0 &&
+		    a->client_turn == t->round && b->server_turn == t->round;
 	return a->testing == 0 && b->testing == 0;
 }
 
@@ -652,10 +699,215 @@ task_start(struct collector *c, struct task *t)
 		}
 		return;
 	}
-	c->hosts[t->pair.source].testing++;
-	c->hosts[t->pair.target].testing++;
+	if (c->duplex) {
+		c->hosts[t->pair.source].clients++;
+		c->hosts[t->pair.target].servers++;
+	} else {
+		c->hosts[t->pair.source].testing++;
+		c->hosts[t->pair.target].testing++;
+	}
 	iperf_start(t);
 }
+
+
+/* ---- fan-out ------------------------------------------------------ */
+
+static void
+fanout_run_free(struct fanout_run *run)
+{
+	if (run == NULL)
+		return;
+	fanout_split_free(run->split);
+	free(run->tasks);
+	free(run->addresses);
+	free(run->command);
+	free(run);
+}
+
+/* One target's part of the output is complete: record its pair. */
+static void
+fanout_pair_cb(struct fanout_outcome *o, void *arg)
+{
+	struct fanout_run *run = arg;
+	struct task *t = run->tasks[o->index];
+	char *cmd;
+
+	if (t->state != TASK_RUNNING || t->fan != run)
+		return;
+	t->started_at = run->running_at > 0 ? run->running_at :
+	    run->started_at;
+	t->ended_at = time_wall();
+	if ((cmd = fanout_target_command(&run->c->ps,
+	    run->addresses[o->index], o->fping)) != NULL) {
+		free(t->command);
+		t->command = cmd;
+	}
+	if (o->ping != NULL)
+		t->metrics = ping_metrics(o->ping);
+	if (o->ok) {
+		t->ok = 1;
+		t->rtt_ms = o->ping->p50_ms;
+	} else {
+		task_fail(t, o->error_class, o->error);
+		o->error = NULL;	/* taken */
+	}
+	task_finish(t);
+}
+
+static void
+fanout_output_cb(const struct machine *m, int stream, const char *buf,
+    size_t len, void *arg)
+{
+	struct fanout_run *run = arg;
+
+	if (run->running_at == 0)	/* the script's first line: pings start */
+		run->running_at = time_wall();
+	if (stream == 1 && fanout_split_feed(run->split, buf, len) != 0)
+		log_error("%s: out of memory reading the fan-out", m->name);
+}
+
+/* Pairs of the run not yet recorded go back to waiting (single: each on
+   a channel of its own). */
+static void
+fanout_requeue(struct fanout_run *run, int single)
+{
+	size_t i;
+
+	for (i = 0; i < run->n; i++) {
+		struct task *t = run->tasks[i];
+
+		if (t->state != TASK_RUNNING || t->fan != run)
+			continue;
+		t->state = TASK_WAITING;
+		t->fan = NULL;
+		t->single = single;
+		if (single)
+			t->mode = "channel";
+	}
+}
+
+static void
+fanout_done_cb(const struct machine *m, const struct engine_result *res,
+    void *arg)
+{
+	struct fanout_run *run = arg;
+	struct collector *c = run->c;
+	struct host_state *h = &c->hosts[run->source];
+	enum error_class cls;
+	const char *text;
+	int host_level;
+
+	run->job = NULL;
+	if (res->error == NP_ERR_CANCELLED) {
+		fanout_requeue(run, 0);		/* --resume redoes them */
+	} else if (res->error != NP_OK) {
+		cls = class_of_engine_error(res->error, &host_level);
+		text = res->error_text != NULL ? res->error_text :
+		    error_string(res->error);
+		if (host_level && h->down == NULL) {
+			h->down = strdup(text);
+			h->down_class = cls;
+		}
+		fanout_split_end(run->split, cls, text);
+	} else if (!fanout_split_understood(run->split) &&
+	    fanout_split_done(run->split) == 0) {
+		log_info("%s: the fan-out ping script did not run there (exit "
+		    "%d); one channel per probe instead", m->name,
+		    res->exit_status);
+		h->no_fanout = 1;
+		fanout_requeue(run, 1);
+	} else
+		fanout_split_end(run->split, ERROR_CLASS_TOOL_FAILED, NULL);
+	fanout_requeue(run, 0);		/* cut short by Ctrl-C */
+	h->fanout = NULL;
+	c->running--;
+	fanout_run_free(run);
+	dispatch(c);
+}
+
+/* Start source's fan-out over its waiting pairs of round. */
+static void
+fanout_start(struct collector *c, struct phase *ph, size_t source,
+    size_t round)
+{
+	const struct machine *src = machine_at(c, source);
+	struct fanout_run *run;
+	size_t i;
+	int r = NP_ERR_NOMEM;
+
+	if ((run = calloc(1, sizeof *run)) == NULL ||
+	    (run->tasks = calloc(c->fanout + 1, sizeof *run->tasks)) == NULL ||
+	    (run->addresses = calloc(c->fanout + 1, sizeof *run->addresses))
+	    == NULL)
+		goto fail;
+	run->c = c;
+	run->source = source;
+	for (i = 0; i < ph->n_tasks && run->n < c->fanout; i++) {
+		struct task *t = &ph->tasks[i];
+
+		if (t->state == TASK_WAITING && !t->single &&
+		    t->pair.source == source && t->round == round) {
+			run->tasks[run->n] = t;
+			run->addresses[run->n++] =
+			    machine_at(c, t->pair.target)->address;
+		}
+	}
+	if ((run->command = fanout_command(&c->ps, run->addresses, run->n,
+	    c->tool)) == NULL || fanout_split_new(src->name, run->addresses,
+	    run->n, fanout_pair_cb, run, &run->split) != 0)
+		goto fail;
+	run->started_at = time_wall();
+	for (i = 0; i < run->n; i++) {
+		run->tasks[i]->state = TASK_RUNNING;
+		run->tasks[i]->fan = run;
+	}
+	c->hosts[source].fanout = run;
+	c->running++;
+	log_debug(src->name, "ping fan-out to %zu targets", run->n);
+	{
+		struct engine_request req = {
+			.command = run->command,
+			.timeout_s = probe_ping_timeout(&c->ps,
+			    c->connect_timeout),
+			.on_output = fanout_output_cb,
+			.on_done = fanout_done_cb,
+			.arg = run,
+		};
+
+		if ((r = engine_submit(c->engine, src, &req, &run->job)) == 0)
+			return;
+	}
+	/* not a callback: the pairs fail on this turn */
+	fanout_split_end(run->split, ERROR_CLASS_TOOL_FAILED,
+	    error_string(r));
+	c->hosts[source].fanout = NULL;
+	c->running--;
+	fanout_run_free(run);
+	return;
+fail:
+	log_error("%s: ping fan-out: %s", src->name, error_string(r));
+	fanout_run_free(run);
+	for (i = 0; i < ph->n_tasks; i++) {
+		if (ph->tasks[i].pair.source == source)
+			ph->tasks[i].single = 1;	/* the slow way */
+	}
+	c->dispatch_again = 1;
+}
+
+/* A ping pair that goes with its source's fan-out: start it if none runs. */
+static int
+fanout_take(struct collector *c, struct phase *ph, struct task *t)
+{
+	struct host_state *h = &c->hosts[t->pair.source];
+
+	if (t->kind != PROBE_PING || c->fanout == 0 || t->single ||
+	    h->no_fanout)
+		return 0;
+	if (h->fanout == NULL)
+		fanout_start(c, ph, t->pair.source, t->round);
+	return 1;
+}
+
 
 static void
 collector_close(struct collector *c)
@@ -675,6 +927,13 @@ phase_begin(struct collector *c)
 
 	progress_phase(c->progress, probe_kind_name(ph->sched->kind),
 	    ph->sched->n_rounds, ph->n_todo);
+	if (ph->sched->kind == PROBE_PING)
+		/* fan-out rounds are real only when a source has several */
+		progress_schedule(c->progress, c->ps.ping_count *
+		    c->ps.ping_interval, c->serial || (c->fanout > 0 &&
+		    ph->sched->n_rounds > 1));
+	else
+		progress_schedule(c->progress, c->ps.iperf_seconds + 0.5, 1);
 	for (k = 0; k < ph->sched->n_rounds; k++) {
 		if (ph->round_left[k] == 0 && ph->sched->rounds[k].n_pairs > 0)
 			progress_round(c->progress, k + 1);
@@ -702,6 +961,33 @@ dispatch(struct collector *c)
 	c->dispatching = 0;
 }
 
+/*
+ * Duplex: each host takes its client tests, and its server tests, in round
+ * order. Started out of order, a test of a later round takes a server the
+ * pair of the current round waits for, and such waits cascade round after
+ * round; in order, a test waits only for its two neighbours' previous one.
+ */
+static void
+duplex_turns(struct collector *c, const struct phase *ph)
+{
+	size_t i;
+
+	for (i = 0; i < c->inv->n_machines; i++)
+		c->hosts[i].client_turn = c->hosts[i].server_turn = SIZE_MAX;
+	for (i = 0; i < ph->n_tasks; i++) {
+		const struct task *t = &ph->tasks[i];
+		struct host_state *a = &c->hosts[t->pair.source];
+		struct host_state *b = &c->hosts[t->pair.target];
+
+		if (t->state != TASK_WAITING)
+			continue;
+		if (t->round < a->client_turn)
+			a->client_turn = t->round;
+		if (t->round < b->server_turn)
+			b->server_turn = t->round;
+	}
+}
+
 static void
 dispatch_once(struct collector *c)
 {
@@ -715,12 +1001,18 @@ dispatch_once(struct collector *c)
 	}
 	for (;;) {
 		ph = &c->phases[c->cur];
+		if (c->duplex && ph->sched->kind == PROBE_IPERF3)
+			duplex_turns(c, ph);
 		for (i = 0; i < ph->n_tasks; i++) {
 			struct task *t = &ph->tasks[i];
 
 			if (t->state != TASK_WAITING)
 				continue;
-			if (fail_if_host_down(c, t))
+			if (fail_if_host_down(c, t)) {
+				c->dispatch_again = 1;	/* turns moved */
+				continue;
+			}
+			if (fanout_take(c, ph, t))
 				continue;
 			if (can_start(c, t))
 				task_start(c, t);
@@ -759,6 +1051,11 @@ interrupt_cb(struct runner *rn, void *arg)
 		if (t->server != NULL)
 			engine_cancel(t->server);
 	}
+	for (i = 0; i < c->inv->n_machines; i++) {
+		if (c->hosts[i].fanout != NULL &&
+		    c->hosts[i].fanout->job != NULL)
+			engine_cancel(c->hosts[i].fanout->job);
+	}
 	dispatch(c);
 }
 
@@ -782,6 +1079,9 @@ phase_build(struct collector *c, struct phase *ph, struct schedule *s)
 			t->kind = s->kind;
 			t->pair = s->rounds[k].pairs[p];
 			t->round = k;
+			t->mode = c->serial ? "serial" : s->kind == PROBE_PING ?
+			    (c->fanout > 0 ? "fanout" : "channel") :
+			    c->iperf_mode;
 			dst = machine_at(c, t->pair.target);
 			if (s->kind == PROBE_PING)
 				t->command = probe_ping_command(&c->ps,
@@ -914,6 +1214,10 @@ run(struct collect_options *o, struct inventory *inv)
 	c.serial = o->plan.serial;
 	c.width = o->plan.rounds ? 1 : (size_t)(o->plan.max_channels > 0 ?
 	    o->plan.max_channels : ENGINE_DEFAULT_MAX_CHANNELS);
+	c.fanout = plan_fanout(&o->plan);
+	c.tool = (enum fanout_tool)o->plan.ping_tool;
+	c.duplex = o->plan.duplex && !c.serial;
+	c.iperf_mode = plan_iperf_mode(&o->plan);
 
 	if (o->dry_run) {
 		if ((r = plan_write(stdout, inv, &c.ps, &o->plan)) != 0) {
@@ -1017,6 +1321,9 @@ cmd_collect_exec(const struct cmd_entry *self, int argc, char **argv)
 		{ "ping-interval", required_argument, NULL, 'i' },
 		{ "iperf-seconds", required_argument, NULL, 'T' },
 		{ "iperf-port", required_argument, NULL, 'p' },
+		{ "fanout", required_argument, NULL, PLAN_OPT_FANOUT },
+		{ "iperf-mode", required_argument, NULL, PLAN_OPT_IPERF_MODE },
+		{ "ping-tool", required_argument, NULL, PLAN_OPT_PING_TOOL },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
@@ -1043,6 +1350,12 @@ cmd_collect_exec(const struct cmd_entry *self, int argc, char **argv)
 		case 'R': o.plan.rounds = 1; break;
 		case 'r': o.resume = 1; break;
 		case 'q': o.quiet = 1; break;
+		case PLAN_OPT_FANOUT:
+		case PLAN_OPT_IPERF_MODE:
+		case PLAN_OPT_PING_TOOL:
+			if (plan_parse_option(self, ch, optarg, &o.plan) != 0)
+				return NP_EXIT_USAGE;
+			break;
 		case 'P':
 			if (cmd_parse_int(optarg, 1, 100000, &o.ping_count) != 0)
 				return cmd_usage_error(self, "--ping-count: "
@@ -1103,7 +1416,8 @@ cmd_collect_exec(const struct cmd_entry *self, int argc, char **argv)
 const struct cmd_entry cmd_collect_entry = {
 	.name = "collect",
 	.summary = "measure ping (and iperf3) for every ordered pair of hosts",
-	.usage = "--config FILE [--output FILE.jsonl] [--iperf] [--dry-run] "
+	.usage = "--config FILE [--output FILE.jsonl] [--iperf] "
+	    "[--iperf-mode exclusive|duplex] [--fanout N|off] [--dry-run] "
 	    "[--serial | --rounds] [--resume] [-q]",
 	.help =
 	    "options:\n"
@@ -1113,6 +1427,20 @@ const struct cmd_entry cmd_collect_entry = {
 	    "                           " CMD_DEFAULT_RECORDS ", directories "
 	    "created)\n"
 	    "      --iperf              also measure throughput with iperf3\n"
+	    "      --iperf-mode M       exclusive (default): no host in two "
+	    "tests at once;\n"
+	    "                           duplex: each host client and server "
+	    "at once\n"
+	    "                           (full-duplex links, no shared "
+	    "bottleneck)\n"
+	    "      --fanout N|off       ping: one command per source runs up "
+	    "to N pings\n"
+	    "                           at once (default 256); off: one "
+	    "channel per probe\n"
+	    "                           (at most --max-channels per host)\n"
+	    "      --ping-tool T        the fan-out's tool: auto (fping where "
+	    "present),\n"
+	    "                           ping, fping\n"
 	    "  -n, --dry-run            print the plan, run nothing\n"
 	    "      --serial             one pair at a time (the upstream "
 	    "behaviour)\n"

@@ -4,12 +4,52 @@
  */
 #include <getopt.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "cmd.h"
 #include "error.h"
+#include "fanout.h"
 #include "inventory.h"
 #include "log.h"
 #include "plan.h"
+
+int
+plan_parse_option(const struct cmd_entry *self, int ch, const char *arg,
+    struct plan_options *o)
+{
+	enum fanout_tool tool;
+
+	switch (ch) {
+	case PLAN_OPT_FANOUT:
+		if (strcmp(arg, "off") == 0 || strcmp(arg, "0") == 0) {
+			o->fanout = -1;
+			return 0;
+		}
+		if (cmd_parse_int(arg, 1, 4096, &o->fanout) != 0)
+			return cmd_usage_error(self, "--fanout: '%s' is not a "
+			    "number of targets from 1 to 4096, or off", arg);
+		return 0;
+	case PLAN_OPT_PING_TOOL:
+		if (fanout_tool_parse(arg, &tool) != 0)
+			return cmd_usage_error(self, "--ping-tool: '%s' is not "
+			    "auto, ping or fping", arg);
+		o->ping_tool = (int)tool;
+		return 0;
+	case PLAN_OPT_IPERF_MODE:
+		if (strcmp(arg, "exclusive") == 0 || strcmp(arg, "duplex") == 0) {
+			o->duplex = strcmp(arg, "duplex") == 0;
+			return 0;
+		}
+		return cmd_usage_error(self, "--iperf-mode: '%s' is not "
+		    "exclusive or duplex", arg);
+	case 'm':
+		if (cmd_parse_int(arg, 1, 64, &o->max_channels) != 0)
+			return cmd_usage_error(self, "--max-channels: '%s' is "
+			    "not a number from 1 to 64", arg);
+		return 0;
+	}
+	return 0;
+}
 
 static int
 cmd_plan_exec(const struct cmd_entry *self, int argc, char **argv)
@@ -20,6 +60,9 @@ cmd_plan_exec(const struct cmd_entry *self, int argc, char **argv)
 		{ "rounds", no_argument, NULL, 'R' },
 		{ "serial", no_argument, NULL, 'S' },
 		{ "json", no_argument, NULL, 'j' },
+		{ "fanout", required_argument, NULL, PLAN_OPT_FANOUT },
+		{ "iperf-mode", required_argument, NULL, PLAN_OPT_IPERF_MODE },
+		{ "max-channels", required_argument, NULL, 'm' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
@@ -37,6 +80,12 @@ cmd_plan_exec(const struct cmd_entry *self, int argc, char **argv)
 		case 'R': o.rounds = 1; break;
 		case 'S': o.serial = 1; break;
 		case 'j': o.json = 1; break;
+		case PLAN_OPT_FANOUT:
+		case PLAN_OPT_IPERF_MODE:
+		case 'm':
+			if (plan_parse_option(self, ch, optarg, &o) != 0)
+				return NP_EXIT_USAGE;
+			break;
 		case 'h':
 			cmd_print_usage(self, stdout, 1);
 			return NP_EXIT_OK;
@@ -64,11 +113,22 @@ cmd_plan_exec(const struct cmd_entry *self, int argc, char **argv)
 const struct cmd_entry cmd_plan_entry = {
 	.name = "plan",
 	.summary = "print the commands collect would run, and its rounds",
-	.usage = "--config FILE [--iperf] [--rounds] [--serial] [--json]",
+	.usage = "--config FILE [--iperf] [--iperf-mode exclusive|duplex] "
+	    "[--fanout N|off] [--rounds] [--serial] [--json]",
 	.help =
 	    "options:\n"
 	    "  -c, --config FILE  the inventory (machines.json)\n"
 	    "      --iperf        include the iperf3 phase\n"
+	    "      --iperf-mode exclusive|duplex  exclusive (default): no "
+	    "host in two\n"
+	    "                     tests at once, 2(N-1) rounds; duplex: each "
+	    "host client\n"
+	    "                     and server at once, N-1 rounds\n"
+	    "      --fanout N|off targets per source's fan-out ping command "
+	    "(default 256);\n"
+	    "                     off: one channel per probe\n"
+	    "      --max-channels N  probes per host at once with --fanout "
+	    "off\n"
 	    "      --rounds       ping in shift rounds (one probe per host "
 	    "at a time)\n"
 	    "      --serial       one pair at a time, as the upstream tool\n"

@@ -246,6 +246,33 @@ out:
 	return r;
 }
 
+int
+ping_result_from_samples(int transmitted, const double *samples_ms, size_t n,
+    struct ping_result **out)
+{
+	struct ping_result *r;
+	int e;
+
+	*out = NULL;
+	if ((r = calloc(1, sizeof *r)) == NULL ||
+	    (n > 0 && (r->samples_ms = malloc(n * sizeof *samples_ms)) ==
+	    NULL)) {
+		ping_result_free(r);
+		return NP_ERR_NOMEM;
+	}
+	if (n > 0)
+		memcpy(r->samples_ms, samples_ms, n * sizeof *samples_ms);
+	r->n_samples = n;
+	r->transmitted = transmitted;
+	r->received = (int)n;
+	if ((e = finish(r)) != 0) {
+		ping_result_free(r);
+		return e;
+	}
+	*out = r;
+	return 0;
+}
+
 void
 ping_result_free(struct ping_result *r)
 {

@@ -14,11 +14,26 @@
 #include "command_line.h"
 #include "engine.h"
 #include "error.h"
+#include "fanout.h"
 #include "inventory.h"
 #include "log.h"
 #include "plan.h"
 #include "probe.h"
 #include "schedule.h"
+
+size_t
+plan_fanout(const struct plan_options *o)
+{
+	if (o->serial || o->rounds || o->fanout < 0)
+		return 0;
+	return o->fanout > 0 ? (size_t)o->fanout : PLAN_DEFAULT_FANOUT;
+}
+
+const char *
+plan_iperf_mode(const struct plan_options *o)
+{
+	return o->duplex ? "duplex" : "exclusive";
+}
 
 int
 plan_schedules(const struct inventory *inv, const struct plan_options *o,
@@ -32,6 +47,8 @@ plan_schedules(const struct inventory *inv, const struct plan_options *o,
 	    ENGINE_DEFAULT_MAX_CHANNELS;
 	if (o->rounds)
 		width = 1;
+	if (plan_fanout(o) > 0)		/* round k: each source's k-th fan-out */
+		width = plan_fanout(o);
 	if (o->serial)
 		r = schedule_serial(n, PROBE_PING, ping);
 	else
@@ -40,6 +57,8 @@ plan_schedules(const struct inventory *inv, const struct plan_options *o,
 		return r;
 	if (o->serial)
 		r = schedule_serial(n, PROBE_IPERF3, iperf3);
+	else if (o->duplex)
+		r = schedule_iperf3_duplex(n, iperf3);
 	else
 		r = schedule_iperf3(n, iperf3);
 	if (r != 0) {
@@ -114,6 +133,10 @@ ping_what(const struct plan_options *o)
 	if (o->rounds)
 		return "shift rounds: each host sends one probe and answers "
 		    "one per round";
+	if (plan_fanout(o) > 0)
+		return "fan-out: one command per source host and round pings "
+		    "all of its targets of the round at once (fping -C when "
+		    "the host has it, else one ping per target)";
 	return "probes overlap, at most max_channels per host at once";
 }
 
@@ -129,8 +152,12 @@ write_text(FILE *f, const struct inventory *inv,
 	write_rounds_text(f, inv, ping, ping_what(o));
 	if (iperf3 != NULL)
 		write_rounds_text(f, inv, iperf3, o->serial ?
-		    "one pair at a time" : "exclusive: no host in two tests "
-		    "at once; starts after the ping phase");
+		    "one pair at a time" : o->duplex ? "duplex: each host is "
+		    "the client of one test and the server of another at "
+		    "once (valid on full-duplex links without a shared "
+		    "bottleneck); starts after the ping phase" :
+		    "exclusive: no host in two tests at once; starts after "
+		    "the ping phase");
 	fprintf(f, "\ncommands:\n");
 	for (i = 0; i < inv->n_machines; i++) {
 		for (j = 0; j < inv->n_machines; j++) {
@@ -209,11 +236,19 @@ write_json(FILE *f, const struct inventory *inv,
 			}
 			cJSON_AddNumberToObject(row, "ping_round",
 			    (double)round_of(ping, i, j));
+			cJSON_AddStringToObject(row, "ping_mode",
+			    o->serial ? "serial" : plan_fanout(o) > 0 ?
+			    "fanout" : o->rounds ? "rounds" : "channels");
 			if (iperf3 != NULL)
 				cJSON_AddNumberToObject(row, "iperf_round",
 				    (double)round_of(iperf3, i, j));
 			else
 				cJSON_AddNullToObject(row, "iperf_round");
+			if (iperf3 != NULL)
+				cJSON_AddStringToObject(row, "iperf_mode",
+				    o->serial ? "serial" : plan_iperf_mode(o));
+			else
+				cJSON_AddNullToObject(row, "iperf_mode");
 		}
 	}
 	text = cJSON_Print(rows);

@@ -99,6 +99,8 @@ record_to_json(struct record *rec)
 	add_time(o, "started_at", rec->started_at, time_record_precise);
 	add_time(o, "ended_at", rec->ended_at, time_record_precise);
 	cJSON_AddNumberToObject(o, "round", rec->round);
+	if (rec->mode != NULL)
+		cJSON_AddStringToObject(o, "mode", rec->mode);
 	record_sort_keys(o);
 	return o;
 }

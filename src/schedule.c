@@ -53,8 +53,11 @@ round_add(struct round *r, size_t source, size_t target)
 	r->n_pairs++;
 }
 
-int
-schedule_ping(size_t n, size_t width, struct schedule **out)
+/* Rounds of `width` consecutive shifts: round k holds shifts k*width+1 ..
+   (k+1)*width, host i -> (i + shift) mod n. */
+static int
+schedule_shifts(size_t n, size_t width, enum probe_kind kind,
+    struct schedule **out)
 {
 	struct schedule *s;
 	size_t n_rounds, k, i, shift;
@@ -63,7 +66,7 @@ schedule_ping(size_t n, size_t width, struct schedule **out)
 	if (width < 1)
 		width = 1;
 	n_rounds = n < 2 ? 0 : (n - 2) / width + 1;
-	if ((r = schedule_alloc(n, PROBE_PING, n_rounds, &s)) != 0)
+	if ((r = schedule_alloc(n, kind, n_rounds, &s)) != 0)
 		return r;
 	for (k = 0; k < n_rounds; k++) {
 		struct round *rd = &s->rounds[k];
@@ -81,6 +84,23 @@ schedule_ping(size_t n, size_t width, struct schedule **out)
 fail:
 	schedule_free(s);
 	return r;
+}
+
+int
+schedule_ping(size_t n, size_t width, struct schedule **out)
+{
+	return schedule_shifts(n, width, PROBE_PING, out);
+}
+
+/*
+ * Duplex iperf3: shift round k has host i send to (i + k) mod n, so every
+ * host is the client of one test and the server of another, at once:
+ * n - 1 rounds instead of the exclusive 2(n - 1).
+ */
+int
+schedule_iperf3_duplex(size_t n, struct schedule **out)
+{
+	return schedule_shifts(n, 1, PROBE_IPERF3, out);
 }
 
 /*
@@ -173,29 +193,48 @@ schedule_n_pairs(const struct schedule *s)
 	return total;
 }
 
-int
-schedule_is_exclusive(const struct schedule *s)
+/*
+ * Check every round: a host may be the source of one pair and the target
+ * of one pair (duplex), or be in one pair at all (exclusive).
+ */
+static int
+rounds_keep_roles(const struct schedule *s, int exclusive)
 {
-	unsigned char *busy;
+	unsigned char *role;
 	size_t k, i;
 	int ok = 1;
 
-	if ((busy = calloc(s->n_hosts + 1, 1)) == NULL)
+	if ((role = calloc(s->n_hosts + 1, 1)) == NULL)
 		return 0;
 	for (k = 0; k < s->n_rounds && ok; k++) {
 		const struct round *rd = &s->rounds[k];
 
-		memset(busy, 0, s->n_hosts + 1);
+		memset(role, 0, s->n_hosts + 1);
 		for (i = 0; i < rd->n_pairs && ok; i++) {
 			const struct pair *p = &rd->pairs[i];
 
-			if (busy[p->source] || busy[p->target])
+			/* bit 1: a source here; bit 2: a target here */
+			if (exclusive ? role[p->source] || role[p->target] :
+			    (role[p->source] & 1) || (role[p->target] & 2))
 				ok = 0;
-			busy[p->source] = busy[p->target] = 1;
+			role[p->source] |= 1;
+			role[p->target] |= 2;
 		}
 	}
-	free(busy);
+	free(role);
 	return ok;
+}
+
+int
+schedule_is_duplex(const struct schedule *s)
+{
+	return rounds_keep_roles(s, 0);
+}
+
+int
+schedule_is_exclusive(const struct schedule *s)
+{
+	return rounds_keep_roles(s, 1);
 }
 
 void

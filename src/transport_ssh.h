@@ -76,6 +76,7 @@ TAILQ_HEAD(tunnel_queue, ssh_tunnel);
 
 struct ssh_host {
 	struct engine *engine;
+	struct ssh_transport *st;	/* the transport it belongs to */
 	const struct machine *machine;
 	enum host_state state;
 	ssh_session session;
@@ -89,6 +90,7 @@ struct ssh_host {
 	struct tunnel_queue tunnels;
 	int cap;		/* lower limit after a refusal; 0: none */
 	int reopened;		/* re-opened after a loss, not yet ready */
+	int handshake_started;	/* connecting for real, not waiting */
 	enum auth_step auth;
 	ssh_key key;
 	int agent_tried;

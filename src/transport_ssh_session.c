@@ -5,6 +5,15 @@
  * or accept-new), public-key authentication (agent, identity_file, the
  * defaults), the uv_poll watcher on its socket, and its teardown. Errors
  * name the host, what was tried and the fix.
+ *
+ * Handshakes come in bounded bursts. sshd drops new unauthenticated
+ * connections beyond MaxStartups (10 by default: "10:30:100"): sessions
+ * that reach their hosts through a jump host (ProxyCommand, ProxyJump)
+ * all count against that host's limit, so at most 8 of them handshake at
+ * once. Direct sessions each meet a sshd of their own; they are bounded
+ * only so that a large inventory starts in a series of bursts (sockets,
+ * memory and CPU for the key exchanges). A session waiting for its turn
+ * has no connect timeout running yet.
  */
 #include <errno.h>
 #include <poll.h>
@@ -20,6 +29,9 @@
 #include "log.h"
 #include "transport_ssh.h"
 #include "util.h"
+
+#define MAX_HANDSHAKES_PROXIED 8
+#define MAX_HANDSHAKES_DIRECT 32
 
 void
 host_timer_closed_cb(uv_handle_t *hd)
@@ -41,6 +53,7 @@ host_get(struct ssh_transport *st, const struct machine *m)
 	if ((h = calloc(1, sizeof *h)) == NULL)
 		return NULL;
 	h->engine = e;
+	h->st = st;
 	h->machine = m;
 	TAILQ_INIT(&h->queue);
 	TAILQ_INIT(&h->channels);
@@ -51,6 +64,48 @@ host_get(struct ssh_transport *st, const struct machine *m)
 	engine_handle_opened(e);
 	st->hosts[m->index] = h;
 	return h;
+}
+
+static int
+host_handshaking(const struct ssh_host *h)
+{
+	return h->handshake_started && (h->state == HOST_CONNECTING ||
+	    h->state == HOST_AUTH);
+}
+
+/* May h start its handshake now: fewer than the limit in a handshake
+   of the same kind (through a proxy command, or direct)? */
+static int
+handshake_allowed(const struct ssh_host *h)
+{
+	const struct ssh_transport *st = h->st;
+	size_t i, n = 0;
+
+	for (i = 0; i < st->n_hosts; i++) {
+		const struct ssh_host *o = st->hosts[i];
+
+		if (o != NULL && host_handshaking(o) &&
+		    (o->proxy[0] != '\0') == (h->proxy[0] != '\0'))
+			n++;
+	}
+	return n < (h->proxy[0] != '\0' ? MAX_HANDSHAKES_PROXIED :
+	    MAX_HANDSHAKES_DIRECT);
+}
+
+/* A handshake ended: hosts waiting for a slot may connect now. */
+static void
+handshake_slot_freed(struct ssh_transport *st)
+{
+	size_t i;
+
+	for (i = 0; i < st->n_hosts; i++) {
+		struct ssh_host *o = st->hosts[i];
+
+		if (o != NULL && o->state == HOST_CONNECTING &&
+		    !o->handshake_started)
+			o->dirty = 1;
+	}
+	engine_schedule(st->engine);
 }
 
 const char *
@@ -129,7 +184,12 @@ host_teardown(struct ssh_host *h)
 	}
 	ssh_key_free(h->key);
 	h->key = NULL;
+	if (host_handshaking(h)) {
+		h->state = HOST_IDLE;
+		handshake_slot_freed(h->st);
+	}
 	h->state = HOST_IDLE;
+	h->handshake_started = 0;
 }
 
 static void
@@ -330,9 +390,7 @@ host_open(struct ssh_host *h)
 	h->auth = getenv("SSH_AUTH_SOCK") != NULL ? AUTH_AGENT :
 	    m->identity_file != NULL ? AUTH_KEY : AUTH_AUTO;
 	h->agent_tried = 0;
-	uv_timer_start(&h->timer, connect_timer_cb,
-	    (uint64_t)(engine_options(h->engine)->connect_timeout_s * 1000), 0);
-	log_debug(m->name, "connecting to %s", h->target);
+	h->handshake_started = 0;	/* session_step starts it */
 	return 0;
 }
 
@@ -499,6 +557,14 @@ session_step(struct ssh_host *h)
 	char note[1024];
 	int r;
 
+	if (h->state == HOST_CONNECTING && !h->handshake_started) {
+		if (!handshake_allowed(h))
+			return 0;	/* woken when a handshake ends */
+		h->handshake_started = 1;
+		uv_timer_start(&h->timer, connect_timer_cb, (uint64_t)(
+		    engine_options(h->engine)->connect_timeout_s * 1000), 0);
+		log_debug(host_name(h), "connecting to %s", h->target);
+	}
 	if (h->state == HOST_CONNECTING) {
 		r = ssh_connect(h->session);
 		if (r == SSH_AGAIN)
@@ -532,6 +598,7 @@ session_step(struct ssh_host *h)
 		uv_timer_stop(&h->timer);
 		h->state = HOST_READY;
 		h->reopened = 0;
+		handshake_slot_freed(h->st);
 		log_debug(host_name(h), "authenticated");
 	}
 	return h->state == HOST_READY;

@@ -29,21 +29,6 @@ done
 cleanup() { "$LAB" down --name bench --dir "$WORK/lab" >/dev/null 2>&1 || true; }
 trap cleanup EXIT
 
-# run LABEL ARGS...: collect with ARGS; sets WALL (s) and RSS (MB).
-run() {
-	local label=$1
-	shift
-	local t0 t1 out=$WORK/$label.jsonl
-	t0=$(date +%s.%N)
-	/usr/bin/time -f %M -o "$WORK/$label.rss" "$BIN" -q collect \
-	    --config "$WORK/lab/machines.json" --output "$out" "$@" || true
-	t1=$(date +%s.%N)
-	WALL=$(echo "$t1 - $t0" | bc -l)
-	RSS=$(awk '{printf "%.1f", $1/1024}' "$WORK/$label.rss")
-	local bad
-	bad=$(jq -r 'select(.ok|not)|.error' "$out" | head -3)
-	[ -z "$bad" ] || echo "  warning: $label had failed probes: $bad" >&2
-}
 
 # Median over pairs of each pair's ping p50, in ms.
 ping_median() {
@@ -64,10 +49,10 @@ for n in $SIZES; do
 	echo
 	echo "N=$n: $pairs ordered pairs"
 
-	run "ping-$n" --ping-count $PING_COUNT
+	bench_run "ping-$n" --ping-count $PING_COUNT
 	p_wall=$WALL p_rss=$RSS
 	if [ "$n" -le "$SERIAL_MAX" ]; then
-		run "ping-serial-$n" --ping-count $PING_COUNT --serial
+		bench_run "ping-serial-$n" --ping-count $PING_COUNT --serial
 		ps_wall=$WALL ps_note="measured"
 		per_pair=$(echo "$ps_wall / $pairs" | bc -l)
 		med_par=$(ping_median "$WORK/ping-$n.jsonl")
@@ -83,11 +68,11 @@ for n in $SIZES; do
 	    "$(echo "$p_wall / $ping_lb" | bc -l)"
 	printf '           median of per-pair p50 RTT: parallel %s ms, serial %s ms\n' "$med_par" "$med_ser"
 
-	run "iperf-$n" --ping-count $PING_COUNT --iperf --iperf-seconds $IPERF_SECONDS
+	bench_run "iperf-$n" --ping-count $PING_COUNT --iperf --iperf-seconds $IPERF_SECONDS
 	i_wall=$WALL i_rss=$RSS
 	iperf_lb=$(( iperf_rounds * IPERF_SECONDS + ping_lb ))
 	if [ "$n" -le "$SERIAL_MAX" ]; then
-		run "iperf-serial-$n" --ping-count $PING_COUNT --iperf \
+		bench_run "iperf-serial-$n" --ping-count $PING_COUNT --iperf \
 		    --iperf-seconds $IPERF_SECONDS --serial
 		is_wall=$WALL is_note="measured"
 		iperf_per_pair=$(echo "($is_wall - $ps_wall) / $pairs" | bc -l)

@@ -32,10 +32,20 @@ assert_eq "true" "$(jq -s 'all(.ok)' "$out")" "all ok"
 rec=$(jq -c 'select(.kind=="ping" and .source=="h1" and .target=="h2")' "$out")
 assert_eq "$(lab_addr h2)" "$(jq -r .target_address <<<"$rec")"
 assert_eq "null" "$(jq -r .error <<<"$rec")"
-cmd="ssh -l $LAB_USER -i $LAB_DIR/id_ed25519 -F $LAB_DIR/ssh_config -o UserKnownHostsFile=$LAB_DIR/known_hosts $(lab_addr h1) 'LC_ALL=C ping -c 3 -i 0.2 $(lab_addr h2)'"
+# fan-out: fping -C where the host has it, else a ping per target; the
+# record's command is the line that reproduces the probe, run again here
+if command -v fping >/dev/null; then
+	inner="LC_ALL=C fping -C 3 -p 200 -t 500 -q $(lab_addr h2)"
+	want="$(lab_addr h2) : "
+else
+	inner="LC_ALL=C ping -c 3 -i 0.2 $(lab_addr h2)"
+	want="3 packets transmitted, 3 received"
+fi
+cmd="ssh -l $LAB_USER -i $LAB_DIR/id_ed25519 -F $LAB_DIR/ssh_config -o UserKnownHostsFile=$LAB_DIR/known_hosts $(lab_addr h1) '$inner'"
 assert_eq "$cmd" "$(jq -r .command <<<"$rec")" "the line that reproduces the probe"
 again=$(timeout 30 setsid sh -c "$(jq -r .command <<<"$rec")" </dev/null 2>&1)
-assert_contains "$again" "3 packets transmitted, 3 received"
+assert_contains "$again" "$want"
+assert_eq "fanout" "$(jq -r .mode <<<"$rec")"
 assert_eq 3 "$(jq -r '.metrics.samples_ms|length' <<<"$rec")" "ping samples"
 assert_eq "0" "$(jq -r '.metrics.loss_pct' <<<"$rec")"
 assert_eq "true" "$(jq -r '(.metrics|has("min") and has("avg") and has("max") and has("jitter") and has("p50") and has("p95")) and (.timestamp|test("^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}[+]00:00$")) and (.started_at|test("^[0-9-]{10}T[0-9:]{8}[.][0-9]{3}[+]00:00$")) and (.timestamp == .ended_at[0:19] + "+00:00") and (.ended_at >= .started_at) and .round >= 1' <<<"$rec")" "ping record fields"

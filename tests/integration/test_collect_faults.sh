@@ -39,7 +39,11 @@ rec=$(jq -c 'select(.kind=="iperf3" and .target=="h2")' "$busy")
 assert_eq "false" "$(jq -r .ok <<<"$rec")" "iperf3 to a busy port"
 assert_eq "tool_failed" "$(jq -r .error_class <<<"$rec")"
 assert_contains "$(jq -r .error <<<"$rec")" "Address already in use"
-lab run h2 -- pkill -x iperf3 || true
+# only this namespace's iperf3: the process namespace is the machine's, so
+# pkill would kill every other lab's iperf3 too
+for p in $(ip netns pids "np-$LAB_NAME-h2"); do
+	[ "$(cat /proc/"$p"/comm 2>/dev/null)" = iperf3 ] && kill "$p" 2>/dev/null || true
+done
 
 # --- SIGINT mid-run, then --resume -------------------------------------
 int=$NETPROF_TEST_TMP/interrupted.jsonl

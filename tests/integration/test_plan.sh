@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # plan and collect --dry-run, without root or a lab: the rounds the
-# scheduler prints (ceil((N-1)/cap) ping rounds, N-1 with --rounds,
-# 2(N-1) exclusive iperf3 rounds, 2N for odd N), the per-pair commands
-# as JSON rows with upstream names and full command lines per transport
-# (sh -c, ssh with the inventory's options, the remote_command template),
-# quoting of odd addresses, singular counts, usage errors.
+# scheduler prints (ping fan-out: ceil((N-1)/fanout) rounds, one by
+# default; ceil((N-1)/cap) with --fanout off, N-1 with --rounds; 2(N-1)
+# exclusive iperf3 rounds, 2N for odd N, N-1 duplex rounds), the per-pair
+# commands as JSON rows with upstream names and full command lines per
+# transport (sh -c, ssh with the inventory's options, the remote_command
+# template), quoting of odd addresses, singular counts, usage errors.
 . "$(dirname "$0")/lib.sh"
 require_cmd jq
 
@@ -24,11 +25,24 @@ mk_inventory() {
 
 mk_inventory 10
 assert_status 0 "$NETPROF_BIN" plan --config "$inv" --iperf
-assert_contains "$OUT" "ping: 2 rounds, 90 probes"	# ceil(9/8)
+assert_contains "$OUT" "ping: 1 round, 90 probes"	# one fan-out
+assert_contains "$OUT" "fan-out: one command per source host"
 assert_contains "$OUT" "iperf3: 18 rounds, 90 probes"	# 2(N-1)
+assert_contains "$OUT" "exclusive: no host in two tests"
 assert_contains "$OUT" "LC_ALL=C ping -c 4 -i 1 198.18.9.3"
 assert_contains "$OUT" "LC_ALL=C iperf3 -s -1 -p 5301 --forceflush"
 assert_contains "$OUT" "LC_ALL=C iperf3 -c 198.18.9.3 -p 5301 -t 3 -J"
+assert_status 0 "$NETPROF_BIN" plan --config "$inv" --fanout off
+assert_contains "$OUT" "ping: 2 rounds, 90 probes"	# ceil(9/8)
+assert_status 0 "$NETPROF_BIN" plan --config "$inv" --fanout 4
+assert_contains "$OUT" "ping: 3 rounds, 90 probes"	# ceil(9/4)
+assert_status 0 "$NETPROF_BIN" plan --config "$inv" --iperf --iperf-mode duplex
+assert_contains "$OUT" "iperf3: 9 rounds, 90 probes"	# N-1
+assert_contains "$OUT" "duplex: each host is the client of one test"
+assert_status 2 "$NETPROF_BIN" plan --config "$inv" --iperf-mode half
+assert_contains "$OUT" "--iperf-mode: 'half' is not exclusive or duplex"
+assert_status 2 "$NETPROF_BIN" plan --config "$inv" --fanout 0x
+assert_contains "$OUT" "--fanout: '0x' is not a number of targets"
 assert_status 0 "$NETPROF_BIN" plan --config "$inv" --rounds
 assert_contains "$OUT" "ping: 9 rounds, 90 probes"
 assert_not_contains "$OUT" "iperf3:"
@@ -52,7 +66,10 @@ assert_eq "m1 m2 sh -c 'LC_ALL=C ping -c 4 -i 1 198.18.9.3'" \
 assert_eq "sh -c 'LC_ALL=C iperf3 -s -1 -p 5301 --forceflush'" "$(jq -r '.[0].iperf_server' "$json")"
 assert_eq "sh -c 'LC_ALL=C iperf3 -c 198.18.9.3 -p 5301 -t 3 -J'" "$(jq -r '.[0].iperf_client' "$json")"
 # upstream's row shape, with the rounds added
-assert_eq "true" "$(jq 'all(.[]; (keys - ["source","target","ping","iperf_server","iperf_client","ping_round","iperf_round"]) == [] and (.source|type) == "string" and (.ping|type) == "string" and .ping_round >= 1 and .iperf_round >= 1)' "$json")"
+assert_eq "true" "$(jq 'all(.[]; (keys - ["source","target","ping","iperf_server","iperf_client","ping_round","iperf_round","ping_mode","iperf_mode"]) == [] and (.source|type) == "string" and (.ping|type) == "string" and .ping_round >= 1 and .iperf_round >= 1)' "$json")"
+assert_eq "fanout exclusive" "$(jq -r '.[0]|"\(.ping_mode) \(.iperf_mode)"' "$json")" "modes in the rows"
+assert_status 0 "$NETPROF_BIN" plan --config "$inv" --iperf --json --iperf-mode duplex --fanout off
+assert_eq "channels duplex" "$(jq -r '.[0]|"\(.ping_mode) \(.iperf_mode)"' <<<"$OUT")" "modes in the rows"
 assert_status 0 "$NETPROF_BIN" plan --config "$inv" --json
 assert_eq "null" "$(jq -r '.[0].iperf_client' <<<"$OUT")" "no --iperf: no iperf commands"
 

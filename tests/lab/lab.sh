@@ -208,6 +208,22 @@ host_net_up() {
 	ip -n "$ns" link set eth0 up
 }
 
+# Every host knows every other host's MAC (permanent neighbour entries).
+# The bridge is software on the machine's few cores: when N hosts start
+# pinging each other at once, N(N-1) ARP broadcasts, each flooded to N
+# ports, overflow its queues and whole pairs lose every packet (most of
+# them at N = 64), which a switch's hardware never does. With the MACs
+# known there is no ARP at all.
+hosts_neigh() {
+	local h o
+	for h in $(host_list); do
+		for o in $(host_list); do
+			[ "$o" = "$h" ] && continue
+			echo "neigh replace $(addr_of "$o") lladdr $(mac_of "$o") dev eth0 nud permanent"
+		done | ip -n "$(netns_of "$h")" -batch -
+	done
+}
+
 # Host $1's egress shaping: htb for a rate, netem for a delay, netem under
 # the htb class for both.
 host_qdisc() {
@@ -334,10 +350,11 @@ sshd_stop() {
 	rm -f "$(hostdir_of "$h")/sshd.pid"
 }
 
-# Wait until every host in $@ accepts TCP on port 22 (about 5 s at most).
+# Wait until every host in $@ accepts TCP on port 22 (5 s, and 0.1 s more
+# per host: 64 sshd starting at once on a small machine take a while).
 sshd_wait() {
-	local h i pending=("$@") left
-	for (( i = 0; i < 250; i++ )); do
+	local h i pending=("$@") left tries=$(( 250 + 5 * $# ))
+	for (( i = 0; i < tries; i++ )); do
 		left=()
 		for h in "${pending[@]}"; do
 			if ! (exec 3<>"/dev/tcp/$(addr_of "$h")/22") 2>/dev/null; then
@@ -602,6 +619,7 @@ cmd_up() {
 		host_remove "$ns" "$(veth_of "$h")"
 		rm -rf "$(hostdir_of "$h")"
 	done
+	hosts_neigh
 	# shellcheck disable=SC2046
 	sshd_wait $(host_list)
 	write_client_files

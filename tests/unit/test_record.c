@@ -67,6 +67,7 @@ put(struct record_writer *w, const char *src, const char *dst,
 		.target_address = "198.18.0.2", .ok = ok,
 		.started_at = 1796028911.4171, .ended_at = 1796028912.5,
 		.round = 3, .command = "LC_ALL=C ping -c 5 198.18.0.2",
+		.mode = strcmp(kind, "iperf3") == 0 ? "duplex" : NULL,
 		.error = ok ? NULL : "ssh: connection refused",
 		.error_class = ok ? ERROR_CLASS_NONE : ERROR_CLASS_UNREACHABLE,
 	};
@@ -113,6 +114,7 @@ record_has_upstream_and_added_fields(void **state)
 	assert_non_null(cJSON_GetObjectItem(cJSON_GetObjectItem(o, "metrics"),
 	    "avg"));
 	assert_non_null(cJSON_GetObjectItem(o, "command"));
+	assert_null(cJSON_GetObjectItem(o, "mode"));
 	cJSON_Delete(o);
 	free(text);
 }
@@ -225,6 +227,9 @@ ok_record_has_null_error(void **state)
 	o = cJSON_Parse(text);
 	assert_true(cJSON_IsNull(cJSON_GetObjectItem(o, "error")));
 	assert_true(cJSON_IsNull(cJSON_GetObjectItem(o, "error_class")));
+	/* the mode that measured it, when given */
+	assert_string_equal(cJSON_GetObjectItem(o, "mode")->valuestring,
+	    "duplex");
 	cJSON_Delete(o);
 	free(text);
 }

@@ -1,7 +1,8 @@
 /*
  * The scheduler's properties for every N from 1 to 17: each ordered pair
  * appears exactly once per kind, no self pairs, iperf3 rounds are
- * exclusive, ping rounds keep each host to `width` probes sent, and the
+ * exclusive, duplex iperf3 rounds give each host one client and one
+ * server test, ping rounds keep each host to `width` probes sent, and the
  * round counts are the promised ones.
  */
 #include <stdarg.h>
@@ -119,6 +120,51 @@ ping_wide_rounds_respect_the_channel_cap(void **state)
 }
 
 static void
+iperf3_duplex_rounds_one_client_one_server_per_host(void **state)
+{
+	struct schedule *s;
+	size_t n, k, i;
+
+	for (n = 1; n <= 17; n++) {
+		assert_int_equal(schedule_iperf3_duplex(n, &s), 0);
+		assert_int_equal(s->kind, PROBE_IPERF3);
+		assert_all_pairs_once(s, n);
+		assert_true(schedule_is_duplex(s));
+		assert_int_equal(s->n_rounds, n < 2 ? 0 : n - 1);
+		/* round k (1-based shift) is i -> (i + k) mod n */
+		for (k = 0; k < s->n_rounds; k++) {
+			assert_int_equal(s->rounds[k].n_pairs, n);
+			for (i = 0; i < n; i++)
+				assert_int_equal(s->rounds[k].pairs[i].target,
+				    (s->rounds[k].pairs[i].source + k + 1) % n);
+		}
+		schedule_free(s);
+	}
+}
+
+static void
+duplex_check_catches_a_second_client_or_server(void **state)
+{
+	struct schedule *s;
+
+	/* two shifts in a round: every host is the client of two pairs */
+	assert_int_equal(schedule_ping(5, 2, &s), 0);
+	assert_false(schedule_is_duplex(s));
+	schedule_free(s);
+	/* one shift: legal duplex, but not exclusive */
+	assert_int_equal(schedule_ping(5, 1, &s), 0);
+	assert_true(schedule_is_duplex(s));
+	assert_false(schedule_is_exclusive(s));
+	schedule_free(s);
+	/* a server twice in a round (0->2, 1->2) is refused */
+	assert_int_equal(schedule_iperf3_duplex(3, &s), 0);
+	s->rounds[0].pairs[1].target = 2;
+	s->rounds[0].pairs[0].target = 2;
+	assert_false(schedule_is_duplex(s));
+	schedule_free(s);
+}
+
+static void
 serial_is_one_pair_per_round_source_major(void **state)
 {
 	struct schedule *s;
@@ -152,6 +198,8 @@ main(void)
 		cmocka_unit_test(iperf3_rounds_are_exclusive_and_complete),
 		cmocka_unit_test(ping_shift_rounds_one_probe_per_host),
 		cmocka_unit_test(ping_wide_rounds_respect_the_channel_cap),
+		cmocka_unit_test(iperf3_duplex_rounds_one_client_one_server_per_host),
+		cmocka_unit_test(duplex_check_catches_a_second_client_or_server),
 		cmocka_unit_test(serial_is_one_pair_per_round_source_major),
 		cmocka_unit_test(exclusivity_check_catches_a_shared_host),
 	};
