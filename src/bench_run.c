@@ -1,0 +1,376 @@
+/*
+ * One bench run: the loop, the engine and the node API client, SIGINT and
+ * SIGTERM, the order of the phases and the exit status. Every phase ends
+ * in bench_phase_done(), which times it, rewrites run.json (so that a
+ * killed netprof leaves enough behind for --teardown) and starts the next
+ * phase; an interrupt jumps to the teardown. Nothing here talks to a host.
+ */
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "bench.h"
+#include "bench_record.h"
+#include "bench_run.h"
+#include "bench_teardown.h"
+#include "engine.h"
+#include "error.h"
+#include "log.h"
+#include "node_api.h"
+#include "timeutil.h"
+
+static int
+phase_wanted(const struct bench *b, enum bench_phase p)
+{
+	switch (p) {
+	case BENCH_DEPLOY:
+		return b->o->otela_bin != NULL;
+	case BENCH_PUNCH:
+		return !b->o->no_punch;
+	case BENCH_BASELINE:
+		return b->o->baseline;
+	case BENCH_TEARDOWN:
+		return !b->o->keep || b->interrupted;
+	default:
+		return 1;
+	}
+}
+
+void
+bench_run_json_checkpoint(struct bench *b)
+{
+	char *cause = NULL;
+
+	if (b->teardown_only)
+		return;
+	if (bench_run_json_write(b, &cause) != 0) {
+		if (!b->write_failed)
+			log_error("run.json: %s", cause != NULL ? cause :
+			    "cannot write it");
+		b->write_failed = 1;
+	}
+	free(cause);
+}
+
+static void
+api_closed_cb(void *arg);
+
+static void
+run_close(struct bench *b)
+{
+	if (b->closing)
+		return;
+	b->closing = 1;
+	b->ended_at = time_wall();
+	bench_run_json_checkpoint(b);
+	node_api_close(b->api, api_closed_cb, b);
+}
+
+static void
+engine_closed_cb(struct engine *e, void *arg)
+{
+	struct bench *b = arg;
+
+	(void)e;
+	if (b->signals_open) {
+		uv_close((uv_handle_t *)&b->sigint, NULL);
+		uv_close((uv_handle_t *)&b->sigterm, NULL);
+		b->signals_open = 0;
+	}
+	bench_hosts_close(b);
+}
+
+static void
+api_closed_cb(void *arg)
+{
+	struct bench *b = arg;
+
+	engine_close(b->engine, engine_closed_cb, b);
+}
+
+static void
+phase_begin(struct bench *b, enum bench_phase p)
+{
+	int r;
+
+	b->phase = p;
+	b->phase_ran[p] = 1;
+	b->phase_t0 = bench_now();
+	bench_report_phase(b);
+	log_debug(NULL, "phase %s", bench_phase_name(p));
+	if (p == BENCH_PUNCH || p == BENCH_SWEEP || p == BENCH_BASELINE) {
+		if ((r = bench_pairs_start(b, p)) != 0) {
+			log_error("bench: %s: %s", bench_phase_name(p),
+			    error_string(r));
+			b->interrupted = 1;	/* stop, but tear down */
+			bench_phase_done(b);
+		}
+		return;
+	}
+	bench_host_phase_start(b, p);
+}
+
+/* A pair phase, per host: it took part, or had failed before. */
+static void
+pair_phase_status(struct bench *b, enum bench_phase p)
+{
+	size_t i;
+
+	for (i = 0; i < b->n; i++)
+		if (b->hosts[i].status[p] == BENCH_ST_NONE && !b->interrupted)
+			b->hosts[i].status[p] = b->hosts[i].failed ?
+			    BENCH_ST_SKIPPED : BENCH_ST_OK;
+}
+
+void
+bench_phase_done(struct bench *b)
+{
+	enum bench_phase p = b->phase, next;
+
+	b->phase_s[p] = bench_now() - b->phase_t0;
+	if (p == BENCH_PUNCH || p == BENCH_SWEEP || p == BENCH_BASELINE)
+		pair_phase_status(b, p);
+	bench_report_phase_end(b);
+	bench_run_json_checkpoint(b);
+	if (p == BENCH_TEARDOWN) {
+		run_close(b);
+		return;
+	}
+	if (b->interrupted)
+		next = BENCH_TEARDOWN;
+	else
+		for (next = p + 1; next < BENCH_N_PHASES &&
+		    !phase_wanted(b, next); next++)
+			;
+	if (next >= BENCH_N_PHASES) {
+		run_close(b);
+		return;
+	}
+	phase_begin(b, next);
+}
+
+static void
+signal_cb(uv_signal_t *sig, int signum)
+{
+	struct bench *b = sig->data;
+	size_t i;
+
+	if (b->interrupted) {
+		log_warn("signal %d: already stopping (the teardown is running)",
+		    signum);
+		return;
+	}
+	b->interrupted = 1;
+	bench_report_interrupt(b);
+	log_warn("interrupted (signal %d): stopping and tearing the mesh "
+	    "down", signum);
+	if (b->phase == BENCH_TEARDOWN)
+		return;
+	for (i = 0; i < b->n; i++)
+		bench_host_cancel(&b->hosts[i]);
+	bench_pairs_cancel(b);
+}
+
+/* mkdir -p */
+static int
+make_dirs(const char *path, char **cause)
+{
+	char *p = strdup(path), *s;
+	int r = 0;
+
+	if (p == NULL)
+		return NP_ERR_NOMEM;
+	for (s = p + 1; ; s++) {
+		if (*s != '/' && *s != '\0')
+			continue;
+		char c = *s;
+
+		*s = '\0';
+		if (mkdir(p, 0755) != 0 && errno != EEXIST) {
+			*cause = bench_printf("%s: %s", p, strerror(errno));
+			r = NP_ERR_IO;
+			break;
+		}
+		*s = c;
+		if (c == '\0')
+			break;
+	}
+	free(p);
+	return r;
+}
+
+static int
+open_output(struct bench *b, char **cause)
+{
+	int r;
+
+	if (b->o->output != NULL)
+		b->outdir = strdup(b->o->output);
+	else
+		b->outdir = bench_printf("results/%s", b->run_id);
+	if (b->outdir == NULL ||
+	    (b->records_path = bench_printf("%s/measurements.jsonl",
+	    b->outdir)) == NULL ||
+	    (b->run_json_path = bench_printf("%s/run.json", b->outdir)) ==
+	    NULL)
+		return NP_ERR_NOMEM;
+	if ((r = make_dirs(b->outdir, cause)) != 0)
+		return r;
+	return record_writer_open(b->records_path, 0, &b->writer, cause);
+}
+
+static void
+print_keep_hint(const struct bench *b)
+{
+	if (b->o->output == NULL)
+		log_info("the mesh is left running (--keep); tear it down "
+		    "with: netprof bench --config %s --teardown %s",
+		    b->o->config, b->run_id);
+	else
+		log_info("the mesh is left running (--keep); tear it down "
+		    "with: netprof bench --config %s --teardown %s",
+		    b->o->config, b->run_json_path);
+}
+
+static int
+exit_status(const struct bench *b)
+{
+	size_t i;
+
+	if (b->interrupted)
+		return NP_EXIT_INTERRUPTED;
+	if (b->failed > 0 || b->baseline_failed > 0 || b->write_failed)
+		return NP_EXIT_FAILED;
+	for (i = 0; i < b->n; i++)
+		if (b->hosts[i].failed ||
+		    b->hosts[i].status[BENCH_TEARDOWN] == BENCH_ST_FAILED)
+			return NP_EXIT_FAILED;
+	return NP_EXIT_OK;
+}
+
+static void
+hosts_free(struct bench *b)
+{
+	size_t i, k;
+
+	for (i = 0; b->hosts != NULL && i < b->n; i++) {
+		struct bench_host *h = &b->hosts[i];
+
+		free(h->dir);
+		free(h->otela);
+		free(h->peer_id);
+		free(h->cfg);
+		free(h->error);
+		free(h->log_tail);
+		for (k = 0; k < h->n_missing; k++)
+			free(h->missing[k]);
+		free(h->missing);
+	}
+	free(b->hosts);
+}
+
+static int
+setup(struct bench *b, char **cause)
+{
+	int r;
+
+	if (b->o->teardown != NULL) {
+		b->teardown_only = 1;
+		return bench_teardown_load(b, b->o->teardown, b->o->output !=
+		    NULL ? b->o->output : "results", cause);
+	}
+	if ((r = bench_deploy_load(b, cause)) != 0)
+		return r;
+	return open_output(b, cause);
+}
+
+static void
+loop_run(struct bench *b)
+{
+	uv_loop_t loop;
+	struct engine_options eo = {
+		.accept_new_host_keys = b->o->accept_new_host_keys,
+	};
+	int r;
+
+	uv_loop_init(&loop);
+	b->loop = &loop;
+	if ((r = engine_new(&loop, b->inv, &eo, &b->engine)) != 0 ||
+	    (r = node_api_new(&loop, b->engine, &b->api)) != 0) {
+		/* only out of memory: nothing was started */
+		log_error("bench: cannot start: %s", error_string(r));
+		b->write_failed = 1;
+		engine_free(b->engine);
+		uv_loop_close(&loop);
+		return;
+	}
+	bench_hosts_init(b);
+	uv_signal_init(&loop, &b->sigint);
+	uv_signal_init(&loop, &b->sigterm);
+	b->sigint.data = b->sigterm.data = b;
+	uv_signal_start(&b->sigint, signal_cb, SIGINT);
+	uv_signal_start(&b->sigterm, signal_cb, SIGTERM);
+	b->signals_open = 1;
+	b->started_at = time_wall();
+	bench_run_json_checkpoint(b);
+	if (b->teardown_only)
+		phase_begin(b, BENCH_TEARDOWN);
+	else
+		phase_begin(b, b->o->otela_bin != NULL ? BENCH_DEPLOY :
+		    BENCH_INIT);
+	uv_run(&loop, UV_RUN_DEFAULT);
+	node_api_free(b->api);
+	engine_free(b->engine);
+	if (uv_loop_close(&loop) != 0)
+		log_debug(NULL, "loop closed with handles left");
+	b->loop = NULL;
+}
+
+int
+bench_run(const struct bench_options *o, struct inventory *inv)
+{
+	struct bench b;
+	char *cause = NULL;
+	int r = 0, status = NP_EXIT_USAGE;
+
+	memset(&b, 0, sizeof b);
+	b.o = o;
+	b.inv = inv;
+	b.n = inv->n_machines;
+	if (o->run_id != NULL)
+		snprintf(b.run_id, sizeof b.run_id, "%s", o->run_id);
+	else
+		bench_run_id_new(b.run_id, sizeof b.run_id);
+	if ((b.hosts = calloc(b.n + 1, sizeof *b.hosts)) == NULL ||
+	    (r = bench_plan_hosts(&b)) != 0 || (r = setup(&b, &cause)) != 0) {
+		log_error("bench: %s", cause != NULL ? cause :
+		    error_string(NP_ERR_NOMEM));
+		goto out;
+	}
+	bench_report_open(&b);
+	loop_run(&b);
+	bench_report_close(&b);
+	if (!o->quiet && log_get_level() != LOG_QUIET)
+		bench_report_summary(&b, stderr);
+	if (o->keep && !b.interrupted && !b.teardown_only)
+		print_keep_hint(&b);
+	status = exit_status(&b);
+out:
+	if (b.writer != NULL && record_writer_close(b.writer) != 0) {
+		log_error("%s: records could not all be written",
+		    b.records_path);
+		if (status == NP_EXIT_OK)
+			status = NP_EXIT_FAILED;
+	}
+	free(cause);
+	bench_pairs_free(&b);
+	bench_deploy_free(&b);
+	hosts_free(&b);
+	free(b.outdir);
+	free(b.records_path);
+	free(b.run_json_path);
+	return status;
+}

@@ -1,0 +1,191 @@
+/*
+ * Teardown by PID. The remote script checks the PID against the bench
+ * directory before signalling (a PID recycled since the node died belongs
+ * to someone else), sends TERM, waits up to BENCH_TEARDOWN_GRACE seconds,
+ * sends KILL, and then verifies that the process is gone (a zombie counts
+ * as gone: it holds no port and no file) before removing the directory.
+ * Nothing is matched on names, unlike upstream's `pkill -f`.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include <cjson/cJSON.h>
+
+#include "bench_teardown.h"
+#include "error.h"
+#include "log.h"
+#include "shell.h"
+
+char *
+bench_teardown_command(const char *dir, long pid)
+{
+	char *qdir = shell_quote(dir), *s = NULL, p[24] = "";
+
+	if (pid > 0)
+		snprintf(p, sizeof p, "%ld", pid);
+	if (qdir == NULL)
+		return NULL;
+	s = bench_printf(
+	    "D=%s; P=%s\n"
+	    "[ -n \"$P\" ] || P=$(cat \"$D/pid\" 2>/dev/null) || P=\n"
+	    "gone() { ! kill -0 \"$P\" 2>/dev/null || "
+	    "[ \"$(sed 's/.*) //' /proc/\"$P\"/stat 2>/dev/null | cut -c1)\" "
+	    "= Z ]; }\n"
+	    "if [ -n \"$P\" ] && ! gone; then\n"
+	    "  if [ ! -r /proc/\"$P\"/cmdline ] || tr '\\0' ' ' "
+	    "</proc/\"$P\"/cmdline | grep -qF -- \"$D\"; then\n"
+	    "    kill -TERM \"$P\" 2>/dev/null\n"
+	    "    i=0; while ! gone && [ $i -lt %d ]; do sleep 0.1; "
+	    "i=$((i+1)); done\n"
+	    "    gone || { kill -KILL \"$P\" 2>/dev/null; sleep 0.2; }\n"
+	    "    gone || { echo \"node $P still running after KILL\" >&2; "
+	    "exit 1; }\n"
+	    "  else\n"
+	    "    echo \"PID $P is not the node of $D (left alone)\" >&2\n"
+	    "  fi\n"
+	    "fi\n"
+	    "rm -rf -- \"$D\"\n",
+	    qdir, p, BENCH_TEARDOWN_GRACE * 10);
+	free(qdir);
+	return s;
+}
+
+static char *
+read_file(const char *path, char **cause)
+{
+	FILE *f = fopen(path, "r");
+	char *buf = NULL;
+	long n;
+
+	if (f == NULL) {
+		*cause = bench_printf("%s: %s", path, strerror(errno));
+		return NULL;
+	}
+	if (fseek(f, 0, SEEK_END) == 0 && (n = ftell(f)) >= 0 &&
+	    fseek(f, 0, SEEK_SET) == 0 && (buf = malloc((size_t)n + 1)) !=
+	    NULL) {
+		if (fread(buf, 1, (size_t)n, f) != (size_t)n) {
+			free(buf);
+			buf = NULL;
+		} else
+			buf[n] = '\0';
+	}
+	fclose(f);
+	if (buf == NULL)
+		*cause = bench_printf("%s: cannot read it", path);
+	return buf;
+}
+
+/* Where run.json is for ARG; new string. */
+static char *
+run_json_path(const char *arg, const char *outdir)
+{
+	struct stat st;
+	size_t n = strlen(arg);
+
+	if (n >= 9 && strcmp(arg + n - 9, "run.json") == 0)
+		return strdup(arg);
+	if (strchr(arg, '/') != NULL || (stat(arg, &st) == 0 &&
+	    S_ISDIR(st.st_mode)))
+		return bench_printf("%s/run.json", arg);
+	return bench_printf("%s/%s/run.json", outdir, arg);
+}
+
+static int
+load_machines(struct bench *b, const cJSON *root, const char *path)
+{
+	const cJSON *machines = cJSON_GetObjectItem(root, "machines"), *m;
+	size_t i;
+
+	cJSON_ArrayForEach(m, machines) {
+		const cJSON *name = cJSON_GetObjectItem(m, "name");
+		const cJSON *dir = cJSON_GetObjectItem(m, "dir");
+		const cJSON *pid = cJSON_GetObjectItem(m, "pid");
+
+		if (!cJSON_IsString(name))
+			continue;
+		for (i = 0; i < b->n; i++)
+			if (strcmp(b->hosts[i].m->name, name->valuestring) == 0)
+				break;
+		if (i == b->n) {
+			log_warn("%s: machine %s is not in the inventory; its "
+			    "node is left alone", path, name->valuestring);
+			continue;
+		}
+		if (cJSON_IsString(dir)) {
+			free(b->hosts[i].dir);
+			if ((b->hosts[i].dir = strdup(dir->valuestring)) == NULL)
+				return NP_ERR_NOMEM;
+		}
+		if (cJSON_IsNumber(pid))
+			b->hosts[i].pid = (long)pid->valuedouble;
+		b->hosts[i].touched = 1;
+	}
+	return 0;
+}
+
+static int
+safe_run_id(const char *s)
+{
+	return *s != '\0' && strspn(s, "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+	    "abcdefghijklmnopqrstuvwxyz0123456789._-") == strlen(s);
+}
+
+int
+bench_teardown_load(struct bench *b, const char *arg, const char *outdir,
+    char **cause)
+{
+	char *path = run_json_path(arg, outdir), *text = NULL;
+	cJSON *root = NULL, *id;
+	size_t i;
+	int r = NP_ERR_NOMEM;
+
+	*cause = NULL;
+	if (path == NULL)
+		goto out;
+	if ((text = read_file(path, cause)) == NULL) {
+		r = NP_ERR_IO;
+		if (strchr(arg, '/') != NULL || !safe_run_id(arg))
+			goto out;
+		/* no run.json (killed early): derive from the run id */
+		free(*cause);
+		*cause = NULL;
+		snprintf(b->run_id, sizeof b->run_id, "%s", arg);
+		for (i = 0; i < b->n; i++) {
+			free(b->hosts[i].dir);
+			b->hosts[i].dir = bench_host_dir(arg,
+			    b->hosts[i].m->name);
+			b->hosts[i].touched = 1;
+		}
+		log_info("%s not found: tearing down %s on every host (PIDs "
+		    "from each host's pid file)", path, arg);
+		r = 0;
+		goto out;
+	}
+	r = NP_ERR_PARSE;
+	if ((root = cJSON_Parse(text)) == NULL || !cJSON_IsObject(root) ||
+	    !cJSON_IsString(id = cJSON_GetObjectItem(root, "run_id")) ||
+	    !safe_run_id(id->valuestring)) {
+		*cause = bench_printf("%s: not a bench run.json (no run_id)",
+		    path);
+		goto out;
+	}
+	snprintf(b->run_id, sizeof b->run_id, "%s", id->valuestring);
+	for (i = 0; i < b->n; i++) {
+		free(b->hosts[i].dir);
+		if ((b->hosts[i].dir = bench_host_dir(b->run_id,
+		    b->hosts[i].m->name)) == NULL) {
+			r = NP_ERR_NOMEM;
+			goto out;
+		}
+	}
+	r = load_machines(b, root, path);
+out:
+	cJSON_Delete(root);
+	free(text);
+	free(path);
+	return r;
+}
