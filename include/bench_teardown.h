@@ -19,8 +19,8 @@ char *bench_teardown_command(const char *dir, long pid);
 
 /*
  * For --teardown ARG: ARG is DIR/run.json (or a directory holding one) or
- * a run id, looked up as OUTDIR/RUN_ID/run.json (outdir: --output's
- * parent, default "results"). Fills b->run_id and, for every machine of
+ * a run id, looked up as OUTDIR/RUN_ID/run.json (OUTDIR: "results", the
+ * default output's parent). Fills b->run_id and, for every machine of
  * b->inv that the run had, dir, pid and touched. Without a run.json the
  * directories are derived from the run id and the PIDs read on the hosts.
  */

@@ -279,8 +279,8 @@ setup(struct bench *b, char **cause)
 
 	if (b->o->teardown != NULL) {
 		b->teardown_only = 1;
-		return bench_teardown_load(b, b->o->teardown, b->o->output !=
-		    NULL ? b->o->output : "results", cause);
+		return bench_teardown_load(b, b->o->teardown, "results",
+		    cause);
 	}
 	if ((r = bench_deploy_load(b, cause)) != 0)
 		return r;

@@ -277,8 +277,10 @@ probe_reply_cb(const struct machine *m, const struct node_reply *r,
 	t->metrics = p.metrics;
 	p.metrics = NULL;
 	if (!p.ok)
-		task_fail(t, ERROR_CLASS_TOOL_FAILED, strdup(p.error != NULL ?
-		    p.error : "the node reported ok: false"));
+		task_fail(t, p.error != NULL && strstr(p.error, "timed out") !=
+		    NULL ? ERROR_CLASS_TIMEOUT : ERROR_CLASS_TOOL_FAILED,
+		    strdup(p.error != NULL ? p.error :
+		    "the node reported ok: false"));
 	else
 		t->value = t->kind == BENCH_KIND_THROUGHPUT ?
 		    metric(t->metrics, "mbps") : metric(t->metrics, "p50_ms");
