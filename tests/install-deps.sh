@@ -10,7 +10,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 build_pkgs="gcc make cmake pkg-config libssh-dev libuv1-dev libcjson-dev
   libcurl4-openssl-dev"
 lab_pkgs="iproute2 openssh-server openssh-client iputils-ping iperf3 procps
-  psmisc jq time"
+  psmisc jq time nftables"
 test_pkgs="libcmocka-dev nodejs npm chromium"
 
 groups=${*:-build lab test}
