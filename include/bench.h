@@ -53,7 +53,8 @@ enum bench_status {
 	BENCH_ST_NONE = 0,	/* not run (yet) */
 	BENCH_ST_OK,
 	BENCH_ST_FAILED,
-	BENCH_ST_SKIPPED	/* the host had failed earlier */
+	BENCH_ST_SKIPPED,	/* the host had failed earlier */
+	BENCH_ST_INTERRUPTED	/* stopped by SIGINT/SIGTERM */
 };
 
 /* Defaults (the upstream profiler's). */

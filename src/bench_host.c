@@ -38,8 +38,9 @@ step_done(struct bench_host *h)
 	enum bench_phase p = b->phase;
 
 	h->phase_s[p] = bench_now() - h->step_t0;
-	if (h->status[p] == BENCH_ST_NONE && !b->interrupted)
-		h->status[p] = BENCH_ST_OK;
+	if (h->status[p] == BENCH_ST_NONE)
+		h->status[p] = b->interrupted && p != BENCH_TEARDOWN ?
+		    BENCH_ST_INTERRUPTED : BENCH_ST_OK;
 	bench_report_host(b, h);
 	b->outstanding--;
 	launch_more(b);

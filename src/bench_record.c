@@ -149,7 +149,7 @@ static const char *
 status_name(enum bench_status s)
 {
 	static const char *const names[] = { "not_run", "ok", "failed",
-		"skipped" };
+		"skipped", "interrupted" };
 
 	return names[s];
 }

@@ -81,7 +81,7 @@ bench_report_phase(struct bench *b)
 void
 bench_report_host(struct bench *b, const struct bench_host *h)
 {
-	if (h->status[b->phase] == BENCH_ST_FAILED)
+	if (h->status[b->phase] != BENCH_ST_OK)
 		b->prog_failed++;
 	else
 		b->prog_ok++;

@@ -120,9 +120,10 @@ pair_phase_status(struct bench *b, enum bench_phase p)
 	size_t i;
 
 	for (i = 0; i < b->n; i++)
-		if (b->hosts[i].status[p] == BENCH_ST_NONE && !b->interrupted)
+		if (b->hosts[i].status[p] == BENCH_ST_NONE)
 			b->hosts[i].status[p] = b->hosts[i].failed ?
-			    BENCH_ST_SKIPPED : BENCH_ST_OK;
+			    BENCH_ST_SKIPPED : b->interrupted ?
+			    BENCH_ST_INTERRUPTED : BENCH_ST_OK;
 }
 
 void

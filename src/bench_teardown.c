@@ -86,7 +86,7 @@ run_json_path(const char *arg, const char *outdir)
 	struct stat st;
 	size_t n = strlen(arg);
 
-	if (n >= 9 && strcmp(arg + n - 9, "run.json") == 0)
+	if (n >= 8 && strcmp(arg + n - 8, "run.json") == 0)
 		return strdup(arg);
 	if (strchr(arg, '/') != NULL || (stat(arg, &st) == 0 &&
 	    S_ISDIR(st.st_mode)))
