@@ -7,7 +7,16 @@
  * there through engine_submit, as the upstream tool does.
  *
  * Contract, as libuv's: cb is called exactly once per call, always on a
- * later loop turn than node_api_call() or node_call_cancel().
+ * later loop turn than node_api_call() or node_call_cancel(). When
+ * node_api_call() returns an error (bad arguments, closing, no memory) no
+ * call was made and cb is never called.
+ *
+ * The reply's error is the same on both paths for the same trouble:
+ * NP_ERR_CONNECT (nothing listens on the port there), NP_ERR_TIMEOUT,
+ * NP_ERR_IO (the connection broke before a whole answer), NP_ERR_CANCELLED;
+ * the host's own troubles as the engine reports them (NP_ERR_CONNECT,
+ * _AUTH, _SESSION_LOST ...); NP_ERR_TOOL_MISSING when curl is needed on
+ * the host and is not there.
  */
 #ifndef NETPROF_NODE_API_H
 #define NETPROF_NODE_API_H

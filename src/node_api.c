@@ -48,6 +48,8 @@ struct node_call {
 	int answered;			/* http or job has reported */
 	int ready;			/* on api->ready */
 	int cancelled;
+	int tunnel_error;		/* why the tunnel failed, if it did */
+	char *tunnel_error_text;
 	int error;
 	char *error_text;
 	long status;
@@ -114,6 +116,7 @@ call_free(struct node_call *c)
 	free(c->method);
 	free(c->url);
 	free(c->error_text);
+	free(c->tunnel_error_text);
 	free(c->body);
 	free(c);
 }
@@ -179,6 +182,41 @@ call_set_error(struct node_call *c, int error, const char *detail)
 
 /* ---- the tunnel path ---- */
 
+/* The engine's text names the host first; so does ours. */
+static const char *
+without_host(const struct machine *m, const char *text)
+{
+	size_t n = strlen(m->name);
+
+	if (strncmp(text, m->name, n) == 0 && strncmp(text + n, ": ", 2) == 0)
+		return text + n + 2;
+	return text;
+}
+
+
+/*
+ * The answer and the tunnel's end are both known. The tunnel knows better
+ * why a request failed ("connection refused" on the host beats libcurl's
+ * "empty reply"), whichever of the two came first.
+ */
+static void
+call_finish_tunnel(struct node_call *c)
+{
+	if (c->error != NP_OK && c->tunnel_error != NP_OK && !c->cancelled) {
+		/* no answer because the channel did not open or broke: to
+		   the caller that is the node not reached, as with curl */
+		if (c->error != NP_ERR_IO || c->tunnel_error != NP_ERR_CHANNEL)
+			c->error = c->tunnel_error;
+		else
+			c->error = NP_ERR_CONNECT;
+		free(c->error_text);
+		c->error_text = text_printf("%s: %s %s: %s", c->m->name,
+		    c->method, c->url, without_host(c->m,
+		    c->tunnel_error_text ? c->tunnel_error_text : ""));
+	}
+	call_ready(c);
+}
+
 static void
 tunnel_closed_cb(const struct machine *m, int error, const char *error_text,
     void *arg)
@@ -196,12 +234,13 @@ tunnel_closed_cb(const struct machine *m, int error, const char *error_text,
 	free(t);
 	if (c != NULL) {
 		c->tunnel = NULL;
-		/* the tunnel knows better why a request failed */
-		if (error != NP_OK && c->error != NP_OK && !c->cancelled)
-			call_set_error(c, error, error_text ? error_text :
+		if (error != NP_OK) {
+			c->tunnel_error = error;
+			c->tunnel_error_text = strdup(error_text ? error_text :
 			    error_string(error));
+		}
 		if (c->answered)
-			call_ready(c);
+			call_finish_tunnel(c);
 	}
 	api_check_closed(api);
 }
@@ -234,7 +273,7 @@ call_http_done_cb(const struct http_response *res, void *arg)
 		if (c->tunnel != NULL)
 			c->tunnel->call = NULL;
 		c->tunnel = NULL;
-		call_ready(c);
+		call_finish_tunnel(c);
 	}
 }
 
@@ -319,17 +358,6 @@ curl_output_parse(struct node_call *c, const char *out, size_t len)
 	memcpy(c->body, out, c->body_len);
 	c->body[c->body_len] = '\0';
 	return 0;
-}
-
-/* The engine's text names the host first; so does ours. */
-static const char *
-without_host(const struct machine *m, const char *text)
-{
-	size_t n = strlen(m->name);
-
-	if (strncmp(text, m->name, n) == 0 && strncmp(text + n, ": ", 2) == 0)
-		return text + n + 2;
-	return text;
 }
 
 static void
