@@ -83,6 +83,7 @@ struct bench_options {
 };
 
 struct bench;
+struct bench_binary;
 struct engine_job;
 struct node_call;
 
@@ -116,6 +117,7 @@ struct bench_host {
 	uv_timer_t timer;
 	int timer_active;
 	int attempts;
+	struct bench_binary *deploy_bin;	/* --otela-bin: its binary */
 	int busy;		/* pair tasks using this node now */
 	int exclusive;		/* in a throughput probe now */
 	/* summary */
@@ -227,6 +229,11 @@ void bench_run_json_checkpoint(struct bench *b);
 
 /* bench_host.c: start per-host phase p on every live host. */
 void bench_host_phase_start(struct bench *b, enum bench_phase p);
+/* The host's step of the current phase ended (ok unless marked). */
+void bench_host_step_done(struct bench_host *h);
+/* It failed: mark the host (takes error), then end the step. */
+void bench_host_step_fail(struct bench_host *h, enum error_class cls,
+    char *error);
 /* Stop what a host is doing (interrupt): its step ends cancelled. */
 void bench_host_cancel(struct bench_host *h);
 /* Set up the hosts' timers on b->loop. */

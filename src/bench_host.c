@@ -31,8 +31,8 @@
 
 static void launch_more(struct bench *b);
 
-static void
-step_done(struct bench_host *h)
+void
+bench_host_step_done(struct bench_host *h)
 {
 	struct bench *b = h->b;
 	enum bench_phase p = b->phase;
@@ -46,11 +46,11 @@ step_done(struct bench_host *h)
 	launch_more(b);
 }
 
-static void
-step_fail(struct bench_host *h, enum error_class cls, char *error)
+void
+bench_host_step_fail(struct bench_host *h, enum error_class cls, char *error)
 {
 	bench_host_fail(h, h->b->phase, cls, error);
-	step_done(h);
+	bench_host_step_done(h);
 }
 
 /* An engine result that is not a clean exit 0: fail the step, return 1. */
@@ -62,11 +62,11 @@ check_job(struct bench_host *h, const struct engine_result *res,
 	size_t n;
 
 	if (res->error == NP_ERR_CANCELLED && h->b->interrupted) {
-		step_done(h);
+		bench_host_step_done(h);
 		return 1;
 	}
 	if (res->error != NP_OK) {
-		step_fail(h, bench_class_of_error(res->error), bench_printf(
+		bench_host_step_fail(h, bench_class_of_error(res->error), bench_printf(
 		    "%s: %s: %s", h->m->name, what, res->error_text != NULL ?
 		    res->error_text : error_string(res->error)));
 		return 1;
@@ -75,7 +75,7 @@ check_job(struct bench_host *h, const struct engine_result *res,
 		return 0;
 	if (res->exit_status == 127 || strstr(res->err, ": not found") ||
 	    strstr(res->err, "command not found")) {
-		step_fail(h, ERROR_CLASS_TOOL_MISSING, bench_printf("%s: otela "
+		bench_host_step_fail(h, ERROR_CLASS_TOOL_MISSING, bench_printf("%s: otela "
 		    "is not installed or not on PATH there (%s: exit %d); put "
 		    "it on PATH in remote_setup, or deploy it with --otela-bin "
 		    "DIR", h->m->name, what, res->exit_status));
@@ -84,7 +84,7 @@ check_job(struct bench_host *h, const struct engine_result *res,
 	n = strcspn(res->err, "\n");
 	snprintf(line, sizeof line, "%.*s", (int)(n < 200 ? n : 200),
 	    res->err);
-	step_fail(h, ERROR_CLASS_TOOL_FAILED, bench_printf("%s: %s exited %d"
+	bench_host_step_fail(h, ERROR_CLASS_TOOL_FAILED, bench_printf("%s: %s exited %d"
 	    "%s%s", h->m->name, what, res->exit_status, *line ? ": " : "",
 	    line));
 	return 1;
@@ -119,7 +119,7 @@ init_done_cb(const struct machine *m, const struct engine_result *res,
 	(void)m;
 	h->job = NULL;
 	if (!check_job(h, res, "otela init"))
-		step_done(h);
+		bench_host_step_done(h);
 }
 
 static void
@@ -134,14 +134,14 @@ discover_done_cb(const struct machine *m, const struct engine_result *res,
 	if (check_job(h, res, "otela peer-id"))
 		return;
 	if (bench_peer_id_from_output(res->out, &id) != 0) {
-		step_fail(h, ERROR_CLASS_PARSE, bench_printf("%s: otela peer-id "
+		bench_host_step_fail(h, ERROR_CLASS_PARSE, bench_printf("%s: otela peer-id "
 		    "printed %s, not a PeerID (base58 12D3KooW... or Qm...)",
 		    m->name, id != NULL ? id : "nothing"));
 		free(id);
 		return;
 	}
 	h->peer_id = id;
-	step_done(h);
+	bench_host_step_done(h);
 }
 
 static void
@@ -153,7 +153,7 @@ push_done_cb(const struct machine *m, const struct engine_result *res,
 	(void)m;
 	h->job = NULL;
 	if (!check_job(h, res, "writing cfg.yaml"))
-		step_done(h);
+		bench_host_step_done(h);
 }
 
 static int
@@ -231,7 +231,7 @@ health_timer_cb(uv_timer_t *t)
 
 	h->timer_active = 0;
 	if (h->b->interrupted)
-		step_done(h);
+		bench_host_step_done(h);
 	else
 		health_poll(h);
 }
@@ -263,7 +263,7 @@ tail_done_cb(const struct machine *m, const struct engine_result *res,
 	h->log_tail = NULL;
 	if (res->error == NP_OK && res->out_len > 0)
 		h->log_tail = strdup(res->out);
-	step_fail(h, h->error_class, why);
+	bench_host_step_fail(h, h->error_class, why);
 }
 
 static void
@@ -282,7 +282,7 @@ fail_with_log(struct bench_host *h, enum error_class cls, char *why)
 	free(qdir);
 	free(cmd);
 	h->log_tail = NULL;
-	step_fail(h, cls, why);
+	bench_host_step_fail(h, cls, why);
 }
 
 static void
@@ -294,7 +294,7 @@ alive_done_cb(const struct machine *m, const struct engine_result *res,
 	(void)m;
 	h->job = NULL;
 	if (h->b->interrupted) {
-		step_done(h);
+		bench_host_step_done(h);
 		return;
 	}
 	if (res->error == NP_OK && strncmp(res->out, "dead", 4) == 0) {
@@ -328,12 +328,12 @@ health_reply_cb(const struct machine *m, const struct node_reply *r,
 	(void)m;
 	h->call = NULL;
 	if (h->b->interrupted) {
-		step_done(h);
+		bench_host_step_done(h);
 		return;
 	}
 	if (r->error == NP_OK && r->status == 200) {
 		log_debug(h->m->name, "healthy after %.2f s", waited);
-		step_done(h);
+		bench_host_step_done(h);
 		return;
 	}
 	if (waited >= h->b->o->health_wait) {
@@ -360,7 +360,7 @@ health_poll(struct bench_host *h)
 	    "/v1/health", NULL, 2.0, health_reply_cb, h, &h->call);
 
 	if (r != 0)
-		step_fail(h, ERROR_CLASS_TOOL_FAILED, bench_printf("%s: health "
+		bench_host_step_fail(h, ERROR_CLASS_TOOL_FAILED, bench_printf("%s: health "
 		    "check: %s", h->m->name, error_string(r)));
 }
 
@@ -378,7 +378,7 @@ start_done_cb(const struct machine *m, const struct engine_result *res,
 		return;
 	pid = strtol(res->out, &end, 10);
 	if (pid <= 1 || (*end != '\n' && *end != '\0')) {
-		step_fail(h, ERROR_CLASS_PARSE, bench_printf("%s: starting the "
+		bench_host_step_fail(h, ERROR_CLASS_PARSE, bench_printf("%s: starting the "
 		    "node printed no PID: '%.80s'", m->name, res->out));
 		return;
 	}
@@ -420,7 +420,7 @@ converge_timer_cb(uv_timer_t *t)
 
 	h->timer_active = 0;
 	if (h->b->interrupted)
-		step_done(h);
+		bench_host_step_done(h);
 	else
 		converge_poll(h);
 }
@@ -461,7 +461,7 @@ table_reply_cb(const struct machine *m, const struct node_reply *r,
 	(void)m;
 	h->call = NULL;
 	if (h->b->interrupted) {
-		step_done(h);
+		bench_host_step_done(h);
 		return;
 	}
 	if (r->error == NP_OK && r->status == 200 &&
@@ -473,7 +473,7 @@ table_reply_cb(const struct machine *m, const struct node_reply *r,
 	node_peer_ids_free(ids);
 	free(cause);
 	if (h->converged) {
-		step_done(h);
+		bench_host_step_done(h);
 		return;
 	}
 	if (waited >= h->b->o->converge_wait) {
@@ -482,7 +482,7 @@ table_reply_cb(const struct machine *m, const struct node_reply *r,
 		h->status[BENCH_CONVERGE] = BENCH_ST_FAILED;
 		log_warn("%s: the mesh did not converge within %g s", m->name,
 		    h->b->o->converge_wait);
-		step_done(h);
+		bench_host_step_done(h);
 		return;
 	}
 	h->attempts++;
@@ -496,7 +496,7 @@ converge_poll(struct bench_host *h)
 	    "/v1/dnt/table", NULL, 5.0, table_reply_cb, h, &h->call);
 
 	if (r != 0)
-		step_fail(h, ERROR_CLASS_TOOL_FAILED, bench_printf("%s: dnt "
+		bench_host_step_fail(h, ERROR_CLASS_TOOL_FAILED, bench_printf("%s: dnt "
 		    "table: %s", h->m->name, error_string(r)));
 }
 
@@ -537,7 +537,7 @@ teardown_done_cb(const struct machine *m, const struct engine_result *res,
 			free(why);
 	} else
 		h->torn_down = 1;
-	step_done(h);
+	bench_host_step_done(h);
 }
 
 static int
@@ -611,11 +611,11 @@ launch_more(struct bench *b)
 		b->outstanding++;
 		h->step_t0 = bench_now();
 		if ((r = step_start(h, p)) != 0)
-			step_fail(h, ERROR_CLASS_TOOL_FAILED, bench_printf("%s: "
+			bench_host_step_fail(h, ERROR_CLASS_TOOL_FAILED, bench_printf("%s: "
 			    "%s: %s", h->m->name, bench_phase_name(p),
 			    error_string(r)));
 		else if (p == BENCH_CONFIGURE)
-			step_done(h);
+			bench_host_step_done(h);
 	}
 	b->launching = 0;
 	if (b->outstanding == 0 && (b->next_host >= b->n || b->interrupted))

@@ -107,6 +107,36 @@ cd - >/dev/null
 assert_contains "$OUT" "h4: torn down"
 assert_nothing_left t2 "--teardown"
 
+# --- --otela-bin: hosts without otela get it over their session ------
+bindir=$NETPROF_TEST_TMP/otela-bin
+mkdir -p "$bindir"
+printf '#!/bin/sh\nexec %s/tests/otela-node/bin/otela "$@"\n' "$NETPROF_SRC" \
+    >"$bindir/otela-$(uname -m | sed 's/x86_64/amd64/; s/aarch64/arm64/')"
+chmod 755 "$bindir"/otela-*
+sha=$(sha256sum "$bindir"/otela-* | cut -c1-64)
+cache=$(getent passwd "$LAB_USER" | cut -d: -f6)/.cache/netprof
+rm -f "$cache/otela-$sha"
+at_exit "rm -f '$cache/otela-$sha'"
+bare=$NETPROF_TEST_TMP/bare.json
+jq 'del(.remote_setup)' "$LAB_INVENTORY" >"$bare"
+out=$NETPROF_TEST_TMP/deploy
+assert_status 1 "$NETPROF_BIN" bench --config "$bare" --output "$out" \
+    --run-id t4 --kinds libp2p_ping --no-punch "${small[@]}"
+assert_contains "$OUT" "otela is not installed or not on PATH there"
+assert_status 0 "$NETPROF_BIN" -v bench --config "$bare" --output "$out" \
+    --run-id t5 --kinds libp2p_ping --no-punch --otela-bin "$bindir" "${small[@]}"
+assert_eq 4 "$(grep -c 'otela uploaded to' <<<"$OUT")" "uploaded once per host"
+[ -x "$cache/otela-$sha" ] || fail "no $cache/otela-$sha after --otela-bin"
+assert_eq "" "$(ls -A "$cache" | grep -v "^otela-$sha\$" || true)" "no temporary file left"
+assert_contains "$(jq -r .command "$out/measurements.jsonl" | sed -n 1p)" \
+    "\"\$HOME\"/.cache/netprof/otela-$sha probe --target"
+before=$(stat -c %Y.%i "$cache/otela-$sha")
+assert_status 0 "$NETPROF_BIN" -v bench --config "$bare" --output "$out" \
+    --run-id t6 --kinds libp2p_ping --no-punch --otela-bin "$bindir" "${small[@]}"
+assert_eq 4 "$(grep -c 'already there: reused' <<<"$OUT")" "reused when present"
+assert_eq "$before" "$(stat -c %Y.%i "$cache/otela-$sha")" "the cached binary untouched"
+assert_nothing_left t6 "--otela-bin"
+
 # --- --serial and --baseline: the same pairs --------------------------
 out=$NETPROF_TEST_TMP/serial
 assert_status 0 "$NETPROF_BIN" bench --config "$inv" --output "$out" \
