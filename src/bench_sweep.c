@@ -248,30 +248,19 @@ metric(const cJSON *metrics, const char *key)
 	return cJSON_IsNumber(v) ? v->valuedouble : 0;
 }
 
+/* A probe's answer: the node's metrics and verdict. */
 static void
-probe_reply_cb(const struct machine *m, const struct node_reply *r,
-    void *arg)
+take_probe(struct bench_task *t, const struct node_reply *r)
 {
-	struct bench_task *t = arg;
 	struct node_probe p;
 	char *cause = NULL;
 
-	(void)m;
-	t->call = NULL;
-	t->ended_at = time_wall();
-	if (r->error == NP_ERR_CANCELLED && t->b->interrupted) {
-		task_drop(t);
-		dispatch(t->b);
-		return;
-	}
-	if (reply_failed(t, r, "probe"))
-		goto out;
 	if (node_parse_probe(r->body, r->body_len, &p, &cause) != 0) {
 		task_fail(t, ERROR_CLASS_PARSE, bench_printf("%s: probe: %s",
 		    src_of(t)->m->name, cause != NULL ? cause :
 		    "unreadable answer"));
 		free(cause);
-		goto out;
+		return;
 	}
 	t->ok = p.ok;
 	t->metrics = p.metrics;
@@ -285,37 +274,22 @@ probe_reply_cb(const struct machine *m, const struct node_reply *r,
 		t->value = t->kind == BENCH_KIND_THROUGHPUT ?
 		    metric(t->metrics, "mbps") : metric(t->metrics, "p50_ms");
 	node_probe_free(&p);
-out:
-	task_finish(t, 1);
-	dispatch(t->b);
 }
 
+/* A holepunch answer: connectedness and attempts, for run.json. */
 static void
-punch_reply_cb(const struct machine *m, const struct node_reply *r,
-    void *arg)
+take_punch(struct bench_task *t, const struct node_reply *r)
 {
-	struct bench_task *t = arg;
 	struct node_holepunch hp;
 	char *cause = NULL;
 
-	(void)m;
-	t->call = NULL;
-	t->ended_at = time_wall();
-	if (r->error == NP_ERR_CANCELLED && t->b->interrupted) {
-		task_drop(t);
-		dispatch(t->b);
-		return;
-	}
-	if (reply_failed(t, r, "holepunch"))
-		goto out;
 	if (node_parse_holepunch(r->body, r->body_len, &hp, &cause) != 0) {
 		task_fail(t, ERROR_CLASS_PARSE, bench_printf("%s: holepunch: "
 		    "%s", src_of(t)->m->name, cause != NULL ? cause :
 		    "unreadable answer"));
 		free(cause);
-		goto out;
+		return;
 	}
-	t->ok = hp.ok;
 	t->attempts = hp.attempts;
 	t->connectedness = hp.connectedness;
 	hp.connectedness = NULL;
@@ -323,8 +297,29 @@ punch_reply_cb(const struct machine *m, const struct node_reply *r,
 		task_fail(t, ERROR_CLASS_TOOL_FAILED, strdup(hp.last_error));
 	t->ok = hp.ok;
 	node_holepunch_free(&hp);
-out:
-	task_finish(t, 1);
+}
+
+static void
+task_reply_cb(const struct machine *m, const struct node_reply *r,
+    void *arg)
+{
+	struct bench_task *t = arg;
+
+	(void)m;
+	t->call = NULL;
+	t->ended_at = time_wall();
+	if (r->error == NP_ERR_CANCELLED && t->b->interrupted)
+		task_drop(t);
+	else {
+		if (!reply_failed(t, r, t->phase == BENCH_PUNCH ? "holepunch" :
+		    "probe")) {
+			if (t->phase == BENCH_PUNCH)
+				take_punch(t, r);
+			else
+				take_probe(t, r);
+		}
+		task_finish(t, 1);
+	}
 	dispatch(t->b);
 }
 
@@ -389,7 +384,7 @@ start_probe(struct bench *b, struct bench_task *t)
 		return NP_ERR_NOMEM;
 	r = node_api_call(b->api, src_of(t)->m, src_of(t)->http_port, "POST",
 	    "/v1/probe/run", body, b->o->probe_timeout + CALL_SLACK,
-	    probe_reply_cb, t, &t->call);
+	    task_reply_cb, t, &t->call);
 	cJSON_free(body);
 	return r;
 }
@@ -408,7 +403,7 @@ start_punch(struct bench *b, struct bench_task *t)
 	if (body == NULL)
 		return NP_ERR_NOMEM;
 	r = node_api_call(b->api, src_of(t)->m, src_of(t)->http_port, "POST",
-	    "/v1/probe/holepunch", body, 30 + CALL_SLACK, punch_reply_cb, t,
+	    "/v1/probe/holepunch", body, 30 + CALL_SLACK, task_reply_cb, t,
 	    &t->call);
 	cJSON_free(body);
 	return r;

@@ -3,7 +3,9 @@
  * directory before signalling (a PID recycled since the node died belongs
  * to someone else), sends TERM, waits up to BENCH_TEARDOWN_GRACE seconds,
  * sends KILL, and then verifies that the process is gone (a zombie counts
- * as gone: it holds no port and no file) before removing the directory.
+ * as gone: it holds no port and no file; a loaded host may take a while
+ * to free a big process after KILL, so that is waited for too) before
+ * removing the directory.
  * Nothing is matched on names, unlike upstream's `pkill -f`.
  */
 #include <errno.h>
@@ -40,7 +42,10 @@ bench_teardown_command(const char *dir, long pid)
 	    "    kill -TERM \"$P\" 2>/dev/null\n"
 	    "    i=0; while ! gone && [ $i -lt %d ]; do sleep 0.1; "
 	    "i=$((i+1)); done\n"
-	    "    gone || { kill -KILL \"$P\" 2>/dev/null; sleep 0.2; }\n"
+	    "    if ! gone; then kill -KILL \"$P\" 2>/dev/null; i=0\n"
+	    "      while ! gone && [ $i -lt 50 ]; do sleep 0.1; i=$((i+1)); "
+	    "done\n"
+	    "    fi\n"
 	    "    gone || { echo \"node $P still running after KILL\" >&2; "
 	    "exit 1; }\n"
 	    "  else\n"
