@@ -3,10 +3,12 @@
  * ordered pair), the sweep (POST /v1/probe/run to the source's node for
  * every pair and kind) and, with --baseline, collect's ICMP ping over the
  * same pairs. Tasks run in stages: the light probes (libp2p_ping,
- * latency, punch, ping) overlap, at most max_probes per node at once as
- * source or target; then throughput runs in the scheduler's exclusive
- * rounds (no node in two transfers at once, as collect's iperf3), because
- * two transfers through one node would measure each other. --serial runs
+ * latency) overlap, at most max_probes per node at once as source or
+ * target (holepunch requests and ICMP pings, being no load, as many as a
+ * session has channels, as collect's pings); then throughput runs in the
+ * scheduler's exclusive rounds (no node in two transfers at once, as
+ * collect's iperf3), because two transfers through one node would measure
+ * each other. --serial runs
  * one task at a time in the upstream order (kind, source, target). Each
  * record is written the moment its probe ends.
  */
@@ -460,7 +462,9 @@ static int
 can_start(const struct bench *b, const struct bench_task *t)
 {
 	const struct bench_host *s = src_of(t), *d = dst_of(t);
-	int limit = b->o->max_probes;
+	/* ICMP pings and holepunch requests are no load: as collect */
+	int limit = t->phase == BENCH_SWEEP ? b->o->max_probes :
+	    ENGINE_DEFAULT_MAX_CHANNELS;
 
 	if (b->o->serial)
 		return b->pairs.running == 0;
