@@ -99,9 +99,9 @@ phase_begin(struct bench *b, enum bench_phase p)
 	b->phase = p;
 	b->phase_ran[p] = 1;
 	b->phase_t0 = bench_now();
-	bench_report_phase(b);
 	log_debug(NULL, "phase %s", bench_phase_name(p));
 	if (p == BENCH_PUNCH || p == BENCH_SWEEP || p == BENCH_BASELINE) {
+		/* bench_pairs_start reports it, once it knows the total */
 		if ((r = bench_pairs_start(b, p)) != 0) {
 			log_error("bench: %s: %s", bench_phase_name(p),
 			    error_string(r));
@@ -110,6 +110,7 @@ phase_begin(struct bench *b, enum bench_phase p)
 		}
 		return;
 	}
+	bench_report_phase(b);
 	bench_host_phase_start(b, p);
 }
 

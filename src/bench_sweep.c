@@ -621,6 +621,7 @@ bench_pairs_start(struct bench *b, enum bench_phase p)
 	}
 	ps->left = ps->n;
 	b->prog_total = ps->n;
+	bench_report_phase(b);
 	b->task_sets[p] = ps->tasks;
 	b->n_task_sets[p] = ps->n;
 	fail_dead_pairs(b);

@@ -157,4 +157,21 @@ assert_status 0 "$NETPROF_BIN" heatmap --input "$out/measurements.jsonl" \
     --output "$NETPROF_TEST_TMP/heatmap.html"
 assert_file_contains "$NETPROF_TEST_TMP/heatmap.html" "libp2p_ping"
 assert_nothing_left t3 "--serial --baseline"
+
+# --- the local transport (the node API through curl on the host), and
+# --- per-machine ports: two nodes on this machine ---------------------
+cat >"$NETPROF_TEST_TMP/local.json" <<EOF
+{"remote_setup": "export PATH=$NETPROF_SRC/tests/otela-node/bin:\$PATH",
+ "machines": [
+  {"name": "a", "address": "127.0.0.1", "transport": "local",
+   "http_port": 29090, "libp2p_port": 29091},
+  {"name": "b", "address": "127.0.0.1", "transport": "local",
+   "http_port": 29190, "libp2p_port": 29191}]}
+EOF
+out=$NETPROF_TEST_TMP/local
+assert_status 0 "$NETPROF_BIN" bench --config "$NETPROF_TEST_TMP/local.json" \
+    --output "$out" --run-id t7 "${small[@]}"
+assert_eq 6 "$(jq -r 'select(.ok)|.kind' "$out/measurements.jsonl" | wc -l)" "local: 2 pairs x 3 kinds ok"
+assert_eq "29190 29191" "$(jq -r '.machines[1]|"\(.http_port) \(.libp2p_port)"' "$out/run.json")"
+assert_eq "" "$(ls -d /tmp/otela-bench-t7-* 2>/dev/null || true)" "local: directories removed"
 test_pass
