@@ -13,6 +13,9 @@
 #include "bench.h"
 #include "log.h"
 
+/* Pairs that are not direct, listed in the summary at most. */
+#define SUMMARY_PAIRS 10
+
 static int
 quiet(const struct bench *b)
 {
@@ -128,7 +131,7 @@ connectedness_word(const struct bench_task *t)
 static void
 summary_punch(const struct bench *b, FILE *f)
 {
-	size_t i, direct = 0, relayed = 0;
+	size_t i, direct = 0, relayed = 0, shown;
 
 	for (i = 0; i < b->n_task_sets[BENCH_PUNCH]; i++) {
 		const char *w = connectedness_word(&b->task_sets[BENCH_PUNCH][i]);
@@ -142,15 +145,19 @@ summary_punch(const struct bench *b, FILE *f)
 		return;
 	fprintf(f, "  pairs: %zu direct, %zu relayed, %zu not connected\n",
 	    direct, relayed, b->n_task_sets[BENCH_PUNCH] - direct - relayed);
-	for (i = 0; i < b->n_task_sets[BENCH_PUNCH]; i++) {
+	for (i = 0, shown = 0; i < b->n_task_sets[BENCH_PUNCH]; i++) {
 		const struct bench_task *t = &b->task_sets[BENCH_PUNCH][i];
 
-		if (strcmp(connectedness_word(t), "direct") != 0 &&
-		    t->state == 2)
-			fprintf(f, "    %s->%s %s%s%s\n",
-			    b->hosts[t->src].m->name, b->hosts[t->dst].m->name,
-			    connectedness_word(t), t->error ? ": " : "",
-			    t->error ? t->error : "");
+		if (strcmp(connectedness_word(t), "direct") == 0 ||
+		    t->state != 2)
+			continue;
+		if (++shown > SUMMARY_PAIRS) {
+			fprintf(f, "    ... (run.json's punch has them all)\n");
+			break;
+		}
+		fprintf(f, "    %s->%s %s%s%s\n", b->hosts[t->src].m->name,
+		    b->hosts[t->dst].m->name, connectedness_word(t),
+		    t->error ? ": " : "", t->error ? t->error : "");
 	}
 }
 
