@@ -11,22 +11,10 @@
 
 #include <cjson/cJSON.h>
 
-/* Why a probe failed, in words a user can act on. */
-enum error_class {
-	ERROR_CLASS_NONE = 0,
-	ERROR_CLASS_UNREACHABLE,	/* SSH could not reach the host */
-	ERROR_CLASS_AUTH,		/* reached, but not let in */
-	ERROR_CLASS_TOOL_MISSING,	/* ping/iperf3 not installed there */
-	ERROR_CLASS_TOOL_FAILED,	/* the tool ran and reported failure */
-	ERROR_CLASS_TIMEOUT,
-	ERROR_CLASS_PARSE		/* output we could not read */
-};
-
-/* "unreachable", "auth", ...; NULL for ERROR_CLASS_NONE. */
-const char *error_class_name(enum error_class c);
+#include "record_schema.h"
 
 struct record {
-	const char *kind;	/* "ping" | "iperf3" */
+	const char *kind;	/* RECORD_KIND_* (record_schema.h) */
 	const char *source;
 	const char *target;
 	const char *target_address;

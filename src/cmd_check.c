@@ -8,7 +8,6 @@
  * is ready for what --for asks.
  */
 #include <getopt.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,6 +20,7 @@
 #include "error.h"
 #include "inventory.h"
 #include "log.h"
+#include "runner.h"
 
 /* The tools netprof runs on hosts; the order is the report's. */
 static const char *const check_tools[] = {
@@ -57,7 +57,10 @@ static const char check_script[] =
 	"if command -v otela >/dev/null 2>&1; then "
 	"otela --help >/dev/null 2>&1 </dev/null; echo \"otela_rc $?\"; fi";
 
+struct check_run;
+
 struct host_check {
+	struct check_run *run;
 	const struct machine *machine;
 	int done;
 	int error;			/* engine error, NP_OK if the script ran */
@@ -69,8 +72,9 @@ struct host_check {
 };
 
 struct check_run {
+	struct runner *runner;
 	struct host_check *hosts;
-	size_t n_hosts;
+	size_t n_hosts, n_done;
 	unsigned needs;
 };
 
@@ -118,6 +122,8 @@ host_check_done_cb(const struct machine *m, const struct engine_result *res,
 {
 	struct host_check *h = arg;
 
+	if (++h->run->n_done == h->run->n_hosts)
+		runner_finish(h->run->runner);
 	h->done = 1;
 	h->error = res->error;
 	h->elapsed_s = res->ended_at - res->queued_at;
@@ -337,23 +343,6 @@ print_json(const struct check_run *run, FILE *f)
 }
 
 static void
-check_engine_closed_cb(struct engine *e, void *arg)
-{
-	(void)e;
-	(void)arg;
-}
-
-static void
-check_signal_cb(uv_signal_t *sig, int signum)
-{
-	int *interrupted = sig->data;
-
-	log_error("interrupted (signal %d); closing sessions", signum);
-	*interrupted = 1;
-	uv_stop(sig->loop);
-}
-
-static void
 check_run_free(struct check_run *run)
 {
 	size_t i, t;
@@ -370,19 +359,14 @@ check_run_free(struct check_run *run)
 /* Ask every host at once; returns an np_error code for setup failures. */
 static int
 check_hosts(struct check_run *run, const struct inventory *inv,
-    const struct engine_options *opts, int *interrupted)
+    const struct runner_options *ro, int *interrupted)
 {
-	struct engine *engine = NULL;
-	uv_loop_t loop;
-	uv_signal_t sigint;
 	size_t i;
 	int r;
 
 	*interrupted = 0;
-	if ((r = uv_loop_init(&loop)) != 0)
-		return NP_ERR_SYSTEM;
-	if ((r = engine_new(&loop, inv, opts, &engine)) != 0)
-		goto out;
+	if ((r = runner_new(inv, ro, NULL, &run->runner)) != 0)
+		return r;
 	for (i = 0; i < run->n_hosts; i++) {
 		struct engine_request req = {
 			.command = check_script,
@@ -391,24 +375,17 @@ check_hosts(struct check_run *run, const struct inventory *inv,
 			.arg = &run->hosts[i],
 		};
 
-		if ((r = engine_submit(engine, run->hosts[i].machine, &req,
-		    NULL)) != 0)
+		if ((r = engine_submit(runner_engine(run->runner),
+		    run->hosts[i].machine, &req, NULL)) != 0)
 			goto out;
 	}
-	uv_signal_init(&loop, &sigint);
-	sigint.data = interrupted;
-	uv_signal_start(&sigint, check_signal_cb, SIGINT);
-	uv_unref((uv_handle_t *)&sigint);
-	uv_run(&loop, UV_RUN_DEFAULT);
-	uv_close((uv_handle_t *)&sigint, NULL);
+	if (run->n_hosts == 0)
+		runner_finish(run->runner);
+	runner_run(run->runner);
+	*interrupted = runner_interrupted(run->runner);
 out:
-	if (engine != NULL) {
-		engine_close(engine, check_engine_closed_cb, NULL);
-		uv_run(&loop, UV_RUN_DEFAULT);
-		engine_free(engine);
-	}
-	uv_run(&loop, UV_RUN_DEFAULT);
-	uv_loop_close(&loop);
+	runner_free(run->runner);
+	run->runner = NULL;
 	return r;
 }
 
@@ -416,18 +393,16 @@ static int
 cmd_check_exec(const struct cmd_entry *self, int argc, char **argv)
 {
 	static const struct option longopts[] = {
-		{ "config", required_argument, NULL, 'c' },
-		{ "hosts", required_argument, NULL, 'H' },
+		RUNNER_LONGOPTS,
 		{ "for", required_argument, NULL, 'f' },
 		{ "json", no_argument, NULL, 'j' },
-		{ "accept-new-host-keys", no_argument, NULL, 'A' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
-	struct engine_options opts = { 0 };
+	struct runner_options ro = { 0 };
 	struct check_run run = { 0 };
 	struct inventory *inv = NULL;
-	const char *config = NULL, *hosts = NULL, *purpose = "collect";
+	const char *purpose = "collect";
 	int c, json = 0, interrupted = 0, exit_code = NP_EXIT_USAGE, r;
 	size_t i;
 
@@ -435,12 +410,14 @@ cmd_check_exec(const struct cmd_entry *self, int argc, char **argv)
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, ":c:H:f:jAh", longopts,
 	    NULL)) != -1) {
+		if ((r = runner_option(self, &ro, c, optarg)) >= 0) {
+			if (r != 0)
+				return r;
+			continue;
+		}
 		switch (c) {
-		case 'c': config = optarg; break;
-		case 'H': hosts = optarg; break;
 		case 'f': purpose = optarg; break;
 		case 'j': json = 1; break;
-		case 'A': opts.accept_new_host_keys = 1; break;
 		case 'h':
 			cmd_print_usage(self, stdout, 1);
 			return NP_EXIT_OK;
@@ -448,7 +425,7 @@ cmd_check_exec(const struct cmd_entry *self, int argc, char **argv)
 			return cmd_option_error(self, c, argv);
 		}
 	}
-	if (cmd_need_config(self, argc, argv, config) != NP_EXIT_OK)
+	if (cmd_need_config(self, argc, argv, ro.config) != NP_EXIT_OK)
 		return NP_EXIT_USAGE;
 	for (i = 0; purposes[i].name != NULL; i++)
 		if (strcmp(purposes[i].name, purpose) == 0)
@@ -457,7 +434,7 @@ cmd_check_exec(const struct cmd_entry *self, int argc, char **argv)
 		return cmd_usage_error(self, "--for: '%s' is not one of "
 		    "collect, iperf, bench, all", purpose);
 
-	if ((exit_code = cmd_load_inventory(config, hosts, &inv)) != 0)
+	if ((exit_code = cmd_load_inventory(ro.config, ro.hosts, &inv)) != 0)
 		goto out;
 	run.n_hosts = inv->n_machines;
 	if ((run.hosts = calloc(run.n_hosts, sizeof *run.hosts)) == NULL) {
@@ -466,10 +443,11 @@ cmd_check_exec(const struct cmd_entry *self, int argc, char **argv)
 		goto out;
 	}
 	for (i = 0; i < run.n_hosts; i++) {
+		run.hosts[i].run = &run;
 		run.hosts[i].machine = &inv->machines[i];
 		run.hosts[i].otela_rc = -1;
 	}
-	if ((r = check_hosts(&run, inv, &opts, &interrupted)) != 0) {
+	if ((r = check_hosts(&run, inv, &ro, &interrupted)) != 0) {
 		log_error("check: %s", error_string(r));
 		exit_code = NP_EXIT_FAILED;
 		goto out;
@@ -503,15 +481,12 @@ const struct cmd_entry cmd_check_entry = {
 	    "marks a tool that --for needs, NOEXEC an otela that cannot be\n"
 	    "executed (a build for another architecture).\n\n"
 	    "options:\n"
-	    "  -c, --config FILE          the inventory (machines.json)\n"
-	    "  -H, --hosts A,B            check only these machines\n"
-	    "  -f, --for PURPOSE          what the hosts must be ready for:\n"
-	    "                             collect (ping; default), iperf (ping,\n"
-	    "                             iperf3), bench (bash, otela, curl), all\n"
-	    "  -j, --json                 print a JSON document instead of a table\n"
-	    "  -A, --accept-new-host-keys record unknown host keys in the\n"
-	    "                             known_hosts file (never a changed one)\n"
-	    "  -h, --help                 show this help\n\n"
+	    RUNNER_HELP
+	    "  -f, --for PURPOSE        what the hosts must be ready for:\n"
+	    "                           collect (ping; default), iperf (ping,\n"
+	    "                           iperf3), bench (bash, otela, curl), all\n"
+	    "  -j, --json               print a JSON document, not a table\n"
+	    "  -h, --help               show this help\n\n"
 	    "exit status: 0 every host is ready, 1 some host is not, 2 usage or\n"
 	    "inventory error, 130 interrupted.\n",
 	.exec = cmd_check_exec,

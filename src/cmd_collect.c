@@ -9,7 +9,6 @@
  * written the moment it completes.
  */
 #include <getopt.h>
-#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,12 +24,15 @@
 #include "iperf_parse.h"
 #include "log.h"
 #include "ping_parse.h"
+#include "plan.h"
 #include "probe.h"
 #include "progress.h"
 #include "record.h"
+#include "runner.h"
 #include "schedule.h"
 #include "stats.h"
 #include "timeutil.h"
+#include "util.h"
 
 /* Seconds an iperf3 server may take to exit after its client is done. */
 #define SERVER_GRACE_MS 3000
@@ -85,6 +87,7 @@ struct host_state {
 };
 
 struct collector {
+	struct runner *runner;
 	uv_loop_t *loop;
 	struct engine *engine;
 	struct inventory *inv;
@@ -102,33 +105,11 @@ struct collector {
 	size_t ok, failed;
 	int interrupted, closing, write_failed;
 	int dispatching, dispatch_again;
-	uv_signal_t sigint, sigterm;
-	int signals_open;
 };
 
 static void dispatch(struct collector *c);
 static void task_finish(struct task *t);
 
-static char *
-xprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-
-static char *
-xprintf(const char *fmt, ...)
-{
-	va_list ap;
-	char *s;
-	int n;
-
-	va_start(ap, fmt);
-	n = vsnprintf(NULL, 0, fmt, ap);
-	va_end(ap);
-	if (n < 0 || (s = malloc((size_t)n + 1)) == NULL)
-		return NULL;
-	va_start(ap, fmt);
-	vsnprintf(s, (size_t)n + 1, fmt, ap);
-	va_end(ap);
-	return s;
-}
 
 static const struct machine *
 machine_at(const struct collector *c, size_t i)
@@ -207,7 +188,7 @@ check_result(struct task *t, const struct machine *m,
 
 	if (res->error != NP_OK) {
 		cls = class_of_engine_error(res->error, &host_level);
-		task_fail(t, cls, xprintf("%s%s", who, res->error_text != NULL ?
+		task_fail(t, cls, str_printf("%s%s", who, res->error_text != NULL ?
 		    res->error_text : error_string(res->error)));
 		if (host_level && h->down == NULL) {
 			h->down = strdup(t->error);
@@ -219,7 +200,7 @@ check_result(struct task *t, const struct machine *m,
 	if (res->exit_status == 127 || (res->exit_status != 0 &&
 	    (strstr(res->err, ": not found") != NULL ||
 	    strstr(res->err, "command not found") != NULL))) {
-		task_fail(t, ERROR_CLASS_TOOL_MISSING, xprintf("%s%s: %s is not "
+		task_fail(t, ERROR_CLASS_TOOL_MISSING, str_printf("%s%s: %s is not "
 		    "installed or not on PATH there (exit %d)", who, m->name,
 		    t->kind == PROBE_PING ? "ping" : "iperf3",
 		    res->exit_status));
@@ -274,7 +255,7 @@ ping_done_cb(const struct machine *m, const struct engine_result *res,
 	if ((r = ping_parse(res->out, &p, &cause)) != 0) {
 		if (res->exit_status != 0 && (line = first_line(res->err,
 		    200)) != NULL && *line != '\0') {
-			task_fail(t, ERROR_CLASS_TOOL_FAILED, xprintf("ping "
+			task_fail(t, ERROR_CLASS_TOOL_FAILED, str_printf("ping "
 			    "exited %d: %s", res->exit_status, line));
 			free(line);
 			free(cause);
@@ -286,7 +267,7 @@ ping_done_cb(const struct machine *m, const struct engine_result *res,
 	}
 	t->metrics = ping_metrics(p);
 	if (p->received == 0) {
-		task_fail(t, ERROR_CLASS_TOOL_FAILED, xprintf("100%% packet "
+		task_fail(t, ERROR_CLASS_TOOL_FAILED, str_printf("100%% packet "
 		    "loss: %d sent, none answered", p->transmitted));
 		goto out;
 	}
@@ -409,7 +390,7 @@ iperf_start_client(struct task *t)
 	    t->c->connect_timeout), NULL, iperf_client_done_cb, &t->job);
 	if (r != 0) {
 		t->client_done = 1;
-		task_fail(t, ERROR_CLASS_TOOL_FAILED, xprintf("iperf3 client "
+		task_fail(t, ERROR_CLASS_TOOL_FAILED, str_printf("iperf3 client "
 		    "on %s: %s", src->name, error_string(r)));
 		if (t->server != NULL)
 			engine_cancel(t->server);
@@ -464,7 +445,7 @@ iperf_server_done_cb(const struct machine *m,
 		if (!check_result(t, m, res, "iperf3 server: ")) {
 			line = first_line(res->err[0] != '\0' ? res->err :
 			    res->out, 200);
-			task_fail(t, ERROR_CLASS_TOOL_FAILED, xprintf("iperf3 "
+			task_fail(t, ERROR_CLASS_TOOL_FAILED, str_printf("iperf3 "
 			    "server on %s did not start (exit %d): %s",
 			    m->name, res->exit_status, line != NULL ? line :
 			    ""));
@@ -498,7 +479,7 @@ iperf_start(struct task *t)
 	if (r != 0) {
 		/* not a callback: finish on this turn is safe for us */
 		t->server_done = 1;
-		task_fail(t, ERROR_CLASS_TOOL_FAILED, xprintf("iperf3 server on "
+		task_fail(t, ERROR_CLASS_TOOL_FAILED, str_printf("iperf3 server on "
 		    "%s: %s", dst->name, error_string(r)));
 		iperf_maybe_finish(t);
 	}
@@ -640,7 +621,7 @@ task_start(struct collector *c, struct task *t)
 		    probe_ping_timeout(&c->ps, c->connect_timeout), NULL,
 		    ping_done_cb, &t->job);
 		if (r != 0) {
-			task_fail(t, ERROR_CLASS_TOOL_FAILED, xprintf("ping on "
+			task_fail(t, ERROR_CLASS_TOOL_FAILED, str_printf("ping on "
 			    "%s: %s", machine_at(c, t->pair.source)->name,
 			    error_string(r)));
 			task_finish(t);
@@ -652,8 +633,6 @@ task_start(struct collector *c, struct task *t)
 	iperf_start(t);
 }
 
-static void engine_closed_cb(struct engine *e, void *arg);
-
 static void
 collector_close(struct collector *c)
 {
@@ -661,19 +640,7 @@ collector_close(struct collector *c)
 		return;
 	c->closing = 1;
 	progress_end(c->progress);
-	if (c->signals_open) {
-		uv_close((uv_handle_t *)&c->sigint, NULL);
-		uv_close((uv_handle_t *)&c->sigterm, NULL);
-		c->signals_open = 0;
-	}
-	engine_close(c->engine, engine_closed_cb, c);
-}
-
-static void
-engine_closed_cb(struct engine *e, void *arg)
-{
-	(void)e;
-	(void)arg;
+	runner_finish(c->runner);
 }
 
 static void
@@ -746,19 +713,18 @@ dispatch_once(struct collector *c)
 	collector_close(c);
 }
 
+/* The first signal: the probes running are killed, none is started. */
 static void
-signal_cb(uv_signal_t *sig, int signum)
+interrupt_cb(struct runner *rn, void *arg)
 {
-	struct collector *c = sig->data;
+	struct collector *c = arg;
 	struct phase *ph = &c->phases[c->cur];
 	size_t i;
 
-	if (c->interrupted)
-		return;
 	c->interrupted = 1;
 	progress_end(c->progress);
-	log_warn("interrupted (signal %d): stopping; the probes running "
-	    "are killed and not recorded (--resume redoes them)", signum);
+	log_warn("the probes running are killed and not recorded (--resume "
+	    "redoes them)");
 	for (i = 0; i < ph->n_tasks; i++) {
 		struct task *t = &ph->tasks[i];
 
@@ -835,15 +801,6 @@ phase_free(struct phase *ph)
 	schedule_free(ph->sched);
 }
 
-static double
-median(double *v, size_t n)
-{
-	struct stats_summary s;
-
-	stats_summarize(v, n, &s);
-	return s.p50;
-}
-
 /* Per source: ok, failed, median RTT; then the extreme pairs. */
 static void
 print_summary(struct collector *c, FILE *f)
@@ -858,7 +815,7 @@ print_summary(struct collector *c, FILE *f)
 		fprintf(f, "  %-16s ok %-4zu failed %-4zu", machine_at(c, i)->name,
 		    h->ok, h->failed);
 		if (h->n_rtts > 0)
-			fprintf(f, " median RTT %.3f ms", median(h->rtts,
+			fprintf(f, " median RTT %.3f ms", stats_median(h->rtts,
 			    h->n_rtts));
 		if (h->down != NULL)
 			fprintf(f, "  (%s)", h->down);
@@ -902,8 +859,9 @@ print_summary(struct collector *c, FILE *f)
 }
 
 struct collect_options {
-	const char *config, *output, *hosts;
-	int dry_run, resume, quiet, accept_new_host_keys;
+	struct runner_options common;
+	const char *output;
+	int dry_run, resume, quiet;
 	struct plan_options plan;
 	int ping_count, iperf_seconds, iperf_port;
 	double ping_interval;
@@ -913,9 +871,8 @@ static int
 run(struct collect_options *o, struct inventory *inv)
 {
 	struct collector c;
-	struct engine_options eo = { 0 };
+	struct runner_hooks hooks = { .interrupt = interrupt_cb };
 	struct schedule *ping = NULL, *iperf3 = NULL;
-	uv_loop_t loop;
 	char *cause = NULL;
 	size_t i;
 	int r, status = NP_EXIT_FAILED;
@@ -930,8 +887,6 @@ run(struct collect_options *o, struct inventory *inv)
 	c.ps.iperf_port = o->iperf_port > 0 ? o->iperf_port : inv->iperf_port;
 	c.connect_timeout = inv->connect_timeout_seconds;
 	c.serial = o->plan.serial;
-	eo.max_channels = o->plan.max_channels;
-	eo.accept_new_host_keys = o->accept_new_host_keys;
 	c.width = o->plan.rounds ? 1 : (size_t)(o->plan.max_channels > 0 ?
 	    o->plan.max_channels : ENGINE_DEFAULT_MAX_CHANNELS);
 
@@ -978,28 +933,18 @@ run(struct collect_options *o, struct inventory *inv)
 		log_info("resuming: %zu probes already recorded ok in %s",
 		    record_done_count(c.done), o->output);
 
-	uv_loop_init(&loop);
-	c.loop = &loop;
-	if ((r = engine_new(&loop, inv, &eo, &c.engine)) != 0) {
-		log_error("collect: cannot start the engine: %s",
-		    error_string(r));
-		uv_loop_close(&loop);
+	hooks.arg = &c;
+	if (runner_new(inv, &o->common, &hooks, &c.runner) != 0)
 		goto out;
-	}
+	c.loop = runner_loop(c.runner);
+	c.engine = runner_engine(c.runner);
 	c.progress = progress_new(stderr, o->quiet ||
 	    log_get_level() == LOG_QUIET);
-	uv_signal_init(&loop, &c.sigint);
-	uv_signal_init(&loop, &c.sigterm);
-	c.sigint.data = c.sigterm.data = &c;
-	uv_signal_start(&c.sigint, signal_cb, SIGINT);
-	uv_signal_start(&c.sigterm, signal_cb, SIGTERM);
-	c.signals_open = 1;
 	phase_begin(&c);
 	dispatch(&c);
-	uv_run(&loop, UV_RUN_DEFAULT);
-	engine_free(c.engine);
-	if (uv_loop_close(&loop) != 0)
-		log_debug(NULL, "loop closed with handles left");
+	runner_run(c.runner);
+	runner_free(c.runner);
+	c.runner = NULL;
 	progress_end(c.progress);
 	if (!o->quiet && log_get_level() != LOG_QUIET)
 		print_summary(&c, stderr);
@@ -1036,16 +981,13 @@ static int
 cmd_collect_exec(const struct cmd_entry *self, int argc, char **argv)
 {
 	static const struct option longopts[] = {
-		{ "config", required_argument, NULL, 'c' },
+		RUNNER_LONGOPTS,
 		{ "output", required_argument, NULL, 'o' },
 		{ "iperf", no_argument, NULL, 'I' },
 		{ "dry-run", no_argument, NULL, 'n' },
 		{ "serial", no_argument, NULL, 'S' },
 		{ "rounds", no_argument, NULL, 'R' },
 		{ "resume", no_argument, NULL, 'r' },
-		{ "hosts", required_argument, NULL, 'H' },
-		{ "max-channels", required_argument, NULL, 'm' },
-		{ "accept-new-host-keys", no_argument, NULL, 'A' },
 		{ "ping-count", required_argument, NULL, 'P' },
 		{ "ping-interval", required_argument, NULL, 'i' },
 		{ "iperf-seconds", required_argument, NULL, 'T' },
@@ -1061,24 +1003,21 @@ cmd_collect_exec(const struct cmd_entry *self, int argc, char **argv)
 	memset(&o, 0, sizeof o);
 	o.output = "-";
 	optind = 1;
-	while ((ch = getopt_long(argc, argv, ":c:o:nqh", longopts, NULL)) !=
+	while ((ch = getopt_long(argc, argv, ":c:H:Ao:nqh", longopts, NULL)) !=
 	    -1) {
+		if ((r = runner_option(self, &o.common, ch, optarg)) >= 0) {
+			if (r != 0)
+				return r;
+			continue;
+		}
 		switch (ch) {
-		case 'c': o.config = optarg; break;
 		case 'o': o.output = optarg; break;
 		case 'I': o.plan.iperf = 1; break;
 		case 'n': o.dry_run = 1; break;
 		case 'S': o.plan.serial = 1; break;
 		case 'R': o.plan.rounds = 1; break;
 		case 'r': o.resume = 1; break;
-		case 'A': o.accept_new_host_keys = 1; break;
-		case 'H': o.hosts = optarg; break;
 		case 'q': o.quiet = 1; break;
-		case 'm':
-			if (cmd_parse_int(optarg, 1, 64, &o.plan.max_channels) != 0)
-				return cmd_usage_error(self, "--max-channels: "
-				    "'%s' is not a number from 1 to 64", optarg);
-			break;
 		case 'P':
 			if (cmd_parse_int(optarg, 1, 100000, &o.ping_count) != 0)
 				return cmd_usage_error(self, "--ping-count: "
@@ -1109,7 +1048,8 @@ cmd_collect_exec(const struct cmd_entry *self, int argc, char **argv)
 			return cmd_option_error(self, ch, argv);
 		}
 	}
-	if (cmd_need_config(self, argc, argv, o.config) != NP_EXIT_OK)
+	o.plan.max_channels = o.common.max_channels;
+	if (cmd_need_config(self, argc, argv, o.common.config) != NP_EXIT_OK)
 		return NP_EXIT_USAGE;
 	if (o.resume && strcmp(o.output, "-") == 0)
 		return cmd_usage_error(self, "--resume needs --output FILE "
@@ -1117,10 +1057,11 @@ cmd_collect_exec(const struct cmd_entry *self, int argc, char **argv)
 	if (o.plan.serial && o.plan.rounds)
 		return cmd_usage_error(self, "--serial and --rounds exclude "
 		    "each other");
-	if (cmd_load_inventory(o.config, o.hosts, &inv) != 0)
+	if (cmd_load_inventory(o.common.config, o.common.hosts, &inv) != 0)
 		return NP_EXIT_USAGE;
 	if (inv->n_machines < 2) {
-		log_error("%s: collect needs at least two machines", o.config);
+		log_error("%s: collect needs at least two machines",
+		    o.common.config);
 		inventory_free(inv);
 		return NP_EXIT_USAGE;
 	}
@@ -1136,27 +1077,23 @@ const struct cmd_entry cmd_collect_entry = {
 	    "[--serial | --rounds] [--resume] [-q]",
 	.help =
 	    "options:\n"
-	    "  -c, --config FILE       the inventory (machines.json)\n"
-	    "  -o, --output FILE       JSONL records (default: standard "
+	    RUNNER_HELP
+	    "  -o, --output FILE        JSONL records (default: standard "
 	    "output)\n"
-	    "      --iperf             also measure throughput with iperf3\n"
-	    "  -n, --dry-run           print the plan, run nothing\n"
-	    "      --serial            one pair at a time (the upstream "
+	    "      --iperf              also measure throughput with iperf3\n"
+	    "  -n, --dry-run            print the plan, run nothing\n"
+	    "      --serial             one pair at a time (the upstream "
 	    "behaviour)\n"
-	    "      --rounds            ping in shift rounds: one probe per "
+	    "      --rounds             ping in shift rounds: one probe per "
 	    "host at a time\n"
-	    "      --resume            skip pairs already recorded ok in "
+	    "      --resume             skip pairs already recorded ok in "
 	    "--output, append\n"
-	    "      --hosts A,B,...     only these machines\n"
-	    "      --max-channels N    probes per host at once (default 8)\n"
-	    "      --accept-new-host-keys  record unknown host keys in known_hosts\n"
-	    "                          (never a changed one), as ssh's accept-new\n"
-	    "      --ping-count N      override the inventory's ping_count\n"
-	    "      --ping-interval S   override ping_interval (seconds)\n"
-	    "      --iperf-seconds N   override iperf_seconds\n"
-	    "      --iperf-port P      override iperf_port\n"
-	    "  -q, --quiet             no progress, no summary\n"
-	    "  -h, --help              this help\n"
+	    "      --ping-count N       override the inventory's ping_count\n"
+	    "      --ping-interval S    override ping_interval (seconds)\n"
+	    "      --iperf-seconds N    override iperf_seconds\n"
+	    "      --iperf-port P       override iperf_port\n"
+	    "  -q, --quiet              no progress, no summary\n"
+	    "  -h, --help               this help\n"
 	    "\nexit status: 0 all probes ok, 1 some probes failed, 2 usage or "
 	    "inventory\nerror, 130 interrupted (SIGINT/SIGTERM).\n",
 	.exec = cmd_collect_exec,

@@ -9,7 +9,6 @@
  * printed: a measurement of the SSH path itself.
  */
 #include <getopt.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,39 +18,35 @@
 #include "error.h"
 #include "inventory.h"
 #include "log.h"
+#include "runner.h"
 #include "stats.h"
 #include "timeutil.h"
-
-struct line_buf {
-	char *data;
-	size_t len, size;
-};
+#include "util.h"
 
 struct exec_host {
 	struct exec_run *run;
 	const struct machine *machine;
-	struct line_buf out, err;
+	struct buf out, err;
 	int runs_left;
 	struct engine_job *job;
 };
 
 struct exec_run {
+	struct runner *runner;
 	struct engine *engine;
 	struct exec_host *hosts;
 	size_t n_hosts, hosts_running;
 	struct engine_request req;
 	int repeat;
 	int worst;
-	int interrupted;
 	double *latency_ms;
 	size_t n_latency, n_failed;
 	double started, ended;
-	uv_signal_t sigint, sigterm;
 };
 
 /* Print buf's complete lines with the host prefix; keep the rest. */
 static void
-emit_lines(const char *name, struct line_buf *lb, FILE *f, int flush)
+emit_lines(const char *name, struct buf *lb, FILE *f, int flush)
 {
 	size_t start = 0, i;
 
@@ -78,41 +73,20 @@ on_output(const struct machine *m, int stream, const char *buf, size_t len,
     void *arg)
 {
 	struct exec_host *h = arg;
-	struct line_buf *lb = stream == 2 ? &h->err : &h->out;
+	struct buf *lb = stream == 2 ? &h->err : &h->out;
 
 	if (h->run->repeat > 1)
 		return;
-	if (lb->len + len > lb->size) {
-		size_t size = lb->size > 0 ? lb->size : 1024;
-		char *p;
-
-		while (size < lb->len + len)
-			size *= 2;
-		if ((p = realloc(lb->data, size)) == NULL)
-			return;
-		lb->data = p;
-		lb->size = size;
-	}
-	memcpy(lb->data + lb->len, buf, len);
-	lb->len += len;
+	if (buf_append(lb, buf, len) != 0)
+		return;
 	emit_lines(m->name, lb, stream == 2 ? stderr : stdout, 0);
-}
-
-static void
-closed_cb(struct engine *e, void *arg)
-{
-	struct exec_run *run = arg;
-
-	(void)e;
-	uv_close((uv_handle_t *)&run->sigint, NULL);
-	uv_close((uv_handle_t *)&run->sigterm, NULL);
 }
 
 static void
 run_finished(struct exec_run *run)
 {
 	run->ended = time_wall();
-	engine_close(run->engine, closed_cb, run);
+	runner_finish(run->runner);
 }
 
 static int submit(struct exec_host *h);
@@ -122,14 +96,14 @@ on_done(const struct machine *m, const struct engine_result *res, void *arg)
 {
 	struct exec_host *h = arg;
 	struct exec_run *run = h->run;
-	int status;
+	int status, interrupted = runner_interrupted(run->runner);
 
 	h->job = NULL;
 	emit_lines(m->name, &h->out, stdout, 1);
 	emit_lines(m->name, &h->err, stderr, 1);
 	fflush(stdout);
 	if (res->error != 0) {
-		if (!(run->interrupted && res->error == NP_ERR_CANCELLED))
+		if (!(interrupted && res->error == NP_ERR_CANCELLED))
 			fprintf(stderr, "%s\n", res->error_text);
 		status = 255;
 		run->n_failed++;
@@ -140,10 +114,10 @@ on_done(const struct machine *m, const struct engine_result *res, void *arg)
 	}
 	if (status > run->worst)
 		run->worst = status;
-	if (res->error == 0 && --h->runs_left > 0 && !run->interrupted &&
+	if (res->error == 0 && --h->runs_left > 0 && !interrupted &&
 	    submit(h) == 0)
 		return;
-	if (--run->hosts_running == 0 && !run->interrupted)
+	if (--run->hosts_running == 0 && !interrupted)
 		run_finished(run);
 }
 
@@ -161,19 +135,6 @@ submit(struct exec_host *h)
 }
 
 static void
-signal_cb(uv_signal_t *s, int signum)
-{
-	struct exec_run *run = s->data;
-
-	(void)signum;
-	if (run->interrupted)
-		return;
-	run->interrupted = 1;
-	log_debug(NULL, "interrupted: cancelling every command");
-	engine_close(run->engine, closed_cb, run);
-}
-
-static void
 print_stats(struct exec_run *run)
 {
 	struct stats_summary s;
@@ -187,39 +148,6 @@ print_stats(struct exec_run *run)
 	if (run->n_failed > 0)
 		printf("; %zu failed", run->n_failed);
 	printf("\n");
-}
-
-static char *
-read_input(const char *path, size_t *len)
-{
-	FILE *f = strcmp(path, "-") == 0 ? stdin : fopen(path, "rb");
-	char *buf = NULL, *p;
-	size_t size = 0, n;
-
-	*len = 0;
-	if (f == NULL)
-		return NULL;
-	for (;;) {
-		if (*len + 65536 > size) {
-			size = size > 0 ? size * 2 : 65536;
-			if ((p = realloc(buf, size)) == NULL) {
-				free(buf);
-				buf = NULL;
-				break;
-			}
-			buf = p;
-		}
-		if ((n = fread(buf + *len, 1, size - *len, f)) == 0)
-			break;
-		*len += n;
-	}
-	if (buf != NULL && ferror(f)) {
-		free(buf);
-		buf = NULL;
-	}
-	if (f != stdin)
-		fclose(f);
-	return buf;
 }
 
 /* The command words joined with spaces, as ssh does. */
@@ -246,37 +174,32 @@ static int
 cmd_exec_exec(const struct cmd_entry *self, int argc, char **argv)
 {
 	static const struct option longopts[] = {
-		{ "config", required_argument, NULL, 'c' },
-		{ "hosts", required_argument, NULL, 'H' },
+		RUNNER_LONGOPTS,
 		{ "timeout", required_argument, NULL, 't' },
 		{ "repeat", required_argument, NULL, 'r' },
-		{ "max-channels", required_argument, NULL, 'm' },
-		{ "accept-new-host-keys", no_argument, NULL, 'A' },
 		{ "input", required_argument, NULL, 'i' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
-	struct engine_options opts = { 0 };
+	struct runner_options ro = { 0 };
 	struct exec_run run;
 	struct inventory *inv = NULL;
-	const char *config = NULL, *hosts = NULL, *input_path = NULL;
-	char *command = NULL, *input = NULL;
-	uv_loop_t loop;
+	const char *input_path = NULL;
+	char *command = NULL, *input = NULL, *cause = NULL;
 	double v;
 	size_t i, input_len = 0;
-	int ch, r, rc = NP_EXIT_USAGE, loop_open = 0;
+	int ch, r, rc = NP_EXIT_USAGE;
 
 	memset(&run, 0, sizeof run);
 	run.repeat = 1;
 	optind = 1;
-	while ((ch = getopt_long(argc, argv, "+:c:i:h", longopts, NULL)) != -1) {
+	while ((ch = getopt_long(argc, argv, "+:c:H:Ai:h", longopts, NULL)) != -1) {
+		if ((r = runner_option(self, &ro, ch, optarg)) >= 0) {
+			if (r != 0)
+				return r;
+			continue;
+		}
 		switch (ch) {
-		case 'c':
-			config = optarg;
-			break;
-		case 'H':
-			hosts = optarg;
-			break;
 		case 't':
 			if (cmd_parse_number(optarg, 0.001, 1e7, &run.req.timeout_s))
 				return cmd_usage_error(self, "--timeout %s: not "
@@ -288,16 +211,6 @@ cmd_exec_exec(const struct cmd_entry *self, int argc, char **argv)
 				    "a whole number >= 1", optarg);
 			run.repeat = (int)v;
 			break;
-		case 'm':
-			if (cmd_parse_number(optarg, 1, 1000, &v) || v != (int)v)
-				return cmd_usage_error(self, "--max-channels "
-				    "%s: not a whole number from 1 to 1000",
-				    optarg);
-			opts.max_channels = (int)v;
-			break;
-		case 'A':
-			opts.accept_new_host_keys = 1;
-			break;
 		case 'i':
 			input_path = optarg;
 			break;
@@ -308,30 +221,29 @@ cmd_exec_exec(const struct cmd_entry *self, int argc, char **argv)
 			return cmd_option_error(self, ch, argv);
 		}
 	}
-	if (config == NULL)
+	if (ro.config == NULL)
 		return cmd_usage_error(self, "--config FILE is required");
 	if (optind >= argc)
 		return cmd_usage_error(self, "no command given (after --)");
 	if ((command = join_command(argc - optind, argv + optind)) == NULL)
 		return NP_EXIT_FAILED;
 	if (input_path != NULL &&
-	    (input = read_input(input_path, &input_len)) == NULL) {
-		log_error("--input %s: cannot read it", input_path);
+	    file_read(input_path, &input, &input_len, &cause) != 0) {
+		log_error("--input %s", cause != NULL ? cause :
+		    error_string(NP_ERR_NOMEM));
+		free(cause);
 		goto out;
 	}
-	if (cmd_load_inventory(config, hosts, &inv) != 0)
+	if (cmd_load_inventory(ro.config, ro.hosts, &inv) != 0)
 		goto out;
 	rc = NP_EXIT_FAILED;
 	if (inv->n_machines == 0) {
-		log_error("%s: no machines to run on", config);
+		log_error("%s: no machines to run on", ro.config);
 		goto out;
 	}
-	uv_loop_init(&loop);
-	loop_open = 1;
-	if ((r = engine_new(&loop, inv, &opts, &run.engine)) != 0) {
-		log_error("%s", error_string(r));
+	if (runner_new(inv, &ro, NULL, &run.runner) != 0)
 		goto out;
-	}
+	run.engine = runner_engine(run.runner);
 	run.n_hosts = inv->n_machines;
 	run.hosts = calloc(run.n_hosts, sizeof *run.hosts);
 	run.latency_ms = calloc(run.n_hosts * (size_t)run.repeat,
@@ -345,11 +257,6 @@ cmd_exec_exec(const struct cmd_entry *self, int argc, char **argv)
 	run.req.input_len = input_len;
 	run.req.on_output = on_output;
 	run.req.on_done = on_done;
-	uv_signal_init(&loop, &run.sigint);
-	uv_signal_init(&loop, &run.sigterm);
-	run.sigint.data = run.sigterm.data = &run;
-	uv_signal_start(&run.sigint, signal_cb, SIGINT);
-	uv_signal_start(&run.sigterm, signal_cb, SIGTERM);
 	run.started = time_wall();
 	for (i = 0; i < run.n_hosts; i++) {
 		run.hosts[i].run = &run;
@@ -362,20 +269,13 @@ cmd_exec_exec(const struct cmd_entry *self, int argc, char **argv)
 	}
 	if (run.hosts_running == 0)
 		run_finished(&run);
-	uv_run(&loop, UV_RUN_DEFAULT);
-	if (run.interrupted) {
-		rc = NP_EXIT_INTERRUPTED;
-		goto out;
-	}
-	if (run.repeat > 1)
+	runner_run(run.runner);
+	if (run.repeat > 1 && !runner_interrupted(run.runner))
 		print_stats(&run);
-	rc = run.worst;
+	rc = runner_exit(run.runner, run.worst);
 out:
 	fflush(stdout);
-	if (run.engine != NULL)
-		engine_free(run.engine);
-	if (loop_open && uv_loop_close(&loop) != 0)
-		log_debug(NULL, "handles left open on the loop");
+	runner_free(run.runner);
 	if (run.hosts != NULL) {
 		for (i = 0; i < run.n_hosts; i++) {
 			free(run.hosts[i].out.data);
@@ -401,17 +301,12 @@ const struct cmd_entry cmd_exec_entry = {
 	    "that could not run it).\n"
 	    "\n"
 	    "options:\n"
-	    "  -c, --config FILE        the inventory (machines.json)\n"
-	    "      --hosts A,B          only these machines\n"
+	    RUNNER_HELP
 	    "      --timeout S          kill the command after S seconds\n"
 	    "      --repeat N           run it N times on each host, one after\n"
 	    "                           another (hosts in parallel), then print\n"
 	    "                           commands/s and latency percentiles;\n"
 	    "                           output is not shown, errors are\n"
-	    "      --max-channels N     commands at once per SSH session\n"
-	    "                           (default 8; OpenSSH allows 10)\n"
-	    "      --accept-new-host-keys  record the keys of hosts not yet in\n"
-	    "                           known_hosts (never a changed key)\n"
 	    "  -i, --input FILE         send FILE ('-': this stdin) to each\n"
 	    "                           command's stdin (default: none)\n"
 	    "  -h, --help               show this help\n"

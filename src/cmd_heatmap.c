@@ -15,15 +15,12 @@
 #include "cmd.h"
 #include "error.h"
 #include "heatmap.h"
+#include "record_schema.h"
 #include "heatmap_diagnose.h"
 #include "heatmap_html.h"
 #include "heatmap_text.h"
 #include "log.h"
 #include "timeutil.h"
-
-static const char *const known_kinds[] = {
-	"ping", "iperf3", "libp2p_ping", "latency", "throughput", NULL
-};
 
 struct heatmap_args {
 	const char **inputs;
@@ -54,7 +51,6 @@ parse_args(const struct cmd_entry *self, int argc, char **argv,
 		{ NULL, 0, NULL, 0 }
 	};
 	const char **p;
-	size_t i;
 	int c;
 
 	*done = 0;
@@ -114,15 +110,9 @@ parse_args(const struct cmd_entry *self, int argc, char **argv,
 	if (a->output == NULL && !a->text)
 		return cmd_usage_error(self, "--output FILE.html is required "
 		    "(or --text to print the matrix)");
-	if (a->kind != NULL) {
-		for (i = 0; known_kinds[i] != NULL; i++)
-			if (strcmp(known_kinds[i], a->kind) == 0)
-				break;
-		if (known_kinds[i] == NULL)
-			return cmd_usage_error(self, "--kind %s: expected ping, "
-			    "iperf3, libp2p_ping, latency or throughput",
-			    a->kind);
-	}
+	if (a->kind != NULL && !record_kind_known(a->kind))
+		return cmd_usage_error(self, "--kind %s: expected ping, "
+		    "iperf3, libp2p_ping, latency or throughput", a->kind);
 	return NP_EXIT_OK;
 }
 

@@ -3,11 +3,14 @@
  * engine_submit() to on_done. It owns what every transport shares: the
  * job's buffers and result, its timeout timer, and the delivery of results
  * on a later loop turn from one idle handle (the "pump"), so that no
- * callback ever runs inside the call that caused it. The transports
- * (transport.h) do the work on the hosts.
+ * callback ever runs inside the call that caused it. The transports do the
+ * work on the hosts; the engine reaches them only through their
+ * struct transport_ops (transport.h), one per transport kind, and knows
+ * nothing of how they work.
  */
 #include <signal.h>
 #include <stdarg.h>
+#include <unistd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,8 +20,96 @@
 #include "log.h"
 #include "timeutil.h"
 #include "transport.h"
+#include "util.h"
 
 static void pump_cb(uv_idle_t *idle);
+
+#define N_KINDS 3
+
+/* by enum transport_kind */
+static const struct transport_ops *const kind_ops[N_KINDS] = {
+	[TRANSPORT_SSH] = &transport_ssh_ops,
+	[TRANSPORT_COMMAND] = &transport_spawn_ops,
+	[TRANSPORT_LOCAL] = &transport_spawn_ops,
+};
+
+struct engine {
+	uv_loop_t *loop;
+	const struct inventory *inv;
+	struct engine_options opts;
+	struct job_list jobs;		/* every job not yet freed */
+	struct job_list done;		/* finished, on_done not yet called */
+	struct tunnel_list tunnels;	/* every tunnel not yet freed */
+	size_t pending;			/* jobs before on_done */
+	uv_idle_t pump;			/* delivers results, kicks hosts */
+	int pump_active;
+	void *state[N_KINDS];		/* each transport's; NULL: unused,
+					   or shared with an earlier kind */
+	int closing;
+	int handles_open;		/* the transports' handles, and the pump */
+	void (*closed_cb)(struct engine *, void *);
+	void *closed_arg;
+	int closed_called;
+};
+
+static void engine_maybe_closed(struct engine *e);
+static int tunnels_deliver(struct engine *e);
+
+/* The state of m's transport, made on first use (one per ops table). */
+static int
+kind_state(struct engine *e, enum transport_kind kind, void **state)
+{
+	int k, r;
+
+	*state = NULL;
+	if ((int)kind < 0 || kind >= N_KINDS)
+		return NP_ERR_USAGE;
+	for (k = 0; k < N_KINDS; k++)
+		if (kind_ops[k] == kind_ops[kind])
+			break;
+	if (e->state[k] == NULL &&
+	    (r = kind_ops[k]->new(e, &e->state[k])) != 0)
+		return r;
+	*state = e->state[k];
+	return 0;
+}
+
+uv_loop_t *
+engine_loop(const struct engine *e)
+{
+	return e->loop;
+}
+
+const struct inventory *
+engine_inventory(const struct engine *e)
+{
+	return e->inv;
+}
+
+const struct engine_options *
+engine_options(const struct engine *e)
+{
+	return &e->opts;
+}
+
+int
+engine_closing(const struct engine *e)
+{
+	return e->closing;
+}
+
+void
+engine_handle_opened(struct engine *e)
+{
+	e->handles_open++;
+}
+
+void
+engine_handle_closed(struct engine *e)
+{
+	e->handles_open--;
+	engine_maybe_closed(e);
+}
 
 int
 engine_new(uv_loop_t *loop, const struct inventory *inv,
@@ -42,12 +133,7 @@ engine_new(uv_loop_t *loop, const struct inventory *inv,
 		    inv->connect_timeout_seconds : 10;
 	TAILQ_INIT(&e->jobs);
 	TAILQ_INIT(&e->done);
-	e->n_hosts = inv->n_machines;
-	if (e->n_hosts > 0 &&
-	    (e->hosts = calloc(e->n_hosts, sizeof *e->hosts)) == NULL) {
-		free(e);
-		return NP_ERR_NOMEM;
-	}
+	TAILQ_INIT(&e->tunnels);
 	uv_idle_init(loop, &e->pump);
 	e->pump.data = e;
 	e->handles_open = 1;
@@ -125,19 +211,23 @@ engine_submit(struct engine *e, const struct machine *m,
     const struct engine_request *req, struct engine_job **jobp)
 {
 	struct engine_job *j;
+	void *state;
 	int r;
 
 	if (jobp != NULL)
 		*jobp = NULL;
 	if (req == NULL || req->command == NULL || req->on_done == NULL ||
-	    m == NULL || m->index >= e->n_hosts)
+	    m == NULL || m->index >= e->inv->n_machines)
 		return NP_ERR_USAGE;
 	if (e->closing)
 		return NP_ERR_CANCELLED;
+	if ((r = kind_state(e, m->transport, &state)) != 0)
+		return r;
 	if ((j = calloc(1, sizeof *j)) == NULL)
 		return NP_ERR_NOMEM;
 	j->engine = e;
 	j->machine = m;
+	j->ops = kind_ops[m->transport];
 	j->exit_status = -1;
 	j->timeout_s = req->timeout_s;
 	j->on_output = req->on_output;
@@ -157,10 +247,7 @@ engine_submit(struct engine *e, const struct machine *m,
 	j->refs = 1;		/* dropped once on_done has been called */
 	TAILQ_INSERT_TAIL(&e->jobs, j, all_entry);
 	e->pending++;
-	if (m->transport == TRANSPORT_SSH)
-		r = ssh_transport_submit(e, j);
-	else
-		r = spawn_transport_submit(e, j);
+	r = j->ops->submit(state, j);
 	if (r != 0 && j->state != JOB_DONE)
 		engine_job_finish(j, r, -1, "%s: %s", m->name, error_string(r));
 	if (jobp != NULL)
@@ -178,10 +265,7 @@ job_timer_cb(uv_timer_t *t)
 {
 	struct engine_job *j = t->data;
 
-	if (j->machine->transport == TRANSPORT_SSH)
-		ssh_transport_timer(j);
-	else
-		spawn_transport_timer(j);
+	j->ops->timer(j);
 }
 
 void
@@ -191,37 +275,11 @@ engine_job_timer(struct engine_job *j, uint64_t ms)
 }
 
 void
-engine_job_timer_stop(struct engine_job *j)
-{
-	uv_timer_stop(&j->timer);
-}
-
-void
 engine_job_started(struct engine_job *j)
 {
 	j->started_at = time_wall();
 	if (j->timeout_s > 0)
 		engine_job_timer(j, (uint64_t)(j->timeout_s * 1000 + 0.5));
-}
-
-static int
-buf_append(struct out_buf *b, const char *data, size_t len)
-{
-	if (b->len + len + 1 > b->size) {
-		size_t size = b->size > 0 ? b->size : 256;
-		char *p;
-
-		while (size < b->len + len + 1)
-			size *= 2;
-		if ((p = realloc(b->data, size)) == NULL)
-			return NP_ERR_NOMEM;
-		b->data = p;
-		b->size = size;
-	}
-	memcpy(b->data + b->len, data, len);
-	b->len += len;
-	b->data[b->len] = '\0';
-	return 0;
 }
 
 void
@@ -251,12 +309,10 @@ engine_job_finish(struct engine_job *j, int error, int exit_status,
 	if (j->started_at == 0)
 		j->started_at = j->ended_at;
 	if (error != 0 && fmt != NULL) {
-		char text[2048];
-
 		va_start(ap, fmt);
-		vsnprintf(text, sizeof text, fmt, ap);
+		if (vasprintf(&j->error_text, fmt, ap) < 0)
+			j->error_text = NULL;
 		va_end(ap);
-		j->error_text = strdup(text);
 	}
 	uv_timer_stop(&j->timer);
 	TAILQ_INSERT_TAIL(&e->done, j, entry);
@@ -290,6 +346,7 @@ pump_cb(uv_idle_t *idle)
 {
 	struct engine *e = idle->data;
 	struct engine_job *j;
+	int busy, k;
 
 	while ((j = TAILQ_FIRST(&e->done)) != NULL) {
 		TAILQ_REMOVE(&e->done, j, entry);
@@ -297,8 +354,11 @@ pump_cb(uv_idle_t *idle)
 		deliver(j);
 		engine_job_unref(j);
 	}
-	ssh_transport_pump(e);
-	if (TAILQ_EMPTY(&e->done) && !ssh_transport_busy(e)) {
+	busy = tunnels_deliver(e);
+	for (k = 0; k < N_KINDS; k++)
+		if (e->state[k] != NULL && kind_ops[k]->pump(e->state[k]))
+			busy = 1;
+	if (TAILQ_EMPTY(&e->done) && !busy) {
 		uv_idle_stop(&e->pump);
 		e->pump_active = 0;
 	}
@@ -311,10 +371,7 @@ engine_cancel(struct engine_job *j)
 	if (j == NULL || j->state == JOB_DONE || j->stop_error != 0)
 		return;
 	j->stop_error = NP_ERR_CANCELLED;
-	if (j->machine->transport == TRANSPORT_SSH)
-		ssh_transport_stop(j);
-	else
-		spawn_transport_stop(j);
+	j->ops->stop(j);
 }
 
 size_t
@@ -333,19 +390,18 @@ pump_closed_cb(uv_handle_t *h)
 		e->closed_cb(e, e->closed_arg);
 }
 
-void
-engine_handle_closed(struct engine *e)
-{
-	engine_maybe_closed(e);
-}
-
 /* Once closing and nothing is left, close the pump and tell the caller. */
-void
+static void
 engine_maybe_closed(struct engine *e)
 {
+	int k;
+
 	if (!e->closing || e->closed_called || !TAILQ_EMPTY(&e->jobs) ||
-	    !ssh_transport_closed(e))
+	    !TAILQ_EMPTY(&e->tunnels) || e->handles_open > 1)
 		return;
+	for (k = 0; k < N_KINDS; k++)
+		if (e->state[k] != NULL && !kind_ops[k]->closed(e->state[k]))
+			return;
 	e->closed_called = 1;
 	log_debug(NULL, "engine closed");
 	uv_idle_stop(&e->pump);
@@ -358,6 +414,7 @@ engine_close(struct engine *e, void (*closed_cb)(struct engine *, void *),
     void *arg)
 {
 	struct engine_job *j, *next;
+	int k;
 
 	if (e->closing)
 		return;
@@ -368,26 +425,109 @@ engine_close(struct engine *e, void (*closed_cb)(struct engine *, void *),
 		next = TAILQ_NEXT(j, all_entry);
 		engine_cancel(j);
 	}
-	ssh_transport_close(e);
+	for (k = 0; k < N_KINDS; k++)
+		if (e->state[k] != NULL)
+			kind_ops[k]->close(e->state[k]);
 	engine_schedule(e);
 }
 
 void
 engine_free(struct engine *e)
 {
+	int k;
+
 	if (e == NULL)
 		return;
-	ssh_transport_free(e);
-	free(e->hosts);
+	for (k = 0; k < N_KINDS; k++)
+		if (e->state[k] != NULL)
+			kind_ops[k]->free(e->state[k]);
 	free(e);
 }
 
-/* Tunnels are a capability of the ssh transport, not yet built. */
+/* ------------------------------------------------------------------ */
+
+static void
+tunnel_free(struct engine_tunnel *t)
+{
+	TAILQ_REMOVE(&t->engine->tunnels, t, entry);
+	free(t->error_text);
+	free(t);
+}
+
+/* on_closed of every finished tunnel; 1 if some are still open. */
+static int
+tunnels_deliver(struct engine *e)
+{
+	struct engine_tunnel *t, *next;
+
+	for (t = TAILQ_FIRST(&e->tunnels); t != NULL; t = next) {
+		next = TAILQ_NEXT(t, entry);
+		if (!t->finished)
+			continue;
+		t->on_closed(t->machine, t->error, t->error != 0 ?
+		    (t->error_text != NULL ? t->error_text :
+		    error_string(t->error)) : NULL, t->arg);
+		tunnel_free(t);
+	}
+	return 0;
+}
+
+void
+engine_tunnel_finish(struct engine_tunnel *t, int error, const char *fmt,
+    ...)
+{
+	va_list ap;
+
+	if (t->finished)
+		return;
+	t->finished = 1;
+	t->error = error;
+	if (error != 0 && fmt != NULL) {
+		va_start(ap, fmt);
+		if (vasprintf(&t->error_text, fmt, ap) < 0)
+			t->error_text = NULL;
+		va_end(ap);
+	}
+	if (error != 0)
+		log_debug(t->machine->name, "tunnel closed: %s",
+		    t->error_text != NULL ? t->error_text :
+		    error_string(error));
+	engine_schedule(t->engine);
+}
+
+/* A capability of the transports that have an ops->tunnel_open. */
 int
 engine_tunnel_open(struct engine *e, const struct machine *m,
     const char *host, int port, engine_tunnel_cb on_closed, void *arg,
     int *fd)
 {
+	struct engine_tunnel *t;
+	void *state;
+	int r;
+
 	*fd = -1;
-	return NP_ERR_UNSUPPORTED;
+	if (m == NULL || host == NULL || on_closed == NULL || port <= 0 ||
+	    port > 65535 || m->index >= e->inv->n_machines)
+		return NP_ERR_USAGE;
+	if ((int)m->transport < 0 || m->transport >= N_KINDS ||
+	    kind_ops[m->transport]->tunnel_open == NULL)
+		return NP_ERR_UNSUPPORTED;
+	if (e->closing)
+		return NP_ERR_CANCELLED;
+	if ((r = kind_state(e, m->transport, &state)) != 0)
+		return r;
+	if ((t = calloc(1, sizeof *t)) == NULL)
+		return NP_ERR_NOMEM;
+	t->engine = e;
+	t->machine = m;
+	t->on_closed = on_closed;
+	t->arg = arg;
+	TAILQ_INSERT_TAIL(&e->tunnels, t, entry);
+	if ((r = kind_ops[m->transport]->tunnel_open(state, t, host, port,
+	    fd)) != 0) {
+		tunnel_free(t);
+		*fd = -1;
+		return r;
+	}
+	return 0;
 }

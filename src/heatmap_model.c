@@ -14,12 +14,10 @@
 
 #include "error.h"
 #include "heatmap.h"
+#include "record_schema.h"
+#include "stats.h"
 
 #define OVERLAY_KIND "overlay"
-
-static const char *const kind_order[] = {
-	"ping", "iperf3", "libp2p_ping", "latency", "throughput", NULL
-};
 
 struct heatmap *
 heatmap_new(void)
@@ -232,8 +230,8 @@ kind_rank(const char *name)
 {
 	int i;
 
-	for (i = 0; kind_order[i] != NULL; i++)
-		if (strcmp(kind_order[i], name) == 0)
+	for (i = 0; record_kinds[i] != NULL; i++)
+		if (strcmp(record_kinds[i], name) == 0)
 			return i;
 	return i;
 }
@@ -379,14 +377,6 @@ record_later(const struct record *a, const struct record *b)
 	return a->seq > b->seq;
 }
 
-static int
-cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return (x > y) - (x < y);
-}
-
 static void
 cell_median(struct hm_cell *c, size_t nmetrics, double *scratch)
 {
@@ -404,9 +394,7 @@ cell_median(struct hm_cell *c, size_t nmetrics, double *scratch)
 		}
 		if (n == 0)
 			continue;
-		qsort(scratch, n, sizeof *scratch, cmp_double);
-		c->values[m] = n % 2 ? scratch[n / 2] :
-		    (scratch[n / 2 - 1] + scratch[n / 2]) / 2;
+		c->values[m] = stats_median(scratch, n);
 	}
 }
 

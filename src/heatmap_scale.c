@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "heatmap.h"
+#include "util.h"
 
 const char *
 heatmap_default_metric(const char *kind)
@@ -20,14 +21,6 @@ heatmap_default_metric(const char *kind)
 	if (strcmp(kind, "libp2p_ping") == 0 || strcmp(kind, "latency") == 0)
 		return "p50_ms";
 	return "";
-}
-
-static int
-ends_with(const char *s, const char *suffix)
-{
-	size_t ls = strlen(s), lx = strlen(suffix);
-
-	return ls >= lx && strcmp(s + ls - lx, suffix) == 0;
 }
 
 void
@@ -42,9 +35,9 @@ heatmap_metric_describe(const char *name, struct hm_metric *m)
 	m->higher_better = 0;
 	m->unit = "";
 	m->label = "lower is better";
-	if (ends_with(name, "_x_rtt")) {
+	if (str_ends_with(name, "_x_rtt")) {
 		m->unit = "x ICMP RTT";
-	} else if (ends_with(name, "_x_iperf3")) {
+	} else if (str_ends_with(name, "_x_iperf3")) {
 		m->unit = "x iperf3";
 		m->higher_better = 1;
 	} else if (strstr(name, "mbps") != NULL) {
@@ -57,9 +50,9 @@ heatmap_metric_describe(const char *name, struct hm_metric *m)
 	} else if (strstr(name, "bytes") != NULL) {
 		m->unit = "bytes";
 		m->higher_better = 1;
-	} else if (strcmp(name, "seconds") == 0 || ends_with(name, "_s")) {
+	} else if (strcmp(name, "seconds") == 0 || str_ends_with(name, "_s")) {
 		m->unit = "s";
-	} else if (ends_with(name, "_ms")) {
+	} else if (str_ends_with(name, "_ms")) {
 		m->unit = "ms";
 	} else {
 		for (i = 0; ms_names[i] != NULL; i++)

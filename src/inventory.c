@@ -24,6 +24,7 @@
 #include "error.h"
 #include "inventory.h"
 #include "json_pos.h"
+#include "util.h"
 
 #define INVENTORY_MAX_SIZE (16 * 1024 * 1024)
 #define NAME_MAX_LEN 64
@@ -45,34 +46,6 @@ struct defaults {
 	int transport;		/* -1: not given */
 };
 
-static char *
-vformat(const char *fmt, va_list ap)
-{
-	va_list copy;
-	char *s;
-	int n;
-
-	va_copy(copy, ap);
-	n = vsnprintf(NULL, 0, fmt, copy);
-	va_end(copy);
-	if (n < 0 || (s = malloc((size_t)n + 1)) == NULL)
-		return NULL;
-	vsnprintf(s, (size_t)n + 1, fmt, ap);
-	return s;
-}
-
-static char *
-format(const char *fmt, ...)
-{
-	va_list ap;
-	char *s;
-
-	va_start(ap, fmt);
-	s = vformat(fmt, ap);
-	va_end(ap);
-	return s;
-}
-
 /* Set the cause to "path: where: message"; returns NP_ERR_INVENTORY. */
 static int __attribute__((format(printf, 3, 4)))
 fail(struct parse *p, const char *where, const char *fmt, ...)
@@ -81,16 +54,16 @@ fail(struct parse *p, const char *where, const char *fmt, ...)
 	char *msg;
 
 	va_start(ap, fmt);
-	msg = vformat(fmt, ap);
+	msg = str_vprintf(fmt, ap);
 	va_end(ap);
 	if (msg == NULL)
 		return NP_ERR_NOMEM;
 	if (p->cause != NULL) {
 		free(*p->cause);
 		if (where != NULL)
-			*p->cause = format("%s: %s: %s", p->path, where, msg);
+			*p->cause = str_printf("%s: %s: %s", p->path, where, msg);
 		else
-			*p->cause = format("%s: %s", p->path, msg);
+			*p->cause = str_printf("%s: %s", p->path, msg);
 	}
 	free(msg);
 	return NP_ERR_INVENTORY;
@@ -278,27 +251,16 @@ looks_ipv4(const char *s)
 	return *s != '\0' && strspn(s, "0123456789.") == strlen(s);
 }
 
-/* Dotted quad, each part 0-255 without leading zeros (no octal doubt). */
+/*
+ * Dotted quad, each part 0-255; glibc's inet_pton also refuses leading
+ * zeros, so there is no octal doubt.
+ */
 static int
 valid_ipv4(const char *s)
 {
-	int parts = 0;
+	struct in_addr a;
 
-	for (;;) {
-		const char *start = s;
-		long v = 0;
-
-		while (*s >= '0' && *s <= '9' && s - start < 4)
-			v = v * 10 + (*s++ - '0');
-		if (s == start || s - start > 3 || v > 255 ||
-		    (s - start > 1 && *start == '0'))
-			return 0;
-		parts++;
-		if (*s == '\0')
-			return parts == 4;
-		if (*s++ != '.' || parts == 4)
-			return 0;
-	}
+	return inet_pton(AF_INET, s, &a) == 1;
 }
 
 static int
@@ -398,7 +360,7 @@ expand_home(char **path)
 		return 0;
 	if ((home = home_dir()) == NULL)
 		return 0;
-	if ((expanded = format("%s%s", home, *path + 1)) == NULL)
+	if ((expanded = str_printf("%s%s", home, *path + 1)) == NULL)
 		return NP_ERR_NOMEM;
 	free(*path);
 	*path = expanded;
@@ -856,11 +818,11 @@ parse_settings(struct parse *p, const cJSON *root, struct inventory *inv)
 	    &inv->ssh_config_file)) != 0)
 		return r;
 	if (inv->known_hosts_file == NULL && home != NULL &&
-	    (inv->known_hosts_file = format("%s/.ssh/known_hosts",
+	    (inv->known_hosts_file = str_printf("%s/.ssh/known_hosts",
 	    home)) == NULL)
 		return NP_ERR_NOMEM;
 	if (inv->ssh_config_file == NULL && home != NULL &&
-	    (inv->ssh_config_file = format("%s/.ssh/config", home)) == NULL)
+	    (inv->ssh_config_file = str_printf("%s/.ssh/config", home)) == NULL)
 		return NP_ERR_NOMEM;
 	if ((r = parse_remote_command(p, root, inv)) != 0)
 		return r;
@@ -935,10 +897,10 @@ syntax_error(struct parse *p, const char *text, size_t len,
 	if (p->cause != NULL) {
 		free(*p->cause);
 		if (strcmp(what, "syntax error") == 0)
-			*p->cause = format("%s:%d:%d: syntax error", p->path,
+			*p->cause = str_printf("%s:%d:%d: syntax error", p->path,
 			    line, column);
 		else
-			*p->cause = format("%s:%d:%d: syntax error: %s",
+			*p->cause = str_printf("%s:%d:%d: syntax error: %s",
 			    p->path, line, column, what);
 	}
 	return NP_ERR_INVENTORY;
@@ -992,58 +954,6 @@ inventory_parse(const char *text, const char *path, struct inventory **out,
 	return parse_text(text, strlen(text), path, out, cause);
 }
 
-/* The whole file in memory; a message with strerror on failure. */
-static int
-read_file(const char *path, char **text, size_t *len, char **cause)
-{
-	FILE *f;
-	char *buf = NULL;
-	size_t n = 0, size = 0;
-	int r = 0, saved;
-
-	if ((f = fopen(path, "rb")) == NULL) {
-		saved = errno;
-		*cause = format("%s: cannot read: %s", path, strerror(saved));
-		return NP_ERR_IO;
-	}
-	for (;;) {
-		char *bigger;
-
-		if (n == size) {
-			if (size >= INVENTORY_MAX_SIZE) {
-				*cause = format("%s: too large (over 16 MiB); "
-				    "is this the inventory?", path);
-				r = NP_ERR_INVENTORY;
-				goto out;
-			}
-			size = size == 0 ? 8192 : size * 2;
-			if ((bigger = realloc(buf, size + 1)) == NULL) {
-				r = NP_ERR_NOMEM;
-				goto out;
-			}
-			buf = bigger;
-		}
-		n += fread(buf + n, 1, size - n, f);
-		if (ferror(f)) {
-			saved = errno;
-			*cause = format("%s: cannot read: %s", path,
-			    strerror(saved));
-			r = NP_ERR_IO;
-			goto out;
-		}
-		if (feof(f))
-			break;
-	}
-	buf[n] = '\0';
-	*text = buf;
-	*len = n;
-	buf = NULL;	/* transferred */
-out:
-	free(buf);
-	fclose(f);
-	return r;
-}
-
 int
 inventory_load(const char *path, struct inventory **out, char **cause)
 {
@@ -1055,8 +965,14 @@ inventory_load(const char *path, struct inventory **out, char **cause)
 	if (cause == NULL)
 		cause = &ignored;
 	*cause = NULL;
-	if ((r = read_file(path, &text, &len, cause)) != 0)
+	if ((r = file_read(path, &text, &len, cause)) != 0)
 		goto out;
+	if (len > INVENTORY_MAX_SIZE) {
+		*cause = str_printf("%s: too large (over 16 MiB); is this the "
+		    "inventory?", path);
+		r = NP_ERR_INVENTORY;
+		goto out;
+	}
 	r = parse_text(text, len, path, out, cause);
 out:
 	free(text);
@@ -1150,7 +1066,7 @@ mark_selected(const struct inventory *inv, const char *names, char *keep,
 		s += len;
 		if ((m = inventory_find(inv, word)) == NULL) {
 			valid = name_list(inv);
-			*cause = format("--hosts: no machine named \"%s\" in "
+			*cause = str_printf("--hosts: no machine named \"%s\" in "
 			    "%s; valid names: %s", word, inv->path,
 			    valid != NULL ? valid : "?");
 			free(valid);
@@ -1162,7 +1078,7 @@ mark_selected(const struct inventory *inv, const char *names, char *keep,
 		any = 1;
 	}
 	if (!any) {
-		*cause = format("--hosts: no machine names given; use e.g. "
+		*cause = str_printf("--hosts: no machine names given; use e.g. "
 		    "--hosts %s", inv->machines[0].name);
 		return NP_ERR_USAGE;
 	}
@@ -1217,9 +1133,9 @@ inventory_multiaddr(const struct machine *m, int port, const char *peer_id,
 	else
 		proto = "dns4";
 	if (peer_id != NULL)
-		*out = format("/%s/%s/tcp/%d/p2p/%s", proto, m->address, port,
+		*out = str_printf("/%s/%s/tcp/%d/p2p/%s", proto, m->address, port,
 		    peer_id);
 	else
-		*out = format("/%s/%s/tcp/%d", proto, m->address, port);
+		*out = str_printf("/%s/%s/tcp/%d", proto, m->address, port);
 	return *out == NULL ? NP_ERR_NOMEM : 0;
 }

@@ -34,12 +34,6 @@ struct parse_state {
 	int have_summary;
 };
 
-static char *
-cause_new(const char *what)
-{
-	return strdup(what);
-}
-
 /* The number right after key in line, or -1 if key is absent. */
 static int
 number_after(const char *line, const char *key, double *value)
@@ -224,7 +218,7 @@ ping_parse(const char *text, struct ping_result **out, char **cause)
 		p = nl != NULL ? nl + 1 : p + strlen(p);
 	}
 	if (!st.have_summary || st.r->transmitted <= 0) {
-		*cause = cause_new(st.r->n_samples > 0 ?
+		*cause = strdup(st.r->n_samples > 0 ?
 		    "ping output has replies but no statistics line "
 		    "(ping was stopped early)" :
 		    "ping printed no statistics line");

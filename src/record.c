@@ -16,30 +16,7 @@
 #include "error.h"
 #include "record.h"
 #include "timeutil.h"
-
-static const char *const error_class_names[] = {
-	NULL, "unreachable", "auth", "tool_missing", "tool_failed", "timeout",
-	"parse"
-};
-
-const char *
-error_class_name(enum error_class c)
-{
-	if ((size_t)c >= sizeof error_class_names / sizeof *error_class_names)
-		return NULL;
-	return error_class_names[c];
-}
-
-static char *
-cause_printf(const char *fmt, const char *a, const char *b)
-{
-	size_t len = strlen(fmt) + strlen(a) + strlen(b) + 1;
-	char *s = malloc(len);
-
-	if (s != NULL)
-		snprintf(s, len, fmt, a, b);
-	return s;
-}
+#include "util.h"
 
 static double
 round_ms(double s)
@@ -132,14 +109,14 @@ record_writer_open(const char *path, int append, struct record_writer **out,
 	else
 		flags |= O_TRUNC;
 	if ((w->fd = open(path, flags, 0644)) == -1) {
-		*cause = cause_printf("%s: %s (check that the directory exists "
+		*cause = str_printf("%s: %s (check that the directory exists "
 		    "and is writable)", path, strerror(errno));
 		free(w);
 		return NP_ERR_IO;
 	}
 	w->own_fd = 1;
 	if (append && drop_torn_line(w->fd) != 0) {
-		*cause = cause_printf("%s: cannot repair its last line: %s",
+		*cause = str_printf("%s: cannot repair its last line: %s",
 		    path, strerror(errno));
 		close(w->fd);
 		free(w);
@@ -272,7 +249,7 @@ record_done_load(const char *path, struct record_done_set **out,
 			*out = set;
 			return 0;
 		}
-		*cause = cause_printf("%s: %s", path, strerror(errno));
+		*cause = str_printf("%s: %s", path, strerror(errno));
 		free(set);
 		return NP_ERR_IO;
 	}

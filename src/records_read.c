@@ -9,6 +9,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,6 +21,8 @@
 #include "heatmap_records.h"
 #include "json_pos.h"
 #include "log.h"
+#include "record_schema.h"
+#include "util.h"
 
 double
 record_parse_time(const char *s)
@@ -60,37 +63,7 @@ record_parse_time(const char *s)
 const char *
 record_classify_error(const char *error)
 {
-	static const struct {
-		const char *needle, *class;
-	} rules[] = {
-		{ "timed out", "timeout" }, { "timeout", "timeout" },
-		{ "deadline", "timeout" },
-		{ "permission denied", "auth" }, { "authentication", "auth" },
-		{ "host key", "auth" },
-		{ "command not found", "tool_missing" },
-		{ "not installed", "tool_missing" },
-		{ "no such file", "tool_missing" },
-		{ "unreachable", "unreachable" }, { "no route", "unreachable" },
-		{ "failed to dial", "unreachable" },
-		{ "dial backoff", "unreachable" },
-		{ "100% packet loss", "unreachable" },
-		{ "connection refused", "unreachable" },
-		{ "could not resolve", "unreachable" },
-		{ "name or service not known", "unreachable" },
-		{ "could not parse", "parse" }, { "parse error", "parse" },
-	};
-	char lower[512];
-	size_t i;
-
-	if (error == NULL)
-		return "tool_failed";
-	for (i = 0; i + 1 < sizeof lower && error[i] != '\0'; i++)
-		lower[i] = (char)tolower((unsigned char)error[i]);
-	lower[i] = '\0';
-	for (i = 0; i < sizeof rules / sizeof rules[0]; i++)
-		if (strstr(lower, rules[i].needle) != NULL)
-			return rules[i].class;
-	return "tool_failed";
+	return error_class_name(error_class_of_text(error));
 }
 
 void
@@ -131,14 +104,6 @@ time_field(const cJSON *obj, const char *name)
 	if (cJSON_IsString(v))
 		return record_parse_time(v->valuestring);
 	return NAN;
-}
-
-static int
-ends_with(const char *s, const char *suffix)
-{
-	size_t ls = strlen(s), lx = strlen(suffix);
-
-	return ls >= lx && strcmp(s + ls - lx, suffix) == 0;
 }
 
 static int
@@ -188,7 +153,7 @@ read_metrics(struct record *r, const cJSON *metrics)
 				r->nsamples = n;
 			continue;
 		}
-		if (cJSON_IsNumber(m) && !ends_with(m->string, "_ns")) {
+		if (cJSON_IsNumber(m) && !str_ends_with(m->string, "_ns")) {
 			if ((rc = add_metric(r, &alloc, m->string,
 			    m->valuedouble)) != 0)
 				return rc;
@@ -198,7 +163,7 @@ read_metrics(struct record *r, const cJSON *metrics)
 			continue;
 		cJSON_ArrayForEach(sub, m) {
 			if (!cJSON_IsNumber(sub) || sub->string == NULL ||
-			    ends_with(sub->string, "_ns"))
+			    str_ends_with(sub->string, "_ns"))
 				continue;
 			snprintf(name, sizeof name, "%s_%s", m->string,
 			    sub->string);
@@ -211,12 +176,18 @@ read_metrics(struct record *r, const cJSON *metrics)
 }
 
 static int
-fail_cause(char **cause, const char *fmt, const char *arg)
-{
-	char buf[256];
+fail_cause(char **cause, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
 
-	snprintf(buf, sizeof buf, fmt, arg);
-	*cause = strdup(buf);
+/* *cause says what; returns NP_ERR_PARSE. */
+static int
+fail_cause(char **cause, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	*cause = str_vprintf(fmt, ap);
+	va_end(ap);
 	return NP_ERR_PARSE;
 }
 
@@ -426,47 +397,6 @@ input_add_record(struct record_input *in, struct record *r)
 	return 0;
 }
 
-static int
-read_whole(const char *path, char **text, size_t *len)
-{
-	FILE *f;
-	char *buf = NULL, *p;
-	size_t alloc = 0, used = 0, n;
-
-	*text = NULL;
-	if ((f = fopen(path, "rb")) == NULL) {
-		log_error("%s: %s; check the --input path", path,
-		    strerror(errno));
-		return NP_ERR_IO;
-	}
-	for (;;) {
-		if (alloc - used < 65536) {
-			alloc = alloc ? alloc * 2 : 1 << 20;
-			if ((p = realloc(buf, alloc + 1)) == NULL) {
-				free(buf);
-				fclose(f);
-				return NP_ERR_NOMEM;
-			}
-			buf = p;
-		}
-		n = fread(buf + used, 1, alloc - used, f);
-		used += n;
-		if (n == 0)
-			break;
-	}
-	if (ferror(f)) {
-		log_error("%s: read error: %s", path, strerror(errno));
-		free(buf);
-		fclose(f);
-		return NP_ERR_IO;
-	}
-	fclose(f);
-	buf[used] = '\0';
-	*text = buf;
-	*len = used;
-	return 0;
-}
-
 /* A run.json is one (usually pretty-printed) object with convergence. */
 static int
 try_run_json(struct record_input *in, const char *path, const char *text,
@@ -505,13 +435,17 @@ try_run_json(struct record_input *in, const char *path, const char *text,
 int
 records_read_file(struct record_input *in, const char *path, int strict)
 {
-	char *text, *line, *nl, *cause;
+	char *text, *line, *nl, *cause = NULL;
 	struct record *r;
 	size_t len, linelen;
 	int rc, lineno = 0, taken;
 
-	if ((rc = read_whole(path, &text, &len)) != 0)
+	if ((rc = file_read(path, &text, &len, &cause)) != 0) {
+		log_error("%s; check the --input path", cause != NULL ? cause :
+		    error_string(rc));
+		free(cause);
 		return rc;
+	}
 	if ((rc = try_run_json(in, path, text, len, &taken)) != 0 || taken)
 		goto out;
 	for (line = text; line < text + len; line = nl + 1) {

@@ -7,12 +7,13 @@
 #include <string.h>
 
 #include "error.h"
+#include "record_schema.h"
 #include "schedule.h"
 
 const char *
 probe_kind_name(enum probe_kind kind)
 {
-	return kind == PROBE_IPERF3 ? "iperf3" : "ping";
+	return kind == PROBE_IPERF3 ? RECORD_KIND_IPERF3 : RECORD_KIND_PING;
 }
 
 static int

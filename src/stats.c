@@ -1,5 +1,6 @@
 /*
- * Summary statistics over samples.
+ * Summary statistics over samples: the one sort, percentile and median
+ * that probes, summaries and the heatmap use.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -13,6 +14,22 @@ cmp_double(const void *a, const void *b)
 	double x = *(const double *)a, y = *(const double *)b;
 
 	return (x > y) - (x < y);
+}
+
+void
+stats_sort(double *values, size_t n)
+{
+	if (n > 1)
+		qsort(values, n, sizeof *values, cmp_double);
+}
+
+double
+stats_median(double *values, size_t n)
+{
+	if (n == 0)
+		return NAN;
+	stats_sort(values, n);
+	return n % 2 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2;
 }
 
 double
@@ -35,7 +52,7 @@ stats_summarize(double *values, size_t n, struct stats_summary *s)
 	memset(s, 0, sizeof *s);
 	if (n == 0)
 		return;
-	qsort(values, n, sizeof *values, cmp_double);
+	stats_sort(values, n);
 	for (i = 0; i < n; i++)
 		sum += values[i];
 	s->n = n;

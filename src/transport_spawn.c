@@ -25,7 +25,7 @@ handle_closed_cb(uv_handle_t *h)
 {
 	struct engine_job *j = h->data;
 
-	if (--j->handles_open == 0)
+	if (--j->t.spawn.handles_open == 0)
 		engine_job_unref(j);
 }
 
@@ -41,9 +41,9 @@ close_all(struct engine_job *j)
 {
 	int i;
 
-	close_handle(j, (uv_handle_t *)&j->process);
+	close_handle(j, (uv_handle_t *)&j->t.spawn.process);
 	for (i = 0; i < 3; i++)
-		close_handle(j, (uv_handle_t *)&j->pipes[i]);
+		close_handle(j, (uv_handle_t *)&j->t.spawn.pipes[i]);
 }
 
 /* Finish once the process has exited and both output pipes have ended. */
@@ -53,9 +53,9 @@ maybe_done(struct engine_job *j)
 	const char *name = j->machine->name;
 	int status;
 
-	if (!j->exited || !j->out_eof || !j->err_eof)
+	if (!j->t.spawn.exited || !j->t.spawn.out_eof || !j->t.spawn.err_eof)
 		return;
-	status = j->term_signal != 0 ? -1 : j->exit_status;
+	status = j->t.spawn.term_signal != 0 ? -1 : j->exit_status;
 	if (j->stop_error == NP_ERR_TIMEOUT)
 		engine_job_finish(j, NP_ERR_TIMEOUT, status, "%s: command timed "
 		    "out after %g s; its process group was killed", name,
@@ -75,9 +75,9 @@ exit_cb(uv_process_t *p, int64_t status, int term_signal)
 
 	log_debug(j->machine->name, "process %d exited: status %lld, "
 	    "signal %d", p->pid, (long long)status, term_signal);
-	j->exited = 1;
+	j->t.spawn.exited = 1;
 	j->exit_status = (int)status;
-	j->term_signal = term_signal;
+	j->t.spawn.term_signal = term_signal;
 	maybe_done(j);
 }
 
@@ -97,7 +97,7 @@ static void
 read_cb(uv_stream_t *s, ssize_t n, const uv_buf_t *buf)
 {
 	struct engine_job *j = s->data;
-	int stream = s == (uv_stream_t *)&j->pipes[1] ? 1 : 2;
+	int stream = s == (uv_stream_t *)&j->t.spawn.pipes[1] ? 1 : 2;
 
 	if (n > 0) {
 		engine_job_output(j, stream, buf->base, (size_t)n);
@@ -107,17 +107,16 @@ read_cb(uv_stream_t *s, ssize_t n, const uv_buf_t *buf)
 		return;
 	uv_read_stop(s);
 	if (stream == 1)
-		j->out_eof = 1;
+		j->t.spawn.out_eof = 1;
 	else
-		j->err_eof = 1;
+		j->t.spawn.err_eof = 1;
 	maybe_done(j);
 }
 
 static void
 stdin_closed(struct engine_job *j)
 {
-	j->input_closed = 1;
-	close_handle(j, (uv_handle_t *)&j->pipes[0]);
+	close_handle(j, (uv_handle_t *)&j->t.spawn.pipes[0]);
 }
 
 static void
@@ -132,13 +131,13 @@ write_cb(uv_write_t *req, int status)
 {
 	struct engine_job *j = req->data;
 
-	if (status < 0 || uv_is_closing((uv_handle_t *)&j->pipes[0])) {
+	if (status < 0 || uv_is_closing((uv_handle_t *)&j->t.spawn.pipes[0])) {
 		/* the command did not read all of it: fine, as with a shell */
 		stdin_closed(j);
 		return;
 	}
-	j->shutdown_req.data = j;
-	if (uv_shutdown(&j->shutdown_req, (uv_stream_t *)&j->pipes[0],
+	j->t.spawn.shutdown_req.data = j;
+	if (uv_shutdown(&j->t.spawn.shutdown_req, (uv_stream_t *)&j->t.spawn.pipes[0],
 	    shutdown_cb) != 0)
 		stdin_closed(j);
 }
@@ -146,7 +145,7 @@ write_cb(uv_write_t *req, int status)
 static int
 make_argv(struct engine *e, struct engine_job *j, char ***argvp)
 {
-	const struct inventory *inv = e->inv;
+	const struct inventory *inv = engine_inventory(e);
 	char **argv;
 
 	*argvp = NULL;
@@ -169,9 +168,10 @@ make_argv(struct engine *e, struct engine_job *j, char ***argvp)
 	return 0;
 }
 
-int
-spawn_transport_submit(struct engine *e, struct engine_job *j)
+static int
+spawn_submit(void *state, struct engine_job *j)
 {
+	struct engine *e = state;
 	const char *name = j->machine->name;
 	uv_process_options_t opts;
 	uv_stdio_container_t stdio[3];
@@ -182,18 +182,18 @@ spawn_transport_submit(struct engine *e, struct engine_job *j)
 	if ((r = make_argv(e, j, &argv)) != 0) {
 		if (r == NP_ERR_INVENTORY)
 			engine_job_finish(j, r, -1, "%s: transport \"command\" "
-			    "needs remote_command in %s", name, e->inv->path);
+			    "needs remote_command in %s", name, engine_inventory(e)->path);
 		return r;
 	}
 	for (i = 0; i < 3; i++) {
-		uv_pipe_init(e->loop, &j->pipes[i], 0);
-		j->pipes[i].data = j;
+		uv_pipe_init(engine_loop(e), &j->t.spawn.pipes[i], 0);
+		j->t.spawn.pipes[i].data = j;
 	}
 	stdio[0].flags = UV_CREATE_PIPE | UV_READABLE_PIPE;
-	stdio[0].data.stream = (uv_stream_t *)&j->pipes[0];
+	stdio[0].data.stream = (uv_stream_t *)&j->t.spawn.pipes[0];
 	for (i = 1; i < 3; i++) {
 		stdio[i].flags = UV_CREATE_PIPE | UV_WRITABLE_PIPE;
-		stdio[i].data.stream = (uv_stream_t *)&j->pipes[i];
+		stdio[i].data.stream = (uv_stream_t *)&j->t.spawn.pipes[i];
 	}
 	memset(&opts, 0, sizeof opts);
 	opts.file = argv[0];
@@ -202,10 +202,10 @@ spawn_transport_submit(struct engine *e, struct engine_job *j)
 	opts.flags = UV_PROCESS_DETACHED;
 	opts.stdio = stdio;
 	opts.stdio_count = 3;
-	j->process.data = j;
-	j->handles_open = 4;
+	j->t.spawn.process.data = j;
+	j->t.spawn.handles_open = 4;
 	engine_job_ref(j);	/* dropped when all four handles are closed */
-	r = uv_spawn(e->loop, &j->process, &opts);
+	r = uv_spawn(engine_loop(e), &j->t.spawn.process, &opts);
 	if (r != 0) {
 		engine_job_finish(j, NP_ERR_SPAWN, -1, "%s: could not run "
 		    "%s: %s", name, argv[0], uv_strerror(r));
@@ -213,19 +213,19 @@ spawn_transport_submit(struct engine *e, struct engine_job *j)
 		close_all(j);
 		return NP_ERR_SPAWN;
 	}
-	log_debug(name, "process %d started: %s", j->process.pid, argv[0]);
+	log_debug(name, "process %d started: %s", j->t.spawn.process.pid, argv[0]);
 	template_argv_free(argv);
 	j->state = JOB_RUNNING;
 	engine_job_started(j);
-	uv_read_start((uv_stream_t *)&j->pipes[1], alloc_cb, read_cb);
-	uv_read_start((uv_stream_t *)&j->pipes[2], alloc_cb, read_cb);
+	uv_read_start((uv_stream_t *)&j->t.spawn.pipes[1], alloc_cb, read_cb);
+	uv_read_start((uv_stream_t *)&j->t.spawn.pipes[2], alloc_cb, read_cb);
 	if (j->input == NULL || j->input_len == 0) {
 		stdin_closed(j);
 		return 0;
 	}
 	buf = uv_buf_init(j->input, (unsigned int)j->input_len);
-	j->write_req.data = j;
-	if (uv_write(&j->write_req, (uv_stream_t *)&j->pipes[0], &buf, 1,
+	j->t.spawn.write_req.data = j;
+	if (uv_write(&j->t.spawn.write_req, (uv_stream_t *)&j->t.spawn.pipes[0], &buf, 1,
 	    write_cb) != 0)
 		stdin_closed(j);
 	return 0;
@@ -235,13 +235,13 @@ static void
 kill_group(struct engine_job *j, int sig)
 {
 	log_debug(j->machine->name, "killing process group %d with signal %d",
-	    j->process.pid, sig);
-	if (kill(-j->process.pid, sig) != 0 && errno != ESRCH)
-		kill(j->process.pid, sig);
+	    j->t.spawn.process.pid, sig);
+	if (kill(-j->t.spawn.process.pid, sig) != 0 && errno != ESRCH)
+		kill(j->t.spawn.process.pid, sig);
 }
 
-void
-spawn_transport_stop(struct engine_job *j)
+static void
+spawn_stop(struct engine_job *j)
 {
 	if (j->state != JOB_RUNNING)
 		return;
@@ -250,18 +250,18 @@ spawn_transport_stop(struct engine_job *j)
 	engine_job_timer(j, KILL_GRACE_MS);
 }
 
-void
-spawn_transport_timer(struct engine_job *j)
+static void
+spawn_timer(struct engine_job *j)
 {
 	if (j->state == JOB_RUNNING) {
 		j->stop_error = NP_ERR_TIMEOUT;
-		spawn_transport_stop(j);
+		spawn_stop(j);
 		return;
 	}
 	if (j->state != JOB_KILLING)
 		return;
-	if (j->kill_stage == 0) {
-		j->kill_stage = 1;
+	if (j->t.spawn.kill_stage == 0) {
+		j->t.spawn.kill_stage = 1;
 		kill_group(j, SIGKILL);
 		engine_job_timer(j, GONE_GRACE_MS);
 		return;
@@ -269,7 +269,51 @@ spawn_transport_timer(struct engine_job *j)
 	/* something outside the group still holds the pipes: stop waiting */
 	log_debug(j->machine->name, "output pipes still open after SIGKILL; "
 	    "giving up on them");
-	j->out_eof = j->err_eof = 1;
-	j->exited = 1;
+	j->t.spawn.out_eof = j->t.spawn.err_eof = 1;
+	j->t.spawn.exited = 1;
 	maybe_done(j);
 }
+
+/* The engine itself is the state: processes need nothing per host. */
+static int
+spawn_new(struct engine *e, void **state)
+{
+	*state = e;
+	return 0;
+}
+
+static void
+spawn_free(void *state)
+{
+}
+
+static int
+spawn_pump(void *state)
+{
+	return 0;
+}
+
+static void
+spawn_close(void *state)
+{
+}
+
+/* Jobs hold their own handles; the engine waits for its jobs. */
+static int
+spawn_closed(void *state)
+{
+	return 1;
+}
+
+const struct transport_ops transport_spawn_ops = {
+	.name = "spawn",
+	.new = spawn_new,
+	.free = spawn_free,
+	.submit = spawn_submit,
+	.stop = spawn_stop,
+	.timer = spawn_timer,
+	.pump = spawn_pump,
+	.close = spawn_close,
+	.closed = spawn_closed,
+	.tunnel_open = NULL,
+};

@@ -16,6 +16,7 @@
 #include "error.h"
 #include "inventory.h"
 #include "log.h"
+#include "util.h"
 
 struct run {
 	struct engine *engine;
@@ -96,22 +97,6 @@ timer_cb(uv_timer_t *t)
 			engine_cancel(run->jobs[i]);
 }
 
-static char *
-read_file(const char *path, size_t *len)
-{
-	FILE *f = fopen(path, "rb");
-	char *buf = NULL;
-	long n;
-
-	if (f == NULL)
-		return NULL;
-	if (fseek(f, 0, SEEK_END) == 0 && (n = ftell(f)) >= 0 &&
-	    fseek(f, 0, SEEK_SET) == 0 && (buf = malloc((size_t)n + 1)) != NULL)
-		*len = fread(buf, 1, (size_t)n, f);
-	fclose(f);
-	return buf;
-}
-
 static void
 usage(void)
 {
@@ -146,7 +131,7 @@ main(int argc, char **argv)
 	struct run run = { 0 };
 	const char *config = NULL, *host = NULL, *input = NULL;
 	double stop_after = 0;
-	char *cause = NULL;
+	char *cause = NULL, *input_text = NULL;
 	uv_loop_t loop;
 	int c, i, r;
 
@@ -179,11 +164,12 @@ main(int argc, char **argv)
 		fprintf(stderr, "engine_driver: no machine %s\n", host);
 		return 2;
 	}
-	if (input != NULL &&
-	    (req.input = read_file(input, &req.input_len)) == NULL) {
-		fprintf(stderr, "engine_driver: cannot read %s\n", input);
+	if (input != NULL && file_read(input, &input_text, &req.input_len,
+	    &cause) != 0) {
+		fprintf(stderr, "engine_driver: %s\n", cause);
 		return 2;
 	}
+	req.input = input_text;
 	req.command = argv[optind];
 	req.on_done = on_done;
 	uv_loop_init(&loop);
@@ -237,7 +223,7 @@ main(int argc, char **argv)
 	free(run.jobs);
 	free(run.done);
 	free(args);
-	free((char *)req.input);
+	free(input_text);
 	inventory_free(inv);
 	return run.violations > 0 ? 3 : 0;
 }

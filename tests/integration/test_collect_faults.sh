@@ -43,6 +43,8 @@ lab run h2 -- pkill -x iperf3 || true
 
 # --- SIGINT mid-run, then --resume -------------------------------------
 int=$NETPROF_TEST_TMP/interrupted.jsonl
+# a file left by an earlier run would end the wait below at once
+rm -f "$int"
 "$NETPROF_BIN" -q collect --config "$inv" --output "$int" --iperf \
     --ping-count 2 --ping-interval 0.2 --iperf-seconds 1 &
 pid=$!

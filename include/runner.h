@@ -1,0 +1,117 @@
+/*
+ * The command runner: what every command that touches hosts shares. It
+ * owns the loop, the engine and the SIGINT/SIGTERM watchers, closes them
+ * in one order and turns an interruption into the exit status; it also
+ * declares the options those commands share (--config, --hosts,
+ * --accept-new-host-keys, --max-channels), once.
+ *
+ * A command's life with it:
+ *
+ *	struct runner *rn;
+ *	runner_new(inv, &ro, &hooks, cmd, &rn);	   loop, engine, signals
+ *	... submit work on runner_engine(rn), handles on runner_loop(rn) ...
+ *	runner_run(rn);		   returns once everything is closed
+ *	rc = runner_exit(rn, rc);  NP_EXIT_INTERRUPTED after a signal
+ *	runner_free(rn);
+ *
+ * and, from a callback, once its work is done: runner_finish(rn).
+ *
+ * Closing, in this order: (1) hooks.close_extra, if set, closes the
+ * command's own handles (bench: its HTTP client, whose sockets are the
+ * engine's tunnels) and calls runner_extra_closed() when the last is
+ * closed; (2) the engine is closed (jobs killed, tunnels ended, sessions
+ * closed); (3) the signal watchers are closed, so the loop ends.
+ *
+ * Ctrl-C, the same in every command: the first SIGINT or SIGTERM logs
+ * "interrupted (signal N); closing sessions", then calls hooks.interrupt
+ * if set (the command stops starting work, cancels what runs and calls
+ * runner_finish() once nothing is left) or else runner_finish() at once.
+ * A second signal during the cleanup says what it waits for (commands
+ * being killed, sessions closing, hooks.waiting_for's words); a third
+ * ends the process at once.
+ */
+#ifndef NETPROF_RUNNER_H
+#define NETPROF_RUNNER_H
+
+#include <getopt.h>
+#include <uv.h>
+
+#include "cmd.h"
+#include "engine.h"
+#include "inventory.h"
+
+struct runner;
+
+/* The options every host command takes, parsed by runner_option(). */
+struct runner_options {
+	const char *config;
+	const char *hosts;
+	int accept_new_host_keys;
+	int max_channels;		/* 0: the engine's default */
+};
+
+/* For getopt_long's table: the shared options, with these letters. */
+#define RUNNER_LONGOPTS \
+	{ "config", required_argument, NULL, 'c' }, \
+	{ "hosts", required_argument, NULL, 'H' }, \
+	{ "accept-new-host-keys", no_argument, NULL, 'A' }, \
+	{ "max-channels", required_argument, NULL, 'm' }
+
+/* The help lines of the shared options. */
+#define RUNNER_HELP \
+	"  -c, --config FILE        the inventory (machines.json)\n" \
+	"  -H, --hosts A,B          only these machines\n" \
+	"  -A, --accept-new-host-keys  record the keys of hosts not yet in\n" \
+	"                           known_hosts (never a changed key)\n" \
+	"      --max-channels N     commands at once per SSH session (1-64,\n" \
+	"                           default 8; OpenSSH allows 10)\n"
+
+#define RUNNER_MAX_CHANNELS 64
+
+/*
+ * Take getopt's ch if it is a shared option: 0 when taken, -1 when it is
+ * not one, NP_EXIT_USAGE (reported) when its argument is wrong.
+ */
+int runner_option(const struct cmd_entry *self, struct runner_options *o,
+    int ch, const char *arg);
+
+struct runner_hooks {
+	/* first signal; NULL: runner_finish() at once */
+	void (*interrupt)(struct runner *rn, void *arg);
+	/* close the command's own handles, then runner_extra_closed() */
+	void (*close_extra)(struct runner *rn, void *arg);
+	/* a second signal: what the command's cleanup waits for, or NULL */
+	const char *(*waiting_for)(struct runner *rn, void *arg);
+	void *arg;
+};
+
+/*
+ * A loop, an engine for inv with ro's options (inv must outlive it) and the
+ * signal watchers. hooks may be NULL. Errors are reported here (with what
+ * failed); returns 0 or a negative error.h code.
+ */
+int runner_new(const struct inventory *inv, const struct runner_options *ro,
+    const struct runner_hooks *hooks, struct runner **out);
+
+uv_loop_t *runner_loop(struct runner *rn);
+struct engine *runner_engine(struct runner *rn);
+
+/* Run the loop until everything is closed (after runner_finish()). */
+void runner_run(struct runner *rn);
+
+/* The work is done (or stopped): close in order. Idempotent. */
+void runner_finish(struct runner *rn);
+
+/* close_extra's handles are all closed: the engine is closed next. */
+void runner_extra_closed(struct runner *rn);
+
+/* The signal that interrupted the run, or 0. */
+int runner_interrupted(const struct runner *rn);
+
+/* The exit status: NP_EXIT_INTERRUPTED after a signal, else rc. */
+int runner_exit(const struct runner *rn, int rc);
+
+/* Free the engine and close the loop; NULL is a no-op. */
+void runner_free(struct runner *rn);
+
+#endif

@@ -1,0 +1,39 @@
+/*
+ * Small helpers every module uses, so each is written once: formatting
+ * into a new string (vasprintf), one growable byte buffer, one whole-file
+ * reader.
+ */
+#ifndef NETPROF_UTIL_H
+#define NETPROF_UTIL_H
+
+#include <stdarg.h>
+#include <stddef.h>
+
+/* A growable byte buffer, always NUL-terminated once it has data. */
+struct buf {
+	char *data;
+	size_t len, size;
+};
+
+/* Append len bytes; 0 or NP_ERR_NOMEM (b unchanged then). */
+int buf_append(struct buf *b, const void *data, size_t len);
+/* Append formatted text. */
+int buf_printf(struct buf *b, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+void buf_free(struct buf *b);
+
+/* A new string, as asprintf(3); NULL when out of memory. */
+char *str_printf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+char *str_vprintf(const char *fmt, va_list ap)
+    __attribute__((format(printf, 1, 0)));
+
+/* 1 if s ends with suffix. */
+int str_ends_with(const char *s, const char *suffix);
+
+/*
+ * The whole file at path ("-": standard input), NUL-terminated, in *text
+ * (length *len if not NULL). Errors: NP_ERR_IO with *cause naming the file and why.
+ */
+int file_read(const char *path, char **text, size_t *len, char **cause);
+
+#endif

@@ -1,0 +1,220 @@
+/*
+ * Plans: the schedules collect runs for an inventory, and their text or
+ * JSON form (as the upstream tool's plan: source, target, ping,
+ * iperf_server, iperf_client, with the rounds the scheduler puts them in)
+ * for netprof plan and collect --dry-run.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cjson/cJSON.h>
+
+#include "engine.h"
+#include "error.h"
+#include "inventory.h"
+#include "plan.h"
+#include "probe.h"
+#include "schedule.h"
+
+int
+plan_schedules(const struct inventory *inv, const struct plan_options *o,
+    struct schedule **ping, struct schedule **iperf3)
+{
+	size_t n = inv->n_machines, width;
+	int r;
+
+	*ping = *iperf3 = NULL;
+	width = o->max_channels > 0 ? (size_t)o->max_channels :
+	    ENGINE_DEFAULT_MAX_CHANNELS;
+	if (o->rounds)
+		width = 1;
+	if (o->serial)
+		r = schedule_serial(n, PROBE_PING, ping);
+	else
+		r = schedule_ping(n, width, ping);
+	if (r != 0 || !o->iperf)
+		return r;
+	if (o->serial)
+		r = schedule_serial(n, PROBE_IPERF3, iperf3);
+	else
+		r = schedule_iperf3(n, iperf3);
+	if (r != 0) {
+		schedule_free(*ping);
+		*ping = NULL;
+	}
+	return r;
+}
+
+/* Round (1-based) of pair (i, j) in s; 0 if absent. */
+static size_t
+round_of(const struct schedule *s, size_t i, size_t j)
+{
+	size_t k, p;
+
+	if (s == NULL)
+		return 0;
+	for (k = 0; k < s->n_rounds; k++) {
+		for (p = 0; p < s->rounds[k].n_pairs; p++) {
+			if (s->rounds[k].pairs[p].source == i &&
+			    s->rounds[k].pairs[p].target == j)
+				return k + 1;
+		}
+	}
+	return 0;
+}
+
+static void
+write_rounds_text(FILE *f, const struct inventory *inv,
+    const struct schedule *s, const char *what)
+{
+	size_t k, p;
+
+	fprintf(f, "%s: %zu rounds, %zu probes\n", probe_kind_name(s->kind),
+	    s->n_rounds, schedule_n_pairs(s));
+	fprintf(f, "  (%s)\n", what);
+	for (k = 0; k < s->n_rounds; k++) {
+		fprintf(f, "  round %zu:", k + 1);
+		for (p = 0; p < s->rounds[k].n_pairs; p++) {
+			const struct pair *pr = &s->rounds[k].pairs[p];
+
+			fprintf(f, " %s->%s", inv->machines[pr->source].name,
+			    inv->machines[pr->target].name);
+		}
+		fputc('\n', f);
+	}
+}
+
+static const char *
+ping_what(const struct plan_options *o)
+{
+	if (o->serial)
+		return "one pair at a time";
+	if (o->rounds)
+		return "shift rounds: each host sends one probe and answers "
+		    "one per round";
+	return "probes overlap, at most max_channels per host at once";
+}
+
+static int
+write_text(FILE *f, const struct inventory *inv,
+    const struct probe_settings *ps, const struct plan_options *o,
+    const struct schedule *ping, const struct schedule *iperf3)
+{
+	char *server = NULL, *cmd = NULL;
+	size_t i, j;
+	int r = 0;
+
+	write_rounds_text(f, inv, ping, ping_what(o));
+	if (iperf3 != NULL)
+		write_rounds_text(f, inv, iperf3, o->serial ?
+		    "one pair at a time" : "exclusive: no host in two tests "
+		    "at once; starts after the ping phase");
+	fprintf(f, "\ncommands:\n");
+	if ((server = probe_iperf3_server_command(ps)) == NULL)
+		return NP_ERR_NOMEM;
+	for (i = 0; i < inv->n_machines; i++) {
+		for (j = 0; j < inv->n_machines; j++) {
+			const struct machine *a = &inv->machines[i];
+			const struct machine *b = &inv->machines[j];
+
+			if (i == j)
+				continue;
+			fprintf(f, "%s -> %s\n", a->name, b->name);
+			if ((cmd = probe_ping_command(ps, b->address)) == NULL)
+				goto nomem;
+			fprintf(f, "  ping, on %s, round %zu: %s\n", a->name,
+			    round_of(ping, i, j), cmd);
+			free(cmd);
+			if (iperf3 == NULL)
+				continue;
+			fprintf(f, "  iperf_server, on %s, round %zu: %s\n",
+			    b->name, round_of(iperf3, i, j), server);
+			if ((cmd = probe_iperf3_client_command(ps,
+			    b->address)) == NULL)
+				goto nomem;
+			fprintf(f, "  iperf_client, on %s: %s\n", a->name, cmd);
+			free(cmd);
+		}
+	}
+	free(server);
+	return r;
+nomem:
+	free(server);
+	return NP_ERR_NOMEM;
+}
+
+static int
+write_json(FILE *f, const struct inventory *inv,
+    const struct probe_settings *ps, const struct plan_options *o,
+    const struct schedule *ping, const struct schedule *iperf3)
+{
+	cJSON *rows, *row;
+	char *cmd, *text;
+	size_t i, j;
+
+	if ((rows = cJSON_CreateArray()) == NULL)
+		return NP_ERR_NOMEM;
+	for (i = 0; i < inv->n_machines; i++) {
+		for (j = 0; j < inv->n_machines; j++) {
+			const struct machine *b = &inv->machines[j];
+
+			if (i == j)
+				continue;
+			row = cJSON_CreateObject();
+			cJSON_AddItemToArray(rows, row);
+			cJSON_AddStringToObject(row, "source",
+			    inv->machines[i].name);
+			cJSON_AddStringToObject(row, "target", b->name);
+			cmd = probe_ping_command(ps, b->address);
+			cJSON_AddStringToObject(row, "ping", cmd ? cmd : "");
+			free(cmd);
+			if (iperf3 != NULL) {
+				cmd = probe_iperf3_server_command(ps);
+				cJSON_AddStringToObject(row, "iperf_server",
+				    cmd ? cmd : "");
+				free(cmd);
+				cmd = probe_iperf3_client_command(ps,
+				    b->address);
+				cJSON_AddStringToObject(row, "iperf_client",
+				    cmd ? cmd : "");
+				free(cmd);
+			} else {
+				cJSON_AddNullToObject(row, "iperf_server");
+				cJSON_AddNullToObject(row, "iperf_client");
+			}
+			cJSON_AddNumberToObject(row, "ping_round",
+			    (double)round_of(ping, i, j));
+			if (iperf3 != NULL)
+				cJSON_AddNumberToObject(row, "iperf_round",
+				    (double)round_of(iperf3, i, j));
+			else
+				cJSON_AddNullToObject(row, "iperf_round");
+		}
+	}
+	text = cJSON_Print(rows);
+	cJSON_Delete(rows);
+	if (text == NULL)
+		return NP_ERR_NOMEM;
+	fprintf(f, "%s\n", text);
+	free(text);
+	return 0;
+}
+
+int
+plan_write(FILE *f, const struct inventory *inv,
+    const struct probe_settings *ps, const struct plan_options *o)
+{
+	struct schedule *ping = NULL, *iperf3 = NULL;
+	int r;
+
+	if ((r = plan_schedules(inv, o, &ping, &iperf3)) != 0)
+		return r;
+	if (o->json)
+		r = write_json(f, inv, ps, o, ping, iperf3);
+	else
+		r = write_text(f, inv, ps, o, ping, iperf3);
+	schedule_free(ping);
+	schedule_free(iperf3);
+	return r;
+}

@@ -1,0 +1,84 @@
+/*
+ * The tables of the record schema (record_schema.h): the kinds and the
+ * error classes' names, and the rules that class an error text written
+ * without a class (by upstream's tool or an older netprof).
+ */
+#include <ctype.h>
+#include <string.h>
+
+#include "record_schema.h"
+
+const char *const record_kinds[] = {
+	RECORD_KIND_PING, RECORD_KIND_IPERF3, RECORD_KIND_LIBP2P_PING,
+	RECORD_KIND_LATENCY, RECORD_KIND_THROUGHPUT, NULL
+};
+
+static const char *const error_class_names[] = {
+	[ERROR_CLASS_NONE] = NULL,
+	[ERROR_CLASS_UNREACHABLE] = "unreachable",
+	[ERROR_CLASS_AUTH] = "auth",
+	[ERROR_CLASS_TOOL_MISSING] = "tool_missing",
+	[ERROR_CLASS_TOOL_FAILED] = "tool_failed",
+	[ERROR_CLASS_TIMEOUT] = "timeout",
+	[ERROR_CLASS_PARSE] = "parse",
+};
+
+int
+record_kind_known(const char *kind)
+{
+	size_t i;
+
+	for (i = 0; record_kinds[i] != NULL; i++)
+		if (strcmp(record_kinds[i], kind) == 0)
+			return 1;
+	return 0;
+}
+
+const char *
+error_class_name(enum error_class c)
+{
+	if ((size_t)c >= sizeof error_class_names / sizeof *error_class_names)
+		return NULL;
+	return error_class_names[c];
+}
+
+enum error_class
+error_class_of_text(const char *error)
+{
+	static const struct {
+		const char *needle;
+		enum error_class class;
+	} rules[] = {
+		{ "timed out", ERROR_CLASS_TIMEOUT },
+		{ "timeout", ERROR_CLASS_TIMEOUT },
+		{ "deadline", ERROR_CLASS_TIMEOUT },
+		{ "permission denied", ERROR_CLASS_AUTH },
+		{ "authentication", ERROR_CLASS_AUTH },
+		{ "host key", ERROR_CLASS_AUTH },
+		{ "command not found", ERROR_CLASS_TOOL_MISSING },
+		{ "not installed", ERROR_CLASS_TOOL_MISSING },
+		{ "no such file", ERROR_CLASS_TOOL_MISSING },
+		{ "unreachable", ERROR_CLASS_UNREACHABLE },
+		{ "no route", ERROR_CLASS_UNREACHABLE },
+		{ "failed to dial", ERROR_CLASS_UNREACHABLE },
+		{ "dial backoff", ERROR_CLASS_UNREACHABLE },
+		{ "100% packet loss", ERROR_CLASS_UNREACHABLE },
+		{ "connection refused", ERROR_CLASS_UNREACHABLE },
+		{ "could not resolve", ERROR_CLASS_UNREACHABLE },
+		{ "name or service not known", ERROR_CLASS_UNREACHABLE },
+		{ "could not parse", ERROR_CLASS_PARSE },
+		{ "parse error", ERROR_CLASS_PARSE },
+	};
+	char lower[512];
+	size_t i;
+
+	if (error == NULL)
+		return ERROR_CLASS_TOOL_FAILED;
+	for (i = 0; i + 1 < sizeof lower && error[i] != '\0'; i++)
+		lower[i] = (char)tolower((unsigned char)error[i]);
+	lower[i] = '\0';
+	for (i = 0; i < sizeof rules / sizeof rules[0]; i++)
+		if (strstr(lower, rules[i].needle) != NULL)
+			return rules[i].class;
+	return ERROR_CLASS_TOOL_FAILED;
+}

@@ -1,0 +1,236 @@
+/*
+ * The command runner (runner.h): the loop, the engine, the signal
+ * watchers, the one order they close in and the one Ctrl-C behaviour of
+ * every host command, and the options those commands share.
+ */
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "error.h"
+#include "log.h"
+#include "runner.h"
+
+struct runner {
+	uv_loop_t loop;
+	int loop_open;
+	struct engine *engine;
+	struct runner_hooks hooks;
+	uv_signal_t sigint, sigterm;
+	int signals_open;
+	int signals;		/* received so far */
+	int interrupted;	/* the first one's number */
+	int finishing;		/* runner_finish() called */
+	int extra_open;		/* close_extra called, not yet done */
+	int engine_closing;
+};
+
+int
+runner_option(const struct cmd_entry *self, struct runner_options *o,
+    int ch, const char *arg)
+{
+	switch (ch) {
+	case 'c':
+		o->config = arg;
+		return 0;
+	case 'H':
+		o->hosts = arg;
+		return 0;
+	case 'A':
+		o->accept_new_host_keys = 1;
+		return 0;
+	case 'm':
+		if (cmd_parse_int(arg, 1, RUNNER_MAX_CHANNELS,
+		    &o->max_channels) != 0)
+			return cmd_usage_error(self, "--max-channels: '%s' is "
+			    "not a number from 1 to %d", arg,
+			    RUNNER_MAX_CHANNELS);
+		return 0;
+	default:
+		return -1;
+	}
+}
+
+static void
+signals_close(struct runner *rn)
+{
+	if (!rn->signals_open)
+		return;
+	rn->signals_open = 0;
+	uv_close((uv_handle_t *)&rn->sigint, NULL);
+	uv_close((uv_handle_t *)&rn->sigterm, NULL);
+}
+
+static void
+engine_closed_cb(struct engine *e, void *arg)
+{
+	signals_close(arg);
+}
+
+static void
+engine_close_now(struct runner *rn)
+{
+	if (rn->engine_closing)
+		return;
+	rn->engine_closing = 1;
+	engine_close(rn->engine, engine_closed_cb, rn);
+}
+
+void
+runner_finish(struct runner *rn)
+{
+	if (rn->finishing)
+		return;
+	rn->finishing = 1;
+	if (rn->hooks.close_extra != NULL) {
+		rn->extra_open = 1;
+		rn->hooks.close_extra(rn, rn->hooks.arg);
+		return;
+	}
+	engine_close_now(rn);
+}
+
+void
+runner_extra_closed(struct runner *rn)
+{
+	if (!rn->extra_open)
+		return;
+	rn->extra_open = 0;
+	engine_close_now(rn);
+}
+
+/* A second signal: say what the cleanup waits for. */
+static void
+say_waiting(struct runner *rn)
+{
+	const char *extra = NULL;
+	size_t jobs = engine_pending(rn->engine);
+
+	if (rn->hooks.waiting_for != NULL)
+		extra = rn->hooks.waiting_for(rn, rn->hooks.arg);
+	if (rn->extra_open && extra != NULL)
+		log_error("still stopping: waiting for %s; interrupt again "
+		    "to quit at once", extra);
+	else if (jobs > 0)
+		log_error("still stopping: waiting for %zu remote command%s "
+		    "to be killed and the SSH sessions to close; interrupt "
+		    "again to quit at once", jobs, jobs == 1 ? "" : "s");
+	else
+		log_error("still stopping: waiting for the SSH sessions to "
+		    "close; interrupt again to quit at once");
+}
+
+static void
+signal_cb(uv_signal_t *s, int signum)
+{
+	struct runner *rn = s->data;
+
+	if (++rn->signals >= 3) {
+		/* the watchers off, the signal's own action: the end */
+		uv_signal_stop(&rn->sigint);
+		uv_signal_stop(&rn->sigterm);
+		signal(signum, SIG_DFL);
+		raise(signum);
+		return;
+	}
+	if (rn->signals == 2) {
+		say_waiting(rn);
+		return;
+	}
+	rn->interrupted = signum;
+	log_error("interrupted (signal %d); closing sessions", signum);
+	if (rn->hooks.interrupt != NULL && !rn->finishing)
+		rn->hooks.interrupt(rn, rn->hooks.arg);
+	else
+		runner_finish(rn);
+}
+
+int
+runner_new(const struct inventory *inv, const struct runner_options *ro,
+    const struct runner_hooks *hooks, struct runner **out)
+{
+	struct engine_options eo = { 0 };
+	struct runner *rn;
+	int r;
+
+	*out = NULL;
+	if ((rn = calloc(1, sizeof *rn)) == NULL) {
+		log_error("%s", error_string(NP_ERR_NOMEM));
+		return NP_ERR_NOMEM;
+	}
+	if (hooks != NULL)
+		rn->hooks = *hooks;
+	if ((r = uv_loop_init(&rn->loop)) != 0) {
+		log_error("cannot start the event loop: %s", uv_strerror(r));
+		free(rn);
+		return NP_ERR_SYSTEM;
+	}
+	rn->loop_open = 1;
+	if (ro != NULL) {
+		eo.max_channels = ro->max_channels;
+		eo.accept_new_host_keys = ro->accept_new_host_keys;
+	}
+	if ((r = engine_new(&rn->loop, inv, &eo, &rn->engine)) != 0) {
+		log_error("cannot start the engine: %s", error_string(r));
+		runner_free(rn);
+		return r;
+	}
+	uv_signal_init(&rn->loop, &rn->sigint);
+	uv_signal_init(&rn->loop, &rn->sigterm);
+	rn->sigint.data = rn->sigterm.data = rn;
+	uv_signal_start(&rn->sigint, signal_cb, SIGINT);
+	uv_signal_start(&rn->sigterm, signal_cb, SIGTERM);
+	rn->signals_open = 1;
+	*out = rn;
+	return 0;
+}
+
+uv_loop_t *
+runner_loop(struct runner *rn)
+{
+	return &rn->loop;
+}
+
+struct engine *
+runner_engine(struct runner *rn)
+{
+	return rn->engine;
+}
+
+void
+runner_run(struct runner *rn)
+{
+	uv_run(&rn->loop, UV_RUN_DEFAULT);
+}
+
+int
+runner_interrupted(const struct runner *rn)
+{
+	return rn->interrupted;
+}
+
+int
+runner_exit(const struct runner *rn, int rc)
+{
+	return rn != NULL && rn->interrupted ? NP_EXIT_INTERRUPTED : rc;
+}
+
+void
+runner_free(struct runner *rn)
+{
+	if (rn == NULL)
+		return;
+	if (rn->engine != NULL && !rn->engine_closing) {
+		/* never run: close what the engine opened */
+		engine_close_now(rn);
+		uv_run(&rn->loop, UV_RUN_DEFAULT);
+	}
+	signals_close(rn);
+	if (rn->loop_open) {
+		uv_run(&rn->loop, UV_RUN_DEFAULT);
+		if (uv_loop_close(&rn->loop) != 0)
+			log_debug(NULL, "loop closed with handles left");
+	}
+	engine_free(rn->engine);
+	free(rn);
+}

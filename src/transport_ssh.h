@@ -1,0 +1,149 @@
+/*
+ * The ssh transport's own types, private to its files: a host (its libssh
+ * session, the queue of jobs waiting for a channel, the jobs with one, its
+ * tunnels), a channel with the callbacks libssh calls for it, and a
+ * tunnel. transport_ssh.c steps a host and is the ops table;
+ * transport_ssh_session.c connects, checks the host key and
+ * authenticates; transport_ssh_channel.c runs a job on a channel;
+ * transport_ssh_tunnel.c relays a direct-tcpip channel to a socket pair.
+ */
+#ifndef NETPROF_TRANSPORT_SSH_H
+#define NETPROF_TRANSPORT_SSH_H
+
+#include <stdint.h>
+#include <sys/queue.h>
+
+#include <libssh/libssh.h>
+#include <libssh/callbacks.h>
+
+#include "transport.h"
+
+#define KILL_GRACE_MS 3000	/* wait this long for a killed command */
+#define MAX_PASSES 64		/* bound of one host_step's loop */
+#define WRITE_CHUNK 32768
+#define TUNNEL_BUF (256 * 1024)	/* read no more from the caller's end */
+
+enum host_state {
+	HOST_IDLE = 0,		/* no session */
+	HOST_CONNECTING,	/* TCP, key exchange */
+	HOST_AUTH,		/* user authentication */
+	HOST_READY
+};
+
+enum auth_step {
+	AUTH_AGENT = 0,
+	AUTH_KEY,
+	AUTH_AUTO,
+	AUTH_FAILED
+};
+
+/* A channel of a session, with the callbacks libssh calls for it. */
+struct ssh_chan {
+	ssh_channel channel;
+	struct ssh_channel_callbacks_struct callbacks;
+	int eof_sent;
+};
+
+enum tunnel_state {
+	TUN_WAIT = 0,		/* for the session */
+	TUN_OPENING,		/* direct-tcpip open requested */
+	TUN_OPEN		/* relaying */
+};
+
+/*
+ * A tunnel: the direct-tcpip channel and our end of the socket pair, with
+ * what each side has sent and the other has not taken yet.
+ */
+struct ssh_tunnel {
+	TAILQ_ENTRY(ssh_tunnel) entry;	/* the host's tunnels */
+	struct engine_tunnel *et;	/* NULL once ended */
+	struct ssh_host *host;
+	enum tunnel_state state;
+	char *target_host;
+	int target_port;
+	struct ssh_chan *chan;
+	int fd;				/* our end of the pair */
+	uv_poll_t poll;
+	int poll_events;
+	struct buf up;		/* from fd, for the channel */
+	size_t up_off;
+	struct buf down;		/* from the channel, for fd */
+	size_t down_off;
+	int local_eof, caller_closed, remote_eof;
+};
+
+TAILQ_HEAD(tunnel_queue, ssh_tunnel);
+
+struct ssh_host {
+	struct engine *engine;
+	const struct machine *machine;
+	enum host_state state;
+	ssh_session session;
+	uv_poll_t *poll;
+	int poll_events;
+	uv_timer_t timer;	/* connect timeout */
+	int timer_open;
+	struct job_list queue;	/* waiting for a channel */
+	struct job_list channels;	/* jobs with a channel */
+	int n_channels;
+	struct tunnel_queue tunnels;
+	int cap;		/* lower limit after a refusal; 0: none */
+	int reopened;		/* re-opened after a loss, not yet ready */
+	enum auth_step auth;
+	ssh_key key;
+	int agent_tried;
+	int dirty;
+	int activity;		/* a channel callback ran during this step */
+	char hostname[256];	/* the host connected to (after HostName) */
+	char target[300];	/* host:port as connected to */
+	char kh_host[310];	/* its name in known_hosts: host or [host]:port */
+	char scan_args[320];	/* ssh-keyscan's arguments for it */
+	char proxy[600];	/* ProxyCommand (or ProxyJump's), or "" */
+};
+
+/* The transport's state: hosts by machine index, NULL until used. */
+struct ssh_transport {
+	struct engine *engine;
+	struct ssh_host **hosts;
+	size_t n_hosts;
+};
+
+
+/* transport_ssh_session.c */
+void host_timer_closed_cb(uv_handle_t *hd);
+void fail_queue(struct ssh_host *h, int error, const char *text);
+struct ssh_host *host_get(struct ssh_transport *st, const struct machine *m);
+const char *host_name(const struct ssh_host *h);
+int host_open(struct ssh_host *h);
+void host_teardown(struct ssh_host *h);
+void host_update_poll(struct ssh_host *h);
+int session_step(struct ssh_host *h);
+
+/* transport_ssh_channel.c */
+void chan_free(struct ssh_host *h, struct ssh_chan *c);
+struct ssh_chan *chan_new(struct ssh_host *h,
+    ssh_channel_data_callback data_cb,
+    ssh_channel_eof_callback event_cb,
+    ssh_channel_exit_status_callback status_cb, void *arg);
+int chan_read(struct ssh_chan *c);
+int chan_write(struct ssh_chan *c, const char *buf, size_t *off, size_t len,
+    int eof);
+int channel_step(struct ssh_host *h, struct engine_job *j);
+void finish_stopped(struct ssh_host *h, struct engine_job *j, int status);
+void release_channel(struct ssh_host *h, struct engine_job *j);
+void send_kill(struct ssh_host *h, struct engine_job *j);
+
+/* transport_ssh_tunnel.c */
+void tunnel_end(struct ssh_tunnel *t, int error, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+void tunnels_fail(struct ssh_host *h, int error, const char *fmt,
+    ...) __attribute__((format(printf, 3, 4)));
+int tunnels_step(struct ssh_host *h, int *moved);
+int ssh_tunnel_open(void *state, struct engine_tunnel *et, const char *host,
+    int port, int *fdp);
+
+/* transport_ssh.c */
+void host_step(struct ssh_host *h);
+
+#endif

@@ -1,0 +1,330 @@
+/*
+ * The ssh transport's tunnels (engine_tunnel_open): a direct-tcpip channel
+ * of the host's session relayed to one end of a socket pair whose other
+ * end the caller holds, as a connected TCP socket (docs/engine.md).
+ */
+#include <errno.h>
+#include <poll.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "error.h"
+#include "log.h"
+#include "transport_ssh.h"
+#include "util.h"
+
+/* ------------------------------------------------------------------ */
+/*
+ * Tunnels. Bytes from the caller are read from our end of the socket pair
+ * into up and written to the channel as its window allows; bytes from the
+ * channel (its data callback) go into down and are written to our end as
+ * the socket takes them. Our end is watched for reading only while up has
+ * room and the channel is open, for writing only while down has bytes, so
+ * that a caller that writes before the channel opens just fills the pair.
+ */
+
+static const char *
+tunnel_host(const struct ssh_tunnel *t)
+{
+	return t->host->machine->name;
+}
+
+static void
+tunnel_poll_closed_cb(uv_handle_t *hd)
+{
+	struct ssh_tunnel *t = hd->data;
+	struct engine *e = t->host->engine;
+	char sink[4096];
+
+	/*
+	 * The caller reads EOF, as from a TCP peer's close: a socket closed
+	 * with unread bytes would reset the pair (ECONNRESET) instead.
+	 */
+	shutdown(t->fd, SHUT_WR);
+	while (recv(t->fd, sink, sizeof sink, MSG_DONTWAIT) > 0)
+		continue;
+	close(t->fd);
+	free(t->up.data);
+	free(t->down.data);
+	free(t->target_host);
+	free(t);
+	engine_handle_closed(e);
+}
+
+/*
+ * The end: the engine hears why (on a later turn), the channel is closed
+ * and our end of the pair with it, so the caller reads EOF.
+ */
+void
+tunnel_end(struct ssh_tunnel *t, int error, const char *fmt, ...)
+{
+	va_list ap;
+	char *text = NULL;
+
+	if (fmt != NULL) {
+		va_start(ap, fmt);
+		text = str_vprintf(fmt, ap);
+		va_end(ap);
+	}
+	log_debug(tunnel_host(t), "tunnel to %s:%d ended (%s)",
+	    t->target_host, t->target_port, error_string(error));
+	engine_tunnel_finish(t->et, error, "%s", text != NULL ? text :
+	    error_string(error));
+	free(text);
+	TAILQ_REMOVE(&t->host->tunnels, t, entry);
+	chan_free(t->host, t->chan);
+	t->chan = NULL;
+	uv_close((uv_handle_t *)&t->poll, tunnel_poll_closed_cb);
+}
+
+void
+tunnels_fail(struct ssh_host *h, int error, const char *fmt, ...)
+{
+	struct ssh_tunnel *t;
+	va_list ap;
+	char *text;
+
+	if (TAILQ_EMPTY(&h->tunnels))
+		return;
+	va_start(ap, fmt);
+	text = str_vprintf(fmt, ap);
+	va_end(ap);
+	while ((t = TAILQ_FIRST(&h->tunnels)) != NULL)
+		tunnel_end(t, error, "%s (tunnel to %s:%d)", text != NULL ?
+		    text : host_name(h), t->target_host, t->target_port);
+	free(text);
+}
+
+/* Write down to our end; -1 when the caller has closed its end. */
+static int
+tunnel_flush_down(struct ssh_tunnel *t)
+{
+	ssize_t n;
+
+	while (t->down_off < t->down.len) {
+		n = send(t->fd, t->down.data + t->down_off,
+		    t->down.len - t->down_off, MSG_NOSIGNAL);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+			return 0;
+		if (n < 0)
+			return -1;
+		t->down_off += (size_t)n;
+	}
+	t->down.len = t->down_off = 0;
+	return 0;
+}
+
+static void tunnel_poll_cb(uv_poll_t *p, int status, int events);
+
+static void
+tunnel_update_poll(struct ssh_tunnel *t)
+{
+	int events = 0;
+
+	if (t->state == TUN_OPEN && !t->local_eof && t->up.len < TUNNEL_BUF)
+		events |= UV_READABLE;
+	if (t->down_off < t->down.len)
+		events |= UV_WRITABLE;
+	if (events == t->poll_events)
+		return;
+	t->poll_events = events;
+	if (events == 0)
+		uv_poll_stop(&t->poll);
+	else
+		uv_poll_start(&t->poll, events, tunnel_poll_cb);
+}
+
+/* Read what the caller wrote into up; notes its EOF and whether it closed. */
+static int
+tunnel_read_up(struct ssh_tunnel *t)
+{
+	struct pollfd pfd;
+	char buf[65536];
+	ssize_t n;
+	size_t room;
+
+	while (!t->local_eof && t->up.len < TUNNEL_BUF) {
+		room = TUNNEL_BUF - t->up.len;
+		n = recv(t->fd, buf, room < sizeof buf ? room : sizeof buf, 0);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+			return 0;
+		if (n <= 0) {
+			/* EOF: a shutdown(SHUT_WR) half-closes, a close
+			   (POLLHUP: both directions gone) ends the tunnel */
+			t->local_eof = 1;
+			pfd.fd = t->fd;
+			pfd.events = POLLOUT;
+			if (n < 0 || (poll(&pfd, 1, 0) == 1 &&
+			    (pfd.revents & (POLLHUP | POLLERR))))
+				t->caller_closed = 1;
+			return 0;
+		}
+		if (buf_append(&t->up, buf, (size_t)n) != 0)
+			return -1;
+	}
+	return 0;
+}
+
+static void
+tunnel_poll_cb(uv_poll_t *p, int status, int events)
+{
+	struct ssh_tunnel *t = p->data;
+	struct ssh_host *h = t->host;
+
+	if (status < 0 || ((events & UV_WRITABLE) &&
+	    tunnel_flush_down(t) < 0)) {
+		t->caller_closed = t->local_eof = 1;
+	} else if ((events & UV_READABLE) && tunnel_read_up(t) < 0) {
+		tunnel_end(t, NP_ERR_NOMEM, "%s: tunnel to %s:%d: %s",
+		    tunnel_host(t), t->target_host, t->target_port,
+		    error_string(NP_ERR_NOMEM));
+		return;
+	}
+	/* step now: the bytes go out without waiting for the pump */
+	host_step(h);
+}
+
+static int
+tunnel_data_cb(ssh_session session, ssh_channel channel, void *data,
+    uint32_t len, int is_stderr, void *userdata)
+{
+	struct ssh_tunnel *t = userdata;
+
+	t->host->activity = 1;
+	if (len == 0)
+		return 0;
+	if (t->down_off > 0 && t->down_off == t->down.len)
+		t->down.len = t->down_off = 0;
+	if (buf_append(&t->down, data, len) != 0)
+		return 0;
+	return (int)len;
+}
+
+static void
+tunnel_event_cb(ssh_session session, ssh_channel channel, void *userdata)
+{
+	struct ssh_tunnel *t = userdata;
+
+	t->host->activity = 1;
+}
+
+/* Advance one tunnel; 1 if it moved, 0 if it waits, -1: the session broke. */
+static int
+tunnel_step(struct ssh_host *h, struct ssh_tunnel *t)
+{
+	int r, w;
+
+	switch (t->state) {
+	case TUN_WAIT:
+		if ((t->chan = chan_new(h, tunnel_data_cb, tunnel_event_cb,
+		    NULL, t)) == NULL)
+			return -1;
+		t->state = TUN_OPENING;
+		/* FALLTHROUGH */
+	case TUN_OPENING:
+		r = ssh_channel_open_forward(t->chan->channel, t->target_host,
+		    t->target_port, "127.0.0.1", 0);
+		if (r == SSH_AGAIN)
+			return 0;
+		if (r != SSH_OK) {
+			if (!ssh_is_connected(h->session))
+				return -1;
+			tunnel_end(t, NP_ERR_CHANNEL, "%s: tunnel to %s:%d "
+			    "could not open: %s (is something listening on "
+			    "%s:%d on %s?)", host_name(h), t->target_host,
+			    t->target_port, ssh_get_error(h->session),
+			    t->target_host, t->target_port, host_name(h));
+			return 1;
+		}
+		log_debug(host_name(h), "tunnel to %s:%d open",
+		    t->target_host, t->target_port);
+		t->state = TUN_OPEN;
+		tunnel_read_up(t);
+		/* FALLTHROUGH */
+	case TUN_OPEN:
+	default:
+		if ((w = chan_write(t->chan, t->up.data, &t->up_off, t->up.len,
+		    t->local_eof)) < 0 || chan_read(t->chan) < 0)
+			return -1;
+		if (t->up_off == t->up.len)
+			t->up.len = t->up_off = 0;
+		if (tunnel_flush_down(t) < 0)
+			t->caller_closed = t->local_eof = 1;
+		if (t->caller_closed && t->up.len == 0) {
+			tunnel_end(t, NP_OK, NULL);
+			return 1;
+		}
+		if ((ssh_channel_is_eof(t->chan->channel) ||
+		    ssh_channel_is_closed(t->chan->channel)) &&
+		    t->down_off == t->down.len) {
+			tunnel_end(t, NP_OK, NULL);
+			return 1;
+		}
+		tunnel_update_poll(t);
+		return w;
+	}
+}
+
+/* Step every tunnel of h; -1 when the session broke. */
+int
+tunnels_step(struct ssh_host *h, int *moved)
+{
+	struct ssh_tunnel *t, *next;
+	int r;
+
+	for (t = TAILQ_FIRST(&h->tunnels); t != NULL; t = next) {
+		next = TAILQ_NEXT(t, entry);
+		if ((r = tunnel_step(h, t)) < 0)
+			return -1;
+		*moved |= r;
+	}
+	return 0;
+}
+
+int
+ssh_tunnel_open(void *state, struct engine_tunnel *et, const char *host,
+    int port, int *fdp)
+{
+	struct ssh_transport *st = state;
+	struct engine *e = st->engine;
+	struct ssh_tunnel *t;
+	struct ssh_host *h;
+	int sv[2];
+
+	if ((h = host_get(st, et->machine)) == NULL)
+		return NP_ERR_NOMEM;
+	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0)
+		return NP_ERR_NOMEM;
+	if ((t = calloc(1, sizeof *t)) == NULL ||
+	    (t->target_host = strdup(host)) == NULL ||
+	    uv_poll_init(engine_loop(e), &t->poll, sv[0]) != 0) {
+		if (t != NULL)
+			free(t->target_host);
+		free(t);
+		close(sv[0]);
+		close(sv[1]);
+		return NP_ERR_NOMEM;
+	}
+	engine_handle_opened(e);
+	t->poll.data = t;
+	t->et = et;
+	t->host = h;
+	t->fd = sv[0];
+	t->target_port = port;
+	TAILQ_INSERT_TAIL(&h->tunnels, t, entry);
+	log_debug(host_name(h), "tunnel to %s:%d requested", host, port);
+	h->dirty = 1;
+	engine_schedule(e);
+	*fdp = sv[1];
+	return 0;
+}
+

@@ -1,0 +1,127 @@
+/*
+ * The small helpers of util.h: one way to format into a new string
+ * (vasprintf), one growable buffer, one whole-file reader.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "error.h"
+#include "util.h"
+
+int
+buf_append(struct buf *b, const void *data, size_t len)
+{
+	size_t size;
+	char *p;
+
+	if (b->len + len + 1 > b->size) {
+		size = b->size > 0 ? b->size : 256;
+		while (size < b->len + len + 1)
+			size *= 2;
+		if ((p = realloc(b->data, size)) == NULL)
+			return NP_ERR_NOMEM;
+		b->data = p;
+		b->size = size;
+	}
+	if (len > 0)
+		memcpy(b->data + b->len, data, len);
+	b->len += len;
+	b->data[b->len] = '\0';
+	return 0;
+}
+
+int
+buf_printf(struct buf *b, const char *fmt, ...)
+{
+	va_list ap;
+	char *s;
+	int r;
+
+	va_start(ap, fmt);
+	s = str_vprintf(fmt, ap);
+	va_end(ap);
+	if (s == NULL)
+		return NP_ERR_NOMEM;
+	r = buf_append(b, s, strlen(s));
+	free(s);
+	return r;
+}
+
+void
+buf_free(struct buf *b)
+{
+	free(b->data);
+	b->data = NULL;
+	b->len = b->size = 0;
+}
+
+char *
+str_vprintf(const char *fmt, va_list ap)
+{
+	char *s;
+
+	if (vasprintf(&s, fmt, ap) < 0)
+		return NULL;
+	return s;
+}
+
+char *
+str_printf(const char *fmt, ...)
+{
+	va_list ap;
+	char *s;
+
+	va_start(ap, fmt);
+	s = str_vprintf(fmt, ap);
+	va_end(ap);
+	return s;
+}
+
+int
+str_ends_with(const char *s, const char *suffix)
+{
+	size_t ls = strlen(s), lx = strlen(suffix);
+
+	return ls >= lx && strcmp(s + ls - lx, suffix) == 0;
+}
+
+int
+file_read(const char *path, char **text, size_t *len, char **cause)
+{
+	struct buf b = { 0 };
+	char chunk[65536];
+	size_t n;
+	FILE *f;
+	int r = 0;
+
+	*text = NULL;
+	if (strcmp(path, "-") == 0)
+		f = stdin;
+	else if ((f = fopen(path, "rb")) == NULL) {
+		*cause = str_printf("%s: cannot read: %s", path,
+		    strerror(errno));
+		return NP_ERR_IO;
+	}
+	while ((n = fread(chunk, 1, sizeof chunk, f)) > 0)
+		if ((r = buf_append(&b, chunk, n)) != 0)
+			goto out;
+	if (ferror(f)) {
+		*cause = str_printf("%s: cannot read: %s", path,
+		    strerror(errno));
+		r = NP_ERR_IO;
+		goto out;
+	}
+	if ((r = buf_append(&b, "", 0)) != 0)
+		goto out;
+	*text = b.data;
+	if (len != NULL)
+		*len = b.len;
+	b.data = NULL;
+out:
+	if (f != stdin)
+		fclose(f);
+	buf_free(&b);
+	return r;
+}
