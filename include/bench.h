@@ -25,6 +25,7 @@
 
 #include "inventory.h"
 #include "record.h"
+#include "runner.h"
 
 enum bench_phase {
 	BENCH_DEPLOY = 0,	/* --otela-bin only */
@@ -68,7 +69,8 @@ enum bench_status {
 #define BENCH_TEARDOWN_GRACE 5	/* seconds between TERM and KILL */
 
 struct bench_options {
-	const char *config, *output, *run_id, *hosts;
+	struct runner_options common;	/* --config --hosts ... */
+	const char *output, *run_id;
 	const char *teardown;	/* --teardown RUN_ID | DIR/run.json */
 	const char *otela_bin;	/* --otela-bin DIR */
 	int http_port, libp2p_port;	/* 0: the machine's */
@@ -79,7 +81,7 @@ struct bench_options {
 	const char **bootstrap;	/* --bootstrap, in order */
 	size_t n_bootstrap;
 	int max_probes;		/* light probes per node at once */
-	int keep, serial, baseline, no_punch, accept_new_host_keys, quiet;
+	int keep, serial, baseline, no_punch, quiet;
 };
 
 struct bench;
@@ -179,8 +181,7 @@ struct bench {
 	double started_at, ended_at;	/* wall clock */
 	int interrupted, write_failed, closing;
 	int teardown_only;	/* --teardown: no run.json, no records */
-	uv_signal_t sigint, sigterm;
-	int signals_open;
+	struct runner *runner;
 	struct bench_deploy *deploy;	/* --otela-bin */
 	int progress_live;	/* a live line on a terminal */
 	int progress_open;	/* the live line needs a newline */
@@ -201,9 +202,6 @@ double bench_now(void);
 /* Mark h failed in phase p (the first reason wins); takes error. */
 void bench_host_fail(struct bench_host *h, enum bench_phase p,
     enum error_class cls, char *error);
-
-/* A new string, printf-style; NULL when out of memory. */
-char *bench_printf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* The class of an engine or node_api error code. */
 enum error_class bench_class_of_error(int error);

@@ -10,7 +10,6 @@
  * that path. Binaries are read and hashed once, when a host first needs
  * them.
  */
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,6 +20,7 @@
 #include "engine.h"
 #include "error.h"
 #include "log.h"
+#include "util.h"
 
 struct bench_binary {
 	char *name;		/* otela-amd64 */
@@ -60,39 +60,6 @@ sha256_hex(const char *data, size_t len, char out[65])
 	return 0;
 }
 
-static int
-read_whole(const char *path, char **data, size_t *len)
-{
-	FILE *f = fopen(path, "rb");
-	char *buf = NULL, *more;
-	size_t cap = 0, n = 0, got;
-
-	if (f == NULL)
-		return NP_ERR_IO;
-	do {
-		if (n == cap) {
-			cap = cap ? cap * 2 : 1 << 20;
-			if ((more = realloc(buf, cap)) == NULL) {
-				free(buf);
-				fclose(f);
-				return NP_ERR_NOMEM;
-			}
-			buf = more;
-		}
-		got = fread(buf + n, 1, cap - n, f);
-		n += got;
-	} while (got > 0);
-	if (ferror(f)) {
-		free(buf);
-		fclose(f);
-		return NP_ERR_IO;
-	}
-	fclose(f);
-	*data = buf;
-	*len = n;
-	return 0;
-}
-
 /* The binary called name, read and hashed on first use; NULL if absent. */
 static struct bench_binary *
 binary_get(struct bench *b, const char *name, char **why)
@@ -112,18 +79,16 @@ binary_get(struct bench *b, const char *name, char **why)
 	}
 	bin = &d->bins[d->n++];
 	if ((bin->name = strdup(name)) == NULL ||
-	    (path = bench_printf("%s/%s", b->o->otela_bin, name)) == NULL) {
+	    (path = str_printf("%s/%s", b->o->otela_bin, name)) == NULL) {
 		bin->failed = 1;
 		return NULL;
 	}
-	r = read_whole(path, &bin->data, &bin->len);
-	if (r == 0)
-		r = sha256_hex(bin->data, bin->len, bin->sha256);
-	if (r != 0) {
+	r = file_read(path, &bin->data, &bin->len, why);
+	if (r == 0 && (r = sha256_hex(bin->data, bin->len, bin->sha256)) != 0)
+		*why = str_printf("%s: %s", path, error_string(r));
+	if (r != 0)
 		bin->failed = 1;
-		*why = bench_printf("%s: %s", path, r == NP_ERR_IO ?
-		    strerror(errno) : error_string(r));
-	} else
+	else
 		log_debug(NULL, "%s: %zu bytes, sha256 %s", path, bin->len,
 		    bin->sha256);
 	free(path);
@@ -172,7 +137,7 @@ deploy_failed(struct bench_host *h, const struct engine_result *res,
 	}
 	bench_host_step_fail(h, res->error != NP_OK ?
 	    bench_class_of_error(res->error) : ERROR_CLASS_TOOL_FAILED,
-	    bench_printf("%s: deploying otela: %s: %s", h->m->name, what,
+	    str_printf("%s: deploying otela: %s: %s", h->m->name, what,
 	    res->error != NP_OK ? (res->error_text != NULL ? res->error_text :
 	    error_string(res->error)) : res->err[0] != '\0' ? res->err :
 	    "failed"));
@@ -213,7 +178,7 @@ present_done_cb(const struct machine *m, const struct engine_result *res,
 		return;
 	}
 	/* temporary name, checksum, then rename: never a half binary */
-	cmd = bench_printf("d=\"$HOME/.cache/netprof\" && mkdir -p \"$d\" && "
+	cmd = str_printf("d=\"$HOME/.cache/netprof\" && mkdir -p \"$d\" && "
 	    "t=\"$d/.otela-%s.$$\" && cat >\"$t\" && chmod 755 \"$t\" && "
 	    "if command -v sha256sum >/dev/null 2>&1 && [ \"$(sha256sum <\"$t\" "
 	    "| cut -c1-64)\" != %s ]; then rm -f \"$t\"; echo \"checksum "
@@ -223,7 +188,7 @@ present_done_cb(const struct machine *m, const struct engine_result *res,
 	    NP_ERR_NOMEM;
 	free(cmd);
 	if (r != 0)
-		bench_host_step_fail(h, ERROR_CLASS_TOOL_FAILED, bench_printf("%s: "
+		bench_host_step_fail(h, ERROR_CLASS_TOOL_FAILED, str_printf("%s: "
 		    "deploying otela: %s", h->m->name, error_string(r)));
 }
 
@@ -244,22 +209,22 @@ uname_done_cb(const struct machine *m, const struct engine_result *res,
 	    res->out);
 	file = file_for_machine(arch, buf, sizeof buf);
 	if ((h->deploy_bin = binary_get(h->b, file, &why)) == NULL) {
-		bench_host_step_fail(h, ERROR_CLASS_TOOL_MISSING, bench_printf("%s: "
+		bench_host_step_fail(h, ERROR_CLASS_TOOL_MISSING, str_printf("%s: "
 		    "no otela for its architecture (uname -m: %s): %s",
 		    h->m->name, arch, why != NULL ? why : "cannot read it"));
 		free(why);
 		return;
 	}
 	free(h->otela);
-	h->otela = bench_printf("\"$HOME\"/.cache/netprof/otela-%s",
+	h->otela = str_printf("\"$HOME\"/.cache/netprof/otela-%s",
 	    h->deploy_bin->sha256);
-	cmd = bench_printf("if [ -x %s ]; then echo present; else echo "
+	cmd = str_printf("if [ -x %s ]; then echo present; else echo "
 	    "absent; fi", h->otela);
 	r = cmd != NULL && h->otela != NULL ? step(h, cmd, NULL, 0,
 	    present_done_cb) : NP_ERR_NOMEM;
 	free(cmd);
 	if (r != 0)
-		bench_host_step_fail(h, ERROR_CLASS_TOOL_FAILED, bench_printf("%s: "
+		bench_host_step_fail(h, ERROR_CLASS_TOOL_FAILED, str_printf("%s: "
 		    "deploying otela: %s", h->m->name, error_string(r)));
 }
 

@@ -20,6 +20,7 @@
 #include "node_api.h"
 #include "node_json.h"
 #include "shell.h"
+#include "util.h"
 
 /* Seconds a lifecycle command (init, peer-id, push, start) may take. */
 #define STEP_TIMEOUT 30.0
@@ -66,7 +67,7 @@ check_job(struct bench_host *h, const struct engine_result *res,
 		return 1;
 	}
 	if (res->error != NP_OK) {
-		bench_host_step_fail(h, bench_class_of_error(res->error), bench_printf(
+		bench_host_step_fail(h, bench_class_of_error(res->error), str_printf(
 		    "%s: %s: %s", h->m->name, what, res->error_text != NULL ?
 		    res->error_text : error_string(res->error)));
 		return 1;
@@ -75,7 +76,7 @@ check_job(struct bench_host *h, const struct engine_result *res,
 		return 0;
 	if (res->exit_status == 127 || strstr(res->err, ": not found") ||
 	    strstr(res->err, "command not found")) {
-		bench_host_step_fail(h, ERROR_CLASS_TOOL_MISSING, bench_printf("%s: otela "
+		bench_host_step_fail(h, ERROR_CLASS_TOOL_MISSING, str_printf("%s: otela "
 		    "is not installed or not on PATH there (%s: exit %d); put "
 		    "it on PATH in remote_setup, or deploy it with --otela-bin "
 		    "DIR", h->m->name, what, res->exit_status));
@@ -84,7 +85,7 @@ check_job(struct bench_host *h, const struct engine_result *res,
 	n = strcspn(res->err, "\n");
 	snprintf(line, sizeof line, "%.*s", (int)(n < 200 ? n : 200),
 	    res->err);
-	bench_host_step_fail(h, ERROR_CLASS_TOOL_FAILED, bench_printf("%s: %s exited %d"
+	bench_host_step_fail(h, ERROR_CLASS_TOOL_FAILED, str_printf("%s: %s exited %d"
 	    "%s%s", h->m->name, what, res->exit_status, *line ? ": " : "",
 	    line));
 	return 1;
@@ -134,7 +135,7 @@ discover_done_cb(const struct machine *m, const struct engine_result *res,
 	if (check_job(h, res, "otela peer-id"))
 		return;
 	if (bench_peer_id_from_output(res->out, &id) != 0) {
-		bench_host_step_fail(h, ERROR_CLASS_PARSE, bench_printf("%s: otela peer-id "
+		bench_host_step_fail(h, ERROR_CLASS_PARSE, str_printf("%s: otela peer-id "
 		    "printed %s, not a PeerID (base58 12D3KooW... or Qm...)",
 		    m->name, id != NULL ? id : "nothing"));
 		free(id);
@@ -162,7 +163,7 @@ run_otela(struct bench_host *h, const char *verb, engine_done_cb cb)
 	char *qdir = shell_quote(h->dir), *cmd = NULL;
 	int r = NP_ERR_NOMEM;
 
-	if (qdir != NULL && (cmd = bench_printf("%s %s --config-dir %s",
+	if (qdir != NULL && (cmd = str_printf("%s %s --config-dir %s",
 	    h->otela, verb, qdir)) != NULL)
 		r = submit(h, cmd, NULL, STEP_TIMEOUT, cb);
 	free(qdir);
@@ -177,7 +178,7 @@ push_start(struct bench_host *h)
 	int r = NP_ERR_NOMEM;
 
 	/* through the channel's stdin: no temporary file here, no base64 */
-	if (qdir != NULL && (cmd = bench_printf("umask 077 && cat >%s/"
+	if (qdir != NULL && (cmd = str_printf("umask 077 && cat >%s/"
 	    "cfg.yaml.tmp && mv -f %s/cfg.yaml.tmp %s/cfg.yaml", qdir, qdir,
 	    qdir)) != NULL)
 		r = submit(h, cmd, h->cfg, STEP_TIMEOUT, push_done_cb);
@@ -273,7 +274,7 @@ fail_with_log(struct bench_host *h, enum error_class cls, char *why)
 
 	h->error_class = cls;
 	h->log_tail = why;
-	if (qdir != NULL && (cmd = bench_printf("tail -n 20 %s/log 2>&1",
+	if (qdir != NULL && (cmd = str_printf("tail -n 20 %s/log 2>&1",
 	    qdir)) != NULL && submit(h, cmd, NULL, 10, tail_done_cb) == 0) {
 		free(qdir);
 		free(cmd);
@@ -298,7 +299,7 @@ alive_done_cb(const struct machine *m, const struct engine_result *res,
 		return;
 	}
 	if (res->error == NP_OK && strncmp(res->out, "dead", 4) == 0) {
-		fail_with_log(h, ERROR_CLASS_TOOL_FAILED, bench_printf("%s: the "
+		fail_with_log(h, ERROR_CLASS_TOOL_FAILED, str_printf("%s: the "
 		    "node (pid %ld) exited before it became healthy; see the "
 		    "log tail in run.json or %s/log", h->m->name, h->pid,
 		    h->dir));
@@ -310,7 +311,7 @@ alive_done_cb(const struct machine *m, const struct engine_result *res,
 static void
 check_alive(struct bench_host *h)
 {
-	char *cmd = bench_printf("if kill -0 %ld 2>/dev/null; then echo alive;"
+	char *cmd = str_printf("if kill -0 %ld 2>/dev/null; then echo alive;"
 	    " else echo dead; fi", h->pid);
 
 	if (cmd == NULL || submit(h, cmd, NULL, 10, alive_done_cb) != 0)
@@ -337,7 +338,7 @@ health_reply_cb(const struct machine *m, const struct node_reply *r,
 		return;
 	}
 	if (waited >= h->b->o->health_wait) {
-		fail_with_log(h, ERROR_CLASS_TIMEOUT, bench_printf("%s: the node "
+		fail_with_log(h, ERROR_CLASS_TIMEOUT, str_printf("%s: the node "
 		    "did not become healthy within %g s (last answer: %s); "
 		    "see its log tail in run.json (--health-wait to wait "
 		    "longer)", h->m->name, h->b->o->health_wait,
@@ -360,7 +361,7 @@ health_poll(struct bench_host *h)
 	    "/v1/health", NULL, 2.0, health_reply_cb, h, &h->call);
 
 	if (r != 0)
-		bench_host_step_fail(h, ERROR_CLASS_TOOL_FAILED, bench_printf("%s: health "
+		bench_host_step_fail(h, ERROR_CLASS_TOOL_FAILED, str_printf("%s: health "
 		    "check: %s", h->m->name, error_string(r)));
 }
 
@@ -378,7 +379,7 @@ start_done_cb(const struct machine *m, const struct engine_result *res,
 		return;
 	pid = strtol(res->out, &end, 10);
 	if (pid <= 1 || (*end != '\n' && *end != '\0')) {
-		bench_host_step_fail(h, ERROR_CLASS_PARSE, bench_printf("%s: starting the "
+		bench_host_step_fail(h, ERROR_CLASS_PARSE, str_printf("%s: starting the "
 		    "node printed no PID: '%.80s'", m->name, res->out));
 		return;
 	}
@@ -399,7 +400,7 @@ start_start(struct bench_host *h)
 	 * Backgrounded with its output in D/log and its PID in D/pid (for
 	 * teardown by PID, and for --teardown after a killed netprof).
 	 */
-	if (qdir != NULL && (cmd = bench_printf("nohup %s start --config "
+	if (qdir != NULL && (cmd = str_printf("nohup %s start --config "
 	    "%s/cfg.yaml --config-dir %s >>%s/log 2>&1 </dev/null & "
 	    "echo $! >%s/pid && echo $!", h->otela, qdir, qdir, qdir, qdir))
 	    != NULL)
@@ -496,7 +497,7 @@ converge_poll(struct bench_host *h)
 	    "/v1/dnt/table", NULL, 5.0, table_reply_cb, h, &h->call);
 
 	if (r != 0)
-		bench_host_step_fail(h, ERROR_CLASS_TOOL_FAILED, bench_printf("%s: dnt "
+		bench_host_step_fail(h, ERROR_CLASS_TOOL_FAILED, str_printf("%s: dnt "
 		    "table: %s", h->m->name, error_string(r)));
 }
 
@@ -522,11 +523,11 @@ teardown_done_cb(const struct machine *m, const struct engine_result *res,
 
 	h->job = NULL;
 	if (res->error != NP_OK)
-		why = bench_printf("%s: teardown: %s", m->name,
+		why = str_printf("%s: teardown: %s", m->name,
 		    res->error_text != NULL ? res->error_text :
 		    error_string(res->error));
 	else if (res->exit_status != 0)
-		why = bench_printf("%s: teardown: %s", m->name,
+		why = str_printf("%s: teardown: %s", m->name,
 		    res->err[0] != '\0' ? res->err : "failed");
 	if (why != NULL) {
 		h->status[BENCH_TEARDOWN] = BENCH_ST_FAILED;
@@ -611,7 +612,7 @@ launch_more(struct bench *b)
 		b->outstanding++;
 		h->step_t0 = bench_now();
 		if ((r = step_start(h, p)) != 0)
-			bench_host_step_fail(h, ERROR_CLASS_TOOL_FAILED, bench_printf("%s: "
+			bench_host_step_fail(h, ERROR_CLASS_TOOL_FAILED, str_printf("%s: "
 			    "%s: %s", h->m->name, bench_phase_name(p),
 			    error_string(r)));
 		else if (p == BENCH_CONFIGURE)

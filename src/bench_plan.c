@@ -4,7 +4,6 @@
  * and per host the directory on the host, the ports and how otela is
  * called there.
  */
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,6 +14,7 @@
 #include "error.h"
 #include "log.h"
 #include "timeutil.h"
+#include "util.h"
 
 static const char *const phase_names[BENCH_N_PHASES] = {
 	"deploy", "init", "discover", "configure", "push", "start",
@@ -54,24 +54,6 @@ bench_now(void)
 	return (double)time_mono_ns() / 1e9;
 }
 
-char *
-bench_printf(const char *fmt, ...)
-{
-	va_list ap;
-	char *s;
-	int n;
-
-	va_start(ap, fmt);
-	n = vsnprintf(NULL, 0, fmt, ap);
-	va_end(ap);
-	if (n < 0 || (s = malloc((size_t)n + 1)) == NULL)
-		return NULL;
-	va_start(ap, fmt);
-	vsnprintf(s, (size_t)n + 1, fmt, ap);
-	va_end(ap);
-	return s;
-}
-
 void
 bench_host_fail(struct bench_host *h, enum bench_phase p,
     enum error_class cls, char *error)
@@ -109,7 +91,7 @@ bench_run_id_new(char *buf, size_t size)
 char *
 bench_host_dir(const char *run_id, const char *name)
 {
-	return bench_printf("/tmp/otela-bench-%s-%s", run_id, name);
+	return str_printf("/tmp/otela-bench-%s-%s", run_id, name);
 }
 
 int

@@ -16,6 +16,7 @@
 #include "error.h"
 #include "shell.h"
 #include "timeutil.h"
+#include "util.h"
 
 static int
 key_cmp(const void *a, const void *b)
@@ -121,7 +122,7 @@ bench_probe_command(const char *otela, const char *target_peer_id,
     enum bench_kind kind, int count, long bytes, const char *dir,
     double timeout_s)
 {
-	char n[24], b[24], t[32], *cfg = bench_printf("%s/cfg.yaml", dir);
+	char n[24], b[24], t[32], *cfg = str_printf("%s/cfg.yaml", dir);
 	char *argv[] = { "probe", "--target", (char *)(target_peer_id != NULL ?
 	    target_peer_id : "UNKNOWN"), "--kind", (char *)bench_kind_name(kind),
 	    "--count", n, "--bytes", b, "--config", cfg, "--timeout", t };
@@ -133,7 +134,7 @@ bench_probe_command(const char *otela, const char *target_peer_id,
 	/* otela is shell text already ("$HOME"/... for a deployed binary) */
 	if (cfg != NULL && (words = shell_join(argv, sizeof argv /
 	    sizeof *argv)) != NULL)
-		s = bench_printf("%s %s", otela, words);
+		s = str_printf("%s %s", otela, words);
 	free(words);
 	free(cfg);
 	return s;
@@ -343,22 +344,22 @@ bench_run_json_write(const struct bench *b, char **cause)
 	if ((root = bench_run_json(b)) == NULL ||
 	    (raw = cJSON_Print(root)) == NULL ||
 	    (text = two_space_layout(raw)) == NULL ||
-	    (tmp = bench_printf("%s.tmp", b->run_json_path)) == NULL)
+	    (tmp = str_printf("%s.tmp", b->run_json_path)) == NULL)
 		goto out;
 	r = NP_ERR_IO;
 	if ((f = fopen(tmp, "w")) == NULL ||
 	    fputs(text, f) == EOF || fputc('\n', f) == EOF) {
-		*cause = bench_printf("%s: %s", tmp, strerror(errno));
+		*cause = str_printf("%s: %s", tmp, strerror(errno));
 		goto out;
 	}
 	if (fclose(f) != 0) {
 		f = NULL;
-		*cause = bench_printf("%s: %s", tmp, strerror(errno));
+		*cause = str_printf("%s: %s", tmp, strerror(errno));
 		goto out;
 	}
 	f = NULL;
 	if (rename(tmp, b->run_json_path) != 0) {
-		*cause = bench_printf("%s: %s", b->run_json_path,
+		*cause = str_printf("%s: %s", b->run_json_path,
 		    strerror(errno));
 		goto out;
 	}

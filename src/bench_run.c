@@ -6,7 +6,6 @@
  * phase; an interrupt jumps to the teardown. Nothing here talks to a host.
  */
 #include <errno.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,7 +19,9 @@
 #include "error.h"
 #include "log.h"
 #include "node_api.h"
+#include "runner.h"
 #include "timeutil.h"
+#include "util.h"
 
 static int
 phase_wanted(const struct bench *b, enum bench_phase p)
@@ -56,9 +57,6 @@ bench_run_json_checkpoint(struct bench *b)
 }
 
 static void
-api_closed_cb(void *arg);
-
-static void
 run_close(struct bench *b)
 {
 	if (b->closing)
@@ -66,21 +64,7 @@ run_close(struct bench *b)
 	b->closing = 1;
 	b->ended_at = time_wall();
 	bench_run_json_checkpoint(b);
-	node_api_close(b->api, api_closed_cb, b);
-}
-
-static void
-engine_closed_cb(struct engine *e, void *arg)
-{
-	struct bench *b = arg;
-
-	(void)e;
-	if (b->signals_open) {
-		uv_close((uv_handle_t *)&b->sigint, NULL);
-		uv_close((uv_handle_t *)&b->sigterm, NULL);
-		b->signals_open = 0;
-	}
-	bench_hosts_close(b);
+	runner_finish(b->runner);
 }
 
 static void
@@ -88,7 +72,27 @@ api_closed_cb(void *arg)
 {
 	struct bench *b = arg;
 
-	engine_close(b->engine, engine_closed_cb, b);
+	runner_extra_closed(b->runner);
+}
+
+/* The runner closes our handles first: the HTTP client (its sockets are
+   the engine's tunnels) and the hosts' timers; then the engine. */
+static void
+close_extra_cb(struct runner *rn, void *arg)
+{
+	struct bench *b = arg;
+
+	(void)rn;
+	bench_hosts_close(b);
+	node_api_close(b->api, api_closed_cb, b);
+}
+
+static const char *
+waiting_for_cb(struct runner *rn, void *arg)
+{
+	(void)rn;
+	(void)arg;
+	return "the node API's connections to close";
 }
 
 static void
@@ -154,23 +158,28 @@ bench_phase_done(struct bench *b)
 	phase_begin(b, next);
 }
 
+/*
+ * The first SIGINT/SIGTERM (the runner has said so): stop what runs, go
+ * to the teardown; the runner is finished after it. A second signal is
+ * the runner's (it says what is awaited); a third ends netprof at once.
+ */
 static void
-signal_cb(uv_signal_t *sig, int signum)
+interrupt_cb(struct runner *rn, void *arg)
 {
-	struct bench *b = sig->data;
+	struct bench *b = arg;
 	size_t i;
 
-	if (b->interrupted) {
-		log_warn("signal %d: already stopping (the teardown is running)",
-		    signum);
+	(void)rn;
+	if (b->interrupted)
 		return;
-	}
 	b->interrupted = 1;
 	bench_report_interrupt(b);
-	log_warn("interrupted (signal %d): stopping and tearing the mesh "
-	    "down", signum);
-	if (b->phase == BENCH_TEARDOWN)
+	if (b->phase == BENCH_TEARDOWN) {
+		log_warn("the teardown is running; it is left to finish");
 		return;
+	}
+	log_warn("stopping: the probes running are cancelled (not "
+	    "recorded) and the mesh is torn down");
 	for (i = 0; i < b->n; i++)
 		bench_host_cancel(&b->hosts[i]);
 	bench_pairs_cancel(b);
@@ -192,7 +201,7 @@ make_dirs(const char *path, char **cause)
 
 		*s = '\0';
 		if (mkdir(p, 0755) != 0 && errno != EEXIST) {
-			*cause = bench_printf("%s: %s", p, strerror(errno));
+			*cause = str_printf("%s: %s", p, strerror(errno));
 			r = NP_ERR_IO;
 			break;
 		}
@@ -212,11 +221,11 @@ open_output(struct bench *b, char **cause)
 	if (b->o->output != NULL)
 		b->outdir = strdup(b->o->output);
 	else
-		b->outdir = bench_printf("results/%s", b->run_id);
+		b->outdir = str_printf("results/%s", b->run_id);
 	if (b->outdir == NULL ||
-	    (b->records_path = bench_printf("%s/measurements.jsonl",
+	    (b->records_path = str_printf("%s/measurements.jsonl",
 	    b->outdir)) == NULL ||
-	    (b->run_json_path = bench_printf("%s/run.json", b->outdir)) ==
+	    (b->run_json_path = str_printf("%s/run.json", b->outdir)) ==
 	    NULL)
 		return NP_ERR_NOMEM;
 	if ((r = make_dirs(b->outdir, cause)) != 0)
@@ -230,11 +239,11 @@ print_keep_hint(const struct bench *b)
 	if (b->o->output == NULL)
 		log_info("the mesh is left running (--keep); tear it down "
 		    "with: netprof bench --config %s --teardown %s",
-		    b->o->config, b->run_id);
+		    b->o->common.config, b->run_id);
 	else
 		log_info("the mesh is left running (--keep); tear it down "
 		    "with: netprof bench --config %s --teardown %s",
-		    b->o->config, b->run_json_path);
+		    b->o->common.config, b->run_json_path);
 }
 
 static int
@@ -292,30 +301,28 @@ setup(struct bench *b, char **cause)
 static void
 loop_run(struct bench *b)
 {
-	uv_loop_t loop;
-	struct engine_options eo = {
-		.accept_new_host_keys = b->o->accept_new_host_keys,
+	struct runner_hooks hooks = {
+		.interrupt = interrupt_cb,
+		.close_extra = close_extra_cb,
+		.waiting_for = waiting_for_cb,
+		.arg = b,
 	};
 	int r;
 
-	uv_loop_init(&loop);
-	b->loop = &loop;
-	if ((r = engine_new(&loop, b->inv, &eo, &b->engine)) != 0 ||
-	    (r = node_api_new(&loop, b->engine, &b->api)) != 0) {
-		/* only out of memory: nothing was started */
+	if (runner_new(b->inv, &b->o->common, &hooks, &b->runner) != 0) {
+		b->write_failed = 1;	/* reported by the runner */
+		return;
+	}
+	b->loop = runner_loop(b->runner);
+	b->engine = runner_engine(b->runner);
+	if ((r = node_api_new(b->loop, b->engine, &b->api)) != 0) {
 		log_error("bench: cannot start: %s", error_string(r));
 		b->write_failed = 1;
-		engine_free(b->engine);
-		uv_loop_close(&loop);
+		runner_free(b->runner);
+		b->runner = NULL;
 		return;
 	}
 	bench_hosts_init(b);
-	uv_signal_init(&loop, &b->sigint);
-	uv_signal_init(&loop, &b->sigterm);
-	b->sigint.data = b->sigterm.data = b;
-	uv_signal_start(&b->sigint, signal_cb, SIGINT);
-	uv_signal_start(&b->sigterm, signal_cb, SIGTERM);
-	b->signals_open = 1;
 	b->started_at = time_wall();
 	bench_run_json_checkpoint(b);
 	if (b->teardown_only)
@@ -323,11 +330,10 @@ loop_run(struct bench *b)
 	else
 		phase_begin(b, b->o->otela_bin != NULL ? BENCH_DEPLOY :
 		    BENCH_INIT);
-	uv_run(&loop, UV_RUN_DEFAULT);
+	runner_run(b->runner);
 	node_api_free(b->api);
-	engine_free(b->engine);
-	if (uv_loop_close(&loop) != 0)
-		log_debug(NULL, "loop closed with handles left");
+	runner_free(b->runner);
+	b->runner = NULL;
 	b->loop = NULL;
 }
 

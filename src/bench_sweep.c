@@ -27,6 +27,7 @@
 #include "probe.h"
 #include "schedule.h"
 #include "timeutil.h"
+#include "util.h"
 
 /* Seconds added to a node's own timeout before netprof gives up. */
 #define CALL_SLACK 10.0
@@ -222,7 +223,7 @@ reply_failed(struct bench_task *t, const struct node_reply *r,
 	size_t n;
 
 	if (r->error != NP_OK) {
-		task_fail(t, bench_class_of_error(r->error), bench_printf(
+		task_fail(t, bench_class_of_error(r->error), str_printf(
 		    "%s: %s: %s", m, what, r->error_text != NULL ?
 		    r->error_text : error_string(r->error)));
 		return 1;
@@ -232,8 +233,8 @@ reply_failed(struct bench_task *t, const struct node_reply *r,
 
 		n = strcspn(r->body, "\n");
 		task_fail(t, ERROR_CLASS_TOOL_FAILED, why != NULL ?
-		    bench_printf("%s: %s: HTTP %ld: %s", m, what, r->status,
-		    why) : bench_printf("%s: %s: HTTP %ld%s%.*s", m, what,
+		    str_printf("%s: %s: HTTP %ld: %s", m, what, r->status,
+		    why) : str_printf("%s: %s: HTTP %ld%s%.*s", m, what,
 		    r->status, n > 0 ? ": " : "", (int)(n < 300 ? n : 300),
 		    r->body));
 		free(why);
@@ -258,7 +259,7 @@ take_probe(struct bench_task *t, const struct node_reply *r)
 	char *cause = NULL;
 
 	if (node_parse_probe(r->body, r->body_len, &p, &cause) != 0) {
-		task_fail(t, ERROR_CLASS_PARSE, bench_printf("%s: probe: %s",
+		task_fail(t, ERROR_CLASS_PARSE, str_printf("%s: probe: %s",
 		    src_of(t)->m->name, cause != NULL ? cause :
 		    "unreadable answer"));
 		free(cause);
@@ -286,7 +287,7 @@ take_punch(struct bench_task *t, const struct node_reply *r)
 	char *cause = NULL;
 
 	if (node_parse_holepunch(r->body, r->body_len, &hp, &cause) != 0) {
-		task_fail(t, ERROR_CLASS_PARSE, bench_printf("%s: holepunch: "
+		task_fail(t, ERROR_CLASS_PARSE, str_printf("%s: holepunch: "
 		    "%s", src_of(t)->m->name, cause != NULL ? cause :
 		    "unreadable answer"));
 		free(cause);
@@ -342,16 +343,16 @@ ping_done_cb(const struct machine *m, const struct engine_result *res,
 		return;
 	}
 	if (res->error != NP_OK)
-		task_fail(t, bench_class_of_error(res->error), bench_printf(
+		task_fail(t, bench_class_of_error(res->error), str_printf(
 		    "%s", res->error_text != NULL ? res->error_text :
 		    error_string(res->error)));
 	else if (ping_parse(res->out, &p, &cause) != 0)
 		task_fail(t, res->exit_status == 127 ? ERROR_CLASS_TOOL_MISSING :
-		    ERROR_CLASS_PARSE, res->exit_status == 127 ? bench_printf(
+		    ERROR_CLASS_PARSE, res->exit_status == 127 ? str_printf(
 		    "%s: ping is not installed or not on PATH there",
 		    m->name) : cause), cause = NULL;
 	else if (p->received == 0)
-		task_fail(t, ERROR_CLASS_TOOL_FAILED, bench_printf("100%% "
+		task_fail(t, ERROR_CLASS_TOOL_FAILED, str_printf("100%% "
 		    "packet loss: %d sent, none answered", p->transmitted));
 	else
 		t->ok = 1;
@@ -452,7 +453,7 @@ task_start(struct bench *b, struct bench_task *t)
 	else
 		r = start_probe(b, t);
 	if (r != 0) {
-		task_fail(t, ERROR_CLASS_TOOL_FAILED, bench_printf("%s: %s",
+		task_fail(t, ERROR_CLASS_TOOL_FAILED, str_printf("%s: %s",
 		    s->m->name, error_string(r)));
 		task_finish(t, 1);
 	}
@@ -585,7 +586,7 @@ fail_dead_pairs(struct bench *b)
 
 		if (dead == NULL || t->phase == BENCH_BASELINE)
 			continue;
-		task_fail(t, dead->error_class, bench_printf("%s failed at %s: "
+		task_fail(t, dead->error_class, str_printf("%s failed at %s: "
 		    "%s", dead->m->name, bench_phase_name(dead->failed_phase),
 		    dead->error));
 		task_finish(t, 0);

@@ -8,7 +8,6 @@
  * removing the directory.
  * Nothing is matched on names, unlike upstream's `pkill -f`.
  */
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,6 +19,7 @@
 #include "error.h"
 #include "log.h"
 #include "shell.h"
+#include "util.h"
 
 char *
 bench_teardown_command(const char *dir, long pid)
@@ -30,7 +30,7 @@ bench_teardown_command(const char *dir, long pid)
 		snprintf(p, sizeof p, "%ld", pid);
 	if (qdir == NULL)
 		return NULL;
-	s = bench_printf(
+	s = str_printf(
 	    "D=%s; P=%s\n"
 	    "[ -n \"$P\" ] || P=$(cat \"$D/pid\" 2>/dev/null) || P=\n"
 	    "gone() { ! kill -0 \"$P\" 2>/dev/null || "
@@ -58,32 +58,6 @@ bench_teardown_command(const char *dir, long pid)
 	return s;
 }
 
-static char *
-read_file(const char *path, char **cause)
-{
-	FILE *f = fopen(path, "r");
-	char *buf = NULL;
-	long n;
-
-	if (f == NULL) {
-		*cause = bench_printf("%s: %s", path, strerror(errno));
-		return NULL;
-	}
-	if (fseek(f, 0, SEEK_END) == 0 && (n = ftell(f)) >= 0 &&
-	    fseek(f, 0, SEEK_SET) == 0 && (buf = malloc((size_t)n + 1)) !=
-	    NULL) {
-		if (fread(buf, 1, (size_t)n, f) != (size_t)n) {
-			free(buf);
-			buf = NULL;
-		} else
-			buf[n] = '\0';
-	}
-	fclose(f);
-	if (buf == NULL)
-		*cause = bench_printf("%s: cannot read it", path);
-	return buf;
-}
-
 /* Where run.json is for ARG; new string. */
 static char *
 run_json_path(const char *arg, const char *outdir)
@@ -95,8 +69,8 @@ run_json_path(const char *arg, const char *outdir)
 		return strdup(arg);
 	if (strchr(arg, '/') != NULL || (stat(arg, &st) == 0 &&
 	    S_ISDIR(st.st_mode)))
-		return bench_printf("%s/run.json", arg);
-	return bench_printf("%s/%s/run.json", outdir, arg);
+		return str_printf("%s/run.json", arg);
+	return str_printf("%s/%s/run.json", outdir, arg);
 }
 
 static int
@@ -151,7 +125,7 @@ bench_teardown_load(struct bench *b, const char *arg, const char *outdir,
 	*cause = NULL;
 	if (path == NULL)
 		goto out;
-	if ((text = read_file(path, cause)) == NULL) {
+	if (file_read(path, &text, NULL, cause) != 0) {
 		r = NP_ERR_IO;
 		if (strchr(arg, '/') != NULL || !safe_run_id(arg))
 			goto out;
@@ -174,7 +148,7 @@ bench_teardown_load(struct bench *b, const char *arg, const char *outdir,
 	if ((root = cJSON_Parse(text)) == NULL || !cJSON_IsObject(root) ||
 	    !cJSON_IsString(id = cJSON_GetObjectItem(root, "run_id")) ||
 	    !safe_run_id(id->valuestring)) {
-		*cause = bench_printf("%s: not a bench run.json (no run_id)",
+		*cause = str_printf("%s: not a bench run.json (no run_id)",
 		    path);
 		goto out;
 	}

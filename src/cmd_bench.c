@@ -12,17 +12,18 @@
 #include "error.h"
 #include "inventory.h"
 #include "log.h"
+#include "runner.h"
 
 enum {
 	OPT_HTTP_PORT = 256, OPT_LIBP2P_PORT, OPT_LATENCY_COUNT,
 	OPT_THROUGHPUT_COUNT, OPT_THROUGHPUT_BYTES, OPT_KEEP, OPT_BOOTSTRAP,
-	OPT_KINDS, OPT_HOSTS, OPT_ACCEPT, OPT_HEALTH_WAIT, OPT_CONVERGE_WAIT,
+	OPT_KINDS, OPT_HEALTH_WAIT, OPT_CONVERGE_WAIT,
 	OPT_NO_PUNCH, OPT_SERIAL, OPT_BASELINE, OPT_TEARDOWN, OPT_OTELA_BIN,
 	OPT_PROBE_TIMEOUT, OPT_MAX_PROBES, OPT_RUN_ID
 };
 
 static const struct option longopts[] = {
-	{ "config", required_argument, NULL, 'c' },
+	RUNNER_LONGOPTS,
 	{ "output", required_argument, NULL, 'o' },
 	{ "run-id", required_argument, NULL, OPT_RUN_ID },
 	{ "http-port", required_argument, NULL, OPT_HTTP_PORT },
@@ -33,8 +34,6 @@ static const struct option longopts[] = {
 	{ "keep", no_argument, NULL, OPT_KEEP },
 	{ "bootstrap", required_argument, NULL, OPT_BOOTSTRAP },
 	{ "kinds", required_argument, NULL, OPT_KINDS },
-	{ "hosts", required_argument, NULL, OPT_HOSTS },
-	{ "accept-new-host-keys", no_argument, NULL, OPT_ACCEPT },
 	{ "health-wait", required_argument, NULL, OPT_HEALTH_WAIT },
 	{ "converge-wait", required_argument, NULL, OPT_CONVERGE_WAIT },
 	{ "probe-timeout", required_argument, NULL, OPT_PROBE_TIMEOUT },
@@ -147,9 +146,14 @@ parse(const struct cmd_entry *self, int argc, char **argv,
 	int ch, r;
 
 	optind = 1;
-	while ((ch = getopt_long(argc, argv, ":c:o:qh", longopts, NULL)) != -1) {
+	while ((ch = getopt_long(argc, argv, ":c:H:Ao:qh", longopts, NULL)) !=
+	    -1) {
+		if ((r = runner_option(self, &o->common, ch, optarg)) >= 0) {
+			if (r != 0)
+				return r;
+			continue;
+		}
 		switch (ch) {
-		case 'c': o->config = optarg; break;
 		case 'o': o->output = optarg; break;
 		case 'q': o->quiet = 1; break;
 		case OPT_RUN_ID:
@@ -160,8 +164,6 @@ parse(const struct cmd_entry *self, int argc, char **argv,
 			o->run_id = optarg;
 			break;
 		case OPT_KEEP: o->keep = 1; break;
-		case OPT_HOSTS: o->hosts = optarg; break;
-		case OPT_ACCEPT: o->accept_new_host_keys = 1; break;
 		case OPT_NO_PUNCH: o->no_punch = 1; break;
 		case OPT_SERIAL: o->serial = 1; break;
 		case OPT_BASELINE: o->baseline = 1; break;
@@ -195,7 +197,7 @@ parse(const struct cmd_entry *self, int argc, char **argv,
 			return cmd_option_error(self, ch, argv);
 		}
 	}
-	return cmd_need_config(self, argc, argv, o->config);
+	return cmd_need_config(self, argc, argv, o->common.config);
 }
 
 static int
@@ -215,12 +217,13 @@ cmd_bench_exec(const struct cmd_entry *self, int argc, char **argv)
 		return cmd_usage_error(self, "--teardown only tears a run "
 		    "down: --keep, --serial and --baseline do not apply");
 	}
-	if (cmd_load_inventory(o.config, o.hosts, &inv) != 0) {
+	if (cmd_load_inventory(o.common.config, o.common.hosts, &inv) != 0) {
 		free(o.bootstrap);
 		return NP_EXIT_USAGE;
 	}
 	if (inv->n_machines < 2 && o.teardown == NULL) {
-		log_error("%s: bench needs at least two machines", o.config);
+		log_error("%s: bench needs at least two machines",
+		    o.common.config);
 		r = NP_EXIT_USAGE;
 	} else
 		r = bench_run(&o, inv);
@@ -237,47 +240,44 @@ const struct cmd_entry cmd_bench_entry = {
 	    "[--serial] [--baseline] [--keep] [--teardown RUN_ID|DIR/run.json]",
 	.help =
 	    "options:\n"
-	    "  -c, --config FILE         the inventory (machines.json)\n"
-	    "  -o, --output DIR          measurements.jsonl and run.json "
+	    RUNNER_HELP
+	    "  -o, --output DIR         measurements.jsonl and run.json "
 	    "(default:\n"
-	    "                            results/RUN_ID)\n"
-	    "      --run-id ID           name of the run (default: "
+	    "                           results/RUN_ID)\n"
+	    "      --run-id ID          name of the run (default: "
 	    "2026-05-03T11-37-42-a1b2c3)\n"
-	    "      --http-port P         node API port (default 19090; a "
+	    "      --http-port P        node API port (default 19090; a "
 	    "machine's\n"
-	    "                            http_port wins)\n"
-	    "      --libp2p-port P       libp2p TCP port (default 19091; "
+	    "                           http_port wins)\n"
+	    "      --libp2p-port P      libp2p TCP port (default 19091; "
 	    "likewise)\n"
-	    "      --latency-count N     samples per libp2p_ping and latency "
+	    "      --latency-count N    samples per libp2p_ping and latency "
 	    "probe (20)\n"
-	    "      --throughput-count N  transfers per throughput probe (3)\n"
-	    "      --throughput-bytes B  bytes per transfer (10485760)\n"
+	    "      --throughput-count N transfers per throughput probe (3)\n"
+	    "      --throughput-bytes B bytes per transfer (10485760)\n"
 	    "      --bootstrap MULTIADDR extra bootstrap peer (repeatable)\n"
-	    "      --kinds K,...         probe kinds (default libp2p_ping,"
+	    "      --kinds K,...        probe kinds (default libp2p_ping,"
 	    "latency,throughput)\n"
-	    "      --hosts A,B,...       only these machines\n"
-	    "      --accept-new-host-keys  record unknown host keys (never a "
-	    "changed one)\n"
-	    "      --health-wait S       per host, for GET /v1/health (30)\n"
-	    "      --converge-wait S     for every node to list every other "
+	    "      --health-wait S      per host, for GET /v1/health (30)\n"
+	    "      --converge-wait S    for every node to list every other "
 	    "(60)\n"
-	    "      --probe-timeout S     per probe, on the node (60)\n"
-	    "      --max-probes N        light probes per node at once (2)\n"
-	    "      --no-punch            skip the holepunch step\n"
-	    "      --serial              everything one at a time, in the "
+	    "      --probe-timeout S    per probe, on the node (60)\n"
+	    "      --max-probes N       light probes per node at once (2)\n"
+	    "      --no-punch           skip the holepunch step\n"
+	    "      --serial             everything one at a time, in the "
 	    "upstream order\n"
-	    "      --baseline            also run collect's ICMP ping over the "
+	    "      --baseline           also run collect's ICMP ping over the "
 	    "same pairs\n"
-	    "      --otela-bin DIR       deploy DIR/otela-amd64|otela-arm64 "
+	    "      --otela-bin DIR      deploy DIR/otela-amd64|otela-arm64 "
 	    "(or by uname -m)\n"
-	    "                            to ~/.cache/netprof on each host\n"
-	    "      --keep                leave the mesh running; prints the "
+	    "                           to ~/.cache/netprof on each host\n"
+	    "      --keep               leave the mesh running; prints the "
 	    "teardown command\n"
-	    "      --teardown RUN        stop and remove a run left behind "
+	    "      --teardown RUN       stop and remove a run left behind "
 	    "(RUN_ID or\n"
-	    "                            DIR/run.json)\n"
-	    "  -q, --quiet               no progress, no summary\n"
-	    "  -h, --help                this help\n"
+	    "                           DIR/run.json)\n"
+	    "  -q, --quiet              no progress, no summary\n"
+	    "  -h, --help               this help\n"
 	    "\nexit status: 0 every host and probe ok, 1 some failed, 2 usage "
 	    "or inventory\nerror, 130 interrupted (the mesh is torn down "
 	    "first).\n",
