@@ -22,7 +22,7 @@ static const char *const phase_names[BENCH_N_PHASES] = {
 };
 
 static const char *const kind_names[BENCH_N_KINDS] = {
-	"libp2p_ping", "latency", "throughput"
+	RECORD_KIND_LIBP2P_PING, RECORD_KIND_LATENCY, RECORD_KIND_THROUGHPUT
 };
 
 const char *

@@ -83,16 +83,16 @@ bench_record_json(struct bench_record *rec)
 		rec->metrics = NULL;
 		return NULL;
 	}
-	cJSON_AddStringToObject(o, "run_id", rec->run_id);
+	cJSON_AddStringToObject(o, RECORD_F_RUN_ID, rec->run_id);
 	/* upstream's timestamp is when the probe ended */
-	add_time(o, "timestamp", rec->ended_at, 0);
-	cJSON_AddStringToObject(o, "kind", rec->kind);
-	cJSON_AddStringToObject(o, "source", rec->source);
-	cJSON_AddStringToObject(o, "target", rec->target);
-	add_string_or_null(o, "source_peer_id", rec->source_peer_id);
-	add_string_or_null(o, "target_peer_id", rec->target_peer_id);
-	cJSON_AddBoolToObject(o, "ok", rec->ok);
-	if ((cfg = cJSON_AddObjectToObject(o, "config")) != NULL) {
+	add_time(o, RECORD_F_TIMESTAMP, rec->ended_at, 0);
+	cJSON_AddStringToObject(o, RECORD_F_KIND, rec->kind);
+	cJSON_AddStringToObject(o, RECORD_F_SOURCE, rec->source);
+	cJSON_AddStringToObject(o, RECORD_F_TARGET, rec->target);
+	add_string_or_null(o, RECORD_F_SOURCE_PEER_ID, rec->source_peer_id);
+	add_string_or_null(o, RECORD_F_TARGET_PEER_ID, rec->target_peer_id);
+	cJSON_AddBoolToObject(o, RECORD_F_OK, rec->ok);
+	if ((cfg = cJSON_AddObjectToObject(o, RECORD_F_CONFIG)) != NULL) {
 		cJSON_AddNumberToObject(cfg, "count", rec->count);
 		if (rec->bytes >= 0)
 			cJSON_AddNumberToObject(cfg, "bytes",
@@ -101,17 +101,17 @@ bench_record_json(struct bench_record *rec)
 			cJSON_AddNullToObject(cfg, "bytes");
 	}
 	if (rec->metrics != NULL)
-		cJSON_AddItemToObject(o, "metrics", rec->metrics);
+		cJSON_AddItemToObject(o, RECORD_F_METRICS, rec->metrics);
 	else
-		cJSON_AddObjectToObject(o, "metrics");
+		cJSON_AddObjectToObject(o, RECORD_F_METRICS);
 	rec->metrics = NULL;
-	add_string_or_null(o, "error", rec->ok ? NULL : rec->error);
-	cJSON_AddStringToObject(o, "command", rec->command != NULL ?
+	add_string_or_null(o, RECORD_F_ERROR, rec->ok ? NULL : rec->error);
+	cJSON_AddStringToObject(o, RECORD_F_COMMAND, rec->command != NULL ?
 	    rec->command : "");
-	add_time(o, "started_at", rec->started_at, 1);
-	add_time(o, "ended_at", rec->ended_at, 1);
-	cJSON_AddNumberToObject(o, "round", rec->round);
-	add_string_or_null(o, "error_class", rec->ok ? NULL :
+	add_time(o, RECORD_F_STARTED_AT, rec->started_at, 1);
+	add_time(o, RECORD_F_ENDED_AT, rec->ended_at, 1);
+	cJSON_AddNumberToObject(o, RECORD_F_ROUND, rec->round);
+	add_string_or_null(o, RECORD_F_ERROR_CLASS, rec->ok ? NULL :
 	    error_class_name(rec->error_class));
 	bench_json_sort(o);
 	return o;

@@ -138,7 +138,7 @@ static void
 write_baseline_record(struct bench *b, struct bench_task *t)
 {
 	struct record rec = {
-		.kind = "ping",
+		.kind = RECORD_KIND_PING,
 		.source = src_of(t)->m->name,
 		.target = dst_of(t)->m->name,
 		.target_address = dst_of(t)->m->address,
@@ -269,10 +269,8 @@ take_probe(struct bench_task *t, const struct node_reply *r)
 	t->metrics = p.metrics;
 	p.metrics = NULL;
 	if (!p.ok)
-		task_fail(t, p.error != NULL && strstr(p.error, "timed out") !=
-		    NULL ? ERROR_CLASS_TIMEOUT : ERROR_CLASS_TOOL_FAILED,
-		    strdup(p.error != NULL ? p.error :
-		    "the node reported ok: false"));
+		task_fail(t, error_class_of_text(p.error), strdup(p.error !=
+		    NULL ? p.error : "the node reported ok: false"));
 	else
 		t->value = t->kind == BENCH_KIND_THROUGHPUT ?
 		    metric(t->metrics, "mbps") : metric(t->metrics, "p50_ms");
