@@ -1,6 +1,6 @@
-# The engine's test drivers: small programs over the engine API that the
-# integration tests (test_engine*.sh, test_tunnel.sh, test_node_api*.sh) run to exercise it
-# directly.
+# The test drivers: small programs over the engine API (test_engine*.sh,
+# test_tunnel.sh) and the node API (test_node_api*.sh) that the
+# integration tests run to exercise them directly.
 foreach(driver engine_driver tunnel_driver node_api_driver)
   add_executable(${driver} ${CMAKE_CURRENT_LIST_DIR}/${driver}.c)
   target_link_libraries(${driver} PRIVATE netprof_core)
@@ -13,12 +13,12 @@ foreach(t ${INTEGRATION_TESTS})
     set_property(TEST integration.${name} APPEND PROPERTY ENVIRONMENT
       "ENGINE_DRIVER=$<TARGET_FILE:engine_driver>")
   endif()
-  if(name MATCHES "^test_node_api")
-    set_property(TEST integration.${name} APPEND PROPERTY ENVIRONMENT
-      "NODE_API_DRIVER=$<TARGET_FILE:node_api_driver>")
-  endif()
   if(name STREQUAL "test_tunnel")
     set_property(TEST integration.${name} APPEND PROPERTY ENVIRONMENT
       "TUNNEL_DRIVER=$<TARGET_FILE:tunnel_driver>")
+  endif()
+  if(name MATCHES "^test_node_api")
+    set_property(TEST integration.${name} APPEND PROPERTY ENVIRONMENT
+      "NODE_API_DRIVER=$<TARGET_FILE:node_api_driver>")
   endif()
 endforeach()

@@ -25,7 +25,12 @@ struct run {
 	struct node_api *api;
 	struct node_call **calls;
 	int *replies;
-	int n_calls, n_done, inside, violations, stop_close;
+	int n_calls, n_done, inside, violations, stop_close, serial;
+	const struct machine *m;
+	int port;
+	const char *method, *path, *body;
+	double timeout_s;
+	struct call_arg *args;
 	int api_closed, engine_closed;
 	uv_timer_t timer;
 	uint64_t started_ns;
@@ -35,6 +40,25 @@ struct call_arg {
 	struct run *run;
 	int index;
 };
+
+static void reply_cb(const struct machine *m, const struct node_reply *r,
+    void *arg);
+
+static int
+call_start(struct run *run, int i)
+{
+	int r;
+
+	run->args[i].run = run;
+	run->args[i].index = i;
+	run->inside = 1;
+	r = node_api_call(run->api, run->m, run->port, run->method, run->path,
+	    run->body, run->timeout_s, reply_cb, &run->args[i], &run->calls[i]);
+	run->inside = 0;
+	if (r != 0)
+		printf("node_api_call: %s\n", error_string(r));
+	return r;
+}
 
 static void
 violation(struct run *run, const char *what, int index)
@@ -106,6 +130,9 @@ reply_cb(const struct machine *m, const struct node_reply *r, void *arg)
 			putchar(r->body[k] == '\n' ? ' ' : r->body[k]);
 		putchar('\n');
 	}
+	/* --serial: one call at a time, the next from this callback */
+	if (run->serial && i + 1 < run->n_calls && call_start(run, i + 1) != 0)
+		exit(2);
 	if (run->n_done == run->n_calls) {
 		double s = (double)(uv_hrtime() - run->started_ns) / 1e9;
 
@@ -141,7 +168,8 @@ usage(void)
 {
 	fprintf(stderr, "usage: node_api_driver --config FILE --host NAME "
 	    "--port N [--method M]\n  [--path P] [--body JSON] [--calls N] "
-	    "[--timeout S] [--cancel-after S]\n  [--close-after S] [-v]\n");
+	    "[--timeout S] [--cancel-after S]\n  [--close-after S] [--serial] "
+	    "[-v]\n");
 	exit(2);
 }
 
@@ -159,35 +187,36 @@ main(int argc, char **argv)
 		{ "timeout", required_argument, NULL, 't' },
 		{ "cancel-after", required_argument, NULL, 'C' },
 		{ "close-after", required_argument, NULL, 'X' },
+		{ "serial", no_argument, NULL, 's' },
 		{ NULL, 0, NULL, 0 }
 	};
 	struct inventory *inv = NULL;
 	struct machine *m;
-	struct call_arg *args;
-	struct run run = { 0 };
-	const char *config = NULL, *host = NULL, *method = "GET";
-	const char *path = "/v1/health", *body = NULL;
-	double timeout_s = 10, stop_after = 0;
+	struct run run = { .method = "GET", .path = "/v1/health",
+	    .timeout_s = 10 };
+	const char *config = NULL, *host = NULL;
+	double stop_after = 0;
 	char *cause = NULL;
-	int c, i, r, port = 0;
+	int c, i;
 
 	while ((c = getopt_long(argc, argv, "v", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'c': config = optarg; break;
 		case 'H': host = optarg; break;
-		case 'p': port = atoi(optarg); break;
-		case 'M': method = optarg; break;
-		case 'P': path = optarg; break;
-		case 'b': body = optarg; break;
+		case 'p': run.port = atoi(optarg); break;
+		case 'M': run.method = optarg; break;
+		case 'P': run.path = optarg; break;
+		case 'b': run.body = optarg; break;
 		case 'n': run.n_calls = atoi(optarg); break;
-		case 't': timeout_s = atof(optarg); break;
+		case 't': run.timeout_s = atof(optarg); break;
 		case 'C': stop_after = atof(optarg); break;
 		case 'X': stop_after = atof(optarg); run.stop_close = 1; break;
+		case 's': run.serial = 1; break;
 		case 'v': log_set_level(log_get_level() >= LOG_VERBOSE ? LOG_TRACE : LOG_VERBOSE); break;
 		default: usage();
 		}
 	}
-	if (config == NULL || host == NULL || port <= 0 || optind != argc)
+	if (config == NULL || host == NULL || run.port <= 0 || optind != argc)
 		usage();
 	if (run.n_calls <= 0)
 		run.n_calls = 1;
@@ -203,22 +232,14 @@ main(int argc, char **argv)
 	if (engine_new(&run.loop, inv, NULL, &run.engine) != 0 ||
 	    node_api_new(&run.loop, run.engine, &run.api) != 0)
 		return 2;
+	run.m = m;
 	run.calls = calloc((size_t)run.n_calls, sizeof *run.calls);
 	run.replies = calloc((size_t)run.n_calls, sizeof *run.replies);
-	args = calloc((size_t)run.n_calls, sizeof *args);
+	run.args = calloc((size_t)run.n_calls, sizeof *run.args);
 	run.started_ns = uv_hrtime();
-	for (i = 0; i < run.n_calls; i++) {
-		args[i].run = &run;
-		args[i].index = i;
-		run.inside = 1;
-		r = node_api_call(run.api, m, port, method, path, body,
-		    timeout_s, reply_cb, &args[i], &run.calls[i]);
-		run.inside = 0;
-		if (r != 0) {
-			printf("node_api_call: %s\n", error_string(r));
+	for (i = 0; i < (run.serial ? 1 : run.n_calls); i++)
+		if (call_start(&run, i) != 0)
 			return 2;
-		}
-	}
 	uv_timer_init(&run.loop, &run.timer);
 	run.timer.data = &run;
 	if (stop_after > 0)
@@ -237,6 +258,6 @@ main(int argc, char **argv)
 	inventory_free(inv);
 	free(run.calls);
 	free(run.replies);
-	free(args);
+	free(run.args);
 	return run.violations ? 3 : 0;
 }
