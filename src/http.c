@@ -24,6 +24,7 @@
 #include "http.h"
 #include "http_bridge.h"
 #include "log.h"
+#include "util.h"
 
 /* More than any node answer; a runaway body fails instead of eating RAM. */
 #define HTTP_MAX_BODY (64u << 20)
@@ -53,8 +54,7 @@ struct http_call {
 	char *method;
 	char *url;
 	char errbuf[CURL_ERROR_SIZE];
-	char *body;		/* the answer */
-	size_t body_len, body_cap;
+	struct buf body;	/* the answer */
 	int too_big;
 	int retired;		/* finished or cancelled: waits for the pump */
 	uint64_t started_ns;
@@ -208,7 +208,7 @@ call_free(struct http_call *call)
 	}
 	free(call->method);
 	free(call->url);
-	free(call->body);
+	buf_free(&call->body);
 	free(call->error_text);
 	free(call);
 }
@@ -229,8 +229,8 @@ client_pump_cb(uv_idle_t *idle)
 		res.error = call->error;
 		res.error_text = call->error_text;
 		res.status = call->status;
-		res.body = call->body != NULL ? call->body : "";
-		res.body_len = call->body_len;
+		res.body = call->body.data != NULL ? call->body.data : "";
+		res.body_len = call->body.len;
 		res.elapsed_s = call->elapsed_s;
 		c->pending--;
 		call->on_done(&res, call->arg);
@@ -347,26 +347,13 @@ static size_t
 call_write_cb(char *data, size_t size, size_t n, void *arg)
 {
 	struct http_call *call = arg;
-	size_t len = size * n, cap;
-	char *p;
+	size_t len = size * n;
 
-	if (call->body_len + len > HTTP_MAX_BODY) {
+	if (call->body.len + len > HTTP_MAX_BODY) {
 		call->too_big = 1;
 		return 0;
 	}
-	if (call->body_len + len + 1 > call->body_cap) {
-		cap = call->body_cap ? call->body_cap : 1024;
-		while (cap < call->body_len + len + 1)
-			cap *= 2;
-		if ((p = realloc(call->body, cap)) == NULL)
-			return 0;
-		call->body = p;
-		call->body_cap = cap;
-	}
-	memcpy(call->body + call->body_len, data, len);
-	call->body_len += len;
-	call->body[call->body_len] = '\0';
-	return len;
+	return buf_append(&call->body, data, len) == 0 ? len : 0;
 }
 
 static void

@@ -17,7 +17,6 @@
  * waits for the tunnel's own report, which says why better than libcurl
  * can ("connection refused" from the host beats "empty reply").
  */
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,6 +26,7 @@
 #include "log.h"
 #include "node_api.h"
 #include "shell.h"
+#include "util.h"
 
 /* The remote curl's -m bounds the call; this is only the backstop. */
 #define CURL_GRACE_S 5.0
@@ -81,22 +81,6 @@ struct node_api {
 };
 
 static void api_check_closed(struct node_api *api);
-
-static char *
-text_printf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-
-static char *
-text_printf(const char *fmt, ...)
-{
-	va_list ap;
-	char *s = NULL;
-
-	va_start(ap, fmt);
-	if (vasprintf(&s, fmt, ap) < 0)
-		s = NULL;
-	va_end(ap);
-	return s;
-}
 
 static void
 list_unlink(struct node_call **head, struct node_call *c)
@@ -176,7 +160,7 @@ call_set_error(struct node_call *c, int error, const char *detail)
 {
 	c->error = error;
 	free(c->error_text);
-	c->error_text = text_printf("%s: %s %s: %s", c->m->name, c->method,
+	c->error_text = str_printf("%s: %s %s: %s", c->m->name, c->method,
 	    c->url, detail);
 }
 
@@ -210,7 +194,7 @@ call_finish_tunnel(struct node_call *c)
 		else
 			c->error = NP_ERR_CONNECT;
 		free(c->error_text);
-		c->error_text = text_printf("%s: %s %s: %s", c->m->name,
+		c->error_text = str_printf("%s: %s %s: %s", c->m->name,
 		    c->method, c->url, without_host(c->m,
 		    c->tunnel_error_text ? c->tunnel_error_text : ""));
 	}
@@ -264,7 +248,7 @@ call_http_done_cb(const struct http_response *res, void *arg)
 		}
 	} else {
 		c->error = res->error;
-		c->error_text = text_printf("%s: %s", c->m->name,
+		c->error_text = str_printf("%s: %s", c->m->name,
 		    res->error_text ? res->error_text :
 		    error_string(res->error));
 	}
@@ -301,7 +285,7 @@ curl_command(const struct node_call *c, int has_body, double timeout_s)
 	char *cmd = NULL;
 
 	if (url != NULL && method != NULL)
-		cmd = text_printf("curl -sS --noproxy '*' -m %.3f -X %s%s "
+		cmd = str_printf("curl -sS --noproxy '*' -m %.3f -X %s%s "
 		    "-o - -w '\\n%%{http_code}' %s", timeout_s, method,
 		    has_body ? " -H 'Content-Type: application/json' "
 		    "--data-binary @-" : "", url);
@@ -331,6 +315,9 @@ curl_exit_error(int status, const char **what)
 		*what = "curl is not installed on the host (install it, or "
 		    "use the ssh transport, which needs no curl there)";
 		return NP_ERR_TOOL_MISSING;
+	case 255:	/* not curl's: ssh's, when remote_command is ssh */
+		*what = "the host could not be reached";
+		return NP_ERR_CONNECT;
 	default:
 		*what = "curl failed";
 		return NP_ERR_PROTOCOL;
@@ -377,7 +364,7 @@ call_job_done_cb(const struct machine *m, const struct engine_result *res,
 		    res->error_text : error_string(res->error)));
 	} else if (res->exit_status != 0) {
 		error = curl_exit_error(res->exit_status, &what);
-		detail = text_printf("%s (exit %d): %.*s", what,
+		detail = str_printf("%s (exit %d): %.*s", what,
 		    res->exit_status, (int)strcspn(res->err, "\n"), res->err);
 		call_set_error(c, error, detail ? detail : what);
 		free(detail);
@@ -464,7 +451,7 @@ node_api_call(struct node_api *api, const struct machine *m, int port,
 	c->cb = cb;
 	c->arg = arg;
 	if ((c->method = strdup(method)) == NULL ||
-	    (c->url = text_printf("http://127.0.0.1:%d%s", port,
+	    (c->url = str_printf("http://127.0.0.1:%d%s", port,
 	    path)) == NULL) {
 		call_free(c);
 		return NP_ERR_NOMEM;

@@ -14,20 +14,10 @@
 
 #include "error.h"
 #include "node_json.h"
+#include "util.h"
 
 static const char base58_alphabet[] =
     "123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz";
-
-static char *
-cause_printf(const char *fmt, const char *a, const char *b)
-{
-	size_t len = strlen(fmt) + strlen(a) + (b ? strlen(b) : 0) + 1;
-	char *s = malloc(len);
-
-	if (s != NULL)
-		snprintf(s, len, fmt, a, b ? b : "");
-	return s;
-}
 
 /* Decode base58btc s into buf (big-endian); the byte count, or -1. */
 static int
@@ -106,8 +96,8 @@ parse_body(const char *body, size_t len, const char *what, char **cause)
 	cJSON *root;
 
 	if (body == NULL || len == 0) {
-		*cause = cause_printf("node answered %s with an empty body",
-		    what, NULL);
+		*cause = str_printf("node answered %s with an empty body",
+		    what);
 		return NULL;
 	}
 	root = cJSON_ParseWithLengthOpts(body, len, &end, 0);
@@ -120,7 +110,7 @@ parse_body(const char *body, size_t len, const char *what, char **cause)
 	}
 	if (root == NULL) {
 		body_snippet(body, len, snippet, sizeof snippet);
-		*cause = cause_printf("node's %s answer is not JSON: %s",
+		*cause = str_printf("node's %s answer is not JSON: %s",
 		    what, snippet);
 	}
 	return root;
@@ -188,8 +178,8 @@ node_parse_table(const char *body, size_t len, char ***peer_ids, size_t *n,
 	if ((root = parse_body(body, len, "/v1/dnt/table", cause)) == NULL)
 		goto out;
 	if (!cJSON_IsObject(root) && !cJSON_IsArray(root)) {
-		*cause = cause_printf("node's %s answer is not a JSON "
-		    "object or array", "/v1/dnt/table", NULL);
+		*cause = str_printf("node's %s answer is not a JSON "
+		    "object or array", "/v1/dnt/table");
 		goto out;
 	}
 	if ((r = table_walk(root, &ids, &count, &cap)) != 0)
@@ -234,7 +224,7 @@ string_field(const cJSON *o, const char *key, const char *what, char **out,
 	if (v == NULL || cJSON_IsNull(v))
 		return 0;
 	if (!cJSON_IsString(v)) {
-		*cause = cause_printf("node's %s answer: \"%s\" is not a "
+		*cause = str_printf("node's %s answer: \"%s\" is not a "
 		    "string", what, key);
 		return NP_ERR_PARSE;
 	}
@@ -260,8 +250,8 @@ ok_field(const cJSON *o, const char *what, int *ok, char **cause)
 	if (v == NULL &&
 	    cJSON_IsString(cJSON_GetObjectItemCaseSensitive(o, "error")))
 		return 0;
-	*cause = cause_printf(v == NULL ? "node's %s answer has no \"ok\"" :
-	    "node's %s answer: \"ok\" is not a boolean", what, NULL);
+	*cause = str_printf(v == NULL ? "node's %s answer has no \"ok\"" :
+	    "node's %s answer: \"ok\" is not a boolean", what);
 	return NP_ERR_PARSE;
 }
 
@@ -271,8 +261,8 @@ parse_object(const char *body, size_t len, const char *what, char **cause)
 	cJSON *root = parse_body(body, len, what, cause);
 
 	if (root != NULL && !cJSON_IsObject(root)) {
-		*cause = cause_printf("node's %s answer is not a JSON "
-		    "object", what, NULL);
+		*cause = str_printf("node's %s answer is not a JSON "
+		    "object", what);
 		cJSON_Delete(root);
 		root = NULL;
 	}
@@ -291,8 +281,8 @@ probe_metrics(cJSON *root, struct node_probe *out, char **cause)
 	}
 	if (!cJSON_IsObject(m)) {
 		cJSON_Delete(m);
-		*cause = cause_printf("node's %s answer: \"metrics\" is not "
-		    "an object", "/v1/probe/run", NULL);
+		*cause = str_printf("node's %s answer: \"metrics\" is not "
+		    "an object", "/v1/probe/run");
 		return NP_ERR_PARSE;
 	}
 	out->metrics = m;
@@ -321,8 +311,8 @@ node_parse_probe(const char *body, size_t len, struct node_probe *out,
 		goto out;
 	config = cJSON_GetObjectItemCaseSensitive(root, "config");
 	if (config != NULL && !cJSON_IsObject(config) && !cJSON_IsNull(config)) {
-		*cause = cause_printf("node's %s answer: \"config\" is not "
-		    "an object", what, NULL);
+		*cause = str_printf("node's %s answer: \"config\" is not "
+		    "an object", what);
 		r = NP_ERR_PARSE;
 	}
 out:
@@ -354,8 +344,8 @@ attempts_field(const cJSON *o, int *attempts, char **cause)
 		return 0;
 	if (!cJSON_IsNumber(v) || v->valuedouble < 0 ||
 	    v->valuedouble > 1e6 || v->valuedouble != (int)v->valuedouble) {
-		*cause = cause_printf("node's %s answer: \"attempts\" is not "
-		    "a count", "/v1/probe/holepunch", NULL);
+		*cause = str_printf("node's %s answer: \"attempts\" is not "
+		    "a count", "/v1/probe/holepunch");
 		return NP_ERR_PARSE;
 	}
 	*attempts = (int)v->valuedouble;

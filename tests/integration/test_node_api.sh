@@ -4,7 +4,8 @@
 # there) and on h2 only a listener that never answers: answers of any
 # status with their bodies (a body with quotes and $ reaches the node
 # intact), a host where nothing listens, a timeout, many calls at once,
-# cancel and close with calls in flight (no remote curl left behind); over
+# cancel and close with calls in flight (no remote curl left behind), a
+# host whose sshd is down; over
 # the ssh transport (the SSH tunnel and libcurl), the command transport and
 # the local transport on loopback (curl on the host). The driver checks the
 # callback contract and that every handle is closed.
@@ -20,8 +21,8 @@ rm -rf "$T" && mkdir -p "$T"
 OTELA=$NETPROF_SRC/tests/otela-node/bin/otela
 PORT=19590
 SILENT=19599
-# ssh hosts go through the tunnel once the engine has one
-VIA_SSH=${VIA_SSH:-0}
+# ssh hosts go through an SSH tunnel (via_tunnel=1), the others run curl
+VIA_SSH=1
 unset SSH_AUTH_SOCK
 
 # --- the node on h1, a silent listener on h2 --------------------------------
@@ -118,6 +119,14 @@ node_api_checks() {
 	assert_eq 3 "$(count -15)" "calls cancelled by the close"
 	assert_contains "$OUT" "node api closed"
 	no_remote_curl
+
+	# the host itself unreachable
+	lab sshd-stop h2 >/dev/null
+	drive "$inv" h2 --port $PORT --timeout 5
+	assert_contains "$OUT" "call 0: host=h2 error=-6 status=0 via_tunnel=$via "
+	assert_contains "$OUT" "call 0: text: h2: GET http://127.0.0.1:$PORT/v1/health: "
+	assert_contains "$OUT" "Connection refused"
+	lab sshd-start h2 >/dev/null
 }
 
 # --- ssh transport ------------------------------------------------------------

@@ -1,7 +1,7 @@
 /*
  * Between the HTTP client (http.c) and its bridges (http_bridge.c): how a
  * request made on a caller's socket (an SSH tunnel's end) reaches libcurl.
- * Not a public interface: only http.c includes it.
+ * Private to http.c (it sits beside its source, as transport.h does).
  *
  * libcurl 7.88 (Debian 12) calls connect() even when the
  * CURLOPT_SOCKOPTFUNCTION callback answers CURL_SOCKOPT_ALREADY_CONNECTED
