@@ -18,6 +18,7 @@
 
 #include "bench.h"
 #include "bench_record.h"
+#include "command_line.h"
 #include "engine.h"
 #include "error.h"
 #include "log.h"
@@ -102,13 +103,19 @@ write_sweep_record(struct bench *b, struct bench_task *t)
 		.round = t->round,
 	};
 	cJSON *o;
+	char *line = NULL;
 
+	/* upstream's form: the line that runs it on the source, from here */
+	if (command != NULL && command_line_reproduce(b->inv, s->m, command,
+	    &line) == 0)
+		rec.command = line;
 	t->metrics = NULL;
 	if ((o = bench_record_json(&rec)) == NULL ||
 	    record_writer_put(b->writer, o) != 0)
 		b->write_failed = 1;
 	cJSON_Delete(o);
 	free(command);
+	free(line);
 	if (t->ok)
 		b->ok++;
 	else
@@ -152,12 +159,17 @@ write_baseline_record(struct bench *b, struct bench_task *t)
 		.metrics = t->metrics,
 	};
 	cJSON *o;
+	char *line = NULL;
 
+	if (t->command != NULL && command_line_reproduce(b->inv,
+	    src_of(t)->m, t->command, &line) == 0)
+		rec.command = line;
 	t->metrics = NULL;
 	if ((o = record_to_json(&rec)) == NULL ||
 	    record_writer_put(b->writer, o) != 0)
 		b->write_failed = 1;
 	cJSON_Delete(o);
+	free(line);
 	if (t->ok)
 		b->baseline_ok++;
 	else

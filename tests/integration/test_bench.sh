@@ -52,11 +52,15 @@ assert_eq "t1" "$(jq -r .run_id <<<"$first")"
 	fail "started_at not ISO-8601 with ms: $(jq -r .started_at <<<"$first")"
 assert_eq 0 "$(jq -r 'select(.timestamp != (.ended_at | sub("\\.[0-9]+"; "")))' "$rec" | wc -l)" \
     "timestamp is when the probe ended"
-# the command reproduces the probe on the source host
+# the command reproduces the probe: the otela probe line, run on the
+# source host through ssh from here
 tp=$(jq -c 'select(.kind=="throughput")' "$rec" | sed -n 1p)
 src=$(jq -r .source <<<"$tp")
-assert_eq "otela probe --target $(jq -r .target_peer_id <<<"$tp") --kind throughput --count 2 --bytes 1048576 --config /tmp/otela-bench-t1-$src/cfg.yaml --timeout 60s" \
-    "$(jq -r .command <<<"$tp")" "command of a throughput record"
+assert_contains "$(jq -r .command <<<"$tp")" \
+    "otela probe --target $(jq -r .target_peer_id <<<"$tp") --kind throughput --count 2 --bytes 1048576 --config /tmp/otela-bench-t1-$src/cfg.yaml --timeout 60s" \
+    "command of a throughput record"
+assert_contains "$(jq -r .command <<<"$tp")" "ssh " "the command goes through ssh"
+assert_contains "$(jq -r .command <<<"$tp")" "$(lab_addr "$src")" "the command names the source host"
 assert_eq '{"bytes":1048576,"count":2}' "$(jq -c .config <<<"$tp")"
 assert_eq '{"bytes":null,"count":5}' "$(jq -c 'select(.kind=="latency")|.config' "$rec" | sed -n 1p)"
 assert_eq 12 "$(jq -r 'select(.kind=="libp2p_ping")|.metrics|keys|length' "$rec" | sed -n 1p)" \
