@@ -122,25 +122,6 @@ write_sweep_record(struct bench *b, struct bench_task *t)
 		b->failed++;
 }
 
-static cJSON *
-ping_metrics(const struct ping_result *p)
-{
-	cJSON *o = cJSON_CreateObject(), *a;
-	size_t i;
-
-	cJSON_AddNumberToObject(o, "min", p->min_ms);
-	cJSON_AddNumberToObject(o, "avg", p->avg_ms);
-	cJSON_AddNumberToObject(o, "max", p->max_ms);
-	cJSON_AddNumberToObject(o, "jitter", p->jitter_ms);
-	cJSON_AddNumberToObject(o, "p50", p->p50_ms);
-	cJSON_AddNumberToObject(o, "p95", p->p95_ms);
-	cJSON_AddNumberToObject(o, "loss_pct", p->loss_pct);
-	a = cJSON_AddArrayToObject(o, "samples_ms");
-	for (i = 0; i < p->n_samples; i++)
-		cJSON_AddItemToArray(a, cJSON_CreateNumber(p->samples_ms[i]));
-	return o;
-}
-
 static void
 write_baseline_record(struct bench *b, struct bench_task *t)
 {
@@ -367,7 +348,7 @@ ping_done_cb(const struct machine *m, const struct engine_result *res,
 	else
 		t->ok = 1;
 	if (p != NULL) {
-		t->metrics = ping_metrics(p);
+		t->metrics = ping_result_metrics(p);
 		t->value = p->p50_ms;
 	}
 	free(cause);
