@@ -30,27 +30,31 @@ bench_teardown_command(const char *dir, long pid)
 		snprintf(p, sizeof p, "%ld", pid);
 	if (qdir == NULL)
 		return NULL;
+	/*
+	 * ours: P runs, is not a zombie and (where /proc says) is D's node.
+	 * Checked before every signal and in every wait: on a busy host a
+	 * PID freed by the node may belong to someone else a moment later.
+	 */
 	s = str_printf(
 	    "D=%s; P=%s\n"
 	    "[ -n \"$P\" ] || P=$(cat \"$D/pid\" 2>/dev/null) || P=\n"
-	    "gone() { ! kill -0 \"$P\" 2>/dev/null || "
-	    "[ \"$(sed 's/.*) //' /proc/\"$P\"/stat 2>/dev/null | cut -c1)\" "
-	    "= Z ]; }\n"
-	    "if [ -n \"$P\" ] && ! gone; then\n"
-	    "  if [ ! -r /proc/\"$P\"/cmdline ] || tr '\\0' ' ' "
-	    "</proc/\"$P\"/cmdline | grep -qF -- \"$D\"; then\n"
-	    "    kill -TERM \"$P\" 2>/dev/null\n"
-	    "    i=0; while ! gone && [ $i -lt %d ]; do sleep 0.1; "
-	    "i=$((i+1)); done\n"
-	    "    if ! gone; then kill -KILL \"$P\" 2>/dev/null; i=0\n"
-	    "      while ! gone && [ $i -lt 50 ]; do sleep 0.1; i=$((i+1)); "
-	    "done\n"
-	    "    fi\n"
-	    "    gone || { echo \"node $P still running after KILL\" >&2; "
-	    "exit 1; }\n"
-	    "  else\n"
-	    "    echo \"PID $P is not the node of $D (left alone)\" >&2\n"
-	    "  fi\n"
+	    "ours() {\n"
+	    "  kill -0 \"$P\" 2>/dev/null || return 1\n"
+	    "  [ -r /proc/\"$P\"/stat ] || return 0\n"
+	    "  [ \"$(sed 's/.*) //' /proc/\"$P\"/stat 2>/dev/null | cut -c1)\" "
+	    "!= Z ] || return 1\n"
+	    "  tr '\\0' ' ' </proc/\"$P\"/cmdline 2>/dev/null | "
+	    "grep -qF -- \"$D\"\n"
+	    "}\n"
+	    "wait_gone() { i=0; while ours && [ $i -lt %d ]; do sleep 0.1; "
+	    "i=$((i+1)); done; }\n"
+	    "if [ -n \"$P\" ] && ours; then\n"
+	    "  kill -TERM \"$P\" 2>/dev/null; wait_gone\n"
+	    "  if ours; then kill -KILL \"$P\" 2>/dev/null; wait_gone; fi\n"
+	    "  if ours; then echo \"node $P still running after KILL\" >&2; "
+	    "exit 1; fi\n"
+	    "elif [ -n \"$P\" ] && [ -r /proc/\"$P\"/cmdline ]; then\n"
+	    "  echo \"PID $P is not the node of $D (left alone)\" >&2\n"
 	    "fi\n"
 	    "rm -rf -- \"$D\"\n",
 	    qdir, p, BENCH_TEARDOWN_GRACE * 10);
