@@ -54,3 +54,30 @@ echo "== netprof heatmap"
 echo
 echo "records: $out/baseline.jsonl"
 echo "heatmap: $out/heatmap.html"
+
+# The libp2p bench with the stand-in otela node on every host's PATH
+# (lab hosts share this machine's files; the lab user must read them).
+echo "== netprof bench --baseline   (libp2p mesh sweep plus ICMP ping)"
+if ! command -v node >/dev/null || ! "$src/tests/otela-node/install.sh" >/dev/null; then
+	echo "lab-demo: skipping bench: the stand-in node needs Node.js and npm" \
+	    "(tests/install-deps.sh test)" >&2
+	exit 0
+fi
+otela=$src/tests/otela-node
+if ! su -s /bin/sh nplab -c "test -r '$otela/bin/otela'" 2>/dev/null; then
+	otela=$(mktemp -d /tmp/netprof-demo-otela.XXXXXX)
+	cp -r "$src/tests/otela-node/." "$otela" && chmod -R a+rX "$otela"
+	if [ "$keep" = 1 ]; then
+		trap 'rm -rf "$otela"' EXIT
+	else
+		trap '"$lab" down --name demo --dir "$labdir" >/dev/null; rm -rf "$otela"' EXIT
+	fi
+fi
+jq --arg p "$otela/bin" '.remote_setup = "export PATH=\($p):$PATH"' "$inv" \
+    >"$out/bench-machines.json"
+"$np" bench --config "$out/bench-machines.json" --output "$out/bench" \
+    --baseline || true
+"$np" heatmap --input "$out/bench/measurements.jsonl" \
+    --input "$out/bench/run.json" --output "$out/bench.html"
+echo "bench records: $out/bench/measurements.jsonl (run.json beside it)"
+echo "bench heatmap: $out/bench.html (libp2p over ICMP in the overlay view)"

@@ -17,6 +17,7 @@ struct cmd_entry {
 	int (*exec)(const struct cmd_entry *self, int argc, char **argv);
 };
 
+extern const struct cmd_entry cmd_bench_entry;
 extern const struct cmd_entry cmd_check_entry;
 extern const struct cmd_entry cmd_collect_entry;
 extern const struct cmd_entry cmd_exec_entry;

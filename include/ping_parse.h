@@ -40,4 +40,12 @@ int ping_result_from_samples(int transmitted, const double *samples_ms,
 
 void ping_result_free(struct ping_result *r);
 
+/*
+ * The metrics of a ping record: min avg max jitter (upstream's, ms), p50
+ * p95 loss_pct transmitted received and samples_ms. A new object; NULL when
+ * out of memory.
+ */
+struct cJSON;
+struct cJSON *ping_result_metrics(const struct ping_result *p);
+
 #endif

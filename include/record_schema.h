@@ -38,6 +38,11 @@ int record_kind_known(const char *kind);
 #define RECORD_F_STARTED_AT	"started_at"	/* ms precision */
 #define RECORD_F_ENDED_AT	"ended_at"
 #define RECORD_F_ROUND		"round"
+/* bench's records also have these */
+#define RECORD_F_RUN_ID		"run_id"
+#define RECORD_F_SOURCE_PEER_ID	"source_peer_id"
+#define RECORD_F_TARGET_PEER_ID	"target_peer_id"
+#define RECORD_F_CONFIG		"config"	/* {count, bytes} */
 
 /* Why a probe failed, in words a user can act on. */
 enum error_class {

@@ -246,27 +246,6 @@ check_result(struct task *t, const struct machine *m,
 	return 0;
 }
 
-static cJSON *
-ping_metrics(const struct ping_result *p)
-{
-	cJSON *o = cJSON_CreateObject(), *a;
-	size_t i;
-
-	cJSON_AddNumberToObject(o, "min", p->min_ms);
-	cJSON_AddNumberToObject(o, "avg", p->avg_ms);
-	cJSON_AddNumberToObject(o, "max", p->max_ms);
-	cJSON_AddNumberToObject(o, "jitter", p->jitter_ms);
-	cJSON_AddNumberToObject(o, "p50", p->p50_ms);
-	cJSON_AddNumberToObject(o, "p95", p->p95_ms);
-	cJSON_AddNumberToObject(o, "loss_pct", p->loss_pct);
-	cJSON_AddNumberToObject(o, "transmitted", p->transmitted);
-	cJSON_AddNumberToObject(o, "received", p->received);
-	a = cJSON_AddArrayToObject(o, "samples_ms");
-	for (i = 0; i < p->n_samples; i++)
-		cJSON_AddItemToArray(a, cJSON_CreateNumber(p->samples_ms[i]));
-	return o;
-}
-
 static void
 ping_done_cb(const struct machine *m, const struct engine_result *res,
     void *arg)
@@ -302,7 +281,7 @@ ping_done_cb(const struct machine *m, const struct engine_result *res,
 		}
 		goto out;
 	}
-	t->metrics = ping_metrics(p);
+	t->metrics = ping_result_metrics(p);
 	if (p->received == 0) {
 		task_fail(t, ERROR_CLASS_TOOL_FAILED, str_printf("100%% packet "
 		    "loss: %d sent, none answered", p->transmitted));
@@ -743,7 +722,7 @@ fanout_pair_cb(struct fanout_outcome *o, void *arg)
 		t->command = cmd;
 	}
 	if (o->ping != NULL)
-		t->metrics = ping_metrics(o->ping);
+		t->metrics = ping_result_metrics(o->ping);
 	if (o->ok) {
 		t->ok = 1;
 		t->rtt_ms = o->ping->p50_ms;

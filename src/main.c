@@ -12,6 +12,7 @@
 #include "log.h"
 
 static const struct cmd_entry *const cmd_table[] = {
+	&cmd_bench_entry,
 	&cmd_check_entry,
 	&cmd_collect_entry,
 	&cmd_exec_entry,

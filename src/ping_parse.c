@@ -24,6 +24,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <cjson/cJSON.h>
+
 #include "error.h"
 #include "ping_parse.h"
 #include "stats.h"
@@ -280,4 +282,26 @@ ping_result_free(struct ping_result *r)
 		return;
 	free(r->samples_ms);
 	free(r);
+}
+
+/* The record's metrics (collect's and bench --baseline's ping records). */
+cJSON *
+ping_result_metrics(const struct ping_result *p)
+{
+	cJSON *o = cJSON_CreateObject(), *a;
+	size_t i;
+
+	cJSON_AddNumberToObject(o, "min", p->min_ms);
+	cJSON_AddNumberToObject(o, "avg", p->avg_ms);
+	cJSON_AddNumberToObject(o, "max", p->max_ms);
+	cJSON_AddNumberToObject(o, "jitter", p->jitter_ms);
+	cJSON_AddNumberToObject(o, "p50", p->p50_ms);
+	cJSON_AddNumberToObject(o, "p95", p->p95_ms);
+	cJSON_AddNumberToObject(o, "loss_pct", p->loss_pct);
+	cJSON_AddNumberToObject(o, "transmitted", p->transmitted);
+	cJSON_AddNumberToObject(o, "received", p->received);
+	a = cJSON_AddArrayToObject(o, "samples_ms");
+	for (i = 0; i < p->n_samples; i++)
+		cJSON_AddItemToArray(a, cJSON_CreateNumber(p->samples_ms[i]));
+	return o;
 }

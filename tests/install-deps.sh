@@ -15,9 +15,9 @@ set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 
 build_pkgs="gcc make cmake pkg-config libssh-dev libuv1-dev libcjson-dev
-  libcurl4-openssl-dev"
+  libcurl4-openssl-dev libssl-dev"
 lab_pkgs="iproute2 openssh-server openssh-client iputils-ping iperf3 procps
-  psmisc jq time fping"
+  psmisc jq time fping nftables"
 test_pkgs="libcmocka-dev nodejs npm chromium python3 curl clang libclang-rt-dev bc"
 
 groups=${*:-build lab test}

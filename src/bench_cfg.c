@@ -1,0 +1,101 @@
+/*
+ * Rendering a bench host's cfg.yaml. The document is built with cJSON and
+ * printed formatted: JSON is YAML 1.2, and a JSON printer quotes every
+ * string correctly, which a hand-written YAML emitter would have to get
+ * right for host names and multiaddrs. Key order follows the contract.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cjson/cJSON.h>
+
+#include "bench_cfg.h"
+
+static int
+add_port(cJSON *o, const char *key, int port)
+{
+	char s[16];
+
+	snprintf(s, sizeof s, "%d", port);
+	return cJSON_AddStringToObject(o, key, s) != NULL ? 0 : -1;
+}
+
+static int
+add_bootstrap(cJSON *o, const struct bench_cfg *c)
+{
+	cJSON *list, *s;
+	char *ma;
+	size_t i;
+
+	if ((list = cJSON_AddArrayToObject(cJSON_AddObjectToObject(o,
+	    "bootstrap"), "static")) == NULL)
+		return -1;
+	for (i = 0; i < c->n_peers; i++) {
+		if (inventory_multiaddr(c->peers[i].m, c->peers[i].libp2p_port,
+		    c->peers[i].peer_id, &ma) != 0)
+			return -1;
+		s = cJSON_CreateString(ma);
+		free(ma);
+		if (s == NULL || !cJSON_AddItemToArray(list, s))
+			return -1;
+	}
+	for (i = 0; i < c->n_extra; i++)
+		if (!cJSON_AddItemToArray(list, cJSON_CreateString(c->extra[i])))
+			return -1;
+	for (i = 0; i < c->n_host_extra; i++)
+		if (!cJSON_AddItemToArray(list,
+		    cJSON_CreateString(c->host_extra[i])))
+			return -1;
+	return 0;
+}
+
+static int
+add_flags(cJSON *o, const char *key, const char *const *names, size_t n)
+{
+	cJSON *f = cJSON_AddObjectToObject(o, key);
+	size_t i;
+
+	if (f == NULL)
+		return -1;
+	for (i = 0; i < n; i++)
+		if (cJSON_AddFalseToObject(f, names[i]) == NULL)
+			return -1;
+	return 0;
+}
+
+char *
+bench_cfg_render(const struct bench_cfg *c)
+{
+	static const char *const security[] = { "require_signed_binary" };
+	static const char *const scalability[] = { "swim_enabled",
+		"crdt_tuned", "weighted_routing" };
+	static const char *const billing[] = { "enabled" };
+	cJSON *o = cJSON_CreateObject(), *bench;
+	char *text = NULL, *out = NULL;
+	size_t len;
+
+	if (o == NULL || add_port(o, "port", c->http_port) != 0 ||
+	    add_port(o, "tcpport", c->libp2p_port) != 0 ||
+	    add_port(o, "udpport", c->libp2p_port + 1) != 0 ||
+	    cJSON_AddTrueToObject(o, "cleanslate") == NULL ||
+	    cJSON_AddStringToObject(o, "reachability", "auto") == NULL ||
+	    add_bootstrap(o, c) != 0 ||
+	    add_flags(o, "security", security, 1) != 0 ||
+	    add_flags(o, "scalability", scalability, 3) != 0 ||
+	    add_flags(o, "billing", billing, 1) != 0 ||
+	    (bench = cJSON_AddObjectToObject(o, "bench")) == NULL ||
+	    cJSON_AddStringToObject(bench, "run_id", c->run_id) == NULL ||
+	    (text = cJSON_Print(o)) == NULL)
+		goto out;
+	len = strlen(text);
+	if ((out = malloc(len + 2)) != NULL) {
+		memcpy(out, text, len);
+		out[len] = '\n';
+		out[len + 1] = '\0';
+	}
+out:
+	cJSON_free(text);
+	cJSON_Delete(o);
+	return out;
+}

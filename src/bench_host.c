@@ -1,0 +1,698 @@
+/*
+ * The per-host phases of a bench run: init, discover, configure, push,
+ * start (and the health wait), converge and teardown, each on every live
+ * host at once through the engine, or host by host with --serial (the
+ * upstream order, for comparison). A step that fails marks its host
+ * failed with the reason; the phase goes on with the others. Waiting
+ * (health, convergence) is a per-host uv_timer with backoff, so a host
+ * that is slow to come up holds nobody else back.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bench.h"
+#include "bench_cfg.h"
+#include "bench_teardown.h"
+#include "engine.h"
+#include "error.h"
+#include "log.h"
+#include "node_api.h"
+#include "node_json.h"
+#include "shell.h"
+#include "util.h"
+
+/* Seconds a lifecycle command (init, peer-id, push, start) may take. */
+#define STEP_TIMEOUT 30.0
+/* Health and table polls: first retry, and the longest wait between. */
+#define POLL_FIRST_MS 50
+#define POLL_MAX_MS 1000
+/* Every so many failed health polls, check that the node still runs. */
+#define LIVENESS_EVERY 4
+
+static void launch_more(struct bench *b);
+
+void
+bench_host_step_done(struct bench_host *h)
+{
+	struct bench *b = h->b;
+	enum bench_phase p = b->phase;
+
+	h->phase_s[p] = bench_now() - h->step_t0;
+	if (h->status[p] == BENCH_ST_NONE)
+		h->status[p] = b->interrupted && p != BENCH_TEARDOWN ?
+		    BENCH_ST_INTERRUPTED : BENCH_ST_OK;
+	bench_report_host(b, h);
+	b->outstanding--;
+	launch_more(b);
+}
+
+void
+bench_host_step_fail(struct bench_host *h, enum error_class cls, char *error)
+{
+	bench_host_fail(h, h->b->phase, cls, error);
+	bench_host_step_done(h);
+}
+
+/* An engine result that is not a clean exit 0: fail the step, return 1. */
+static int
+check_job(struct bench_host *h, const struct engine_result *res,
+    const char *what)
+{
+	char line[256];
+	size_t n;
+
+	if (res->error == NP_ERR_CANCELLED && h->b->interrupted) {
+		bench_host_step_done(h);
+		return 1;
+	}
+	if (res->error != NP_OK) {
+		bench_host_step_fail(h, bench_class_of_error(res->error), str_printf(
+		    "%s: %s: %s", h->m->name, what, res->error_text != NULL ?
+		    res->error_text : error_string(res->error)));
+		return 1;
+	}
+	if (res->exit_status == 0)
+		return 0;
+	if (res->exit_status == 127 || strstr(res->err, ": not found") ||
+	    strstr(res->err, "command not found")) {
+		bench_host_step_fail(h, ERROR_CLASS_TOOL_MISSING, str_printf("%s: otela "
+		    "is not installed or not on PATH there (%s: exit %d); put "
+		    "it on PATH in remote_setup, or deploy it with --otela-bin "
+		    "DIR", h->m->name, what, res->exit_status));
+		return 1;
+	}
+	n = strcspn(res->err, "\n");
+	snprintf(line, sizeof line, "%.*s", (int)(n < 200 ? n : 200),
+	    res->err);
+	bench_host_step_fail(h, ERROR_CLASS_TOOL_FAILED, str_printf("%s: %s exited %d"
+	    "%s%s", h->m->name, what, res->exit_status, *line ? ": " : "",
+	    line));
+	return 1;
+}
+
+static int
+submit(struct bench_host *h, const char *command, const char *input,
+    double timeout, engine_done_cb cb)
+{
+	struct engine_request req = {
+		.command = command,
+		.input = input,
+		.input_len = input != NULL ? strlen(input) : 0,
+		.timeout_s = timeout,
+		.on_done = cb,
+		.arg = h,
+	};
+
+	log_debug(h->m->name, "%s: %s", bench_phase_name(h->b->phase),
+	    command);
+	return engine_submit(h->b->engine, h->m, &req, &h->job);
+}
+
+/* ---- init, discover, push ------------------------------------------ */
+
+static void
+init_done_cb(const struct machine *m, const struct engine_result *res,
+    void *arg)
+{
+	struct bench_host *h = arg;
+
+	(void)m;
+	h->job = NULL;
+	if (!check_job(h, res, "otela init"))
+		bench_host_step_done(h);
+}
+
+static void
+discover_done_cb(const struct machine *m, const struct engine_result *res,
+    void *arg)
+{
+	struct bench_host *h = arg;
+	char *id = NULL;
+
+	(void)m;
+	h->job = NULL;
+	if (check_job(h, res, "otela peer-id"))
+		return;
+	if (bench_peer_id_from_output(res->out, &id) != 0) {
+		bench_host_step_fail(h, ERROR_CLASS_PARSE, str_printf("%s: otela peer-id "
+		    "printed %s, not a PeerID (base58 12D3KooW... or Qm...)",
+		    m->name, id != NULL ? id : "nothing"));
+		free(id);
+		return;
+	}
+	h->peer_id = id;
+	bench_host_step_done(h);
+}
+
+static void
+push_done_cb(const struct machine *m, const struct engine_result *res,
+    void *arg)
+{
+	struct bench_host *h = arg;
+
+	(void)m;
+	h->job = NULL;
+	if (!check_job(h, res, "writing cfg.yaml"))
+		bench_host_step_done(h);
+}
+
+static int
+run_otela(struct bench_host *h, const char *verb, engine_done_cb cb)
+{
+	char *qdir = shell_quote(h->dir), *cmd = NULL;
+	int r = NP_ERR_NOMEM;
+
+	if (qdir != NULL && (cmd = str_printf("%s %s --config-dir %s",
+	    h->otela, verb, qdir)) != NULL)
+		r = submit(h, cmd, NULL, STEP_TIMEOUT, cb);
+	free(qdir);
+	free(cmd);
+	return r;
+}
+
+static int
+push_start(struct bench_host *h)
+{
+	char *qdir = shell_quote(h->dir), *cmd = NULL;
+	int r = NP_ERR_NOMEM;
+
+	/* through the channel's stdin: no temporary file here, no base64 */
+	if (qdir != NULL && (cmd = str_printf("umask 077 && cat >%s/"
+	    "cfg.yaml.tmp && mv -f %s/cfg.yaml.tmp %s/cfg.yaml", qdir, qdir,
+	    qdir)) != NULL)
+		r = submit(h, cmd, h->cfg, STEP_TIMEOUT, push_done_cb);
+	free(qdir);
+	free(cmd);
+	return r;
+}
+
+/* Render every live host's cfg.yaml (no remote work). */
+static int
+configure_host(struct bench_host *h)
+{
+	struct bench *b = h->b;
+	struct bench_cfg_peer *peers;
+	struct bench_cfg c = {
+		.run_id = b->run_id,
+		.http_port = h->http_port,
+		.libp2p_port = h->libp2p_port,
+		.extra = b->o->bootstrap,
+		.n_extra = b->o->n_bootstrap,
+		.host_extra = h->m->bootstrap_extra,
+		.n_host_extra = h->m->n_bootstrap_extra,
+	};
+	size_t i;
+
+	if ((peers = calloc(b->n + 1, sizeof *peers)) == NULL)
+		return NP_ERR_NOMEM;
+	for (i = 0; i < b->n; i++) {
+		const struct bench_host *o = &b->hosts[i];
+
+		if (o == h || o->failed || o->peer_id == NULL)
+			continue;
+		peers[c.n_peers].m = o->m;
+		peers[c.n_peers].libp2p_port = o->libp2p_port;
+		peers[c.n_peers++].peer_id = o->peer_id;
+	}
+	c.peers = peers;
+	h->cfg = bench_cfg_render(&c);
+	free(peers);
+	return h->cfg != NULL ? 0 : NP_ERR_NOMEM;
+}
+
+/* ---- start and the health wait ------------------------------------- */
+
+static void health_poll(struct bench_host *h);
+
+static void
+health_timer_cb(uv_timer_t *t)
+{
+	struct bench_host *h = t->data;
+
+	h->timer_active = 0;
+	if (h->b->interrupted)
+		bench_host_step_done(h);
+	else
+		health_poll(h);
+}
+
+static void
+poll_later(struct bench_host *h, void (*fn)(uv_timer_t *))
+{
+	uint64_t ms = POLL_FIRST_MS;
+	int i;
+
+	for (i = 0; i < h->attempts && ms < POLL_MAX_MS; i++)
+		ms *= 2;
+	if (ms > POLL_MAX_MS)
+		ms = POLL_MAX_MS;
+	h->timer_active = 1;
+	uv_timer_start(&h->timer, fn, ms, 0);
+}
+
+/* The node's log tail, then fail the step with why. */
+static void
+tail_done_cb(const struct machine *m, const struct engine_result *res,
+    void *arg)
+{
+	struct bench_host *h = arg;
+	char *why = h->log_tail;	/* parked there by fail_with_log */
+
+	(void)m;
+	h->job = NULL;
+	h->log_tail = NULL;
+	if (res->error == NP_OK && res->out_len > 0)
+		h->log_tail = strdup(res->out);
+	bench_host_step_fail(h, h->error_class, why);
+}
+
+static void
+fail_with_log(struct bench_host *h, enum error_class cls, char *why)
+{
+	char *qdir = shell_quote(h->dir), *cmd = NULL;
+
+	h->error_class = cls;
+	h->log_tail = why;
+	if (qdir != NULL && (cmd = str_printf("tail -n 20 %s/log 2>&1",
+	    qdir)) != NULL && submit(h, cmd, NULL, 10, tail_done_cb) == 0) {
+		free(qdir);
+		free(cmd);
+		return;
+	}
+	free(qdir);
+	free(cmd);
+	h->log_tail = NULL;
+	bench_host_step_fail(h, cls, why);
+}
+
+static void
+alive_done_cb(const struct machine *m, const struct engine_result *res,
+    void *arg)
+{
+	struct bench_host *h = arg;
+
+	(void)m;
+	h->job = NULL;
+	if (h->b->interrupted) {
+		bench_host_step_done(h);
+		return;
+	}
+	if (res->error == NP_OK && strncmp(res->out, "dead", 4) == 0) {
+		fail_with_log(h, ERROR_CLASS_TOOL_FAILED, str_printf("%s: the "
+		    "node (pid %ld) exited before it became healthy; see the "
+		    "log tail in run.json or %s/log", h->m->name, h->pid,
+		    h->dir));
+		return;
+	}
+	poll_later(h, health_timer_cb);
+}
+
+static void
+check_alive(struct bench_host *h)
+{
+	char *cmd = str_printf("if kill -0 %ld 2>/dev/null; then echo alive;"
+	    " else echo dead; fi", h->pid);
+
+	if (cmd == NULL || submit(h, cmd, NULL, 10, alive_done_cb) != 0)
+		poll_later(h, health_timer_cb);
+	free(cmd);
+}
+
+static void
+health_reply_cb(const struct machine *m, const struct node_reply *r,
+    void *arg)
+{
+	struct bench_host *h = arg;
+	double waited = bench_now() - h->step_t0;
+
+	(void)m;
+	h->call = NULL;
+	if (h->b->interrupted) {
+		bench_host_step_done(h);
+		return;
+	}
+	if (r->error == NP_OK && r->status == 200) {
+		log_debug(h->m->name, "healthy after %.2f s", waited);
+		bench_host_step_done(h);
+		return;
+	}
+	if (waited >= h->b->o->health_wait) {
+		fail_with_log(h, ERROR_CLASS_TIMEOUT, str_printf("%s: the node "
+		    "did not become healthy within %g s (last answer: %s); "
+		    "see its log tail in run.json (--health-wait to wait "
+		    "longer)", h->m->name, h->b->o->health_wait,
+		    r->error != NP_OK ? (r->error_text != NULL ? r->error_text :
+		    error_string(r->error)) : r->status == 0 ? "none" :
+		    r->body[0] != '\0' ? r->body : "an HTTP error"));
+		return;
+	}
+	h->attempts++;
+	if (h->attempts % LIVENESS_EVERY == 0)
+		check_alive(h);
+	else
+		poll_later(h, health_timer_cb);
+}
+
+static void
+health_poll(struct bench_host *h)
+{
+	int r = node_api_call(h->b->api, h->m, h->http_port, "GET",
+	    "/v1/health", NULL, 2.0, health_reply_cb, h, &h->call);
+
+	if (r != 0)
+		bench_host_step_fail(h, ERROR_CLASS_TOOL_FAILED, str_printf("%s: health "
+		    "check: %s", h->m->name, error_string(r)));
+}
+
+static void
+start_done_cb(const struct machine *m, const struct engine_result *res,
+    void *arg)
+{
+	struct bench_host *h = arg;
+	char *end;
+	long pid;
+
+	(void)m;
+	h->job = NULL;
+	if (check_job(h, res, "otela start"))
+		return;
+	pid = strtol(res->out, &end, 10);
+	if (pid <= 1 || (*end != '\n' && *end != '\0')) {
+		bench_host_step_fail(h, ERROR_CLASS_PARSE, str_printf("%s: starting the "
+		    "node printed no PID: '%.80s'", m->name, res->out));
+		return;
+	}
+	h->pid = pid;
+	log_debug(m->name, "node started, pid %ld", pid);
+	bench_run_json_checkpoint(h->b);
+	h->attempts = 0;
+	health_poll(h);
+}
+
+static int
+start_start(struct bench_host *h)
+{
+	char *qdir = shell_quote(h->dir), *cmd = NULL;
+	int r = NP_ERR_NOMEM;
+
+	/*
+	 * Backgrounded with its output in D/log and its PID in D/pid (for
+	 * teardown by PID, and for --teardown after a killed netprof).
+	 */
+	if (qdir != NULL && (cmd = str_printf("nohup %s start --config "
+	    "%s/cfg.yaml --config-dir %s >>%s/log 2>&1 </dev/null & "
+	    "echo $! >%s/pid && echo $!", h->otela, qdir, qdir, qdir, qdir))
+	    != NULL)
+		r = submit(h, cmd, NULL, STEP_TIMEOUT, start_done_cb);
+	free(qdir);
+	free(cmd);
+	return r;
+}
+
+/* ---- converge ------------------------------------------------------ */
+
+static void converge_poll(struct bench_host *h);
+
+static void
+converge_timer_cb(uv_timer_t *t)
+{
+	struct bench_host *h = t->data;
+
+	h->timer_active = 0;
+	if (h->b->interrupted)
+		bench_host_step_done(h);
+	else
+		converge_poll(h);
+}
+
+/* Which live peers are not in ids; fills h->missing by name. */
+static size_t
+find_missing(struct bench_host *h, char **ids, size_t n_ids)
+{
+	struct bench *b = h->b;
+	size_t i, k;
+
+	for (k = 0; k < h->n_missing; k++)
+		free(h->missing[k]);
+	h->n_missing = 0;
+	for (i = 0; i < b->n; i++) {
+		const struct bench_host *o = &b->hosts[i];
+
+		if (o == h || o->failed || o->peer_id == NULL)
+			continue;
+		for (k = 0; k < n_ids; k++)
+			if (strcmp(ids[k], o->peer_id) == 0)
+				break;
+		if (k == n_ids && h->missing != NULL)
+			h->missing[h->n_missing++] = strdup(o->m->name);
+	}
+	return h->n_missing;
+}
+
+static void
+table_reply_cb(const struct machine *m, const struct node_reply *r,
+    void *arg)
+{
+	struct bench_host *h = arg;
+	double waited = bench_now() - h->step_t0;
+	char **ids = NULL, *cause = NULL;
+	size_t n = 0;
+
+	(void)m;
+	h->call = NULL;
+	if (h->b->interrupted) {
+		bench_host_step_done(h);
+		return;
+	}
+	if (r->error == NP_OK && r->status == 200 &&
+	    node_parse_table(r->body, r->body_len, &ids, &n, &cause) == 0 &&
+	    find_missing(h, ids, n) == 0) {
+		h->converged = 1;
+		h->converge_s = waited;
+	}
+	node_peer_ids_free(ids);
+	free(cause);
+	if (h->converged) {
+		bench_host_step_done(h);
+		return;
+	}
+	if (waited >= h->b->o->converge_wait) {
+		/* not a host failure: its pairs are still measured */
+		h->converge_s = waited;
+		h->status[BENCH_CONVERGE] = BENCH_ST_FAILED;
+		log_warn("%s: the mesh did not converge within %g s", m->name,
+		    h->b->o->converge_wait);
+		bench_host_step_done(h);
+		return;
+	}
+	h->attempts++;
+	poll_later(h, converge_timer_cb);
+}
+
+static void
+converge_poll(struct bench_host *h)
+{
+	int r = node_api_call(h->b->api, h->m, h->http_port, "GET",
+	    "/v1/dnt/table", NULL, 5.0, table_reply_cb, h, &h->call);
+
+	if (r != 0)
+		bench_host_step_fail(h, ERROR_CLASS_TOOL_FAILED, str_printf("%s: dnt "
+		    "table: %s", h->m->name, error_string(r)));
+}
+
+static int
+converge_start(struct bench_host *h)
+{
+	if (h->missing == NULL &&
+	    (h->missing = calloc(h->b->n + 1, sizeof *h->missing)) == NULL)
+		return NP_ERR_NOMEM;
+	h->attempts = 0;
+	converge_poll(h);
+	return 0;
+}
+
+/* ---- teardown ------------------------------------------------------ */
+
+static void
+teardown_done_cb(const struct machine *m, const struct engine_result *res,
+    void *arg)
+{
+	struct bench_host *h = arg;
+	char *why = NULL;
+
+	h->job = NULL;
+	if (res->error != NP_OK)
+		why = str_printf("%s: teardown: %s", m->name,
+		    res->error_text != NULL ? res->error_text :
+		    error_string(res->error));
+	else if (res->exit_status != 0)
+		why = str_printf("%s: teardown: %s", m->name,
+		    res->err[0] != '\0' ? res->err : "failed");
+	if (why != NULL) {
+		h->status[BENCH_TEARDOWN] = BENCH_ST_FAILED;
+		log_error("%s", why);
+		if (h->error == NULL)
+			h->error = why;
+		else
+			free(why);
+	} else
+		h->torn_down = 1;
+	bench_host_step_done(h);
+}
+
+static int
+teardown_start(struct bench_host *h)
+{
+	char *cmd = bench_teardown_command(h->dir, h->pid);
+	int r;
+
+	if (cmd == NULL)
+		return NP_ERR_NOMEM;
+	r = submit(h, cmd, NULL, BENCH_TEARDOWN_GRACE + 15, teardown_done_cb);
+	free(cmd);
+	return r;
+}
+
+/* ---- the phase runner ---------------------------------------------- */
+
+static int
+step_start(struct bench_host *h, enum bench_phase p)
+{
+	switch (p) {
+	case BENCH_DEPLOY:
+		return bench_deploy_host(h);
+	case BENCH_INIT:
+		h->touched = 1;
+		return run_otela(h, "init", init_done_cb);
+	case BENCH_DISCOVER:
+		return run_otela(h, "peer-id", discover_done_cb);
+	case BENCH_CONFIGURE:
+		return configure_host(h);	/* synchronous */
+	case BENCH_PUSH:
+		return push_start(h);
+	case BENCH_START:
+		return start_start(h);
+	case BENCH_CONVERGE:
+		return converge_start(h);
+	case BENCH_TEARDOWN:
+		return teardown_start(h);
+	default:
+		return NP_ERR_USAGE;
+	}
+}
+
+/* Does phase p visit host h? Failed hosts only get their teardown. */
+static int
+visits(const struct bench_host *h, enum bench_phase p)
+{
+	if (p == BENCH_TEARDOWN)
+		return h->touched;
+	return !h->failed;
+}
+
+static void
+launch_more(struct bench *b)
+{
+	enum bench_phase p = b->phase;
+	struct bench_host *h;
+	int r;
+
+	if (b->launching)
+		return;
+	b->launching = 1;
+	while (b->next_host < b->n && !(b->o->serial && b->outstanding > 0) &&
+	    !(b->interrupted && p != BENCH_TEARDOWN)) {
+		h = &b->hosts[b->next_host++];
+		if (!visits(h, p)) {
+			if (h->failed && p != BENCH_TEARDOWN)
+				h->status[p] = BENCH_ST_SKIPPED;
+			continue;
+		}
+		b->outstanding++;
+		h->step_t0 = bench_now();
+		if ((r = step_start(h, p)) != 0)
+			bench_host_step_fail(h, ERROR_CLASS_TOOL_FAILED, str_printf("%s: "
+			    "%s: %s", h->m->name, bench_phase_name(p),
+			    error_string(r)));
+		else if (p == BENCH_CONFIGURE)
+			bench_host_step_done(h);
+	}
+	b->launching = 0;
+	if (b->outstanding == 0 && (b->next_host >= b->n || b->interrupted))
+		bench_phase_done(b);
+}
+
+void
+bench_host_phase_start(struct bench *b, enum bench_phase p)
+{
+	b->outstanding = 0;
+	b->next_host = 0;
+	launch_more(b);
+}
+
+void
+bench_host_cancel(struct bench_host *h)
+{
+	if (h->job != NULL)
+		engine_cancel(h->job);
+	if (h->call != NULL)
+		node_call_cancel(h->call);
+	if (h->timer_active) {
+		uv_timer_stop(&h->timer);
+		h->timer_active = 0;
+		/* the step ended waiting: end it on a later turn */
+		uv_timer_start(&h->timer, h->b->phase == BENCH_START ?
+		    health_timer_cb : converge_timer_cb, 0, 0);
+		h->timer_active = 1;
+	}
+}
+
+void
+bench_hosts_init(struct bench *b)
+{
+	size_t i;
+
+	for (i = 0; i < b->n; i++) {
+		uv_timer_init(b->loop, &b->hosts[i].timer);
+		b->hosts[i].timer.data = &b->hosts[i];
+	}
+}
+
+void
+bench_hosts_close(struct bench *b)
+{
+	size_t i;
+
+	for (i = 0; i < b->n; i++)
+		uv_close((uv_handle_t *)&b->hosts[i].timer, NULL);
+}
+
+int
+bench_peer_id_from_output(const char *out, char **id)
+{
+	const char *line = NULL, *p = out;
+	size_t n = 0, len;
+
+	*id = NULL;
+	/* the last non-empty line, without surrounding blanks */
+	while (*p != '\0') {
+		const char *s = p + strspn(p, " \t\r");
+
+		len = strcspn(s, "\n");
+		while (len > 0 && strchr(" \t\r", s[len - 1]) != NULL)
+			len--;
+		if (len > 0) {
+			line = s;
+			n = len;
+		}
+		p = s + strcspn(s, "\n");
+		if (*p == '\n')
+			p++;
+	}
+	if (line == NULL)
+		return NP_ERR_PARSE;
+	if ((*id = strndup(line, n > 120 ? 120 : n)) == NULL)
+		return NP_ERR_NOMEM;
+	return peer_id_valid(*id) ? 0 : NP_ERR_PARSE;
+}

@@ -1,0 +1,146 @@
+/*
+ * What a bench run is before it runs: the names of its phases and probe
+ * kinds, its run id (upstream's form, so run directories sort by time),
+ * and per host the directory on the host, the ports and how otela is
+ * called there.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <time.h>
+
+#include "bench.h"
+#include "error.h"
+#include "log.h"
+#include "timeutil.h"
+#include "util.h"
+
+static const char *const phase_names[BENCH_N_PHASES] = {
+	"deploy", "init", "discover", "configure", "push", "start",
+	"converge", "punch", "sweep", "baseline", "teardown"
+};
+
+static const char *const kind_names[BENCH_N_KINDS] = {
+	RECORD_KIND_LIBP2P_PING, RECORD_KIND_LATENCY, RECORD_KIND_THROUGHPUT
+};
+
+const char *
+bench_phase_name(enum bench_phase p)
+{
+	return (unsigned)p < BENCH_N_PHASES ? phase_names[p] : "?";
+}
+
+const char *
+bench_kind_name(enum bench_kind k)
+{
+	return (unsigned)k < BENCH_N_KINDS ? kind_names[k] : "?";
+}
+
+int
+bench_kind_parse(const char *s)
+{
+	int k;
+
+	for (k = 0; k < BENCH_N_KINDS; k++)
+		if (strcmp(s, kind_names[k]) == 0)
+			return k;
+	return -1;
+}
+
+double
+bench_now(void)
+{
+	return (double)time_mono_ns() / 1e9;
+}
+
+void
+bench_host_fail(struct bench_host *h, enum bench_phase p,
+    enum error_class cls, char *error)
+{
+	h->status[p] = BENCH_ST_FAILED;
+	if (h->failed) {	/* the first reason is the real one */
+		free(error);
+		return;
+	}
+	h->failed = 1;
+	h->failed_phase = p;
+	h->error_class = cls;
+	h->error = error != NULL ? error : strdup("out of memory");
+	log_debug(h->m->name, "%s failed: %s", bench_phase_name(p), h->error);
+}
+
+void
+bench_run_id_new(char *buf, size_t size)
+{
+	unsigned char rnd[3] = { 0 };
+	time_t now = time(NULL);
+	struct tm tm;
+	char when[32];
+
+	if (getrandom(rnd, sizeof rnd, 0) != (ssize_t)sizeof rnd) {
+		rnd[0] = (unsigned char)now;
+		rnd[1] = (unsigned char)(time_mono_ns() >> 8);
+		rnd[2] = (unsigned char)time_mono_ns();
+	}
+	gmtime_r(&now, &tm);
+	strftime(when, sizeof when, "%Y-%m-%dT%H-%M-%S", &tm);
+	snprintf(buf, size, "%s-%02x%02x%02x", when, rnd[0], rnd[1], rnd[2]);
+}
+
+char *
+bench_host_dir(const char *run_id, const char *name)
+{
+	return str_printf("/tmp/otela-bench-%s-%s", run_id, name);
+}
+
+int
+bench_plan_hosts(struct bench *b)
+{
+	const struct bench_options *o = b->o;
+	size_t i;
+
+	for (i = 0; i < b->n; i++) {
+		struct bench_host *h = &b->hosts[i];
+		const struct machine *m = &b->inv->machines[i];
+
+		h->b = b;
+		h->m = m;
+		h->http_port = m->http_port;
+		h->libp2p_port = m->libp2p_port;
+		/* a port set on the machine wins over the option */
+		if (o->http_port > 0 &&
+		    m->http_port == INVENTORY_DEFAULT_HTTP_PORT)
+			h->http_port = o->http_port;
+		if (o->libp2p_port > 0 &&
+		    m->libp2p_port == INVENTORY_DEFAULT_LIBP2P_PORT)
+			h->libp2p_port = o->libp2p_port;
+		if ((h->dir = bench_host_dir(b->run_id, m->name)) == NULL ||
+		    (h->otela = strdup("otela")) == NULL)
+			return NP_ERR_NOMEM;
+	}
+	return 0;
+}
+
+enum error_class
+bench_class_of_error(int error)
+{
+	switch (error) {
+	case NP_ERR_CONNECT:
+	case NP_ERR_SESSION_LOST:
+	case NP_ERR_CHANNEL:
+		return ERROR_CLASS_UNREACHABLE;
+	case NP_ERR_HOSTKEY_UNKNOWN:
+	case NP_ERR_HOSTKEY_CHANGED:
+	case NP_ERR_AUTH:
+		return ERROR_CLASS_AUTH;
+	case NP_ERR_TIMEOUT:
+		return ERROR_CLASS_TIMEOUT;
+	case NP_ERR_TOOL_MISSING:
+		return ERROR_CLASS_TOOL_MISSING;
+	case NP_ERR_PARSE:
+		return ERROR_CLASS_PARSE;
+	default:
+		return ERROR_CLASS_TOOL_FAILED;
+	}
+}

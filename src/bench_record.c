@@ -1,0 +1,377 @@
+/*
+ * Building bench records and run.json. Upstream writes both with Python's
+ * json.dumps(sort_keys=True), so keys are sorted here too (recursively,
+ * the node's metrics included): a diff of the two tools' files then shows
+ * values, not key order. run.json is rewritten after every phase through
+ * a temporary file and rename(2), so a reader (or --teardown after a
+ * killed run) never sees half of one.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "bench_record.h"
+#include "error.h"
+#include "shell.h"
+#include "timeutil.h"
+#include "util.h"
+
+static int
+key_cmp(const void *a, const void *b)
+{
+	const cJSON *x = *(const cJSON *const *)a, *y = *(const cJSON *const *)b;
+
+	return strcmp(x->string, y->string);
+}
+
+void
+bench_json_sort(cJSON *item)
+{
+	cJSON *c, **v;
+	size_t n = 0, i;
+
+	if (item == NULL)
+		return;
+	for (c = item->child; c != NULL; c = c->next) {
+		bench_json_sort(c);
+		n++;
+	}
+	if (!cJSON_IsObject(item) || n < 2 ||
+	    (v = malloc(n * sizeof *v)) == NULL)
+		return;
+	for (i = 0, c = item->child; c != NULL; c = c->next)
+		v[i++] = c;
+	qsort(v, n, sizeof *v, key_cmp);
+	item->child = NULL;
+	for (i = 0; i < n; i++) {
+		v[i]->next = v[i]->prev = NULL;
+		cJSON_AddItemToArray(item, v[i]);	/* keeps ->string */
+	}
+	free(v);
+}
+
+static void
+add_string_or_null(cJSON *o, const char *key, const char *s)
+{
+	if (s != NULL)
+		cJSON_AddStringToObject(o, key, s);
+	else
+		cJSON_AddNullToObject(o, key);
+}
+
+static void
+add_time(cJSON *o, const char *key, double t, int precise)
+{
+	char buf[TIME_RECORD_SIZE];
+
+	if (precise)
+		time_record_precise(t, buf, sizeof buf);
+	else
+		time_record_timestamp(t, buf, sizeof buf);
+	cJSON_AddStringToObject(o, key, buf);
+}
+
+cJSON *
+bench_record_json(struct bench_record *rec)
+{
+	cJSON *o, *cfg;
+
+	if ((o = cJSON_CreateObject()) == NULL) {
+		cJSON_Delete(rec->metrics);
+		rec->metrics = NULL;
+		return NULL;
+	}
+	cJSON_AddStringToObject(o, RECORD_F_RUN_ID, rec->run_id);
+	/* upstream's timestamp is when the probe ended */
+	add_time(o, RECORD_F_TIMESTAMP, rec->ended_at, 0);
+	cJSON_AddStringToObject(o, RECORD_F_KIND, rec->kind);
+	cJSON_AddStringToObject(o, RECORD_F_SOURCE, rec->source);
+	cJSON_AddStringToObject(o, RECORD_F_TARGET, rec->target);
+	add_string_or_null(o, RECORD_F_SOURCE_PEER_ID, rec->source_peer_id);
+	add_string_or_null(o, RECORD_F_TARGET_PEER_ID, rec->target_peer_id);
+	cJSON_AddBoolToObject(o, RECORD_F_OK, rec->ok);
+	if ((cfg = cJSON_AddObjectToObject(o, RECORD_F_CONFIG)) != NULL) {
+		cJSON_AddNumberToObject(cfg, "count", rec->count);
+		if (rec->bytes >= 0)
+			cJSON_AddNumberToObject(cfg, "bytes",
+			    (double)rec->bytes);
+		else
+			cJSON_AddNullToObject(cfg, "bytes");
+	}
+	if (rec->metrics != NULL)
+		cJSON_AddItemToObject(o, RECORD_F_METRICS, rec->metrics);
+	else
+		cJSON_AddObjectToObject(o, RECORD_F_METRICS);
+	rec->metrics = NULL;
+	add_string_or_null(o, RECORD_F_ERROR, rec->ok ? NULL : rec->error);
+	cJSON_AddStringToObject(o, RECORD_F_COMMAND, rec->command != NULL ?
+	    rec->command : "");
+	add_time(o, RECORD_F_STARTED_AT, rec->started_at, 1);
+	add_time(o, RECORD_F_ENDED_AT, rec->ended_at, 1);
+	cJSON_AddNumberToObject(o, RECORD_F_ROUND, rec->round);
+	add_string_or_null(o, RECORD_F_ERROR_CLASS, rec->ok ? NULL :
+	    error_class_name(rec->error_class));
+	bench_json_sort(o);
+	return o;
+}
+
+char *
+bench_probe_command(const char *otela, const char *target_peer_id,
+    enum bench_kind kind, int count, long bytes, const char *dir,
+    double timeout_s)
+{
+	char n[24], b[24], t[32], *cfg = str_printf("%s/cfg.yaml", dir);
+	char *argv[] = { "probe", "--target", (char *)(target_peer_id != NULL ?
+	    target_peer_id : "UNKNOWN"), "--kind", (char *)bench_kind_name(kind),
+	    "--count", n, "--bytes", b, "--config", cfg, "--timeout", t };
+	char *words = NULL, *s = NULL;
+
+	snprintf(n, sizeof n, "%d", count);
+	snprintf(b, sizeof b, "%ld", bytes);
+	snprintf(t, sizeof t, "%gs", timeout_s);
+	/* otela is shell text already ("$HOME"/... for a deployed binary) */
+	if (cfg != NULL && (words = shell_join(argv, sizeof argv /
+	    sizeof *argv)) != NULL)
+		s = str_printf("%s %s", otela, words);
+	free(words);
+	free(cfg);
+	return s;
+}
+
+static double
+round2(double s)
+{
+	return (double)(long long)(s * 100.0 + (s < 0 ? -0.5 : 0.5)) / 100.0;
+}
+
+static const char *
+status_name(enum bench_status s)
+{
+	static const char *const names[] = { "not_run", "ok", "failed",
+		"skipped", "interrupted" };
+
+	return names[s];
+}
+
+static cJSON *
+machine_json(const struct bench *b, const struct bench_host *h)
+{
+	cJSON *o = cJSON_CreateObject(), *ph;
+	int p;
+
+	if (o == NULL)
+		return NULL;
+	cJSON_AddStringToObject(o, "name", h->m->name);
+	cJSON_AddStringToObject(o, "address", h->m->address);
+	add_string_or_null(o, "peer_id", h->peer_id);
+	cJSON_AddNumberToObject(o, "http_port", h->http_port);
+	cJSON_AddNumberToObject(o, "libp2p_port", h->libp2p_port);
+	/* netprof's: where the node lives, and how each phase went */
+	cJSON_AddStringToObject(o, "dir", h->dir);
+	if (h->pid > 0)
+		cJSON_AddNumberToObject(o, "pid", (double)h->pid);
+	else
+		cJSON_AddNullToObject(o, "pid");
+	cJSON_AddStringToObject(o, "status", h->failed ? "failed" : "ok");
+	add_string_or_null(o, "failed_phase", h->failed ?
+	    bench_phase_name(h->failed_phase) : NULL);
+	add_string_or_null(o, "error", h->error);
+	add_string_or_null(o, "error_class", h->failed ?
+	    error_class_name(h->error_class) : NULL);
+	add_string_or_null(o, "log_tail", h->log_tail);
+	ph = cJSON_AddObjectToObject(o, "phases");
+	for (p = 0; p < BENCH_N_PHASES; p++)
+		if (b->phase_ran[p])
+			cJSON_AddStringToObject(ph, bench_phase_name(p),
+			    status_name(h->status[p]));
+	return o;
+}
+
+static void
+add_convergence(cJSON *root, const struct bench *b)
+{
+	cJSON *conv = cJSON_AddObjectToObject(root, "convergence"), *c, *miss;
+	size_t i, k;
+
+	if (!b->phase_ran[BENCH_CONVERGE])
+		return;
+	for (i = 0; i < b->n; i++) {
+		const struct bench_host *h = &b->hosts[i];
+
+		if (h->status[BENCH_CONVERGE] == BENCH_ST_NONE ||
+		    h->status[BENCH_CONVERGE] == BENCH_ST_SKIPPED)
+			continue;
+		c = cJSON_AddObjectToObject(conv, h->m->name);
+		cJSON_AddBoolToObject(c, "complete", h->converged);
+		cJSON_AddNumberToObject(c, "elapsed_s", round2(h->converge_s));
+		miss = cJSON_AddArrayToObject(c, "missing");
+		for (k = 0; k < h->n_missing; k++)
+			cJSON_AddItemToArray(miss,
+			    cJSON_CreateString(h->missing[k]));
+	}
+}
+
+static void
+add_punch(cJSON *root, const struct bench *b)
+{
+	cJSON *punch = cJSON_AddObjectToObject(root, "punch"), *p;
+	char key[512];
+	size_t i;
+
+	for (i = 0; i < b->n_task_sets[BENCH_PUNCH]; i++) {
+		const struct bench_task *t = &b->task_sets[BENCH_PUNCH][i];
+
+		if (t->state != 2)
+			continue;
+		snprintf(key, sizeof key, "%s->%s", b->hosts[t->src].m->name,
+		    b->hosts[t->dst].m->name);
+		p = cJSON_AddObjectToObject(punch, key);
+		cJSON_AddNumberToObject(p, "attempts", t->attempts);
+		add_string_or_null(p, "connectedness", t->connectedness);
+		cJSON_AddBoolToObject(p, "ok", t->ok);
+		if (t->error != NULL)
+			cJSON_AddStringToObject(p, "last_error", t->error);
+	}
+}
+
+static void
+add_phases(cJSON *root, const struct bench *b)
+{
+	cJSON *ph = cJSON_AddObjectToObject(root, "phases");
+	char key[32];
+	int p;
+
+	for (p = 0; p < BENCH_N_PHASES; p++) {
+		/* upstream's eight keys are always there; netprof's when run */
+		if (!b->phase_ran[p] && (p == BENCH_DEPLOY || p == BENCH_PUSH ||
+		    p == BENCH_BASELINE))
+			continue;
+		snprintf(key, sizeof key, "%s_s", bench_phase_name(p));
+		cJSON_AddNumberToObject(ph, key, round2(b->phase_s[p]));
+	}
+}
+
+cJSON *
+bench_run_json(const struct bench *b)
+{
+	cJSON *root = cJSON_CreateObject(), *machines, *tot, *cfg, *kinds;
+	size_t i;
+	int k;
+
+	if (root == NULL)
+		return NULL;
+	cJSON_AddStringToObject(root, "run_id", b->run_id);
+	add_time(root, "started_at", b->started_at, 0);
+	if (b->ended_at > 0)
+		add_time(root, "ended_at", b->ended_at, 0);
+	else
+		cJSON_AddNullToObject(root, "ended_at");
+	machines = cJSON_AddArrayToObject(root, "machines");
+	for (i = 0; i < b->n; i++)
+		cJSON_AddItemToArray(machines, machine_json(b, &b->hosts[i]));
+	add_convergence(root, b);
+	add_punch(root, b);
+	add_phases(root, b);
+	tot = cJSON_AddObjectToObject(root, "totals");
+	cJSON_AddNumberToObject(tot, "ok", (double)b->ok);
+	cJSON_AddNumberToObject(tot, "failed", (double)b->failed);
+	/* netprof's: what was asked, and how the run ended */
+	cfg = cJSON_AddObjectToObject(root, "config");
+	cJSON_AddNumberToObject(cfg, "latency_count", b->o->latency_count);
+	cJSON_AddNumberToObject(cfg, "throughput_count",
+	    b->o->throughput_count);
+	cJSON_AddNumberToObject(cfg, "throughput_bytes",
+	    (double)b->o->throughput_bytes);
+	kinds = cJSON_AddArrayToObject(cfg, "kinds");
+	for (k = 0; k < BENCH_N_KINDS; k++)
+		if (b->o->kinds & (1u << k))
+			cJSON_AddItemToArray(kinds,
+			    cJSON_CreateString(bench_kind_name(k)));
+	cJSON_AddBoolToObject(cfg, "serial", b->o->serial);
+	cJSON_AddBoolToObject(cfg, "baseline", b->o->baseline);
+	cJSON_AddBoolToObject(root, "interrupted", b->interrupted);
+	cJSON_AddBoolToObject(root, "kept", b->o->keep &&
+	    !b->phase_ran[BENCH_TEARDOWN]);
+	if (b->o->baseline) {
+		tot = cJSON_AddObjectToObject(root, "baseline_totals");
+		cJSON_AddNumberToObject(tot, "ok", (double)b->baseline_ok);
+		cJSON_AddNumberToObject(tot, "failed",
+		    (double)b->baseline_failed);
+	}
+	bench_json_sort(root);
+	return root;
+}
+
+/*
+ * cJSON indents with tabs; upstream (json.dumps(indent=2)) with two
+ * spaces. Tabs and ":\t" occur only as layout: cJSON escapes a tab inside
+ * a string as \t.
+ */
+static char *
+two_space_layout(const char *text)
+{
+	char *out = malloc(strlen(text) * 2 + 1), *o = out;
+	const char *s;
+
+	if (out == NULL)
+		return NULL;
+	for (s = text; *s != '\0'; s++) {
+		if (*s == ':' && s[1] == '\t') {
+			*o++ = ':';
+			*o++ = ' ';
+			s++;
+		} else if (*s == '\t') {
+			*o++ = ' ';
+			*o++ = ' ';
+		} else
+			*o++ = *s;
+	}
+	*o = '\0';
+	return out;
+}
+
+int
+bench_run_json_write(const struct bench *b, char **cause)
+{
+	cJSON *root;
+	char *raw = NULL, *text = NULL, *tmp = NULL;
+	FILE *f = NULL;
+	int r = NP_ERR_NOMEM;
+
+	*cause = NULL;
+	if ((root = bench_run_json(b)) == NULL ||
+	    (raw = cJSON_Print(root)) == NULL ||
+	    (text = two_space_layout(raw)) == NULL ||
+	    (tmp = str_printf("%s.tmp", b->run_json_path)) == NULL)
+		goto out;
+	r = NP_ERR_IO;
+	if ((f = fopen(tmp, "w")) == NULL ||
+	    fputs(text, f) == EOF || fputc('\n', f) == EOF) {
+		*cause = str_printf("%s: %s", tmp, strerror(errno));
+		goto out;
+	}
+	if (fclose(f) != 0) {
+		f = NULL;
+		*cause = str_printf("%s: %s", tmp, strerror(errno));
+		goto out;
+	}
+	f = NULL;
+	if (rename(tmp, b->run_json_path) != 0) {
+		*cause = str_printf("%s: %s", b->run_json_path,
+		    strerror(errno));
+		goto out;
+	}
+	r = 0;
+out:
+	if (f != NULL)
+		fclose(f);
+	if (r != 0 && tmp != NULL)
+		unlink(tmp);
+	free(tmp);
+	free(text);
+	cJSON_free(raw);
+	cJSON_Delete(root);
+	return r;
+}

@@ -1,0 +1,384 @@
+/*
+ * One bench run: the loop, the engine and the node API client, SIGINT and
+ * SIGTERM, the order of the phases and the exit status. Every phase ends
+ * in bench_phase_done(), which times it, rewrites run.json (so that a
+ * killed netprof leaves enough behind for --teardown) and starts the next
+ * phase; an interrupt jumps to the teardown. Nothing here talks to a host.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "bench.h"
+#include "bench_record.h"
+#include "bench_run.h"
+#include "bench_teardown.h"
+#include "engine.h"
+#include "error.h"
+#include "log.h"
+#include "node_api.h"
+#include "runner.h"
+#include "timeutil.h"
+#include "util.h"
+
+static int
+phase_wanted(const struct bench *b, enum bench_phase p)
+{
+	switch (p) {
+	case BENCH_DEPLOY:
+		return b->o->otela_bin != NULL;
+	case BENCH_PUNCH:
+		return !b->o->no_punch;
+	case BENCH_BASELINE:
+		return b->o->baseline;
+	case BENCH_TEARDOWN:
+		return !b->o->keep || b->interrupted;
+	default:
+		return 1;
+	}
+}
+
+void
+bench_run_json_checkpoint(struct bench *b)
+{
+	char *cause = NULL;
+
+	if (b->teardown_only)
+		return;
+	if (bench_run_json_write(b, &cause) != 0) {
+		if (!b->write_failed)
+			log_error("run.json: %s", cause != NULL ? cause :
+			    "cannot write it");
+		b->write_failed = 1;
+	}
+	free(cause);
+}
+
+static void
+run_close(struct bench *b)
+{
+	if (b->closing)
+		return;
+	b->closing = 1;
+	b->ended_at = time_wall();
+	bench_run_json_checkpoint(b);
+	runner_finish(b->runner);
+}
+
+static void
+api_closed_cb(void *arg)
+{
+	struct bench *b = arg;
+
+	runner_extra_closed(b->runner);
+}
+
+/* The runner closes our handles first: the HTTP client (its sockets are
+   the engine's tunnels) and the hosts' timers; then the engine. */
+static void
+close_extra_cb(struct runner *rn, void *arg)
+{
+	struct bench *b = arg;
+
+	(void)rn;
+	bench_hosts_close(b);
+	node_api_close(b->api, api_closed_cb, b);
+}
+
+static const char *
+waiting_for_cb(struct runner *rn, void *arg)
+{
+	(void)rn;
+	(void)arg;
+	return "the node API's connections to close";
+}
+
+static void
+phase_begin(struct bench *b, enum bench_phase p)
+{
+	int r;
+
+	b->phase = p;
+	b->phase_ran[p] = 1;
+	b->phase_t0 = bench_now();
+	log_debug(NULL, "phase %s", bench_phase_name(p));
+	if (p == BENCH_PUNCH || p == BENCH_SWEEP || p == BENCH_BASELINE) {
+		/* bench_pairs_start reports it, once it knows the total */
+		if ((r = bench_pairs_start(b, p)) != 0) {
+			log_error("bench: %s: %s", bench_phase_name(p),
+			    error_string(r));
+			b->interrupted = 1;	/* stop, but tear down */
+			bench_phase_done(b);
+		}
+		return;
+	}
+	bench_report_phase(b);
+	bench_host_phase_start(b, p);
+}
+
+/* A pair phase, per host: it took part, or had failed before. */
+static void
+pair_phase_status(struct bench *b, enum bench_phase p)
+{
+	size_t i;
+
+	for (i = 0; i < b->n; i++)
+		if (b->hosts[i].status[p] == BENCH_ST_NONE)
+			b->hosts[i].status[p] = b->hosts[i].failed ?
+			    BENCH_ST_SKIPPED : b->interrupted ?
+			    BENCH_ST_INTERRUPTED : BENCH_ST_OK;
+}
+
+void
+bench_phase_done(struct bench *b)
+{
+	enum bench_phase p = b->phase, next;
+
+	b->phase_s[p] = bench_now() - b->phase_t0;
+	if (p == BENCH_PUNCH || p == BENCH_SWEEP || p == BENCH_BASELINE)
+		pair_phase_status(b, p);
+	bench_report_phase_end(b);
+	bench_run_json_checkpoint(b);
+	if (p == BENCH_TEARDOWN) {
+		run_close(b);
+		return;
+	}
+	if (b->interrupted)
+		next = BENCH_TEARDOWN;
+	else
+		for (next = p + 1; next < BENCH_N_PHASES &&
+		    !phase_wanted(b, next); next++)
+			;
+	if (next >= BENCH_N_PHASES) {
+		run_close(b);
+		return;
+	}
+	phase_begin(b, next);
+}
+
+/*
+ * The first SIGINT/SIGTERM (the runner has said so): stop what runs, go
+ * to the teardown; the runner is finished after it. A second signal is
+ * the runner's (it says what is awaited); a third ends netprof at once.
+ */
+static void
+interrupt_cb(struct runner *rn, void *arg)
+{
+	struct bench *b = arg;
+	size_t i;
+
+	(void)rn;
+	if (b->interrupted)
+		return;
+	b->interrupted = 1;
+	bench_report_interrupt(b);
+	if (b->phase == BENCH_TEARDOWN) {
+		log_warn("the teardown is running; it is left to finish");
+		return;
+	}
+	log_warn("stopping: the probes running are cancelled (not "
+	    "recorded) and the mesh is torn down");
+	for (i = 0; i < b->n; i++)
+		bench_host_cancel(&b->hosts[i]);
+	bench_pairs_cancel(b);
+}
+
+/* mkdir -p */
+static int
+make_dirs(const char *path, char **cause)
+{
+	char *p = strdup(path), *s;
+	int r = 0;
+
+	if (p == NULL)
+		return NP_ERR_NOMEM;
+	for (s = p + 1; ; s++) {
+		if (*s != '/' && *s != '\0')
+			continue;
+		char c = *s;
+
+		*s = '\0';
+		if (mkdir(p, 0755) != 0 && errno != EEXIST) {
+			*cause = str_printf("%s: %s", p, strerror(errno));
+			r = NP_ERR_IO;
+			break;
+		}
+		*s = c;
+		if (c == '\0')
+			break;
+	}
+	free(p);
+	return r;
+}
+
+static int
+open_output(struct bench *b, char **cause)
+{
+	int r;
+
+	if (b->o->output != NULL)
+		b->outdir = strdup(b->o->output);
+	else
+		b->outdir = str_printf("results/%s", b->run_id);
+	if (b->outdir == NULL ||
+	    (b->records_path = str_printf("%s/measurements.jsonl",
+	    b->outdir)) == NULL ||
+	    (b->run_json_path = str_printf("%s/run.json", b->outdir)) ==
+	    NULL)
+		return NP_ERR_NOMEM;
+	if ((r = make_dirs(b->outdir, cause)) != 0)
+		return r;
+	return record_writer_open(b->records_path, 0, &b->writer, cause);
+}
+
+static void
+print_keep_hint(const struct bench *b)
+{
+	if (b->o->output == NULL)
+		log_info("the mesh is left running (--keep); tear it down "
+		    "with: netprof bench --config %s --teardown %s",
+		    b->o->common.config, b->run_id);
+	else
+		log_info("the mesh is left running (--keep); tear it down "
+		    "with: netprof bench --config %s --teardown %s",
+		    b->o->common.config, b->run_json_path);
+}
+
+static int
+exit_status(const struct bench *b)
+{
+	size_t i;
+
+	if (b->interrupted)
+		return NP_EXIT_INTERRUPTED;
+	if (b->failed > 0 || b->baseline_failed > 0 || b->write_failed)
+		return NP_EXIT_FAILED;
+	for (i = 0; i < b->n; i++)
+		if (b->hosts[i].failed ||
+		    b->hosts[i].status[BENCH_TEARDOWN] == BENCH_ST_FAILED)
+			return NP_EXIT_FAILED;
+	return NP_EXIT_OK;
+}
+
+static void
+hosts_free(struct bench *b)
+{
+	size_t i, k;
+
+	for (i = 0; b->hosts != NULL && i < b->n; i++) {
+		struct bench_host *h = &b->hosts[i];
+
+		free(h->dir);
+		free(h->otela);
+		free(h->peer_id);
+		free(h->cfg);
+		free(h->error);
+		free(h->log_tail);
+		for (k = 0; k < h->n_missing; k++)
+			free(h->missing[k]);
+		free(h->missing);
+	}
+	free(b->hosts);
+}
+
+static int
+setup(struct bench *b, char **cause)
+{
+	int r;
+
+	if (b->o->teardown != NULL) {
+		b->teardown_only = 1;
+		return bench_teardown_load(b, b->o->teardown, "results",
+		    cause);
+	}
+	if ((r = bench_deploy_load(b, cause)) != 0)
+		return r;
+	return open_output(b, cause);
+}
+
+static void
+loop_run(struct bench *b)
+{
+	struct runner_hooks hooks = {
+		.interrupt = interrupt_cb,
+		.close_extra = close_extra_cb,
+		.waiting_for = waiting_for_cb,
+		.arg = b,
+	};
+	int r;
+
+	if (runner_new(b->inv, &b->o->common, &hooks, &b->runner) != 0) {
+		b->write_failed = 1;	/* reported by the runner */
+		return;
+	}
+	b->loop = runner_loop(b->runner);
+	b->engine = runner_engine(b->runner);
+	if ((r = node_api_new(b->loop, b->engine, &b->api)) != 0) {
+		log_error("bench: cannot start: %s", error_string(r));
+		b->write_failed = 1;
+		runner_free(b->runner);
+		b->runner = NULL;
+		return;
+	}
+	bench_hosts_init(b);
+	b->started_at = time_wall();
+	bench_run_json_checkpoint(b);
+	if (b->teardown_only)
+		phase_begin(b, BENCH_TEARDOWN);
+	else
+		phase_begin(b, b->o->otela_bin != NULL ? BENCH_DEPLOY :
+		    BENCH_INIT);
+	runner_run(b->runner);
+	node_api_free(b->api);
+	runner_free(b->runner);
+	b->runner = NULL;
+	b->loop = NULL;
+}
+
+int
+bench_run(const struct bench_options *o, struct inventory *inv)
+{
+	struct bench b;
+	char *cause = NULL;
+	int r = 0, status = NP_EXIT_USAGE;
+
+	memset(&b, 0, sizeof b);
+	b.o = o;
+	b.inv = inv;
+	b.n = inv->n_machines;
+	if (o->run_id != NULL)
+		snprintf(b.run_id, sizeof b.run_id, "%s", o->run_id);
+	else
+		bench_run_id_new(b.run_id, sizeof b.run_id);
+	if ((b.hosts = calloc(b.n + 1, sizeof *b.hosts)) == NULL ||
+	    (r = bench_plan_hosts(&b)) != 0 || (r = setup(&b, &cause)) != 0) {
+		log_error("bench: %s", cause != NULL ? cause :
+		    error_string(NP_ERR_NOMEM));
+		goto out;
+	}
+	bench_report_open(&b);
+	loop_run(&b);
+	bench_report_close(&b);
+	if (!o->quiet && log_get_level() != LOG_QUIET)
+		bench_report_summary(&b, stderr);
+	if (o->keep && !b.interrupted && !b.teardown_only)
+		print_keep_hint(&b);
+	status = exit_status(&b);
+out:
+	if (b.writer != NULL && record_writer_close(b.writer) != 0) {
+		log_error("%s: records could not all be written",
+		    b.records_path);
+		if (status == NP_EXIT_OK)
+			status = NP_EXIT_FAILED;
+	}
+	free(cause);
+	bench_pairs_free(&b);
+	bench_deploy_free(&b);
+	hosts_free(&b);
+	free(b.outdir);
+	free(b.records_path);
+	free(b.run_json_path);
+	return status;
+}

@@ -1,0 +1,666 @@
+/*
+ * The pair phases of a bench run: punch (a holepunch request for every
+ * ordered pair), the sweep (POST /v1/probe/run to the source's node for
+ * every pair and kind) and, with --baseline, collect's ICMP ping over the
+ * same pairs. Tasks run in stages: the light probes (libp2p_ping,
+ * latency) overlap, at most max_probes per node at once as source or
+ * target (holepunch requests and ICMP pings, being no load, as many as a
+ * session has channels, as collect's pings); then throughput runs in the
+ * scheduler's exclusive rounds (no node in two transfers at once, as
+ * collect's iperf3), because two transfers through one node would measure
+ * each other. --serial runs
+ * one task at a time in the upstream order (kind, source, target). Each
+ * record is written the moment its probe ends.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bench.h"
+#include "bench_record.h"
+#include "command_line.h"
+#include "engine.h"
+#include "error.h"
+#include "log.h"
+#include "node_api.h"
+#include "node_json.h"
+#include "ping_parse.h"
+#include "probe.h"
+#include "schedule.h"
+#include "timeutil.h"
+#include "util.h"
+
+/* Seconds added to a node's own timeout before netprof gives up. */
+#define CALL_SLACK 10.0
+
+enum task_state { T_WAITING = 0, T_RUNNING, T_DONE };
+
+static void dispatch(struct bench *b);
+
+static int
+task_stage(const struct bench_task *t)
+{
+	return t->phase == BENCH_SWEEP && t->kind == BENCH_KIND_THROUGHPUT;
+}
+
+static const struct bench_host *
+src_of(const struct bench_task *t)
+{
+	return &t->b->hosts[t->src];
+}
+
+static const struct bench_host *
+dst_of(const struct bench_task *t)
+{
+	return &t->b->hosts[t->dst];
+}
+
+static void
+task_fail(struct bench_task *t, enum error_class cls, char *error)
+{
+	t->ok = 0;
+	if (t->error != NULL) {
+		free(error);
+		return;
+	}
+	t->error_class = cls;
+	t->error = error != NULL ? error : strdup("out of memory");
+}
+
+/* ---- records ------------------------------------------------------- */
+
+static int
+kind_count(const struct bench *b, enum bench_kind k)
+{
+	return k == BENCH_KIND_THROUGHPUT ? b->o->throughput_count :
+	    b->o->latency_count;
+}
+
+static void
+write_sweep_record(struct bench *b, struct bench_task *t)
+{
+	const struct bench_host *s = src_of(t), *d = dst_of(t);
+	char *command = bench_probe_command(s->otela, d->peer_id, t->kind,
+	    kind_count(b, t->kind), t->kind == BENCH_KIND_THROUGHPUT ?
+	    b->o->throughput_bytes : 0, s->dir, b->o->probe_timeout);
+	struct bench_record rec = {
+		.run_id = b->run_id,
+		.kind = bench_kind_name(t->kind),
+		.source = s->m->name,
+		.target = d->m->name,
+		.source_peer_id = s->peer_id,
+		.target_peer_id = d->peer_id,
+		.ok = t->ok,
+		.count = kind_count(b, t->kind),
+		.bytes = t->kind == BENCH_KIND_THROUGHPUT ?
+		    b->o->throughput_bytes : -1,
+		.metrics = t->metrics,
+		.error = t->error,
+		.error_class = t->error_class,
+		.command = command,
+		.started_at = t->started_at,
+		.ended_at = t->ended_at,
+		.round = t->round,
+	};
+	cJSON *o;
+	char *line = NULL;
+
+	/* upstream's form: the line that runs it on the source, from here */
+	if (command != NULL && command_line_reproduce(b->inv, s->m, command,
+	    &line) == 0)
+		rec.command = line;
+	t->metrics = NULL;
+	if ((o = bench_record_json(&rec)) == NULL ||
+	    record_writer_put(b->writer, o) != 0)
+		b->write_failed = 1;
+	cJSON_Delete(o);
+	free(command);
+	free(line);
+	if (t->ok)
+		b->ok++;
+	else
+		b->failed++;
+}
+
+static void
+write_baseline_record(struct bench *b, struct bench_task *t)
+{
+	struct record rec = {
+		.kind = RECORD_KIND_PING,
+		.source = src_of(t)->m->name,
+		.target = dst_of(t)->m->name,
+		.target_address = dst_of(t)->m->address,
+		.ok = t->ok,
+		.started_at = t->started_at,
+		.ended_at = t->ended_at,
+		.round = t->round,
+		.command = t->command,
+		.error = t->ok ? NULL : t->error,
+		.error_class = t->ok ? ERROR_CLASS_NONE : t->error_class,
+		.metrics = t->metrics,
+	};
+	cJSON *o;
+	char *line = NULL;
+
+	if (t->command != NULL && command_line_reproduce(b->inv,
+	    src_of(t)->m, t->command, &line) == 0)
+		rec.command = line;
+	t->metrics = NULL;
+	if ((o = record_to_json(&rec)) == NULL ||
+	    record_writer_put(b->writer, o) != 0)
+		b->write_failed = 1;
+	cJSON_Delete(o);
+	free(line);
+	if (t->ok)
+		b->baseline_ok++;
+	else
+		b->baseline_failed++;
+}
+
+/* ---- finishing a task ---------------------------------------------- */
+
+static void
+release(struct bench_task *t)
+{
+	struct bench_host *s = &t->b->hosts[t->src], *d = &t->b->hosts[t->dst];
+
+	if (task_stage(t) == 1)
+		s->exclusive = d->exclusive = 0;
+	s->busy--;
+	d->busy--;
+}
+
+static void
+task_finish(struct bench_task *t, int running)
+{
+	struct bench *b = t->b;
+
+	t->state = T_DONE;
+	if (t->ended_at == 0)
+		t->ended_at = time_wall();
+	if (t->started_at == 0)
+		t->started_at = t->ended_at;
+	if (running) {
+		release(t);
+		b->pairs.running--;
+	}
+	b->pairs.left--;
+	if (t->phase == BENCH_SWEEP)
+		write_sweep_record(b, t);
+	else if (t->phase == BENCH_BASELINE)
+		write_baseline_record(b, t);
+	if (t->phase == BENCH_SWEEP && t->ok)
+		b->hosts[t->src].ok++;
+	else if (t->phase == BENCH_SWEEP)
+		b->hosts[t->src].fail++;
+	bench_report_task(b, t);
+}
+
+/* A task cancelled by an interrupt: not recorded, as in collect. */
+static void
+task_drop(struct bench_task *t)
+{
+	release(t);
+	t->state = T_DONE;
+	t->b->pairs.running--;
+	t->b->pairs.left--;
+}
+
+/* ---- node replies -------------------------------------------------- */
+
+static int
+reply_failed(struct bench_task *t, const struct node_reply *r,
+    const char *what)
+{
+	const char *m = src_of(t)->m->name;
+	size_t n;
+
+	if (r->error != NP_OK) {
+		task_fail(t, bench_class_of_error(r->error), str_printf(
+		    "%s: %s: %s", m, what, r->error_text != NULL ?
+		    r->error_text : error_string(r->error)));
+		return 1;
+	}
+	if (r->status != 200) {
+		char *why = node_error_text(r->body, r->body_len);
+
+		n = strcspn(r->body, "\n");
+		task_fail(t, ERROR_CLASS_TOOL_FAILED, why != NULL ?
+		    str_printf("%s: %s: HTTP %ld: %s", m, what, r->status,
+		    why) : str_printf("%s: %s: HTTP %ld%s%.*s", m, what,
+		    r->status, n > 0 ? ": " : "", (int)(n < 300 ? n : 300),
+		    r->body));
+		free(why);
+		return 1;
+	}
+	return 0;
+}
+
+static double
+metric(const cJSON *metrics, const char *key)
+{
+	const cJSON *v = cJSON_GetObjectItem(metrics, key);
+
+	return cJSON_IsNumber(v) ? v->valuedouble : 0;
+}
+
+/* A probe's answer: the node's metrics and verdict. */
+static void
+take_probe(struct bench_task *t, const struct node_reply *r)
+{
+	struct node_probe p;
+	char *cause = NULL;
+
+	if (node_parse_probe(r->body, r->body_len, &p, &cause) != 0) {
+		task_fail(t, ERROR_CLASS_PARSE, str_printf("%s: probe: %s",
+		    src_of(t)->m->name, cause != NULL ? cause :
+		    "unreadable answer"));
+		free(cause);
+		return;
+	}
+	t->ok = p.ok;
+	t->metrics = p.metrics;
+	p.metrics = NULL;
+	if (!p.ok)
+		task_fail(t, error_class_of_text(p.error), strdup(p.error !=
+		    NULL ? p.error : "the node reported ok: false"));
+	else
+		t->value = t->kind == BENCH_KIND_THROUGHPUT ?
+		    metric(t->metrics, "mbps") : metric(t->metrics, "p50_ms");
+	node_probe_free(&p);
+}
+
+/* A holepunch answer: connectedness and attempts, for run.json. */
+static void
+take_punch(struct bench_task *t, const struct node_reply *r)
+{
+	struct node_holepunch hp;
+	char *cause = NULL;
+
+	if (node_parse_holepunch(r->body, r->body_len, &hp, &cause) != 0) {
+		task_fail(t, ERROR_CLASS_PARSE, str_printf("%s: holepunch: "
+		    "%s", src_of(t)->m->name, cause != NULL ? cause :
+		    "unreadable answer"));
+		free(cause);
+		return;
+	}
+	t->attempts = hp.attempts;
+	t->connectedness = hp.connectedness;
+	hp.connectedness = NULL;
+	if (hp.last_error != NULL)
+		task_fail(t, ERROR_CLASS_TOOL_FAILED, strdup(hp.last_error));
+	t->ok = hp.ok;
+	node_holepunch_free(&hp);
+}
+
+static void
+task_reply_cb(const struct machine *m, const struct node_reply *r,
+    void *arg)
+{
+	struct bench_task *t = arg;
+
+	(void)m;
+	t->call = NULL;
+	t->ended_at = time_wall();
+	if (r->error == NP_ERR_CANCELLED && t->b->interrupted)
+		task_drop(t);
+	else {
+		if (!reply_failed(t, r, t->phase == BENCH_PUNCH ? "holepunch" :
+		    "probe")) {
+			if (t->phase == BENCH_PUNCH)
+				take_punch(t, r);
+			else
+				take_probe(t, r);
+		}
+		task_finish(t, 1);
+	}
+	dispatch(t->b);
+}
+
+static void
+ping_done_cb(const struct machine *m, const struct engine_result *res,
+    void *arg)
+{
+	struct bench_task *t = arg;
+	struct ping_result *p = NULL;
+	char *cause = NULL;
+
+	t->job = NULL;
+	t->started_at = res->started_at > 0 ? res->started_at : res->queued_at;
+	t->ended_at = res->ended_at;
+	if (res->error == NP_ERR_CANCELLED && t->b->interrupted) {
+		task_drop(t);
+		dispatch(t->b);
+		return;
+	}
+	if (res->error != NP_OK)
+		task_fail(t, bench_class_of_error(res->error), str_printf(
+		    "%s", res->error_text != NULL ? res->error_text :
+		    error_string(res->error)));
+	else if (ping_parse(res->out, &p, &cause) != 0)
+		task_fail(t, res->exit_status == 127 ? ERROR_CLASS_TOOL_MISSING :
+		    ERROR_CLASS_PARSE, res->exit_status == 127 ? str_printf(
+		    "%s: ping is not installed or not on PATH there",
+		    m->name) : cause), cause = NULL;
+	else if (p->received == 0)
+		task_fail(t, ERROR_CLASS_TOOL_FAILED, str_printf("100%% "
+		    "packet loss: %d sent, none answered", p->transmitted));
+	else
+		t->ok = 1;
+	if (p != NULL) {
+		t->metrics = ping_result_metrics(p);
+		t->value = p->p50_ms;
+	}
+	free(cause);
+	ping_result_free(p);
+	task_finish(t, 1);
+	dispatch(t->b);
+}
+
+/* ---- starting tasks ------------------------------------------------ */
+
+static int
+start_probe(struct bench *b, struct bench_task *t)
+{
+	char *body;
+	int r;
+	cJSON *o = cJSON_CreateObject();
+
+	cJSON_AddStringToObject(o, "target", dst_of(t)->peer_id);
+	cJSON_AddStringToObject(o, "kind", bench_kind_name(t->kind));
+	cJSON_AddNumberToObject(o, "count", kind_count(b, t->kind));
+	cJSON_AddNumberToObject(o, "bytes", t->kind == BENCH_KIND_THROUGHPUT ?
+	    (double)b->o->throughput_bytes : 0);
+	cJSON_AddNumberToObject(o, "timeout_ms", b->o->probe_timeout * 1000);
+	body = cJSON_PrintUnformatted(o);
+	cJSON_Delete(o);
+	if (body == NULL)
+		return NP_ERR_NOMEM;
+	r = node_api_call(b->api, src_of(t)->m, src_of(t)->http_port, "POST",
+	    "/v1/probe/run", body, b->o->probe_timeout + CALL_SLACK,
+	    task_reply_cb, t, &t->call);
+	cJSON_free(body);
+	return r;
+}
+
+static int
+start_punch(struct bench *b, struct bench_task *t)
+{
+	char *body;
+	int r;
+	cJSON *o = cJSON_CreateObject();
+
+	/* the node's defaults: 5 attempts, 2 s apart, within 30 s */
+	cJSON_AddStringToObject(o, "target", dst_of(t)->peer_id);
+	body = cJSON_PrintUnformatted(o);
+	cJSON_Delete(o);
+	if (body == NULL)
+		return NP_ERR_NOMEM;
+	r = node_api_call(b->api, src_of(t)->m, src_of(t)->http_port, "POST",
+	    "/v1/probe/holepunch", body, 30 + CALL_SLACK, task_reply_cb, t,
+	    &t->call);
+	cJSON_free(body);
+	return r;
+}
+
+static int
+start_ping(struct bench *b, struct bench_task *t)
+{
+	struct probe_settings ps = {
+		.ping_count = b->inv->ping_count,
+		.ping_interval = b->inv->ping_interval,
+	};
+	struct engine_request req = {
+		.on_done = ping_done_cb,
+		.arg = t,
+	};
+
+	if (t->command == NULL &&
+	    (t->command = probe_ping_command(&ps, dst_of(t)->m->address)) ==
+	    NULL)
+		return NP_ERR_NOMEM;
+	req.command = t->command;
+	req.timeout_s = probe_ping_timeout(&ps, b->inv->connect_timeout_seconds);
+	return engine_submit(b->engine, src_of(t)->m, &req, &t->job);
+}
+
+static void
+task_start(struct bench *b, struct bench_task *t)
+{
+	struct bench_host *s = &b->hosts[t->src], *d = &b->hosts[t->dst];
+	int r;
+
+	t->state = T_RUNNING;
+	t->started_at = time_wall();
+	b->pairs.running++;
+	s->busy++;
+	d->busy++;
+	if (task_stage(t) == 1)
+		s->exclusive = d->exclusive = 1;
+	if (t->phase == BENCH_PUNCH)
+		r = start_punch(b, t);
+	else if (t->phase == BENCH_BASELINE)
+		r = start_ping(b, t);
+	else
+		r = start_probe(b, t);
+	if (r != 0) {
+		task_fail(t, ERROR_CLASS_TOOL_FAILED, str_printf("%s: %s",
+		    s->m->name, error_string(r)));
+		task_finish(t, 1);
+	}
+}
+
+static int
+can_start(const struct bench *b, const struct bench_task *t)
+{
+	const struct bench_host *s = src_of(t), *d = dst_of(t);
+	/* ICMP pings and holepunch requests are no load: as collect */
+	int limit = t->phase == BENCH_SWEEP ? b->o->max_probes :
+	    ENGINE_DEFAULT_MAX_CHANNELS;
+
+	if (b->o->serial)
+		return b->pairs.running == 0;
+	if (task_stage(t) == 1)
+		return s->busy == 0 && d->busy == 0;
+	return !s->exclusive && !d->exclusive && s->busy < limit &&
+	    d->busy < limit;
+}
+
+static void
+dispatch(struct bench *b)
+{
+	struct bench_pairs *ps = &b->pairs;
+	int stage = -1;
+	size_t i;
+
+	if (b->dispatching)
+		return;
+	b->dispatching = 1;
+	for (i = 0; i < ps->n && !b->interrupted; i++) {
+		struct bench_task *t = &ps->tasks[i];
+
+		if (t->state == T_DONE)
+			continue;
+		/* a stage starts when the one before it has ended */
+		if (stage < 0)
+			stage = task_stage(t);
+		else if (task_stage(t) != stage)
+			break;
+		if (t->state == T_WAITING && can_start(b, t))
+			task_start(b, t);
+		if (b->o->serial && ps->running > 0)
+			break;
+	}
+	b->dispatching = 0;
+	if (ps->running == 0 && (ps->left == 0 || b->interrupted))
+		bench_phase_done(b);
+}
+
+/* ---- building the task list ---------------------------------------- */
+
+static void tasks_free(struct bench_task *tasks, size_t n);
+
+static struct bench_task *
+add_task(struct bench *b, enum bench_phase p, enum bench_kind k, size_t src,
+    size_t dst, int round)
+{
+	struct bench_task *t = &b->pairs.tasks[b->pairs.n++];
+
+	t->b = b;
+	t->phase = p;
+	t->kind = k;
+	t->src = src;
+	t->dst = dst;
+	t->round = round;
+	return t;
+}
+
+/* Light tasks: shift rounds (i -> i+k), so that load spreads evenly. */
+static void
+add_light(struct bench *b, enum bench_phase p, const enum bench_kind *kinds,
+    size_t n_kinds)
+{
+	size_t i, k, j;
+
+	if (b->o->serial) {	/* upstream: kind, source, target */
+		for (j = 0; j < n_kinds; j++)
+			for (i = 0; i < b->n; i++)
+				for (k = 0; k < b->n; k++)
+					if (i != k)
+						add_task(b, p, kinds[j], i, k,
+						    (int)b->pairs.n + 1);
+		return;
+	}
+	for (k = 1; k < b->n; k++)
+		for (i = 0; i < b->n; i++)
+			for (j = 0; j < n_kinds; j++)
+				add_task(b, p, kinds[j], i, (i + k) % b->n,
+				    (int)k);
+}
+
+static int
+add_throughput(struct bench *b)
+{
+	struct schedule *s = NULL;
+	size_t r, q, i, k;
+
+	if (b->o->serial) {
+		for (i = 0; i < b->n; i++)
+			for (k = 0; k < b->n; k++)
+				if (i != k)
+					add_task(b, BENCH_SWEEP,
+					    BENCH_KIND_THROUGHPUT, i, k,
+					    (int)b->pairs.n + 1);
+		return 0;
+	}
+	if (schedule_iperf3(b->n, &s) != 0)
+		return NP_ERR_NOMEM;
+	for (r = 0; r < s->n_rounds; r++)
+		for (q = 0; q < s->rounds[r].n_pairs; q++)
+			add_task(b, BENCH_SWEEP, BENCH_KIND_THROUGHPUT,
+			    s->rounds[r].pairs[q].source,
+			    s->rounds[r].pairs[q].target, (int)r + 1);
+	schedule_free(s);
+	return 0;
+}
+
+/* Pairs with a failed host are recorded failed with its reason at once. */
+static void
+fail_dead_pairs(struct bench *b)
+{
+	size_t i;
+
+	for (i = 0; i < b->pairs.n; i++) {
+		struct bench_task *t = &b->pairs.tasks[i];
+		const struct bench_host *dead = src_of(t)->failed ? src_of(t) :
+		    dst_of(t)->failed ? dst_of(t) : NULL;
+
+		if (dead == NULL || t->phase == BENCH_BASELINE)
+			continue;
+		task_fail(t, dead->error_class, str_printf("%s failed at %s: "
+		    "%s", dead->m->name, bench_phase_name(dead->failed_phase),
+		    dead->error));
+		task_finish(t, 0);
+	}
+}
+
+int
+bench_pairs_start(struct bench *b, enum bench_phase p)
+{
+	static const enum bench_kind light[] = { BENCH_KIND_PING,
+		BENCH_KIND_LATENCY };
+	enum bench_kind kinds[2];
+	size_t n_kinds = 0, per = b->n * (b->n - 1), j;
+	struct bench_pairs *ps = &b->pairs;
+
+	tasks_free(b->task_sets[p], b->n_task_sets[p]);
+	memset(ps, 0, sizeof *ps);
+	if ((ps->tasks = calloc(per * BENCH_N_KINDS + 1, sizeof *ps->tasks)) ==
+	    NULL)
+		return NP_ERR_NOMEM;
+	if (p == BENCH_PUNCH)
+		add_light(b, p, light, 1);
+	else if (p == BENCH_BASELINE)
+		add_light(b, p, light, 1);
+	else {
+		for (j = 0; j < 2; j++)
+			if (b->o->kinds & (1u << light[j]))
+				kinds[n_kinds++] = light[j];
+		add_light(b, p, kinds, n_kinds);
+		if ((b->o->kinds & (1u << BENCH_KIND_THROUGHPUT)) &&
+		    add_throughput(b) != 0)
+			return NP_ERR_NOMEM;
+	}
+	ps->left = ps->n;
+	b->prog_total = ps->n;
+	bench_report_phase(b);
+	b->task_sets[p] = ps->tasks;
+	b->n_task_sets[p] = ps->n;
+	fail_dead_pairs(b);
+	dispatch(b);
+	return 0;
+}
+
+void
+bench_pairs_cancel(struct bench *b)
+{
+	size_t i;
+
+	for (i = 0; i < b->pairs.n; i++) {
+		struct bench_task *t = &b->pairs.tasks[i];
+
+		if (t->state != T_RUNNING)
+			continue;
+		if (t->call != NULL)
+			node_call_cancel(t->call);
+		if (t->job != NULL)
+			engine_cancel(t->job);
+	}
+}
+
+static void
+tasks_free(struct bench_task *tasks, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		free(tasks[i].error);
+		free(tasks[i].connectedness);
+		free(tasks[i].command);
+		cJSON_Delete(tasks[i].metrics);
+	}
+	free(tasks);
+}
+
+void
+bench_pairs_free(struct bench *b)
+{
+	int p;
+
+	for (p = 0; p < BENCH_N_PHASES; p++) {
+		tasks_free(b->task_sets[p], b->n_task_sets[p]);
+		b->task_sets[p] = NULL;
+		b->n_task_sets[p] = 0;
+	}
+	memset(&b->pairs, 0, sizeof b->pairs);
+}

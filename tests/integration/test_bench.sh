@@ -1,0 +1,181 @@
+#!/usr/bin/env bash
+# bench on a 4-host lab with the stand-in otela node on the hosts' PATH:
+# every phase runs, every ordered pair x 3 kinds is recorded once and ok in
+# upstream's record shape (plus netprof's fields), run.json is complete,
+# and afterwards no node process is left in any lab namespace and no bench
+# directory on the hosts. Then --keep leaves the mesh up and --teardown
+# RUN_ID takes it down; --serial and --baseline give the same pairs.
+. "$(dirname "$0")/lib.sh"
+require_root
+require_cmd ssh jq node ping
+[ -d "$NETPROF_SRC/tests/otela-node/node_modules" ] ||
+	skip "needs the stand-in node's packages (tests/otela-node/install.sh)"
+
+lab_up tbench 4
+inv=$NETPROF_TEST_TMP/bench.json
+jq --arg p "$NETPROF_SRC/tests/otela-node/bin" \
+    '.remote_setup = "export PATH=\($p):$PATH"' "$LAB_INVENTORY" >"$inv"
+small=(--latency-count 5 --throughput-count 2 --throughput-bytes 1048576)
+
+# Nothing of run $1 left: no process in the lab, no directory on the hosts.
+assert_nothing_left() {
+	local left
+	sleep 0.3
+	left=$(for p in $(lab pids); do ps -o pid=,args= -p "$p" 2>/dev/null; done || true)
+	assert_eq "" "$left" "processes left in the lab after $2"
+	assert_eq "" "$(ls -d /tmp/otela-bench-"$1"-* 2>/dev/null || true)" \
+	    "bench directories left after $2"
+}
+
+# --- the whole run ----------------------------------------------------
+out=$NETPROF_TEST_TMP/run1
+rm -rf "$out"
+assert_status 0 "$NETPROF_BIN" bench --config "$inv" --output "$out" \
+    --run-id t1 "${small[@]}"
+rec=$out/measurements.jsonl
+assert_eq 36 "$(wc -l <"$rec")" "records: 12 ordered pairs x 3 kinds"
+assert_eq 36 "$(jq -r '[.source,.target,.kind]|@tsv' "$rec" | sort -u | wc -l)" \
+    "each (source, target, kind) once"
+assert_eq 36 "$(jq -r 'select(.ok and .error == null and .error_class == null)|.kind' "$rec" | wc -l)" \
+    "every record ok"
+assert_eq "12 12 12" "$(for k in libp2p_ping latency throughput; do
+	jq -r "select(.kind==\"$k\")|.kind" "$rec" | wc -l; done | xargs)" "12 per kind"
+assert_eq 0 "$(jq -r 'select(.source == .target)' "$rec" | wc -l)" "no self pairs"
+# upstream's keys, in upstream's (sorted) order, plus netprof's four
+keys='command config ended_at error error_class kind metrics ok round run_id source source_peer_id started_at target target_peer_id timestamp'
+assert_eq "$keys" "$(head -1 "$rec" | jq -r 'keys_unsorted|join(" ")')" "record keys"
+first=$(head -1 "$rec")
+assert_eq "t1" "$(jq -r .run_id <<<"$first")"
+[[ $(jq -r .timestamp <<<"$first") =~ ^20[0-9]{2}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\+00:00$ ]] ||
+	fail "timestamp not in upstream's form: $(jq -r .timestamp <<<"$first")"
+[[ $(jq -r .started_at <<<"$first") =~ ^20[0-9-]{8}T[0-9:]{8}\.[0-9]{3}\+00:00$ ]] ||
+	fail "started_at not ISO-8601 with ms: $(jq -r .started_at <<<"$first")"
+assert_eq 0 "$(jq -r 'select(.timestamp != (.ended_at | sub("\\.[0-9]+"; "")))' "$rec" | wc -l)" \
+    "timestamp is when the probe ended"
+# the command reproduces the probe: the otela probe line, run on the
+# source host through ssh from here
+tp=$(jq -c 'select(.kind=="throughput")' "$rec" | sed -n 1p)
+src=$(jq -r .source <<<"$tp")
+assert_contains "$(jq -r .command <<<"$tp")" \
+    "otela probe --target $(jq -r .target_peer_id <<<"$tp") --kind throughput --count 2 --bytes 1048576 --config /tmp/otela-bench-t1-$src/cfg.yaml --timeout 60s" \
+    "command of a throughput record"
+assert_contains "$(jq -r .command <<<"$tp")" "ssh " "the command goes through ssh"
+assert_contains "$(jq -r .command <<<"$tp")" "$(lab_addr "$src")" "the command names the source host"
+assert_eq '{"bytes":1048576,"count":2}' "$(jq -c .config <<<"$tp")"
+assert_eq '{"bytes":null,"count":5}' "$(jq -c 'select(.kind=="latency")|.config' "$rec" | sed -n 1p)"
+assert_eq 12 "$(jq -r 'select(.kind=="libp2p_ping")|.metrics|keys|length' "$rec" | sed -n 1p)" \
+    "libp2p_ping metrics as the node gave them"
+assert_eq 2 "$(jq -r 'select(.kind=="throughput")|.metrics.iterations|length' "$rec" | sed -n 1p)"
+# peer ids agree with run.json
+run=$out/run.json
+for h in h1 h2 h3 h4; do
+	pid=$(jq -r ".machines[]|select(.name==\"$h\")|.peer_id" "$run")
+	[[ $pid =~ ^12D3KooW[1-9A-HJ-NP-Za-km-z]{44}$ ]] || fail "$h: peer_id '$pid'"
+	assert_eq "$pid" "$(jq -r "select(.source==\"$h\")|.source_peer_id" "$rec" | sort -u)" "$h's source_peer_id"
+done
+
+# run.json: upstream's fields, then netprof's per-host phase status
+assert_eq "config convergence ended_at interrupted kept machines phases punch run_id started_at totals" \
+    "$(jq -r 'keys|join(" ")' "$run")" "run.json keys"
+assert_eq t1 "$(jq -r .run_id "$run")"
+assert_eq '{"failed":0,"ok":36}' "$(jq -c .totals "$run")"
+assert_eq "configure_s converge_s discover_s init_s punch_s push_s start_s sweep_s teardown_s" \
+    "$(jq -r '.phases|keys|join(" ")' "$run")" "phase keys"
+assert_eq 0 "$(jq '[.phases[]|select(type!="number")]|length' "$run")" "phase times are numbers"
+assert_eq "true true true true" "$(jq -r '[.convergence[].complete]|map(tostring)|join(" ")' "$run")"
+assert_eq 12 "$(jq '[.punch[]|select(.ok and .connectedness=="Connected")]|length' "$run")" "punch: 12 direct pairs"
+assert_eq "h1->h2" "$(jq -r '.punch|keys[0]' "$run")"
+assert_eq "address dir error error_class failed_phase http_port libp2p_port log_tail name peer_id phases pid status" \
+    "$(jq -r '.machines[0]|keys|join(" ")' "$run")" "machine keys"
+assert_eq 19090 "$(jq -r '.machines[0].http_port' "$run")"
+assert_eq "ok" "$(jq -r '[.machines[].status]|unique|join(",")' "$run")"
+assert_eq "ok" "$(jq -r '[.machines[].phases[]]|unique|join(",")' "$run")" "every host ok in every phase"
+assert_nothing_left t1 "a run"
+
+# --- --keep, then --teardown RUN_ID -----------------------------------
+work=$NETPROF_TEST_TMP/keep
+rm -rf "$work" && mkdir -p "$work"
+(cd "$work" && "$NETPROF_BIN" bench --config "$inv" --run-id t2 --keep \
+    --kinds libp2p_ping "${small[@]}" >out.txt 2>&1) ||
+	fail "bench --keep: $(cat "$work/out.txt")"
+assert_file_contains "$work/out.txt" "--teardown t2"
+assert_eq "true" "$(jq -r .kept "$work/results/t2/run.json")"
+assert_eq 4 "$(ls -d /tmp/otela-bench-t2-* | wc -l)" "--keep keeps the directories"
+for h in h1 h2 h3 h4; do
+	p=$(jq -r ".machines[]|select(.name==\"$h\")|.pid" "$work/results/t2/run.json")
+	lab run "$h" -- kill -0 "$p" || fail "$h: node $p not running after --keep"
+done
+cd "$work"
+assert_status 0 "$NETPROF_BIN" bench --config "$inv" --teardown t2
+cd - >/dev/null
+assert_contains "$OUT" "h4: torn down"
+assert_nothing_left t2 "--teardown"
+
+# --- --otela-bin: hosts without otela get it over their session ------
+bindir=$NETPROF_TEST_TMP/otela-bin
+mkdir -p "$bindir"
+printf '#!/bin/sh\nexec %s/tests/otela-node/bin/otela "$@"\n' "$NETPROF_SRC" \
+    >"$bindir/otela-$(uname -m | sed 's/x86_64/amd64/; s/aarch64/arm64/')"
+chmod 755 "$bindir"/otela-*
+sha=$(sha256sum "$bindir"/otela-* | cut -c1-64)
+cache=$(getent passwd "$LAB_USER" | cut -d: -f6)/.cache/netprof
+rm -f "$cache/otela-$sha"
+at_exit "rm -f '$cache/otela-$sha'"
+bare=$NETPROF_TEST_TMP/bare.json
+jq 'del(.remote_setup)' "$LAB_INVENTORY" >"$bare"
+out=$NETPROF_TEST_TMP/deploy
+assert_status 1 "$NETPROF_BIN" bench --config "$bare" --output "$out" \
+    --run-id t4 --kinds libp2p_ping --no-punch "${small[@]}"
+assert_contains "$OUT" "otela is not installed or not on PATH there"
+assert_status 0 "$NETPROF_BIN" -v bench --config "$bare" --output "$out" \
+    --run-id t5 --kinds libp2p_ping --no-punch --otela-bin "$bindir" "${small[@]}"
+assert_eq 4 "$(grep -c 'otela uploaded to' <<<"$OUT")" "uploaded once per host"
+[ -x "$cache/otela-$sha" ] || fail "no $cache/otela-$sha after --otela-bin"
+assert_eq "" "$(ls -A "$cache" | grep -v "^otela-$sha\$" || true)" "no temporary file left"
+assert_contains "$(jq -r .command "$out/measurements.jsonl" | sed -n 1p)" \
+    "\"\$HOME\"/.cache/netprof/otela-$sha probe --target"
+before=$(stat -c %Y.%i "$cache/otela-$sha")
+assert_status 0 "$NETPROF_BIN" -v bench --config "$bare" --output "$out" \
+    --run-id t6 --kinds libp2p_ping --no-punch --otela-bin "$bindir" "${small[@]}"
+assert_eq 4 "$(grep -c 'already there: reused' <<<"$OUT")" "reused when present"
+assert_eq "$before" "$(stat -c %Y.%i "$cache/otela-$sha")" "the cached binary untouched"
+assert_nothing_left t6 "--otela-bin"
+
+# --- --serial and --baseline: the same pairs --------------------------
+out=$NETPROF_TEST_TMP/serial
+assert_status 0 "$NETPROF_BIN" bench --config "$inv" --output "$out" \
+    --run-id t3 --serial --baseline --no-punch "${small[@]}"
+assert_eq 36 "$(jq -r 'select(.run_id=="t3" and .ok)|[.source,.target,.kind]|@tsv' "$out/measurements.jsonl" | sort -u | wc -l)" \
+    "--serial: every pair and kind ok"
+assert_eq 12 "$(jq -r 'select(.kind=="ping" and .ok)|[.source,.target]|@tsv' "$out/measurements.jsonl" | sort -u | wc -l)" \
+    "--baseline: an ICMP ping record per ordered pair"
+assert_eq "198.18.$LAB_SUBNET.3" "$(jq -r 'select(.kind=="ping" and .target=="h2")|.target_address' "$out/measurements.jsonl" | sed -n 1p)"
+assert_eq '{"failed":0,"ok":12}' "$(jq -c .baseline_totals "$out/run.json")"
+assert_eq "null" "$(jq -r '.phases.punch_s' "$out/run.json" | sed 's/^0$/null/')" "--no-punch: no punch time"
+assert_eq "true" "$(jq -r '.config.serial' "$out/run.json")"
+# one probe at a time: no two records overlap in time
+assert_eq "" "$(jq -r 'select(.kind!="ping")|[.started_at,.ended_at]|@tsv' "$out/measurements.jsonl" | sort |
+	awk -F'\t' 'NR > 1 && $1 < prev { print "overlap: " $1 " < " prev } { prev = $2 }')" "--serial probes overlap"
+# the heatmap reads the output as it is, with the overlay view
+assert_status 0 "$NETPROF_BIN" heatmap --input "$out/measurements.jsonl" \
+    --output "$NETPROF_TEST_TMP/heatmap.html"
+assert_file_contains "$NETPROF_TEST_TMP/heatmap.html" "libp2p_ping"
+assert_nothing_left t3 "--serial --baseline"
+
+# --- the local transport (the node API through curl on the host), and
+# --- per-machine ports: two nodes on this machine ---------------------
+cat >"$NETPROF_TEST_TMP/local.json" <<EOF
+{"remote_setup": "export PATH=$NETPROF_SRC/tests/otela-node/bin:\$PATH",
+ "machines": [
+  {"name": "a", "address": "127.0.0.1", "transport": "local",
+   "http_port": 29090, "libp2p_port": 29091},
+  {"name": "b", "address": "127.0.0.1", "transport": "local",
+   "http_port": 29190, "libp2p_port": 29191}]}
+EOF
+out=$NETPROF_TEST_TMP/local
+assert_status 0 "$NETPROF_BIN" bench --config "$NETPROF_TEST_TMP/local.json" \
+    --output "$out" --run-id t7 "${small[@]}"
+assert_eq 6 "$(jq -r 'select(.ok)|.kind' "$out/measurements.jsonl" | wc -l)" "local: 2 pairs x 3 kinds ok"
+assert_eq "29190 29191" "$(jq -r '.machines[1]|"\(.http_port) \(.libp2p_port)"' "$out/run.json")"
+assert_eq "" "$(ls -d /tmp/otela-bench-t7-* 2>/dev/null || true)" "local: directories removed"
+test_pass

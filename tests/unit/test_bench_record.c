@@ -1,0 +1,245 @@
+/*
+ * What a bench run writes: a record in the upstream profiler's shape
+ * (sorted keys, config.bytes null unless throughput, timestamp at the
+ * probe's end in upstream's form, netprof's four fields), the `otela
+ * probe` line of a record, run.json (upstream's fields, the eight phase
+ * keys always, netprof's per-host status), and the PeerID taken from
+ * `otela peer-id` output (validated: anything else is refused).
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+#include <cjson/cJSON.h>
+
+#include "bench.h"
+#include "bench_record.h"
+#include "error.h"
+#include "inventory.h"
+
+#define PID_A "12D3KooWCTeZvhJRonmtCXRDCdyE8ujtPqGGvdCpGR17Lc83MvgY"
+#define PID_B "12D3KooWBCLTB6SFr212byheTq23EoHVnyVDAqx9E42HdsXEgSW3"
+
+/* 2026-11-30T19:20:51.250Z and .750Z */
+#define T0 1796066451.25
+#define T1 1796066451.75
+
+static char *
+keys_of(const cJSON *o)
+{
+	static char buf[512];
+	const cJSON *c;
+
+	buf[0] = '\0';
+	cJSON_ArrayForEach(c, o) {
+		if (buf[0] != '\0')
+			strcat(buf, " ");
+		strcat(buf, c->string);
+	}
+	return buf;
+}
+
+static void
+test_record_upstream_shape_sorted(void **state)
+{
+	cJSON *m = cJSON_Parse("{\"p50_ms\":1.5,\"avg_ms\":2,"
+	    "\"failed_samples\":0}");
+	struct bench_record rec = {
+		.run_id = "r1", .kind = "latency", .source = "h1",
+		.target = "h2", .source_peer_id = PID_A, .target_peer_id = PID_B,
+		.ok = 1, .count = 20, .bytes = -1, .metrics = m,
+		.command = "otela probe ...", .started_at = T0, .ended_at = T1,
+		.round = 3,
+	};
+	cJSON *o = bench_record_json(&rec);
+
+	assert_non_null(o);
+	assert_null(rec.metrics);	/* taken over */
+	assert_string_equal(keys_of(o), "command config ended_at error "
+	    "error_class kind metrics ok round run_id source source_peer_id "
+	    "started_at target target_peer_id timestamp");
+	assert_string_equal(keys_of(cJSON_GetObjectItem(o, "metrics")),
+	    "avg_ms failed_samples p50_ms");
+	assert_string_equal(cJSON_GetStringValue(cJSON_GetObjectItem(o,
+	    "timestamp")), "2026-11-30T19:20:51+00:00");
+	assert_string_equal(cJSON_GetStringValue(cJSON_GetObjectItem(o,
+	    "started_at")), "2026-11-30T19:20:51.250+00:00");
+	assert_string_equal(cJSON_GetStringValue(cJSON_GetObjectItem(o,
+	    "ended_at")), "2026-11-30T19:20:51.750+00:00");
+	assert_true(cJSON_IsNull(cJSON_GetObjectItem(cJSON_GetObjectItem(o,
+	    "config"), "bytes")));
+	assert_int_equal(cJSON_GetObjectItem(cJSON_GetObjectItem(o, "config"),
+	    "count")->valueint, 20);
+	assert_true(cJSON_IsNull(cJSON_GetObjectItem(o, "error")));
+	assert_true(cJSON_IsNull(cJSON_GetObjectItem(o, "error_class")));
+	assert_true(cJSON_IsTrue(cJSON_GetObjectItem(o, "ok")));
+	cJSON_Delete(o);
+}
+
+static void
+test_record_failed_without_metrics(void **state)
+{
+	struct bench_record rec = {
+		.run_id = "r1", .kind = "throughput", .source = "h1",
+		.target = "h3", .source_peer_id = PID_A, .ok = 0, .count = 3,
+		.bytes = 10485760, .error = "h3 failed at start: never healthy",
+		.error_class = ERROR_CLASS_TIMEOUT, .started_at = T0,
+		.ended_at = T0, .round = 1,
+	};
+	cJSON *o = bench_record_json(&rec);
+
+	assert_string_equal(cJSON_GetStringValue(cJSON_GetObjectItem(o,
+	    "error")), "h3 failed at start: never healthy");
+	assert_string_equal(cJSON_GetStringValue(cJSON_GetObjectItem(o,
+	    "error_class")), "timeout");
+	assert_true(cJSON_IsNull(cJSON_GetObjectItem(o, "target_peer_id")));
+	assert_int_equal(cJSON_GetArraySize(cJSON_GetObjectItem(o, "metrics")),
+	    0);
+	assert_int_equal((long)cJSON_GetObjectItem(cJSON_GetObjectItem(o,
+	    "config"), "bytes")->valuedouble, 10485760);
+	cJSON_Delete(o);
+}
+
+static void
+test_probe_command_reproduces_probe(void **state)
+{
+	char *s = bench_probe_command("otela", PID_B, BENCH_KIND_THROUGHPUT, 3,
+	    10485760, "/tmp/otela-bench-r1-h1", 60);
+
+	assert_string_equal(s, "otela probe --target " PID_B " --kind "
+	    "throughput --count 3 --bytes 10485760 --config "
+	    "/tmp/otela-bench-r1-h1/cfg.yaml --timeout 60s");
+	free(s);
+	/* a deployed binary is shell text; a path with a blank is quoted */
+	s = bench_probe_command("\"$HOME\"/.cache/netprof/otela-ab", PID_B,
+	    BENCH_KIND_PING, 20, 0, "/tmp/a b", 1.5);
+	assert_string_equal(s, "\"$HOME\"/.cache/netprof/otela-ab probe "
+	    "--target " PID_B " --kind libp2p_ping --count 20 --bytes 0 "
+	    "--config '/tmp/a b/cfg.yaml' --timeout 1.5s");
+	free(s);
+}
+
+static void
+check_peer_id(const char *out, int want, const char *want_id)
+{
+	char *id = NULL;
+
+	assert_int_equal(bench_peer_id_from_output(out, &id), want);
+	if (want_id == NULL)
+		assert_null(id);
+	else
+		assert_string_equal(id, want_id);
+	free(id);
+}
+
+static void
+test_peer_id_from_output_validated(void **state)
+{
+	check_peer_id(PID_A "\n", 0, PID_A);
+	check_peer_id("  " PID_A " \r\n\n", 0, PID_A);
+	check_peer_id("warning: something\n" PID_B "\n", 0, PID_B);
+	check_peer_id("QmVpKnDXrwd5XDBgLRt5k5cGFM9x43BYbHMQWzTJcPtpkC\n", 0,
+	    "QmVpKnDXrwd5XDBgLRt5k5cGFM9x43BYbHMQWzTJcPtpkC");
+	check_peer_id("", NP_ERR_PARSE, NULL);
+	check_peer_id(" \n\n", NP_ERR_PARSE, NULL);
+	check_peer_id("Error: no identity in /tmp/x\n", NP_ERR_PARSE,
+	    "Error: no identity in /tmp/x");
+	/* one character short, and a 0 (not base58) */
+	check_peer_id("12D3KooWCTeZvhJRonmtCXRDCdyE8ujtPqGGvdCpGR17Lc83Mvg\n",
+	    NP_ERR_PARSE, "12D3KooWCTeZvhJRonmtCXRDCdyE8ujtPqGGvdCpGR17Lc83Mvg");
+	check_peer_id("12D3KooWCTeZvhJRonmtCXRDCdyE8ujtPqGGvdCpGR17Lc83Mvg0\n",
+	    NP_ERR_PARSE, "12D3KooWCTeZvhJRonmtCXRDCdyE8ujtPqGGvdCpGR17Lc83Mvg0");
+}
+
+/* A two-host run after its sweep, one host failed at start. */
+static void
+test_run_json_fields(void **state)
+{
+	struct inventory *inv = NULL;
+	char *cause = NULL;
+	struct bench_options o = { .latency_count = 20, .throughput_count = 3,
+		.throughput_bytes = 10485760, .kinds = 7 };
+	struct bench_host hosts[2];
+	struct bench b;
+	cJSON *j, *m;
+
+	assert_int_equal(inventory_parse("{\"machines\": [{\"name\": \"h1\","
+	    " \"address\": \"198.18.0.2\"}, {\"name\": \"h2\", \"address\":"
+	    " \"198.18.0.3\"}]}", "m.json", &inv, &cause), 0);
+	memset(&b, 0, sizeof b);
+	memset(hosts, 0, sizeof hosts);
+	b.o = &o;
+	b.inv = inv;
+	b.n = 2;
+	b.hosts = hosts;
+	strcpy(b.run_id, "r1");
+	b.started_at = T0;
+	b.ok = 5;
+	b.failed = 7;
+	b.phase_ran[BENCH_INIT] = b.phase_ran[BENCH_START] = 1;
+	b.phase_s[BENCH_START] = 1.234;
+	hosts[0].m = &inv->machines[0];
+	hosts[1].m = &inv->machines[1];
+	hosts[0].dir = "/tmp/otela-bench-r1-h1";
+	hosts[1].dir = "/tmp/otela-bench-r1-h2";
+	hosts[0].peer_id = PID_A;
+	hosts[0].http_port = hosts[1].http_port = 19090;
+	hosts[0].pid = 4242;
+	hosts[1].failed = 1;
+	hosts[1].failed_phase = BENCH_START;
+	hosts[1].error_class = ERROR_CLASS_TIMEOUT;
+	hosts[1].error = "h2: never healthy";
+	hosts[0].status[BENCH_INIT] = hosts[1].status[BENCH_INIT] = BENCH_ST_OK;
+	hosts[0].status[BENCH_START] = BENCH_ST_OK;
+	hosts[1].status[BENCH_START] = BENCH_ST_FAILED;
+	j = bench_run_json(&b);
+	assert_string_equal(keys_of(j), "config convergence ended_at "
+	    "interrupted kept machines phases punch run_id started_at totals");
+	assert_string_equal(keys_of(cJSON_GetObjectItem(j, "phases")),
+	    "configure_s converge_s discover_s init_s punch_s start_s sweep_s "
+	    "teardown_s");
+	assert_true(cJSON_GetObjectItem(cJSON_GetObjectItem(j, "phases"),
+	    "start_s")->valuedouble == 1.23);
+	assert_true(cJSON_IsNull(cJSON_GetObjectItem(j, "ended_at")));
+	assert_string_equal(cJSON_GetStringValue(cJSON_GetObjectItem(j,
+	    "started_at")), "2026-11-30T19:20:51+00:00");
+	assert_int_equal(cJSON_GetObjectItem(cJSON_GetObjectItem(j, "totals"),
+	    "failed")->valueint, 7);
+	m = cJSON_GetArrayItem(cJSON_GetObjectItem(j, "machines"), 0);
+	assert_string_equal(keys_of(m), "address dir error error_class "
+	    "failed_phase http_port libp2p_port log_tail name peer_id phases "
+	    "pid status");
+	assert_int_equal(cJSON_GetObjectItem(m, "pid")->valueint, 4242);
+	assert_string_equal(keys_of(cJSON_GetObjectItem(m, "phases")),
+	    "init start");
+	m = cJSON_GetArrayItem(cJSON_GetObjectItem(j, "machines"), 1);
+	assert_string_equal(cJSON_GetStringValue(cJSON_GetObjectItem(m,
+	    "status")), "failed");
+	assert_string_equal(cJSON_GetStringValue(cJSON_GetObjectItem(m,
+	    "failed_phase")), "start");
+	assert_string_equal(cJSON_GetStringValue(cJSON_GetObjectItem(m,
+	    "error_class")), "timeout");
+	assert_true(cJSON_IsNull(cJSON_GetObjectItem(m, "peer_id")));
+	assert_string_equal(cJSON_GetStringValue(cJSON_GetObjectItem(
+	    cJSON_GetObjectItem(m, "phases"), "start")), "failed");
+	cJSON_Delete(j);
+	inventory_free(inv);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_record_upstream_shape_sorted),
+		cmocka_unit_test(test_record_failed_without_metrics),
+		cmocka_unit_test(test_probe_command_reproduces_probe),
+		cmocka_unit_test(test_peer_id_from_output_validated),
+		cmocka_unit_test(test_run_json_fields),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,151 @@
+/*
+ * bench_teardown_command(), run by /bin/sh against real processes: a node
+ * that stops on TERM is gone and its directory removed; one that ignores
+ * TERM is KILLed after the grace; the PID is read from DIR/pid when none
+ * is given; a PID whose command line does not name the directory (a
+ * recycled PID) is never signalled.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "bench_teardown.h"
+
+/* A stand-in node: a shell loop whose command line names dir. */
+static pid_t
+spawn_node(const char *dir, int ignore_term)
+{
+	const char *loop = ignore_term ?
+	    "trap '' TERM; while :; do sleep 0.05; done" :
+	    "while :; do sleep 0.05; done";
+	pid_t pid = fork();
+
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		execl("/bin/sh", "sh", "-c", loop, "node", "--config-dir", dir,
+		    (char *)NULL);
+		_exit(127);
+	}
+	usleep(100000);
+	return pid;
+}
+
+static char *
+make_dir(void)
+{
+	char tmpl[] = "/tmp/otela-bench-unit-XXXXXX";
+	char *dir = mkdtemp(tmpl);
+
+	assert_non_null(dir);
+	return strdup(dir);
+}
+
+/* Run the teardown; returns its exit status. */
+static int
+run_teardown(const char *dir, long pid)
+{
+	char *cmd = bench_teardown_command(dir, pid);
+	int st;
+	pid_t c;
+
+	assert_non_null(cmd);
+	c = fork();
+	if (c == 0) {
+		execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
+		_exit(127);
+	}
+	free(cmd);
+	assert_int_equal(waitpid(c, &st, 0), c);
+	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+/* The node was signalled: it is a zombie of ours now, or gone. */
+static int
+reaped(pid_t pid)
+{
+	int st;
+
+	return waitpid(pid, &st, WNOHANG) == pid;
+}
+
+static void
+test_term_stops_node_and_removes_dir(void **state)
+{
+	char *dir = make_dir();
+	pid_t node = spawn_node(dir, 0);
+	struct stat sb;
+
+	assert_int_equal(run_teardown(dir, node), 0);
+	assert_true(reaped(node));
+	assert_int_equal(stat(dir, &sb), -1);
+	free(dir);
+}
+
+static void
+test_kill_after_grace_when_term_ignored(void **state)
+{
+	char *dir = make_dir();
+	pid_t node = spawn_node(dir, 1);
+
+	assert_int_equal(run_teardown(dir, node), 0);
+	assert_true(reaped(node));
+	free(dir);
+}
+
+static void
+test_pid_read_from_dir(void **state)
+{
+	char *dir = make_dir(), path[256];
+	pid_t node = spawn_node(dir, 0);
+	FILE *f;
+
+	snprintf(path, sizeof path, "%s/pid", dir);
+	assert_non_null(f = fopen(path, "w"));
+	fprintf(f, "%ld\n", (long)node);
+	fclose(f);
+	assert_int_equal(run_teardown(dir, 0), 0);
+	assert_true(reaped(node));
+	free(dir);
+}
+
+static void
+test_recycled_pid_left_alone(void **state)
+{
+	char *dir = make_dir(), *other = make_dir();
+	pid_t stranger = spawn_node(other, 0);
+	struct stat sb;
+
+	/* the PID now belongs to a process that is not dir's node */
+	assert_int_equal(run_teardown(dir, stranger), 0);
+	assert_int_equal(kill(stranger, 0), 0);
+	assert_false(reaped(stranger));
+	assert_int_equal(stat(dir, &sb), -1);
+	kill(stranger, SIGKILL);
+	waitpid(stranger, NULL, 0);
+	assert_int_equal(run_teardown(other, 0), 0);
+	free(dir);
+	free(other);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_term_stops_node_and_removes_dir),
+		cmocka_unit_test(test_kill_after_grace_when_term_ignored),
+		cmocka_unit_test(test_pid_read_from_dir),
+		cmocka_unit_test(test_recycled_pid_left_alone),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
