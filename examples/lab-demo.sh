@@ -59,9 +59,9 @@ echo "heatmap: $out/heatmap.html"
 # (lab hosts share this machine's files; the lab user must read them).
 echo "== netprof bench --baseline   (libp2p mesh sweep plus ICMP ping)"
 if ! command -v node >/dev/null || ! "$src/tests/otela-node/install.sh" >/dev/null; then
-	echo "lab-demo: skipping bench: the stand-in node needs Node.js and npm" \
-	    "(tests/install-deps.sh test)" >&2
-	exit 0
+	echo "lab-demo: the stand-in otela node needs Node.js and npm" \
+	    "(tests/install-deps.sh lab installs them)" >&2
+	exit 1
 fi
 otela=$src/tests/otela-node
 if ! su -s /bin/sh nplab -c "test -r '$otela/bin/otela'" 2>/dev/null; then

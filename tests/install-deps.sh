@@ -5,9 +5,10 @@
 #   tests/install-deps.sh [build] [lab] [test]    (default: all three)
 #
 # build: what `cmake` and the compiler need for netprof itself (tests off).
-# lab: the lab of network namespaces and what examples/lab-demo.sh runs.
-# test: tests/run.sh (cmocka, Node.js and Chromium for the node and browser
-# tests, python3 for the tunnel test's server, clang for the clang build and
+# lab: the lab of network namespaces and what examples/lab-demo.sh runs
+# (Node.js and npm for the stand-in otela node that bench starts on the
+# lab's hosts, with its pinned npm packages).
+# test: tests/run.sh (cmocka, Chromium for the browser tests, python3 for the tunnel test's server, clang for the clang build and
 # the fuzzers, bc for tests/bench).
 # tests/deps/test_build_deps.sh proves the build group is enough to build.
 set -euo pipefail
@@ -17,8 +18,8 @@ here=$(cd "$(dirname "$0")" && pwd)
 build_pkgs="gcc make cmake pkg-config libssh-dev libuv1-dev libcjson-dev
   libcurl4-openssl-dev libssl-dev"
 lab_pkgs="iproute2 openssh-server openssh-client iputils-ping iperf3 procps
-  psmisc jq time fping nftables"
-test_pkgs="libcmocka-dev nodejs npm chromium python3 curl clang libclang-rt-dev bc"
+  psmisc jq time fping nftables nodejs npm"
+test_pkgs="libcmocka-dev chromium python3 curl clang libclang-rt-dev bc"
 
 groups=${*:-build lab test}
 want=""
@@ -55,12 +56,10 @@ if [ -n "$missing" ]; then
 	apt-get install -y -qq --no-install-recommends $missing >/dev/null
 fi
 
-# Node packages for the test tools, pinned by their package-lock.json.
+# Node packages, pinned by their package-lock.json: the stand-in otela
+# node for the lab (and the tests), the browser driver for the tests.
 case " $groups " in
-*" test "*)
-	for d in "$here"/otela-node "$here"/browser; do
-		[ -x "$d/install.sh" ] && "$d/install.sh"
-	done
-	;;
+*" test "*) "$here/otela-node/install.sh" && "$here/browser/install.sh" ;;
+*" lab "*) "$here/otela-node/install.sh" ;;
 esac
 exit 0
