@@ -203,9 +203,6 @@ double bench_now(void);
 void bench_host_fail(struct bench_host *h, enum bench_phase p,
     enum error_class cls, char *error);
 
-/* The class of an engine or node_api error code. */
-enum error_class bench_class_of_error(int error);
-
 /*
  * The PeerID in `otela peer-id` output (its last non-empty line, trimmed)
  * into *id. NP_ERR_PARSE if it is not a valid PeerID; *id is then what was

@@ -61,4 +61,7 @@ const char *error_class_name(enum error_class c);
 /* The class an error text (from any writer, or upstream) belongs to. */
 enum error_class error_class_of_text(const char *error);
 
+/* The class of an error code (error.h) from the engine or the node API. */
+enum error_class error_class_of_code(int error);
+
 #endif

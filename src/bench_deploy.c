@@ -136,7 +136,7 @@ deploy_failed(struct bench_host *h, const struct engine_result *res,
 		return 1;
 	}
 	bench_host_step_fail(h, res->error != NP_OK ?
-	    bench_class_of_error(res->error) : ERROR_CLASS_TOOL_FAILED,
+	    error_class_of_code(res->error) : ERROR_CLASS_TOOL_FAILED,
 	    str_printf("%s: deploying otela: %s: %s", h->m->name, what,
 	    res->error != NP_OK ? (res->error_text != NULL ? res->error_text :
 	    error_string(res->error)) : res->err[0] != '\0' ? res->err :

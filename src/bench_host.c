@@ -67,7 +67,7 @@ check_job(struct bench_host *h, const struct engine_result *res,
 		return 1;
 	}
 	if (res->error != NP_OK) {
-		bench_host_step_fail(h, bench_class_of_error(res->error), str_printf(
+		bench_host_step_fail(h, error_class_of_code(res->error), str_printf(
 		    "%s: %s: %s", h->m->name, what, res->error_text != NULL ?
 		    res->error_text : error_string(res->error)));
 		return 1;

@@ -122,25 +122,3 @@ bench_plan_hosts(struct bench *b)
 	return 0;
 }
 
-enum error_class
-bench_class_of_error(int error)
-{
-	switch (error) {
-	case NP_ERR_CONNECT:
-	case NP_ERR_SESSION_LOST:
-	case NP_ERR_CHANNEL:
-		return ERROR_CLASS_UNREACHABLE;
-	case NP_ERR_HOSTKEY_UNKNOWN:
-	case NP_ERR_HOSTKEY_CHANGED:
-	case NP_ERR_AUTH:
-		return ERROR_CLASS_AUTH;
-	case NP_ERR_TIMEOUT:
-		return ERROR_CLASS_TIMEOUT;
-	case NP_ERR_TOOL_MISSING:
-		return ERROR_CLASS_TOOL_MISSING;
-	case NP_ERR_PARSE:
-		return ERROR_CLASS_PARSE;
-	default:
-		return ERROR_CLASS_TOOL_FAILED;
-	}
-}

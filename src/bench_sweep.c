@@ -216,7 +216,7 @@ reply_failed(struct bench_task *t, const struct node_reply *r,
 	size_t n;
 
 	if (r->error != NP_OK) {
-		task_fail(t, bench_class_of_error(r->error), str_printf(
+		task_fail(t, error_class_of_code(r->error), str_printf(
 		    "%s: %s: %s", m, what, r->error_text != NULL ?
 		    r->error_text : error_string(r->error)));
 		return 1;
@@ -334,7 +334,7 @@ ping_done_cb(const struct machine *m, const struct engine_result *res,
 		return;
 	}
 	if (res->error != NP_OK)
-		task_fail(t, bench_class_of_error(res->error), str_printf(
+		task_fail(t, error_class_of_code(res->error), str_printf(
 		    "%s", res->error_text != NULL ? res->error_text :
 		    error_string(res->error)));
 	else if (ping_parse(res->out, &p, &cause) != 0)

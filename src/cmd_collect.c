@@ -158,25 +158,9 @@ machine_at(const struct collector *c, size_t i)
 static enum error_class
 class_of_engine_error(int error, int *host_level)
 {
-	*host_level = 0;
-	switch (error) {
-	case NP_ERR_CONNECT:
-		*host_level = 1;
-		return ERROR_CLASS_UNREACHABLE;
-	case NP_ERR_SESSION_LOST:	/* may be transient: retried per pair */
-		return ERROR_CLASS_UNREACHABLE;
-	case NP_ERR_HOSTKEY_UNKNOWN:
-	case NP_ERR_HOSTKEY_CHANGED:
-	case NP_ERR_AUTH:
-		*host_level = 1;
-		return ERROR_CLASS_AUTH;
-	case NP_ERR_TIMEOUT:
-		return ERROR_CLASS_TIMEOUT;
-	case NP_ERR_TOOL_MISSING:
-		return ERROR_CLASS_TOOL_MISSING;
-	default:
-		return ERROR_CLASS_TOOL_FAILED;
-	}
+	*host_level = error == NP_ERR_CONNECT || error == NP_ERR_AUTH ||
+	    error == NP_ERR_HOSTKEY_UNKNOWN || error == NP_ERR_HOSTKEY_CHANGED;
+	return error_class_of_code(error);
 }
 
 static void

@@ -6,6 +6,7 @@
 #include <ctype.h>
 #include <string.h>
 
+#include "error.h"
 #include "record_schema.h"
 
 const char *const record_kinds[] = {
@@ -81,4 +82,27 @@ error_class_of_text(const char *error)
 		if (strstr(lower, rules[i].needle) != NULL)
 			return rules[i].class;
 	return ERROR_CLASS_TOOL_FAILED;
+}
+
+enum error_class
+error_class_of_code(int error)
+{
+	switch (error) {
+	case NP_ERR_CONNECT:
+	case NP_ERR_SESSION_LOST:
+	case NP_ERR_CHANNEL:
+		return ERROR_CLASS_UNREACHABLE;
+	case NP_ERR_HOSTKEY_UNKNOWN:
+	case NP_ERR_HOSTKEY_CHANGED:
+	case NP_ERR_AUTH:
+		return ERROR_CLASS_AUTH;
+	case NP_ERR_TIMEOUT:
+		return ERROR_CLASS_TIMEOUT;
+	case NP_ERR_TOOL_MISSING:
+		return ERROR_CLASS_TOOL_MISSING;
+	case NP_ERR_PARSE:
+		return ERROR_CLASS_PARSE;
+	default:
+		return ERROR_CLASS_TOOL_FAILED;
+	}
 }
