@@ -8,7 +8,6 @@
  * struct transport_ops (transport.h), one per transport kind, and knows
  * nothing of how they work.
  */
-#include <signal.h>
 #include <stdarg.h>
 #include <unistd.h>
 #include <stdio.h>
@@ -118,8 +117,6 @@ engine_new(uv_loop_t *loop, const struct inventory *inv,
 	struct engine *e;
 
 	*out = NULL;
-	/* a command that exits without reading its stdin must not kill us */
-	signal(SIGPIPE, SIG_IGN);
 	if ((e = calloc(1, sizeof *e)) == NULL)
 		return NP_ERR_NOMEM;
 	e->loop = loop;

@@ -2,6 +2,7 @@
  * netprof's entry point: global options, then the command table. A command is
  * matched by its exact name or a unique prefix ("col" for collect).
  */
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -93,6 +94,13 @@ main(int argc, char **argv)
 	const struct cmd_entry *entry;
 	static char prog[64];
 	int i, verbosity = LOG_NORMAL;
+
+	/*
+	 * A write to a reader that went away (a remote command that exits
+	 * without reading its stdin, `| head -1`) must fail with EPIPE, which
+	 * every writer reports, not kill the process with its records unsaid.
+	 */
+	signal(SIGPIPE, SIG_IGN);
 
 	for (i = 1; i < argc && argv[i][0] == '-'; i++) {
 		const char *a = argv[i];

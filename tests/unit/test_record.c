@@ -88,7 +88,7 @@ record_has_upstream_and_added_fields(void **state)
 
 	assert_int_equal(record_writer_open(path, 0, &w, &cause), 0);
 	put(w, "h1", "h2", "ping", 0);
-	assert_int_equal(record_writer_close(w), 0);
+	assert_int_equal(record_writer_close(w, -1), 0);
 	text = slurp();
 	assert_non_null(strchr(text, '\n'));
 	assert_int_equal(strchr(text, '\n')[1], '\0');
@@ -121,7 +121,7 @@ ok_record_has_null_error(void **state)
 
 	assert_int_equal(record_writer_open(path, 0, &w, &cause), 0);
 	put(w, "h1", "h2", "iperf3", 1);
-	assert_int_equal(record_writer_close(w), 0);
+	assert_int_equal(record_writer_close(w, -1), 0);
 	text = slurp();
 	o = cJSON_Parse(text);
 	assert_true(cJSON_IsNull(cJSON_GetObjectItem(o, "error")));
@@ -142,7 +142,7 @@ resume_drops_torn_line_and_knows_ok_pairs(void **state)
 	put(w, "h1", "h2", "ping", 1);
 	put(w, "h2", "h1", "ping", 0);
 	put(w, "h1", "h2", "iperf3", 1);
-	assert_int_equal(record_writer_close(w), 0);
+	assert_int_equal(record_writer_close(w, -1), 0);
 	f = fopen(path, "a");
 	fputs("{\"kind\":\"ping\",\"source\":\"h3\",\"tar", f);
 	fclose(f);
@@ -157,7 +157,7 @@ resume_drops_torn_line_and_knows_ok_pairs(void **state)
 
 	assert_int_equal(record_writer_open(path, 1, &w, &cause), 0);
 	put(w, "h2", "h1", "ping", 1);
-	assert_int_equal(record_writer_close(w), 0);
+	assert_int_equal(record_writer_close(w, -1), 0);
 	text = slurp();
 	assert_null(strstr(text, "\"tar\n"));
 	assert_null(strstr(text, "h3"));
