@@ -995,7 +995,7 @@ nomem:
 out:
 	/* after Ctrl-C the reader gets a few seconds, not forever */
 	if (record_writer_close(c.writer, c.interrupted ? 3000 : -1) != 0) {
-		log_error("%s: records could not all be written", o->output);
+		log_error("%s: records could not all be written", c.output);
 		if (status == NP_EXIT_OK)
 			status = NP_EXIT_FAILED;
 	}
