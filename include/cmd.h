@@ -60,4 +60,19 @@ struct inventory;
 int cmd_load_inventory(const char *config, const char *hosts,
     struct inventory **out);
 
+/*
+ * Upstream's default files: collect writes its records to
+ * CMD_DEFAULT_RECORDS, which heatmap reads, and heatmap writes
+ * CMD_DEFAULT_PAGE; both relative to the working directory.
+ */
+#define CMD_DEFAULT_RECORDS "results/network-measurements.jsonl"
+#define CMD_DEFAULT_PAGE "results/network-heatmap.html"
+
+/*
+ * Create the directories path's file goes into (as mkdir -p; "-" and a
+ * bare file name need none). On error the message (directory, reason,
+ * option) is reported here and NP_EXIT_USAGE returned; else NP_EXIT_OK.
+ */
+int cmd_make_parent_dirs(const char *path, const char *option);
+
 #endif

@@ -15,6 +15,9 @@
 #define DIAGNOSE_GAP_RATIO 3.0
 /* ...if it is also this much larger in absolute terms (ms). */
 #define DIAGNOSE_GAP_MIN_MS 1.0
+/* Ports named when the records do not show them (upstream's defaults). */
+#define DIAGNOSE_IPERF3_PORT 5201
+#define DIAGNOSE_LIBP2P_PORT 19091
 
 struct finding {
 	const char *rule;	/* stable id: "relay_reservation", ... */

@@ -28,6 +28,7 @@ struct record {
 	struct record_metric *metrics;
 	size_t nmetrics;
 	long nsamples;		/* samples_ms/samples_ns/iterations length, or -1 */
+	int port;		/* iperf3: the port its command names; else 0 */
 	const char *file;	/* not owned */
 	int line;
 
@@ -46,6 +47,7 @@ struct run_info {
 	char *run_id;
 	char *file;
 	char **machines;	/* machine names, in inventory order */
+	int *libp2p_ports;	/* each machine's libp2p_port; 0 if not given */
 	size_t nmachines;
 	struct convergence *convergence;
 	size_t nconvergence;
@@ -69,7 +71,10 @@ int record_parse(const char *line, size_t len, struct record **out,
     char **cause);
 void record_free(struct record *r);
 
-/* Time of an ISO-8601 UTC timestamp ("2026-05-03T11:37:42.123Z"), or NAN. */
+/*
+ * Time of an ISO-8601 timestamp, or NAN: upstream's and netprof's
+ * "2026-05-03T11:37:42+00:00", with milliseconds, with "Z", any offset.
+ */
 double record_parse_time(const char *s);
 
 /* "unreachable", "auth", "tool_missing", "timeout", "parse" or "tool_failed". */

@@ -20,4 +20,7 @@ void log_info(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void log_debug(const char *host, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
+/* The plural ending of a count in a message: "s" unless n is 1. */
+#define PLURAL(n) ((n) == 1 ? "" : "s")
+
 #endif

@@ -23,18 +23,29 @@ struct record {
 	double started_at;	/* wall clock, Unix seconds */
 	double ended_at;
 	int round;		/* 1-based round of the schedule */
-	const char *command;
+	const char *command;	/* the line that reproduces the probe */
+	const char *server_command; /* iperf3: the server's line; else NULL */
 	const char *error;	/* NULL when ok */
 	enum error_class error_class;
 	cJSON *metrics;		/* taken over by record_to_json; may be NULL */
 };
 
 /*
- * The record as a JSON object with the upstream field names (timestamp,
- * kind, source, target, target_address, ok, metrics, error, command) plus
- * started_at, ended_at, round and error_class. Takes rec->metrics.
+ * The record as a JSON object with the upstream field names and types
+ * (command, error, kind, metrics, ok, source, target, target_address,
+ * timestamp: upstream's "2026-11-30T19:17:32+00:00", when the probe ended)
+ * plus ended_at, error_class, round, server_command (iperf3) and
+ * started_at (ISO-8601 UTC with milliseconds), keys sorted as upstream
+ * writes them. Takes rec->metrics.
  */
 cJSON *record_to_json(struct record *rec);
+
+/*
+ * Order the keys of obj, and of every object inside it, by byte value:
+ * the order of upstream's json.dumps(sort_keys=True), so that files from
+ * either tool line up field by field.
+ */
+void record_sort_keys(cJSON *obj);
 
 struct record_writer;
 

@@ -33,7 +33,8 @@ int record_kind_known(const char *kind);
 #define RECORD_F_METRICS	"metrics"
 #define RECORD_F_ERROR		"error"
 #define RECORD_F_ERROR_CLASS	"error_class"
-#define RECORD_F_COMMAND	"command"
+#define RECORD_F_COMMAND	"command"	/* the line that reproduces it */
+#define RECORD_F_SERVER_COMMAND	"server_command"	/* iperf3's server line */
 #define RECORD_F_STARTED_AT	"started_at"	/* ms precision */
 #define RECORD_F_ENDED_AT	"ended_at"
 #define RECORD_F_ROUND		"round"

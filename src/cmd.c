@@ -1,11 +1,14 @@
 /*
  * What every command shares: usage and help output, the one report of a
- * usage error, number options, and loading the inventory (with --hosts)
- * with its error reported once.
+ * usage error, number options, loading the inventory (with --hosts) with
+ * its error reported once, and the directories of an output file.
  */
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cmd.h"
@@ -114,4 +117,39 @@ cmd_load_inventory(const char *config, const char *hosts,
 	}
 	*out = inv;
 	return NP_EXIT_OK;
+}
+
+int
+cmd_make_parent_dirs(const char *path, const char *option)
+{
+	char *dir, *p;
+	int r = NP_EXIT_OK;
+
+	if (strcmp(path, "-") == 0 || strchr(path, '/') == NULL)
+		return NP_EXIT_OK;
+	if ((dir = strdup(path)) == NULL)
+		return NP_EXIT_FAILED;
+	*strrchr(dir, '/') = '\0';
+	if (*dir == '\0') {		/* "/file": the root exists */
+		free(dir);
+		return NP_EXIT_OK;
+	}
+	/* each prefix in turn, the whole directory last */
+	for (p = dir + 1; r == NP_EXIT_OK; p++) {
+		int last = *p == '\0';
+
+		if (*p != '/' && !last)
+			continue;
+		*p = '\0';
+		if (mkdir(dir, 0777) != 0 && errno != EEXIST) {
+			log_error("%s %s: cannot create the directory %s: %s",
+			    option, path, dir, strerror(errno));
+			r = NP_EXIT_USAGE;
+		}
+		if (last)
+			break;
+		*p = '/';
+	}
+	free(dir);
+	return r;
 }

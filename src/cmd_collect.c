@@ -18,6 +18,7 @@
 #include <cjson/cJSON.h>
 
 #include "cmd.h"
+#include "command_line.h"
 #include "engine.h"
 #include "error.h"
 #include "inventory.h"
@@ -498,11 +499,30 @@ host_release(struct collector *c, const struct task *t)
 	}
 }
 
+/*
+ * The lines that reproduce the probe by hand (the server's for iperf3);
+ * the remote command alone if the transport cannot say more.
+ */
+static void
+task_command_lines(struct collector *c, const struct task *t, char **line,
+    char **server_line)
+{
+	*server_line = NULL;
+	if (command_line_reproduce(c->inv, machine_at(c, t->pair.source),
+	    t->command, line) != 0)
+		*line = strdup(t->command);
+	if (t->server_command != NULL && command_line_reproduce(c->inv,
+	    machine_at(c, t->pair.target), t->server_command,
+	    server_line) != 0)
+		*server_line = strdup(t->server_command);
+}
+
 static void
 task_write(struct collector *c, struct task *t)
 {
 	const struct machine *src = machine_at(c, t->pair.source);
 	const struct machine *dst = machine_at(c, t->pair.target);
+	char *line, *server_line;
 	struct record rec = {
 		.kind = probe_kind_name(t->kind),
 		.source = src->name,
@@ -512,7 +532,6 @@ task_write(struct collector *c, struct task *t)
 		.started_at = t->started_at,
 		.ended_at = t->ended_at > 0 ? t->ended_at : t->started_at,
 		.round = (int)t->round + 1,
-		.command = t->command,
 		.error = t->ok ? NULL : t->error,
 		.error_class = t->ok ? ERROR_CLASS_NONE : t->error_class,
 		.metrics = t->metrics,
@@ -520,6 +539,9 @@ task_write(struct collector *c, struct task *t)
 	cJSON *o;
 
 	t->metrics = NULL;	/* transferred */
+	task_command_lines(c, t, &line, &server_line);
+	rec.command = line != NULL ? line : t->command;
+	rec.server_command = server_line;
 	if ((o = record_to_json(&rec)) == NULL ||
 	    record_writer_put(c->writer, o) != 0) {
 		if (!c->write_failed && record_writer_error(c->writer) != 0)
@@ -534,6 +556,8 @@ task_write(struct collector *c, struct task *t)
 		c->write_failed = 1;
 	}
 	cJSON_Delete(o);
+	free(line);
+	free(server_line);
 }
 
 /* Record a finished task, update the counts, and start what can start. */
@@ -834,7 +858,8 @@ print_summary(struct collector *c, FILE *f)
 	const struct task *slow = NULL, *fast = NULL, *lo = NULL, *hi = NULL;
 	size_t i, p;
 
-	fprintf(f, "netprof: %zu probes ok, %zu failed\n", c->ok, c->failed);
+	fprintf(f, "netprof: %zu probe%s ok, %zu failed\n", c->ok,
+	    PLURAL(c->ok), c->failed);
 	for (i = 0; i < c->inv->n_machines; i++) {
 		struct host_state *h = &c->hosts[i];
 
@@ -1037,7 +1062,7 @@ cmd_collect_exec(const struct cmd_entry *self, int argc, char **argv)
 	int ch, r;
 
 	memset(&o, 0, sizeof o);
-	o.output = "-";
+	o.output = CMD_DEFAULT_RECORDS;
 	optind = 1;
 	while ((ch = getopt_long(argc, argv, ":c:H:Ao:nqh", longopts, NULL)) !=
 	    -1) {
@@ -1089,12 +1114,17 @@ cmd_collect_exec(const struct cmd_entry *self, int argc, char **argv)
 		return NP_EXIT_USAGE;
 	if (o.resume && strcmp(o.output, "-") == 0)
 		return cmd_usage_error(self, "--resume needs --output FILE "
-		    "(the file of the run to complete)");
+		    "(the file of the run to complete), not standard output");
 	if (o.plan.serial && o.plan.rounds)
 		return cmd_usage_error(self, "--serial and --rounds exclude "
 		    "each other");
 	if (cmd_load_inventory(o.common.config, o.common.hosts, &inv) != 0)
 		return NP_EXIT_USAGE;
+	if (!o.dry_run && cmd_make_parent_dirs(o.output, "--output") !=
+	    NP_EXIT_OK) {
+		inventory_free(inv);
+		return NP_EXIT_USAGE;
+	}
 	if (inv->n_machines < 2) {
 		log_error("%s: collect needs at least two machines",
 		    o.common.config);
@@ -1114,8 +1144,10 @@ const struct cmd_entry cmd_collect_entry = {
 	.help =
 	    "options:\n"
 	    RUNNER_HELP
-	    "  -o, --output FILE        JSONL records (default: standard "
-	    "output)\n"
+	    "  -o, --output FILE        JSONL records, - for standard output "
+	    "(default:\n"
+	    "                           " CMD_DEFAULT_RECORDS ", directories "
+	    "created)\n"
 	    "      --iperf              also measure throughput with iperf3\n"
 	    "  -n, --dry-run            print the plan, run nothing\n"
 	    "      --serial             one pair at a time (the upstream "

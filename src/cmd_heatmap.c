@@ -34,6 +34,20 @@ struct heatmap_args {
 	int strict;
 };
 
+/* No --input: collect's default output, as upstream. */
+static int
+default_input(const struct cmd_entry *self, struct heatmap_args *a)
+{
+	if (access(CMD_DEFAULT_RECORDS, F_OK) != 0)
+		return cmd_usage_error(self, "no --input FILE, and no %s here "
+		    "(collect's default output): give a collect or bench "
+		    ".jsonl, or a bench run.json", CMD_DEFAULT_RECORDS);
+	if ((a->inputs = malloc(sizeof *a->inputs)) == NULL)
+		return NP_EXIT_FAILED;
+	a->inputs[a->ninputs++] = CMD_DEFAULT_RECORDS;
+	return NP_EXIT_OK;
+}
+
 static int
 parse_args(const struct cmd_entry *self, int argc, char **argv,
     struct heatmap_args *a, int *done)
@@ -51,7 +65,7 @@ parse_args(const struct cmd_entry *self, int argc, char **argv,
 		{ NULL, 0, NULL, 0 }
 	};
 	const char **p;
-	int c;
+	int c, rc;
 
 	*done = 0;
 	optind = 1;
@@ -104,12 +118,10 @@ parse_args(const struct cmd_entry *self, int argc, char **argv,
 	if (optind < argc)
 		return cmd_usage_error(self, "unexpected argument '%s'",
 		    argv[optind]);
-	if (a->ninputs == 0)
-		return cmd_usage_error(self, "--input FILE is required "
-		    "(a collect or bench .jsonl, or a bench run.json)");
+	if (a->ninputs == 0 && (rc = default_input(self, a)) != NP_EXIT_OK)
+		return rc;
 	if (a->output == NULL && !a->text)
-		return cmd_usage_error(self, "--output FILE.html is required "
-		    "(or --text to print the matrix)");
+		a->output = CMD_DEFAULT_PAGE;
 	if (a->kind != NULL && !record_kind_known(a->kind))
 		return cmd_usage_error(self, "--kind %s: expected ping, "
 		    "iperf3, libp2p_ping, latency or throughput", a->kind);
@@ -269,15 +281,17 @@ cmd_heatmap_exec(const struct cmd_entry *self, int argc, char **argv)
 	if (a.text && heatmap_write_text(hm, &dx, a.kind || a.metric ?
 	    (long)kind : -1, (long)metric, use_color(), stdout) != 0)
 		goto nomem;
-	if (a.output != NULL && write_page(hm, &dx, &a, kind, metric) != 0) {
+	if (a.output != NULL && (cmd_make_parent_dirs(a.output, "--output") !=
+	    NP_EXIT_OK || write_page(hm, &dx, &a, kind, metric) != 0)) {
 		exit_code = NP_EXIT_FAILED;
 		goto out;
 	}
 	heatmap_totals(hm, &records, &failed);
-	fprintf(stderr, "%s %s (%zu hosts, %zu kinds, %zu records, %zu "
+	fprintf(stderr, "%s %s (%zu host%s, %zu kind%s, %zu record%s, %zu "
 	    "failed)\n", a.output != NULL ? "wrote" : "read",
 	    a.output != NULL ? a.output : "records", hm->nhosts,
-	    measured_kinds(hm), records, failed);
+	    PLURAL(hm->nhosts), measured_kinds(hm),
+	    PLURAL(measured_kinds(hm)), records, PLURAL(records), failed);
 	exit_code = NP_EXIT_OK;
 	goto out;
 nomem:
@@ -293,14 +307,17 @@ out:
 const struct cmd_entry cmd_heatmap_entry = {
 	.name = "heatmap",
 	.summary = "render measurements as a self-contained HTML page",
-	.usage = "--input FILE [--input FILE ...] (--output FILE.html | --text)\n"
+	.usage = "[--input FILE ...] [--output FILE.html] [--text]\n"
 	    "       [--kind KIND] [--metric METRIC] [--title TEXT] "
 	    "[--aggregate latest|median] [--strict]",
 	.help =
 	    "options:\n"
 	    "  -i, --input FILE     collect or bench records (.jsonl), or a bench run.json;\n"
-	    "                       repeat to combine collect and bench runs\n"
-	    "  -o, --output FILE    the page to write (one self-contained HTML file)\n"
+	    "                       repeat to combine collect and bench runs (default:\n"
+	    "                       " CMD_DEFAULT_RECORDS ")\n"
+	    "  -o, --output FILE    the page to write, one self-contained HTML file\n"
+	    "                       (default: " CMD_DEFAULT_PAGE " unless --text;\n"
+	    "                       directories created)\n"
 	    "  -k, --kind KIND      only ping, iperf3, libp2p_ping, latency or throughput;\n"
 	    "                       default: every kind found, switchable on the page\n"
 	    "  -m, --metric METRIC  metric shown first (default: avg for ping, mbps for\n"

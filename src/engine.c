@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "command_line.h"
 #include "engine.h"
 #include "error.h"
 #include "log.h"
@@ -147,27 +148,6 @@ engine_schedule(struct engine *e)
 	e->pump_active = 1;
 }
 
-/*
- * What runs on the host: the machine's remote_setup, then the command in
- * the same shell, so that the setup's exports and cd apply. A failing
- * setup stops there with its status.
- */
-static char *
-build_command(const struct machine *m, const char *command)
-{
-	const char *setup = m->remote_setup;
-	char *s;
-	size_t len;
-
-	if (setup == NULL || *setup == '\0')
-		return strdup(command);
-	len = strlen(setup) + strlen(command) + 32;
-	if ((s = malloc(len)) == NULL)
-		return NULL;
-	snprintf(s, len, "{\n%s\n} || exit\n%s", setup, command);
-	return s;
-}
-
 static void
 job_free(struct engine_job *j)
 {
@@ -231,7 +211,7 @@ engine_submit(struct engine *e, const struct machine *m,
 	j->on_done = req->on_done;
 	j->arg = req->arg;
 	j->queued_at = time_wall();
-	if ((j->command = build_command(m, req->command)) == NULL)
+	if ((j->command = command_line_on_host(m, req->command)) == NULL)
 		goto nomem;
 	if (req->input != NULL) {
 		if ((j->input = malloc(req->input_len + 1)) == NULL)

@@ -38,9 +38,9 @@ static const struct rule_text {
 	  "surviving samples and repeat the run to see whether it persists." },
 	{ "one_way",
 	  "a -> b works but b -> a fails",
-	  "An inbound firewall on a blocks b: open the probe's port on a "
-	  "(ICMP for ping, 5201 for iperf3, the libp2p port for bench kinds) "
-	  "or relay the traffic." },
+	  "An inbound firewall on a blocks b: open on a what each line names "
+	  "(ICMP for ping, the TCP port the records show for iperf3 and for "
+	  "the libp2p bench kinds) or relay the traffic." },
 	{ "http_overhead",
 	  "large gap between libp2p latency and the baseline RTT",
 	  "The difference is HTTP-over-libp2p overhead (TLS, stream "
@@ -218,10 +218,57 @@ rule_intermittent(const struct heatmap *hm, struct diagnosis *dx, size_t a,
 	    "%s -> %s: %.0f samples failed", hm->hosts[a], hm->hosts[b], failed);
 }
 
+/* host's libp2p_port in the run.json files read; the default if none. */
+static int
+libp2p_port_of(const struct heatmap *hm, const char *host)
+{
+	size_t i, j;
+
+	for (i = 0; i < hm->input.nruns; i++) {
+		const struct run_info *run = hm->input.runs[i];
+
+		for (j = 0; j < run->nmachines; j++)
+			if (strcmp(run->machines[j], host) == 0 &&
+			    run->libp2p_ports[j] > 0)
+				return run->libp2p_ports[j];
+	}
+	return DIAGNOSE_LIBP2P_PORT;
+}
+
+/*
+ * What b's probes of kind need open on a: the port the records show
+ * (the failed b -> a record's, else the working a -> b one's).
+ */
+static void
+inbound_need(const struct heatmap *hm, const struct hm_kind *kind,
+    const struct hm_cell *ab, const struct hm_cell *ba, size_t a, char *buf,
+    size_t size)
+{
+	int port = 0;
+
+	if (strcmp(kind->name, "ping") == 0) {
+		snprintf(buf, size, "ICMP echo");
+		return;
+	}
+	if (strcmp(kind->name, "iperf3") != 0) {
+		snprintf(buf, size, "TCP port %d, libp2p",
+		    libp2p_port_of(hm, hm->hosts[a]));
+		return;
+	}
+	if (ba->last_failed != NULL)
+		port = ba->last_failed->port;
+	if (port == 0 && ab->latest != NULL)
+		port = ab->latest->port;
+	snprintf(buf, size, "TCP port %d", port > 0 ? port :
+	    DIAGNOSE_IPERF3_PORT);
+}
+
 static int
 rule_one_way(const struct heatmap *hm, struct diagnosis *dx, size_t a,
     size_t b)
 {
+	char need[64];
+
 	size_t k;
 	int rc;
 
@@ -233,11 +280,12 @@ rule_one_way(const struct heatmap *hm, struct diagnosis *dx, size_t a,
 		if (kind->derived || ab->state != CELL_VALUE ||
 		    ba->state != CELL_FAILED)
 			continue;
+		inbound_need(hm, kind, ab, ba, a, need, sizeof need);
 		if ((rc = finding_add(dx, "one_way",
 		    "%s: %s -> %s ok, %s -> %s failed (%s): inbound "
-		    "firewall on %s?", kind->name, hm->hosts[a], hm->hosts[b],
-		    hm->hosts[b], hm->hosts[a], short_error(ba),
-		    hm->hosts[a])) != 0)
+		    "firewall on %s (%s)?", kind->name, hm->hosts[a],
+		    hm->hosts[b], hm->hosts[b], hm->hosts[a], short_error(ba),
+		    hm->hosts[a], need)) != 0)
 			return rc;
 	}
 	return 0;

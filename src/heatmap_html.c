@@ -15,6 +15,7 @@
 
 #include "error.h"
 #include "heatmap_html.h"
+#include "log.h"
 #include "timeutil.h"
 
 #define DIAG_ITEMS_SHOWN 100
@@ -456,7 +457,8 @@ write_failures(FILE *f, const struct heatmap *hm)
 
 	if ((rc = heatmap_failures(hm, &rows, &n)) != 0)
 		return rc;
-	fprintf(f, "<section id=failures><h2>Failures (%zu pairs)</h2>\n", n);
+	fprintf(f, "<section id=failures><h2>Failures (%zu pair%s)</h2>\n", n,
+	    PLURAL(n));
 	if (n == 0)
 		fputs("<p>No failed records.</p>\n", f);
 	else
@@ -634,9 +636,10 @@ write_head(FILE *f, const struct heatmap *hm, const struct html_options *opt)
 	}
 	fputs("\n</style>\n</head>\n<body>\n<h1>", f);
 	html_escape(f, opt->title);
-	fprintf(f, "</h1>\n<p class=summary>%zu hosts \xc2\xb7 %zu kinds "
-	    "\xc2\xb7 %zu records \xc2\xb7 %zu failed \xc2\xb7 %s \xc2\xb7 "
-	    "written %s</p>\n", hm->nhosts, kinds, records, failed,
+	fprintf(f, "</h1>\n<p class=summary>%zu host%s \xc2\xb7 %zu kind%s "
+	    "\xc2\xb7 %zu record%s \xc2\xb7 %zu failed \xc2\xb7 %s \xc2\xb7 "
+	    "written %s</p>\n", hm->nhosts, PLURAL(hm->nhosts), kinds,
+	    PLURAL(kinds), records, PLURAL(records), failed,
 	    hm->aggregate == HEATMAP_MEDIAN ?
 	    "median of the ok records per pair" : "latest record per pair",
 	    time_iso8601(opt->generated, when, sizeof when));

@@ -178,8 +178,13 @@ cmp_host_ptr(const void *a, const void *b)
 	return heatmap_host_compare(*(char *const *)a, *(char *const *)b);
 }
 
+/*
+ * Every host of every record and run is a row and a column, whatever kind
+ * is shown: a host with no record of that kind is a row of missing cells,
+ * not absent from the matrix (as upstream shows it).
+ */
 static int
-collect_hosts(struct heatmap *hm, const char *only_kind)
+collect_hosts(struct heatmap *hm)
 {
 	struct record_input *in = &hm->input;
 	size_t i, j;
@@ -192,8 +197,6 @@ collect_hosts(struct heatmap *hm, const char *only_kind)
 	for (i = 0; i < in->nrecords; i++) {
 		struct record *r = in->records[i];
 
-		if (only_kind != NULL && strcmp(r->kind, only_kind) != 0)
-			continue;
 		if ((rc = host_add(hm, r->source)) != 0 ||
 		    (rc = host_add(hm, r->target)) != 0)
 			return rc;
@@ -563,7 +566,7 @@ heatmap_build(struct heatmap *hm, enum heatmap_aggregate aggregate,
 	int rc;
 
 	hm->aggregate = aggregate;
-	if ((rc = collect_hosts(hm, only_kind)) != 0 ||
+	if ((rc = collect_hosts(hm)) != 0 ||
 	    (rc = collect_kinds(hm, only_kind)) != 0)
 		return rc;
 	if (only_kind != NULL && hm->nkinds == 0)

@@ -12,6 +12,7 @@
 #include "error.h"
 #include "heatmap_html.h"
 #include "heatmap_text.h"
+#include "log.h"
 
 #define ANSI_RESET "\033[0m"
 #define HOST_WIDTH_MAX 20
@@ -100,6 +101,32 @@ put_cell(FILE *f, const struct hm_cell *c, const struct hm_metric *m,
 		fprintf(f, " %*s", width, mark);
 }
 
+/*
+ * The column width for kind's metric: the host names' (capped), widened
+ * to the longest value shown so that large numbers (bytes) never push
+ * the row out of line.
+ */
+static int
+cell_width(const struct heatmap *hm, const struct hm_kind *k, size_t metric)
+{
+	int w = text_width(hm, CELL_WIDTH_MIN, CELL_WIDTH_MAX), l;
+	size_t i, n = hm->nhosts * hm->nhosts;
+	char buf[32];
+
+	if (metric >= k->nmetrics)
+		return w;
+	for (i = 0; i < n; i++) {
+		double v = k->cells[i].values[metric];
+
+		if (k->cells[i].state != CELL_VALUE || isnan(v))
+			continue;
+		heatmap_format_value(v, buf, sizeof buf);
+		if ((l = (int)strlen(buf)) > w)
+			w = l;
+	}
+	return w;
+}
+
 static void
 write_kind(FILE *f, const struct heatmap *hm, const struct hm_kind *k,
     size_t metric, int color)
@@ -111,7 +138,7 @@ write_kind(FILE *f, const struct heatmap *hm, const struct hm_kind *k,
 	double lo, hi;
 	size_t s, t;
 
-	cw = text_width(hm, CELL_WIDTH_MIN, CELL_WIDTH_MAX);
+	cw = cell_width(hm, k, metric);
 	fprintf(f, "%s: %s%s%s%s", k->name, m != NULL ? m->name : "(no metric)",
 	    m != NULL && *m->unit ? " (" : "", m != NULL ? m->unit : "",
 	    m != NULL && *m->unit ? ")" : "");
@@ -122,7 +149,8 @@ write_kind(FILE *f, const struct heatmap *hm, const struct hm_kind *k,
 		heatmap_format_value(hi, b, sizeof b);
 		fprintf(f, ", %s, range %s .. %s", m->label, a, b);
 	}
-	fprintf(f, "; %zu records, %zu failed\n", k->nrecords, k->nfailed);
+	fprintf(f, "; %zu record%s, %zu failed\n", k->nrecords,
+	    PLURAL(k->nrecords), k->nfailed);
 	fprintf(f, "%-*.*s", hw, hw, "src \\ dst");
 	for (t = 0; t < hm->nhosts; t++)
 		fprintf(f, " %*.*s", cw, cw, clean_name(hm->hosts[t], name,
@@ -175,8 +203,8 @@ write_failures(FILE *f, const struct heatmap *hm)
 	if (n == 0)
 		fputs("Failures: none.\n", f);
 	else
-		fprintf(f, "Failures (%zu pairs): source -> target, kind, "
-		    "failed/records, class: last error\n", n);
+		fprintf(f, "Failures (%zu pair%s): source -> target, kind, "
+		    "failed/records, class: last error\n", n, PLURAL(n));
 	for (i = 0; i < n; i++) {
 		const struct record *last = rows[i].cell->last_failed;
 

@@ -1,8 +1,9 @@
 /*
  * Plans: the schedules collect runs for an inventory, and their text or
  * JSON form (as the upstream tool's plan: source, target, ping,
- * iperf_server, iperf_client, with the rounds the scheduler puts them in)
- * for netprof plan and collect --dry-run.
+ * iperf_server, iperf_client, each the command line that runs the probe
+ * by hand through the machine's transport, with the rounds the scheduler
+ * puts them in) for netprof plan and collect --dry-run.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,9 +11,11 @@
 
 #include <cjson/cJSON.h>
 
+#include "command_line.h"
 #include "engine.h"
 #include "error.h"
 #include "inventory.h"
+#include "log.h"
 #include "plan.h"
 #include "probe.h"
 #include "schedule.h"
@@ -64,14 +67,32 @@ round_of(const struct schedule *s, size_t i, size_t j)
 	return 0;
 }
 
+/*
+ * The line that reproduces command on m (command_line.h), the line users
+ * and upstream's plan show; takes command. NULL when out of memory.
+ */
+static char *
+plan_line(const struct inventory *inv, const struct machine *m,
+    char *command)
+{
+	char *line = NULL;
+
+	if (command != NULL && command_line_reproduce(inv, m, command,
+	    &line) != 0)
+		line = NULL;
+	free(command);
+	return line;
+}
+
 static void
 write_rounds_text(FILE *f, const struct inventory *inv,
     const struct schedule *s, const char *what)
 {
 	size_t k, p;
 
-	fprintf(f, "%s: %zu rounds, %zu probes\n", probe_kind_name(s->kind),
-	    s->n_rounds, schedule_n_pairs(s));
+	fprintf(f, "%s: %zu round%s, %zu probe%s\n", probe_kind_name(s->kind),
+	    s->n_rounds, PLURAL(s->n_rounds), schedule_n_pairs(s),
+	    PLURAL(schedule_n_pairs(s)));
 	fprintf(f, "  (%s)\n", what);
 	for (k = 0; k < s->n_rounds; k++) {
 		fprintf(f, "  round %zu:", k + 1);
@@ -101,7 +122,7 @@ write_text(FILE *f, const struct inventory *inv,
     const struct probe_settings *ps, const struct plan_options *o,
     const struct schedule *ping, const struct schedule *iperf3)
 {
-	char *server = NULL, *cmd = NULL;
+	char *server, *cmd;
 	size_t i, j;
 	int r = 0;
 
@@ -111,8 +132,6 @@ write_text(FILE *f, const struct inventory *inv,
 		    "one pair at a time" : "exclusive: no host in two tests "
 		    "at once; starts after the ping phase");
 	fprintf(f, "\ncommands:\n");
-	if ((server = probe_iperf3_server_command(ps)) == NULL)
-		return NP_ERR_NOMEM;
 	for (i = 0; i < inv->n_machines; i++) {
 		for (j = 0; j < inv->n_machines; j++) {
 			const struct machine *a = &inv->machines[i];
@@ -121,26 +140,29 @@ write_text(FILE *f, const struct inventory *inv,
 			if (i == j)
 				continue;
 			fprintf(f, "%s -> %s\n", a->name, b->name);
-			if ((cmd = probe_ping_command(ps, b->address)) == NULL)
+			if ((cmd = plan_line(inv, a, probe_ping_command(ps,
+			    b->address))) == NULL)
 				goto nomem;
 			fprintf(f, "  ping, on %s, round %zu: %s\n", a->name,
 			    round_of(ping, i, j), cmd);
 			free(cmd);
 			if (iperf3 == NULL)
 				continue;
+			if ((server = plan_line(inv, b,
+			    probe_iperf3_server_command(ps))) == NULL)
+				goto nomem;
 			fprintf(f, "  iperf_server, on %s, round %zu: %s\n",
 			    b->name, round_of(iperf3, i, j), server);
-			if ((cmd = probe_iperf3_client_command(ps,
-			    b->address)) == NULL)
+			free(server);
+			if ((cmd = plan_line(inv, a, probe_iperf3_client_command(
+			    ps, b->address))) == NULL)
 				goto nomem;
 			fprintf(f, "  iperf_client, on %s: %s\n", a->name, cmd);
 			free(cmd);
 		}
 	}
-	free(server);
 	return r;
 nomem:
-	free(server);
 	return NP_ERR_NOMEM;
 }
 
@@ -166,16 +188,18 @@ write_json(FILE *f, const struct inventory *inv,
 			cJSON_AddStringToObject(row, "source",
 			    inv->machines[i].name);
 			cJSON_AddStringToObject(row, "target", b->name);
-			cmd = probe_ping_command(ps, b->address);
+			cmd = plan_line(inv, &inv->machines[i],
+			    probe_ping_command(ps, b->address));
 			cJSON_AddStringToObject(row, "ping", cmd ? cmd : "");
 			free(cmd);
 			if (iperf3 != NULL) {
-				cmd = probe_iperf3_server_command(ps);
+				cmd = plan_line(inv, b,
+				    probe_iperf3_server_command(ps));
 				cJSON_AddStringToObject(row, "iperf_server",
 				    cmd ? cmd : "");
 				free(cmd);
-				cmd = probe_iperf3_client_command(ps,
-				    b->address);
+				cmd = plan_line(inv, &inv->machines[i],
+				    probe_iperf3_client_command(ps, b->address));
 				cJSON_AddStringToObject(row, "iperf_client",
 				    cmd ? cmd : "");
 				free(cmd);

@@ -20,22 +20,60 @@
 #include "timeutil.h"
 #include "util.h"
 
-static double
-round_ms(double s)
+/* Insert item into the sorted list at *head. */
+static void
+insert_sorted(cJSON **head, cJSON *item)
 {
-	return (double)(long long)(s * 1000.0 + 0.5) / 1000.0;
+	cJSON **at = head;
+
+	while (*at != NULL && strcmp((*at)->string, item->string) <= 0)
+		at = &(*at)->next;
+	item->next = *at;
+	*at = item;
+}
+
+void
+record_sort_keys(cJSON *obj)
+{
+	cJSON *item, *next, *sorted = NULL, *prev = NULL;
+
+	if (obj == NULL)
+		return;
+	for (item = obj->child; item != NULL; item = item->next)
+		record_sort_keys(item);
+	if (!cJSON_IsObject(obj))
+		return;
+	for (item = obj->child; item != NULL; item = next) {
+		next = item->next;
+		insert_sorted(&sorted, item);
+	}
+	/* cJSON lists: prev links, and the head's prev is the tail */
+	for (item = sorted; item != NULL; item = item->next) {
+		item->prev = prev;
+		prev = item;
+	}
+	if (sorted != NULL)
+		sorted->prev = prev;
+	obj->child = sorted;
+}
+
+static void
+add_time(cJSON *o, const char *name, double unix_s,
+    char *(*format)(double, char *, size_t))
+{
+	char buf[TIME_RECORD_SIZE];
+
+	cJSON_AddStringToObject(o, name, format(unix_s, buf, sizeof buf));
 }
 
 cJSON *
 record_to_json(struct record *rec)
 {
 	cJSON *o;
-	char ts[40];
 
 	if ((o = cJSON_CreateObject()) == NULL)
 		return NULL;
-	time_iso8601(rec->started_at, ts, sizeof ts);
-	cJSON_AddStringToObject(o, "timestamp", ts);
+	add_time(o, "timestamp", rec->ended_at, time_record_timestamp);
 	cJSON_AddStringToObject(o, "kind", rec->kind);
 	cJSON_AddStringToObject(o, "source", rec->source);
 	cJSON_AddStringToObject(o, "target", rec->target);
@@ -57,9 +95,13 @@ record_to_json(struct record *rec)
 		cJSON_AddNullToObject(o, "error_class");
 	cJSON_AddStringToObject(o, "command",
 	    rec->command != NULL ? rec->command : "");
-	cJSON_AddNumberToObject(o, "started_at", round_ms(rec->started_at));
-	cJSON_AddNumberToObject(o, "ended_at", round_ms(rec->ended_at));
+	if (rec->server_command != NULL)
+		cJSON_AddStringToObject(o, RECORD_F_SERVER_COMMAND,
+		    rec->server_command);
+	add_time(o, "started_at", rec->started_at, time_record_precise);
+	add_time(o, "ended_at", rec->ended_at, time_record_precise);
 	cJSON_AddNumberToObject(o, "round", rec->round);
+	record_sort_keys(o);
 	return o;
 }
 

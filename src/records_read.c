@@ -129,8 +129,35 @@ add_metric(struct record *r, size_t *alloc, const char *name, double value)
 }
 
 /*
- * Every number in metrics is a metric, except the _ns twins of the _ms
- * values (the page shows milliseconds); a nested object such as
+ * metrics has the _ms twin of the _ns number named name ("avg_ns" ->
+ * "avg_ms"): the page shows milliseconds, so the twin is the metric.
+ */
+static int
+has_ms_twin(const cJSON *metrics, const char *name)
+{
+	char twin[128];
+	size_t n = strlen(name) - 3;
+
+	if (n + 4 > sizeof twin)
+		return 0;
+	memcpy(twin, name, n);
+	memcpy(twin + n, "_ms", 4);
+	return cJSON_IsNumber(cJSON_GetObjectItemCaseSensitive(metrics, twin));
+}
+
+/* name_ns without an _ms twin (upstream's elapsed_ns) as name_ms. */
+static int
+add_ns_metric(struct record *r, size_t *alloc, const char *name, double ns)
+{
+	char ms[128];
+
+	snprintf(ms, sizeof ms, "%.*s_ms", (int)(strlen(name) - 3), name);
+	return add_metric(r, alloc, ms, ns / 1e6);
+}
+
+/*
+ * Every number in metrics is a metric; an _ns number is shown as its _ms
+ * twin, or converted to one; a nested object such as
  * "sender": {"mbps": ...} becomes "sender_mbps".
  */
 static int
@@ -153,7 +180,14 @@ read_metrics(struct record *r, const cJSON *metrics)
 				r->nsamples = n;
 			continue;
 		}
-		if (cJSON_IsNumber(m) && !str_ends_with(m->string, "_ns")) {
+		if (cJSON_IsNumber(m) && str_ends_with(m->string, "_ns")) {
+			if (!has_ms_twin(metrics, m->string) && (rc =
+			    add_ns_metric(r, &alloc, m->string,
+			    m->valuedouble)) != 0)
+				return rc;
+			continue;
+		}
+		if (cJSON_IsNumber(m)) {
 			if ((rc = add_metric(r, &alloc, m->string,
 			    m->valuedouble)) != 0)
 				return rc;
@@ -171,6 +205,31 @@ read_metrics(struct record *r, const cJSON *metrics)
 			    sub->valuedouble)) != 0)
 				return rc;
 		}
+	}
+	return 0;
+}
+
+/*
+ * The port an iperf3 command line names ("iperf3 ... -p 5298 ..."), after
+ * the word iperf3 so that an ssh -p in front of it is not taken; 0 if none.
+ */
+static int
+command_port(const cJSON *obj)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj,
+	    RECORD_F_COMMAND);
+	const char *p;
+	long port;
+
+	if (!cJSON_IsString(v) || (p = strstr(v->valuestring, "iperf3")) ==
+	    NULL)
+		return 0;
+	while ((p = strstr(p, " -p")) != NULL) {
+		p += 3;
+		if (*p != ' ' && !isdigit((unsigned char)*p))
+			continue;
+		port = strtol(p, NULL, 10);
+		return port > 0 && port < 65536 ? (int)port : 0;
 	}
 	return 0;
 }
@@ -240,6 +299,7 @@ record_from_json(const cJSON *obj, struct record **out, char **cause)
 	v = cJSON_GetObjectItemCaseSensitive(obj, "metrics");
 	if (cJSON_IsObject(v) && (rc = read_metrics(r, v)) != 0)
 		goto out;
+	r->port = command_port(obj);
 	*out = r;
 	r = NULL;
 	rc = 0;
@@ -306,6 +366,7 @@ run_info_free(struct run_info *run)
 	for (i = 0; i < run->nmachines; i++)
 		free(run->machines[i]);
 	free(run->machines);
+	free(run->libp2p_ports);
 	for (i = 0; i < run->nconvergence; i++)
 		free(run->convergence[i].host);
 	free(run->convergence);
@@ -343,15 +404,20 @@ run_info_from_json(const cJSON *obj, const char *path, struct run_info **out)
 		goto out;
 	machines = cJSON_GetObjectItemCaseSensitive(obj, "machines");
 	n = (size_t)cJSON_GetArraySize(machines);
-	if (n > 0 && (run->machines = calloc(n, sizeof *run->machines)) ==
-	    NULL)
+	if (n > 0 && ((run->machines = calloc(n, sizeof *run->machines)) ==
+	    NULL || (run->libp2p_ports = calloc(n,
+	    sizeof *run->libp2p_ports)) == NULL))
 		goto out;
 	cJSON_ArrayForEach(m, machines) {
 		char *name = cJSON_IsString(m) ? strdup(m->valuestring) :
 		    dup_string_field(m, "name");
 
-		if (name != NULL)
-			run->machines[run->nmachines++] = name;
+		if (name == NULL)
+			continue;
+		v = cJSON_GetObjectItemCaseSensitive(m, "libp2p_port");
+		run->libp2p_ports[run->nmachines] = cJSON_IsNumber(v) ?
+		    v->valueint : 0;
+		run->machines[run->nmachines++] = name;
 	}
 	conv = cJSON_GetObjectItemCaseSensitive(obj, "convergence");
 	n = (size_t)cJSON_GetArraySize(conv);

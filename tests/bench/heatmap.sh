@@ -37,7 +37,7 @@ function put(r) {
 hosts.forEach((s, i) => hosts.forEach((t, j) => {
   if (i === j) return;
   const base = 0.3 + Math.abs(i - j) * 0.05 + rand();
-  const common = { run_id: 'bench-128', timestamp: '2026-05-03T11:37:42Z', source: s, target: t,
+  const common = { run_id: 'bench-128', timestamp: '2026-05-03T11:37:42+00:00', source: s, target: t,
     source_peer_id: `12D3KooW${s}`, target_peer_id: `12D3KooW${t}` };
   for (const kind of ['libp2p_ping', 'latency']) {
     const fail = rand() < 0.02;

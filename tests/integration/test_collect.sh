@@ -3,7 +3,9 @@
 # ordered pair exactly once per kind and all ok; the rate-limited host's
 # iperf3 Mbps is within 15% of its tbf/htb rate; no host is in two
 # overlapping iperf3 tests (checked from the records' timestamps); the
-# records carry the added fields; --serial measures the same pairs.
+# records carry upstream's time forms and the added fields; a record's
+# command, pasted into a shell, runs the probe again through OpenSSH;
+# --serial measures the same pairs.
 . "$(dirname "$0")/lib.sh"
 require_root
 require_cmd ssh ping iperf3 jq tc
@@ -30,12 +32,16 @@ assert_eq "true" "$(jq -s 'all(.ok)' "$out")" "all ok"
 rec=$(jq -c 'select(.kind=="ping" and .source=="h1" and .target=="h2")' "$out")
 assert_eq "$(lab_addr h2)" "$(jq -r .target_address <<<"$rec")"
 assert_eq "null" "$(jq -r .error <<<"$rec")"
-assert_eq "LC_ALL=C ping -c 3 -i 0.2 $(lab_addr h2)" "$(jq -r .command <<<"$rec")"
+cmd="ssh -l $LAB_USER -i $LAB_DIR/id_ed25519 -F $LAB_DIR/ssh_config -o UserKnownHostsFile=$LAB_DIR/known_hosts $(lab_addr h1) 'LC_ALL=C ping -c 3 -i 0.2 $(lab_addr h2)'"
+assert_eq "$cmd" "$(jq -r .command <<<"$rec")" "the line that reproduces the probe"
+again=$(timeout 30 setsid sh -c "$(jq -r .command <<<"$rec")" </dev/null 2>&1)
+assert_contains "$again" "3 packets transmitted, 3 received"
 assert_eq 3 "$(jq -r '.metrics.samples_ms|length' <<<"$rec")" "ping samples"
 assert_eq "0" "$(jq -r '.metrics.loss_pct' <<<"$rec")"
-assert_eq "true" "$(jq -r '(.metrics|has("min") and has("avg") and has("max") and has("jitter") and has("p50") and has("p95")) and (.timestamp|test("^[0-9-]+T[0-9:.]+Z$")) and (.ended_at >= .started_at) and .round >= 1' <<<"$rec")" "ping record fields"
+assert_eq "true" "$(jq -r '(.metrics|has("min") and has("avg") and has("max") and has("jitter") and has("p50") and has("p95")) and (.timestamp|test("^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}[+]00:00$")) and (.started_at|test("^[0-9-]{10}T[0-9:]{8}[.][0-9]{3}[+]00:00$")) and (.timestamp == .ended_at[0:19] + "+00:00") and (.ended_at >= .started_at) and .round >= 1' <<<"$rec")" "ping record fields"
 rec=$(jq -c 'select(.kind=="iperf3" and .source=="h1" and .target=="h2")' "$out")
 assert_eq "true" "$(jq -r '.metrics|(.mbps>0) and (.sender_mbps>0) and (.receiver_mbps>0) and has("retransmits") and (.bytes>0) and (.seconds>1.5)' <<<"$rec")" "iperf3 metrics"
+assert_contains "$(jq -r .server_command <<<"$rec")" "$(lab_addr h2) 'LC_ALL=C iperf3 -s -1 -p 5201 --forceflush'"
 
 # the rate limit is measured: 40 Mbit/s within 15%
 for t in h1 h2 h3; do
@@ -70,7 +76,7 @@ sout=$NETPROF_TEST_TMP/serial.jsonl
 assert_status 0 "$NETPROF_BIN" -q collect --config "$inv" --output "$sout" \
     --serial --ping-count 2 --ping-interval 0.2
 assert_eq 12 "$(jq -r '.source+">"+.target' "$sout" | sort -u | wc -l)" "serial pairs"
-assert_eq "" "$(jq -r '[.started_at,.ended_at]|@tsv' "$sout" | sort -n |
+assert_eq "" "$(jq -r '[.started_at,.ended_at]|@tsv' "$sout" | sort |
     awk 'NR>1 && $1 < prev {print "overlap"} {prev=$2}')" "--serial runs one at a time"
 # --rounds: N-1 = 3 shift rounds
 assert_status 0 "$NETPROF_BIN" -q collect --config "$inv" --output "$sout" \

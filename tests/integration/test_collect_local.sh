@@ -1,8 +1,11 @@
 #!/usr/bin/env bash
 # collect without a lab, over the "local" transport on loopback addresses:
 # ping and iperf3 records for every pair, a machine without the tools on
-# PATH gives error_class tool_missing (exit 1),
-# and the summary is printed.
+# PATH gives error_class tool_missing (exit 1), and the summary is printed;
+# the records hold every field of upstream's real records (ok ping, ok
+# iperf3, failed ping) with its JSON type and in its order; a record's
+# command re-runs the probe; collect and heatmap default to upstream's
+# files under results/.
 . "$(dirname "$0")/lib.sh"
 require_cmd jq ping iperf3
 ping -c 1 -W 1 127.0.0.2 >/dev/null 2>&1 || skip "cannot ping 127.0.0.2 here"
@@ -21,6 +24,9 @@ assert_contains "$OUT" "12 probes ok, 0 failed"
 assert_contains "$OUT" "median RTT"
 assert_eq 12 "$(jq -r '[.kind,.source,.target]|@tsv' "$out" | sort -u | wc -l)"
 assert_eq "true" "$(jq -s 'all(.ok)' "$out")"
+again=$(sh -c "$(jq -r 'select(.kind=="ping" and .source=="a" and .target=="b")|.command' "$out")" 2>&1)
+assert_contains "$again" "2 packets transmitted, 2 received"
+cp "$out" "$NETPROF_TEST_TMP/local-ok.jsonl"
 
 cat >"$inv" <<'JSON'
 {"transport": "local", "ping_count": 2, "ping_interval": 0.2,
@@ -32,4 +38,35 @@ assert_status 1 "$NETPROF_BIN" -q collect --config "$inv" --output "$out"
 assert_eq "tool_missing" "$(jq -r 'select(.source=="notools")|.error_class' "$out")"
 assert_contains "$(jq -r 'select(.source=="notools")|.error' "$out")" "ping is not installed"
 assert_eq "true" "$(jq -r 'select(.source=="a")|.ok' "$out")"
+
+# upstream's records against ours, field by field (metrics included)
+cat "$NETPROF_TEST_TMP/local-ok.jsonl" "$out" >"$NETPROF_TEST_TMP/local-all.jsonl"
+diffs=$(jq -rn --slurpfile up "$NETPROF_FIXTURES/upstream/collect.jsonl" \
+    --slurpfile ours "$NETPROF_TEST_TMP/local-all.jsonl" '
+  $up[] as $u
+  | ([$ours[] | select(.kind == $u.kind and .ok == $u.ok)] | first) as $n
+  | if $n == null then "no \($u.kind) record with ok=\($u.ok)"
+    else (($u | paths(scalars)) as $p
+          | select(($n | getpath($p) | type) != ($u | getpath($p) | type))
+          | "\($u.kind) ok=\($u.ok) \($p | map(tostring) | join(".")): upstream \($u | getpath($p) | type), netprof \($n | getpath($p) | type)"),
+         (select(($n | keys_unsorted | map(select(. as $k | $u | has($k)))) != ($u | keys_unsorted))
+          | "\($u.kind): fields in another order than upstream\u0027s")
+    end' | sort -u)
+assert_eq "" "$diffs" "upstream fields missing or of another type"
+
+# upstream's default files, directories created
+wd=$NETPROF_TEST_TMP/local-defaults
+rm -rf "$wd" && mkdir -p "$wd"
+cat >"$inv" <<'JSON'
+{"transport": "local", "ping_count": 1, "ping_interval": 0.2,
+ "machines": [{"name": "a", "address": "127.0.0.1"},
+              {"name": "b", "address": "127.0.0.2"}]}
+JSON
+(cd "$wd" && "$NETPROF_BIN" -q collect --config "$inv") || fail "collect with the default output"
+assert_eq 2 "$(wc -l <"$wd/results/network-measurements.jsonl")" "records in the default file"
+OUT=$(cd "$wd" && "$NETPROF_BIN" heatmap 2>&1) || fail "heatmap with the defaults: $OUT"
+assert_contains "$OUT" "wrote results/network-heatmap.html (2 hosts, 1 kind, 2 records, 0 failed)"
+assert_file_contains "$wd/results/network-heatmap.html" "<html"
+OUT=$(cd "$NETPROF_TEST_TMP" && "$NETPROF_BIN" heatmap 2>&1) && fail "heatmap without records"
+assert_contains "$OUT" "no --input FILE, and no results/network-measurements.jsonl here"
 test_pass

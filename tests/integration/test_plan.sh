@@ -2,7 +2,9 @@
 # plan and collect --dry-run, without root or a lab: the rounds the
 # scheduler prints (ceil((N-1)/cap) ping rounds, N-1 with --rounds,
 # 2(N-1) exclusive iperf3 rounds, 2N for odd N), the per-pair commands
-# as JSON rows with upstream names, quoting of odd addresses, usage errors.
+# as JSON rows with upstream names and full command lines per transport
+# (sh -c, ssh with the inventory's options, the remote_command template),
+# quoting of odd addresses, singular counts, usage errors.
 . "$(dirname "$0")/lib.sh"
 require_cmd jq
 
@@ -45,9 +47,12 @@ assert_status 0 "$NETPROF_BIN" plan --config "$inv" --iperf --json
 json=$NETPROF_TEST_TMP/plan.json
 printf '%s\n' "$OUT" >"$json"
 assert_eq 20 "$(jq length "$json")" "rows"
-assert_eq "m1 m2 LC_ALL=C ping -c 4 -i 1 198.18.9.3" \
+assert_eq "m1 m2 sh -c 'LC_ALL=C ping -c 4 -i 1 198.18.9.3'" \
     "$(jq -r '.[0]|"\(.source) \(.target) \(.ping)"' "$json")"
-assert_eq "true" "$(jq 'all(.[]; has("iperf_server") and has("iperf_client") and .ping_round >= 1 and .iperf_round >= 1)' "$json")"
+assert_eq "sh -c 'LC_ALL=C iperf3 -s -1 -p 5301 --forceflush'" "$(jq -r '.[0].iperf_server' "$json")"
+assert_eq "sh -c 'LC_ALL=C iperf3 -c 198.18.9.3 -p 5301 -t 3 -J'" "$(jq -r '.[0].iperf_client' "$json")"
+# upstream's row shape, with the rounds added
+assert_eq "true" "$(jq 'all(.[]; (keys - ["source","target","ping","iperf_server","iperf_client","ping_round","iperf_round"]) == [] and (.source|type) == "string" and (.ping|type) == "string" and .ping_round >= 1 and .iperf_round >= 1)' "$json")"
 assert_status 0 "$NETPROF_BIN" plan --config "$inv" --json
 assert_eq "null" "$(jq -r '.[0].iperf_client' <<<"$OUT")" "no --iperf: no iperf commands"
 
@@ -63,10 +68,29 @@ JSON
 assert_status 0 "$NETPROF_BIN" plan --config "$inv"
 assert_contains "$OUT" "ping -c 5 -i 1 host-b.example"
 
+# the ssh transport: the ssh line with the machine's port and user; the
+# command transport: the expanded remote_command template, as upstream
+cat >"$inv" <<'JSON'
+{"machines": [
+  {"name": "a", "address": "198.18.9.2", "port": 2222, "user": "bench"},
+  {"name": "b", "address": "198.18.9.3", "ssh_host": "lab-b"}]}
+JSON
+assert_status 0 "$NETPROF_BIN" plan --config "$inv" --json
+assert_eq "ssh -p 2222 -l bench a 'LC_ALL=C ping -c 5 -i 1 198.18.9.3'" "$(jq -r '.[0].ping' <<<"$OUT")"
+assert_eq "ssh lab-b 'LC_ALL=C ping -c 5 -i 1 198.18.9.2'" "$(jq -r '.[1].ping' <<<"$OUT")"
+cat >"$inv" <<'JSON'
+{"transport": "command", "remote_command": ["rcc-emu", "{host}", "bash", "-lc", "{command}"],
+ "machines": [{"name": "a", "address": "198.18.9.2", "rcc_host": "pa"},
+              {"name": "b", "address": "198.18.9.3"}]}
+JSON
+assert_status 0 "$NETPROF_BIN" plan --config "$inv" --iperf
+assert_contains "$OUT" "ping, on a, round 1: rcc-emu pa bash -lc 'LC_ALL=C ping -c 5 -i 1 198.18.9.3'"
+assert_contains "$OUT" "ping: 1 round, 2 probes"
+
 # usage errors
 assert_status 2 "$NETPROF_BIN" plan
 assert_contains "$OUT" "--config FILE is required"
-assert_status 2 "$NETPROF_BIN" collect --config "$inv" --resume
+assert_status 2 "$NETPROF_BIN" collect --config "$inv" --resume --output -
 assert_contains "$OUT" "--resume needs --output FILE"
 assert_status 2 "$NETPROF_BIN" collect --config "$inv" --serial --rounds
 assert_status 2 "$NETPROF_BIN" collect --config "$inv" --ping-interval 0

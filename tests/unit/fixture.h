@@ -1,6 +1,7 @@
 /*
  * Fixture files for the unit tests, under $NETPROF_FIXTURES (set by ctest)
- * or, when a test is run by hand, tests/fixtures next to this directory.
+ * or, when a test is run by hand, tests/fixtures next to this directory;
+ * and reading a time as a script written for upstream's files does.
  * Include after <cmocka.h>.
  */
 #ifndef NETPROF_TEST_FIXTURE_H
@@ -9,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 /* Path of fixture DIR/NAME; the last four results stay valid. */
 static inline const char *
@@ -48,6 +50,23 @@ fixture_read(const char *dir, const char *name)
 	assert_int_equal(fread(text, 1, (size_t)len, f), (size_t)len);
 	fclose(f);
 	return text;
+}
+
+/*
+ * ts read strictly with upstream's format, strptime "%Y-%m-%dT%H:%M:%S%z"
+ * (the whole string), as Unix seconds.
+ */
+static inline double
+fixture_upstream_time(const char *ts)
+{
+	struct tm tm;
+	const char *end;
+
+	memset(&tm, 0, sizeof tm);
+	end = strptime(ts, "%Y-%m-%dT%H:%M:%S%z", &tm);
+	if (end == NULL || *end != '\0')
+		fail_msg("\"%s\" does not match %%Y-%%m-%%dT%%H:%%M:%%S%%z", ts);
+	return (double)timegm(&tm) - (double)tm.tm_gmtoff;
 }
 
 #endif

@@ -108,12 +108,41 @@ test_intermittent_peer(void **state)
 	    "beta -> gamma: 3 of 20 samples failed");
 }
 
+/* rule's item that starts with prefix ends with want. */
+static void
+expect_with(const struct lab *lab, const char *rule, const char *prefix,
+    const char *want)
+{
+	const struct finding *f = diagnosis_find(&lab->dx, rule);
+	size_t i, n;
+
+	assert_non_null(f);
+	for (i = 0; i < f->nitems; i++) {
+		if (strncmp(f->items[i], prefix, strlen(prefix)) != 0)
+			continue;
+		n = strlen(f->items[i]);
+		if (n < strlen(want) || strcmp(f->items[i] + n - strlen(want),
+		    want) != 0)
+			fail_msg("%s: \"%s\" does not end with \"%s\"", rule,
+			    f->items[i], want);
+		return;
+	}
+	fail_msg("%s: no item starts with \"%s\"", rule, prefix);
+}
+
 static void
 test_one_way_means_inbound_firewall(void **state)
 {
 	expect(*state, "one_way", 4, "ping: alpha -> delta ok, delta -> alpha "
 	    "failed");
 	expect(*state, "one_way", 4, "iperf3: delta -> gamma ok");
+	/* what to open: the ports the records and run.json show */
+	expect_with(*state, "one_way", "iperf3: ",
+	    "inbound firewall on delta (TCP port 5301)?");
+	expect_with(*state, "one_way", "latency: ",
+	    "inbound firewall on beta (TCP port 19291, libp2p)?");
+	expect_with(*state, "one_way", "ping: ",
+	    "inbound firewall on alpha (ICMP echo)?");
 }
 
 static void
@@ -153,7 +182,7 @@ test_failures_table(void **state)
 static void
 test_clean_upstream_file_has_no_libp2p_findings(void **state)
 {
-	static const char *const names[] = { "upstream-collect.jsonl", NULL };
+	static const char *const names[] = { "upstream-form-collect.jsonl", NULL };
 	struct lab *lab = lab_load(names);
 
 	(void)state;

@@ -157,7 +157,7 @@ test_page_has_no_url(void **state)
 static void
 test_text_view_marks(void **state)
 {
-	static const char *const names[] = { "upstream-collect.jsonl", NULL };
+	static const char *const names[] = { "upstream-form-collect.jsonl", NULL };
 	char *text = render(names, 1);
 
 	(void)state;

@@ -150,7 +150,7 @@ test_median_of_ok_records(void **state)
 static void
 test_states_and_natural_host_order(void **state)
 {
-	const char *paths[] = { fixture_path("heatmap", "upstream-collect.jsonl"), NULL };
+	const char *paths[] = { fixture_path("heatmap", "upstream-form-collect.jsonl"), NULL };
 	struct heatmap *hm = load(paths, HEATMAP_LATEST, NULL);
 	const char *path;
 

@@ -12,10 +12,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "error.h"
 #include "record.h"
+#include "fixture.h"
 
 static char path[4096];
 
@@ -94,22 +96,119 @@ record_has_upstream_and_added_fields(void **state)
 	assert_int_equal(strchr(text, '\n')[1], '\0');
 	o = cJSON_Parse(text);
 	assert_non_null(o);
+	/* upstream's form, taken when the probe ended */
 	assert_string_equal(cJSON_GetObjectItem(o, "timestamp")->valuestring,
-	    "2026-11-30T08:55:11.417Z");
+	    "2026-11-30T08:55:12+00:00");
 	assert_string_equal(cJSON_GetObjectItem(o, "kind")->valuestring, "ping");
 	assert_string_equal(cJSON_GetObjectItem(o, "target_address")->valuestring,
 	    "198.18.0.2");
 	assert_true(cJSON_IsFalse(cJSON_GetObjectItem(o, "ok")));
 	assert_string_equal(cJSON_GetObjectItem(o, "error_class")->valuestring,
 	    "unreachable");
-	assert_float_equal(cJSON_GetObjectItem(o, "started_at")->valuedouble,
-	    1796028911.417, 1e-6);
+	assert_string_equal(cJSON_GetObjectItem(o, "started_at")->valuestring,
+	    "2026-11-30T08:55:11.417+00:00");
+	assert_string_equal(cJSON_GetObjectItem(o, "ended_at")->valuestring,
+	    "2026-11-30T08:55:12.500+00:00");
 	assert_int_equal(cJSON_GetObjectItem(o, "round")->valueint, 3);
 	assert_non_null(cJSON_GetObjectItem(cJSON_GetObjectItem(o, "metrics"),
 	    "avg"));
 	assert_non_null(cJSON_GetObjectItem(o, "command"));
 	cJSON_Delete(o);
 	free(text);
+}
+
+/* One record as record_to_json makes it, parsed back from its line. */
+static cJSON *
+written(const char *kind, int ok)
+{
+	struct record_writer *w;
+	char *cause = NULL, *text;
+	cJSON *o;
+
+	assert_int_equal(record_writer_open(path, 0, &w, &cause), 0);
+	put(w, "a", "b", kind, ok);
+	assert_int_equal(record_writer_close(w), 0);
+	text = slurp();
+	o = cJSON_Parse(text);
+	assert_non_null(o);
+	free(text);
+	return o;
+}
+
+/*
+ * Every field of a real upstream collect record (ok ping, ok iperf3,
+ * failed ping) is in netprof's record of the same kind and outcome, with
+ * the same JSON type, and in the same order (both sort their keys).
+ */
+static void
+record_has_every_upstream_field_with_its_type(void **state)
+{
+	char *text = fixture_read("upstream", "collect.jsonl"), *line, *nl;
+	int checked = 0;
+
+	for (line = text; (nl = strchr(line, '\n')) != NULL; line = nl + 1) {
+		cJSON *up, *ours, *f, *g;
+		const cJSON *prev = NULL;
+
+		*nl = '\0';
+		up = cJSON_Parse(line);
+		assert_non_null(up);
+		ours = written(cJSON_GetObjectItem(up, "kind")->valuestring,
+		    cJSON_IsTrue(cJSON_GetObjectItem(up, "ok")));
+		cJSON_ArrayForEach(f, up) {
+			g = cJSON_GetObjectItemCaseSensitive(ours, f->string);
+			if (g == NULL)
+				fail_msg("netprof's record has no \"%s\"",
+				    f->string);
+			if ((g->type & 0xff) != (f->type & 0xff))
+				fail_msg("\"%s\": upstream type %d, netprof %d",
+				    f->string, f->type & 0xff, g->type & 0xff);
+			if (prev != NULL && strcmp(prev->string, g->string) >= 0)
+				fail_msg("\"%s\" after \"%s\"", g->string,
+				    prev->string);
+			prev = g;
+			checked++;
+		}
+		cJSON_Delete(up);
+		cJSON_Delete(ours);
+	}
+	assert_true(checked >= 6 * 9);
+	free(text);
+}
+
+/* A script's strptime(ts, "%Y-%m-%dT%H:%M:%S%z") reads our timestamp. */
+static void
+timestamp_parses_with_upstream_format(void **state)
+{
+	cJSON *o = written("ping", 1);
+	const char *ts = cJSON_GetObjectItem(o, "timestamp")->valuestring;
+
+	/* UTC, and the second the probe ended (ended_at 1796028912.5) */
+	assert_string_equal(ts + strlen(ts) - 6, "+00:00");
+	assert_int_equal((long long)fixture_upstream_time(ts), 1796028912LL);
+	cJSON_Delete(o);
+}
+
+static void
+keys_are_sorted_at_every_depth(void **state)
+{
+	cJSON *o = cJSON_Parse("{\"b\":1,\"a\":{\"z\":[{\"y\":1,\"x\":2}],"
+	    "\"c\":0},\"ab\":null}");
+	char *text;
+
+	record_sort_keys(o);
+	text = cJSON_PrintUnformatted(o);
+	assert_string_equal(text,
+	    "{\"a\":{\"c\":0,\"z\":[{\"x\":2,\"y\":1}]},\"ab\":null,\"b\":1}");
+	/* the list stays usable: lookups and appends after sorting */
+	assert_int_equal(cJSON_GetObjectItem(o, "b")->valueint, 1);
+	cJSON_AddNumberToObject(o, "0", 0);
+	free(text);
+	text = cJSON_PrintUnformatted(o);
+	assert_non_null(strstr(text, "\"b\":1,\"0\":0}"));
+	free(text);
+	cJSON_Delete(o);
+	record_sort_keys(NULL);
 }
 
 static void
@@ -215,6 +314,12 @@ main(void)
 		    record_has_upstream_and_added_fields, setup, teardown),
 		cmocka_unit_test_setup_teardown(ok_record_has_null_error,
 		    setup, teardown),
+		cmocka_unit_test_setup_teardown(
+		    record_has_every_upstream_field_with_its_type, setup,
+		    teardown),
+		cmocka_unit_test_setup_teardown(
+		    timestamp_parses_with_upstream_format, setup, teardown),
+		cmocka_unit_test(keys_are_sorted_at_every_depth),
 		cmocka_unit_test_setup_teardown(
 		    resume_drops_torn_line_and_knows_ok_pairs, setup, teardown),
 		cmocka_unit_test_setup_teardown(
