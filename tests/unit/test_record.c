@@ -127,7 +127,7 @@ written(const char *kind, int ok)
 
 	assert_int_equal(record_writer_open(path, 0, &w, &cause), 0);
 	put(w, "a", "b", kind, ok);
-	assert_int_equal(record_writer_close(w), 0);
+	assert_int_equal(record_writer_close(w, -1), 0);
 	text = slurp();
 	o = cJSON_Parse(text);
 	assert_non_null(o);
