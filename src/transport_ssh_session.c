@@ -140,24 +140,27 @@ poll_cb(uv_poll_t *p, int status, int events)
 	host_step(p->data);
 }
 
-/* Watch the socket for what libssh waits for. */
-void
+/*
+ * Watch the socket for what libssh waits for. A socket that cannot be
+ * watched would never be stepped again: 0, or a negative libuv code.
+ */
+int
 host_update_poll(struct ssh_host *h)
 {
 	struct engine *e = h->engine;
-	int events = 0, fd;
+	int events = 0, fd, r;
 
 	if (h->session == NULL)
-		return;
+		return 0;
 	if (h->poll == NULL) {
 		if ((fd = ssh_get_fd(h->session)) < 0)
-			return;
+			return 0;	/* not connecting yet */
 		if ((h->poll = malloc(sizeof *h->poll)) == NULL)
-			return;
-		if (uv_poll_init(engine_loop(e), h->poll, fd) != 0) {
+			return UV_ENOMEM;
+		if ((r = uv_poll_init(engine_loop(e), h->poll, fd)) != 0) {
 			free(h->poll);
 			h->poll = NULL;
-			return;
+			return r;
 		}
 		h->poll->data = h;
 		engine_handle_opened(e);
@@ -174,15 +177,44 @@ host_update_poll(struct ssh_host *h)
 			events |= UV_WRITABLE;
 	}
 	if (events == h->poll_events)
-		return;
+		return 0;
 	log_debug(host_name(h), "poll events %d -> %d", h->poll_events,
 	    events);
-	h->poll_events = events;
 	if (events == 0)
 		uv_poll_stop(h->poll);
-	else
-		uv_poll_start(h->poll, events, poll_cb);
+	else if ((r = uv_poll_start(h->poll, events, poll_cb)) != 0)
+		return r;
+	h->poll_events = events;
+	return 0;
 }
+
+/*
+ * The socket cannot be watched (out of memory, epoll refused it): nothing
+ * would ever step this host again, so everything on it fails now.
+ */
+void
+host_unwatchable(struct ssh_host *h, int uv_error)
+{
+	struct engine_job *j;
+	char *text;
+
+	text = str_printf("%s: cannot watch the SSH connection's socket: %s",
+	    host_name(h), uv_strerror(uv_error));
+	log_debug(host_name(h), "%s", text != NULL ? text : "unwatchable");
+	tunnels_fail(h, NP_ERR_SYSTEM, "%s", text != NULL ? text :
+	    host_name(h));
+	while ((j = TAILQ_FIRST(&h->channels)) != NULL) {
+		release_channel(h, j);
+		engine_job_finish(j, j->stop_error != 0 ? j->stop_error :
+		    NP_ERR_SYSTEM, -1, "%s", text != NULL ? text :
+		    host_name(h));
+	}
+	host_teardown(h);
+	fail_queue(h, NP_ERR_SYSTEM, text != NULL ? text : host_name(h));
+	free(text);
+}
+
+
 
 /*
  * What a connect error adds when the ssh config routes the connection
