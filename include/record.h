@@ -86,8 +86,10 @@ int record_writer_close(struct record_writer *w, int wait_ms);
 struct record_done_set;
 
 /*
- * Read path (missing file: an empty set). Lines that are not JSON objects
- * (a torn last line) are skipped.
+ * Read path (missing file: an empty set). A torn last line (no newline)
+ * is skipped; any other line that is not a JSON object is NP_ERR_PARSE
+ * with *cause naming FILE:LINE (the file is not collect's: appending to
+ * it, or cutting it, would damage someone's file).
  */
 int record_done_load(const char *path, struct record_done_set **out,
     char **cause);

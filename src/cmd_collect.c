@@ -1112,6 +1112,10 @@ cmd_collect_exec(const struct cmd_entry *self, int argc, char **argv)
 	o.plan.max_channels = o.common.max_channels;
 	if (cmd_need_config(self, argc, argv, o.common.config) != NP_EXIT_OK)
 		return NP_EXIT_USAGE;
+	if (strcmp(o.output, "-") != 0 && file_same(o.output, o.common.config))
+		return cmd_usage_error(self, "--output %s is the inventory "
+		    "(--config): the records would replace it; give another "
+		    "--output", o.output);
 	if (o.resume && strcmp(o.output, "-") == 0)
 		return cmd_usage_error(self, "--resume needs --output FILE "
 		    "(the file of the run to complete), not standard output");

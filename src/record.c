@@ -249,6 +249,7 @@ cmp_key(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
+/* 0, NP_ERR_NOMEM, or NP_ERR_PARSE when line is not a JSON object. */
 static int
 done_add_line(struct record_done_set *set, const char *line)
 {
@@ -257,8 +258,11 @@ done_add_line(struct record_done_set *set, const char *line)
 	char **n, *key;
 	int r = 0;
 
-	if ((o = cJSON_Parse(line)) == NULL)
-		return 0;
+	if ((o = cJSON_Parse(line)) == NULL || !cJSON_IsObject(o)) {
+		cJSON_Delete(o);
+		return line[strspn(line, " \t\r\n")] == '\0' ? 0 :
+		    NP_ERR_PARSE;
+	}
 	ok = cJSON_GetObjectItemCaseSensitive(o, "ok");
 	src = cJSON_GetObjectItemCaseSensitive(o, "source");
 	dst = cJSON_GetObjectItemCaseSensitive(o, "target");
@@ -292,7 +296,8 @@ record_done_load(const char *path, struct record_done_set **out,
 {
 	struct record_done_set *set;
 	char *line = NULL;
-	size_t cap = 0;
+	size_t cap = 0, lineno = 0;
+	ssize_t len;
 	FILE *f;
 	int r = 0;
 
@@ -309,8 +314,20 @@ record_done_load(const char *path, struct record_done_set **out,
 		free(set);
 		return NP_ERR_IO;
 	}
-	while (getline(&line, &cap, f) != -1) {
-		if ((r = done_add_line(set, line)) != 0)
+	while ((len = getline(&line, &cap, f)) != -1) {
+		lineno++;
+		r = done_add_line(set, line);
+		if (r == NP_ERR_PARSE && line[len - 1] != '\n' &&
+		    line[0] == '{') {
+			r = 0;	/* a torn last record: the writer drops it */
+			continue;
+		}
+		if (r == NP_ERR_PARSE)
+			*cause = str_printf("%s:%zu is not a JSON record: "
+			    "--resume continues a file collect wrote and "
+			    "appends to it; is this the right file? (nothing "
+			    "was changed)", path, lineno);
+		if (r != 0)
 			break;
 	}
 	free(line);

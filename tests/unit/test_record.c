@@ -306,6 +306,37 @@ unwritable_output_names_the_file(void **state)
 	free(cause);
 }
 
+/* --resume on a file that is not collect's refuses, and leaves it as it was. */
+static void
+resume_refuses_a_file_that_is_not_jsonl(void **state)
+{
+	static const char *const texts[] = {
+		"{\"machines\": [\n  {\"name\": \"a\"}\n]}\n",
+		"hello\n",
+		"\x7f" "ELF binary without a newline",
+	};
+	struct record_done_set *set;
+	char *cause, *after;
+	size_t i;
+	FILE *f;
+
+	for (i = 0; i < sizeof texts / sizeof texts[0]; i++) {
+		f = fopen(path, "wb");
+		assert_non_null(f);
+		fputs(texts[i], f);
+		fclose(f);
+		cause = NULL;
+		assert_int_equal(record_done_load(path, &set, &cause),
+		    NP_ERR_PARSE);
+		assert_non_null(cause);
+		assert_non_null(strstr(cause, "is not a JSON record"));
+		free(cause);
+		after = slurp();
+		assert_string_equal(after, texts[i]);
+		free(after);
+	}
+}
+
 int
 main(void)
 {
@@ -326,6 +357,8 @@ main(void)
 		    missing_file_is_an_empty_done_set, setup, teardown),
 		cmocka_unit_test_setup_teardown(
 		    unwritable_output_names_the_file, setup, teardown),
+		cmocka_unit_test_setup_teardown(
+		    resume_refuses_a_file_that_is_not_jsonl, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
