@@ -4,8 +4,8 @@
 # probes all finish while the reader sleeps; the records arrive whole when
 # it reads again; Ctrl-C still ends the run); `| head -1` ends cleanly;
 # /dev/full and a full tmpfs give a clear error, exit 1 and whole lines
-# only; a missing or read-only output directory is refused before any
-# host is contacted.
+# only; a read-only output directory, or a missing one that cannot be
+# made, is refused before any host is contacted.
 . "$(dirname "$0")/lib.sh"
 require_root
 require_cmd ssh ping jq python3
@@ -124,17 +124,19 @@ assert_eq "" "$(tail -c 1 "$tmp/small/out.jsonl" | tr -d '\n')" "no torn last li
 assert_eq "$n" "$(jq -c . "$tmp/small/out.jsonl" | wc -l)" "every line a record"
 umount "$tmp/small"
 
-# --- missing or read-only directory: refused before anything runs ------
-assert_status 2 "$NETPROF_BIN" -v collect --config "$inv" \
-    --output "$tmp/no/such/dir/out.jsonl" "${pings[@]}"
-assert_contains "$OUT" "No such file or directory"
-assert_not_contains "$OUT" "connect"
+# --- read-only directory, or a missing one that cannot be made: refused
+# before anything runs (a missing directory that can be made is made, as
+# upstream does)
 mkdir -p "$tmp/ro"
 mount -t tmpfs -o ro,size=64k tfoutro "$tmp/ro"
 at_exit "umount '$tmp/ro' 2>/dev/null || true"
 assert_status 2 "$NETPROF_BIN" -v collect --config "$inv" \
     --output "$tmp/ro/out.jsonl" "${pings[@]}"
 assert_contains "$OUT" "Read-only file system"
+assert_not_contains "$OUT" "connect"
+assert_status 2 "$NETPROF_BIN" -v collect --config "$inv" \
+    --output "$tmp/ro/no/such/dir/out.jsonl" "${pings[@]}"
+assert_contains "$OUT" "cannot create the directory"
 assert_not_contains "$OUT" "connect"
 umount "$tmp/ro"
 test_pass
