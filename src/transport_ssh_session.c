@@ -14,6 +14,7 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/un.h>
 #include <unistd.h>
 
 #include "error.h"
@@ -318,6 +319,64 @@ file_exists(const char *path)
 	return path != NULL && stat(path, &st) == 0;
 }
 
+/*
+ * libssh talks to ssh-agent with blocking I/O on the loop's thread: an
+ * agent that accepts and never answers would stop every host. So the
+ * agent is asked for its identities once, with a bound of AGENT_WAIT_MS,
+ * before it is used; one that does not answer is left out (with a
+ * warning) and the other keys are tried.
+ */
+#define AGENT_WAIT_MS 2000
+
+static int
+agent_probe(const char *path)
+{
+	static const unsigned char req[5] = { 0, 0, 0, 1, 11 };
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	struct pollfd p;
+	unsigned char ans[5];
+	size_t got = 0;
+	ssize_t n;
+	int fd, ok = 0;
+
+	if (strlen(path) >= sizeof sa.sun_path ||
+	    (fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0)) == -1)
+		return 0;
+	memcpy(sa.sun_path, path, strlen(path) + 1);
+	if (connect(fd, (struct sockaddr *)&sa, sizeof sa) != 0 ||
+	    send(fd, req, sizeof req, MSG_NOSIGNAL | MSG_DONTWAIT) !=
+	    (ssize_t)sizeof req)
+		goto out;
+	p.fd = fd;
+	p.events = POLLIN;
+	while (got < sizeof ans && poll(&p, 1, AGENT_WAIT_MS) == 1) {
+		if ((n = recv(fd, ans + got, sizeof ans - got,
+		    MSG_DONTWAIT)) <= 0)
+			break;
+		got += (size_t)n;
+	}
+	ok = got == sizeof ans;
+out:
+	close(fd);
+	return ok;
+}
+
+/* 1 if SSH_AUTH_SOCK's agent answers; asked once per process. */
+static int
+agent_answers(void)
+{
+	static int known = -1;
+	const char *path = getenv("SSH_AUTH_SOCK");
+
+	if (known != -1)
+		return known;
+	known = path != NULL && agent_probe(path);
+	if (path != NULL && !known)
+		log_warn("the ssh-agent at SSH_AUTH_SOCK (%s) did not answer "
+		    "within %d s; not using it", path, AGENT_WAIT_MS / 1000);
+	return known;
+}
+
 /* A new session with the options of the machine, its ssh config, and ours. */
 int
 host_open(struct ssh_host *h)
@@ -359,8 +418,11 @@ host_open(struct ssh_host *h)
 	h->session = s;
 	host_names(h);
 	h->state = HOST_CONNECTING;
-	h->auth = getenv("SSH_AUTH_SOCK") != NULL ? AUTH_AGENT :
-	    m->identity_file != NULL ? AUTH_KEY : AUTH_AUTO;
+	if (getenv("SSH_AUTH_SOCK") != NULL && !agent_answers())
+		/* libssh's automatic method must not wait on it either */
+		ssh_options_set(s, SSH_OPTIONS_IDENTITY_AGENT, "/dev/null");
+	h->auth = getenv("SSH_AUTH_SOCK") != NULL && agent_answers() ?
+	    AUTH_AGENT : m->identity_file != NULL ? AUTH_KEY : AUTH_AUTO;
 	h->agent_tried = 0;
 	uv_timer_start(&h->timer, connect_timer_cb,
 	    (uint64_t)(engine_options(h->engine)->connect_timeout_s * 1000), 0);
