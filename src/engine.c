@@ -54,6 +54,7 @@ struct engine {
 
 static void engine_maybe_closed(struct engine *e);
 static int tunnels_deliver(struct engine *e);
+static int tunnels_finished(const struct engine *e);
 
 /* The state of m's transport, made on first use (one per ops table). */
 static int
@@ -344,6 +345,10 @@ pump_cb(uv_idle_t *idle)
 	for (k = 0; k < N_KINDS; k++)
 		if (e->state[k] != NULL && kind_ops[k]->pump(e->state[k]))
 			busy = 1;
+	/* a transport's step just now may have ended a tunnel (its session
+	   failed to connect): deliver it next turn, do not strand it */
+	if (tunnels_finished(e))
+		busy = 1;
 	if (TAILQ_EMPTY(&e->done) && !busy) {
 		uv_idle_stop(&e->pump);
 		e->pump_active = 0;
@@ -448,6 +453,18 @@ tunnel_free(struct engine_tunnel *t)
 	TAILQ_REMOVE(&t->engine->tunnels, t, entry);
 	free(t->error_text);
 	free(t);
+}
+
+/* 1 if a tunnel has ended and its on_closed is still to be called. */
+static int
+tunnels_finished(const struct engine *e)
+{
+	const struct engine_tunnel *t;
+
+	TAILQ_FOREACH(t, &e->tunnels, entry)
+		if (t->finished)
+			return 1;
+	return 0;
 }
 
 /* on_closed of every finished tunnel; 1 if some are still open. */

@@ -11,7 +11,7 @@ build_pkgs="gcc make cmake pkg-config libssh-dev libuv1-dev libcjson-dev
   libcurl4-openssl-dev"
 lab_pkgs="iproute2 openssh-server openssh-client iputils-ping iperf3 procps
   psmisc jq time"
-test_pkgs="libcmocka-dev nodejs npm chromium python3"
+test_pkgs="libcmocka-dev nodejs npm chromium python3 curl"
 
 groups=${*:-build lab test}
 want=""

@@ -1,7 +1,7 @@
-# The engine's test drivers: small programs over the engine API that the
-# integration tests (test_engine*.sh, test_tunnel.sh) run to exercise it
-# directly.
-foreach(driver engine_driver tunnel_driver)
+# The test drivers: small programs over the engine API (test_engine*.sh,
+# test_tunnel.sh) and the node API (test_node_api*.sh) that the
+# integration tests run to exercise them directly.
+foreach(driver engine_driver tunnel_driver node_api_driver)
   add_executable(${driver} ${CMAKE_CURRENT_LIST_DIR}/${driver}.c)
   target_link_libraries(${driver} PRIVATE netprof_core)
   set_target_properties(${driver} PROPERTIES
@@ -16,5 +16,9 @@ foreach(t ${INTEGRATION_TESTS})
   if(name STREQUAL "test_tunnel")
     set_property(TEST integration.${name} APPEND PROPERTY ENVIRONMENT
       "TUNNEL_DRIVER=$<TARGET_FILE:tunnel_driver>")
+  endif()
+  if(name MATCHES "^test_node_api")
+    set_property(TEST integration.${name} APPEND PROPERTY ENVIRONMENT
+      "NODE_API_DRIVER=$<TARGET_FILE:node_api_driver>")
   endif()
 endforeach()

@@ -1,0 +1,71 @@
+/*
+ * Parsers of the otela node's HTTP answers (the DNT table, a probe result,
+ * a hole-punch result) and the PeerID check. Tolerant of what the otela
+ * contract allows (added fields, fields it says may be absent), strict
+ * about types: a field of the wrong type is an error that names the field,
+ * so a node speaking another version of the API is noticed, not misread.
+ */
+#ifndef NETPROF_NODE_JSON_H
+#define NETPROF_NODE_JSON_H
+
+#include <stddef.h>
+
+#include <cjson/cJSON.h>
+
+struct node_probe {
+	int ok;
+	char *kind;		/* as the node echoed it; NULL if absent */
+	char *target;		/* PeerID; NULL if absent */
+	cJSON *metrics;		/* owned; an empty object if absent */
+	char *error;		/* NULL when the node gave none */
+};
+
+struct node_holepunch {
+	int ok;
+	char *connectedness;	/* "Connected", "Limited", "NotConnected"... */
+	int attempts;		/* -1 if absent */
+	char *last_error;	/* NULL if absent */
+};
+
+/*
+ * Every string anywhere in the DNT table (keys and values) that starts with
+ * "12D3" or "Qm", deduplicated, in order of first appearance. *peer_ids is
+ * a new NULL-terminated array of new strings (free with node_peer_ids_free);
+ * *n its length. NP_ERR_PARSE with *cause when body is not JSON.
+ */
+int node_parse_table(const char *body, size_t len, char ***peer_ids,
+    size_t *n, char **cause);
+void node_peer_ids_free(char **peer_ids);
+
+/*
+ * POST /v1/probe/run's answer: {ok, kind, target, config, metrics, error?}.
+ * A 400's {error} also parses (ok 0, error set). NP_ERR_PARSE with *cause
+ * naming the field when body is not a JSON object, ok is missing or not a
+ * boolean, or a field has the wrong type. Free with node_probe_free().
+ */
+int node_parse_probe(const char *body, size_t len, struct node_probe *out,
+    char **cause);
+void node_probe_free(struct node_probe *p);
+
+/*
+ * POST /v1/probe/holepunch's answer: {ok, target, connectedness, attempts,
+ * last_error?}; the same rules. Free with node_holepunch_free().
+ */
+int node_parse_holepunch(const char *body, size_t len,
+    struct node_holepunch *out, char **cause);
+void node_holepunch_free(struct node_holepunch *h);
+
+/*
+ * The "error" string of an error answer ({"error": "..."}, as a 400 has),
+ * as a new string; NULL when body has none.
+ */
+char *node_error_text(const char *body, size_t len);
+
+/*
+ * Nonzero if s is a libp2p PeerID in base58btc as otela prints it:
+ * "12D3KooW" + 44 more characters (an Ed25519 identity multihash, 52 in all)
+ * or "Qm" + 44 more (a sha2-256 multihash, 46 in all). Nothing else.
+ */
+int peer_id_valid(const char *s);
+
+#endif

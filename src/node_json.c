@@ -1,0 +1,414 @@
+/*
+ * Reading the otela node's JSON answers. The DNT table's shape differs
+ * between node versions, so it is read as the upstream tool reads it: every
+ * string that looks like a PeerID, wherever it is. Probe and hole-punch
+ * answers have a fixed shape in the contract; a field that is there with
+ * the wrong type is reported by name rather than taken as absent, so that
+ * an incompatible node shows as such and not as a failed probe.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cjson/cJSON.h>
+
+#include "error.h"
+#include "node_json.h"
+#include "util.h"
+
+static const char base58_alphabet[] =
+    "123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz";
+
+/* Decode base58btc s into buf (big-endian); the byte count, or -1. */
+static int
+base58_decode(const char *s, unsigned char *buf, int size)
+{
+	int len = 0, i;
+
+	for (; *s != '\0'; s++) {
+		const char *p = strchr(base58_alphabet, *s);
+		unsigned carry;
+
+		if (p == NULL)
+			return -1;
+		carry = (unsigned)(p - base58_alphabet);
+		for (i = 0; i < len; i++) {
+			carry += 58u * buf[size - 1 - i];
+			buf[size - 1 - i] = carry & 0xff;
+			carry >>= 8;
+		}
+		while (carry > 0) {
+			if (len == size)
+				return -1;
+			buf[size - 1 - len++] = carry & 0xff;
+			carry >>= 8;
+		}
+	}
+	/* no leading '1' (zero byte) in the forms accepted here */
+	memmove(buf, buf + size - len, (size_t)len);
+	return len;
+}
+
+int
+peer_id_valid(const char *s)
+{
+	/* identity multihash of a protobuf Ed25519 key; sha2-256 multihash */
+	static const unsigned char ed25519[] = { 0x00, 0x24, 0x08, 0x01,
+	    0x12, 0x20 };
+	static const unsigned char sha256[] = { 0x12, 0x20 };
+	unsigned char buf[64];
+	size_t slen;
+	int n;
+
+	if (s == NULL)
+		return 0;
+	slen = strlen(s);
+	if (slen == 52 && strncmp(s, "12D3KooW", 8) == 0) {
+		/* the leading 0x00 is written as '1' in base58 */
+		n = base58_decode(s + 1, buf + 1, (int)sizeof buf - 1);
+		buf[0] = 0x00;
+		return n == 37 && memcmp(buf, ed25519, sizeof ed25519) == 0;
+	}
+	if (slen == 46 && strncmp(s, "Qm", 2) == 0) {
+		n = base58_decode(s, buf, (int)sizeof buf);
+		return n == 34 && memcmp(buf, sha256, sizeof sha256) == 0;
+	}
+	return 0;
+}
+
+/* The start of body, printable, for a message. */
+static void
+body_snippet(const char *body, size_t len, char *buf, size_t size)
+{
+	size_t i;
+
+	for (i = 0; i < len && i + 1 < size; i++)
+		buf[i] = (body[i] >= 0x20 && body[i] < 0x7f) ? body[i] : '?';
+	buf[i] = '\0';
+}
+
+/* JSON, and nothing after it but white space. */
+static cJSON *
+parse_body(const char *body, size_t len, const char *what, char **cause)
+{
+	const char *end = NULL;
+	char snippet[61];
+	cJSON *root;
+
+	if (body == NULL || len == 0) {
+		*cause = str_printf("node answered %s with an empty body",
+		    what);
+		return NULL;
+	}
+	root = cJSON_ParseWithLengthOpts(body, len, &end, 0);
+	while (root != NULL && end < body + len &&
+	    strchr(" \t\r\n", *end) != NULL && *end != '\0')
+		end++;
+	if (root != NULL && end < body + len) {
+		cJSON_Delete(root);
+		root = NULL;
+	}
+	if (root == NULL) {
+		body_snippet(body, len, snippet, sizeof snippet);
+		*cause = str_printf("node's %s answer is not JSON: %s",
+		    what, snippet);
+	}
+	return root;
+}
+
+static int
+looks_like_peer_id(const char *s)
+{
+	return s != NULL && (strncmp(s, "12D3", 4) == 0 ||
+	    strncmp(s, "Qm", 2) == 0);
+}
+
+static int
+peer_ids_add(char ***ids, size_t *n, size_t *cap, const char *s)
+{
+	size_t i;
+
+	for (i = 0; i < *n; i++)
+		if (strcmp((*ids)[i], s) == 0)
+			return 0;
+	if (*n + 1 >= *cap) {
+		size_t ncap = *cap ? *cap * 2 : 8;
+		char **p = realloc(*ids, ncap * sizeof *p);
+
+		if (p == NULL)
+			return NP_ERR_NOMEM;
+		*ids = p;
+		*cap = ncap;
+	}
+	if (((*ids)[*n] = strdup(s)) == NULL)
+		return NP_ERR_NOMEM;
+	(*ids)[++*n] = NULL;
+	return 0;
+}
+
+static int
+table_walk(const cJSON *item, char ***ids, size_t *n, size_t *cap)
+{
+	const cJSON *child;
+	int r;
+
+	if (item->string != NULL && looks_like_peer_id(item->string) &&
+	    (r = peer_ids_add(ids, n, cap, item->string)) != 0)
+		return r;
+	if (cJSON_IsString(item) && looks_like_peer_id(item->valuestring))
+		return peer_ids_add(ids, n, cap, item->valuestring);
+	cJSON_ArrayForEach(child, item)
+		if ((r = table_walk(child, ids, n, cap)) != 0)
+			return r;
+	return 0;
+}
+
+int
+node_parse_table(const char *body, size_t len, char ***peer_ids, size_t *n,
+    char **cause)
+{
+	char **ids = NULL;
+	size_t count = 0, cap = 0;
+	cJSON *root;
+	int r = NP_ERR_PARSE;
+
+	*peer_ids = NULL;
+	*n = 0;
+	*cause = NULL;
+	if ((root = parse_body(body, len, "/v1/dnt/table", cause)) == NULL)
+		goto out;
+	if (!cJSON_IsObject(root) && !cJSON_IsArray(root)) {
+		*cause = str_printf("node's %s answer is not a JSON "
+		    "object or array", "/v1/dnt/table");
+		goto out;
+	}
+	if ((r = table_walk(root, &ids, &count, &cap)) != 0)
+		goto out;
+	if (ids == NULL && (ids = calloc(1, sizeof *ids)) == NULL) {
+		r = NP_ERR_NOMEM;
+		goto out;
+	}
+	*peer_ids = ids;
+	ids = NULL;	/* transferred */
+	*n = count;
+	r = 0;
+out:
+	node_peer_ids_free(ids);
+	cJSON_Delete(root);
+	return r;
+}
+
+void
+node_peer_ids_free(char **peer_ids)
+{
+	size_t i;
+
+	if (peer_ids == NULL)
+		return;
+	for (i = 0; peer_ids[i] != NULL; i++)
+		free(peer_ids[i]);
+	free(peer_ids);
+}
+
+/*
+ * The string field key of o into *out (a new string): absent or null gives
+ * NULL; any other type is an error naming what.key.
+ */
+static int
+string_field(const cJSON *o, const char *key, const char *what, char **out,
+    char **cause)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+
+	*out = NULL;
+	if (v == NULL || cJSON_IsNull(v))
+		return 0;
+	if (!cJSON_IsString(v)) {
+		*cause = str_printf("node's %s answer: \"%s\" is not a "
+		    "string", what, key);
+		return NP_ERR_PARSE;
+	}
+	if ((*out = strdup(v->valuestring)) == NULL)
+		return NP_ERR_NOMEM;
+	return 0;
+}
+
+/*
+ * ok: a boolean; absent only in an error answer ({"error": "..."}), which
+ * means not ok.
+ */
+static int
+ok_field(const cJSON *o, const char *what, int *ok, char **cause)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, "ok");
+
+	*ok = 0;
+	if (cJSON_IsBool(v)) {
+		*ok = cJSON_IsTrue(v);
+		return 0;
+	}
+	if (v == NULL &&
+	    cJSON_IsString(cJSON_GetObjectItemCaseSensitive(o, "error")))
+		return 0;
+	*cause = str_printf(v == NULL ? "node's %s answer has no \"ok\"" :
+	    "node's %s answer: \"ok\" is not a boolean", what);
+	return NP_ERR_PARSE;
+}
+
+static cJSON *
+parse_object(const char *body, size_t len, const char *what, char **cause)
+{
+	cJSON *root = parse_body(body, len, what, cause);
+
+	if (root != NULL && !cJSON_IsObject(root)) {
+		*cause = str_printf("node's %s answer is not a JSON "
+		    "object", what);
+		cJSON_Delete(root);
+		root = NULL;
+	}
+	return root;
+}
+
+static int
+probe_metrics(cJSON *root, struct node_probe *out, char **cause)
+{
+	cJSON *m = cJSON_DetachItemFromObjectCaseSensitive(root, "metrics");
+
+	if (m == NULL || cJSON_IsNull(m)) {
+		cJSON_Delete(m);
+		out->metrics = cJSON_CreateObject();
+		return out->metrics == NULL ? NP_ERR_NOMEM : 0;
+	}
+	if (!cJSON_IsObject(m)) {
+		cJSON_Delete(m);
+		*cause = str_printf("node's %s answer: \"metrics\" is not "
+		    "an object", "/v1/probe/run");
+		return NP_ERR_PARSE;
+	}
+	out->metrics = m;
+	return 0;
+}
+
+int
+node_parse_probe(const char *body, size_t len, struct node_probe *out,
+    char **cause)
+{
+	static const char what[] = "/v1/probe/run";
+	const cJSON *config;
+	cJSON *root;
+	int r = NP_ERR_PARSE;
+
+	memset(out, 0, sizeof *out);
+	*cause = NULL;
+	if ((root = parse_object(body, len, what, cause)) == NULL)
+		goto out;
+	if ((r = ok_field(root, what, &out->ok, cause)) != 0 ||
+	    (r = string_field(root, "kind", what, &out->kind, cause)) != 0 ||
+	    (r = string_field(root, "target", what, &out->target,
+	    cause)) != 0 ||
+	    (r = string_field(root, "error", what, &out->error, cause)) != 0 ||
+	    (r = probe_metrics(root, out, cause)) != 0)
+		goto out;
+	config = cJSON_GetObjectItemCaseSensitive(root, "config");
+	if (config != NULL && !cJSON_IsObject(config) && !cJSON_IsNull(config)) {
+		*cause = str_printf("node's %s answer: \"config\" is not "
+		    "an object", what);
+		r = NP_ERR_PARSE;
+	}
+out:
+	if (r != 0)
+		node_probe_free(out);
+	cJSON_Delete(root);
+	return r;
+}
+
+void
+node_probe_free(struct node_probe *p)
+{
+	if (p == NULL)
+		return;
+	free(p->kind);
+	free(p->target);
+	free(p->error);
+	cJSON_Delete(p->metrics);
+	memset(p, 0, sizeof *p);
+}
+
+static int
+attempts_field(const cJSON *o, int *attempts, char **cause)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, "attempts");
+
+	*attempts = -1;
+	if (v == NULL || cJSON_IsNull(v))
+		return 0;
+	if (!cJSON_IsNumber(v) || v->valuedouble < 0 ||
+	    v->valuedouble > 1e6 || v->valuedouble != (int)v->valuedouble) {
+		*cause = str_printf("node's %s answer: \"attempts\" is not "
+		    "a count", "/v1/probe/holepunch");
+		return NP_ERR_PARSE;
+	}
+	*attempts = (int)v->valuedouble;
+	return 0;
+}
+
+int
+node_parse_holepunch(const char *body, size_t len,
+    struct node_holepunch *out, char **cause)
+{
+	static const char what[] = "/v1/probe/holepunch";
+	cJSON *root;
+	char *error = NULL;
+	int r = NP_ERR_PARSE;
+
+	memset(out, 0, sizeof *out);
+	*cause = NULL;
+	if ((root = parse_object(body, len, what, cause)) == NULL)
+		goto out;
+	if ((r = ok_field(root, what, &out->ok, cause)) != 0 ||
+	    (r = string_field(root, "connectedness", what,
+	    &out->connectedness, cause)) != 0 ||
+	    (r = attempts_field(root, &out->attempts, cause)) != 0 ||
+	    (r = string_field(root, "last_error", what, &out->last_error,
+	    cause)) != 0 ||
+	    (r = string_field(root, "error", what, &error, cause)) != 0)
+		goto out;
+	/* a 400 says "error"; keep it where a reader of failures looks */
+	if (out->last_error == NULL && error != NULL) {
+		out->last_error = error;
+		error = NULL;	/* transferred */
+	}
+out:
+	if (r != 0)
+		node_holepunch_free(out);
+	free(error);
+	cJSON_Delete(root);
+	return r;
+}
+
+void
+node_holepunch_free(struct node_holepunch *h)
+{
+	if (h == NULL)
+		return;
+	free(h->connectedness);
+	free(h->last_error);
+	memset(h, 0, sizeof *h);
+}
+
+char *
+node_error_text(const char *body, size_t len)
+{
+	const cJSON *v;
+	cJSON *root;
+	char *text = NULL;
+
+	if (body == NULL || len == 0 ||
+	    (root = cJSON_ParseWithLength(body, len)) == NULL)
+		return NULL;
+	v = cJSON_GetObjectItemCaseSensitive(root, "error");
+	if (cJSON_IsString(v))
+		text = strdup(v->valuestring);
+	cJSON_Delete(root);
+	return text;
+}
