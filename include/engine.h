@@ -91,6 +91,10 @@ size_t engine_pending(const struct engine *e);
 void engine_close(struct engine *e, void (*closed_cb)(struct engine *e,
     void *arg), void *arg);
 
+/*
+ * Free a closed engine (closed_cb has run). An engine that is not closed is
+ * refused (logged, left allocated): its handles are still on the loop.
+ */
 void engine_free(struct engine *e);
 
 /*

@@ -1,8 +1,8 @@
 /*
  * The JSONL records of collect: building one from a probe's outcome,
  * appending it whole to the output, and reading an earlier output back
- * for --resume. A record reaches the file in one write(2) of a complete
- * line, so an interrupted run never leaves half a line behind.
+ * for --resume. A record reaches the output as a complete line, never
+ * half of one, and never makes the loop wait for a slow reader.
  */
 #ifndef NETPROF_RECORD_H
 #define NETPROF_RECORD_H
@@ -10,6 +10,7 @@
 #include <stddef.h>
 
 #include <cjson/cJSON.h>
+#include <uv.h>
 
 #include "record_schema.h"
 
@@ -59,18 +60,39 @@ struct record_writer;
 int record_writer_open(const char *path, int append,
     struct record_writer **out, char **cause);
 
-/* Write obj as one line, whole, and hand it to the kernel. */
+/*
+ * From now on never block loop: lines a pipe or terminal does not take
+ * at once wait in a queue and are written when it is writable.
+ */
+int record_writer_attach(struct record_writer *w, uv_loop_t *loop);
+
+/* Before the loop ends: stop watching (later lines queue). */
+void record_writer_detach(struct record_writer *w);
+
+/*
+ * Write obj as one line, whole: to a file at once, to a pipe when it takes
+ * it. NP_ERR_IO when the output failed (record_writer_error() says why).
+ */
 int record_writer_put(struct record_writer *w, const cJSON *obj);
 
-/* Flush to disk and close; returns NP_ERR_IO if anything was lost. */
-int record_writer_close(struct record_writer *w);
+/* The errno of the output's first failed write, or 0. */
+int record_writer_error(const struct record_writer *w);
+
+/*
+ * Write what is still queued (waiting for the reader at most wait_ms
+ * between writes, -1: as long as it takes), flush to disk and close;
+ * returns NP_ERR_IO if anything was lost.
+ */
+int record_writer_close(struct record_writer *w, int wait_ms);
 
 /* The (source, target, kind) triples an earlier output recorded ok. */
 struct record_done_set;
 
 /*
- * Read path (missing file: an empty set). Lines that are not JSON objects
- * (a torn last line) are skipped.
+ * Read path (missing file: an empty set). A torn last line (no newline)
+ * is skipped; any other line that is not a JSON object is NP_ERR_PARSE
+ * with *cause naming FILE:LINE (the file is not collect's: appending to
+ * it, or cutting it, would damage someone's file).
  */
 int record_done_load(const char *path, struct record_done_set **out,
     char **cause);

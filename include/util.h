@@ -27,6 +27,12 @@ char *str_printf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 char *str_vprintf(const char *fmt, va_list ap)
     __attribute__((format(printf, 1, 0)));
 
+/*
+ * 1 if paths a and b name the same existing file (device and inode: a
+ * link or another spelling counts), so an output never replaces an input.
+ */
+int file_same(const char *a, const char *b);
+
 /* 1 if s ends with suffix. */
 int str_ends_with(const char *s, const char *suffix);
 

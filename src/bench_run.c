@@ -367,7 +367,7 @@ bench_run(const struct bench_options *o, struct inventory *inv)
 		print_keep_hint(&b);
 	status = exit_status(&b);
 out:
-	if (b.writer != NULL && record_writer_close(b.writer) != 0) {
+	if (b.writer != NULL && record_writer_close(b.writer, -1) != 0) {
 		log_error("%s: records could not all be written",
 		    b.records_path);
 		if (status == NP_EXIT_OK)

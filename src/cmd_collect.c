@@ -141,6 +141,7 @@ struct collector {
 	size_t running;
 	size_t ok, failed;
 	int interrupted, closing, write_failed;
+	const char *output;	/* for messages */
 	int dispatching, dispatch_again;
 };
 
@@ -546,9 +547,15 @@ task_write(struct collector *c, struct task *t)
 	rec.server_command = server_line;
 	if ((o = record_to_json(&rec)) == NULL ||
 	    record_writer_put(c->writer, o) != 0) {
-		if (!c->write_failed)
-			log_error("cannot write the record of %s->%s; records "
-			    "are being lost", src->name, dst->name);
+		if (!c->write_failed && record_writer_error(c->writer) != 0)
+			log_error("cannot write records to %s: %s; stopping "
+			    "(the lines written are whole records; --resume "
+			    "completes the run)", c->output,
+			    strerror(record_writer_error(c->writer)));
+		else if (!c->write_failed)
+			log_error("cannot write the record of %s->%s: %s; "
+			    "stopping", src->name, dst->name,
+			    error_string(NP_ERR_NOMEM));
 		c->write_failed = 1;
 	}
 	cJSON_Delete(o);
@@ -904,6 +911,7 @@ phase_begin(struct collector *c)
 }
 
 static void dispatch_once(struct collector *c);
+static void collector_stop(struct collector *c);
 
 /* Start every waiting task that has room, in round order. */
 static void
@@ -957,6 +965,8 @@ dispatch_once(struct collector *c)
 	struct phase *ph;
 	size_t i;
 
+	if (c->write_failed && !c->interrupted)
+		collector_stop(c);
 	if (c->interrupted) {
 		if (c->running == 0)
 			collector_close(c);
@@ -992,11 +1002,10 @@ dispatch_once(struct collector *c)
 	collector_close(c);
 }
 
-/* The first signal: the probes running are killed, none is started. */
+/* A signal, or an output that takes no more: kill what runs, start nothing. */
 static void
-interrupt_cb(struct runner *rn, void *arg)
+collector_stop(struct collector *c)
 {
-	struct collector *c = arg;
 	struct phase *ph = &c->phases[c->cur];
 	size_t i;
 
@@ -1019,7 +1028,24 @@ interrupt_cb(struct runner *rn, void *arg)
 		    c->hosts[i].fanout->job != NULL)
 			engine_cancel(c->hosts[i].fanout->job);
 	}
-	dispatch(c);
+}
+
+/* The first signal: the probes running are killed, none is started. */
+static void
+interrupt_cb(struct runner *rn, void *arg)
+{
+	collector_stop(arg);
+	dispatch(arg);
+}
+
+/* Before the engine closes: the output's watcher, so the loop can end. */
+static void
+close_extra_cb(struct runner *rn, void *arg)
+{
+	struct collector *c = arg;
+
+	record_writer_detach(c->writer);
+	runner_extra_closed(rn);
 }
 
 static int
@@ -1159,7 +1185,8 @@ static int
 run(struct collect_options *o, struct inventory *inv)
 {
 	struct collector c;
-	struct runner_hooks hooks = { .interrupt = interrupt_cb };
+	struct runner_hooks hooks = { .interrupt = interrupt_cb,
+	    .close_extra = close_extra_cb };
 	struct schedule *ping = NULL, *iperf3 = NULL;
 	char *cause = NULL;
 	size_t i;
@@ -1167,6 +1194,7 @@ run(struct collect_options *o, struct inventory *inv)
 
 	memset(&c, 0, sizeof c);
 	c.inv = inv;
+	c.output = strcmp(o->output, "-") == 0 ? "standard output" : o->output;
 	c.ps.ping_count = o->ping_count > 0 ? o->ping_count : inv->ping_count;
 	c.ps.ping_interval = o->ping_interval > 0 ? o->ping_interval :
 	    inv->ping_interval;
@@ -1230,6 +1258,11 @@ run(struct collect_options *o, struct inventory *inv)
 		goto out;
 	c.loop = runner_loop(c.runner);
 	c.engine = runner_engine(c.runner);
+	if (record_writer_attach(c.writer, c.loop) != 0) {
+		runner_free(c.runner);
+		c.runner = NULL;
+		goto nomem;
+	}
 	c.progress = progress_new(stderr, o->quiet ||
 	    log_get_level() == LOG_QUIET);
 	phase_begin(&c);
@@ -1240,9 +1273,11 @@ run(struct collect_options *o, struct inventory *inv)
 	progress_end(c.progress);
 	if (!o->quiet && log_get_level() != LOG_QUIET)
 		print_summary(&c, stderr);
-	if (c.interrupted)
+	if (c.write_failed)
+		status = NP_EXIT_FAILED;
+	else if (c.interrupted)
 		status = NP_EXIT_INTERRUPTED;
-	else if (c.failed > 0 || c.write_failed)
+	else if (c.failed > 0)
 		status = NP_EXIT_FAILED;
 	else
 		status = NP_EXIT_OK;
@@ -1250,8 +1285,9 @@ run(struct collect_options *o, struct inventory *inv)
 nomem:
 	log_error("collect: %s", error_string(NP_ERR_NOMEM));
 out:
-	if (record_writer_close(c.writer) != 0) {
-		log_error("%s: records could not all be written", o->output);
+	/* after Ctrl-C the reader gets a few seconds, not forever */
+	if (record_writer_close(c.writer, c.interrupted ? 3000 : -1) != 0) {
+		log_error("%s: records could not all be written", c.output);
 		if (status == NP_EXIT_OK)
 			status = NP_EXIT_FAILED;
 	}
@@ -1352,6 +1388,10 @@ cmd_collect_exec(const struct cmd_entry *self, int argc, char **argv)
 	o.plan.max_channels = o.common.max_channels;
 	if (cmd_need_config(self, argc, argv, o.common.config) != NP_EXIT_OK)
 		return NP_EXIT_USAGE;
+	if (strcmp(o.output, "-") != 0 && file_same(o.output, o.common.config))
+		return cmd_usage_error(self, "--output %s is the inventory "
+		    "(--config): the records would replace it; give another "
+		    "--output", o.output);
 	if (o.resume && strcmp(o.output, "-") == 0)
 		return cmd_usage_error(self, "--resume needs --output FILE "
 		    "(the file of the run to complete), not standard output");

@@ -22,6 +22,7 @@
 #include "heatmap_text.h"
 #include "log.h"
 #include "timeutil.h"
+#include "util.h"
 
 struct heatmap_args {
 	const char **inputs;
@@ -66,6 +67,7 @@ parse_args(const struct cmd_entry *self, int argc, char **argv,
 		{ NULL, 0, NULL, 0 }
 	};
 	const char **p;
+	size_t i;
 	int c, rc;
 
 	*done = 0;
@@ -123,6 +125,12 @@ parse_args(const struct cmd_entry *self, int argc, char **argv,
 		return rc;
 	if (a->output == NULL && !a->text)
 		a->output = CMD_DEFAULT_PAGE;
+	for (i = 0; a->output != NULL && i < a->ninputs; i++) {
+		if (file_same(a->output, a->inputs[i]))
+			return cmd_usage_error(self, "--output %s is the input "
+			    "%s: writing the page would replace the records; "
+			    "give another --output", a->output, a->inputs[i]);
+	}
 	if (a->kind != NULL && !record_kind_known(a->kind))
 		return cmd_usage_error(self, "--kind %s: expected ping, "
 		    "iperf3, libp2p_ping, latency or throughput", a->kind);

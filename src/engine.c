@@ -8,7 +8,6 @@
  * struct transport_ops (transport.h), one per transport kind, and knows
  * nothing of how they work.
  */
-#include <signal.h>
 #include <stdarg.h>
 #include <unistd.h>
 #include <stdio.h>
@@ -120,8 +119,6 @@ engine_new(uv_loop_t *loop, const struct inventory *inv,
 	struct engine *e;
 
 	*out = NULL;
-	/* a command that exits without reading its stdin must not kill us */
-	signal(SIGPIPE, SIG_IGN);
 	if ((e = calloc(1, sizeof *e)) == NULL)
 		return NP_ERR_NOMEM;
 	e->loop = loop;
@@ -271,7 +268,9 @@ engine_job_output(struct engine_job *j, int stream, const char *buf,
 		return;
 	if (j->on_output != NULL)
 		j->on_output(j->machine, stream, buf, len, j->arg);
-	buf_append(stream == 2 ? &j->err : &j->out, buf, len);
+	/* a cut output must not be parsed as whole: the job fails at its end */
+	if (buf_append(stream == 2 ? &j->err : &j->out, buf, len) != 0)
+		j->output_lost = 1;
 }
 
 void
@@ -284,6 +283,13 @@ engine_job_finish(struct engine_job *j, int error, int exit_status,
 	if (j->state == JOB_DONE)
 		return;
 	j->state = JOB_DONE;
+	if (j->output_lost && error == 0) {
+		error = NP_ERR_NOMEM;
+		j->error_text = str_printf("%s: the command's output could not "
+		    "all be kept: %s", j->machine->name,
+		    error_string(NP_ERR_NOMEM));
+		fmt = NULL;
+	}
 	j->error = error;
 	j->exit_status = exit_status;
 	j->ended_at = time_wall();
@@ -423,6 +429,16 @@ engine_free(struct engine *e)
 
 	if (e == NULL)
 		return;
+	if (e->handles_open > 0) {
+		/*
+		 * The loop still lists handles inside it: freeing would make
+		 * uv_loop_close() read freed memory. A leak is the lesser harm.
+		 */
+		log_error("internal error: engine_free() of an engine that is "
+		    "not closed (engine_close() and its callback first); "
+		    "leaving it");
+		return;
+	}
 	for (k = 0; k < N_KINDS; k++)
 		if (e->state[k] != NULL)
 			kind_ops[k]->free(e->state[k]);

@@ -3,9 +3,11 @@
  * matched by its exact name or a unique prefix ("col" for collect).
  */
 #include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 
 #include "cmd.h"
 #include "error.h"
@@ -89,12 +91,38 @@ cmd_help(int argc, char **argv)
 	return NP_EXIT_OK;
 }
 
+/*
+ * Every host holds a socket (and a spawned command three pipes): the soft
+ * limit on open files, often 1,024, would fail hosts past the 500th, while
+ * the hard limit is there to be used. Raised once, for the whole run.
+ */
+static void
+raise_fd_limit(void)
+{
+	struct rlimit rl;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) != 0 || rl.rlim_cur >= rl.rlim_max)
+		return;
+	rl.rlim_cur = rl.rlim_max;
+	if (setrlimit(RLIMIT_NOFILE, &rl) != 0)
+		log_debug(NULL, "cannot raise the open-file limit: %s",
+		    strerror(errno));
+}
+
 static int
 run_command(int argc, char **argv)
 {
 	const struct cmd_entry *entry;
 	static char prog[64];
 	int i, verbosity = LOG_NORMAL;
+
+	/*
+	 * A write to a reader that went away (a remote command that exits
+	 * without reading its stdin, `| head -1`) must fail with EPIPE, which
+	 * every writer reports, not kill the process with its records unsaid.
+	 */
+	signal(SIGPIPE, SIG_IGN);
+	raise_fd_limit();
 
 	for (i = 1; i < argc && argv[i][0] == '-'; i++) {
 		const char *a = argv[i];

@@ -5,6 +5,7 @@
  * by hand through the machine's transport, with the rounds the scheduler
  * puts them in) for netprof plan and collect --dry-run.
  */
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -68,22 +69,45 @@ plan_schedules(const struct inventory *inv, const struct plan_options *o,
 	return r;
 }
 
-/* Round (1-based) of pair (i, j) in s; 0 if absent. */
-static size_t
-round_of(const struct schedule *s, size_t i, size_t j)
+/*
+ * Round (1-based) of every pair (i, j) of s at [i * n + j], 0 if absent:
+ * built once, so writing N² rows is linear in the pairs (looking each pair
+ * up in the rounds made the plan O(N⁴)). NULL for s NULL or out of memory
+ * (*nomem set then).
+ */
+static uint32_t *
+round_index(const struct schedule *s, size_t n, int *nomem)
 {
+	const struct pair *pp;
+	uint32_t *idx;
 	size_t k, p;
 
 	if (s == NULL)
-		return 0;
+		return NULL;
+	if (n > 0 && n > SIZE_MAX / sizeof *idx / n) {
+		*nomem = 1;
+		return NULL;
+	}
+	if ((idx = calloc(n * n + 1, sizeof *idx)) == NULL) {
+		*nomem = 1;
+		return NULL;
+	}
 	for (k = 0; k < s->n_rounds; k++) {
 		for (p = 0; p < s->rounds[k].n_pairs; p++) {
-			if (s->rounds[k].pairs[p].source == i &&
-			    s->rounds[k].pairs[p].target == j)
-				return k + 1;
+			pp = &s->rounds[k].pairs[p];
+			if (pp->source < n && pp->target < n)
+				idx[pp->source * n + pp->target] =
+				    (uint32_t)(k + 1);
 		}
 	}
-	return 0;
+	return idx;
+}
+
+/* Round of (i, j) from round_index(); 0 if absent or no schedule. */
+static size_t
+round_of(const uint32_t *idx, size_t n, size_t i, size_t j)
+{
+	return idx != NULL ? idx[i * n + j] : 0;
 }
 
 /*
@@ -143,8 +167,10 @@ ping_what(const struct plan_options *o)
 static int
 write_text(FILE *f, const struct inventory *inv,
     const struct probe_settings *ps, const struct plan_options *o,
-    const struct schedule *ping, const struct schedule *iperf3)
+    const struct schedule *ping, const struct schedule *iperf3,
+    const uint32_t *ping_idx, const uint32_t *iperf3_idx)
 {
+	size_t n = inv->n_machines;
 	char *server, *cmd;
 	size_t i, j;
 	int r = 0;
@@ -171,7 +197,7 @@ write_text(FILE *f, const struct inventory *inv,
 			    b->address))) == NULL)
 				goto nomem;
 			fprintf(f, "  ping, on %s, round %zu: %s\n", a->name,
-			    round_of(ping, i, j), cmd);
+			    round_of(ping_idx, n, i, j), cmd);
 			free(cmd);
 			if (iperf3 == NULL)
 				continue;
@@ -179,7 +205,7 @@ write_text(FILE *f, const struct inventory *inv,
 			    probe_iperf3_server_command(ps))) == NULL)
 				goto nomem;
 			fprintf(f, "  iperf_server, on %s, round %zu: %s\n",
-			    b->name, round_of(iperf3, i, j), server);
+			    b->name, round_of(iperf3_idx, n, i, j), server);
 			free(server);
 			if ((cmd = plan_line(inv, a, probe_iperf3_client_command(
 			    ps, b->address))) == NULL)
@@ -193,70 +219,82 @@ nomem:
 	return NP_ERR_NOMEM;
 }
 
+/* One row of plan --json: the pair's commands and rounds. */
+static cJSON *
+json_row(const struct inventory *inv, const struct probe_settings *ps,
+    const struct plan_options *o, size_t i, size_t j, int iperf,
+    size_t ping_round, size_t iperf_round)
+{
+	const struct machine *a = &inv->machines[i], *b = &inv->machines[j];
+	cJSON *row;
+	char *cmd;
+
+	if ((row = cJSON_CreateObject()) == NULL)
+		return NULL;
+	cJSON_AddStringToObject(row, "source", a->name);
+	cJSON_AddStringToObject(row, "target", b->name);
+	cmd = plan_line(inv, a, probe_ping_command(ps, b->address));
+	cJSON_AddStringToObject(row, "ping", cmd ? cmd : "");
+	free(cmd);
+	if (iperf) {
+		cmd = plan_line(inv, b, probe_iperf3_server_command(ps));
+		cJSON_AddStringToObject(row, "iperf_server", cmd ? cmd : "");
+		free(cmd);
+		cmd = plan_line(inv, a, probe_iperf3_client_command(ps,
+		    b->address));
+		cJSON_AddStringToObject(row, "iperf_client", cmd ? cmd : "");
+		free(cmd);
+	} else {
+		cJSON_AddNullToObject(row, "iperf_server");
+		cJSON_AddNullToObject(row, "iperf_client");
+	}
+	cJSON_AddNumberToObject(row, "ping_round", (double)ping_round);
+	cJSON_AddStringToObject(row, "ping_mode", o->serial ? "serial" :
+	    plan_fanout(o) > 0 ? "fanout" : o->rounds ? "rounds" : "channels");
+	if (iperf) {
+		cJSON_AddNumberToObject(row, "iperf_round", (double)iperf_round);
+		cJSON_AddStringToObject(row, "iperf_mode", o->serial ?
+		    "serial" : plan_iperf_mode(o));
+	} else {
+		cJSON_AddNullToObject(row, "iperf_round");
+		cJSON_AddNullToObject(row, "iperf_mode");
+	}
+	return row;
+}
+
+/*
+ * The rows as one JSON array, written a row at a time: N² rows never sit
+ * in memory as one tree (1,000 machines are a million rows).
+ */
 static int
 write_json(FILE *f, const struct inventory *inv,
     const struct probe_settings *ps, const struct plan_options *o,
-    const struct schedule *ping, const struct schedule *iperf3)
+    const struct schedule *ping, const struct schedule *iperf3,
+    const uint32_t *ping_idx, const uint32_t *iperf3_idx)
 {
-	cJSON *rows, *row;
-	char *cmd, *text;
-	size_t i, j;
+	size_t n = inv->n_machines, i, j;
+	const char *sep = "\n";
+	cJSON *row;
+	char *text;
 
-	if ((rows = cJSON_CreateArray()) == NULL)
-		return NP_ERR_NOMEM;
-	for (i = 0; i < inv->n_machines; i++) {
-		for (j = 0; j < inv->n_machines; j++) {
-			const struct machine *b = &inv->machines[j];
-
+	fputs("[", f);
+	for (i = 0; i < n; i++) {
+		for (j = 0; j < n; j++) {
 			if (i == j)
 				continue;
-			row = cJSON_CreateObject();
-			cJSON_AddItemToArray(rows, row);
-			cJSON_AddStringToObject(row, "source",
-			    inv->machines[i].name);
-			cJSON_AddStringToObject(row, "target", b->name);
-			cmd = plan_line(inv, &inv->machines[i],
-			    probe_ping_command(ps, b->address));
-			cJSON_AddStringToObject(row, "ping", cmd ? cmd : "");
-			free(cmd);
-			if (iperf3 != NULL) {
-				cmd = plan_line(inv, b,
-				    probe_iperf3_server_command(ps));
-				cJSON_AddStringToObject(row, "iperf_server",
-				    cmd ? cmd : "");
-				free(cmd);
-				cmd = plan_line(inv, &inv->machines[i],
-				    probe_iperf3_client_command(ps, b->address));
-				cJSON_AddStringToObject(row, "iperf_client",
-				    cmd ? cmd : "");
-				free(cmd);
-			} else {
-				cJSON_AddNullToObject(row, "iperf_server");
-				cJSON_AddNullToObject(row, "iperf_client");
-			}
-			cJSON_AddNumberToObject(row, "ping_round",
-			    (double)round_of(ping, i, j));
-			cJSON_AddStringToObject(row, "ping_mode",
-			    o->serial ? "serial" : plan_fanout(o) > 0 ?
-			    "fanout" : o->rounds ? "rounds" : "channels");
-			if (iperf3 != NULL)
-				cJSON_AddNumberToObject(row, "iperf_round",
-				    (double)round_of(iperf3, i, j));
-			else
-				cJSON_AddNullToObject(row, "iperf_round");
-			if (iperf3 != NULL)
-				cJSON_AddStringToObject(row, "iperf_mode",
-				    o->serial ? "serial" : plan_iperf_mode(o));
-			else
-				cJSON_AddNullToObject(row, "iperf_mode");
+			row = json_row(inv, ps, o, i, j, iperf3 != NULL,
+			    round_of(ping_idx, n, i, j),
+			    round_of(iperf3_idx, n, i, j));
+			text = row != NULL ? cJSON_PrintUnformatted(row) : NULL;
+			cJSON_Delete(row);
+			if (text == NULL)
+				return NP_ERR_NOMEM;
+			fprintf(f, "%s  %s", sep, text);
+			free(text);
+			sep = ",\n";
 		}
 	}
-	text = cJSON_Print(rows);
-	cJSON_Delete(rows);
-	if (text == NULL)
-		return NP_ERR_NOMEM;
-	fprintf(f, "%s\n", text);
-	free(text);
+	fputs("\n]\n", f);
 	return 0;
 }
 
@@ -267,12 +305,23 @@ plan_write(FILE *f, const struct inventory *inv,
 	struct schedule *ping = NULL, *iperf3 = NULL;
 	int r;
 
+	uint32_t *ping_idx = NULL, *iperf3_idx = NULL;
+	int nomem = 0;
+
 	if ((r = plan_schedules(inv, o, &ping, &iperf3)) != 0)
 		return r;
-	if (o->json)
-		r = write_json(f, inv, ps, o, ping, iperf3);
+	ping_idx = round_index(ping, inv->n_machines, &nomem);
+	iperf3_idx = round_index(iperf3, inv->n_machines, &nomem);
+	if (nomem)
+		r = NP_ERR_NOMEM;
+	else if (o->json)
+		r = write_json(f, inv, ps, o, ping, iperf3, ping_idx,
+		    iperf3_idx);
 	else
-		r = write_text(f, inv, ps, o, ping, iperf3);
+		r = write_text(f, inv, ps, o, ping, iperf3, ping_idx,
+		    iperf3_idx);
+	free(ping_idx);
+	free(iperf3_idx);
 	schedule_free(ping);
 	schedule_free(iperf3);
 	return r;

@@ -1,8 +1,9 @@
 /*
  * Writing and re-reading collect's records. Each record is printed to a
- * buffer first and reaches the file descriptor in write(2) calls of that
- * complete line (O_APPEND), so a signal or a crash can cut the run short
- * but never a line in half; the done set for --resume is a sorted array of
+ * buffer first and handed whole to output.c, which writes a file at once
+ * (cutting back a line a full disk took only half of) and queues for a
+ * pipe that is not reading, so the loop never waits on the reader; a
+ * signal or a crash can cut the run short but never a line in half; the done set for --resume is a sorted array of
  * "source\ttarget\tkind" keys.
  */
 #include <errno.h>
@@ -14,6 +15,7 @@
 #include <unistd.h>
 
 #include "error.h"
+#include "output.h"
 #include "record.h"
 #include "timeutil.h"
 #include "util.h"
@@ -106,8 +108,7 @@ record_to_json(struct record *rec)
 }
 
 struct record_writer {
-	int fd;
-	int own_fd;
+	struct output *out;
 	int failed;
 };
 
@@ -138,13 +139,17 @@ record_writer_open(const char *path, int append, struct record_writer **out,
 {
 	struct record_writer *w;
 	int flags = O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC;
+	int fd, r;
 
 	*out = NULL;
 	*cause = NULL;
 	if ((w = calloc(1, sizeof *w)) == NULL)
 		return NP_ERR_NOMEM;
 	if (strcmp(path, "-") == 0) {
-		w->fd = STDOUT_FILENO;
+		if ((r = output_open_fd(STDOUT_FILENO, 0, &w->out)) != 0) {
+			free(w);
+			return r;
+		}
 		*out = w;
 		return 0;
 	}
@@ -152,65 +157,74 @@ record_writer_open(const char *path, int append, struct record_writer **out,
 		flags = (flags & ~O_WRONLY) | O_RDWR;	/* to find a torn line */
 	else
 		flags |= O_TRUNC;
-	if ((w->fd = open(path, flags, 0644)) == -1) {
+	if ((fd = open(path, flags, 0644)) == -1) {
 		*cause = str_printf("%s: %s (check that the directory exists "
 		    "and is writable)", path, strerror(errno));
 		free(w);
 		return NP_ERR_IO;
 	}
-	w->own_fd = 1;
-	if (append && drop_torn_line(w->fd) != 0) {
+	if (append && drop_torn_line(fd) != 0) {
 		*cause = str_printf("%s: cannot repair its last line: %s",
 		    path, strerror(errno));
-		close(w->fd);
+		close(fd);
 		free(w);
 		return NP_ERR_IO;
+	}
+	if ((r = output_open_fd(fd, 1, &w->out)) != 0) {
+		close(fd);
+		free(w);
+		return r;
 	}
 	*out = w;
 	return 0;
 }
 
 int
+record_writer_attach(struct record_writer *w, uv_loop_t *loop)
+{
+	return output_attach(w->out, loop);
+}
+
+void
+record_writer_detach(struct record_writer *w)
+{
+	if (w != NULL)
+		output_detach(w->out);
+}
+
+int
+record_writer_error(const struct record_writer *w)
+{
+	return output_error(w->out);
+}
+
+int
 record_writer_put(struct record_writer *w, const cJSON *obj)
 {
 	char *text;
-	size_t len, off = 0;
-	ssize_t n;
-	int r = 0;
+	size_t len;
+	int r;
 
 	if ((text = cJSON_PrintUnformatted(obj)) == NULL)
 		return NP_ERR_NOMEM;
 	len = strlen(text);
 	text[len++] = '\n';	/* replaces the NUL: the line is complete */
-	while (off < len) {
-		n = write(w->fd, text + off, len - off);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0) {
-			w->failed = 1;
-			r = NP_ERR_IO;
-			break;
-		}
-		off += (size_t)n;
-	}
+	if ((r = output_write(w->out, text, len)) != 0)
+		w->failed = 1;
 	free(text);
 	return r;
 }
 
 int
-record_writer_close(struct record_writer *w)
+record_writer_close(struct record_writer *w, int wait_ms)
 {
 	int r;
 
 	if (w == NULL)
 		return 0;
-	r = w->failed ? NP_ERR_IO : 0;
-	if (w->own_fd) {
-		if (fdatasync(w->fd) != 0 && errno != EINVAL)
-			r = NP_ERR_IO;
-		if (close(w->fd) != 0)
-			r = NP_ERR_IO;
-	}
+	r = output_close(w->out, wait_ms);
+	if (w->failed)
+		r = NP_ERR_IO;
 	free(w);
 	return r;
 }
@@ -237,6 +251,7 @@ cmp_key(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
+/* 0, NP_ERR_NOMEM, or NP_ERR_PARSE when line is not a JSON object. */
 static int
 done_add_line(struct record_done_set *set, const char *line)
 {
@@ -245,8 +260,11 @@ done_add_line(struct record_done_set *set, const char *line)
 	char **n, *key;
 	int r = 0;
 
-	if ((o = cJSON_Parse(line)) == NULL)
-		return 0;
+	if ((o = cJSON_Parse(line)) == NULL || !cJSON_IsObject(o)) {
+		cJSON_Delete(o);
+		return line[strspn(line, " \t\r\n")] == '\0' ? 0 :
+		    NP_ERR_PARSE;
+	}
 	ok = cJSON_GetObjectItemCaseSensitive(o, "ok");
 	src = cJSON_GetObjectItemCaseSensitive(o, "source");
 	dst = cJSON_GetObjectItemCaseSensitive(o, "target");
@@ -280,7 +298,8 @@ record_done_load(const char *path, struct record_done_set **out,
 {
 	struct record_done_set *set;
 	char *line = NULL;
-	size_t cap = 0;
+	size_t cap = 0, lineno = 0;
+	ssize_t len;
 	FILE *f;
 	int r = 0;
 
@@ -297,8 +316,20 @@ record_done_load(const char *path, struct record_done_set **out,
 		free(set);
 		return NP_ERR_IO;
 	}
-	while (getline(&line, &cap, f) != -1) {
-		if ((r = done_add_line(set, line)) != 0)
+	while ((len = getline(&line, &cap, f)) != -1) {
+		lineno++;
+		r = done_add_line(set, line);
+		if (r == NP_ERR_PARSE && line[len - 1] != '\n' &&
+		    line[0] == '{') {
+			r = 0;	/* a torn last record: the writer drops it */
+			continue;
+		}
+		if (r == NP_ERR_PARSE)
+			*cause = str_printf("%s:%zu is not a JSON record: "
+			    "--resume continues a file collect wrote and "
+			    "appends to it; is this the right file? (nothing "
+			    "was changed)", path, lineno);
+		if (r != 0)
 			break;
 	}
 	free(line);

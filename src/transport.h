@@ -51,6 +51,7 @@ struct spawn_job {
 	uv_pipe_t pipes[3];
 	int handles_open;	/* uv handles of the process not yet closed */
 	int exited, out_eof, err_eof;
+	int gave_up;		/* reported before the process was reaped */
 	uv_write_t write_req;
 	uv_shutdown_t shutdown_req;
 	int kill_stage;		/* 0: TERM sent, 1: KILL sent */
@@ -79,6 +80,7 @@ struct engine_job {
 	int stop_error;		/* why it is being stopped: _TIMEOUT, ... */
 
 	struct buf out, err;
+	int output_lost;	/* an append failed: the output is cut */
 	int error;
 	char *error_text;
 	int exit_status;

@@ -36,12 +36,17 @@ close_handle(struct engine_job *j, uv_handle_t *h)
 		uv_close(h, handle_closed_cb);
 }
 
+/*
+ * The process handle closes only once the child has been reaped: closed
+ * before its exit, libuv would never wait for it (a zombie until we end).
+ */
 static void
 close_all(struct engine_job *j)
 {
 	int i;
 
-	close_handle(j, (uv_handle_t *)&j->t.spawn.process);
+	if (j->t.spawn.exited)
+		close_handle(j, (uv_handle_t *)&j->t.spawn.process);
 	for (i = 0; i < 3; i++)
 		close_handle(j, (uv_handle_t *)&j->t.spawn.pipes[i]);
 }
@@ -53,7 +58,8 @@ maybe_done(struct engine_job *j)
 	const char *name = j->machine->name;
 	int status;
 
-	if (!j->t.spawn.exited || !j->t.spawn.out_eof || !j->t.spawn.err_eof)
+	if ((!j->t.spawn.exited && !j->t.spawn.gave_up) ||
+	    !j->t.spawn.out_eof || !j->t.spawn.err_eof || j->state == JOB_DONE)
 		return;
 	status = j->t.spawn.term_signal != 0 ? -1 : j->exit_status;
 	if (j->stop_error == NP_ERR_TIMEOUT)
@@ -76,6 +82,11 @@ exit_cb(uv_process_t *p, int64_t status, int term_signal)
 	log_debug(j->machine->name, "process %d exited: status %lld, "
 	    "signal %d", p->pid, (long long)status, term_signal);
 	j->t.spawn.exited = 1;
+	if (j->state == JOB_DONE) {
+		/* reported already (gave up on it): now it can be closed */
+		close_handle(j, (uv_handle_t *)p);
+		return;
+	}
 	j->exit_status = (int)status;
 	j->t.spawn.term_signal = term_signal;
 	maybe_done(j);
@@ -266,11 +277,16 @@ spawn_timer(struct engine_job *j)
 		engine_job_timer(j, GONE_GRACE_MS);
 		return;
 	}
-	/* something outside the group still holds the pipes: stop waiting */
-	log_debug(j->machine->name, "output pipes still open after SIGKILL; "
-	    "giving up on them");
+	/*
+	 * Something outside the group still holds the pipes, or the child
+	 * has not died yet: report the job, but keep the process handle
+	 * until libuv has reaped the child (exit_cb closes it then).
+	 */
+	log_debug(j->machine->name, "%s still open 1 s after SIGKILL; "
+	    "reporting the job", j->t.spawn.exited ? "output pipes" :
+	    "the process");
 	j->t.spawn.out_eof = j->t.spawn.err_eof = 1;
-	j->t.spawn.exited = 1;
+	j->t.spawn.gave_up = 1;
 	maybe_done(j);
 }
 

@@ -108,7 +108,8 @@ host_step(struct ssh_host *h)
 	if (closing && h->state != HOST_READY)
 		goto out;
 	if ((r = session_step(h)) <= 0) {
-		host_update_poll(h);
+		if ((r = host_update_poll(h)) != 0)
+			host_unwatchable(h, r);
 		return;
 	}
 	for (pass = 0; pass < MAX_PASSES; pass++) {
@@ -149,7 +150,8 @@ out:
 			uv_close((uv_handle_t *)&h->timer, host_timer_closed_cb);
 		return;
 	}
-	host_update_poll(h);
+	if ((r = host_update_poll(h)) != 0)
+		host_unwatchable(h, r);
 }
 
 /* ------------------------------------------------------------------ */

@@ -118,7 +118,8 @@ struct ssh_host *host_get(struct ssh_transport *st, const struct machine *m);
 const char *host_name(const struct ssh_host *h);
 int host_open(struct ssh_host *h);
 void host_teardown(struct ssh_host *h);
-void host_update_poll(struct ssh_host *h);
+int host_update_poll(struct ssh_host *h);
+void host_unwatchable(struct ssh_host *h, int uv_error);
 int session_step(struct ssh_host *h);
 
 /* transport_ssh_channel.c */

@@ -23,6 +23,7 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/un.h>
 #include <unistd.h>
 
 #include "error.h"
@@ -200,24 +201,27 @@ poll_cb(uv_poll_t *p, int status, int events)
 	host_step(p->data);
 }
 
-/* Watch the socket for what libssh waits for. */
-void
+/*
+ * Watch the socket for what libssh waits for. A socket that cannot be
+ * watched would never be stepped again: 0, or a negative libuv code.
+ */
+int
 host_update_poll(struct ssh_host *h)
 {
 	struct engine *e = h->engine;
-	int events = 0, fd;
+	int events = 0, fd, r;
 
 	if (h->session == NULL)
-		return;
+		return 0;
 	if (h->poll == NULL) {
 		if ((fd = ssh_get_fd(h->session)) < 0)
-			return;
+			return 0;	/* not connecting yet */
 		if ((h->poll = malloc(sizeof *h->poll)) == NULL)
-			return;
-		if (uv_poll_init(engine_loop(e), h->poll, fd) != 0) {
+			return UV_ENOMEM;
+		if ((r = uv_poll_init(engine_loop(e), h->poll, fd)) != 0) {
 			free(h->poll);
 			h->poll = NULL;
-			return;
+			return r;
 		}
 		h->poll->data = h;
 		engine_handle_opened(e);
@@ -234,15 +238,44 @@ host_update_poll(struct ssh_host *h)
 			events |= UV_WRITABLE;
 	}
 	if (events == h->poll_events)
-		return;
+		return 0;
 	log_debug(host_name(h), "poll events %d -> %d", h->poll_events,
 	    events);
-	h->poll_events = events;
 	if (events == 0)
 		uv_poll_stop(h->poll);
-	else
-		uv_poll_start(h->poll, events, poll_cb);
+	else if ((r = uv_poll_start(h->poll, events, poll_cb)) != 0)
+		return r;
+	h->poll_events = events;
+	return 0;
 }
+
+/*
+ * The socket cannot be watched (out of memory, epoll refused it): nothing
+ * would ever step this host again, so everything on it fails now.
+ */
+void
+host_unwatchable(struct ssh_host *h, int uv_error)
+{
+	struct engine_job *j;
+	char *text;
+
+	text = str_printf("%s: cannot watch the SSH connection's socket: %s",
+	    host_name(h), uv_strerror(uv_error));
+	log_debug(host_name(h), "%s", text != NULL ? text : "unwatchable");
+	tunnels_fail(h, NP_ERR_SYSTEM, "%s", text != NULL ? text :
+	    host_name(h));
+	while ((j = TAILQ_FIRST(&h->channels)) != NULL) {
+		release_channel(h, j);
+		engine_job_finish(j, j->stop_error != 0 ? j->stop_error :
+		    NP_ERR_SYSTEM, -1, "%s", text != NULL ? text :
+		    host_name(h));
+	}
+	host_teardown(h);
+	fail_queue(h, NP_ERR_SYSTEM, text != NULL ? text : host_name(h));
+	free(text);
+}
+
+
 
 /*
  * What a connect error adds when the ssh config routes the connection
@@ -346,6 +379,64 @@ file_exists(const char *path)
 	return path != NULL && stat(path, &st) == 0;
 }
 
+/*
+ * libssh talks to ssh-agent with blocking I/O on the loop's thread: an
+ * agent that accepts and never answers would stop every host. So the
+ * agent is asked for its identities once, with a bound of AGENT_WAIT_MS,
+ * before it is used; one that does not answer is left out (with a
+ * warning) and the other keys are tried.
+ */
+#define AGENT_WAIT_MS 2000
+
+static int
+agent_probe(const char *path)
+{
+	static const unsigned char req[5] = { 0, 0, 0, 1, 11 };
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	struct pollfd p;
+	unsigned char ans[5];
+	size_t got = 0;
+	ssize_t n;
+	int fd, ok = 0;
+
+	if (strlen(path) >= sizeof sa.sun_path ||
+	    (fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0)) == -1)
+		return 0;
+	memcpy(sa.sun_path, path, strlen(path) + 1);
+	if (connect(fd, (struct sockaddr *)&sa, sizeof sa) != 0 ||
+	    send(fd, req, sizeof req, MSG_NOSIGNAL | MSG_DONTWAIT) !=
+	    (ssize_t)sizeof req)
+		goto out;
+	p.fd = fd;
+	p.events = POLLIN;
+	while (got < sizeof ans && poll(&p, 1, AGENT_WAIT_MS) == 1) {
+		if ((n = recv(fd, ans + got, sizeof ans - got,
+		    MSG_DONTWAIT)) <= 0)
+			break;
+		got += (size_t)n;
+	}
+	ok = got == sizeof ans;
+out:
+	close(fd);
+	return ok;
+}
+
+/* 1 if SSH_AUTH_SOCK's agent answers; asked once per process. */
+static int
+agent_answers(void)
+{
+	static int known = -1;
+	const char *path = getenv("SSH_AUTH_SOCK");
+
+	if (known != -1)
+		return known;
+	known = path != NULL && agent_probe(path);
+	if (path != NULL && !known)
+		log_warn("the ssh-agent at SSH_AUTH_SOCK (%s) did not answer "
+		    "within %d s; not using it", path, AGENT_WAIT_MS / 1000);
+	return known;
+}
+
 /* A new session with the options of the machine, its ssh config, and ours. */
 int
 host_open(struct ssh_host *h)
@@ -387,8 +478,11 @@ host_open(struct ssh_host *h)
 	h->session = s;
 	host_names(h);
 	h->state = HOST_CONNECTING;
-	h->auth = getenv("SSH_AUTH_SOCK") != NULL ? AUTH_AGENT :
-	    m->identity_file != NULL ? AUTH_KEY : AUTH_AUTO;
+	if (getenv("SSH_AUTH_SOCK") != NULL && !agent_answers())
+		/* libssh's automatic method must not wait on it either */
+		ssh_options_set(s, SSH_OPTIONS_IDENTITY_AGENT, "/dev/null");
+	h->auth = getenv("SSH_AUTH_SOCK") != NULL && agent_answers() ?
+	    AUTH_AGENT : m->identity_file != NULL ? AUTH_KEY : AUTH_AUTO;
 	h->agent_tried = 0;
 	h->handshake_started = 0;	/* session_step starts it */
 	return 0;

@@ -123,22 +123,24 @@ tunnel_flush_down(struct ssh_tunnel *t)
 
 static void tunnel_poll_cb(uv_poll_t *p, int status, int events);
 
-static void
+/* Watch our end of the pair; 0, or a negative libuv code. */
+static int
 tunnel_update_poll(struct ssh_tunnel *t)
 {
-	int events = 0;
+	int events = 0, r;
 
 	if (t->state == TUN_OPEN && !t->local_eof && t->up.len < TUNNEL_BUF)
 		events |= UV_READABLE;
 	if (t->down_off < t->down.len)
 		events |= UV_WRITABLE;
 	if (events == t->poll_events)
-		return;
-	t->poll_events = events;
+		return 0;
 	if (events == 0)
 		uv_poll_stop(&t->poll);
-	else
-		uv_poll_start(&t->poll, events, tunnel_poll_cb);
+	else if ((r = uv_poll_start(&t->poll, events, tunnel_poll_cb)) != 0)
+		return r;
+	t->poll_events = events;
+	return 0;
 }
 
 /* Read what the caller wrote into up; notes its EOF and whether it closed. */
@@ -269,7 +271,13 @@ tunnel_step(struct ssh_host *h, struct ssh_tunnel *t)
 			tunnel_end(t, NP_OK, NULL);
 			return 1;
 		}
-		tunnel_update_poll(t);
+		if ((r = tunnel_update_poll(t)) != 0) {
+			/* never watched, the relay would stop: end it now */
+			tunnel_end(t, NP_ERR_SYSTEM, "%s: tunnel to %s:%d: cannot "
+			    "watch its socket: %s", host_name(h),
+			    t->target_host, t->target_port, uv_strerror(r));
+			return 1;
+		}
 		return w;
 	}
 }

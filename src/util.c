@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "error.h"
 #include "util.h"
@@ -124,4 +125,14 @@ out:
 		fclose(f);
 	buf_free(&b);
 	return r;
+}
+
+int
+file_same(const char *a, const char *b)
+{
+	struct stat sa, sb;
+
+	if (a == NULL || b == NULL || stat(a, &sa) != 0 || stat(b, &sb) != 0)
+		return 0;
+	return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
 }

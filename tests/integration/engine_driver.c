@@ -8,6 +8,7 @@
  * 3 when it did not, 2 on usage errors.
  */
 #include <getopt.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -135,6 +136,7 @@ main(int argc, char **argv)
 	uv_loop_t loop;
 	int c, i, r;
 
+	signal(SIGPIPE, SIG_IGN);	/* as netprof's main() */
 	while ((c = getopt_long(argc, argv, "v", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'c': config = optarg; break;

@@ -11,6 +11,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -190,6 +191,7 @@ main(int argc, char **argv)
 	uv_loop_t loop;
 	int ch, i, r, port;
 
+	signal(SIGPIPE, SIG_IGN);	/* as netprof's main() */
 	while ((ch = getopt_long(argc, argv, "v", longopts, NULL)) != -1) {
 		switch (ch) {
 		case 'c': config = optarg; break;

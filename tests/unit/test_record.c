@@ -91,7 +91,7 @@ record_has_upstream_and_added_fields(void **state)
 
 	assert_int_equal(record_writer_open(path, 0, &w, &cause), 0);
 	put(w, "h1", "h2", "ping", 0);
-	assert_int_equal(record_writer_close(w), 0);
+	assert_int_equal(record_writer_close(w, -1), 0);
 	text = slurp();
 	assert_non_null(strchr(text, '\n'));
 	assert_int_equal(strchr(text, '\n')[1], '\0');
@@ -129,7 +129,7 @@ written(const char *kind, int ok)
 
 	assert_int_equal(record_writer_open(path, 0, &w, &cause), 0);
 	put(w, "a", "b", kind, ok);
-	assert_int_equal(record_writer_close(w), 0);
+	assert_int_equal(record_writer_close(w, -1), 0);
 	text = slurp();
 	o = cJSON_Parse(text);
 	assert_non_null(o);
@@ -222,7 +222,7 @@ ok_record_has_null_error(void **state)
 
 	assert_int_equal(record_writer_open(path, 0, &w, &cause), 0);
 	put(w, "h1", "h2", "iperf3", 1);
-	assert_int_equal(record_writer_close(w), 0);
+	assert_int_equal(record_writer_close(w, -1), 0);
 	text = slurp();
 	o = cJSON_Parse(text);
 	assert_true(cJSON_IsNull(cJSON_GetObjectItem(o, "error")));
@@ -246,7 +246,7 @@ resume_drops_torn_line_and_knows_ok_pairs(void **state)
 	put(w, "h1", "h2", "ping", 1);
 	put(w, "h2", "h1", "ping", 0);
 	put(w, "h1", "h2", "iperf3", 1);
-	assert_int_equal(record_writer_close(w), 0);
+	assert_int_equal(record_writer_close(w, -1), 0);
 	f = fopen(path, "a");
 	fputs("{\"kind\":\"ping\",\"source\":\"h3\",\"tar", f);
 	fclose(f);
@@ -261,7 +261,7 @@ resume_drops_torn_line_and_knows_ok_pairs(void **state)
 
 	assert_int_equal(record_writer_open(path, 1, &w, &cause), 0);
 	put(w, "h2", "h1", "ping", 1);
-	assert_int_equal(record_writer_close(w), 0);
+	assert_int_equal(record_writer_close(w, -1), 0);
 	text = slurp();
 	assert_null(strstr(text, "\"tar\n"));
 	assert_null(strstr(text, "h3"));
@@ -311,6 +311,37 @@ unwritable_output_names_the_file(void **state)
 	free(cause);
 }
 
+/* --resume on a file that is not collect's refuses, and leaves it as it was. */
+static void
+resume_refuses_a_file_that_is_not_jsonl(void **state)
+{
+	static const char *const texts[] = {
+		"{\"machines\": [\n  {\"name\": \"a\"}\n]}\n",
+		"hello\n",
+		"\x7f" "ELF binary without a newline",
+	};
+	struct record_done_set *set;
+	char *cause, *after;
+	size_t i;
+	FILE *f;
+
+	for (i = 0; i < sizeof texts / sizeof texts[0]; i++) {
+		f = fopen(path, "wb");
+		assert_non_null(f);
+		fputs(texts[i], f);
+		fclose(f);
+		cause = NULL;
+		assert_int_equal(record_done_load(path, &set, &cause),
+		    NP_ERR_PARSE);
+		assert_non_null(cause);
+		assert_non_null(strstr(cause, "is not a JSON record"));
+		free(cause);
+		after = slurp();
+		assert_string_equal(after, texts[i]);
+		free(after);
+	}
+}
+
 int
 main(void)
 {
@@ -331,6 +362,8 @@ main(void)
 		    missing_file_is_an_empty_done_set, setup, teardown),
 		cmocka_unit_test_setup_teardown(
 		    unwritable_output_names_the_file, setup, teardown),
+		cmocka_unit_test_setup_teardown(
+		    resume_refuses_a_file_that_is_not_jsonl, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
