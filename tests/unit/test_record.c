@@ -318,7 +318,7 @@ resume_refuses_a_file_that_is_not_jsonl(void **state)
 	static const char *const texts[] = {
 		"{\"machines\": [\n  {\"name\": \"a\"}\n]}\n",
 		"hello\n",
-		"\x7f" "ELF binary without a newline",
+		("\x7f" "ELF binary without a newline"),
 	};
 	struct record_done_set *set;
 	char *cause, *after;
