@@ -3,8 +3,9 @@
  * session, the queue of jobs waiting for a channel, the jobs with one, its
  * tunnels), a channel with the callbacks libssh calls for it, and a
  * tunnel. transport_ssh.c steps a host and is the ops table;
- * transport_ssh_session.c connects, checks the host key and
- * authenticates; transport_ssh_channel.c runs a job on a channel;
+ * transport_ssh_connect.c reaches the SSH port (name lookup off the
+ * loop, TCP on it); transport_ssh_session.c connects, checks the host key
+ * and authenticates; transport_ssh_channel.c runs a job on a channel;
  * transport_ssh_tunnel.c relays a direct-tcpip channel to a socket pair.
  */
 #ifndef NETPROF_TRANSPORT_SSH_H
@@ -135,7 +136,7 @@ struct ssh_transport {
 
 /* transport_ssh_connect.c */
 int tcp_step(struct ssh_host *h);
-int tcp_handed_over(struct ssh_host *h);
+void tcp_handed_over(struct ssh_host *h);
 void tcp_abort(struct ssh_host *h);
 void tcp_release_session(struct ssh_host *h);
 const char *tcp_timeout_where(const struct ssh_host *h, char *buf,

@@ -434,15 +434,16 @@ tcp_step(struct ssh_host *h)
  * or has closed it after an error; if it holds nothing and reports no
  * error, it never took the socket (it failed before) and we close it.
  */
-int
+void
 tcp_handed_over(struct ssh_host *h)
 {
 	if (h->sock_given < 0 || ssh_get_fd(h->session) == h->sock_given)
-		return 0;
-	if (!(ssh_get_status(h->session) & (SSH_CLOSED | SSH_CLOSED_ERROR)))
+		return;
+	if (!(ssh_get_status(h->session) & (SSH_CLOSED | SSH_CLOSED_ERROR))) {
+		host_poll_close(h);
 		close(h->sock_given);
+	}
 	h->sock_given = -1;
-	return 0;
 }
 
 /*

@@ -1,6 +1,7 @@
 /*
  * The ssh transport's sessions: a host's libssh session opened with the
- * machine's options, its ssh config and ours; connect (with a timeout),
+ * machine's options, its ssh config and ours; connect (with a timeout
+ * that also bounds the name lookup and TCP of transport_ssh_connect.c),
  * the host key against known_hosts (OpenSSH's StrictHostKeyChecking yes
  * or accept-new), public-key authentication (agent, identity_file, the
  * defaults), the uv_poll watcher on its socket, and its teardown. Errors
