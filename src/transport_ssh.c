@@ -256,6 +256,7 @@ ssh_close(void *state)
 			    error_string(NP_ERR_CANCELLED));
 		h->dirty = 1;
 	}
+	resolve_close(st);
 }
 
 static int
@@ -264,6 +265,8 @@ ssh_closed(void *state)
 	struct ssh_transport *st = state;
 	size_t i;
 
+	if (st->resolved_open)
+		return 0;
 	for (i = 0; i < st->n_hosts; i++)
 		if (st->hosts[i] != NULL && (st->hosts[i]->session != NULL ||
 		    st->hosts[i]->timer_open))
@@ -301,6 +304,8 @@ ssh_free_state(void *state)
 		ssh_key_free(st->hosts[i]->key);
 		if (st->hosts[i]->session != NULL)
 			ssh_free(st->hosts[i]->session);
+		if (st->hosts[i]->addrs != NULL)
+			freeaddrinfo(st->hosts[i]->addrs);
 		free(st->hosts[i]);
 	}
 	free(st->hosts);
