@@ -86,6 +86,31 @@ struct runner_hooks {
 };
 
 /*
+ * Hosts in flight and the open-file limit: each host connected or running
+ * a command holds descriptors (its SSH socket, and the agent's or a proxy
+ * command's; a spawned command's three pipes and the error pipe libuv
+ * keeps while it forks), and the rest of the run some more (stdio, the
+ * loop's epoll, wakeup and signal descriptors, the output file, a
+ * known_hosts or ssh config being read, libcurl's, a spawn's pipes being
+ * made). The engine lets (limit - open now - RESERVE) / PER_HOST hosts be
+ * in flight at once and queues the others.
+ */
+#define RUNNER_FDS_PER_HOST 4
+#define RUNNER_FDS_RESERVE 24
+
+/* Hosts in flight the open-file limit allows (>= 1; 0: no bound); *limit
+   is the limit (0: none). */
+size_t runner_fd_hosts(unsigned long long *limit);
+
+/*
+ * For a command that keeps every host's session at once (collect, bench):
+ * 0 if the open-file limit holds inv's hosts at once; else says so (the
+ * limit, the host count, the fix: `ulimit -n`, --hosts) and returns
+ * NP_ERR_USAGE, before anything runs.
+ */
+int runner_fd_room(const struct inventory *inv, const char *command);
+
+/*
  * A loop, an engine for inv with ro's options (inv must outlive it) and the
  * signal watchers. hooks may be NULL. Errors are reported here (with what
  * failed); returns 0 or a negative error.h code.
