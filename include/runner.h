@@ -96,7 +96,7 @@ struct runner_hooks {
  * in flight at once and queues the others.
  */
 #define RUNNER_FDS_PER_HOST 4
-#define RUNNER_FDS_RESERVE 24
+#define RUNNER_FDS_RESERVE 20
 
 /* Hosts in flight the open-file limit allows (>= 1; 0: no bound); *limit
    is the limit (0: none). */
