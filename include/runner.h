@@ -48,6 +48,8 @@ struct runner_options {
 	const char *hosts;
 	int accept_new_host_keys;
 	int max_channels;		/* 0: the engine's default */
+	int all_hosts_at_once;		/* no host waits for a slot: set by
+					   runner_fd_room() */
 };
 
 /* For getopt_long's table: the shared options, with these letters. */
@@ -104,11 +106,14 @@ size_t runner_fd_hosts(unsigned long long *limit);
 
 /*
  * For a command that keeps every host's session at once (collect, bench):
- * 0 if the open-file limit holds inv's hosts at once; else says so (the
- * limit, the host count, the fix: `ulimit -n`, --hosts) and returns
- * NP_ERR_USAGE, before anything runs.
+ * 0 if the open-file limit holds inv's hosts at once, and then ro's engine
+ * will not queue any (descriptors the command opens later must not make a
+ * host wait for a pair that waits for it); else says so (the limit, the
+ * host count, the fix: `ulimit -n`, --hosts) and returns NP_ERR_USAGE,
+ * before anything runs.
  */
-int runner_fd_room(const struct inventory *inv, const char *command);
+int runner_fd_room(const struct inventory *inv, const char *command,
+    struct runner_options *ro);
 
 /*
  * A loop, an engine for inv with ro's options (inv must outlive it) and the

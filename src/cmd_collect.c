@@ -1412,7 +1412,7 @@ cmd_collect_exec(const struct cmd_entry *self, int argc, char **argv)
 		return NP_EXIT_USAGE;
 	}
 	/* a pair needs both hosts' sessions: hosts cannot wait their turn */
-	if (!o.dry_run && runner_fd_room(inv, "collect") != 0) {
+	if (!o.dry_run && runner_fd_room(inv, "collect", &o.common) != 0) {
 		inventory_free(inv);
 		return NP_EXIT_USAGE;
 	}

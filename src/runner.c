@@ -90,13 +90,16 @@ runner_fd_hosts(unsigned long long *limit)
 }
 
 int
-runner_fd_room(const struct inventory *inv, const char *command)
+runner_fd_room(const struct inventory *inv, const char *command,
+    struct runner_options *ro)
 {
 	unsigned long long limit;
 	size_t max = runner_fd_hosts(&limit);
 
-	if (max == 0 || inv->n_machines <= max)
+	if (max == 0 || inv->n_machines <= max) {
+		ro->all_hosts_at_once = 1;
 		return 0;
+	}
 	log_error("%s: %zu hosts need about %llu open files at once, but the "
 	    "open-file limit is %llu (hard limit; %s keeps every host's "
 	    "session open at once and cannot queue them); raise it with "
@@ -208,7 +211,7 @@ runner_new(const struct inventory *inv, const struct runner_options *ro,
     const struct runner_hooks *hooks, struct runner **out)
 {
 	struct engine_options eo = { 0 };
-	unsigned long long limit;
+	unsigned long long limit = 0;
 	static char why[64];
 	struct runner *rn;
 	int r;
@@ -230,7 +233,8 @@ runner_new(const struct inventory *inv, const struct runner_options *ro,
 		eo.max_channels = ro->max_channels;
 		eo.accept_new_host_keys = ro->accept_new_host_keys;
 	}
-	eo.max_hosts = runner_fd_hosts(&limit);
+	eo.max_hosts = ro != NULL && ro->all_hosts_at_once ? 0 :
+	    runner_fd_hosts(&limit);
 	snprintf(why, sizeof why, "the open-file limit (%llu)", limit);
 	eo.max_hosts_why = why;
 	if (eo.max_hosts > 0)
