@@ -259,6 +259,20 @@ ssh_close(void *state)
 	resolve_close(st);
 }
 
+/* The engine gives m's slot to a waiting host: free its socket now. */
+static void
+ssh_release(void *state, const struct machine *m)
+{
+	struct ssh_transport *st = state;
+	struct ssh_host *h = st->hosts[m->index];
+
+	if (h == NULL || h->session == NULL || h->n_channels > 0 ||
+	    !TAILQ_EMPTY(&h->queue) || !TAILQ_EMPTY(&h->tunnels))
+		return;
+	host_teardown(h);
+	h->reopened = 0;
+}
+
 static int
 ssh_closed(void *state)
 {
@@ -322,6 +336,7 @@ const struct transport_ops transport_ssh_ops = {
 	.pump = ssh_pump,
 	.close = ssh_close,
 	.closed = ssh_closed,
+	.release = ssh_release,
 	.tunnel_open = ssh_tunnel_open,
 };
 
