@@ -221,6 +221,9 @@ spawn_submit(void *state, struct engine_job *j)
 		engine_job_finish(j, NP_ERR_SPAWN, -1, "%s: could not run "
 		    "%s: %s", name, argv[0], uv_strerror(r));
 		template_argv_free(argv);
+		/* no child to reap: the handle (libuv initialised it even
+		   so) closes now, or the job would never be let go */
+		j->t.spawn.exited = 1;
 		close_all(j);
 		return NP_ERR_SPAWN;
 	}

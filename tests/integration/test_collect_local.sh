@@ -5,7 +5,8 @@
 # the records hold every field of upstream's real records (ok ping, ok
 # iperf3, failed ping) with its JSON type and in its order; a record's
 # command re-runs the probe; collect and heatmap default to upstream's
-# files under results/.
+# files under results/; a remote_command whose program does not exist
+# fails each host at once with its name, and the run ends.
 . "$(dirname "$0")/lib.sh"
 require_cmd jq ping iperf3
 ping -c 1 -W 1 127.0.0.2 >/dev/null 2>&1 || skip "cannot ping 127.0.0.2 here"
@@ -75,4 +76,19 @@ assert_contains "$OUT" "wrote results/network-heatmap.html (2 hosts, 1 kind, 2 r
 assert_file_contains "$wd/results/network-heatmap.html" "<html"
 OUT=$(cd "$NETPROF_TEST_TMP" && "$NETPROF_BIN" heatmap 2>&1) && fail "heatmap without records"
 assert_contains "$OUT" "no --input FILE, and no results/network-measurements.jsonl here"
+
+# A process that cannot start: reported per host, and nothing waits for a
+# child that never was (the run used to hang here, even on SIGTERM).
+cat >"$NETPROF_TEST_TMP/nospawn.json" <<'JSON'
+{"remote_command": ["/nonexistent/netprof-test-ssh", "{name}", "{command}"],
+ "machines": [{"name": "c1", "address": "127.0.0.1", "transport": "command"},
+              {"name": "c2", "address": "127.0.0.2", "transport": "command"}]}
+JSON
+assert_status 255 timeout -k 2 20 "$NETPROF_BIN" exec --config "$NETPROF_TEST_TMP/nospawn.json" -- true
+assert_contains "$OUT" "c1: could not run /nonexistent/netprof-test-ssh: no such file or directory"
+assert_contains "$OUT" "c2: could not run /nonexistent/netprof-test-ssh: no such file or directory"
+assert_status 1 timeout -k 2 20 "$NETPROF_BIN" collect --config "$NETPROF_TEST_TMP/nospawn.json" \
+    --output "$NETPROF_TEST_TMP/nospawn.jsonl"
+assert_eq 2 "$(jq -r 'select(.ok|not)|.error' "$NETPROF_TEST_TMP/nospawn.jsonl" |
+    grep -c 'could not run /nonexistent/netprof-test-ssh')" "both pairs failed, naming the program"
 test_pass
