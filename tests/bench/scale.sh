@@ -25,13 +25,20 @@ set -euo pipefail
 SRC=$(cd "$(dirname "$0")/../.." && pwd)
 . "$SRC/tests/bench/build.sh"
 BIN=$(bench_binary "${NETPROF_BIN:-}") || exit 1
+LAB=$SRC/tests/lab/lab.sh
+WORK=$(mktemp -d "${TMPDIR:-/tmp}/netprof-scale.XXXXXX")
 SIZES=${*:-8 32 64}
 PING_COUNT=5
 PROBE_S=4		# ping -c 5 -i 1: the last packet leaves at 4 s
 IPERF_S=5
 RATE=20mbit
 
-bench_lab_setup scale.sh scale jq ping fping iperf3 tc /usr/bin/time bc
+[ "$(id -u)" -eq 0 ] || { echo "scale.sh: needs root (the lab)" >&2; exit 2; }
+for c in jq ping fping iperf3 tc /usr/bin/time bc; do
+	command -v "$c" >/dev/null || { echo "scale.sh: needs $c" >&2; exit 2; }
+done
+cleanup() { "$LAB" down --name scale --dir "$WORK/lab" >/dev/null 2>&1 || true; }
+trap cleanup EXIT
 
 
 # span FILE KIND: last ended_at - first started_at of KIND records (s).
