@@ -65,6 +65,12 @@ struct engine_options {
 				   accept-new: record unknown keys, never
 				   accept a changed one */
 	double connect_timeout_s; /* 0: the inventory's */
+	size_t max_hosts;	/* hosts in flight at once (a session
+				   connecting or open, spawned commands);
+				   0: no bound. See "Hosts in flight" */
+	const char *max_hosts_why; /* what sets it, for the note shown
+				   when hosts wait ("the open-file limit
+				   (64)"); NULL: "the limit" */
 };
 
 /* A new engine on loop for inv's machines (inv must outlive it). */
@@ -74,6 +80,16 @@ int engine_new(uv_loop_t *loop, const struct inventory *inv,
 /*
  * Queue req on machine m (one of inv's). Sessions open on first use and are
  * reused. *jobp (if not NULL) is valid until on_done has been called.
+ *
+ * Hosts in flight: with opts.max_hosts set, a host holds a slot from its
+ * first job until it has no job or tunnel left (after the last on_done
+ * returned; an on_done that submits the next job keeps it). A host without
+ * a slot waits, its jobs held by the engine (no connect, no timer runs),
+ * and gets one, in the order hosts came, when another host is done with:
+ * that host's session is then closed to free its descriptors. A host with
+ * nothing to do keeps its session while no one waits. Tunnels always get a
+ * slot, past the bound if need be (their callers refuse up front an
+ * inventory the bound cannot hold at once: runner_fd_room()).
  */
 int engine_submit(struct engine *e, const struct machine *m,
     const struct engine_request *req, struct engine_job **jobp);

@@ -48,6 +48,8 @@ struct runner_options {
 	const char *hosts;
 	int accept_new_host_keys;
 	int max_channels;		/* 0: the engine's default */
+	int all_hosts_at_once;		/* no host waits for a slot: set by
+					   runner_fd_room() */
 };
 
 /* For getopt_long's table: the shared options, with these letters. */
@@ -84,6 +86,34 @@ struct runner_hooks {
 	const char *(*waiting_for)(struct runner *rn, void *arg);
 	void *arg;
 };
+
+/*
+ * Hosts in flight and the open-file limit: each host connected or running
+ * a command holds descriptors (its SSH socket, and the agent's or a proxy
+ * command's; a spawned command's three pipes and the error pipe libuv
+ * keeps while it forks), and the rest of the run some more (stdio, the
+ * loop's epoll, wakeup and signal descriptors, the output file, a
+ * known_hosts or ssh config being read, libcurl's, a spawn's pipes being
+ * made). The engine lets (limit - open now - RESERVE) / PER_HOST hosts be
+ * in flight at once and queues the others.
+ */
+#define RUNNER_FDS_PER_HOST 4
+#define RUNNER_FDS_RESERVE 20
+
+/* Hosts in flight the open-file limit allows (>= 1; 0: no bound); *limit
+   is the limit (0: none). */
+size_t runner_fd_hosts(unsigned long long *limit);
+
+/*
+ * For a command that keeps every host's session at once (collect, bench):
+ * 0 if the open-file limit holds inv's hosts at once, and then ro's engine
+ * will not queue any (descriptors the command opens later must not make a
+ * host wait for a pair that waits for it); else says so (the limit, the
+ * host count, the fix: `ulimit -n`, --hosts) and returns NP_ERR_USAGE,
+ * before anything runs.
+ */
+int runner_fd_room(const struct inventory *inv, const char *command,
+    struct runner_options *ro);
 
 /*
  * A loop, an engine for inv with ro's options (inv must outlive it) and the

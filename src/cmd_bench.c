@@ -225,7 +225,9 @@ cmd_bench_exec(const struct cmd_entry *self, int argc, char **argv)
 		log_error("%s: bench needs at least two machines",
 		    o.common.config);
 		r = NP_EXIT_USAGE;
-	} else
+	} else if (o.teardown == NULL && runner_fd_room(inv, "bench", &o.common) != 0)
+		r = NP_EXIT_USAGE;	/* every node's tunnels at once */
+	else
 		r = bench_run(&o, inv);
 	inventory_free(inv);
 	free(o.bootstrap);

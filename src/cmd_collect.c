@@ -1411,6 +1411,11 @@ cmd_collect_exec(const struct cmd_entry *self, int argc, char **argv)
 		inventory_free(inv);
 		return NP_EXIT_USAGE;
 	}
+	/* a pair needs both hosts' sessions: hosts cannot wait their turn */
+	if (!o.dry_run && runner_fd_room(inv, "collect", &o.common) != 0) {
+		inventory_free(inv);
+		return NP_EXIT_USAGE;
+	}
 	r = run(&o, inv);
 	inventory_free(inv);
 	return r;

@@ -6,7 +6,11 @@
  * callback ever runs inside the call that caused it. The transports do the
  * work on the hosts; the engine reaches them only through their
  * struct transport_ops (transport.h), one per transport kind, and knows
- * nothing of how they work.
+ * nothing of how they work. It also bounds the hosts in flight
+ * (engine_options.max_hosts, set by the runner from the open-file limit):
+ * a host's slot, the hosts waiting for one, and the closing of an idle
+ * host's session when another waits (see "Hosts in flight" in
+ * docs/engine.md).
  */
 #include <stdarg.h>
 #include <unistd.h>
@@ -33,6 +37,24 @@ static const struct transport_ops *const kind_ops[N_KINDS] = {
 	[TRANSPORT_LOCAL] = &transport_spawn_ops,
 };
 
+enum slot_state {
+	SLOT_NONE = 0,		/* no slot, nothing waiting */
+	SLOT_WAITING,		/* jobs held until a slot frees */
+	SLOT_BUSY,		/* has a slot, and jobs or tunnels */
+	SLOT_IDLE		/* has a slot, nothing to do: may lose it */
+};
+
+/* A machine as the admission sees it. */
+struct engine_host {
+	TAILQ_ENTRY(engine_host) entry;	/* waiting or idle list */
+	const struct machine *machine;
+	enum slot_state slot;
+	struct job_list held;		/* jobs waiting for the slot */
+	size_t users;			/* jobs and tunnels not delivered */
+};
+
+TAILQ_HEAD(host_list, engine_host);
+
 struct engine {
 	uv_loop_t *loop;
 	const struct inventory *inv;
@@ -50,9 +72,19 @@ struct engine {
 	void (*closed_cb)(struct engine *, void *);
 	void *closed_arg;
 	int closed_called;
+	struct engine_host *hosts;	/* by machine index */
+	struct host_list waiting;	/* hosts waiting for a slot, FIFO */
+	struct host_list idle;		/* slot, nothing to do; oldest first */
+	size_t n_slots;			/* hosts holding a slot */
+	size_t n_waited;		/* hosts that had to wait */
 };
 
 static void engine_maybe_closed(struct engine *e);
+static int slot_take(struct engine *e, struct engine_host *h, int force);
+static void job_hold(struct engine *e, struct engine_job *j);
+static void job_unhold(struct engine *e, struct engine_job *j);
+static void job_hand_over(struct engine_job *j, void *state);
+static void host_unuse(struct engine *e, const struct machine *m);
 static int tunnels_deliver(struct engine *e);
 static int tunnels_finished(const struct engine *e);
 
@@ -117,10 +149,22 @@ engine_new(uv_loop_t *loop, const struct inventory *inv,
     const struct engine_options *opts, struct engine **out)
 {
 	struct engine *e;
+	size_t k;
 
 	*out = NULL;
 	if ((e = calloc(1, sizeof *e)) == NULL)
 		return NP_ERR_NOMEM;
+	if (inv->n_machines > 0 &&
+	    (e->hosts = calloc(inv->n_machines, sizeof *e->hosts)) == NULL) {
+		free(e);
+		return NP_ERR_NOMEM;
+	}
+	for (k = 0; k < inv->n_machines; k++) {
+		e->hosts[k].machine = &inv->machines[k];
+		TAILQ_INIT(&e->hosts[k].held);
+	}
+	TAILQ_INIT(&e->waiting);
+	TAILQ_INIT(&e->idle);
 	e->loop = loop;
 	e->inv = inv;
 	if (opts != NULL)
@@ -225,9 +269,11 @@ engine_submit(struct engine *e, const struct machine *m,
 	j->refs = 1;		/* dropped once on_done has been called */
 	TAILQ_INSERT_TAIL(&e->jobs, j, all_entry);
 	e->pending++;
-	r = j->ops->submit(state, j);
-	if (r != 0 && j->state != JOB_DONE)
-		engine_job_finish(j, r, -1, "%s: %s", m->name, error_string(r));
+	e->hosts[m->index].users++;
+	if (slot_take(e, &e->hosts[m->index], 0))
+		job_hand_over(j, state);
+	else
+		job_hold(e, j);
 	if (jobp != NULL)
 		*jobp = j;
 	return 0;
@@ -236,6 +282,19 @@ nomem:
 	free(j->input);
 	free(j);
 	return NP_ERR_NOMEM;
+}
+
+/* The transport takes j (its host has a slot). */
+static void
+job_hand_over(struct engine_job *j, void *state)
+{
+	int r;
+
+	j->held = 0;
+	r = j->ops->submit(state, j);
+	if (r != 0 && j->state != JOB_DONE)
+		engine_job_finish(j, r, -1, "%s: %s", j->machine->name,
+		    error_string(r));
 }
 
 static void
@@ -339,6 +398,7 @@ pump_cb(uv_idle_t *idle)
 		TAILQ_REMOVE(&e->done, j, entry);
 		e->pending--;
 		deliver(j);
+		host_unuse(e, j->machine);
 		engine_job_unref(j);
 	}
 	busy = tunnels_deliver(e);
@@ -362,6 +422,13 @@ engine_cancel(struct engine_job *j)
 	if (j == NULL || j->state == JOB_DONE || j->stop_error != 0)
 		return;
 	j->stop_error = NP_ERR_CANCELLED;
+	if (j->held) {
+		job_unhold(j->engine, j);
+		engine_job_finish(j, NP_ERR_CANCELLED, -1, "%s: %s (it was "
+		    "waiting for its turn)", j->machine->name,
+		    error_string(NP_ERR_CANCELLED));
+		return;
+	}
 	j->ops->stop(j);
 }
 
@@ -442,6 +509,7 @@ engine_free(struct engine *e)
 	for (k = 0; k < N_KINDS; k++)
 		if (e->state[k] != NULL)
 			kind_ops[k]->free(e->state[k]);
+	free(e->hosts);
 	free(e);
 }
 
@@ -480,6 +548,7 @@ tunnels_deliver(struct engine *e)
 		t->on_closed(t->machine, t->error, t->error != 0 ?
 		    (t->error_text != NULL ? t->error_text :
 		    error_string(t->error)) : NULL, t->arg);
+		host_unuse(e, t->machine);
 		tunnel_free(t);
 	}
 	return 0;
@@ -536,11 +605,154 @@ engine_tunnel_open(struct engine *e, const struct machine *m,
 	t->on_closed = on_closed;
 	t->arg = arg;
 	TAILQ_INSERT_TAIL(&e->tunnels, t, entry);
+	e->hosts[m->index].users++;
+	slot_take(e, &e->hosts[m->index], 1);
 	if ((r = kind_ops[m->transport]->tunnel_open(state, t, host, port,
 	    fd)) != 0) {
+		host_unuse(e, m);
 		tunnel_free(t);
 		*fd = -1;
 		return r;
 	}
 	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* Hosts in flight                                                    */
+
+/* h's transport closes what h holds open; h's slot is free. */
+static void
+slot_release(struct engine *e, struct engine_host *h)
+{
+	const struct transport_ops *ops = kind_ops[h->machine->transport];
+	void *state;
+
+	TAILQ_REMOVE(&e->idle, h, entry);
+	h->slot = SLOT_NONE;
+	e->n_slots--;
+	if (ops->release != NULL &&
+	    kind_state(e, h->machine->transport, &state) == 0)
+		ops->release(state, h->machine);
+	log_debug(h->machine->name, "done with: its slot goes to a waiting "
+	    "host");
+}
+
+/*
+ * Give h a slot if it has none: a free one, else an idle host's. force
+ * (tunnels) takes one past the bound. 1 if h has a slot now.
+ */
+static int
+slot_take(struct engine *e, struct engine_host *h, int force)
+{
+	struct engine_host *idle;
+
+	if (h->slot == SLOT_BUSY)
+		return 1;
+	if (h->slot == SLOT_IDLE) {
+		TAILQ_REMOVE(&e->idle, h, entry);
+		h->slot = SLOT_BUSY;
+		return 1;
+	}
+	if (!force && e->opts.max_hosts > 0 &&
+	    e->n_slots >= e->opts.max_hosts) {
+		if ((idle = TAILQ_FIRST(&e->idle)) == NULL)
+			return 0;
+		slot_release(e, idle);
+	}
+	if (h->slot == SLOT_WAITING)
+		TAILQ_REMOVE(&e->waiting, h, entry);
+	h->slot = SLOT_BUSY;
+	e->n_slots++;
+	return 1;
+}
+
+/* The first host that waits says so, once: the user may raise the limit. */
+static void
+note_waiting(struct engine *e, struct engine_host *h)
+{
+	log_debug(h->machine->name, "waits for a slot: %zu hosts in flight "
+	    "at once", e->opts.max_hosts);
+	if (e->n_waited++ > 0)
+		return;
+	log_warn("%s lets %zu hosts run at once: the others are "
+	    "queued and start as hosts finish (raise the limit with "
+	    "`ulimit -n` to run them all at once)", e->opts.max_hosts_why !=
+	    NULL ? e->opts.max_hosts_why : "the limit", e->opts.max_hosts);
+}
+
+/* j waits with its host for a slot; no transport sees it until then. */
+static void
+job_hold(struct engine *e, struct engine_job *j)
+{
+	struct engine_host *h = &e->hosts[j->machine->index];
+
+	j->held = 1;
+	j->state = JOB_QUEUED;
+	TAILQ_INSERT_TAIL(&h->held, j, entry);
+	if (h->slot == SLOT_WAITING)
+		return;
+	h->slot = SLOT_WAITING;
+	TAILQ_INSERT_TAIL(&e->waiting, h, entry);
+	note_waiting(e, h);
+}
+
+/* A held job leaves (cancelled); a host with none left no longer waits. */
+static void
+job_unhold(struct engine *e, struct engine_job *j)
+{
+	struct engine_host *h = &e->hosts[j->machine->index];
+
+	TAILQ_REMOVE(&h->held, j, entry);
+	j->held = 0;
+	if (TAILQ_EMPTY(&h->held) && h->slot == SLOT_WAITING) {
+		TAILQ_REMOVE(&e->waiting, h, entry);
+		h->slot = SLOT_NONE;
+	}
+}
+
+/* Waiting hosts take the free slots, in the order they came. */
+static void
+admit_waiting(struct engine *e)
+{
+	struct engine_host *h;
+	struct engine_job *j;
+	void *state;
+
+	while (!e->closing && (h = TAILQ_FIRST(&e->waiting)) != NULL &&
+	    slot_take(e, h, 0)) {
+		log_debug(h->machine->name, "its turn: starting");
+		if (kind_state(e, h->machine->transport, &state) != 0)
+			state = NULL;
+		while ((j = TAILQ_FIRST(&h->held)) != NULL) {
+			TAILQ_REMOVE(&h->held, j, entry);
+			if (state != NULL)
+				job_hand_over(j, state);
+			else {
+				j->held = 0;
+				engine_job_finish(j, NP_ERR_NOMEM, -1, "%s: %s",
+				    h->machine->name,
+				    error_string(NP_ERR_NOMEM));
+			}
+		}
+	}
+}
+
+/*
+ * A job or tunnel of m was delivered. With nothing left, m is done with
+ * for now: idle, or, when a host waits, its slot (and its session) is
+ * given away at once.
+ */
+static void
+host_unuse(struct engine *e, const struct machine *m)
+{
+	struct engine_host *h = &e->hosts[m->index];
+
+	if (--h->users > 0 || h->slot != SLOT_BUSY)
+		return;
+	h->slot = SLOT_IDLE;
+	TAILQ_INSERT_TAIL(&e->idle, h, entry);
+	if (TAILQ_EMPTY(&e->waiting) || e->closing)
+		return;
+	slot_release(e, h);
+	admit_waiting(e);
 }

@@ -1,11 +1,17 @@
 /*
  * The command runner (runner.h): the loop, the engine, the signal
  * watchers, the one order they close in and the one Ctrl-C behaviour of
- * every host command, and the options those commands share.
+ * every host command, and the options those commands share. It also turns
+ * the open-file limit into the number of hosts in flight at once (the
+ * engine queues the rest), and refuses up front the commands that need
+ * every host at once when the limit cannot hold them.
  */
+#include <dirent.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 
 #include "error.h"
 #include "log.h"
@@ -49,6 +55,61 @@ runner_option(const struct cmd_entry *self, struct runner_options *o,
 	default:
 		return -1;
 	}
+}
+
+/* Descriptors open now (inherited ones too); 3 if it cannot tell. */
+static size_t
+fds_open_now(void)
+{
+	DIR *d;
+	size_t n = 0;
+
+	if ((d = opendir("/proc/self/fd")) == NULL)
+		return 3;
+	while (readdir(d) != NULL)
+		n++;
+	closedir(d);
+	/* ".", ".." and the directory's own descriptor */
+	return n > 3 ? n - 3 : 0;
+}
+
+size_t
+runner_fd_hosts(unsigned long long *limit)
+{
+	struct rlimit rl;
+	size_t used;
+
+	*limit = 0;
+	if (getrlimit(RLIMIT_NOFILE, &rl) != 0 || rl.rlim_cur == RLIM_INFINITY)
+		return 0;
+	*limit = (unsigned long long)rl.rlim_cur;
+	used = fds_open_now() + RUNNER_FDS_RESERVE;
+	if (rl.rlim_cur <= used + RUNNER_FDS_PER_HOST)
+		return 1;	/* one at a time: the best there is */
+	return (size_t)((rl.rlim_cur - used) / RUNNER_FDS_PER_HOST);
+}
+
+int
+runner_fd_room(const struct inventory *inv, const char *command,
+    struct runner_options *ro)
+{
+	unsigned long long limit;
+	size_t max = runner_fd_hosts(&limit);
+
+	if (max == 0 || inv->n_machines <= max) {
+		ro->all_hosts_at_once = 1;
+		return 0;
+	}
+	log_error("%s: %zu hosts need about %llu open files at once, but the "
+	    "open-file limit is %llu (hard limit; %s keeps every host's "
+	    "session open at once and cannot queue them); raise it with "
+	    "`ulimit -n %llu` (as root for the hard limit, or LimitNOFILE= "
+	    "in a unit), or run on at most %zu hosts with --hosts", command,
+	    inv->n_machines, (unsigned long long)(inv->n_machines *
+	    RUNNER_FDS_PER_HOST + RUNNER_FDS_RESERVE), limit, command,
+	    (unsigned long long)((inv->n_machines * RUNNER_FDS_PER_HOST +
+	    RUNNER_FDS_RESERVE) * 2), max);
+	return NP_ERR_USAGE;
 }
 
 static void
@@ -150,6 +211,8 @@ runner_new(const struct inventory *inv, const struct runner_options *ro,
     const struct runner_hooks *hooks, struct runner **out)
 {
 	struct engine_options eo = { 0 };
+	unsigned long long limit = 0;
+	static char why[64];
 	struct runner *rn;
 	int r;
 
@@ -170,6 +233,13 @@ runner_new(const struct inventory *inv, const struct runner_options *ro,
 		eo.max_channels = ro->max_channels;
 		eo.accept_new_host_keys = ro->accept_new_host_keys;
 	}
+	eo.max_hosts = ro != NULL && ro->all_hosts_at_once ? 0 :
+	    runner_fd_hosts(&limit);
+	snprintf(why, sizeof why, "the open-file limit (%llu)", limit);
+	eo.max_hosts_why = why;
+	if (eo.max_hosts > 0)
+		log_debug(NULL, "open-file limit %llu: at most %zu hosts in "
+		    "flight at once", limit, eo.max_hosts);
 	if ((r = engine_new(&rn->loop, inv, &eo, &rn->engine)) != 0) {
 		log_error("cannot start the engine: %s", error_string(r));
 		runner_free(rn);

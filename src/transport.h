@@ -67,6 +67,8 @@ struct engine_job {
 	const struct transport_ops *ops;
 	enum job_state state;
 	int refs;		/* freed when this drops to 0 */
+	int held;		/* the engine holds it: its host waits for a
+				   slot (engine.c); no transport has seen it */
 
 	char *command;		/* remote_setup and command, as run */
 	char *input;
@@ -129,6 +131,9 @@ struct transport_ops {
 	void (*close)(void *state);
 	/* 1 once nothing of the transport's is left open */
 	int (*closed)(void *state);
+	/* m has no job or tunnel left and its slot goes to a waiting host:
+	   close what it holds open (its session). NULL: nothing to close */
+	void (*release)(void *state, const struct machine *m);
 	/* NULL: no tunnels (engine_tunnel_open says NP_ERR_UNSUPPORTED) */
 	int (*tunnel_open)(void *state, struct engine_tunnel *t,
 	    const char *host, int port, int *fd);

@@ -256,6 +256,21 @@ ssh_close(void *state)
 			    error_string(NP_ERR_CANCELLED));
 		h->dirty = 1;
 	}
+	resolve_close(st);
+}
+
+/* The engine gives m's slot to a waiting host: free its socket now. */
+static void
+ssh_release(void *state, const struct machine *m)
+{
+	struct ssh_transport *st = state;
+	struct ssh_host *h = st->hosts[m->index];
+
+	if (h == NULL || h->session == NULL || h->n_channels > 0 ||
+	    !TAILQ_EMPTY(&h->queue) || !TAILQ_EMPTY(&h->tunnels))
+		return;
+	host_teardown(h);
+	h->reopened = 0;
 }
 
 static int
@@ -264,6 +279,8 @@ ssh_closed(void *state)
 	struct ssh_transport *st = state;
 	size_t i;
 
+	if (st->resolved_open)
+		return 0;
 	for (i = 0; i < st->n_hosts; i++)
 		if (st->hosts[i] != NULL && (st->hosts[i]->session != NULL ||
 		    st->hosts[i]->timer_open))
@@ -301,6 +318,8 @@ ssh_free_state(void *state)
 		ssh_key_free(st->hosts[i]->key);
 		if (st->hosts[i]->session != NULL)
 			ssh_free(st->hosts[i]->session);
+		if (st->hosts[i]->addrs != NULL)
+			freeaddrinfo(st->hosts[i]->addrs);
 		free(st->hosts[i]);
 	}
 	free(st->hosts);
@@ -317,6 +336,7 @@ const struct transport_ops transport_ssh_ops = {
 	.pump = ssh_pump,
 	.close = ssh_close,
 	.closed = ssh_closed,
+	.release = ssh_release,
 	.tunnel_open = ssh_tunnel_open,
 };
 

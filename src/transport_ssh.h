@@ -3,13 +3,15 @@
  * session, the queue of jobs waiting for a channel, the jobs with one, its
  * tunnels), a channel with the callbacks libssh calls for it, and a
  * tunnel. transport_ssh.c steps a host and is the ops table;
- * transport_ssh_session.c connects, checks the host key and
- * authenticates; transport_ssh_channel.c runs a job on a channel;
+ * transport_ssh_connect.c reaches the SSH port (name lookup off the
+ * loop, TCP on it); transport_ssh_session.c connects, checks the host key
+ * and authenticates; transport_ssh_channel.c runs a job on a channel;
  * transport_ssh_tunnel.c relays a direct-tcpip channel to a socket pair.
  */
 #ifndef NETPROF_TRANSPORT_SSH_H
 #define NETPROF_TRANSPORT_SSH_H
 
+#include <netdb.h>
 #include <stdint.h>
 #include <sys/queue.h>
 
@@ -29,6 +31,16 @@ enum host_state {
 	HOST_AUTH,		/* user authentication */
 	HOST_READY
 };
+
+/* How a connecting session reaches the SSH port (transport_ssh_connect.c). */
+enum conn_step {
+	CONN_START = 0,		/* nothing yet */
+	CONN_RESOLVING,		/* getaddrinfo() runs in its thread */
+	CONN_TCP,		/* our socket connects to addr */
+	CONN_SSH		/* libssh has the socket, or runs the proxy */
+};
+
+struct resolve_job;
 
 enum auth_step {
 	AUTH_AGENT = 0,
@@ -101,6 +113,15 @@ struct ssh_host {
 	char kh_host[310];	/* its name in known_hosts: host or [host]:port */
 	char scan_args[320];	/* ssh-keyscan's arguments for it */
 	char proxy[600];	/* ProxyCommand (or ProxyJump's), or "" */
+	enum conn_step conn;
+	struct resolve_job *resolving;	/* in its thread, or NULL */
+	struct addrinfo *addrs;	/* what the host name resolved to */
+	struct addrinfo *addr;	/* the one being tried */
+	int numeric;		/* the host name is an address */
+	int sock;		/* ours while it connects; -1 */
+	int sock_given;		/* given to libssh (SSH_OPTIONS_FD); -1 */
+	char addr_text[80];	/* addr as "a.b.c.d:port" or "[v6]:port" */
+	char tried[600];	/* why the addresses tried failed */
 };
 
 /* The transport's state: hosts by machine index, NULL until used. */
@@ -108,10 +129,24 @@ struct ssh_transport {
 	struct engine *engine;
 	struct ssh_host **hosts;
 	size_t n_hosts;
+	uv_async_t resolved;	/* a resolver thread has answered */
+	int resolved_open;
 };
 
 
+/* transport_ssh_connect.c */
+int tcp_step(struct ssh_host *h);
+void tcp_handed_over(struct ssh_host *h);
+void tcp_abort(struct ssh_host *h);
+void tcp_release_session(struct ssh_host *h);
+const char *tcp_timeout_where(const struct ssh_host *h, char *buf,
+    size_t size);
+void resolve_close(struct ssh_transport *st);
+
 /* transport_ssh_session.c */
+void host_fail(struct ssh_host *h, int error, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+void host_poll_close(struct ssh_host *h);
 void host_timer_closed_cb(uv_handle_t *hd);
 void fail_queue(struct ssh_host *h, int error, const char *text);
 struct ssh_host *host_get(struct ssh_transport *st, const struct machine *m);

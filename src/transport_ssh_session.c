@@ -1,6 +1,7 @@
 /*
  * The ssh transport's sessions: a host's libssh session opened with the
- * machine's options, its ssh config and ours; connect (with a timeout),
+ * machine's options, its ssh config and ours; connect (with a timeout
+ * that also bounds the name lookup and TCP of transport_ssh_connect.c),
  * the host key against known_hosts (OpenSSH's StrictHostKeyChecking yes
  * or accept-new), public-key authentication (agent, identity_file, the
  * defaults), the uv_poll watcher on its socket, and its teardown. Errors
@@ -62,6 +63,7 @@ host_get(struct ssh_transport *st, const struct machine *m)
 	uv_timer_init(engine_loop(e), &h->timer);
 	h->timer.data = h;
 	h->timer_open = 1;
+	h->sock = h->sock_given = -1;
 	engine_handle_opened(e);
 	st->hosts[m->index] = h;
 	return h;
@@ -128,11 +130,7 @@ fail_queue(struct ssh_host *h, int error, const char *text)
 }
 
 /* The host could not be reached or refused us: every queued job fails. */
-static void
-host_fail(struct ssh_host *h, int error, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static void
+void
 host_fail(struct ssh_host *h, int error, const char *fmt, ...)
 {
 	va_list ap;
@@ -161,6 +159,19 @@ poll_closed_cb(uv_handle_t *hd)
 	engine_handle_closed(e);
 }
 
+/* Stop watching the socket (before it is closed). */
+void
+host_poll_close(struct ssh_host *h)
+{
+	if (h->poll == NULL)
+		return;
+	uv_poll_stop(h->poll);
+	h->poll->data = h->engine;
+	uv_close((uv_handle_t *)h->poll, poll_closed_cb);
+	h->poll = NULL;
+	h->poll_events = 0;
+}
+
 void
 host_teardown(struct ssh_host *h)
 {
@@ -169,20 +180,12 @@ host_teardown(struct ssh_host *h)
 	uv_timer_stop(&h->timer);
 	while ((j = TAILQ_FIRST(&h->channels)) != NULL)
 		release_channel(h, j);
-	if (h->poll != NULL) {
-		uv_poll_stop(h->poll);
-		h->poll->data = h->engine;
-		uv_close((uv_handle_t *)h->poll, poll_closed_cb);
-		h->poll = NULL;
-		h->poll_events = 0;
-	}
+	host_poll_close(h);
 	if (h->session != NULL) {
-		if (ssh_is_connected(h->session))
-			ssh_disconnect(h->session);
-		ssh_free(h->session);
-		h->session = NULL;
+		tcp_release_session(h);
 		log_debug(host_name(h), "session closed");
 	}
+	tcp_abort(h);
 	ssh_key_free(h->key);
 	h->key = NULL;
 	if (host_handshaking(h)) {
@@ -214,7 +217,8 @@ host_update_poll(struct ssh_host *h)
 	if (h->session == NULL)
 		return 0;
 	if (h->poll == NULL) {
-		if ((fd = ssh_get_fd(h->session)) < 0)
+		/* our socket while it connects, then libssh's (the same) */
+		if ((fd = h->sock >= 0 ? h->sock : ssh_get_fd(h->session)) < 0)
 			return 0;	/* not connecting yet */
 		if ((h->poll = malloc(sizeof *h->poll)) == NULL)
 			return UV_ENOMEM;
@@ -231,7 +235,9 @@ host_update_poll(struct ssh_host *h)
 	 * arrives, and a level-triggered watcher would spin. A loss is
 	 * found when the next channel is opened.
 	 */
-	if (h->state != HOST_READY || h->n_channels > 0 ||
+	if (h->sock >= 0)
+		events = UV_WRITABLE;	/* the end of a TCP connect */
+	else if (h->state != HOST_READY || h->n_channels > 0 ||
 	    !TAILQ_EMPTY(&h->tunnels)) {
 		events = UV_READABLE;
 		if (ssh_get_poll_flags(h->session) & SSH_WRITE_PENDING)
@@ -302,11 +308,21 @@ static void
 connect_timer_cb(uv_timer_t *t)
 {
 	struct ssh_host *h = t->data;
-	char note[1024];
+	double s = engine_options(h->engine)->connect_timeout_s;
+	char note[1024], where[700];
 
-	host_fail(h, NP_ERR_CONNECT, "%s: could not connect: %s: timed out "
+	if (h->conn == CONN_RESOLVING) {
+		host_fail(h, NP_ERR_CONNECT, "%s: could not connect: %s: name "
+		    "resolution of %s timed out after %g s "
+		    "(connect_timeout_seconds): the resolver did not answer; "
+		    "check the name servers in /etc/resolv.conf, or give the "
+		    "host's address", host_name(h), h->target, h->hostname, s);
+		return;
+	}
+	host_fail(h, NP_ERR_CONNECT, "%s: could not connect: %s: %stimed out "
 	    "after %g s (connect_timeout_seconds)%s", host_name(h), h->target,
-	    engine_options(h->engine)->connect_timeout_s, proxy_note(h, note, sizeof note));
+	    tcp_timeout_where(h, where, sizeof where), s,
+	    proxy_note(h, note, sizeof note));
 }
 
 /* The ProxyCommand as it will run: %h, %p and %% replaced. */
@@ -485,6 +501,7 @@ host_open(struct ssh_host *h)
 	    AUTH_AGENT : m->identity_file != NULL ? AUTH_KEY : AUTH_AUTO;
 	h->agent_tried = 0;
 	h->handshake_started = 0;	/* session_step starts it */
+	h->conn = CONN_START;
 	return 0;
 }
 
@@ -660,7 +677,17 @@ session_step(struct ssh_host *h)
 		log_debug(host_name(h), "connecting to %s", h->target);
 	}
 	if (h->state == HOST_CONNECTING) {
+		int handed = 0;
+
+		if (h->conn != CONN_SSH) {
+			/* resolution and TCP on the loop (a proxy: libssh's) */
+			if ((r = tcp_step(h)) <= 0)
+				return r;
+			handed = h->sock_given >= 0;
+		}
 		r = ssh_connect(h->session);
+		if (handed)
+			tcp_handed_over(h);
 		if (r == SSH_AGAIN)
 			return 0;
 		if (r != SSH_OK) {

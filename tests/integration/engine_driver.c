@@ -3,13 +3,17 @@
  * the same command N times to one machine of an inventory, optionally with
  * stdin, a timeout, a cancel or a close after some time, and print one line
  * per result. It also checks the engine's contract itself: on_done exactly
- * once per job and never inside engine_submit(), and every handle closed
- * at the end (uv_loop_close() succeeds). Exit 0 when the contract held,
+ * once per job and never inside engine_submit(), every handle closed at
+ * the end (uv_loop_close() succeeds) and no socket left open (the TCP
+ * sockets the ssh transport connects and gives to libssh, which closes
+ * them only in some cases). Exit 0 when the contract held,
  * 3 when it did not, 2 on usage errors.
  */
+#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "driver.h"
 #include "engine.h"
@@ -99,6 +103,28 @@ timer_cancel_cb(uv_timer_t *t)
 			engine_cancel(run->jobs[i]);
 }
 
+/* How many sockets the process has open. */
+static int
+sockets_open(void)
+{
+	DIR *d = opendir("/proc/self/fd");
+	struct dirent *e;
+	char path[300], target[64];
+	ssize_t n;
+	int count = 0;
+
+	if (d == NULL)
+		return 0;
+	while ((e = readdir(d)) != NULL) {
+		snprintf(path, sizeof path, "/proc/self/fd/%s", e->d_name);
+		n = readlink(path, target, sizeof target - 1);
+		if (n > 0 && strncmp(target, "socket:", 7) == 0)
+			count++;
+	}
+	closedir(d);
+	return count;
+}
+
 static void
 usage(void)
 {
@@ -130,7 +156,7 @@ main(int argc, char **argv)
 	const char *input = NULL;
 	char *cause = NULL, *input_text = NULL;
 	uv_loop_t loop;
-	int c, i, r;
+	int c, i, r, sockets;
 
 	driver_init(&run.opts, "engine_driver");
 	while ((c = driver_getopt(&run.opts, argc, argv, longopts)) != -1) {
@@ -157,6 +183,7 @@ main(int argc, char **argv)
 	req.input = input_text;
 	req.command = argv[optind];
 	req.on_done = on_done;
+	sockets = sockets_open();
 	uv_loop_init(&loop);
 	if ((r = engine_new(&loop, run.opts.inv, &opts, &run.engine)) != 0)
 		return 2;
@@ -191,6 +218,11 @@ main(int argc, char **argv)
 	}
 	engine_free(run.engine);
 	run.violations += driver_loop_close(&loop);
+	if (sockets_open() > sockets) {
+		printf("VIOLATION: %d sockets left open\n",
+		    sockets_open() - sockets);
+		run.violations++;
+	}
 	for (i = 0; i < run.n_jobs; i++) {
 		if (run.done[i] != 1) {
 			printf("VIOLATION: job %d got %d results\n", i,
