@@ -7,13 +7,12 @@
  * Validation is strict and happens here, once: names, host names and user
  * names end up in shell command lines and in the argv of ssh-like
  * programs, so anything that could be read as shell syntax or as an option
- * is refused with a message naming the file, the JSON path and the fix.
+ * is refused with a message naming the file, the JSON path and the fix
+ * (the typed member getters behind those messages are json_get.c's).
  */
 #include <arpa/inet.h>
 #include <errno.h>
-#include <math.h>
 #include <pwd.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,6 +22,7 @@
 
 #include "error.h"
 #include "inventory.h"
+#include "json_get.h"
 #include "json_pos.h"
 #include "json_strict.h"
 #include "util.h"
@@ -32,12 +32,6 @@
 #define REMOTE_CMD_ENV "NETWORK_PROFILER_REMOTE_CMD"
 #define TEMPLATE_HINT "[\"ssh\", \"{host}\", \"{command}\"]"
 
-/* Where we are in the file, for messages. */
-struct parse {
-	const char *path;
-	char **cause;
-};
-
 /* Top-level values every machine inherits unless it sets its own. */
 struct defaults {
 	char *user;
@@ -46,169 +40,6 @@ struct defaults {
 	char *remote_setup;
 	int transport;		/* -1: not given */
 };
-
-/* Set the cause to "path: where: message"; returns NP_ERR_INVENTORY. */
-static int __attribute__((format(printf, 3, 4)))
-fail(struct parse *p, const char *where, const char *fmt, ...)
-{
-	va_list ap;
-	char *msg;
-
-	va_start(ap, fmt);
-	msg = str_vprintf(fmt, ap);
-	va_end(ap);
-	if (msg == NULL)
-		return NP_ERR_NOMEM;
-	if (p->cause != NULL) {
-		free(*p->cause);
-		if (where != NULL)
-			*p->cause = str_printf("%s: %s: %s", p->path, where, msg);
-		else
-			*p->cause = str_printf("%s: %s", p->path, msg);
-	}
-	free(msg);
-	return NP_ERR_INVENTORY;
-}
-
-static const char *
-json_type(const cJSON *v)
-{
-	if (cJSON_IsString(v))
-		return "a string";
-	if (cJSON_IsNumber(v))
-		return "a number";
-	if (cJSON_IsBool(v))
-		return "a boolean";
-	if (cJSON_IsNull(v))
-		return "null";
-	if (cJSON_IsArray(v))
-		return "an array";
-	if (cJSON_IsObject(v))
-		return "an object";
-	return "an invalid value";
-}
-
-/*
- * A string as it may appear in a message: in double quotes, with quotes,
- * backslashes and control bytes escaped, cut after 48 bytes.
- */
-static const char *
-show(const char *s, char *buf, size_t size)
-{
-	size_t o = 0, n;
-	const unsigned char *c;
-
-	buf[o++] = '"';
-	for (c = (const unsigned char *)s, n = 0; *c != '\0'; c++, n++) {
-		if (o + 8 >= size || n == 48) {
-			memcpy(buf + o, "...", 3);
-			o += 3;
-			break;
-		}
-		if (*c == '"' || *c == '\\') {
-			buf[o++] = '\\';
-			buf[o++] = (char)*c;
-		} else if (*c == '\n') {
-			buf[o++] = '\\';
-			buf[o++] = 'n';
-		} else if (*c < 0x20 || *c == 0x7f)
-			o += (size_t)snprintf(buf + o, size - o, "\\x%02x", *c);
-		else
-			buf[o++] = (char)*c;
-	}
-	buf[o++] = '"';
-	buf[o] = '\0';
-	return buf;
-}
-
-/* "machines[2].address" from "machines[2]" and "address". */
-static const char *
-member_path(char *buf, size_t size, const char *prefix, const char *key)
-{
-	if (prefix == NULL || *prefix == '\0')
-		snprintf(buf, size, "%s", key);
-	else
-		snprintf(buf, size, "%s.%s", prefix, key);
-	return buf;
-}
-
-/* A member, or NULL when it is absent or null. */
-static const cJSON *
-member(const cJSON *obj, const char *key)
-{
-	const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key);
-
-	return cJSON_IsNull(v) ? NULL : v;
-}
-
-/* An optional string member, copied to *out (left NULL when absent). */
-static int
-get_string(struct parse *p, const cJSON *obj, const char *prefix,
-    const char *key, char **out)
-{
-	const cJSON *v = member(obj, key);
-	char where[96];
-
-	if (v == NULL)
-		return 0;
-	if (!cJSON_IsString(v))
-		return fail(p, member_path(where, sizeof where, prefix, key),
-		    "expected a string, found %s", json_type(v));
-	if ((*out = strdup(v->valuestring)) == NULL)
-		return NP_ERR_NOMEM;
-	return 0;
-}
-
-/*
- * An optional whole number in [min, max], stored in *out when present.
- * Ports get the wording users know ("is not a port (1-65535)").
- */
-static int
-get_int(struct parse *p, const cJSON *obj, const char *prefix,
-    const char *key, int min, int max, int *out)
-{
-	const cJSON *v = member(obj, key);
-	char where[96];
-	double d;
-
-	if (v == NULL)
-		return 0;
-	member_path(where, sizeof where, prefix, key);
-	if (!cJSON_IsNumber(v))
-		return fail(p, where, "expected a number, found %s",
-		    json_type(v));
-	d = v->valuedouble;
-	if (d == floor(d) && d >= min && d <= max) {
-		*out = (int)d;
-		return 0;
-	}
-	if (min == 1 && max == 65535)
-		return fail(p, where, "%.15g is not a port (1-65535)", d);
-	if (d != floor(d))
-		return fail(p, where, "%.15g is not a whole number; use one "
-		    "from %d to %d", d, min, max);
-	return fail(p, where, "%.15g is out of range; use %d to %d", d, min,
-	    max);
-}
-
-/* Seconds: a number above 0, at most max. */
-static int
-get_seconds(struct parse *p, const cJSON *obj, const char *key, double max,
-    double *out)
-{
-	const cJSON *v = member(obj, key);
-
-	if (v == NULL)
-		return 0;
-	if (!cJSON_IsNumber(v))
-		return fail(p, key, "expected a number, found %s",
-		    json_type(v));
-	if (!(v->valuedouble > 0 && v->valuedouble <= max))
-		return fail(p, key, "%.15g is out of range; use a number of "
-		    "seconds above 0 and at most %g", v->valuedouble, max);
-	*out = v->valuedouble;
-	return 0;
-}
 
 static int
 is_alnum(int c)
@@ -370,22 +201,23 @@ expand_home(char **path)
 
 /* An optional path member, ~ expanded; an empty path is refused. */
 static int
-get_path(struct parse *p, const cJSON *obj, const char *prefix,
+get_path(struct json_doc *p, const cJSON *obj, const char *prefix,
     const char *key, char **out)
 {
 	char where[96];
 	int r;
 
-	if ((r = get_string(p, obj, prefix, key, out)) != 0)
+	if ((r = json_get_string(p, obj, prefix, key, out)) != 0)
 		return r;
-	if (*out != NULL && **out == '\0')
-		return fail(p, member_path(where, sizeof where, prefix, key),
-		    "is empty; give a path or remove \"%s\"", key);
-	return expand_home(out);
+	if (*out == NULL || **out != '\0')
+		return expand_home(out);
+	json_member_path(where, sizeof where, prefix, key);
+	return json_fail(p, where, "is empty; give a path or remove \"%s\"",
+	    key);
 }
 
 static int
-get_transport(struct parse *p, const cJSON *obj, const char *prefix,
+get_transport(struct json_doc *p, const cJSON *obj, const char *prefix,
     int *out)
 {
 	static const char *const names[] = { "ssh", "command", "local" };
@@ -393,7 +225,8 @@ get_transport(struct parse *p, const cJSON *obj, const char *prefix,
 	size_t i;
 	int r;
 
-	if ((r = get_string(p, obj, prefix, "transport", &s)) != 0 || s == NULL)
+	if ((r = json_get_string(p, obj, prefix, "transport", &s)) != 0 ||
+	    s == NULL)
 		return r;
 	for (i = 0; i < sizeof names / sizeof names[0]; i++) {
 		if (strcmp(s, names[i]) == 0) {
@@ -402,70 +235,30 @@ get_transport(struct parse *p, const cJSON *obj, const char *prefix,
 			return 0;
 		}
 	}
-	r = fail(p, member_path(where, sizeof where, prefix, "transport"),
+	json_member_path(where, sizeof where, prefix, "transport");
+	r = json_fail(p, where,
 	    "%s is not a transport; use \"ssh\", \"command\" or \"local\"",
-	    show(s, shown, sizeof shown));
+	    json_show(s, shown, sizeof shown));
 	free(s);
 	return r;
 }
 
 /* A user name: it becomes part of an ssh destination, so no options. */
 static int
-get_user(struct parse *p, const cJSON *obj, const char *prefix, char **out)
+get_user(struct json_doc *p, const cJSON *obj, const char *prefix, char **out)
 {
 	char where[96], shown[128];
 	int r;
 
-	if ((r = get_string(p, obj, prefix, "user", out)) != 0 || *out == NULL)
+	if ((r = json_get_string(p, obj, prefix, "user", out)) != 0 ||
+	    *out == NULL)
 		return r;
 	if (valid_word(*out, NAME_MAX_LEN))
 		return 0;
-	return fail(p, member_path(where, sizeof where, prefix, "user"),
+	json_member_path(where, sizeof where, prefix, "user");
+	return json_fail(p, where,
 	    "%s is not a valid user name; use letters, digits, '.', '_' and "
-	    "'-', not starting with '-'", show(*out, shown, sizeof shown));
-}
-
-static void
-strv_free(char **v, size_t n)
-{
-	size_t i;
-
-	if (v == NULL)
-		return;
-	for (i = 0; i < n; i++)
-		free(v[i]);
-	free(v);
-}
-
-/*
- * An array of strings as a new vector. Returns 1 if it is not an array
- * of strings (the caller words the error), 0 or NP_ERR_NOMEM.
- */
-static int
-string_array(const cJSON *v, char ***out, size_t *n_out)
-{
-	const cJSON *item;
-	char **vec;
-	size_t n = 0;
-
-	if (!cJSON_IsArray(v))
-		return 1;
-	if ((vec = calloc((size_t)cJSON_GetArraySize(v) + 1,
-	    sizeof *vec)) == NULL)
-		return NP_ERR_NOMEM;
-	cJSON_ArrayForEach(item, v) {
-		if (!cJSON_IsString(item)) {
-			strv_free(vec, n);
-			return 1;
-		}
-		if ((vec[n++] = strdup(item->valuestring)) == NULL) {
-			strv_free(vec, n);
-			return NP_ERR_NOMEM;
-		}
-	}
-	*out = vec;
-	*n_out = n;
-	return 0;
+	    "'-', not starting with '-'", json_show(*out, shown, sizeof shown));
 }
 
 static int
@@ -481,21 +274,21 @@ has_command_placeholder(char **argv, size_t n)
 }
 
 static int
-parse_remote_command(struct parse *p, const cJSON *root,
+parse_remote_command(struct json_doc *p, const cJSON *root,
     struct inventory *inv)
 {
-	const cJSON *v = member(root, "remote_command");
+	const cJSON *v = json_member(root, "remote_command");
 	int r;
 
 	if (v == NULL)
 		return 0;
-	if ((r = string_array(v, &inv->remote_command,
+	if ((r = json_string_array(v, &inv->remote_command,
 	    &inv->n_remote_command)) < 0)
 		return r;
 	if (r == 0 && has_command_placeholder(inv->remote_command,
 	    inv->n_remote_command))
 		return 0;
-	return fail(p, "remote_command", "must be an array of strings "
+	return json_fail(p, "remote_command", "must be an array of strings "
 	    "containing \"{command}\", e.g. " TEMPLATE_HINT);
 }
 
@@ -514,7 +307,7 @@ split_words(const char *s, char ***out, size_t *n_out)
 			break;
 		len = strcspn(s, " \t\r\n");
 		if ((vec[n++] = strndup(s, len)) == NULL) {
-			strv_free(vec, n);
+			json_strings_free(vec, n);
 			return NP_ERR_NOMEM;
 		}
 		s += len;
@@ -530,7 +323,7 @@ split_words(const char *s, char ***out, size_t *n_out)
  * remote_command when set.
  */
 static int
-parse_remote_command_env(struct parse *p, struct inventory *inv)
+parse_remote_command_env(struct json_doc *p, struct inventory *inv)
 {
 	const char *env = getenv(REMOTE_CMD_ENV);
 	cJSON *json = NULL;
@@ -545,14 +338,14 @@ parse_remote_command_env(struct parse *p, struct inventory *inv)
 		if ((json = cJSON_Parse(env)) == NULL)
 			r = 1;
 		else
-			r = string_array(json, &argv, &n);
+			r = json_string_array(json, &argv, &n);
 		cJSON_Delete(json);
 	} else
 		r = split_words(env, &argv, &n);
 	if (r < 0)
 		return r;
 	if (r != 0 || !has_command_placeholder(argv, n)) {
-		strv_free(argv, n);
+		json_strings_free(argv, n);
 		if (p->cause != NULL) {
 			free(*p->cause);
 			*p->cause = strdup(REMOTE_CMD_ENV " (environment): "
@@ -562,31 +355,33 @@ parse_remote_command_env(struct parse *p, struct inventory *inv)
 		}
 		return NP_ERR_INVENTORY;
 	}
-	strv_free(inv->remote_command, inv->n_remote_command);
+	json_strings_free(inv->remote_command, inv->n_remote_command);
 	inv->remote_command = argv;
 	inv->n_remote_command = n;
 	return 0;
 }
 
 static int
-parse_bootstrap_extra(struct parse *p, const cJSON *obj, const char *prefix,
+parse_bootstrap_extra(struct json_doc *p, const cJSON *obj, const char *prefix,
     struct machine *m)
 {
-	const cJSON *v = member(obj, "bootstrap_extra"), *item;
+	const cJSON *v = json_member(obj, "bootstrap_extra"), *item;
 	char where[96], shown[128];
 	size_t i = 0;
 	int r;
 
 	if (v == NULL)
 		return 0;
-	if ((r = string_array(v, &m->bootstrap_extra,
+	if ((r = json_string_array(v, &m->bootstrap_extra,
 	    &m->n_bootstrap_extra)) < 0)
 		return r;
 	if (r != 0) {
-		member_path(where, sizeof where, prefix, "bootstrap_extra");
+		json_member_path(where, sizeof where, prefix,
+		    "bootstrap_extra");
 		if (!cJSON_IsArray(v))
-			return fail(p, where, "expected an array of multiaddr "
-			    "strings, found %s", json_type(v));
+			return json_fail(p, where,
+			    "expected an array of multiaddr "
+			    "strings, found %s", json_type_name(v));
 		cJSON_ArrayForEach(item, v) {
 			if (!cJSON_IsString(item))
 				break;
@@ -594,75 +389,86 @@ parse_bootstrap_extra(struct parse *p, const cJSON *obj, const char *prefix,
 		}
 		snprintf(where, sizeof where, "%s.bootstrap_extra[%zu]",
 		    prefix, i);
-		return fail(p, where, "expected a multiaddr string, found %s",
-		    json_type(item));
+		return json_fail(p, where,
+		    "expected a multiaddr string, found %s",
+		    json_type_name(item));
 	}
 	for (i = 0; i < m->n_bootstrap_extra; i++) {
 		if (valid_multiaddr(m->bootstrap_extra[i]))
 			continue;
 		snprintf(where, sizeof where, "%s.bootstrap_extra[%zu]",
 		    prefix, i);
-		return fail(p, where, "%s is not a multiaddr; expected e.g. "
+		return json_fail(p, where,
+		    "%s is not a multiaddr; expected e.g. "
 		    "\"/ip4/198.18.0.1/tcp/4001/p2p/12D3KooW...\"",
-		    show(m->bootstrap_extra[i], shown, sizeof shown));
+		    json_show(m->bootstrap_extra[i], shown, sizeof shown));
 	}
 	return 0;
 }
 
 /* name, address and rcc_host: the upstream identity of a machine. */
 static int
-parse_identity(struct parse *p, const cJSON *obj, const char *prefix,
+parse_identity(struct json_doc *p, const cJSON *obj, const char *prefix,
     struct machine *m)
 {
 	char where[96], shown[128];
 	int r;
 
-	member_path(where, sizeof where, prefix, "name");
-	if ((r = get_string(p, obj, prefix, "name", &m->name)) != 0)
+	json_member_path(where, sizeof where, prefix, "name");
+	if ((r = json_get_string(p, obj, prefix, "name", &m->name)) != 0)
 		return r;
 	if (m->name == NULL)
-		return fail(p, where, "missing; every machine needs a unique "
+		return json_fail(p, where,
+		    "missing; every machine needs a unique "
 		    "\"name\" (the label used in records)");
 	if (!valid_name(m->name))
-		return fail(p, where, "%s is not a valid name; use letters, "
+		return json_fail(p, where,
+		    "%s is not a valid name; use letters, "
 		    "digits, '.', '_' and '-', starting with a letter or "
-		    "digit (at most 64)", show(m->name, shown, sizeof shown));
+		    "digit (at most 64)", json_show(m->name, shown,
+		    sizeof shown));
 
-	member_path(where, sizeof where, prefix, "address");
-	if ((r = get_string(p, obj, prefix, "address", &m->address)) != 0)
+	json_member_path(where, sizeof where, prefix, "address");
+	if ((r = json_get_string(p, obj, prefix, "address", &m->address)) != 0)
 		return r;
 	if (m->address == NULL)
-		return fail(p, where, "missing; add the address other "
+		return json_fail(p, where, "missing; add the address other "
 		    "machines dial, e.g. \"address\": \"198.18.0.2\"");
 	if (!valid_address(m->address))
-		return fail(p, where, "%s is not an IP address or host name",
-		    show(m->address, shown, sizeof shown));
+		return json_fail(p, where,
+		    "%s is not an IP address or host name",
+		    json_show(m->address, shown, sizeof shown));
 
-	member_path(where, sizeof where, prefix, "rcc_host");
-	if ((r = get_string(p, obj, prefix, "rcc_host", &m->rcc_host)) != 0)
+	json_member_path(where, sizeof where, prefix, "rcc_host");
+	if ((r = json_get_string(p, obj, prefix, "rcc_host",
+	    &m->rcc_host)) != 0)
 		return r;
 	if (m->rcc_host != NULL && !valid_word(m->rcc_host, 255))
-		return fail(p, where, "%s is not a valid profile name; use "
+		return json_fail(p, where,
+		    "%s is not a valid profile name; use "
 		    "letters, digits, '.', '_' and '-', not starting with '-'",
-		    show(m->rcc_host, shown, sizeof shown));
+		    json_show(m->rcc_host, shown, sizeof shown));
 	return 0;
 }
 
 /* How to reach a machine: the SSH fields, falling back on the defaults. */
 static int
-parse_connection(struct parse *p, const cJSON *obj, const char *prefix,
+parse_connection(struct json_doc *p, const cJSON *obj, const char *prefix,
     const struct defaults *d, struct machine *m)
 {
 	char where[96], shown[128];
 	const char *host;
 	int r, transport = -1;
 
-	member_path(where, sizeof where, prefix, "ssh_host");
-	if ((r = get_string(p, obj, prefix, "ssh_host", &m->ssh_host)) != 0)
+	json_member_path(where, sizeof where, prefix, "ssh_host");
+	if ((r = json_get_string(p, obj, prefix, "ssh_host",
+	    &m->ssh_host)) != 0)
 		return r;
 	if (m->ssh_host != NULL && !valid_ssh_host(m->ssh_host))
-		return fail(p, where, "%s is not a host name, IP address or "
-		    "ssh config alias", show(m->ssh_host, shown, sizeof shown));
+		return json_fail(p, where,
+		    "%s is not a host name, IP address or "
+		    "ssh config alias", json_show(m->ssh_host, shown,
+		    sizeof shown));
 	if (m->ssh_host == NULL) {
 		host = m->rcc_host != NULL ? m->rcc_host : m->name;
 		if ((m->ssh_host = strdup(host)) == NULL)
@@ -674,7 +480,7 @@ parse_connection(struct parse *p, const cJSON *obj, const char *prefix,
 	    (m->user = strdup(d->user)) == NULL)
 		return NP_ERR_NOMEM;
 	m->port = d->port;
-	if ((r = get_int(p, obj, prefix, "port", 1, 65535, &m->port)) != 0)
+	if ((r = json_get_int(p, obj, prefix, "port", 1, 65535, &m->port)) != 0)
 		return r;
 	if ((r = get_path(p, obj, prefix, "identity_file",
 	    &m->identity_file)) != 0)
@@ -682,7 +488,7 @@ parse_connection(struct parse *p, const cJSON *obj, const char *prefix,
 	if (m->identity_file == NULL && d->identity_file != NULL &&
 	    (m->identity_file = strdup(d->identity_file)) == NULL)
 		return NP_ERR_NOMEM;
-	if ((r = get_string(p, obj, prefix, "remote_setup",
+	if ((r = json_get_string(p, obj, prefix, "remote_setup",
 	    &m->remote_setup)) != 0)
 		return r;
 	if (m->remote_setup == NULL && d->remote_setup != NULL &&
@@ -695,7 +501,7 @@ parse_connection(struct parse *p, const cJSON *obj, const char *prefix,
 }
 
 static int
-parse_machine(struct parse *p, const cJSON *obj, size_t index,
+parse_machine(struct json_doc *p, const cJSON *obj, size_t index,
     const struct defaults *d, struct machine *m)
 {
 	char prefix[48];
@@ -704,24 +510,25 @@ parse_machine(struct parse *p, const cJSON *obj, size_t index,
 	m->index = index;
 	snprintf(prefix, sizeof prefix, "machines[%zu]", index);
 	if (!cJSON_IsObject(obj))
-		return fail(p, prefix, "expected an object like {\"name\": ..., "
-		    "\"address\": ...}, found %s", json_type(obj));
+		return json_fail(p, prefix,
+		    "expected an object like {\"name\": ..., "
+		    "\"address\": ...}, found %s", json_type_name(obj));
 	if ((r = parse_identity(p, obj, prefix, m)) != 0)
 		return r;
 	if ((r = parse_connection(p, obj, prefix, d, m)) != 0)
 		return r;
 	m->http_port = INVENTORY_DEFAULT_HTTP_PORT;
 	m->libp2p_port = INVENTORY_DEFAULT_LIBP2P_PORT;
-	if ((r = get_int(p, obj, prefix, "http_port", 1, 65535,
+	if ((r = json_get_int(p, obj, prefix, "http_port", 1, 65535,
 	    &m->http_port)) != 0 ||
-	    (r = get_int(p, obj, prefix, "libp2p_port", 1, 65535,
+	    (r = json_get_int(p, obj, prefix, "libp2p_port", 1, 65535,
 	    &m->libp2p_port)) != 0)
 		return r;
 	return parse_bootstrap_extra(p, obj, prefix, m);
 }
 
 static int
-check_unique_names(struct parse *p, const struct inventory *inv)
+check_unique_names(struct json_doc *p, const struct inventory *inv)
 {
 	char where[48], shown[128];
 	size_t i, j;
@@ -732,9 +539,11 @@ check_unique_names(struct parse *p, const struct inventory *inv)
 			    inv->machines[j].name) != 0)
 				continue;
 			snprintf(where, sizeof where, "machines[%zu].name", j);
-			return fail(p, where, "%s is used twice (machines[%zu] "
+			return json_fail(p, where,
+			    "%s is used twice (machines[%zu] "
 			    "and machines[%zu]); names must be unique",
-			    show(inv->machines[j].name, shown, sizeof shown),
+			    json_show(inv->machines[j].name, shown,
+			    sizeof shown),
 			    i, j);
 		}
 	}
@@ -743,7 +552,8 @@ check_unique_names(struct parse *p, const struct inventory *inv)
 
 /* "command" without a template cannot work; say where to put one. */
 static int
-check_transports(struct parse *p, const struct inventory *inv, const struct defaults *d)
+check_transports(struct json_doc *p, const struct inventory *inv,
+    const struct defaults *d)
 {
 	const char *fix = "\"command\" needs a remote_command template; add "
 	    "\"remote_command\": " TEMPLATE_HINT " or set " REMOTE_CMD_ENV;
@@ -753,12 +563,12 @@ check_transports(struct parse *p, const struct inventory *inv, const struct defa
 	if (inv->remote_command != NULL)
 		return 0;
 	if (d->transport == TRANSPORT_COMMAND)
-		return fail(p, "transport", "%s", fix);
+		return json_fail(p, "transport", "%s", fix);
 	for (i = 0; i < inv->n_machines; i++) {
 		if (inv->machines[i].transport != TRANSPORT_COMMAND)
 			continue;
 		snprintf(where, sizeof where, "machines[%zu].transport", i);
-		return fail(p, where, "%s", fix);
+		return json_fail(p, where, "%s", fix);
 	}
 	return 0;
 }
@@ -772,18 +582,20 @@ defaults_free(struct defaults *d)
 }
 
 static int
-parse_defaults(struct parse *p, const cJSON *root, struct defaults *d)
+parse_defaults(struct json_doc *p, const cJSON *root, struct defaults *d)
 {
 	int r;
 
-	if (member(root, "ssh_host") != NULL)
-		return fail(p, "ssh_host", "is a per-machine field; move it "
+	if (json_member(root, "ssh_host") != NULL)
+		return json_fail(p, "ssh_host",
+		    "is a per-machine field; move it "
 		    "into the machine it names");
 	if ((r = get_user(p, root, NULL, &d->user)) != 0 ||
-	    (r = get_int(p, root, NULL, "port", 1, 65535, &d->port)) != 0 ||
+	    (r = json_get_int(p, root, NULL, "port", 1, 65535,
+	    &d->port)) != 0 ||
 	    (r = get_path(p, root, NULL, "identity_file",
 	    &d->identity_file)) != 0 ||
-	    (r = get_string(p, root, NULL, "remote_setup",
+	    (r = json_get_string(p, root, NULL, "remote_setup",
 	    &d->remote_setup)) != 0 ||
 	    (r = get_transport(p, root, NULL, &d->transport)) != 0)
 		return r;
@@ -792,7 +604,7 @@ parse_defaults(struct parse *p, const cJSON *root, struct defaults *d)
 
 /* The upstream settings and the SSH files. */
 static int
-parse_settings(struct parse *p, const cJSON *root, struct inventory *inv)
+parse_settings(struct json_doc *p, const cJSON *root, struct inventory *inv)
 {
 	const char *home = home_dir();
 	int r;
@@ -802,15 +614,15 @@ parse_settings(struct parse *p, const cJSON *root, struct inventory *inv)
 	inv->iperf_seconds = 5;
 	inv->iperf_port = 5201;
 	inv->connect_timeout_seconds = 10;
-	if ((r = get_int(p, root, NULL, "ping_count", 1, 100000,
+	if ((r = json_get_int(p, root, NULL, "ping_count", 1, 100000,
 	    &inv->ping_count)) != 0 ||
-	    (r = get_seconds(p, root, "ping_interval", 60,
+	    (r = json_get_seconds(p, root, "ping_interval", 60,
 	    &inv->ping_interval)) != 0 ||
-	    (r = get_int(p, root, NULL, "iperf_seconds", 1, 86400,
+	    (r = json_get_int(p, root, NULL, "iperf_seconds", 1, 86400,
 	    &inv->iperf_seconds)) != 0 ||
-	    (r = get_int(p, root, NULL, "iperf_port", 1, 65535,
+	    (r = json_get_int(p, root, NULL, "iperf_port", 1, 65535,
 	    &inv->iperf_port)) != 0 ||
-	    (r = get_int(p, root, NULL, "connect_timeout_seconds", 1, 3600,
+	    (r = json_get_int(p, root, NULL, "connect_timeout_seconds", 1, 3600,
 	    &inv->connect_timeout_seconds)) != 0)
 		return r;
 	if ((r = get_path(p, root, NULL, "known_hosts_file",
@@ -831,9 +643,9 @@ parse_settings(struct parse *p, const cJSON *root, struct inventory *inv)
 }
 
 static int
-parse_machines(struct parse *p, const cJSON *root, struct inventory *inv)
+parse_machines(struct json_doc *p, const cJSON *root, struct inventory *inv)
 {
-	const cJSON *list = member(root, "machines"), *item;
+	const cJSON *list = json_member(root, "machines"), *item;
 	struct defaults d = { .transport = -1 };
 	int r;
 
@@ -843,17 +655,18 @@ parse_machines(struct parse *p, const cJSON *root, struct inventory *inv)
 		d.transport = inv->remote_command != NULL ?
 		    TRANSPORT_COMMAND : TRANSPORT_SSH;
 	if (list == NULL) {
-		r = fail(p, "machines", "missing; add \"machines\": "
+		r = json_fail(p, "machines", "missing; add \"machines\": "
 		    "[{\"name\": ..., \"address\": ...}]");
 		goto out;
 	}
 	if (!cJSON_IsArray(list)) {
-		r = fail(p, "machines", "expected an array of machines, found "
-		    "%s", json_type(list));
+		r = json_fail(p, "machines",
+		    "expected an array of machines, found "
+		    "%s", json_type_name(list));
 		goto out;
 	}
 	if (cJSON_GetArraySize(list) == 0) {
-		r = fail(p, "machines", "empty; add at least one machine "
+		r = json_fail(p, "machines", "empty; add at least one machine "
 		    "{\"name\": ..., \"address\": ...}");
 		goto out;
 	}
@@ -880,7 +693,7 @@ out:
 
 /* "path:LINE:COL: syntax error: what" for text cJSON refused. */
 static int
-syntax_error(struct parse *p, const char *text, size_t len,
+syntax_error(struct json_doc *p, const char *text, size_t len,
     const char *cjson_end)
 {
 	const char *what = "syntax error";
@@ -911,7 +724,8 @@ static int
 parse_text(const char *text, size_t len, const char *path,
     struct inventory **out, char **cause)
 {
-	struct parse p = { .path = path, .cause = cause };
+	struct json_doc p = { .path = path, .cause = cause,
+	    .error = NP_ERR_INVENTORY };
 	struct inventory *inv = NULL;
 	const char *end = NULL;
 	cJSON *root;
@@ -943,8 +757,9 @@ parse_text(const char *text, size_t len, const char *path,
 	if ((r = json_keep_last(root)) != 0)
 		goto out;
 	if (!cJSON_IsObject(root)) {
-		r = fail(&p, NULL, "expected a JSON object with \"machines\" at "
-		    "the top level, found %s", json_type(root));
+		r = json_fail(&p, NULL,
+		    "expected a JSON object with \"machines\" at "
+		    "the top level, found %s", json_type_name(root));
 		goto out;
 	}
 	if ((inv = calloc(1, sizeof *inv)) == NULL ||
@@ -1006,7 +821,7 @@ machine_clear(struct machine *m)
 	free(m->user);
 	free(m->identity_file);
 	free(m->remote_setup);
-	strv_free(m->bootstrap_extra, m->n_bootstrap_extra);
+	json_strings_free(m->bootstrap_extra, m->n_bootstrap_extra);
 	memset(m, 0, sizeof *m);
 }
 
@@ -1020,7 +835,7 @@ inventory_free(struct inventory *inv)
 	for (i = 0; i < inv->n_machines; i++)
 		machine_clear(&inv->machines[i]);
 	free(inv->machines);
-	strv_free(inv->remote_command, inv->n_remote_command);
+	json_strings_free(inv->remote_command, inv->n_remote_command);
 	free(inv->known_hosts_file);
 	free(inv->ssh_config_file);
 	free(inv->path);

@@ -25,21 +25,14 @@ set -euo pipefail
 SRC=$(cd "$(dirname "$0")/../.." && pwd)
 . "$SRC/tests/bench/build.sh"
 BIN=$(bench_binary "${NETPROF_BIN:-}") || exit 1
-LAB=$SRC/tests/lab/lab.sh
 SERIAL_MAX=${BENCH_SERIAL_MAX:-8}
-WORK=$(mktemp -d "${TMPDIR:-/tmp}/netprof-bench.XXXXXX")
 SIZES=${*:-8 16}
 read -r -a ARGS <<<"${BENCH_ARGS:---latency-count 20 --throughput-count 3 --throughput-bytes 1048576}"
 MAX_PROBES=2
 PHASES="init discover configure push start converge punch sweep teardown"
 
-[ "$(id -u)" -eq 0 ] || { echo "bench.sh: needs root (the lab)" >&2; exit 2; }
-for c in jq node bc /usr/bin/time; do
-	command -v "$c" >/dev/null || { echo "bench.sh: needs $c" >&2; exit 2; }
-done
+bench_lab_setup bench.sh benchb jq node bc /usr/bin/time
 "$SRC/tests/otela-node/install.sh" >/dev/null
-cleanup() { "$LAB" down --name benchb --dir "$WORK/lab" >/dev/null 2>&1 || true; }
-trap cleanup EXIT
 
 # Busy and total jiffies of all cores so far.
 cpu_jiffies() { awk '/^cpu /{b=$2+$3+$4+$7+$8; print b, b+$5+$6}' /proc/stat; }

@@ -1,18 +1,50 @@
 # shellcheck shell=bash
-# Sourced by the benchmark scripts: bench_binary prints the netprof to
-# measure, building build/main (a release-like build) when none is given.
-bench_binary() {	# [given path]
-	local src
-	src=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+# Sourced by the benchmark scripts: what their preludes share (the binary to
+# measure, the lab set-up and its cleanup, a fresh work directory, a clock)
+# and bench_run for the collect benchmarks.
+BENCH_SRC=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+
+# bench_binary [PATH]: prints the netprof to measure, building build/main (a
+# release-like build) when none is given.
+bench_binary() {
 	if [ -n "${1:-}" ]; then
 		echo "$1"
 		return
 	fi
-	cmake -S "$src" -B "$src/build/main" >/dev/null &&
-	    cmake --build "$src/build/main" -j "$(nproc)" >/dev/null ||
+	cmake -S "$BENCH_SRC" -B "$BENCH_SRC/build/main" >/dev/null &&
+	    cmake --build "$BENCH_SRC/build/main" -j "$(nproc)" >/dev/null ||
 	    { echo "bench: the build failed" >&2; return 1; }
-	echo "$src/build/main/netprof"
+	echo "$BENCH_SRC/build/main/netprof"
 }
+
+# bench_lab_setup SCRIPT LAB_NAME COMMAND...: a lab benchmark's start. Exits
+# 2 unless root (the lab) with every COMMAND on PATH; sets LAB (lab.sh) and
+# WORK (a new temporary directory); the lab LAB_NAME in $WORK/lab is taken
+# down by cleanup, which also runs at exit.
+bench_lab_setup() {
+	local script=$1 c
+	BENCH_LAB_NAME=$2
+	shift 2
+	[ "$(id -u)" -eq 0 ] || { echo "$script: needs root (the lab)" >&2; exit 2; }
+	for c in "$@"; do
+		command -v "$c" >/dev/null || { echo "$script: needs $c" >&2; exit 2; }
+	done
+	LAB=$BENCH_SRC/tests/lab/lab.sh
+	WORK=$(mktemp -d "${TMPDIR:-/tmp}/netprof-$BENCH_LAB_NAME.XXXXXX")
+	trap cleanup EXIT
+}
+cleanup() {
+	"$LAB" down --name "$BENCH_LAB_NAME" --dir "$WORK/lab" >/dev/null 2>&1 || true
+}
+
+# bench_workdir NAME: prints ${NETPROF_TEST_TMP:-build/bench}/NAME, made
+# empty; kept after the run (so its output can be looked at).
+bench_workdir() {
+	local dir=${NETPROF_TEST_TMP:-$BENCH_SRC/build/bench}/$1
+	rm -rf "$dir" && mkdir -p "$dir" && echo "$dir"
+}
+
+now() { date +%s.%N; }
 
 # bench_run LABEL ARGS...: $BIN collect with ARGS on the lab in $WORK/lab,
 # records in $WORK/LABEL.jsonl; sets WALL (s), RSS (peak, MB) and FDS (the

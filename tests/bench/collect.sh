@@ -14,20 +14,13 @@ set -euo pipefail
 SRC=$(cd "$(dirname "$0")/../.." && pwd)
 . "$SRC/tests/bench/build.sh"
 BIN=$(bench_binary "${NETPROF_BIN:-}") || exit 1
-LAB=$SRC/tests/lab/lab.sh
 SERIAL_MAX=${BENCH_SERIAL_MAX:-8}
-WORK=$(mktemp -d "${TMPDIR:-/tmp}/netprof-bench.XXXXXX")
 SIZES=${*:-8 16}
 PING_COUNT=5
 IPERF_SECONDS=2
 CAP=8
 
-[ "$(id -u)" -eq 0 ] || { echo "collect.sh: needs root (the lab)" >&2; exit 2; }
-for c in jq ping iperf3 /usr/bin/time; do
-	command -v "$c" >/dev/null || { echo "collect.sh: needs $c" >&2; exit 2; }
-done
-cleanup() { "$LAB" down --name bench --dir "$WORK/lab" >/dev/null 2>&1 || true; }
-trap cleanup EXIT
+bench_lab_setup collect.sh bench jq ping iperf3 /usr/bin/time
 
 
 # Median over pairs of each pair's ping p50, in ms.

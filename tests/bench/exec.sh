@@ -36,7 +36,6 @@ CFG=$DIR/lab/ssh_config.openssh
 INV=$DIR/lab/machines.json
 TOTAL=$((HOSTS * N))
 
-now() { date +%s.%N; }
 rate() { echo "scale=1; $TOTAL / ($2 - $1)" | bc; }
 
 # (a) netprof; peak RSS from GNU time, else VmHWM is not reachable: skip

@@ -6,17 +6,13 @@
 # Chromium (target <= 2 s). Prints figures; asserts nothing.
 # Usage: tests/bench/heatmap.sh [NETPROF_BIN] [HOSTS]
 set -euo pipefail
-here=$(cd "$(dirname "$0")" && pwd)
-src=$(cd "$here/../.." && pwd)
+src=$(cd "$(dirname "$0")/../.." && pwd)
 . "$src/tests/bench/build.sh"
 bin=$(bench_binary "${1:-${NETPROF_BIN:-}}") || exit 1
 hosts=${2:-128}
 # Kept after the run (overwritten by the next) so the page can be opened.
-work=${NETPROF_TEST_TMP:-$src/build/bench}/heatmap-bench
-rm -rf "$work"
-mkdir -p "$work"
+work=$(bench_workdir heatmap-bench)
 
-now() { date +%s.%N; }
 elapsed() { echo "$1 $2" | awk '{ printf "%.2f s", $2 - $1 }'; }
 
 t0=$(now)

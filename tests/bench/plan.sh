@@ -5,14 +5,11 @@
 # Prints figures; asserts nothing.
 # Usage: tests/bench/plan.sh [NETPROF_BIN] [MACHINES]
 set -euo pipefail
-here=$(cd "$(dirname "$0")" && pwd)
-src=$(cd "$here/../.." && pwd)
+src=$(cd "$(dirname "$0")/../.." && pwd)
 . "$src/tests/bench/build.sh"
 bin=$(bench_binary "${1:-${NETPROF_BIN:-}}") || exit 1
 n=${2:-1000}
-work=${NETPROF_TEST_TMP:-$src/build/bench}/plan-bench
-rm -rf "$work"
-mkdir -p "$work"
+work=$(bench_workdir plan-bench)
 python3 - "$n" >"$work/machines.json" <<'PY'
 import json, sys
 n = int(sys.argv[1])
@@ -20,7 +17,6 @@ print(json.dumps({"machines": [{"name": "m%d" % i,
     "address": "198.18.%d.%d" % (i // 250, i % 250 + 1)} for i in range(n)]}))
 PY
 
-now() { date +%s.%N; }
 measure() {	# LABEL BIN ARGS...
 	local label=$1 b=$2 t0 t1
 	shift 2

@@ -7,8 +7,6 @@
 #                 (-fsanitize=fuzzer,address,undefined) that
 #                 tests/fuzz/run.sh runs for a time budget.
 # A new target is one fuzz_<name>.c here and one line in NETPROF_FUZZ_SEEDS.
-# (The bench node's answers get theirs when that parser lands:
-# fuzz_node_dnt, fuzz_node_probe, fuzz_node_holepunch.)
 set(FUZZ_DIR ${CMAKE_CURRENT_LIST_DIR})
 set(FUZZ_FIX ${CMAKE_CURRENT_SOURCE_DIR}/fixtures)
 # target|seed directories (comma-separated) besides its own corpus
@@ -18,7 +16,8 @@ set(NETPROF_FUZZ_SEEDS
   "iperf|${FUZZ_FIX}/iperf3"
   "json_pos|${FUZZ_FIX}/inventory,${FUZZ_FIX}/iperf3"
   "template|"
-  "heatmap|${FUZZ_FIX}/heatmap")
+  "heatmap|${FUZZ_FIX}/heatmap"
+  "node|${FUZZ_FIX}/node")
 
 if(NETPROF_FUZZ)
   if(NOT CMAKE_C_COMPILER_ID MATCHES "Clang")

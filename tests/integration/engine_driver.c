@@ -10,17 +10,14 @@
  * 3 when it did not, 2 on usage errors.
  */
 #include <dirent.h>
-#include <getopt.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "driver.h"
 #include "engine.h"
 #include "error.h"
-#include "inventory.h"
-#include "log.h"
 #include "util.h"
 
 struct run {
@@ -30,7 +27,7 @@ struct run {
 	int n_jobs, n_done, in_submit, violations;
 	const char *out_file;
 	uv_timer_t timer;
-	int stop_close;
+	struct driver_opts opts;
 };
 
 struct job_arg {
@@ -86,16 +83,20 @@ closed_cb(struct engine *e, void *arg)
 }
 
 static void
-timer_cb(uv_timer_t *t)
+timer_close_cb(uv_timer_t *t)
+{
+	struct run *run = t->data;
+
+	printf("closing the engine\n");
+	engine_close(run->engine, closed_cb, run);
+}
+
+static void
+timer_cancel_cb(uv_timer_t *t)
 {
 	struct run *run = t->data;
 	int i;
 
-	if (run->stop_close) {
-		printf("closing the engine\n");
-		engine_close(run->engine, closed_cb, run);
-		return;
-	}
 	printf("cancelling\n");
 	for (i = 0; i < run->n_jobs; i++)
 		if (run->jobs[i] != NULL)
@@ -138,13 +139,10 @@ int
 main(int argc, char **argv)
 {
 	static const struct option longopts[] = {
-		{ "config", required_argument, NULL, 'c' },
-		{ "host", required_argument, NULL, 'H' },
+		DRIVER_LONGOPTS("cancel-after", "close-after"),
 		{ "jobs", required_argument, NULL, 'n' },
 		{ "input", required_argument, NULL, 'i' },
 		{ "timeout", required_argument, NULL, 't' },
-		{ "cancel-after", required_argument, NULL, 'C' },
-		{ "close-after", required_argument, NULL, 'X' },
 		{ "max-channels", required_argument, NULL, 'm' },
 		{ "accept-new", no_argument, NULL, 'a' },
 		{ "out", required_argument, NULL, 'o' },
@@ -152,46 +150,31 @@ main(int argc, char **argv)
 	};
 	struct engine_options opts = { 0 };
 	struct engine_request req = { 0 };
-	struct inventory *inv = NULL;
 	struct machine *m;
 	struct job_arg *args;
 	struct run run = { 0 };
-	const char *config = NULL, *host = NULL, *input = NULL;
-	double stop_after = 0;
+	const char *input = NULL;
 	char *cause = NULL, *input_text = NULL;
 	uv_loop_t loop;
 	int c, i, r, sockets;
 
-	signal(SIGPIPE, SIG_IGN);	/* as netprof's main() */
-	while ((c = getopt_long(argc, argv, "v", longopts, NULL)) != -1) {
+	driver_init(&run.opts, "engine_driver");
+	while ((c = driver_getopt(&run.opts, argc, argv, longopts)) != -1) {
 		switch (c) {
-		case 'c': config = optarg; break;
-		case 'H': host = optarg; break;
 		case 'n': run.n_jobs = atoi(optarg); break;
 		case 'i': input = optarg; break;
 		case 't': req.timeout_s = atof(optarg); break;
-		case 'C': stop_after = atof(optarg); break;
-		case 'X': stop_after = atof(optarg); run.stop_close = 1; break;
 		case 'm': opts.max_channels = atoi(optarg); break;
 		case 'a': opts.accept_new_host_keys = 1; break;
 		case 'o': run.out_file = optarg; break;
-		case 'v': log_set_level(log_get_level() >= LOG_VERBOSE ? LOG_TRACE : LOG_VERBOSE); break;
 		default: usage();
 		}
 	}
-	if (config == NULL || optind != argc - 1)
+	if (run.opts.config == NULL || optind != argc - 1)
 		usage();
 	if (run.n_jobs <= 0)
 		run.n_jobs = 1;
-	if (inventory_load(config, &inv, &cause) != 0) {
-		fprintf(stderr, "engine_driver: %s\n", cause);
-		return 2;
-	}
-	m = host != NULL ? inventory_find(inv, host) : &inv->machines[0];
-	if (m == NULL) {
-		fprintf(stderr, "engine_driver: no machine %s\n", host);
-		return 2;
-	}
+	m = driver_machine(&run.opts);
 	if (input != NULL && file_read(input, &input_text, &req.input_len,
 	    &cause) != 0) {
 		fprintf(stderr, "engine_driver: %s\n", cause);
@@ -202,7 +185,7 @@ main(int argc, char **argv)
 	req.on_done = on_done;
 	sockets = sockets_open();
 	uv_loop_init(&loop);
-	if ((r = engine_new(&loop, inv, &opts, &run.engine)) != 0)
+	if ((r = engine_new(&loop, run.opts.inv, &opts, &run.engine)) != 0)
 		return 2;
 	run.jobs = calloc((size_t)run.n_jobs, sizeof *run.jobs);
 	run.done = calloc((size_t)run.n_jobs, sizeof *run.done);
@@ -219,13 +202,10 @@ main(int argc, char **argv)
 			return 3;
 		}
 	}
-	uv_timer_init(&loop, &run.timer);
-	run.timer.data = &run;
-	if (stop_after > 0)
-		uv_timer_start(&run.timer, timer_cb,
-		    (uint64_t)(stop_after * 1000), 0);
+	driver_timer(&loop, &run.timer, &run.opts, timer_cancel_cb,
+	    timer_close_cb, &run);
 	uv_run(&loop, UV_RUN_DEFAULT);
-	if (!run.stop_close) {
+	if (!run.opts.stop_close) {
 		/* the normal end: everything finished, now close */
 		uv_timer_stop(&run.timer);
 		engine_close(run.engine, closed_cb, &run);
@@ -237,10 +217,7 @@ main(int argc, char **argv)
 		run.violations++;
 	}
 	engine_free(run.engine);
-	if (uv_loop_close(&loop) != 0) {
-		printf("VIOLATION: handles left open on the loop\n");
-		run.violations++;
-	}
+	run.violations += driver_loop_close(&loop);
 	if (sockets_open() > sockets) {
 		printf("VIOLATION: %d sockets left open\n",
 		    sockets_open() - sockets);
@@ -258,6 +235,6 @@ main(int argc, char **argv)
 	free(run.done);
 	free(args);
 	free(input_text);
-	inventory_free(inv);
+	inventory_free(run.opts.inv);
 	return run.violations > 0 ? 3 : 0;
 }

@@ -8,15 +8,13 @@
  * closed at the end (uv_loop_close() succeeds). Exit 0 when the contract
  * held, 3 when it did not, 2 on usage errors.
  */
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "driver.h"
 #include "engine.h"
 #include "error.h"
-#include "inventory.h"
-#include "log.h"
 #include "node_api.h"
 
 struct run {
@@ -25,7 +23,8 @@ struct run {
 	struct node_api *api;
 	struct node_call **calls;
 	int *replies;
-	int n_calls, n_done, inside, violations, stop_close, serial;
+	int n_calls, n_done, inside, violations, serial;
+	struct driver_opts opts;
 	const struct machine *m;
 	int port;
 	const char *method, *path, *body;
@@ -138,23 +137,27 @@ reply_cb(const struct machine *m, const struct node_reply *r, void *arg)
 
 		printf("%d calls in %.3f s (%.1f calls/s)\n", run->n_calls, s,
 		    run->n_calls / s);
-		if (!run->api_closed && !run->stop_close)
+		if (!run->api_closed && !run->opts.stop_close)
 			api_close(run);
 	}
 	fflush(stdout);
 }
 
 static void
-timer_cb(uv_timer_t *t)
+timer_close_cb(uv_timer_t *t)
+{
+	struct run *run = t->data;
+
+	printf("closing the node api\n");
+	api_close(run);
+}
+
+static void
+timer_cancel_cb(uv_timer_t *t)
 {
 	struct run *run = t->data;
 	int i;
 
-	if (run->stop_close) {
-		printf("closing the node api\n");
-		api_close(run);
-		return;
-	}
 	printf("cancelling\n");
 	run->inside = 1;
 	for (i = 0; i < run->n_calls; i++)
@@ -177,59 +180,42 @@ int
 main(int argc, char **argv)
 {
 	static const struct option longopts[] = {
-		{ "config", required_argument, NULL, 'c' },
-		{ "host", required_argument, NULL, 'H' },
+		DRIVER_LONGOPTS("cancel-after", "close-after"),
 		{ "port", required_argument, NULL, 'p' },
 		{ "method", required_argument, NULL, 'M' },
 		{ "path", required_argument, NULL, 'P' },
 		{ "body", required_argument, NULL, 'b' },
 		{ "calls", required_argument, NULL, 'n' },
 		{ "timeout", required_argument, NULL, 't' },
-		{ "cancel-after", required_argument, NULL, 'C' },
-		{ "close-after", required_argument, NULL, 'X' },
 		{ "serial", no_argument, NULL, 's' },
 		{ NULL, 0, NULL, 0 }
 	};
-	struct inventory *inv = NULL;
 	struct machine *m;
 	struct run run = { .method = "GET", .path = "/v1/health",
 	    .timeout_s = 10 };
-	const char *config = NULL, *host = NULL;
-	double stop_after = 0;
-	char *cause = NULL;
 	int c, i;
 
-	while ((c = getopt_long(argc, argv, "v", longopts, NULL)) != -1) {
+	driver_init(&run.opts, "node_api_driver");
+	while ((c = driver_getopt(&run.opts, argc, argv, longopts)) != -1) {
 		switch (c) {
-		case 'c': config = optarg; break;
-		case 'H': host = optarg; break;
 		case 'p': run.port = atoi(optarg); break;
 		case 'M': run.method = optarg; break;
 		case 'P': run.path = optarg; break;
 		case 'b': run.body = optarg; break;
 		case 'n': run.n_calls = atoi(optarg); break;
 		case 't': run.timeout_s = atof(optarg); break;
-		case 'C': stop_after = atof(optarg); break;
-		case 'X': stop_after = atof(optarg); run.stop_close = 1; break;
 		case 's': run.serial = 1; break;
-		case 'v': log_set_level(log_get_level() >= LOG_VERBOSE ? LOG_TRACE : LOG_VERBOSE); break;
 		default: usage();
 		}
 	}
-	if (config == NULL || host == NULL || run.port <= 0 || optind != argc)
+	if (run.opts.config == NULL || run.opts.host == NULL ||
+	    run.port <= 0 || optind != argc)
 		usage();
 	if (run.n_calls <= 0)
 		run.n_calls = 1;
-	if (inventory_load(config, &inv, &cause) != 0) {
-		fprintf(stderr, "node_api_driver: %s\n", cause);
-		return 2;
-	}
-	if ((m = inventory_find(inv, host)) == NULL) {
-		fprintf(stderr, "node_api_driver: no machine %s\n", host);
-		return 2;
-	}
+	m = driver_machine(&run.opts);
 	uv_loop_init(&run.loop);
-	if (engine_new(&run.loop, inv, NULL, &run.engine) != 0 ||
+	if (engine_new(&run.loop, run.opts.inv, NULL, &run.engine) != 0 ||
 	    node_api_new(&run.loop, run.engine, &run.api) != 0)
 		return 2;
 	run.m = m;
@@ -240,22 +226,18 @@ main(int argc, char **argv)
 	for (i = 0; i < (run.serial ? 1 : run.n_calls); i++)
 		if (call_start(&run, i) != 0)
 			return 2;
-	uv_timer_init(&run.loop, &run.timer);
-	run.timer.data = &run;
-	if (stop_after > 0)
-		uv_timer_start(&run.timer, timer_cb,
-		    (uint64_t)(stop_after * 1000), 0);
+	driver_timer(&run.loop, &run.timer, &run.opts, timer_cancel_cb,
+	    timer_close_cb, &run);
 	uv_run(&run.loop, UV_RUN_DEFAULT);
 	for (i = 0; i < run.n_calls; i++)
 		if (run.replies[i] != 1)
 			violation(&run, "no reply", i);
 	if (!run.api_closed || !run.engine_closed)
 		violation(&run, "the loop ended before everything closed", -1);
-	if (uv_loop_close(&run.loop) != 0)
-		violation(&run, "handles left open", -1);
+	run.violations += driver_loop_close(&run.loop);
 	node_api_free(run.api);
 	engine_free(run.engine);
-	inventory_free(inv);
+	inventory_free(run.opts.inv);
 	free(run.calls);
 	free(run.replies);
 	free(run.args);

@@ -10,18 +10,15 @@
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <getopt.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "driver.h"
 #include "engine.h"
 #include "error.h"
-#include "inventory.h"
-#include "log.h"
 #include "util.h"
 
 struct run;
@@ -47,7 +44,7 @@ struct run {
 	size_t payload_len;
 	int half_close;		/* shutdown(SHUT_WR) once the payload is sent */
 	uv_timer_t timer;
-	int stop_engine;	/* the timer closes the engine, not the fds */
+	struct driver_opts opts; /* stop_close: the engine, not the fds */
 };
 
 static void
@@ -142,20 +139,26 @@ on_closed(const struct machine *m, int error, const char *text, void *arg)
 	fflush(stdout);
 }
 
+/* --close-after: the caller closes its fds, as a client that gives up */
 static void
-timer_cb(uv_timer_t *t)
+timer_cancel_cb(uv_timer_t *t)
 {
 	struct run *run = t->data;
 	int i;
 
-	if (run->stop_engine) {
-		printf("closing the engine\n");
-		engine_close(run->engine, NULL, NULL);
-		return;
-	}
 	printf("closing the fds\n");
 	for (i = 0; i < run->n; i++)
 		client_close(&run->clients[i]);
+}
+
+/* --engine-close-after: the engine goes first, the fds stay open */
+static void
+timer_close_cb(uv_timer_t *t)
+{
+	struct run *run = t->data;
+
+	printf("closing the engine\n");
+	engine_close(run->engine, NULL, NULL);
 }
 
 static void
@@ -171,55 +174,36 @@ int
 main(int argc, char **argv)
 {
 	static const struct option longopts[] = {
-		{ "config", required_argument, NULL, 'c' },
-		{ "host", required_argument, NULL, 'H' },
+		DRIVER_LONGOPTS("close-after", "engine-close-after"),
 		{ "tunnels", required_argument, NULL, 'n' },
 		{ "send", required_argument, NULL, 's' },
 		{ "half-close", no_argument, NULL, 'h' },
 		{ "out", required_argument, NULL, 'o' },
-		{ "close-after", required_argument, NULL, 'C' },
-		{ "engine-close-after", required_argument, NULL, 'X' },
 		{ NULL, 0, NULL, 0 }
 	};
-	struct inventory *inv = NULL;
 	struct machine *m;
 	struct run run = { 0 };
-	const char *config = NULL, *host = NULL, *send_file = NULL;
-	const char *out = NULL;
+	const char *send_file = NULL, *out = NULL;
 	char *payload = NULL, *cause = NULL, path[4096];
-	double stop_after = 0;
 	uv_loop_t loop;
 	int ch, i, r, port;
 
-	signal(SIGPIPE, SIG_IGN);	/* as netprof's main() */
-	while ((ch = getopt_long(argc, argv, "v", longopts, NULL)) != -1) {
+	driver_init(&run.opts, "tunnel_driver");
+	while ((ch = driver_getopt(&run.opts, argc, argv, longopts)) != -1) {
 		switch (ch) {
-		case 'c': config = optarg; break;
-		case 'H': host = optarg; break;
 		case 'n': run.n = atoi(optarg); break;
 		case 's': send_file = optarg; break;
 		case 'h': run.half_close = 1; break;
 		case 'o': out = optarg; break;
-		case 'C': stop_after = atof(optarg); break;
-		case 'X': stop_after = atof(optarg); run.stop_engine = 1; break;
-		case 'v': log_set_level(log_get_level() >= LOG_VERBOSE ? LOG_TRACE : LOG_VERBOSE); break;
 		default: usage();
 		}
 	}
-	if (config == NULL || optind != argc - 2)
+	if (run.opts.config == NULL || optind != argc - 2)
 		usage();
 	port = atoi(argv[optind + 1]);
 	if (run.n <= 0)
 		run.n = 1;
-	if (inventory_load(config, &inv, &cause) != 0) {
-		fprintf(stderr, "tunnel_driver: %s\n", cause);
-		return 2;
-	}
-	m = host != NULL ? inventory_find(inv, host) : &inv->machines[0];
-	if (m == NULL) {
-		fprintf(stderr, "tunnel_driver: no machine %s\n", host);
-		return 2;
-	}
+	m = driver_machine(&run.opts);
 	if (send_file != NULL && file_read(send_file, &payload,
 	    &run.payload_len, &cause) != 0) {
 		fprintf(stderr, "tunnel_driver: %s\n", cause);
@@ -227,7 +211,7 @@ main(int argc, char **argv)
 	}
 	run.payload = payload != NULL ? payload : "";
 	uv_loop_init(&loop);
-	if (engine_new(&loop, inv, NULL, &run.engine) != 0)
+	if (engine_new(&loop, run.opts.inv, NULL, &run.engine) != 0)
 		return 2;
 	run.clients = calloc((size_t)run.n, sizeof *run.clients);
 	for (i = 0; i < run.n; i++) {
@@ -265,11 +249,8 @@ main(int argc, char **argv)
 		if (run.payload_len == 0 && run.half_close)
 			shutdown(c->fd, SHUT_WR);
 	}
-	uv_timer_init(&loop, &run.timer);
-	run.timer.data = &run;
-	if (stop_after > 0)
-		uv_timer_start(&run.timer, timer_cb,
-		    (uint64_t)(stop_after * 1000), 0);
+	driver_timer(&loop, &run.timer, &run.opts, timer_cancel_cb,
+	    timer_close_cb, &run);
 	uv_run(&loop, UV_RUN_DEFAULT);
 	uv_close((uv_handle_t *)&run.timer, NULL);
 	engine_close(run.engine, NULL, NULL);
@@ -288,13 +269,10 @@ main(int argc, char **argv)
 	}
 	uv_run(&loop, UV_RUN_DEFAULT);
 	engine_free(run.engine);
-	if (uv_loop_close(&loop) != 0) {
-		printf("VIOLATION: handles left open on the loop\n");
-		run.violations++;
-	}
+	run.violations += driver_loop_close(&loop);
 	printf("closed %d of %d\n", run.n_closed, run.n);
 	free(run.clients);
 	free(payload);
-	inventory_free(inv);
+	inventory_free(run.opts.inv);
 	return run.violations > 0 ? 3 : 0;
 }
