@@ -4,7 +4,9 @@
 # host: bytes both ways written before the channel is open, 8 MB each way
 # (the SSH window and partial writes on both sides), several tunnels at
 # once on one session, a refused port (the error names host and target),
-# the caller closing its fd (the server sees the connection end), the
+# a caller that reads nothing for 3 s while 64 MiB come (the tunnel holds
+# a bounded amount: peak RSS), the caller closing its fd (the server sees
+# the connection end), the
 # engine closed under open tunnels (NP_ERR_CANCELLED, the fd reads EOF),
 # and NP_ERR_UNSUPPORTED on the local transport. The driver checks the
 # contract (on_closed once, never inside the open, every handle closed)
@@ -88,6 +90,49 @@ assert_eq 6 "$(grep -c 'closed host=h1 error=0$' <<<"$OUT")" "tunnels closed ok"
 for i in 0 1 2 3 4 5; do
 	cmp -s "$T/mid" "$T/mid.out.$i" || fail "tunnel $i: echoed bytes differ"
 done
+
+# --- a caller that stops reading: what the tunnel holds stays bounded ---
+# A source on h1 sends 64 MiB at once; the caller reads nothing for 3 s,
+# then everything. Without a bound the tunnel would take the whole stream
+# into memory meanwhile; with it, the SSH window stops the sender.
+SOURCE='
+import socket, sys
+s = socket.socket()
+s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+s.bind(("127.0.0.1", int(sys.argv[1])))
+s.listen(8)
+chunk = bytes(range(256)) * 4096
+while True:
+    c, _ = s.accept()
+    try:
+        for _ in range(64):
+            c.sendall(chunk)
+    except OSError:
+        pass
+    c.close()
+'
+SRC_PORT=18082
+lab run h1 -- python3 -c "$SOURCE" $SRC_PORT &
+source_pid=$!
+at_exit "kill $source_pid 2>/dev/null"
+for (( i = 0; i < 100; i++ )); do
+	lab run h1 -- bash -c "exec 3<>/dev/tcp/127.0.0.1/$SRC_PORT" 2>/dev/null && break
+	sleep 0.05
+done
+[ $i -lt 100 ] || fail "the source did not start on h1"
+drive --read-pause 3 --out "$T/stream.out" 127.0.0.1 $SRC_PORT
+assert_contains "$OUT" "tunnel 0: eof after 67108864 bytes"
+assert_eq "$(lab run h1 -- python3 -c 'import sys, hashlib
+h = hashlib.sha256(bytes(range(256)) * 4096 * 64); print(h.hexdigest())')" \
+    "$(sha256sum <"$T/stream.out.0" | cut -d' ' -f1)" "the 64 MiB arrived intact"
+rm -f "$T/stream.out.0"
+rss=$(sed -n 's/^peak RSS \([0-9]*\) KB$/\1/p' <<<"$OUT")
+if [ -n "$rss" ]; then
+	[ "$rss" -lt 32768 ] ||
+	    fail "the paused caller's tunnel held the stream: peak RSS $rss KB"
+else
+	assert_contains "$OUT" "(sanitized)"
+fi
 
 # --- a refused port: the error names the host and the target -----------
 drive --send "$T/hello" 127.0.0.1 1

@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -20,6 +21,17 @@
 #include "engine.h"
 #include "error.h"
 #include "util.h"
+
+#if defined(__SANITIZE_ADDRESS__)
+#define SANITIZED " (sanitized)"
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define SANITIZED " (sanitized)"
+#endif
+#endif
+#ifndef SANITIZED
+#define SANITIZED ""
+#endif
 
 struct run;
 
@@ -44,6 +56,8 @@ struct run {
 	size_t payload_len;
 	int half_close;		/* shutdown(SHUT_WR) once the payload is sent */
 	uv_timer_t timer;
+	uv_timer_t pause;	/* --read-pause: the clients start after it */
+	double pause_s;
 	struct driver_opts opts; /* stop_close: the engine, not the fds */
 };
 
@@ -161,12 +175,39 @@ timer_close_cb(uv_timer_t *t)
 	engine_close(run->engine, NULL, NULL);
 }
 
+/* Watch client c's fd: write the payload at once, read what comes. */
+static void
+client_start(struct client *c)
+{
+	struct run *run = c->run;
+
+	uv_poll_start(&c->poll, run->payload_len > 0 ? UV_READABLE |
+	    UV_WRITABLE : UV_READABLE, client_cb);
+	if (run->payload_len == 0 && run->half_close)
+		shutdown(c->fd, SHUT_WR);
+}
+
+/* --read-pause: a caller that reads nothing for a while, then everything */
+static void
+pause_cb(uv_timer_t *t)
+{
+	struct run *run = t->data;
+	int i;
+
+	printf("reading after %g s\n", run->pause_s);
+	fflush(stdout);
+	for (i = 0; i < run->n; i++)
+		if (run->clients[i].poll_open)
+			client_start(&run->clients[i]);
+}
+
 static void
 usage(void)
 {
 	fprintf(stderr, "usage: tunnel_driver --config FILE [--host NAME] "
 	    "[--tunnels N] [--send FILE]\n  [--half-close] [--out PREFIX] "
-	    "[--close-after S] [--engine-close-after S] HOST PORT\n");
+	    "[--close-after S] [--engine-close-after S] [--read-pause S]\n"
+	    "  HOST PORT\n");
 	exit(2);
 }
 
@@ -179,6 +220,7 @@ main(int argc, char **argv)
 		{ "send", required_argument, NULL, 's' },
 		{ "half-close", no_argument, NULL, 'h' },
 		{ "out", required_argument, NULL, 'o' },
+		{ "read-pause", required_argument, NULL, 'p' },
 		{ NULL, 0, NULL, 0 }
 	};
 	struct machine *m;
@@ -195,6 +237,7 @@ main(int argc, char **argv)
 		case 's': send_file = optarg; break;
 		case 'h': run.half_close = 1; break;
 		case 'o': out = optarg; break;
+		case 'p': run.pause_s = atof(optarg); break;
 		default: usage();
 		}
 	}
@@ -244,15 +287,19 @@ main(int argc, char **argv)
 		c->poll.data = c;
 		c->poll_open = 1;
 		/* write at once: the bytes wait in the pair until it opens */
-		uv_poll_start(&c->poll, run.payload_len > 0 ? UV_READABLE |
-		    UV_WRITABLE : UV_READABLE, client_cb);
-		if (run.payload_len == 0 && run.half_close)
-			shutdown(c->fd, SHUT_WR);
+		if (run.pause_s <= 0)
+			client_start(c);
 	}
+	uv_timer_init(&loop, &run.pause);
+	run.pause.data = &run;
+	if (run.pause_s > 0)
+		uv_timer_start(&run.pause, pause_cb,
+		    (uint64_t)(run.pause_s * 1000), 0);
 	driver_timer(&loop, &run.timer, &run.opts, timer_cancel_cb,
 	    timer_close_cb, &run);
 	uv_run(&loop, UV_RUN_DEFAULT);
 	uv_close((uv_handle_t *)&run.timer, NULL);
+	uv_close((uv_handle_t *)&run.pause, NULL);
 	engine_close(run.engine, NULL, NULL);
 	uv_run(&loop, UV_RUN_DEFAULT);
 	for (i = 0; i < run.n; i++) {
@@ -271,6 +318,13 @@ main(int argc, char **argv)
 	engine_free(run.engine);
 	run.violations += driver_loop_close(&loop);
 	printf("closed %d of %d\n", run.n_closed, run.n);
+	{
+		struct rusage ru;
+
+		/* a sanitizer's shadow and quarantine make RSS meaningless */
+		if (getrusage(RUSAGE_SELF, &ru) == 0)
+			printf("peak RSS %ld KB%s\n", ru.ru_maxrss, SANITIZED);
+	}
 	free(run.clients);
 	free(payload);
 	inventory_free(run.opts.inv);
