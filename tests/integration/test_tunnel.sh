@@ -45,14 +45,21 @@ while True:
     c, _ = s.accept()
     threading.Thread(target=serve, args=(c,), daemon=True).start()
 '
-lab run h1 -- python3 -c "$SERVER" $PORT "$T/server.log" &
-server=$!
-at_exit "kill $server 2>/dev/null"
-for (( i = 0; i < 100; i++ )); do
-	lab run h1 -- bash -c "exec 3<>/dev/tcp/127.0.0.1/$PORT" 2>/dev/null && break
-	sleep 0.05
-done
-[ $i -lt 100 ] || fail "the echo server did not start on h1"
+# serve WHAT PORT PROGRAM [ARGS...]: run the python PROGRAM on h1, wait
+# until PORT on h1's loopback takes connections (one of 0 bytes).
+serve() {
+	local what=$1 port=$2 prog=$3 i
+	shift 3
+	lab run h1 -- python3 -c "$prog" "$@" &
+	at_exit "kill $! 2>/dev/null"
+	for (( i = 0; i < 100; i++ )); do
+		lab run h1 -- bash -c "exec 3<>/dev/tcp/127.0.0.1/$port" 2>/dev/null &&
+		    return 0
+		sleep 0.05
+	done
+	fail "the $what did not start on h1"
+}
+serve "echo server" $PORT "$SERVER" $PORT "$T/server.log"
 # the probe above is one connection of 0 bytes
 wait_log() {
 	local i
@@ -112,14 +119,7 @@ while True:
     c.close()
 '
 SRC_PORT=18082
-lab run h1 -- python3 -c "$SOURCE" $SRC_PORT &
-source_pid=$!
-at_exit "kill $source_pid 2>/dev/null"
-for (( i = 0; i < 100; i++ )); do
-	lab run h1 -- bash -c "exec 3<>/dev/tcp/127.0.0.1/$SRC_PORT" 2>/dev/null && break
-	sleep 0.05
-done
-[ $i -lt 100 ] || fail "the source did not start on h1"
+serve source $SRC_PORT "$SOURCE" $SRC_PORT
 drive --read-pause 3 --out "$T/stream.out" 127.0.0.1 $SRC_PORT
 assert_contains "$OUT" "tunnel 0: eof after 67108864 bytes"
 assert_eq "$(lab run h1 -- python3 -c 'import sys, hashlib
