@@ -1202,6 +1202,8 @@ run(struct collect_options *o, struct inventory *inv)
 	    inv->iperf_seconds;
 	c.ps.iperf_port = o->iperf_port > 0 ? o->iperf_port : inv->iperf_port;
 	c.connect_timeout = inv->connect_timeout_seconds;
+	c.ps.iperf_server_bound = probe_iperf3_server_bound(&c.ps,
+	    c.connect_timeout);
 	c.serial = o->plan.serial;
 	c.width = o->plan.rounds ? 1 : (size_t)(o->plan.max_channels > 0 ?
 	    o->plan.max_channels : ENGINE_DEFAULT_MAX_CHANNELS);

@@ -30,12 +30,26 @@ probe_ping_command(const struct probe_settings *ps, const char *address)
 char *
 probe_iperf3_server_command(const struct probe_settings *ps)
 {
-	char port[16];
+	char port[16], idle[16];
 	char *argv[] = { "LC_ALL=C", "iperf3", "-s", "-1", "-p", port,
-	    "--forceflush" };
+	    "--forceflush", "--idle-timeout", idle };
 
 	snprintf(port, sizeof port, "%d", ps->iperf_port);
-	return join(argv, 7);
+	snprintf(idle, sizeof idle, "%d", (int)(ps->iperf_server_bound + 0.999));
+	return join(argv, ps->iperf_server_bound > 0 ? 9 : 7);
+}
+
+/*
+ * The client is started when the server listens; it may first need its
+ * host's session (connect_timeout) and a channel: the same slack as a
+ * probe's own timeout.
+ */
+double
+probe_iperf3_server_bound(const struct probe_settings *ps,
+    double connect_timeout)
+{
+	(void)ps;
+	return connect_timeout + 10.0;
 }
 
 char *

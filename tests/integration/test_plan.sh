@@ -63,7 +63,7 @@ printf '%s\n' "$OUT" >"$json"
 assert_eq 20 "$(jq length "$json")" "rows"
 assert_eq "m1 m2 sh -c 'LC_ALL=C ping -c 4 -i 1 198.18.9.3'" \
     "$(jq -r '.[0]|"\(.source) \(.target) \(.ping)"' "$json")"
-assert_eq "sh -c 'LC_ALL=C iperf3 -s -1 -p 5301 --forceflush'" "$(jq -r '.[0].iperf_server' "$json")"
+assert_eq "sh -c 'LC_ALL=C iperf3 -s -1 -p 5301 --forceflush --idle-timeout 20'" "$(jq -r '.[0].iperf_server' "$json")"
 assert_eq "sh -c 'LC_ALL=C iperf3 -c 198.18.9.3 -p 5301 -t 3 -J'" "$(jq -r '.[0].iperf_client' "$json")"
 # upstream's row shape, with the rounds added
 assert_eq "true" "$(jq 'all(.[]; (keys - ["source","target","ping","iperf_server","iperf_client","ping_round","iperf_round","ping_mode","iperf_mode"]) == [] and (.source|type) == "string" and (.ping|type) == "string" and .ping_round >= 1 and .iperf_round >= 1)' "$json")"
