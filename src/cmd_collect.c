@@ -62,6 +62,7 @@ struct task {
 	enum probe_kind kind;
 	struct pair pair;
 	size_t round;			/* 0-based */
+	size_t src_pos, dst_pos;	/* its place in the phase's host lists */
 	enum task_state state;
 	int single;			/* ping on a channel of its own */
 	struct fanout_run *fan;		/* the fan-out running it, if any */
@@ -83,12 +84,22 @@ struct task {
 	double mbps;
 };
 
+/*
+ * The tasks of a phase in round order, and per host the indices of its
+ * tasks as source (and as target), also in round order. Dispatch starts at
+ * first_waiting and each host's cursor: every task before them has left
+ * TASK_WAITING, so a sweep does not re-read the tasks already done.
+ */
 struct phase {
 	struct schedule *sched;
 	struct task *tasks;
 	size_t n_tasks;
 	size_t *round_left;		/* tasks not yet done per round */
 	size_t n_todo;			/* tasks neither done nor skipped */
+	size_t first_waiting;
+	size_t *by_src, *by_dst;	/* host h: [off[h], off[h + 1]) */
+	size_t *src_off, *dst_off;
+	size_t *src_cur, *dst_cur;	/* per host: first maybe waiting */
 };
 
 /* One source host's fan-out command: the pairs of one round. */
@@ -108,8 +119,6 @@ struct fanout_run {
 struct host_state {
 	size_t sending, answering, testing;	/* probes in flight */
 	size_t clients, servers;	/* duplex iperf3 tests in flight */
-	size_t client_turn, server_turn;	/* duplex: the round it is
-						   client (server) in next */
 	struct fanout_run *fanout;	/* its running fan-out, if any */
 	int no_fanout;		/* its shell could not run the fan-out */
 	char *down;		/* why the host cannot be used, once known */
@@ -174,6 +183,45 @@ task_fail(struct task *t, enum error_class cls, char *error)
 	t->ok = 0;
 	t->error_class = cls;
 	t->error = error != NULL ? error : strdup("out of memory");
+}
+
+/* A task goes back to waiting: no cursor of its phase may be past it. */
+static void
+task_requeue(struct collector *c, struct task *t)
+{
+	struct phase *ph = &c->phases[c->cur];
+	size_t i = (size_t)(t - ph->tasks);
+
+	t->state = TASK_WAITING;
+	if (i < ph->first_waiting)
+		ph->first_waiting = i;
+	if (t->src_pos < ph->src_cur[t->pair.source])
+		ph->src_cur[t->pair.source] = t->src_pos;
+	if (t->dst_pos < ph->dst_cur[t->pair.target])
+		ph->dst_cur[t->pair.target] = t->dst_pos;
+}
+
+/* Host h's k-th task as source (as_target: as target), or NULL. */
+static struct task *
+host_task(struct phase *ph, size_t h, int as_target, size_t k)
+{
+	const size_t *off = as_target ? ph->dst_off : ph->src_off;
+	const size_t *list = as_target ? ph->by_dst : ph->by_src;
+
+	return k < off[h + 1] - off[h] ? &ph->tasks[list[off[h] + k]] : NULL;
+}
+
+/* Host h's first waiting task as source (or target), in round order. */
+static struct task *
+host_next_waiting(struct phase *ph, size_t h, int as_target)
+{
+	size_t *cur = as_target ? &ph->dst_cur[h] : &ph->src_cur[h];
+	struct task *t;
+
+	while ((t = host_task(ph, h, as_target, *cur)) != NULL &&
+	    t->state != TASK_WAITING)
+		(*cur)++;
+	return t;
 }
 
 /* The first line of text, for error messages. */
@@ -244,7 +292,7 @@ ping_done_cb(const struct machine *m, const struct engine_result *res,
 	t->started_at = res->started_at > 0 ? res->started_at : res->queued_at;
 	t->ended_at = res->ended_at;
 	if (res->error == NP_ERR_CANCELLED) {
-		t->state = TASK_WAITING;	/* not recorded: --resume redoes it */
+		task_requeue(t->c, t);	/* not recorded: --resume redoes it */
 		t->c->running--;
 		t->c->hosts[t->pair.source].sending--;
 		t->c->hosts[t->pair.target].answering--;
@@ -574,7 +622,7 @@ task_finish(struct task *t)
 
 	if (c->interrupted && !t->ok && t->error == NULL) {
 		/* cut short by Ctrl-C: leave it for --resume */
-		t->state = TASK_WAITING;
+		task_requeue(c, t);
 	} else {
 		if (!t->ok && t->error == NULL)
 			task_fail(t, ERROR_CLASS_TOOL_FAILED,
@@ -631,8 +679,23 @@ fail_if_host_down(struct collector *c, struct task *t)
 	return 1;
 }
 
+/*
+ * Duplex: each host takes its client tests, and its server tests, in round
+ * order. Started out of order, a test of a later round takes a server the
+ * pair of the current round waits for, and such waits cascade round after
+ * round; in order, a test waits only for its two neighbours' previous one.
+ */
 static int
-can_start(const struct collector *c, const struct task *t)
+duplex_turn(struct collector *c, struct task *t)
+{
+	struct phase *ph = &c->phases[c->cur];
+
+	return host_next_waiting(ph, t->pair.source, 0)->round == t->round &&
+	    host_next_waiting(ph, t->pair.target, 1)->round == t->round;
+}
+
+static int
+can_start(struct collector *c, struct task *t)
 {
 	const struct host_state *a = &c->hosts[t->pair.source];
 	const struct host_state *b = &c->hosts[t->pair.target];
@@ -642,8 +705,7 @@ can_start(const struct collector *c, const struct task *t)
 	if (t->kind == PROBE_PING)
 		return a->sending < c->width && b->answering < c->width;
 	if (c->duplex)
-		return a->clients == 0 && b->servers == 0 &&
-		    a->client_turn == t->round && b->server_turn == t->round;
+		return a->clients == 0 && b->servers == 0 && duplex_turn(c, t);
 	return a->testing == 0 && b->testing == 0;
 }
 
@@ -748,7 +810,7 @@ fanout_requeue(struct fanout_run *run, int single)
 
 		if (t->state != TASK_RUNNING || t->fan != run)
 			continue;
-		t->state = TASK_WAITING;
+		task_requeue(run->c, t);
 		t->fan = NULL;
 		t->single = single;
 		if (single)
@@ -802,6 +864,7 @@ fanout_start(struct collector *c, struct phase *ph, size_t source,
 {
 	const struct machine *src = machine_at(c, source);
 	struct fanout_run *run;
+	struct task *t;
 	size_t i;
 	int r = NP_ERR_NOMEM;
 
@@ -812,11 +875,10 @@ fanout_start(struct collector *c, struct phase *ph, size_t source,
 		goto fail;
 	run->c = c;
 	run->source = source;
-	for (i = 0; i < ph->n_tasks && run->n < c->fanout; i++) {
-		struct task *t = &ph->tasks[i];
-
+	for (i = ph->src_cur[source]; (t = host_task(ph, source, 0, i)) != NULL
+	    && t->round <= round && run->n < c->fanout; i++) {
 		if (t->state == TASK_WAITING && !t->single &&
-		    t->pair.source == source && t->round == round) {
+		    t->round == round) {
 			run->tasks[run->n] = t;
 			run->addresses[run->n++] =
 			    machine_at(c, t->pair.target)->address;
@@ -857,10 +919,8 @@ fanout_start(struct collector *c, struct phase *ph, size_t source,
 fail:
 	log_error("%s: ping fan-out: %s", src->name, error_string(r));
 	fanout_run_free(run);
-	for (i = 0; i < ph->n_tasks; i++) {
-		if (ph->tasks[i].pair.source == source)
-			ph->tasks[i].single = 1;	/* the slow way */
-	}
+	for (i = 0; (t = host_task(ph, source, 0, i)) != NULL; i++)
+		t->single = 1;	/* the slow way */
 	c->dispatch_again = 1;
 }
 
@@ -932,33 +992,6 @@ dispatch(struct collector *c)
 	c->dispatching = 0;
 }
 
-/*
- * Duplex: each host takes its client tests, and its server tests, in round
- * order. Started out of order, a test of a later round takes a server the
- * pair of the current round waits for, and such waits cascade round after
- * round; in order, a test waits only for its two neighbours' previous one.
- */
-static void
-duplex_turns(struct collector *c, const struct phase *ph)
-{
-	size_t i;
-
-	for (i = 0; i < c->inv->n_machines; i++)
-		c->hosts[i].client_turn = c->hosts[i].server_turn = SIZE_MAX;
-	for (i = 0; i < ph->n_tasks; i++) {
-		const struct task *t = &ph->tasks[i];
-		struct host_state *a = &c->hosts[t->pair.source];
-		struct host_state *b = &c->hosts[t->pair.target];
-
-		if (t->state != TASK_WAITING)
-			continue;
-		if (t->round < a->client_turn)
-			a->client_turn = t->round;
-		if (t->round < b->server_turn)
-			b->server_turn = t->round;
-	}
-}
-
 static void
 dispatch_once(struct collector *c)
 {
@@ -974,9 +1007,10 @@ dispatch_once(struct collector *c)
 	}
 	for (;;) {
 		ph = &c->phases[c->cur];
-		if (c->duplex && ph->sched->kind == PROBE_IPERF3)
-			duplex_turns(c, ph);
-		for (i = 0; i < ph->n_tasks; i++) {
+		while (ph->first_waiting < ph->n_tasks &&
+		    ph->tasks[ph->first_waiting].state != TASK_WAITING)
+			ph->first_waiting++;
+		for (i = ph->first_waiting; i < ph->n_tasks; i++) {
 			struct task *t = &ph->tasks[i];
 
 			if (t->state != TASK_WAITING)
@@ -1048,17 +1082,54 @@ close_extra_cb(struct runner *rn, void *arg)
 	runner_extra_closed(rn);
 }
 
+/* Each host's tasks as source and as target, in round order. */
+static int
+phase_index_hosts(struct phase *ph, size_t n_hosts)
+{
+	size_t h, i, *src_fill, *dst_fill;
+
+	if ((ph->by_src = calloc(ph->n_tasks + 1, sizeof(size_t))) == NULL ||
+	    (ph->by_dst = calloc(ph->n_tasks + 1, sizeof(size_t))) == NULL ||
+	    (ph->src_off = calloc(n_hosts + 1, sizeof(size_t))) == NULL ||
+	    (ph->dst_off = calloc(n_hosts + 1, sizeof(size_t))) == NULL ||
+	    (ph->src_cur = calloc(n_hosts + 1, sizeof(size_t))) == NULL ||
+	    (ph->dst_cur = calloc(n_hosts + 1, sizeof(size_t))) == NULL)
+		return NP_ERR_NOMEM;
+	for (i = 0; i < ph->n_tasks; i++) {
+		ph->src_off[ph->tasks[i].pair.source + 1]++;
+		ph->dst_off[ph->tasks[i].pair.target + 1]++;
+	}
+	for (h = 0; h < n_hosts; h++) {
+		ph->src_off[h + 1] += ph->src_off[h];
+		ph->dst_off[h + 1] += ph->dst_off[h];
+	}
+	/* the cursors count as they fill, then start again at 0 */
+	src_fill = ph->src_cur;
+	dst_fill = ph->dst_cur;
+	for (i = 0; i < ph->n_tasks; i++) {
+		struct task *t = &ph->tasks[i];
+
+		t->src_pos = src_fill[t->pair.source]++;
+		t->dst_pos = dst_fill[t->pair.target]++;
+		ph->by_src[ph->src_off[t->pair.source] + t->src_pos] = i;
+		ph->by_dst[ph->dst_off[t->pair.target] + t->dst_pos] = i;
+	}
+	memset(ph->src_cur, 0, (n_hosts + 1) * sizeof(size_t));
+	memset(ph->dst_cur, 0, (n_hosts + 1) * sizeof(size_t));
+	return 0;
+}
+
 static int
 phase_build(struct collector *c, struct phase *ph, struct schedule *s)
 {
 	size_t k, p, i = 0;
 
-	ph->sched = s;
-	ph->n_tasks = schedule_n_pairs(s);
-	if ((ph->tasks = calloc(ph->n_tasks + 1, sizeof *ph->tasks)) == NULL ||
-	    (ph->round_left = calloc(s->n_rounds + 1, sizeof *ph->round_left))
-	    == NULL)
+	ph->sched = s;		/* the phase owns it from here */
+	if ((ph->tasks = calloc(schedule_n_pairs(s) + 1, sizeof *ph->tasks))
+	    == NULL || (ph->round_left = calloc(s->n_rounds + 1,
+	    sizeof *ph->round_left)) == NULL)
 		return NP_ERR_NOMEM;
+	ph->n_tasks = schedule_n_pairs(s);
 	for (k = 0; k < s->n_rounds; k++) {
 		for (p = 0; p < s->rounds[k].n_pairs; p++, i++) {
 			struct task *t = &ph->tasks[i];
@@ -1095,7 +1166,7 @@ phase_build(struct collector *c, struct phase *ph, struct schedule *s)
 			ph->n_todo++;
 		}
 	}
-	return 0;
+	return phase_index_hosts(ph, c->inv->n_machines);
 }
 
 static void
@@ -1111,6 +1182,12 @@ phase_free(struct phase *ph)
 	}
 	free(ph->tasks);
 	free(ph->round_left);
+	free(ph->by_src);
+	free(ph->by_dst);
+	free(ph->src_off);
+	free(ph->dst_off);
+	free(ph->src_cur);
+	free(ph->dst_cur);
 	schedule_free(ph->sched);
 }
 
@@ -1243,13 +1320,15 @@ run(struct collect_options *o, struct inventory *inv)
 	}
 	if ((r = plan_schedules(inv, &o->plan, &ping, &iperf3)) != 0)
 		goto nomem;
-	if ((r = phase_build(&c, &c.phases[c.n_phases++], ping)) != 0)
+	r = phase_build(&c, &c.phases[c.n_phases++], ping);
+	ping = NULL;		/* the phase frees it */
+	if (r != 0)
 		goto nomem;
-	ping = NULL;
 	if (iperf3 != NULL) {
-		if ((r = phase_build(&c, &c.phases[c.n_phases++], iperf3)) != 0)
-			goto nomem;
+		r = phase_build(&c, &c.phases[c.n_phases++], iperf3);
 		iperf3 = NULL;
+		if (r != 0)
+			goto nomem;
 	}
 	if (record_done_count(c.done) > 0)
 		log_info("resuming: %zu probes already recorded ok in %s",
