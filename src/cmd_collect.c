@@ -44,9 +44,6 @@
 #include "timeutil.h"
 #include "util.h"
 
-/* Seconds an iperf3 server may take to exit after its client is done. */
-#define SERVER_GRACE_MS 3000
-
 enum task_state {
 	TASK_WAITING = 0,
 	TASK_RUNNING,
@@ -68,12 +65,7 @@ struct task {
 	struct fanout_run *fan;		/* the fan-out running it, if any */
 	const char *mode;		/* how it is measured, for the record */
 	struct engine_job *job;		/* ping, or the iperf3 client */
-	struct engine_job *server;	/* the iperf3 server */
-	int server_ready, server_done, client_done, client_submitted;
-	uv_timer_t grace;		/* kills a server that lingers */
-	int grace_active;
 	char *command, *server_command;
-	char ready_tail[64];		/* end of the server output so far */
 	double started_at, ended_at;
 	/* the outcome */
 	int ok;
@@ -116,9 +108,33 @@ struct fanout_run {
 	double running_at;	/* its first output: the pings started */
 };
 
+/*
+ * A host's iperf3 server: started for the first test the host serves and
+ * kept for the next ones (it serves one test at a time, which the rounds
+ * guarantee), ended when the host serves no more or the run stops. It
+ * ends by itself at its bound (ps.iperf_server_bound), so one whose
+ * netprof died does not stay; one too near its bound for another test is
+ * replaced. Each "Server listening" line is one test it will take.
+ */
+struct iperf_server {
+	struct collector *c;
+	size_t host;
+	struct engine_job *job;
+	int listening, cancelled, renewing;
+	size_t listens, served;	/* ready lines seen; tests handed to it */
+	size_t matched;		/* of the ready line, in the output so far */
+	double expires_at;	/* when its bound ends it (our clock: early) */
+	struct task *waiter;	/* the test waiting for it to listen */
+	struct task *client;	/* the test it serves now */
+	struct task *finishing;	/* one-off: the test done, waiting for the
+				   server to be gone (the port free) */
+	int restarts;		/* for the waiter, after it ended early */
+};
+
 struct host_state {
 	size_t sending, answering, testing;	/* probes in flight */
 	size_t clients, servers;	/* duplex iperf3 tests in flight */
+	struct iperf_server srv;
 	struct fanout_run *fanout;	/* its running fan-out, if any */
 	int no_fanout;		/* its shell could not run the fan-out */
 	char *down;		/* why the host cannot be used, once known */
@@ -148,6 +164,8 @@ struct collector {
 	struct phase phases[2];
 	size_t n_phases, cur;
 	size_t running;
+	size_t servers_up;	/* iperf3 server jobs not yet done */
+	char *server_command;
 	size_t ok, failed;
 	int interrupted, closing, write_failed;
 	const char *output;	/* for messages */
@@ -156,6 +174,7 @@ struct collector {
 
 static void dispatch(struct collector *c);
 static void task_finish(struct task *t);
+static void iperf_start_client(struct task *t);
 
 
 static const struct machine *
@@ -272,8 +291,9 @@ check_result(struct task *t, const struct machine *m,
 	    strstr(res->err, "command not found") != NULL))) {
 		task_fail(t, ERROR_CLASS_TOOL_MISSING, str_printf("%s%s: %s is not "
 		    "installed or not on PATH there (exit %d)", who, m->name,
-		    t->kind == PROBE_PING ? "ping" : "iperf3",
-		    res->exit_status));
+		    t->kind == PROBE_PING ? "ping" : strstr(res->err,
+		    "timeout: not found") != NULL ? "timeout (GNU coreutils)" :
+		    "iperf3", res->exit_status));
 		return 1;
 	}
 	return 0;
@@ -363,30 +383,185 @@ iperf_metrics(const struct iperf_result *ir)
 	return o;
 }
 
-/* Both halves of an iperf3 test are over: release the hosts, record. */
-static void
-iperf_maybe_finish(struct task *t)
+/* ---- iperf3: one server per host for the phase ----------------------- */
+
+/*
+ * Count the ready lines in a chunk of the server's output. The marker's
+ * first letter does not recur in it, so after a mismatch a new match can
+ * only begin at the current character: no back-tracking is needed.
+ */
+static size_t
+server_count_ready(struct iperf_server *s, const char *buf, size_t len)
 {
-	if (!t->server_done || (t->client_submitted && !t->client_done))
+	static const char marker[] = PROBE_IPERF3_READY;
+	size_t i, n = 0;
+
+	for (i = 0; i < len; i++) {
+		if (buf[i] == marker[s->matched])
+			s->matched++;
+		else
+			s->matched = buf[i] == marker[0];
+		if (s->matched == sizeof marker - 1) {
+			n++;
+			s->matched = 0;
+		}
+	}
+	return n;
+}
+
+static void
+server_cancel(struct iperf_server *s)
+{
+	if (s->job != NULL && !s->cancelled) {
+		s->cancelled = 1;
+		engine_cancel(s->job);
+	}
+}
+
+static void server_serve(struct iperf_server *s);
+
+/* The server listens again (a new test may come): hand it to its waiter. */
+static void
+server_output_cb(const struct machine *m, int stream, const char *buf,
+    size_t len, void *arg)
+{
+	struct iperf_server *s = arg;
+	size_t n;
+
+	if (stream != 1 || (n = server_count_ready(s, buf, len)) == 0)
 		return;
-	if (t->grace_active) {
-		uv_timer_stop(&t->grace);
-		t->grace_active = 0;
+	s->listening = 1;
+	s->listens += n;
+	log_debug(m->name, "iperf3 server listening");
+	server_serve(s);
+}
+
+/* The first line of the server's words, for a server that never listened. */
+static void
+server_fail_waiter(struct iperf_server *s, const struct machine *m,
+    const struct engine_result *res)
+{
+	struct task *t = s->waiter;
+	char *line;
+
+	s->waiter = NULL;
+	t->ended_at = res->ended_at;
+	if (!check_result(t, m, res, "iperf3 server: ")) {
+		line = first_line(res->err[0] != '\0' ? res->err : res->out, 200);
+		task_fail(t, ERROR_CLASS_TOOL_FAILED, str_printf("iperf3 server "
+		    "on %s did not start (exit %d): %s", m->name,
+		    res->exit_status, line != NULL ? line : ""));
+		free(line);
 	}
 	task_finish(t);
 }
 
 static void
-grace_cb(uv_timer_t *timer)
+server_done_cb(const struct machine *m, const struct engine_result *res,
+    void *arg)
 {
-	struct task *t = timer->data;
+	struct iperf_server *s = arg;
+	struct collector *c = s->c;
+	int renew = s->renewing, listened = s->listening;
 
-	t->grace_active = 0;
-	if (t->server != NULL) {
-		log_debug(machine_at(t->c, t->pair.target)->name,
-		    "iperf3 server still running after its test; killing it");
-		engine_cancel(t->server);
+	s->job = NULL;
+	s->renewing = s->cancelled = 0;
+	c->servers_up--;
+	log_debug(m->name, "iperf3 server ended");
+	if (s->finishing != NULL) {
+		struct task *t = s->finishing;
+
+		s->finishing = NULL;
+		task_finish(t);
 	}
+	if (s->waiter != NULL) {
+		if (c->interrupted) {
+			struct task *t = s->waiter;
+
+			s->waiter = NULL;
+			task_finish(t);		/* not recorded: --resume */
+		} else if (!listened)
+			server_fail_waiter(s, m, res);
+		else if (renew || s->restarts++ < 2)
+			server_serve(s);	/* a new one for the waiter */
+		else
+			server_fail_waiter(s, m, res);
+	}
+	dispatch(c);
+}
+
+/* Start the host's server for its waiter; on failure the waiter fails. */
+static void
+server_start(struct iperf_server *s)
+{
+	struct collector *c = s->c;
+	const struct machine *m = machine_at(c, s->host);
+	struct engine_request req = {
+		.command = c->server_command,
+		.timeout_s = c->ps.iperf_server_bound + 10,
+		.on_output = server_output_cb,
+		.on_done = server_done_cb,
+		.arg = s,
+	};
+	struct task *t = s->waiter;
+	int r;
+
+	s->listening = 0;
+	s->listens = s->served = s->matched = 0;
+	/* the remote `timeout` starts later than this: it ends later too */
+	s->expires_at = time_wall() + c->ps.iperf_server_bound;
+	log_debug(m->name, "iperf3 server: %s", c->server_command);
+	if ((r = engine_submit(c->engine, m, &req, &s->job)) == 0) {
+		c->servers_up++;
+		return;
+	}
+	/* not a callback: the waiter fails on this turn */
+	s->waiter = NULL;
+	task_fail(t, ERROR_CLASS_TOOL_FAILED, str_printf("iperf3 server on "
+	    "%s: %s", m->name, error_string(r)));
+	task_finish(t);
+}
+
+/*
+ * Give the server to its waiting test once it listens for a new client; a
+ * server too close to its bound for one more test is replaced first.
+ */
+static void
+server_serve(struct iperf_server *s)
+{
+	struct collector *c = s->c;
+	struct task *t = s->waiter;
+
+	if (t == NULL || c->interrupted)
+		return;
+	if (s->job == NULL) {
+		server_start(s);
+		return;
+	}
+	if (s->cancelled || s->listens <= s->served)
+		return;
+	if (c->ps.iperf_server_keep && time_wall() +
+	    probe_iperf3_timeout(&c->ps, c->connect_timeout) > s->expires_at) {
+		s->renewing = 1;
+		server_cancel(s);
+		return;
+	}
+	s->waiter = NULL;
+	s->served++;
+	s->restarts = 0;
+	s->client = t;
+	iperf_start_client(t);
+}
+
+/* A host none of whose tests as a server is left: its server can go. */
+static void
+server_stop_if_unused(struct collector *c, size_t h)
+{
+	struct iperf_server *s = &c->hosts[h].srv;
+
+	if (s->job != NULL && s->waiter == NULL && s->client == NULL &&
+	    host_next_waiting(&c->phases[c->cur], h, 1) == NULL)
+		server_cancel(s);
 }
 
 static void
@@ -394,16 +569,17 @@ iperf_client_done_cb(const struct machine *m,
     const struct engine_result *res, void *arg)
 {
 	struct task *t = arg;
+	struct collector *c = t->c;
+	struct iperf_server *s = &c->hosts[t->pair.target].srv;
 	struct iperf_result ir;
 	char *cause = NULL;
 	int r;
 
 	t->job = NULL;
-	t->client_done = 1;
-	if (res->ended_at > t->ended_at)
-		t->ended_at = res->ended_at;
+	s->client = NULL;
+	t->ended_at = res->ended_at;
 	if (res->error == NP_ERR_CANCELLED) {
-		if (!t->c->interrupted)
+		if (!c->interrupted)
 			task_fail(t, ERROR_CLASS_TIMEOUT, strdup("cancelled"));
 	} else if (!check_result(t, m, res, "iperf3 client: ")) {
 		r = iperf_parse(res->out, &ir, &cause);
@@ -415,15 +591,16 @@ iperf_client_done_cb(const struct machine *m,
 			task_fail(t, r == NP_ERR_PROTOCOL ?
 			    ERROR_CLASS_TOOL_FAILED : ERROR_CLASS_PARSE, cause);
 	}
-	if (t->server != NULL) {
-		if (!t->ok)
-			engine_cancel(t->server);
-		else {
-			uv_timer_start(&t->grace, grace_cb, SERVER_GRACE_MS, 0);
-			t->grace_active = 1;
-		}
+	if (!c->ps.iperf_server_keep && s->job != NULL) {
+		/* its one test is over: gone, it frees the port for the next */
+		s->finishing = t;
+		server_cancel(s);
+		return;
 	}
-	iperf_maybe_finish(t);
+	if (!t->ok)
+		server_cancel(s);	/* it may be stuck in the failed test */
+	task_finish(t);
+	server_stop_if_unused(c, t->pair.target);
 }
 
 static void
@@ -432,106 +609,35 @@ iperf_start_client(struct task *t)
 	const struct machine *src = machine_at(t->c, t->pair.source);
 	int r;
 
-	if (t->c->interrupted)
-		return;
-	t->client_submitted = 1;
 	r = task_submit(t, src, t->command, probe_iperf3_timeout(&t->c->ps,
 	    t->c->connect_timeout), NULL, iperf_client_done_cb, &t->job);
 	if (r != 0) {
-		t->client_done = 1;
+		t->c->hosts[t->pair.target].srv.client = NULL;
 		task_fail(t, ERROR_CLASS_TOOL_FAILED, str_printf("iperf3 client "
 		    "on %s: %s", src->name, error_string(r)));
-		if (t->server != NULL)
-			engine_cancel(t->server);
+		task_finish(t);
 	}
 }
 
-/* Start the client the moment the server says it listens. */
-static void
-iperf_server_output_cb(const struct machine *m, int stream, const char *buf,
-    size_t len, void *arg)
-{
-	struct task *t = arg;
-	char window[sizeof t->ready_tail + 256];
-	size_t keep = strlen(t->ready_tail), take;
-
-	if (stream != 1 || t->server_ready)
-		return;
-	while (len > 0) {
-		take = len < 256 ? len : 256;
-		memcpy(window, t->ready_tail, keep);
-		memcpy(window + keep, buf, take);
-		window[keep + take] = '\0';
-		/* NULs in output would hide the marker; good enough */
-		if (strstr(window, PROBE_IPERF3_READY) != NULL) {
-			t->server_ready = 1;
-			log_debug(m->name, "iperf3 server listening");
-			iperf_start_client(t);
-			return;
-		}
-		keep = strlen(window) < sizeof t->ready_tail - 1 ?
-		    strlen(window) : sizeof t->ready_tail - 1;
-		memmove(t->ready_tail, window + strlen(window) - keep, keep);
-		t->ready_tail[keep] = '\0';
-		buf += take;
-		len -= take;
-	}
-}
-
-static void
-iperf_server_done_cb(const struct machine *m,
-    const struct engine_result *res, void *arg)
-{
-	struct task *t = arg;
-	char *line;
-
-	t->server = NULL;
-	t->server_done = 1;
-	if (res->ended_at > t->ended_at)
-		t->ended_at = res->ended_at;
-	if (!t->server_ready && !t->c->interrupted) {
-		/* the server never listened: busy port, no iperf3, no host */
-		if (!check_result(t, m, res, "iperf3 server: ")) {
-			line = first_line(res->err[0] != '\0' ? res->err :
-			    res->out, 200);
-			task_fail(t, ERROR_CLASS_TOOL_FAILED, str_printf("iperf3 "
-			    "server on %s did not start (exit %d): %s",
-			    m->name, res->exit_status, line != NULL ? line :
-			    ""));
-			free(line);
-		}
-	}
-	iperf_maybe_finish(t);
-}
-
-static void
-grace_closed_cb(uv_handle_t *h)
-{
-	struct task *t = h->data;
-
-	t->c->running--;
-	dispatch(t->c);
-}
-
+/* A test has its hosts: it waits for the target's server to listen. */
 static void
 iperf_start(struct task *t)
 {
-	const struct machine *dst = machine_at(t->c, t->pair.target);
-	int r;
+	struct iperf_server *s = &t->c->hosts[t->pair.target].srv;
 
-	uv_timer_init(t->c->loop, &t->grace);
-	t->grace.data = t;
 	t->started_at = time_wall();
-	r = task_submit(t, dst, t->server_command,
-	    probe_iperf3_timeout(&t->c->ps, t->c->connect_timeout),
-	    iperf_server_output_cb, iperf_server_done_cb, &t->server);
-	if (r != 0) {
-		/* not a callback: finish on this turn is safe for us */
-		t->server_done = 1;
-		task_fail(t, ERROR_CLASS_TOOL_FAILED, str_printf("iperf3 server on "
-		    "%s: %s", dst->name, error_string(r)));
-		iperf_maybe_finish(t);
-	}
+	s->waiter = t;
+	server_serve(s);
+}
+
+/* End every server: the phase is over, or the run stops. */
+static void
+servers_stop(struct collector *c)
+{
+	size_t h;
+
+	for (h = 0; h < c->inv->n_machines; h++)
+		server_cancel(&c->hosts[h].srv);
 }
 
 static void
@@ -654,11 +760,6 @@ task_finish(struct task *t)
 		return;
 	}
 	host_release(c, t);
-	if (t->kind == PROBE_IPERF3) {
-		/* the timer handle must close before the task is reused */
-		uv_close((uv_handle_t *)&t->grace, grace_closed_cb);
-		return;
-	}
 	c->running--;
 	dispatch(c);
 }
@@ -1001,7 +1102,7 @@ dispatch_once(struct collector *c)
 	if (c->write_failed && !c->interrupted)
 		collector_stop(c);
 	if (c->interrupted) {
-		if (c->running == 0)
+		if (c->running == 0 && c->servers_up == 0)
 			collector_close(c);
 		return;
 	}
@@ -1028,6 +1129,10 @@ dispatch_once(struct collector *c)
 		}
 		if (ph->n_todo > 0 || c->running > 0)
 			return;
+		if (c->servers_up > 0) {
+			servers_stop(c);	/* their done calls come back */
+			return;
+		}
 		if (c->cur + 1 >= c->n_phases)
 			break;
 		c->cur++;
@@ -1054,9 +1159,8 @@ collector_stop(struct collector *c)
 			continue;
 		if (t->job != NULL)
 			engine_cancel(t->job);
-		if (t->server != NULL)
-			engine_cancel(t->server);
 	}
+	servers_stop(c);
 	for (i = 0; i < c->inv->n_machines; i++) {
 		if (c->hosts[i].fanout != NULL &&
 		    c->hosts[i].fanout->job != NULL)
@@ -1279,8 +1383,6 @@ run(struct collect_options *o, struct inventory *inv)
 	    inv->iperf_seconds;
 	c.ps.iperf_port = o->iperf_port > 0 ? o->iperf_port : inv->iperf_port;
 	c.connect_timeout = inv->connect_timeout_seconds;
-	c.ps.iperf_server_bound = probe_iperf3_server_bound(&c.ps,
-	    c.connect_timeout);
 	c.serial = o->plan.serial;
 	c.width = o->plan.rounds ? 1 : (size_t)(o->plan.max_channels > 0 ?
 	    o->plan.max_channels : ENGINE_DEFAULT_MAX_CHANNELS);
@@ -1314,6 +1416,8 @@ run(struct collect_options *o, struct inventory *inv)
 	if ((c.hosts = calloc(inv->n_machines + 1, sizeof *c.hosts)) == NULL)
 		goto nomem;
 	for (i = 0; i < inv->n_machines; i++) {
+		c.hosts[i].srv.c = &c;
+		c.hosts[i].srv.host = i;
 		if ((c.hosts[i].rtts = calloc(inv->n_machines + 1,
 		    sizeof(double))) == NULL)
 			goto nomem;
@@ -1325,6 +1429,12 @@ run(struct collect_options *o, struct inventory *inv)
 	if (r != 0)
 		goto nomem;
 	if (iperf3 != NULL) {
+		c.ps.iperf_server_keep = c.duplex;
+		c.ps.iperf_server_bound = probe_iperf3_server_bound(&c.ps,
+		    c.connect_timeout, iperf3->n_rounds);
+		if ((c.server_command = probe_iperf3_server_command(&c.ps)) ==
+		    NULL)
+			goto nomem;
 		r = phase_build(&c, &c.phases[c.n_phases++], iperf3);
 		iperf3 = NULL;
 		if (r != 0)
@@ -1381,6 +1491,7 @@ out:
 		free(c.hosts[i].rtts);
 	}
 	free(c.hosts);
+	free(c.server_command);
 	record_done_free(c.done);
 	progress_free(c.progress);
 	return status;

@@ -67,7 +67,7 @@ cmd_plan_exec(const struct cmd_entry *self, int argc, char **argv)
 		{ NULL, 0, NULL, 0 }
 	};
 	struct plan_options o = { 0 };
-	struct probe_settings ps;
+	struct probe_settings ps = { 0 };
 	struct inventory *inv = NULL;
 	const char *config = NULL;
 	int ch, r;
@@ -101,8 +101,6 @@ cmd_plan_exec(const struct cmd_entry *self, int argc, char **argv)
 	ps.ping_interval = inv->ping_interval;
 	ps.iperf_seconds = inv->iperf_seconds;
 	ps.iperf_port = inv->iperf_port;
-	ps.iperf_server_bound = probe_iperf3_server_bound(&ps,
-	    inv->connect_timeout_seconds);
 	r = plan_write(stdout, inv, &ps, &o);
 	inventory_free(inv);
 	if (r != 0) {
