@@ -468,13 +468,7 @@ server_done_cb(const struct machine *m, const struct engine_result *res,
 	s->renewing = s->cancelled = 0;
 	c->servers_up--;
 	log_debug(m->name, "iperf3 server ended");
-	if (s->finishing != NULL) {
-		struct task *t = s->finishing;
-
-		s->finishing = NULL;
-		task_finish(t);
-	}
-	if (s->waiter != NULL) {
+	if (s->waiter != NULL) {	/* it was waiting for this server */
 		if (c->interrupted) {
 			struct task *t = s->waiter;
 
@@ -486,6 +480,12 @@ server_done_cb(const struct machine *m, const struct engine_result *res,
 			server_serve(s);	/* a new one for the waiter */
 		else
 			server_fail_waiter(s, m, res);
+	}
+	if (s->finishing != NULL) {	/* one-off: its test can be recorded */
+		struct task *t = s->finishing;
+
+		s->finishing = NULL;
+		task_finish(t);
 	}
 	dispatch(c);
 }
