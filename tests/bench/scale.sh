@@ -6,6 +6,9 @@
 #              4 s), fping and ping-per-target tools: wall / 4 s (target
 #              <= 1.3), and the sweep's span from the records (first pings
 #              started .. last pair recorded), the rest being SSH sessions;
+#              the handshakes' share apart: when the last source's pings
+#              started (all sessions up, from netprof's start) and the
+#              longest one source's own sweep took; failed pairs;
 #              at N = 32 also --fanout off (one channel per probe, the
 #              former default) for comparison
 #   duplex     collect --iperf --iperf-mode duplex (iperf_seconds 5, the
@@ -58,6 +61,13 @@ sessions_up() {
 	    .started_at|t] | max - $t0' "$1"
 }
 
+# source_span FILE: the longest one source's pings took (its first start to
+# its last pair recorded): the sweep itself, without the handshakes' stagger
+source_span() {
+	jq -s -r "$JQ_T"' [.[]|select(.kind=="ping")] | group_by(.source) |
+	    map((map(.ended_at|t)|max) - (map(.started_at|t)|min)) | max' "$1"
+}
+
 # mean_mbps FILE SOURCE: mean Mbps of SOURCE's ok iperf3 pairs.
 mean_mbps() {
 	jq -s -r --arg s "$2" '[.[]|select(.kind=="iperf3" and .ok and
@@ -89,9 +99,11 @@ for n in $SIZES; do
 		sp=$(span "$WORK/ping-$tool-$n.jsonl" ping)
 		up=$(sessions_up "$WORK/ping-$tool-$n.jsonl" "$t0")
 		lost=$(jq -s '[.[]|select(.ok|not)]|length' "$WORK/ping-$tool-$n.jsonl")
-		printf '  ping fan-out (%-5s)  wall %6.1f s  ratio %.2f   sweep span %.1f s (%.2f)  all sessions up by %.0f s  failed pairs %s  RSS %s MB  fds %s\n' \
+		ss=$(source_span "$WORK/ping-$tool-$n.jsonl")
+		printf '  ping fan-out (%-5s)  wall %6.1f s  ratio %.2f   sweep span %.1f s (%.2f)  all sessions up by %.1f s  longest source %.1f s (%.2f)  failed pairs %s  RSS %s MB  fds %s\n' \
 		    $tool "$WALL" "$(echo "$WALL / $PROBE_S" | bc -l)" "$sp" \
-		    "$(echo "$sp / $PROBE_S" | bc -l)" "$up" "$lost" "$RSS" "$FDS"
+		    "$(echo "$sp / $PROBE_S" | bc -l)" "$up" "$ss" \
+		    "$(echo "$ss / $PROBE_S" | bc -l)" "$lost" "$RSS" "$FDS"
 	done
 	if [ "$n" = 32 ]; then
 		bench_run "ping-off-$n" --ping-count $PING_COUNT --fanout off
