@@ -13,7 +13,14 @@
 #        hosts; beyond, its phases are scaled from the largest measured
 #        size: host phases by N, the sweep by the number of pairs),
 #        BENCH_ARGS (default: --latency-count 20 --throughput-count 3
-#        --throughput-bytes 1048576)
+#        --throughput-bytes 1048576),
+#        BENCH_RATE (e.g. 50mbit: every lab host's egress shaped to it, so
+#        probes wait on each host's own link rather than on the shared CPU)
+#
+# All lab hosts share this machine's cores. The script prints how busy the
+# cores were during each run and the ceiling that puts on the speed-up: the
+# serial run's CPU-seconds spread over every core at 100% is the shortest
+# any schedule could take here.
 set -euo pipefail
 SRC=$(cd "$(dirname "$0")/../.." && pwd)
 . "$SRC/tests/bench/build.sh"
@@ -34,17 +41,27 @@ done
 cleanup() { "$LAB" down --name benchb --dir "$WORK/lab" >/dev/null 2>&1 || true; }
 trap cleanup EXIT
 
-# run LABEL ARGS...: bench with ARGS into $WORK/LABEL; sets WALL, RSS (MB).
+# Busy and total jiffies of all cores so far.
+cpu_jiffies() { awk '/^cpu /{b=$2+$3+$4+$7+$8; print b, b+$5+$6}' /proc/stat; }
+
+# run LABEL ARGS...: bench with ARGS into $WORK/LABEL; sets WALL, RSS (MB),
+# BUSY (share of all cores busy, %), CPU_S (CPU-seconds used on the
+# machine) and OWN_S (netprof's own CPU-seconds).
 run() {
-	local label=$1 t0 t1
+	local label=$1 t0 t1 c0 c1 hz
 	shift
+	c0=$(cpu_jiffies)
 	t0=$(date +%s.%N)
-	/usr/bin/time -f %M -o "$WORK/$label.rss" "$BIN" -q bench \
+	/usr/bin/time -f '%M %U %S' -o "$WORK/$label.rss" "$BIN" -q bench \
 	    --config "$WORK/inv.json" --output "$WORK/$label" --run-id "$label" \
 	    "${ARGS[@]}" "$@" || echo "  warning: $label exited $?" >&2
 	t1=$(date +%s.%N)
+	c1=$(cpu_jiffies)
+	hz=$(getconf CLK_TCK)
 	WALL=$(echo "$t1 - $t0" | bc -l)
-	RSS=$(tail -1 "$WORK/$label.rss" | awk '{printf "%.1f", $1/1024}')
+	read -r RSS OWN_S < <(tail -1 "$WORK/$label.rss" | awk '{printf "%.1f %.2f\n", $1/1024, $2+$3}')
+	read -r BUSY CPU_S < <(echo "$c0 $c1" | awk -v hz="$hz" \
+	    '{b=$3-$1; t=$4-$2; printf "%.0f %.1f\n", t ? 100*b/t : 0, b/hz}')
 	jq -r 'select(.ok|not)|"  warning: \(.source)->\(.target) \(.kind): \(.error)"' \
 	    "$WORK/$label/measurements.jsonl" | head -3 >&2
 }
@@ -77,23 +94,29 @@ lower_bound() {
 	LB=$(echo "$rounds * $tp + $light" | bc -l)
 }
 
-printf 'netprof bench benchmark: %s, per-node light probes %d\n' "${ARGS[*]}" $MAX_PROBES
+printf 'netprof bench benchmark: %s, per-node light probes %d, host egress %s\n' \
+    "${ARGS[*]}" $MAX_PROBES "${BENCH_RATE:-unshaped}"
 for n in $SIZES; do
 	cleanup
-	"$LAB" up --name benchb --hosts "$n" --dir "$WORK/lab" >/dev/null
+	shape=()
+	if [ -n "${BENCH_RATE:-}" ]; then
+		for i in $(seq 1 "$n"); do shape+=(--rate "h$i=$BENCH_RATE"); done
+	fi
+	"$LAB" up --name benchb --hosts "$n" --dir "$WORK/lab" "${shape[@]}" >/dev/null
 	jq --arg p "$SRC/tests/otela-node/bin" '.remote_setup = "export PATH=\($p):$PATH"' \
 	    "$WORK/lab/machines.json" >"$WORK/inv.json"
 	pairs=$(( n * (n - 1) ))
 	echo
 	echo "N=$n: $pairs ordered pairs x 3 kinds"
 	run "par-$n"
-	p_wall=$WALL p_rss=$RSS
+	p_wall=$WALL p_rss=$RSS p_busy=$BUSY p_own=$OWN_S
 	if [ "$n" -le "$SERIAL_MAX" ]; then
 		run "ser-$n" --serial
 		s_wall=$WALL s_note="measured" s_n=$n s_label="ser-$n"
+		s_busy=$BUSY s_cpu=$CPU_S
 	else
 		s_note="estimated from N=$s_n"
-		s_wall=0
+		s_wall=0 s_busy="?"
 	fi
 	printf '  %-10s %9s %9s\n' phase bench --serial
 	for p in $PHASES; do
@@ -111,6 +134,13 @@ for n in $SIZES; do
 	done
 	printf '  %-10s %8.2fs %8.2fs (%s)\n' wall "$p_wall" "$s_wall" "$s_note"
 	printf '  speed-up %.1fx\n' "$(echo "$s_wall / $p_wall" | bc -l)"
+	printf '  cores busy: bench %s%%, --serial %s%% (of %d); netprof itself %s CPU-s\n' \
+	    "$p_busy" "${s_busy:-?}" "$(nproc)" "$p_own"
+	if [ "$s_note" = measured ]; then
+		printf '  CPU ceiling here: --serial used %s CPU-s; had bench needed as many, %d cores at 100%% allow no less than %.2f s, a speed-up of %.1fx\n' \
+		    "$s_cpu" "$(nproc)" "$(echo "$s_cpu / $(nproc)" | bc -l)" \
+		    "$(echo "$s_wall / ($s_cpu / $(nproc))" | bc -l)"
+	fi
 	lower_bound "par-$n" "$n"
 	printf '  sweep %.2f s; lower bound %s = %.2f s; ratio %.2f\n' \
 	    "$(phase "par-$n" sweep)" "$LB_TEXT" "$LB" \

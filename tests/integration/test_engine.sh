@@ -127,10 +127,12 @@ INV=$T/spawn.json
 drive --host here --input "$T/input" -- 'sha256sum | cut -d" " -f1; exit 5'
 assert_contains "$OUT" "job 0: host=here error=0 exit=5"
 assert_contains "$OUT" "job 0: stdout: $want"
-drive --host here --jobs 2 --timeout 0.5 -- 'sleep 75 & sleep 76'
+# The fraction names this test's sleeps, so another checkout running the
+# same test at once cannot be mistaken for a leftover.
+drive --host here --jobs 2 --timeout 0.5 -- "sleep 75.$$ & sleep 76.$$"
 assert_eq 2 "$(count -10)" "timed out local jobs"
 sleep 0.2
-assert_eq "" "$(pgrep -f 'sleep 7[56]' || true)" "local processes left"
+assert_eq "" "$(pgrep -f "sleep 7[56]\\.$$" || true)" "local processes left"
 drive --host h1 -- 'echo via $(hostname -I 2>/dev/null | cut -c1-6); exit 4'
 assert_contains "$OUT" "job 0: host=h1 error=0 exit=4"
 assert_contains "$OUT" "job 0: stdout: via 198.18"

@@ -85,7 +85,7 @@ function intFlag (flags, name) {
 
 async function cmdInit (flags) {
 	const dir = need(flags, 'config-dir')
-	const { created, peerId } = await (await identity()).initIdentity(dir)
+	const { created, peerId } = (await identity()).initIdentity(dir)
 	process.stderr.write(`${created ? 'created' : 'kept existing'} identity ${peerId} in ${dir}\n`)
 	return 0
 }
@@ -99,7 +99,7 @@ async function cmdStart (flags) {
 	const cfgFile = need(flags, 'config')
 	const dir = flags['config-dir'] ?? path.dirname(cfgFile)
 	const cfg = await readConfig(cfgFile)
-	const privateKey = (await identity()).loadIdentity(dir)
+	const privateKey = await (await identity()).loadPrivateKey(dir)
 	const { peerIdFromPrivateKey } = await import('@libp2p/peer-id')
 	const peerId = peerIdFromPrivateKey(privateKey).toString()
 	const { startNode, readFaults, log } = await import('./node.js')

@@ -46,6 +46,30 @@ describe('otela CLI', () => {
 		assert.notEqual((await run(['peer-id', '--config-dir', other])).stdout, first.stdout)
 	})
 
+	it('peer-id, computed without libp2p, is the PeerID libp2p derives from the key file', async () => {
+		const { privateKeyFromProtobuf } = await import('@libp2p/crypto/keys')
+		const { peerIdFromPrivateKey } = await import('@libp2p/peer-id')
+		for (const name of ['a', 'b', 'c']) {
+			const dir = tmpDir(`pid-${name}`)
+			assert.equal((await run(['init', '--config-dir', dir])).code, 0)
+			const key = privateKeyFromProtobuf(new Uint8Array(fs.readFileSync(path.join(dir, 'identity.key'))))
+			const printed = (await run(['peer-id', '--config-dir', dir])).stdout.trim()
+			assert.equal(printed, peerIdFromPrivateKey(key).toString())
+		}
+	})
+
+	it('a key file whose public half does not match its seed is refused', async () => {
+		const dir = tmpDir('pid-bad')
+		assert.equal((await run(['init', '--config-dir', dir])).code, 0)
+		const file = path.join(dir, 'identity.key')
+		const bytes = fs.readFileSync(file)
+		bytes[bytes.length - 1] ^= 1
+		fs.writeFileSync(file, bytes)
+		const r = await run(['peer-id', '--config-dir', dir])
+		assert.equal(r.code, 1)
+		assert.match(r.stderr, /is not a libp2p private key \(public key does not match its seed\)/)
+	})
+
 	it('peer-id and start without init fail with a hint', async () => {
 		const dir = tmpDir('empty')
 		const r = await run(['peer-id', '--config-dir', dir])
