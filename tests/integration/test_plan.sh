@@ -30,7 +30,7 @@ assert_contains "$OUT" "fan-out: one command per source host"
 assert_contains "$OUT" "iperf3: 18 rounds, 90 probes"	# 2(N-1)
 assert_contains "$OUT" "exclusive: no host in two tests"
 assert_contains "$OUT" "LC_ALL=C ping -c 4 -i 1 198.18.9.3"
-assert_contains "$OUT" "LC_ALL=C iperf3 -s -1 -p 5301 --forceflush --idle-timeout 15"
+assert_contains "$OUT" "LC_ALL=C iperf3 -s -1 -p 5301 --forceflush --idle-timeout 20"
 assert_contains "$OUT" "LC_ALL=C iperf3 -c 198.18.9.3 -p 5301 -t 3 -J"
 assert_status 0 "$NETPROF_BIN" plan --config "$inv" --fanout off
 assert_contains "$OUT" "ping: 2 rounds, 90 probes"	# ceil(9/8)
