@@ -38,6 +38,8 @@ assert_status 0 "$NETPROF_BIN" plan --config "$inv" --fanout 4
 assert_contains "$OUT" "ping: 3 rounds, 90 probes"	# ceil(9/4)
 assert_status 0 "$NETPROF_BIN" plan --config "$inv" --iperf --iperf-mode duplex
 assert_contains "$OUT" "iperf3: 9 rounds, 90 probes"	# N-1
+# one server per host for the phase, bounded: 9 rounds x (3 + 2) s + 10 + 10
+assert_contains "$OUT" "LC_ALL=C timeout --foreground -k 5 65 iperf3 -s -p 5301 -i 0 --forceflush"
 assert_contains "$OUT" "duplex: each host is the client of one test"
 assert_status 2 "$NETPROF_BIN" plan --config "$inv" --iperf-mode half
 assert_contains "$OUT" "--iperf-mode: 'half' is not exclusive or duplex"
