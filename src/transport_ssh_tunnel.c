@@ -26,6 +26,10 @@
  * the socket takes them. Our end is watched for reading only while up has
  * room and the channel is open, for writing only while down has bytes, so
  * that a caller that writes before the channel opens just fills the pair.
+ * down is bounded too: the data callback takes no more than TUNNEL_BUF,
+ * the rest stays in libssh's channel buffer, which stops growing the SSH
+ * window once it holds half of it (so a caller that stops reading stops
+ * the sender), and tunnel_pull_down takes it once down has drained.
  */
 
 static const char *
@@ -195,20 +199,54 @@ tunnel_poll_cb(uv_poll_t *p, int status, int events)
 	host_step(h);
 }
 
+/* Room left in down, dropping what was already sent. */
+static size_t
+tunnel_down_room(struct ssh_tunnel *t)
+{
+	if (t->down_off > 0 && t->down_off == t->down.len)
+		t->down.len = t->down_off = 0;
+	return t->down.len < TUNNEL_BUF ? TUNNEL_BUF - t->down.len : 0;
+}
+
 static int
 tunnel_data_cb(ssh_session session, ssh_channel channel, void *data,
     uint32_t len, int is_stderr, void *userdata)
 {
 	struct ssh_tunnel *t = userdata;
+	size_t room = tunnel_down_room(t);
 
 	t->host->activity = 1;
-	if (len == 0)
-		return 0;
-	if (t->down_off > 0 && t->down_off == t->down.len)
-		t->down.len = t->down_off = 0;
-	if (buf_append(&t->down, data, len) != 0)
+	if (len > room)
+		len = (uint32_t)room;
+	if (len == 0 || buf_append(&t->down, data, len) != 0)
 		return 0;
 	return (int)len;
+}
+
+/*
+ * Take what the data callback left in the channel's buffer (it is called
+ * again only when a packet arrives, and none comes once the window is
+ * shut); reading grows the window again. 0, NP_ERR_SESSION_LOST or
+ * NP_ERR_NOMEM.
+ */
+static int
+tunnel_pull_down(struct ssh_tunnel *t)
+{
+	char buf[65536];
+	size_t room;
+	int n;
+
+	while ((room = tunnel_down_room(t)) > 0) {
+		n = ssh_channel_read_nonblocking(t->chan->channel, buf,
+		    (uint32_t)(room < sizeof buf ? room : sizeof buf), 0);
+		if (n == SSH_ERROR)
+			return NP_ERR_SESSION_LOST;
+		if (n <= 0)
+			return 0;
+		if (buf_append(&t->down, buf, (size_t)n) != 0)
+			return NP_ERR_NOMEM;
+	}
+	return 0;
 }
 
 static void
@@ -259,6 +297,13 @@ tunnel_step(struct ssh_host *h, struct ssh_tunnel *t)
 			return -1;
 		if (t->up_off == t->up.len)
 			t->up.len = t->up_off = 0;
+		if (tunnel_flush_down(t) == 0 && (r = tunnel_pull_down(t)) != 0) {
+			if (r == NP_ERR_SESSION_LOST)
+				return -1;
+			tunnel_end(t, r, "%s: tunnel to %s:%d: %s", host_name(h),
+			    t->target_host, t->target_port, error_string(r));
+			return 1;
+		}
 		if (tunnel_flush_down(t) < 0)
 			t->caller_closed = t->local_eof = 1;
 		if (t->caller_closed && t->up.len == 0) {
