@@ -13,7 +13,9 @@
  * as it arrives, each pair recorded as its ping ends. A host whose shell
  * cannot run the fan-out script gets its pairs back one channel each.
  * Duplex iperf3: a host may be the client of one test and the server of
- * another at once (one of each).
+ * another at once (one of each), and keeps one iperf3 server for all the
+ * tests it serves; exclusive iperf3 starts a one-off server per test.
+ * Every server ends by itself within a bound (probe.h).
  */
 #include <getopt.h>
 #include <stdarg.h>
