@@ -13,7 +13,9 @@
  * as it arrives, each pair recorded as its ping ends. A host whose shell
  * cannot run the fan-out script gets its pairs back one channel each.
  * Duplex iperf3: a host may be the client of one test and the server of
- * another at once (one of each).
+ * another at once (one of each), and keeps one iperf3 server for all the
+ * tests it serves; exclusive iperf3 starts a one-off server per test.
+ * Every server ends by itself within a bound (probe.h).
  */
 #include <getopt.h>
 #include <stdarg.h>
@@ -44,9 +46,6 @@
 #include "timeutil.h"
 #include "util.h"
 
-/* Seconds an iperf3 server may take to exit after its client is done. */
-#define SERVER_GRACE_MS 3000
-
 enum task_state {
 	TASK_WAITING = 0,
 	TASK_RUNNING,
@@ -62,17 +61,13 @@ struct task {
 	enum probe_kind kind;
 	struct pair pair;
 	size_t round;			/* 0-based */
+	size_t src_pos, dst_pos;	/* its place in the phase's host lists */
 	enum task_state state;
 	int single;			/* ping on a channel of its own */
 	struct fanout_run *fan;		/* the fan-out running it, if any */
 	const char *mode;		/* how it is measured, for the record */
 	struct engine_job *job;		/* ping, or the iperf3 client */
-	struct engine_job *server;	/* the iperf3 server */
-	int server_ready, server_done, client_done, client_submitted;
-	uv_timer_t grace;		/* kills a server that lingers */
-	int grace_active;
 	char *command, *server_command;
-	char ready_tail[64];		/* end of the server output so far */
 	double started_at, ended_at;
 	/* the outcome */
 	int ok;
@@ -83,12 +78,22 @@ struct task {
 	double mbps;
 };
 
+/*
+ * The tasks of a phase in round order, and per host the indices of its
+ * tasks as source (and as target), also in round order. Dispatch starts at
+ * first_waiting and each host's cursor: every task before them has left
+ * TASK_WAITING, so a sweep does not re-read the tasks already done.
+ */
 struct phase {
 	struct schedule *sched;
 	struct task *tasks;
 	size_t n_tasks;
 	size_t *round_left;		/* tasks not yet done per round */
 	size_t n_todo;			/* tasks neither done nor skipped */
+	size_t first_waiting;
+	size_t *by_src, *by_dst;	/* host h: [off[h], off[h + 1]) */
+	size_t *src_off, *dst_off;
+	size_t *src_cur, *dst_cur;	/* per host: first maybe waiting */
 };
 
 /* One source host's fan-out command: the pairs of one round. */
@@ -105,11 +110,33 @@ struct fanout_run {
 	double running_at;	/* its first output: the pings started */
 };
 
+/*
+ * A host's iperf3 server: started for the first test the host serves and
+ * kept for the next ones (it serves one test at a time, which the rounds
+ * guarantee), ended when the host serves no more or the run stops. It
+ * ends by itself at its bound (ps.iperf_server_bound), so one whose
+ * netprof died does not stay; one too near its bound for another test is
+ * replaced. Each "Server listening" line is one test it will take.
+ */
+struct iperf_server {
+	struct collector *c;
+	size_t host;
+	struct engine_job *job;
+	int listening, cancelled, renewing;
+	size_t listens, served;	/* ready lines seen; tests handed to it */
+	size_t matched;		/* of the ready line, in the output so far */
+	double expires_at;	/* when its bound ends it (our clock: early) */
+	struct task *waiter;	/* the test waiting for it to listen */
+	struct task *client;	/* the test it serves now */
+	struct task *finishing;	/* one-off: the test done, waiting for the
+				   server to be gone (the port free) */
+	int restarts;		/* for the waiter, after it ended early */
+};
+
 struct host_state {
 	size_t sending, answering, testing;	/* probes in flight */
 	size_t clients, servers;	/* duplex iperf3 tests in flight */
-	size_t client_turn, server_turn;	/* duplex: the round it is
-						   client (server) in next */
+	struct iperf_server srv;
 	struct fanout_run *fanout;	/* its running fan-out, if any */
 	int no_fanout;		/* its shell could not run the fan-out */
 	char *down;		/* why the host cannot be used, once known */
@@ -139,6 +166,8 @@ struct collector {
 	struct phase phases[2];
 	size_t n_phases, cur;
 	size_t running;
+	size_t servers_up;	/* iperf3 server jobs not yet done */
+	char *server_command;
 	size_t ok, failed;
 	int interrupted, closing, write_failed;
 	const char *output;	/* for messages */
@@ -147,6 +176,7 @@ struct collector {
 
 static void dispatch(struct collector *c);
 static void task_finish(struct task *t);
+static void iperf_start_client(struct task *t);
 
 
 static const struct machine *
@@ -174,6 +204,45 @@ task_fail(struct task *t, enum error_class cls, char *error)
 	t->ok = 0;
 	t->error_class = cls;
 	t->error = error != NULL ? error : strdup("out of memory");
+}
+
+/* A task goes back to waiting: no cursor of its phase may be past it. */
+static void
+task_requeue(struct collector *c, struct task *t)
+{
+	struct phase *ph = &c->phases[c->cur];
+	size_t i = (size_t)(t - ph->tasks);
+
+	t->state = TASK_WAITING;
+	if (i < ph->first_waiting)
+		ph->first_waiting = i;
+	if (t->src_pos < ph->src_cur[t->pair.source])
+		ph->src_cur[t->pair.source] = t->src_pos;
+	if (t->dst_pos < ph->dst_cur[t->pair.target])
+		ph->dst_cur[t->pair.target] = t->dst_pos;
+}
+
+/* Host h's k-th task as source (as_target: as target), or NULL. */
+static struct task *
+host_task(struct phase *ph, size_t h, int as_target, size_t k)
+{
+	const size_t *off = as_target ? ph->dst_off : ph->src_off;
+	const size_t *list = as_target ? ph->by_dst : ph->by_src;
+
+	return k < off[h + 1] - off[h] ? &ph->tasks[list[off[h] + k]] : NULL;
+}
+
+/* Host h's first waiting task as source (or target), in round order. */
+static struct task *
+host_next_waiting(struct phase *ph, size_t h, int as_target)
+{
+	size_t *cur = as_target ? &ph->dst_cur[h] : &ph->src_cur[h];
+	struct task *t;
+
+	while ((t = host_task(ph, h, as_target, *cur)) != NULL &&
+	    t->state != TASK_WAITING)
+		(*cur)++;
+	return t;
 }
 
 /* The first line of text, for error messages. */
@@ -224,8 +293,9 @@ check_result(struct task *t, const struct machine *m,
 	    strstr(res->err, "command not found") != NULL))) {
 		task_fail(t, ERROR_CLASS_TOOL_MISSING, str_printf("%s%s: %s is not "
 		    "installed or not on PATH there (exit %d)", who, m->name,
-		    t->kind == PROBE_PING ? "ping" : "iperf3",
-		    res->exit_status));
+		    t->kind == PROBE_PING ? "ping" : strstr(res->err,
+		    "timeout: not found") != NULL ? "timeout (GNU coreutils)" :
+		    "iperf3", res->exit_status));
 		return 1;
 	}
 	return 0;
@@ -244,7 +314,7 @@ ping_done_cb(const struct machine *m, const struct engine_result *res,
 	t->started_at = res->started_at > 0 ? res->started_at : res->queued_at;
 	t->ended_at = res->ended_at;
 	if (res->error == NP_ERR_CANCELLED) {
-		t->state = TASK_WAITING;	/* not recorded: --resume redoes it */
+		task_requeue(t->c, t);	/* not recorded: --resume redoes it */
 		t->c->running--;
 		t->c->hosts[t->pair.source].sending--;
 		t->c->hosts[t->pair.target].answering--;
@@ -315,30 +385,185 @@ iperf_metrics(const struct iperf_result *ir)
 	return o;
 }
 
-/* Both halves of an iperf3 test are over: release the hosts, record. */
-static void
-iperf_maybe_finish(struct task *t)
+/* ---- iperf3: one server per host for the phase ----------------------- */
+
+/*
+ * Count the ready lines in a chunk of the server's output. The marker's
+ * first letter does not recur in it, so after a mismatch a new match can
+ * only begin at the current character: no back-tracking is needed.
+ */
+static size_t
+server_count_ready(struct iperf_server *s, const char *buf, size_t len)
 {
-	if (!t->server_done || (t->client_submitted && !t->client_done))
+	static const char marker[] = PROBE_IPERF3_READY;
+	size_t i, n = 0;
+
+	for (i = 0; i < len; i++) {
+		if (buf[i] == marker[s->matched])
+			s->matched++;
+		else
+			s->matched = buf[i] == marker[0];
+		if (s->matched == sizeof marker - 1) {
+			n++;
+			s->matched = 0;
+		}
+	}
+	return n;
+}
+
+static void
+server_cancel(struct iperf_server *s)
+{
+	if (s->job != NULL && !s->cancelled) {
+		s->cancelled = 1;
+		engine_cancel(s->job);
+	}
+}
+
+static void server_serve(struct iperf_server *s);
+
+/* The server listens again (a new test may come): hand it to its waiter. */
+static void
+server_output_cb(const struct machine *m, int stream, const char *buf,
+    size_t len, void *arg)
+{
+	struct iperf_server *s = arg;
+	size_t n;
+
+	if (stream != 1 || (n = server_count_ready(s, buf, len)) == 0)
 		return;
-	if (t->grace_active) {
-		uv_timer_stop(&t->grace);
-		t->grace_active = 0;
+	s->listening = 1;
+	s->listens += n;
+	log_debug(m->name, "iperf3 server listening");
+	server_serve(s);
+}
+
+/* The first line of the server's words, for a server that never listened. */
+static void
+server_fail_waiter(struct iperf_server *s, const struct machine *m,
+    const struct engine_result *res)
+{
+	struct task *t = s->waiter;
+	char *line;
+
+	s->waiter = NULL;
+	t->ended_at = res->ended_at;
+	if (!check_result(t, m, res, "iperf3 server: ")) {
+		line = first_line(res->err[0] != '\0' ? res->err : res->out, 200);
+		task_fail(t, ERROR_CLASS_TOOL_FAILED, str_printf("iperf3 server "
+		    "on %s did not start (exit %d): %s", m->name,
+		    res->exit_status, line != NULL ? line : ""));
+		free(line);
 	}
 	task_finish(t);
 }
 
 static void
-grace_cb(uv_timer_t *timer)
+server_done_cb(const struct machine *m, const struct engine_result *res,
+    void *arg)
 {
-	struct task *t = timer->data;
+	struct iperf_server *s = arg;
+	struct collector *c = s->c;
+	int renew = s->renewing, listened = s->listening;
 
-	t->grace_active = 0;
-	if (t->server != NULL) {
-		log_debug(machine_at(t->c, t->pair.target)->name,
-		    "iperf3 server still running after its test; killing it");
-		engine_cancel(t->server);
+	s->job = NULL;
+	s->renewing = s->cancelled = 0;
+	c->servers_up--;
+	log_debug(m->name, "iperf3 server ended");
+	if (s->waiter != NULL) {	/* it was waiting for this server */
+		if (c->interrupted) {
+			struct task *t = s->waiter;
+
+			s->waiter = NULL;
+			task_finish(t);		/* not recorded: --resume */
+		} else if (!listened)
+			server_fail_waiter(s, m, res);
+		else if (renew || s->restarts++ < 2)
+			server_serve(s);	/* a new one for the waiter */
+		else
+			server_fail_waiter(s, m, res);
 	}
+	if (s->finishing != NULL) {	/* one-off: its test can be recorded */
+		struct task *t = s->finishing;
+
+		s->finishing = NULL;
+		task_finish(t);
+	}
+	dispatch(c);
+}
+
+/* Start the host's server for its waiter; on failure the waiter fails. */
+static void
+server_start(struct iperf_server *s)
+{
+	struct collector *c = s->c;
+	const struct machine *m = machine_at(c, s->host);
+	struct engine_request req = {
+		.command = c->server_command,
+		.timeout_s = c->ps.iperf_server_bound + 10,
+		.on_output = server_output_cb,
+		.on_done = server_done_cb,
+		.arg = s,
+	};
+	struct task *t = s->waiter;
+	int r;
+
+	s->listening = 0;
+	s->listens = s->served = s->matched = 0;
+	/* the remote `timeout` starts later than this: it ends later too */
+	s->expires_at = time_wall() + c->ps.iperf_server_bound;
+	log_debug(m->name, "iperf3 server: %s", c->server_command);
+	if ((r = engine_submit(c->engine, m, &req, &s->job)) == 0) {
+		c->servers_up++;
+		return;
+	}
+	/* not a callback: the waiter fails on this turn */
+	s->waiter = NULL;
+	task_fail(t, ERROR_CLASS_TOOL_FAILED, str_printf("iperf3 server on "
+	    "%s: %s", m->name, error_string(r)));
+	task_finish(t);
+}
+
+/*
+ * Give the server to its waiting test once it listens for a new client; a
+ * server too close to its bound for one more test is replaced first.
+ */
+static void
+server_serve(struct iperf_server *s)
+{
+	struct collector *c = s->c;
+	struct task *t = s->waiter;
+
+	if (t == NULL || c->interrupted)
+		return;
+	if (s->job == NULL) {
+		server_start(s);
+		return;
+	}
+	if (s->cancelled || s->listens <= s->served)
+		return;
+	if (c->ps.iperf_server_keep && time_wall() +
+	    probe_iperf3_timeout(&c->ps, c->connect_timeout) > s->expires_at) {
+		s->renewing = 1;
+		server_cancel(s);
+		return;
+	}
+	s->waiter = NULL;
+	s->served++;
+	s->restarts = 0;
+	s->client = t;
+	iperf_start_client(t);
+}
+
+/* A host none of whose tests as a server is left: its server can go. */
+static void
+server_stop_if_unused(struct collector *c, size_t h)
+{
+	struct iperf_server *s = &c->hosts[h].srv;
+
+	if (s->job != NULL && s->waiter == NULL && s->client == NULL &&
+	    host_next_waiting(&c->phases[c->cur], h, 1) == NULL)
+		server_cancel(s);
 }
 
 static void
@@ -346,16 +571,17 @@ iperf_client_done_cb(const struct machine *m,
     const struct engine_result *res, void *arg)
 {
 	struct task *t = arg;
+	struct collector *c = t->c;
+	struct iperf_server *s = &c->hosts[t->pair.target].srv;
 	struct iperf_result ir;
 	char *cause = NULL;
 	int r;
 
 	t->job = NULL;
-	t->client_done = 1;
-	if (res->ended_at > t->ended_at)
-		t->ended_at = res->ended_at;
+	s->client = NULL;
+	t->ended_at = res->ended_at;
 	if (res->error == NP_ERR_CANCELLED) {
-		if (!t->c->interrupted)
+		if (!c->interrupted)
 			task_fail(t, ERROR_CLASS_TIMEOUT, strdup("cancelled"));
 	} else if (!check_result(t, m, res, "iperf3 client: ")) {
 		r = iperf_parse(res->out, &ir, &cause);
@@ -367,15 +593,16 @@ iperf_client_done_cb(const struct machine *m,
 			task_fail(t, r == NP_ERR_PROTOCOL ?
 			    ERROR_CLASS_TOOL_FAILED : ERROR_CLASS_PARSE, cause);
 	}
-	if (t->server != NULL) {
-		if (!t->ok)
-			engine_cancel(t->server);
-		else {
-			uv_timer_start(&t->grace, grace_cb, SERVER_GRACE_MS, 0);
-			t->grace_active = 1;
-		}
+	if (!c->ps.iperf_server_keep && s->job != NULL) {
+		/* its one test is over: gone, it frees the port for the next */
+		s->finishing = t;
+		server_cancel(s);
+		return;
 	}
-	iperf_maybe_finish(t);
+	if (!t->ok)
+		server_cancel(s);	/* it may be stuck in the failed test */
+	task_finish(t);
+	server_stop_if_unused(c, t->pair.target);
 }
 
 static void
@@ -384,106 +611,35 @@ iperf_start_client(struct task *t)
 	const struct machine *src = machine_at(t->c, t->pair.source);
 	int r;
 
-	if (t->c->interrupted)
-		return;
-	t->client_submitted = 1;
 	r = task_submit(t, src, t->command, probe_iperf3_timeout(&t->c->ps,
 	    t->c->connect_timeout), NULL, iperf_client_done_cb, &t->job);
 	if (r != 0) {
-		t->client_done = 1;
+		t->c->hosts[t->pair.target].srv.client = NULL;
 		task_fail(t, ERROR_CLASS_TOOL_FAILED, str_printf("iperf3 client "
 		    "on %s: %s", src->name, error_string(r)));
-		if (t->server != NULL)
-			engine_cancel(t->server);
+		task_finish(t);
 	}
 }
 
-/* Start the client the moment the server says it listens. */
-static void
-iperf_server_output_cb(const struct machine *m, int stream, const char *buf,
-    size_t len, void *arg)
-{
-	struct task *t = arg;
-	char window[sizeof t->ready_tail + 256];
-	size_t keep = strlen(t->ready_tail), take;
-
-	if (stream != 1 || t->server_ready)
-		return;
-	while (len > 0) {
-		take = len < 256 ? len : 256;
-		memcpy(window, t->ready_tail, keep);
-		memcpy(window + keep, buf, take);
-		window[keep + take] = '\0';
-		/* NULs in output would hide the marker; good enough */
-		if (strstr(window, PROBE_IPERF3_READY) != NULL) {
-			t->server_ready = 1;
-			log_debug(m->name, "iperf3 server listening");
-			iperf_start_client(t);
-			return;
-		}
-		keep = strlen(window) < sizeof t->ready_tail - 1 ?
-		    strlen(window) : sizeof t->ready_tail - 1;
-		memmove(t->ready_tail, window + strlen(window) - keep, keep);
-		t->ready_tail[keep] = '\0';
-		buf += take;
-		len -= take;
-	}
-}
-
-static void
-iperf_server_done_cb(const struct machine *m,
-    const struct engine_result *res, void *arg)
-{
-	struct task *t = arg;
-	char *line;
-
-	t->server = NULL;
-	t->server_done = 1;
-	if (res->ended_at > t->ended_at)
-		t->ended_at = res->ended_at;
-	if (!t->server_ready && !t->c->interrupted) {
-		/* the server never listened: busy port, no iperf3, no host */
-		if (!check_result(t, m, res, "iperf3 server: ")) {
-			line = first_line(res->err[0] != '\0' ? res->err :
-			    res->out, 200);
-			task_fail(t, ERROR_CLASS_TOOL_FAILED, str_printf("iperf3 "
-			    "server on %s did not start (exit %d): %s",
-			    m->name, res->exit_status, line != NULL ? line :
-			    ""));
-			free(line);
-		}
-	}
-	iperf_maybe_finish(t);
-}
-
-static void
-grace_closed_cb(uv_handle_t *h)
-{
-	struct task *t = h->data;
-
-	t->c->running--;
-	dispatch(t->c);
-}
-
+/* A test has its hosts: it waits for the target's server to listen. */
 static void
 iperf_start(struct task *t)
 {
-	const struct machine *dst = machine_at(t->c, t->pair.target);
-	int r;
+	struct iperf_server *s = &t->c->hosts[t->pair.target].srv;
 
-	uv_timer_init(t->c->loop, &t->grace);
-	t->grace.data = t;
 	t->started_at = time_wall();
-	r = task_submit(t, dst, t->server_command,
-	    probe_iperf3_timeout(&t->c->ps, t->c->connect_timeout),
-	    iperf_server_output_cb, iperf_server_done_cb, &t->server);
-	if (r != 0) {
-		/* not a callback: finish on this turn is safe for us */
-		t->server_done = 1;
-		task_fail(t, ERROR_CLASS_TOOL_FAILED, str_printf("iperf3 server on "
-		    "%s: %s", dst->name, error_string(r)));
-		iperf_maybe_finish(t);
-	}
+	s->waiter = t;
+	server_serve(s);
+}
+
+/* End every server: the phase is over, or the run stops. */
+static void
+servers_stop(struct collector *c)
+{
+	size_t h;
+
+	for (h = 0; h < c->inv->n_machines; h++)
+		server_cancel(&c->hosts[h].srv);
 }
 
 static void
@@ -574,7 +730,7 @@ task_finish(struct task *t)
 
 	if (c->interrupted && !t->ok && t->error == NULL) {
 		/* cut short by Ctrl-C: leave it for --resume */
-		t->state = TASK_WAITING;
+		task_requeue(c, t);
 	} else {
 		if (!t->ok && t->error == NULL)
 			task_fail(t, ERROR_CLASS_TOOL_FAILED,
@@ -606,11 +762,6 @@ task_finish(struct task *t)
 		return;
 	}
 	host_release(c, t);
-	if (t->kind == PROBE_IPERF3) {
-		/* the timer handle must close before the task is reused */
-		uv_close((uv_handle_t *)&t->grace, grace_closed_cb);
-		return;
-	}
 	c->running--;
 	dispatch(c);
 }
@@ -631,8 +782,23 @@ fail_if_host_down(struct collector *c, struct task *t)
 	return 1;
 }
 
+/*
+ * Duplex: each host takes its client tests, and its server tests, in round
+ * order. Started out of order, a test of a later round takes a server the
+ * pair of the current round waits for, and such waits cascade round after
+ * round; in order, a test waits only for its two neighbours' previous one.
+ */
 static int
-can_start(const struct collector *c, const struct task *t)
+duplex_turn(struct collector *c, struct task *t)
+{
+	struct phase *ph = &c->phases[c->cur];
+
+	return host_next_waiting(ph, t->pair.source, 0)->round == t->round &&
+	    host_next_waiting(ph, t->pair.target, 1)->round == t->round;
+}
+
+static int
+can_start(struct collector *c, struct task *t)
 {
 	const struct host_state *a = &c->hosts[t->pair.source];
 	const struct host_state *b = &c->hosts[t->pair.target];
@@ -642,8 +808,7 @@ can_start(const struct collector *c, const struct task *t)
 	if (t->kind == PROBE_PING)
 		return a->sending < c->width && b->answering < c->width;
 	if (c->duplex)
-		return a->clients == 0 && b->servers == 0 &&
-		    a->client_turn == t->round && b->server_turn == t->round;
+		return a->clients == 0 && b->servers == 0 && duplex_turn(c, t);
 	return a->testing == 0 && b->testing == 0;
 }
 
@@ -748,7 +913,7 @@ fanout_requeue(struct fanout_run *run, int single)
 
 		if (t->state != TASK_RUNNING || t->fan != run)
 			continue;
-		t->state = TASK_WAITING;
+		task_requeue(run->c, t);
 		t->fan = NULL;
 		t->single = single;
 		if (single)
@@ -802,6 +967,7 @@ fanout_start(struct collector *c, struct phase *ph, size_t source,
 {
 	const struct machine *src = machine_at(c, source);
 	struct fanout_run *run;
+	struct task *t;
 	size_t i;
 	int r = NP_ERR_NOMEM;
 
@@ -812,11 +978,10 @@ fanout_start(struct collector *c, struct phase *ph, size_t source,
 		goto fail;
 	run->c = c;
 	run->source = source;
-	for (i = 0; i < ph->n_tasks && run->n < c->fanout; i++) {
-		struct task *t = &ph->tasks[i];
-
+	for (i = ph->src_cur[source]; (t = host_task(ph, source, 0, i)) != NULL
+	    && t->round <= round && run->n < c->fanout; i++) {
 		if (t->state == TASK_WAITING && !t->single &&
-		    t->pair.source == source && t->round == round) {
+		    t->round == round) {
 			run->tasks[run->n] = t;
 			run->addresses[run->n++] =
 			    machine_at(c, t->pair.target)->address;
@@ -857,10 +1022,8 @@ fanout_start(struct collector *c, struct phase *ph, size_t source,
 fail:
 	log_error("%s: ping fan-out: %s", src->name, error_string(r));
 	fanout_run_free(run);
-	for (i = 0; i < ph->n_tasks; i++) {
-		if (ph->tasks[i].pair.source == source)
-			ph->tasks[i].single = 1;	/* the slow way */
-	}
+	for (i = 0; (t = host_task(ph, source, 0, i)) != NULL; i++)
+		t->single = 1;	/* the slow way */
 	c->dispatch_again = 1;
 }
 
@@ -932,33 +1095,6 @@ dispatch(struct collector *c)
 	c->dispatching = 0;
 }
 
-/*
- * Duplex: each host takes its client tests, and its server tests, in round
- * order. Started out of order, a test of a later round takes a server the
- * pair of the current round waits for, and such waits cascade round after
- * round; in order, a test waits only for its two neighbours' previous one.
- */
-static void
-duplex_turns(struct collector *c, const struct phase *ph)
-{
-	size_t i;
-
-	for (i = 0; i < c->inv->n_machines; i++)
-		c->hosts[i].client_turn = c->hosts[i].server_turn = SIZE_MAX;
-	for (i = 0; i < ph->n_tasks; i++) {
-		const struct task *t = &ph->tasks[i];
-		struct host_state *a = &c->hosts[t->pair.source];
-		struct host_state *b = &c->hosts[t->pair.target];
-
-		if (t->state != TASK_WAITING)
-			continue;
-		if (t->round < a->client_turn)
-			a->client_turn = t->round;
-		if (t->round < b->server_turn)
-			b->server_turn = t->round;
-	}
-}
-
 static void
 dispatch_once(struct collector *c)
 {
@@ -968,15 +1104,16 @@ dispatch_once(struct collector *c)
 	if (c->write_failed && !c->interrupted)
 		collector_stop(c);
 	if (c->interrupted) {
-		if (c->running == 0)
+		if (c->running == 0 && c->servers_up == 0)
 			collector_close(c);
 		return;
 	}
 	for (;;) {
 		ph = &c->phases[c->cur];
-		if (c->duplex && ph->sched->kind == PROBE_IPERF3)
-			duplex_turns(c, ph);
-		for (i = 0; i < ph->n_tasks; i++) {
+		while (ph->first_waiting < ph->n_tasks &&
+		    ph->tasks[ph->first_waiting].state != TASK_WAITING)
+			ph->first_waiting++;
+		for (i = ph->first_waiting; i < ph->n_tasks; i++) {
 			struct task *t = &ph->tasks[i];
 
 			if (t->state != TASK_WAITING)
@@ -994,6 +1131,10 @@ dispatch_once(struct collector *c)
 		}
 		if (ph->n_todo > 0 || c->running > 0)
 			return;
+		if (c->servers_up > 0) {
+			servers_stop(c);	/* their done calls come back */
+			return;
+		}
 		if (c->cur + 1 >= c->n_phases)
 			break;
 		c->cur++;
@@ -1020,9 +1161,8 @@ collector_stop(struct collector *c)
 			continue;
 		if (t->job != NULL)
 			engine_cancel(t->job);
-		if (t->server != NULL)
-			engine_cancel(t->server);
 	}
+	servers_stop(c);
 	for (i = 0; i < c->inv->n_machines; i++) {
 		if (c->hosts[i].fanout != NULL &&
 		    c->hosts[i].fanout->job != NULL)
@@ -1048,17 +1188,54 @@ close_extra_cb(struct runner *rn, void *arg)
 	runner_extra_closed(rn);
 }
 
+/* Each host's tasks as source and as target, in round order. */
+static int
+phase_index_hosts(struct phase *ph, size_t n_hosts)
+{
+	size_t h, i, *src_fill, *dst_fill;
+
+	if ((ph->by_src = calloc(ph->n_tasks + 1, sizeof(size_t))) == NULL ||
+	    (ph->by_dst = calloc(ph->n_tasks + 1, sizeof(size_t))) == NULL ||
+	    (ph->src_off = calloc(n_hosts + 1, sizeof(size_t))) == NULL ||
+	    (ph->dst_off = calloc(n_hosts + 1, sizeof(size_t))) == NULL ||
+	    (ph->src_cur = calloc(n_hosts + 1, sizeof(size_t))) == NULL ||
+	    (ph->dst_cur = calloc(n_hosts + 1, sizeof(size_t))) == NULL)
+		return NP_ERR_NOMEM;
+	for (i = 0; i < ph->n_tasks; i++) {
+		ph->src_off[ph->tasks[i].pair.source + 1]++;
+		ph->dst_off[ph->tasks[i].pair.target + 1]++;
+	}
+	for (h = 0; h < n_hosts; h++) {
+		ph->src_off[h + 1] += ph->src_off[h];
+		ph->dst_off[h + 1] += ph->dst_off[h];
+	}
+	/* the cursors count as they fill, then start again at 0 */
+	src_fill = ph->src_cur;
+	dst_fill = ph->dst_cur;
+	for (i = 0; i < ph->n_tasks; i++) {
+		struct task *t = &ph->tasks[i];
+
+		t->src_pos = src_fill[t->pair.source]++;
+		t->dst_pos = dst_fill[t->pair.target]++;
+		ph->by_src[ph->src_off[t->pair.source] + t->src_pos] = i;
+		ph->by_dst[ph->dst_off[t->pair.target] + t->dst_pos] = i;
+	}
+	memset(ph->src_cur, 0, (n_hosts + 1) * sizeof(size_t));
+	memset(ph->dst_cur, 0, (n_hosts + 1) * sizeof(size_t));
+	return 0;
+}
+
 static int
 phase_build(struct collector *c, struct phase *ph, struct schedule *s)
 {
 	size_t k, p, i = 0;
 
-	ph->sched = s;
-	ph->n_tasks = schedule_n_pairs(s);
-	if ((ph->tasks = calloc(ph->n_tasks + 1, sizeof *ph->tasks)) == NULL ||
-	    (ph->round_left = calloc(s->n_rounds + 1, sizeof *ph->round_left))
-	    == NULL)
+	ph->sched = s;		/* the phase owns it from here */
+	if ((ph->tasks = calloc(schedule_n_pairs(s) + 1, sizeof *ph->tasks))
+	    == NULL || (ph->round_left = calloc(s->n_rounds + 1,
+	    sizeof *ph->round_left)) == NULL)
 		return NP_ERR_NOMEM;
+	ph->n_tasks = schedule_n_pairs(s);
 	for (k = 0; k < s->n_rounds; k++) {
 		for (p = 0; p < s->rounds[k].n_pairs; p++, i++) {
 			struct task *t = &ph->tasks[i];
@@ -1095,7 +1272,7 @@ phase_build(struct collector *c, struct phase *ph, struct schedule *s)
 			ph->n_todo++;
 		}
 	}
-	return 0;
+	return phase_index_hosts(ph, c->inv->n_machines);
 }
 
 static void
@@ -1111,6 +1288,12 @@ phase_free(struct phase *ph)
 	}
 	free(ph->tasks);
 	free(ph->round_left);
+	free(ph->by_src);
+	free(ph->by_dst);
+	free(ph->src_off);
+	free(ph->dst_off);
+	free(ph->src_cur);
+	free(ph->dst_cur);
 	schedule_free(ph->sched);
 }
 
@@ -1235,19 +1418,29 @@ run(struct collect_options *o, struct inventory *inv)
 	if ((c.hosts = calloc(inv->n_machines + 1, sizeof *c.hosts)) == NULL)
 		goto nomem;
 	for (i = 0; i < inv->n_machines; i++) {
+		c.hosts[i].srv.c = &c;
+		c.hosts[i].srv.host = i;
 		if ((c.hosts[i].rtts = calloc(inv->n_machines + 1,
 		    sizeof(double))) == NULL)
 			goto nomem;
 	}
 	if ((r = plan_schedules(inv, &o->plan, &ping, &iperf3)) != 0)
 		goto nomem;
-	if ((r = phase_build(&c, &c.phases[c.n_phases++], ping)) != 0)
+	r = phase_build(&c, &c.phases[c.n_phases++], ping);
+	ping = NULL;		/* the phase frees it */
+	if (r != 0)
 		goto nomem;
-	ping = NULL;
 	if (iperf3 != NULL) {
-		if ((r = phase_build(&c, &c.phases[c.n_phases++], iperf3)) != 0)
+		c.ps.iperf_server_keep = c.duplex;
+		c.ps.iperf_server_bound = probe_iperf3_server_bound(&c.ps,
+		    c.connect_timeout, iperf3->n_rounds);
+		if ((c.server_command = probe_iperf3_server_command(&c.ps)) ==
+		    NULL)
 			goto nomem;
+		r = phase_build(&c, &c.phases[c.n_phases++], iperf3);
 		iperf3 = NULL;
+		if (r != 0)
+			goto nomem;
 	}
 	if (record_done_count(c.done) > 0)
 		log_info("resuming: %zu probes already recorded ok in %s",
@@ -1300,6 +1493,7 @@ out:
 		free(c.hosts[i].rtts);
 	}
 	free(c.hosts);
+	free(c.server_command);
 	record_done_free(c.done);
 	progress_free(c.progress);
 	return status;

@@ -67,7 +67,7 @@ cmd_plan_exec(const struct cmd_entry *self, int argc, char **argv)
 		{ NULL, 0, NULL, 0 }
 	};
 	struct plan_options o = { 0 };
-	struct probe_settings ps;
+	struct probe_settings ps = { 0 };
 	struct inventory *inv = NULL;
 	const char *config = NULL;
 	int ch, r;

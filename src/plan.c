@@ -303,6 +303,7 @@ plan_write(FILE *f, const struct inventory *inv,
     const struct probe_settings *ps, const struct plan_options *o)
 {
 	struct schedule *ping = NULL, *iperf3 = NULL;
+	struct probe_settings bounded = *ps;
 	int r;
 
 	uint32_t *ping_idx = NULL, *iperf3_idx = NULL;
@@ -310,6 +311,12 @@ plan_write(FILE *f, const struct inventory *inv,
 
 	if ((r = plan_schedules(inv, o, &ping, &iperf3)) != 0)
 		return r;
+	if (iperf3 != NULL) {	/* the servers as collect starts them */
+		bounded.iperf_server_keep = o->duplex && !o->serial;
+		bounded.iperf_server_bound = probe_iperf3_server_bound(
+		    &bounded, inv->connect_timeout_seconds, iperf3->n_rounds);
+	}
+	ps = &bounded;
 	ping_idx = round_index(ping, inv->n_machines, &nomem);
 	iperf3_idx = round_index(iperf3, inv->n_machines, &nomem);
 	if (nomem)

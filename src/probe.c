@@ -30,12 +30,39 @@ probe_ping_command(const struct probe_settings *ps, const char *address)
 char *
 probe_iperf3_server_command(const struct probe_settings *ps)
 {
-	char port[16];
-	char *argv[] = { "LC_ALL=C", "iperf3", "-s", "-1", "-p", port,
-	    "--forceflush" };
+	char port[16], bound[16];
+	char *argv[] = { "LC_ALL=C", "timeout", "--foreground", "-k", "5",
+	    bound, "iperf3", "-s", "-p", port, "-i", "0", "--forceflush" };
+
+	char *one_off[] = { "LC_ALL=C", "iperf3", "-s", "-1", "-p", port,
+	    "--forceflush", "--idle-timeout", bound };
 
 	snprintf(port, sizeof port, "%d", ps->iperf_port);
-	return join(argv, 7);
+	snprintf(bound, sizeof bound, "%d", (int)(ps->iperf_server_bound +
+	    0.999));
+	if (!ps->iperf_server_keep)
+		return join(one_off, ps->iperf_server_bound > 0 ? 9 : 7);
+	if (ps->iperf_server_bound > 0)
+		return join(argv, 13);
+	return join(argv + 6, 7);
+}
+
+/* The longest a server lives: a killed run's servers stay at most this. */
+#define SERVER_LIFE_MAX_S 300.0
+
+double
+probe_iperf3_server_bound(const struct probe_settings *ps,
+    double connect_timeout, size_t n_rounds)
+{
+	double phase = (double)n_rounds * (ps->iperf_seconds + 2) +
+	    connect_timeout + 10;
+	double two = 2 * probe_iperf3_timeout(ps, connect_timeout);
+
+	if (!ps->iperf_server_keep)
+		return connect_timeout + 10;
+	if (phase > SERVER_LIFE_MAX_S)
+		phase = SERVER_LIFE_MAX_S;
+	return phase > two ? phase : two;
 }
 
 char *

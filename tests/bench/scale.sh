@@ -6,6 +6,9 @@
 #              4 s), fping and ping-per-target tools: wall / 4 s (target
 #              <= 1.3), and the sweep's span from the records (first pings
 #              started .. last pair recorded), the rest being SSH sessions;
+#              the handshakes' share apart: when the last source's pings
+#              started (all sessions up, from netprof's start) and the
+#              longest one source's own sweep took; failed pairs;
 #              at N = 32 also --fanout off (one channel per probe, the
 #              former default) for comparison
 #   duplex     collect --iperf --iperf-mode duplex (iperf_seconds 5, the
@@ -41,10 +44,28 @@ cleanup() { "$LAB" down --name scale --dir "$WORK/lab" >/dev/null 2>&1 || true; 
 trap cleanup EXIT
 
 
+# The records' ISO-8601 times ("2026-11-30T19:17:32.499+00:00") in seconds.
+JQ_T='def t: (.[0:19] + "Z" | fromdateiso8601) + (.[20:23] | tonumber) / 1000;'
+
 # span FILE KIND: last ended_at - first started_at of KIND records (s).
 span() {
-	jq -s -r --arg k "$2" '[.[]|select(.kind==$k)] |
-	    ((map(.ended_at)|max) - (map(.started_at)|min))' "$1"
+	jq -s -r --arg k "$2" "$JQ_T"' [.[]|select(.kind==$k)] |
+	    ((map(.ended_at|t)|max) - (map(.started_at|t)|min))' "$1"
+}
+
+# sessions_up FILE T0: seconds from T0 (netprof started) until the last
+# source's pings started (a fan-out's started_at is its script's first
+# line): the SSH handshakes' share of the wall, measured
+sessions_up() {
+	jq -s -r --argjson t0 "$2" "$JQ_T"' [.[]|select(.kind=="ping")|
+	    .started_at|t] | max - $t0' "$1"
+}
+
+# source_span FILE: the longest one source's pings took (its first start to
+# its last pair recorded): the sweep itself, without the handshakes' stagger
+source_span() {
+	jq -s -r "$JQ_T"' [.[]|select(.kind=="ping")] | group_by(.source) |
+	    map((map(.ended_at|t)|max) - (map(.started_at|t)|min)) | max' "$1"
 }
 
 # mean_mbps FILE SOURCE: mean Mbps of SOURCE's ok iperf3 pairs.
@@ -73,11 +94,16 @@ for n in $SIZES; do
 	tools="fping ping"
 	[ "$n" -le 32 ] || tools=fping
 	for tool in $tools; do
+		t0=$(date +%s.%N)
 		bench_run "ping-$tool-$n" --ping-count $PING_COUNT --ping-tool $tool
 		sp=$(span "$WORK/ping-$tool-$n.jsonl" ping)
-		printf '  ping fan-out (%-5s)  wall %6.1f s  ratio %.2f   sweep span %.1f s (%.2f)  RSS %s MB  fds %s\n' \
+		up=$(sessions_up "$WORK/ping-$tool-$n.jsonl" "$t0")
+		lost=$(jq -s '[.[]|select(.ok|not)]|length' "$WORK/ping-$tool-$n.jsonl")
+		ss=$(source_span "$WORK/ping-$tool-$n.jsonl")
+		printf '  ping fan-out (%-5s)  wall %6.1f s  ratio %.2f   sweep span %.1f s (%.2f)  all sessions up by %.1f s  longest source %.1f s (%.2f)  failed pairs %s  RSS %s MB  fds %s\n' \
 		    $tool "$WALL" "$(echo "$WALL / $PROBE_S" | bc -l)" "$sp" \
-		    "$(echo "$sp / $PROBE_S" | bc -l)" "$RSS" "$FDS"
+		    "$(echo "$sp / $PROBE_S" | bc -l)" "$up" "$ss" \
+		    "$(echo "$ss / $PROBE_S" | bc -l)" "$lost" "$RSS" "$FDS"
 	done
 	if [ "$n" = 32 ]; then
 		bench_run "ping-off-$n" --ping-count $PING_COUNT --fanout off

@@ -51,7 +51,7 @@ assert_eq "0" "$(jq -r '.metrics.loss_pct' <<<"$rec")"
 assert_eq "true" "$(jq -r '(.metrics|has("min") and has("avg") and has("max") and has("jitter") and has("p50") and has("p95")) and (.timestamp|test("^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}[+]00:00$")) and (.started_at|test("^[0-9-]{10}T[0-9:]{8}[.][0-9]{3}[+]00:00$")) and (.timestamp == .ended_at[0:19] + "+00:00") and (.ended_at >= .started_at) and .round >= 1' <<<"$rec")" "ping record fields"
 rec=$(jq -c 'select(.kind=="iperf3" and .source=="h1" and .target=="h2")' "$out")
 assert_eq "true" "$(jq -r '.metrics|(.mbps>0) and (.sender_mbps>0) and (.receiver_mbps>0) and has("retransmits") and (.bytes>0) and (.seconds>1.5)' <<<"$rec")" "iperf3 metrics"
-assert_contains "$(jq -r .server_command <<<"$rec")" "$(lab_addr h2) 'LC_ALL=C iperf3 -s -1 -p 5201 --forceflush'"
+assert_contains "$(jq -r .server_command <<<"$rec")" "$(lab_addr h2) 'LC_ALL=C iperf3 -s -1 -p 5201 --forceflush --idle-timeout 15'"
 
 # the rate limit is measured: 40 Mbit/s within 15%
 for t in h1 h2 h3; do

@@ -30,7 +30,7 @@ assert_contains "$OUT" "fan-out: one command per source host"
 assert_contains "$OUT" "iperf3: 18 rounds, 90 probes"	# 2(N-1)
 assert_contains "$OUT" "exclusive: no host in two tests"
 assert_contains "$OUT" "LC_ALL=C ping -c 4 -i 1 198.18.9.3"
-assert_contains "$OUT" "LC_ALL=C iperf3 -s -1 -p 5301 --forceflush --idle-timeout 15"
+assert_contains "$OUT" "LC_ALL=C iperf3 -s -1 -p 5301 --forceflush --idle-timeout 20"
 assert_contains "$OUT" "LC_ALL=C iperf3 -c 198.18.9.3 -p 5301 -t 3 -J"
 assert_status 0 "$NETPROF_BIN" plan --config "$inv" --fanout off
 assert_contains "$OUT" "ping: 2 rounds, 90 probes"	# ceil(9/8)
@@ -38,6 +38,8 @@ assert_status 0 "$NETPROF_BIN" plan --config "$inv" --fanout 4
 assert_contains "$OUT" "ping: 3 rounds, 90 probes"	# ceil(9/4)
 assert_status 0 "$NETPROF_BIN" plan --config "$inv" --iperf --iperf-mode duplex
 assert_contains "$OUT" "iperf3: 9 rounds, 90 probes"	# N-1
+# one server per host for the phase, bounded: 9 rounds x (3 + 2) s + 10 + 10
+assert_contains "$OUT" "LC_ALL=C timeout --foreground -k 5 65 iperf3 -s -p 5301 -i 0 --forceflush"
 assert_contains "$OUT" "duplex: each host is the client of one test"
 assert_status 2 "$NETPROF_BIN" plan --config "$inv" --iperf-mode half
 assert_contains "$OUT" "--iperf-mode: 'half' is not exclusive or duplex"
@@ -63,7 +65,7 @@ printf '%s\n' "$OUT" >"$json"
 assert_eq 20 "$(jq length "$json")" "rows"
 assert_eq "m1 m2 sh -c 'LC_ALL=C ping -c 4 -i 1 198.18.9.3'" \
     "$(jq -r '.[0]|"\(.source) \(.target) \(.ping)"' "$json")"
-assert_eq "sh -c 'LC_ALL=C iperf3 -s -1 -p 5301 --forceflush'" "$(jq -r '.[0].iperf_server' "$json")"
+assert_eq "sh -c 'LC_ALL=C iperf3 -s -1 -p 5301 --forceflush --idle-timeout 20'" "$(jq -r '.[0].iperf_server' "$json")"
 assert_eq "sh -c 'LC_ALL=C iperf3 -c 198.18.9.3 -p 5301 -t 3 -J'" "$(jq -r '.[0].iperf_client' "$json")"
 # upstream's row shape, with the rounds added
 assert_eq "true" "$(jq 'all(.[]; (keys - ["source","target","ping","iperf_server","iperf_client","ping_round","iperf_round","ping_mode","iperf_mode"]) == [] and (.source|type) == "string" and (.ping|type) == "string" and .ping_round >= 1 and .iperf_round >= 1)' "$json")"
