@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Run every netprof test: install what is missing, build three times (a
 # -Werror build, an ASan+UBSan build and a -Werror build with clang), run the
-# whole ctest suite on the first and the C tests (unit and integration) on
-# the second. Run as root on
+# whole ctest suite on the first and the C tests (unit, integration but two,
+# fuzz corpora) on the second. Run as root on
 # Debian: the integration tests build a lab of network namespaces.
 #
 #   tests/run.sh [ctest arguments...]     e.g. tests/run.sh -R collect
@@ -45,8 +45,16 @@ status=0
 echo "== tests: -Werror build (all tests)"
 (cd "$build/main" && ctest --output-on-failure "$@") 2>&1 | tee "$build/main.log"
 [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
-echo "== tests: ASan+UBSan build (unit, integration and fuzz corpus tests)"
-(cd "$build/asan" && ctest --output-on-failure -L 'unit|integration|fuzz' "$@") 2>&1 |
+# Two lab tests are left out of the sanitized pass: what they prove is
+# about processes and time on the hosts (iperf3 servers ending by
+# themselves after a SIGKILL, 16 connect timeouts that must not add up),
+# their C paths are the ones test_collect*, test_check and
+# test_faults_fdlimit run under the sanitizers, and together they would
+# add two minutes of waiting to CI.
+asan_skip='test_collect_sigkill|test_faults_blackhole'
+echo "== tests: ASan+UBSan build (unit, integration and fuzz corpus tests; not $asan_skip)"
+(cd "$build/asan" && ctest --output-on-failure -L 'unit|integration|fuzz' \
+    -E "$asan_skip" "$@") 2>&1 |
     tee "$build/asan.log"
 [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
 
