@@ -11,6 +11,9 @@ set -uo pipefail
 src=$(cd "$(dirname "$0")/.." && pwd)
 build=${NETPROF_BUILD_DIR:-$src/build}
 jobs=$(nproc 2>/dev/null || echo 2)
+# Tests run two at a time (tests/CMakeLists.txt names those that run
+# alone); more would only make the lab tests wait on each other's CPU.
+test_jobs=$(( jobs < 2 ? 1 : 2 ))
 
 "$src/tests/install-deps.sh" build lab test || exit 1
 
@@ -43,7 +46,7 @@ export LSAN_OPTIONS=${LSAN_OPTIONS:-suppressions=$src/tests/lsan.supp:print_supp
 
 status=0
 echo "== tests: -Werror build (all tests)"
-(cd "$build/main" && ctest --output-on-failure "$@") 2>&1 | tee "$build/main.log"
+(cd "$build/main" && ctest -j "$test_jobs" --output-on-failure "$@") 2>&1 | tee "$build/main.log"
 [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
 # Two lab tests are left out of the sanitized pass: what they prove is
 # about processes and time on the hosts (iperf3 servers ending by
@@ -53,7 +56,7 @@ echo "== tests: -Werror build (all tests)"
 # add two minutes of waiting to CI.
 asan_skip='test_collect_sigkill|test_faults_blackhole'
 echo "== tests: ASan+UBSan build (unit, integration and fuzz corpus tests; not $asan_skip)"
-(cd "$build/asan" && ctest --output-on-failure -L 'unit|integration|fuzz' \
+(cd "$build/asan" && ctest -j "$test_jobs" --output-on-failure -L 'unit|integration|fuzz' \
     -E "$asan_skip" "$@") 2>&1 |
     tee "$build/asan.log"
 [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
