@@ -8,14 +8,11 @@
  * starts, so ping and iperf3 never share a host. Each probe's record is
  * written the moment it completes.
  *
- * Fan-out (the default for ping): a source host's pairs of a round run as
- * one command on one channel (fanout.h), whose output is split per target
- * as it arrives, each pair recorded as its ping ends. A host whose shell
- * cannot run the fan-out script gets its pairs back one channel each.
- * Duplex iperf3: a host may be the client of one test and the server of
- * another at once (one of each), and keeps one iperf3 server for all the
- * tests it serves; exclusive iperf3 starts a one-off server per test.
- * Every server ends by itself within a bound (probe.h).
+ * Fan-out (the default for ping, collect_fanout.c): a source host's pairs
+ * of a round run as one command on one channel. Duplex iperf3: a host may
+ * be the client of one test and the server of another at once (one of
+ * each), and keeps one iperf3 server for all the tests it serves
+ * (collect_iperf.c). The state they share is in collect.h.
  */
 #include <getopt.h>
 #include <stdarg.h>
@@ -28,6 +25,7 @@
 #include <cjson/cJSON.h>
 
 #include "cmd.h"
+#include "collect.h"
 #include "command_line.h"
 #include "engine.h"
 #include "error.h"
@@ -46,156 +44,8 @@
 #include "timeutil.h"
 #include "util.h"
 
-enum task_state {
-	TASK_WAITING = 0,
-	TASK_RUNNING,
-	TASK_DONE,
-	TASK_SKIPPED	/* recorded ok by an earlier run (--resume) */
-};
-
-struct collector;
-struct fanout_run;
-
-struct task {
-	struct collector *c;
-	enum probe_kind kind;
-	struct pair pair;
-	size_t round;			/* 0-based */
-	size_t src_pos, dst_pos;	/* its place in the phase's host lists */
-	enum task_state state;
-	int single;			/* ping on a channel of its own */
-	struct fanout_run *fan;		/* the fan-out running it, if any */
-	const char *mode;		/* how it is measured, for the record */
-	struct engine_job *job;		/* ping, or the iperf3 client */
-	char *command, *server_command;
-	double started_at, ended_at;
-	/* the outcome */
-	int ok;
-	char *error;
-	enum error_class error_class;
-	cJSON *metrics;
-	double rtt_ms;			/* ping p50, for the summary */
-	double mbps;
-};
-
-/*
- * The tasks of a phase in round order, and per host the indices of its
- * tasks as source (and as target), also in round order. Dispatch starts at
- * first_waiting and each host's cursor: every task before them has left
- * TASK_WAITING, so a sweep does not re-read the tasks already done.
- */
-struct phase {
-	struct schedule *sched;
-	struct task *tasks;
-	size_t n_tasks;
-	size_t *round_left;		/* tasks not yet done per round */
-	size_t n_todo;			/* tasks neither done nor skipped */
-	size_t first_waiting;
-	size_t *by_src, *by_dst;	/* host h: [off[h], off[h + 1]) */
-	size_t *src_off, *dst_off;
-	size_t *src_cur, *dst_cur;	/* per host: first maybe waiting */
-};
-
-/* One source host's fan-out command: the pairs of one round. */
-struct fanout_run {
-	struct collector *c;
-	size_t source;
-	struct task **tasks;
-	char **addresses;
-	size_t n;
-	struct fanout_split *split;
-	struct engine_job *job;
-	char *command;
-	double started_at;	/* submitted (before the session is up) */
-	double running_at;	/* its first output: the pings started */
-};
-
-/*
- * A host's iperf3 server: started for the first test the host serves and
- * kept for the next ones (it serves one test at a time, which the rounds
- * guarantee), ended when the host serves no more or the run stops. It
- * ends by itself at its bound (ps.iperf_server_bound), so one whose
- * netprof died does not stay; one too near its bound for another test is
- * replaced. Each "Server listening" line is one test it will take.
- */
-struct iperf_server {
-	struct collector *c;
-	size_t host;
-	struct engine_job *job;
-	int listening, cancelled, renewing;
-	size_t listens, served;	/* ready lines seen; tests handed to it */
-	size_t matched;		/* of the ready line, in the output so far */
-	double expires_at;	/* when its bound ends it (our clock: early) */
-	struct task *waiter;	/* the test waiting for it to listen */
-	struct task *client;	/* the test it serves now */
-	struct task *finishing;	/* one-off: the test done, waiting for the
-				   server to be gone (the port free) */
-	int restarts;		/* for the waiter, after it ended early */
-};
-
-struct host_state {
-	size_t sending, answering, testing;	/* probes in flight */
-	size_t clients, servers;	/* duplex iperf3 tests in flight */
-	struct iperf_server srv;
-	struct fanout_run *fanout;	/* its running fan-out, if any */
-	int no_fanout;		/* its shell could not run the fan-out */
-	char *down;		/* why the host cannot be used, once known */
-	enum error_class down_class;
-	size_t ok, failed;
-	double *rtts;		/* ping p50 of each ok pair from this host */
-	size_t n_rtts;
-};
-
-struct collector {
-	struct runner *runner;
-	uv_loop_t *loop;
-	struct engine *engine;
-	struct inventory *inv;
-	struct probe_settings ps;
-	double connect_timeout;
-	size_t width;
-	size_t fanout;		/* targets per fan-out command; 0: off */
-	enum fanout_tool tool;
-	int duplex;
-	const char *iperf_mode;	/* for the records */
-	int serial;
-	struct record_writer *writer;
-	struct record_done_set *done;
-	struct progress *progress;
-	struct host_state *hosts;
-	struct phase phases[2];
-	size_t n_phases, cur;
-	size_t running;
-	size_t servers_up;	/* iperf3 server jobs not yet done */
-	char *server_command;
-	size_t ok, failed;
-	int interrupted, closing, write_failed;
-	const char *output;	/* for messages */
-	int dispatching, dispatch_again;
-};
-
-static void dispatch(struct collector *c);
-static void task_finish(struct task *t);
-static void iperf_start_client(struct task *t);
-
-
-static const struct machine *
-machine_at(const struct collector *c, size_t i)
-{
-	return &c->inv->machines[i];
-}
-
-/* The class of an engine error; host-level ones take the host down. */
-static enum error_class
-class_of_engine_error(int error, int *host_level)
-{
-	*host_level = error == NP_ERR_CONNECT || error == NP_ERR_AUTH ||
-	    error == NP_ERR_HOSTKEY_UNKNOWN || error == NP_ERR_HOSTKEY_CHANGED;
-	return error_class_of_code(error);
-}
-
-static void
-task_fail(struct task *t, enum error_class cls, char *error)
+void
+collect_task_fail(struct task *t, enum error_class cls, char *error)
 {
 	if (t->error != NULL) {		/* the first reason is the real one */
 		free(error);
@@ -207,8 +57,8 @@ task_fail(struct task *t, enum error_class cls, char *error)
 }
 
 /* A task goes back to waiting: no cursor of its phase may be past it. */
-static void
-task_requeue(struct collector *c, struct task *t)
+void
+collect_task_requeue(struct collector *c, struct task *t)
 {
 	struct phase *ph = &c->phases[c->cur];
 	size_t i = (size_t)(t - ph->tasks);
@@ -223,8 +73,8 @@ task_requeue(struct collector *c, struct task *t)
 }
 
 /* Host h's k-th task as source (as_target: as target), or NULL. */
-static struct task *
-host_task(struct phase *ph, size_t h, int as_target, size_t k)
+struct task *
+collect_host_task(struct phase *ph, size_t h, int as_target, size_t k)
 {
 	const size_t *off = as_target ? ph->dst_off : ph->src_off;
 	const size_t *list = as_target ? ph->by_dst : ph->by_src;
@@ -233,21 +83,21 @@ host_task(struct phase *ph, size_t h, int as_target, size_t k)
 }
 
 /* Host h's first waiting task as source (or target), in round order. */
-static struct task *
-host_next_waiting(struct phase *ph, size_t h, int as_target)
+struct task *
+collect_host_next_waiting(struct phase *ph, size_t h, int as_target)
 {
 	size_t *cur = as_target ? &ph->dst_cur[h] : &ph->src_cur[h];
 	struct task *t;
 
-	while ((t = host_task(ph, h, as_target, *cur)) != NULL &&
+	while ((t = collect_host_task(ph, h, as_target, *cur)) != NULL &&
 	    t->state != TASK_WAITING)
 		(*cur)++;
 	return t;
 }
 
 /* The first line of text, for error messages. */
-static char *
-first_line(const char *text, size_t max)
+char *
+collect_first_line(const char *text, size_t max)
 {
 	size_t n = strcspn(text, "\n");
 	char *s;
@@ -269,8 +119,8 @@ first_line(const char *text, size_t max)
  * or from a nonzero exit. who is "" or "iperf3 server: ". Returns nonzero
  * if the result was a failure.
  */
-static int
-check_result(struct task *t, const struct machine *m,
+int
+collect_check_result(struct task *t, const struct machine *m,
     const struct engine_result *res, const char *who)
 {
 	struct host_state *h = &t->c->hosts[m->index];
@@ -279,7 +129,7 @@ check_result(struct task *t, const struct machine *m,
 
 	if (res->error != NP_OK) {
 		cls = class_of_engine_error(res->error, &host_level);
-		task_fail(t, cls, str_printf("%s%s", who, res->error_text != NULL ?
+		collect_task_fail(t, cls, str_printf("%s%s", who, res->error_text != NULL ?
 		    res->error_text : error_string(res->error)));
 		if (host_level && h->down == NULL) {
 			h->down = strdup(t->error);
@@ -291,7 +141,7 @@ check_result(struct task *t, const struct machine *m,
 	if (res->exit_status == 127 || (res->exit_status != 0 &&
 	    (strstr(res->err, ": not found") != NULL ||
 	    strstr(res->err, "command not found") != NULL))) {
-		task_fail(t, ERROR_CLASS_TOOL_MISSING, str_printf("%s%s: %s is not "
+		collect_task_fail(t, ERROR_CLASS_TOOL_MISSING, str_printf("%s%s: %s is not "
 		    "installed or not on PATH there (exit %d)", who, m->name,
 		    t->kind == PROBE_PING ? "ping" : strstr(res->err,
 		    "timeout: not found") != NULL ? "timeout (GNU coreutils)" :
@@ -314,31 +164,31 @@ ping_done_cb(const struct machine *m, const struct engine_result *res,
 	t->started_at = res->started_at > 0 ? res->started_at : res->queued_at;
 	t->ended_at = res->ended_at;
 	if (res->error == NP_ERR_CANCELLED) {
-		task_requeue(t->c, t);	/* not recorded: --resume redoes it */
+		collect_task_requeue(t->c, t);	/* not recorded: --resume redoes it */
 		t->c->running--;
 		t->c->hosts[t->pair.source].sending--;
 		t->c->hosts[t->pair.target].answering--;
-		dispatch(t->c);
+		collect_dispatch(t->c);
 		return;
 	}
-	if (check_result(t, m, res, ""))
+	if (collect_check_result(t, m, res, ""))
 		goto out;
 	if ((r = ping_parse(res->out, &p, &cause)) != 0) {
-		if (res->exit_status != 0 && (line = first_line(res->err,
+		if (res->exit_status != 0 && (line = collect_first_line(res->err,
 		    200)) != NULL && *line != '\0') {
-			task_fail(t, ERROR_CLASS_TOOL_FAILED, str_printf("ping "
+			collect_task_fail(t, ERROR_CLASS_TOOL_FAILED, str_printf("ping "
 			    "exited %d: %s", res->exit_status, line));
 			free(line);
 			free(cause);
 		} else {
 			free(line);
-			task_fail(t, ERROR_CLASS_PARSE, cause);
+			collect_task_fail(t, ERROR_CLASS_PARSE, cause);
 		}
 		goto out;
 	}
 	t->metrics = ping_result_metrics(p);
 	if (p->received == 0) {
-		task_fail(t, ERROR_CLASS_TOOL_FAILED, str_printf("100%% packet "
+		collect_task_fail(t, ERROR_CLASS_TOOL_FAILED, str_printf("100%% packet "
 		    "loss: %d sent, none answered", p->transmitted));
 		goto out;
 	}
@@ -346,11 +196,11 @@ ping_done_cb(const struct machine *m, const struct engine_result *res,
 	t->rtt_ms = p->p50_ms;
 out:
 	ping_result_free(p);
-	task_finish(t);
+	collect_task_finish(t);
 }
 
-static int
-task_submit(struct task *t, const struct machine *m, const char *command,
+int
+collect_task_submit(struct task *t, const struct machine *m, const char *command,
     double timeout, engine_output_cb on_output, engine_done_cb on_done,
     struct engine_job **jobp)
 {
@@ -366,280 +216,6 @@ task_submit(struct task *t, const struct machine *m, const char *command,
 	    machine_at(t->c, t->pair.source)->name,
 	    machine_at(t->c, t->pair.target)->name, command);
 	return engine_submit(t->c->engine, m, &req, jobp);
-}
-
-static cJSON *
-iperf_metrics(const struct iperf_result *ir)
-{
-	cJSON *o = cJSON_CreateObject();
-
-	cJSON_AddNumberToObject(o, "mbps", ir->receiver_mbps);
-	cJSON_AddNumberToObject(o, "seconds", ir->seconds);
-	cJSON_AddNumberToObject(o, "bytes", (double)ir->bytes);
-	cJSON_AddNumberToObject(o, "sender_mbps", ir->sender_mbps);
-	cJSON_AddNumberToObject(o, "receiver_mbps", ir->receiver_mbps);
-	if (ir->retransmits >= 0)
-		cJSON_AddNumberToObject(o, "retransmits", ir->retransmits);
-	else
-		cJSON_AddNullToObject(o, "retransmits");
-	return o;
-}
-
-/* ---- iperf3: one server per host for the phase ----------------------- */
-
-/*
- * Count the ready lines in a chunk of the server's output. The marker's
- * first letter does not recur in it, so after a mismatch a new match can
- * only begin at the current character: no back-tracking is needed.
- */
-static size_t
-server_count_ready(struct iperf_server *s, const char *buf, size_t len)
-{
-	static const char marker[] = PROBE_IPERF3_READY;
-	size_t i, n = 0;
-
-	for (i = 0; i < len; i++) {
-		if (buf[i] == marker[s->matched])
-			s->matched++;
-		else
-			s->matched = buf[i] == marker[0];
-		if (s->matched == sizeof marker - 1) {
-			n++;
-			s->matched = 0;
-		}
-	}
-	return n;
-}
-
-static void
-server_cancel(struct iperf_server *s)
-{
-	if (s->job != NULL && !s->cancelled) {
-		s->cancelled = 1;
-		engine_cancel(s->job);
-	}
-}
-
-static void server_serve(struct iperf_server *s);
-
-/* The server listens again (a new test may come): hand it to its waiter. */
-static void
-server_output_cb(const struct machine *m, int stream, const char *buf,
-    size_t len, void *arg)
-{
-	struct iperf_server *s = arg;
-	size_t n;
-
-	if (stream != 1 || (n = server_count_ready(s, buf, len)) == 0)
-		return;
-	s->listening = 1;
-	s->listens += n;
-	log_debug(m->name, "iperf3 server listening");
-	server_serve(s);
-}
-
-/* The first line of the server's words, for a server that never listened. */
-static void
-server_fail_waiter(struct iperf_server *s, const struct machine *m,
-    const struct engine_result *res)
-{
-	struct task *t = s->waiter;
-	char *line;
-
-	s->waiter = NULL;
-	t->ended_at = res->ended_at;
-	if (!check_result(t, m, res, "iperf3 server: ")) {
-		line = first_line(res->err[0] != '\0' ? res->err : res->out, 200);
-		task_fail(t, ERROR_CLASS_TOOL_FAILED, str_printf("iperf3 server "
-		    "on %s did not start (exit %d): %s", m->name,
-		    res->exit_status, line != NULL ? line : ""));
-		free(line);
-	}
-	task_finish(t);
-}
-
-static void
-server_done_cb(const struct machine *m, const struct engine_result *res,
-    void *arg)
-{
-	struct iperf_server *s = arg;
-	struct collector *c = s->c;
-	int renew = s->renewing, listened = s->listening;
-
-	s->job = NULL;
-	s->renewing = s->cancelled = 0;
-	c->servers_up--;
-	log_debug(m->name, "iperf3 server ended");
-	if (s->waiter != NULL) {	/* it was waiting for this server */
-		if (c->interrupted) {
-			struct task *t = s->waiter;
-
-			s->waiter = NULL;
-			task_finish(t);		/* not recorded: --resume */
-		} else if (!listened)
-			server_fail_waiter(s, m, res);
-		else if (renew || s->restarts++ < 2)
-			server_serve(s);	/* a new one for the waiter */
-		else
-			server_fail_waiter(s, m, res);
-	}
-	if (s->finishing != NULL) {	/* one-off: its test can be recorded */
-		struct task *t = s->finishing;
-
-		s->finishing = NULL;
-		task_finish(t);
-	}
-	dispatch(c);
-}
-
-/* Start the host's server for its waiter; on failure the waiter fails. */
-static void
-server_start(struct iperf_server *s)
-{
-	struct collector *c = s->c;
-	const struct machine *m = machine_at(c, s->host);
-	struct engine_request req = {
-		.command = c->server_command,
-		.timeout_s = c->ps.iperf_server_bound + 10,
-		.on_output = server_output_cb,
-		.on_done = server_done_cb,
-		.arg = s,
-	};
-	struct task *t = s->waiter;
-	int r;
-
-	s->listening = 0;
-	s->listens = s->served = s->matched = 0;
-	/* the remote `timeout` starts later than this: it ends later too */
-	s->expires_at = time_wall() + c->ps.iperf_server_bound;
-	log_debug(m->name, "iperf3 server: %s", c->server_command);
-	if ((r = engine_submit(c->engine, m, &req, &s->job)) == 0) {
-		c->servers_up++;
-		return;
-	}
-	/* not a callback: the waiter fails on this turn */
-	s->waiter = NULL;
-	task_fail(t, ERROR_CLASS_TOOL_FAILED, str_printf("iperf3 server on "
-	    "%s: %s", m->name, error_string(r)));
-	task_finish(t);
-}
-
-/*
- * Give the server to its waiting test once it listens for a new client; a
- * server too close to its bound for one more test is replaced first.
- */
-static void
-server_serve(struct iperf_server *s)
-{
-	struct collector *c = s->c;
-	struct task *t = s->waiter;
-
-	if (t == NULL || c->interrupted)
-		return;
-	if (s->job == NULL) {
-		server_start(s);
-		return;
-	}
-	if (s->cancelled || s->listens <= s->served)
-		return;
-	if (c->ps.iperf_server_keep && time_wall() +
-	    probe_iperf3_timeout(&c->ps, c->connect_timeout) > s->expires_at) {
-		s->renewing = 1;
-		server_cancel(s);
-		return;
-	}
-	s->waiter = NULL;
-	s->served++;
-	s->restarts = 0;
-	s->client = t;
-	iperf_start_client(t);
-}
-
-/* A host none of whose tests as a server is left: its server can go. */
-static void
-server_stop_if_unused(struct collector *c, size_t h)
-{
-	struct iperf_server *s = &c->hosts[h].srv;
-
-	if (s->job != NULL && s->waiter == NULL && s->client == NULL &&
-	    host_next_waiting(&c->phases[c->cur], h, 1) == NULL)
-		server_cancel(s);
-}
-
-static void
-iperf_client_done_cb(const struct machine *m,
-    const struct engine_result *res, void *arg)
-{
-	struct task *t = arg;
-	struct collector *c = t->c;
-	struct iperf_server *s = &c->hosts[t->pair.target].srv;
-	struct iperf_result ir;
-	char *cause = NULL;
-	int r;
-
-	t->job = NULL;
-	s->client = NULL;
-	t->ended_at = res->ended_at;
-	if (res->error == NP_ERR_CANCELLED) {
-		if (!c->interrupted)
-			task_fail(t, ERROR_CLASS_TIMEOUT, strdup("cancelled"));
-	} else if (!check_result(t, m, res, "iperf3 client: ")) {
-		r = iperf_parse(res->out, &ir, &cause);
-		if (r == 0) {
-			t->metrics = iperf_metrics(&ir);
-			t->ok = 1;
-			t->mbps = ir.receiver_mbps;
-		} else
-			task_fail(t, r == NP_ERR_PROTOCOL ?
-			    ERROR_CLASS_TOOL_FAILED : ERROR_CLASS_PARSE, cause);
-	}
-	if (!c->ps.iperf_server_keep && s->job != NULL) {
-		/* its one test is over: gone, it frees the port for the next */
-		s->finishing = t;
-		server_cancel(s);
-		return;
-	}
-	if (!t->ok)
-		server_cancel(s);	/* it may be stuck in the failed test */
-	task_finish(t);
-	server_stop_if_unused(c, t->pair.target);
-}
-
-static void
-iperf_start_client(struct task *t)
-{
-	const struct machine *src = machine_at(t->c, t->pair.source);
-	int r;
-
-	r = task_submit(t, src, t->command, probe_iperf3_timeout(&t->c->ps,
-	    t->c->connect_timeout), NULL, iperf_client_done_cb, &t->job);
-	if (r != 0) {
-		t->c->hosts[t->pair.target].srv.client = NULL;
-		task_fail(t, ERROR_CLASS_TOOL_FAILED, str_printf("iperf3 client "
-		    "on %s: %s", src->name, error_string(r)));
-		task_finish(t);
-	}
-}
-
-/* A test has its hosts: it waits for the target's server to listen. */
-static void
-iperf_start(struct task *t)
-{
-	struct iperf_server *s = &t->c->hosts[t->pair.target].srv;
-
-	t->started_at = time_wall();
-	s->waiter = t;
-	server_serve(s);
-}
-
-/* End every server: the phase is over, or the run stops. */
-static void
-servers_stop(struct collector *c)
-{
-	size_t h;
-
-	for (h = 0; h < c->inv->n_machines; h++)
-		server_cancel(&c->hosts[h].srv);
 }
 
 static void
@@ -720,8 +296,8 @@ task_write(struct collector *c, struct task *t)
 }
 
 /* Record a finished task, update the counts, and start what can start. */
-static void
-task_finish(struct task *t)
+void
+collect_task_finish(struct task *t)
 {
 	struct collector *c = t->c;
 	struct phase *ph = &c->phases[c->cur];
@@ -730,10 +306,10 @@ task_finish(struct task *t)
 
 	if (c->interrupted && !t->ok && t->error == NULL) {
 		/* cut short by Ctrl-C: leave it for --resume */
-		task_requeue(c, t);
+		collect_task_requeue(c, t);
 	} else {
 		if (!t->ok && t->error == NULL)
-			task_fail(t, ERROR_CLASS_TOOL_FAILED,
+			collect_task_fail(t, ERROR_CLASS_TOOL_FAILED,
 			    strdup("no result"));
 		task_write(c, t);
 		t->state = TASK_DONE;
@@ -756,14 +332,14 @@ task_finish(struct task *t)
 			progress_round(c->progress, t->round + 1);
 	}
 	if (!from_loop)
-		return;		/* failed before it ran: dispatch() goes on */
+		return;		/* failed before it ran: collect_dispatch() goes on */
 	if (t->fan != NULL) {
 		t->fan = NULL;	/* its fan-out ends on its own */
 		return;
 	}
 	host_release(c, t);
 	c->running--;
-	dispatch(c);
+	collect_dispatch(c);
 }
 
 /* A host of the pair is known to be down: record it without running. */
@@ -777,8 +353,8 @@ fail_if_host_down(struct collector *c, struct task *t)
 	if (h->down == NULL)
 		return 0;
 	t->started_at = t->ended_at = time_wall();
-	task_fail(t, h->down_class, strdup(h->down));
-	task_finish(t);
+	collect_task_fail(t, h->down_class, strdup(h->down));
+	collect_task_finish(t);
 	return 1;
 }
 
@@ -793,8 +369,8 @@ duplex_turn(struct collector *c, struct task *t)
 {
 	struct phase *ph = &c->phases[c->cur];
 
-	return host_next_waiting(ph, t->pair.source, 0)->round == t->round &&
-	    host_next_waiting(ph, t->pair.target, 1)->round == t->round;
+	return collect_host_next_waiting(ph, t->pair.source, 0)->round == t->round &&
+	    collect_host_next_waiting(ph, t->pair.target, 1)->round == t->round;
 }
 
 static int
@@ -823,14 +399,14 @@ task_start(struct collector *c, struct task *t)
 		c->hosts[t->pair.source].sending++;
 		c->hosts[t->pair.target].answering++;
 		t->started_at = time_wall();
-		r = task_submit(t, machine_at(c, t->pair.source), t->command,
+		r = collect_task_submit(t, machine_at(c, t->pair.source), t->command,
 		    probe_ping_timeout(&c->ps, c->connect_timeout), NULL,
 		    ping_done_cb, &t->job);
 		if (r != 0) {
-			task_fail(t, ERROR_CLASS_TOOL_FAILED, str_printf("ping on "
+			collect_task_fail(t, ERROR_CLASS_TOOL_FAILED, str_printf("ping on "
 			    "%s: %s", machine_at(c, t->pair.source)->name,
 			    error_string(r)));
-			task_finish(t);
+			collect_task_finish(t);
 		}
 		return;
 	}
@@ -841,204 +417,7 @@ task_start(struct collector *c, struct task *t)
 		c->hosts[t->pair.source].testing++;
 		c->hosts[t->pair.target].testing++;
 	}
-	iperf_start(t);
-}
-
-
-/* ---- fan-out ------------------------------------------------------ */
-
-static void
-fanout_run_free(struct fanout_run *run)
-{
-	if (run == NULL)
-		return;
-	fanout_split_free(run->split);
-	free(run->tasks);
-	free(run->addresses);
-	free(run->command);
-	free(run);
-}
-
-/* One target's part of the output is complete: record its pair. */
-static void
-fanout_pair_cb(struct fanout_outcome *o, void *arg)
-{
-	struct fanout_run *run = arg;
-	struct task *t = run->tasks[o->index];
-	char *cmd;
-
-	if (t->state != TASK_RUNNING || t->fan != run)
-		return;
-	t->started_at = run->running_at > 0 ? run->running_at :
-	    run->started_at;
-	t->ended_at = time_wall();
-	if ((cmd = fanout_target_command(&run->c->ps,
-	    run->addresses[o->index], o->fping)) != NULL) {
-		free(t->command);
-		t->command = cmd;
-	}
-	if (o->ping != NULL)
-		t->metrics = ping_result_metrics(o->ping);
-	if (o->ok) {
-		t->ok = 1;
-		t->rtt_ms = o->ping->p50_ms;
-	} else {
-		task_fail(t, o->error_class, o->error);
-		o->error = NULL;	/* taken */
-	}
-	task_finish(t);
-}
-
-static void
-fanout_output_cb(const struct machine *m, int stream, const char *buf,
-    size_t len, void *arg)
-{
-	struct fanout_run *run = arg;
-
-	if (run->running_at == 0)	/* the script's first line: pings start */
-		run->running_at = time_wall();
-	if (stream == 1 && fanout_split_feed(run->split, buf, len) != 0)
-		log_error("%s: out of memory reading the fan-out", m->name);
-}
-
-/* Pairs of the run not yet recorded go back to waiting (single: each on
-   a channel of its own). */
-static void
-fanout_requeue(struct fanout_run *run, int single)
-{
-	size_t i;
-
-	for (i = 0; i < run->n; i++) {
-		struct task *t = run->tasks[i];
-
-		if (t->state != TASK_RUNNING || t->fan != run)
-			continue;
-		task_requeue(run->c, t);
-		t->fan = NULL;
-		t->single = single;
-		if (single)
-			t->mode = "channel";
-	}
-}
-
-static void
-fanout_done_cb(const struct machine *m, const struct engine_result *res,
-    void *arg)
-{
-	struct fanout_run *run = arg;
-	struct collector *c = run->c;
-	struct host_state *h = &c->hosts[run->source];
-	enum error_class cls;
-	const char *text;
-	int host_level;
-
-	run->job = NULL;
-	if (res->error == NP_ERR_CANCELLED) {
-		fanout_requeue(run, 0);		/* --resume redoes them */
-	} else if (res->error != NP_OK) {
-		cls = class_of_engine_error(res->error, &host_level);
-		text = res->error_text != NULL ? res->error_text :
-		    error_string(res->error);
-		if (host_level && h->down == NULL) {
-			h->down = strdup(text);
-			h->down_class = cls;
-		}
-		fanout_split_end(run->split, cls, text);
-	} else if (!fanout_split_understood(run->split) &&
-	    fanout_split_done(run->split) == 0) {
-		log_info("%s: the fan-out ping script did not run there (exit "
-		    "%d); one channel per probe instead", m->name,
-		    res->exit_status);
-		h->no_fanout = 1;
-		fanout_requeue(run, 1);
-	} else
-		fanout_split_end(run->split, ERROR_CLASS_TOOL_FAILED, NULL);
-	fanout_requeue(run, 0);		/* cut short by Ctrl-C */
-	h->fanout = NULL;
-	c->running--;
-	fanout_run_free(run);
-	dispatch(c);
-}
-
-/* Start source's fan-out over its waiting pairs of round. */
-static void
-fanout_start(struct collector *c, struct phase *ph, size_t source,
-    size_t round)
-{
-	const struct machine *src = machine_at(c, source);
-	struct fanout_run *run;
-	struct task *t;
-	size_t i;
-	int r = NP_ERR_NOMEM;
-
-	if ((run = calloc(1, sizeof *run)) == NULL ||
-	    (run->tasks = calloc(c->fanout + 1, sizeof *run->tasks)) == NULL ||
-	    (run->addresses = calloc(c->fanout + 1, sizeof *run->addresses))
-	    == NULL)
-		goto fail;
-	run->c = c;
-	run->source = source;
-	for (i = ph->src_cur[source]; (t = host_task(ph, source, 0, i)) != NULL
-	    && t->round <= round && run->n < c->fanout; i++) {
-		if (t->state == TASK_WAITING && !t->single &&
-		    t->round == round) {
-			run->tasks[run->n] = t;
-			run->addresses[run->n++] =
-			    machine_at(c, t->pair.target)->address;
-		}
-	}
-	if ((run->command = fanout_command(&c->ps, run->addresses, run->n,
-	    c->tool)) == NULL || fanout_split_new(src->name, run->addresses,
-	    run->n, fanout_pair_cb, run, &run->split) != 0)
-		goto fail;
-	run->started_at = time_wall();
-	for (i = 0; i < run->n; i++) {
-		run->tasks[i]->state = TASK_RUNNING;
-		run->tasks[i]->fan = run;
-	}
-	c->hosts[source].fanout = run;
-	c->running++;
-	log_debug(src->name, "ping fan-out to %zu targets", run->n);
-	{
-		struct engine_request req = {
-			.command = run->command,
-			.timeout_s = probe_ping_timeout(&c->ps,
-			    c->connect_timeout),
-			.on_output = fanout_output_cb,
-			.on_done = fanout_done_cb,
-			.arg = run,
-		};
-
-		if ((r = engine_submit(c->engine, src, &req, &run->job)) == 0)
-			return;
-	}
-	/* not a callback: the pairs fail on this turn */
-	fanout_split_end(run->split, ERROR_CLASS_TOOL_FAILED,
-	    error_string(r));
-	c->hosts[source].fanout = NULL;
-	c->running--;
-	fanout_run_free(run);
-	return;
-fail:
-	log_error("%s: ping fan-out: %s", src->name, error_string(r));
-	fanout_run_free(run);
-	for (i = 0; (t = host_task(ph, source, 0, i)) != NULL; i++)
-		t->single = 1;	/* the slow way */
-	c->dispatch_again = 1;
-}
-
-/* A ping pair that goes with its source's fan-out: start it if none runs. */
-static int
-fanout_take(struct collector *c, struct phase *ph, struct task *t)
-{
-	struct host_state *h = &c->hosts[t->pair.source];
-
-	if (t->kind != PROBE_PING || c->fanout == 0 || t->single ||
-	    h->no_fanout)
-		return 0;
-	if (h->fanout == NULL)
-		fanout_start(c, ph, t->pair.source, t->round);
-	return 1;
+	collect_iperf_start(t);
 }
 
 
@@ -1077,8 +456,8 @@ static void dispatch_once(struct collector *c);
 static void collector_stop(struct collector *c);
 
 /* Start every waiting task that has room, in round order. */
-static void
-dispatch(struct collector *c)
+void
+collect_dispatch(struct collector *c)
 {
 
 	if (c->closing)
@@ -1122,7 +501,7 @@ dispatch_once(struct collector *c)
 				c->dispatch_again = 1;	/* turns moved */
 				continue;
 			}
-			if (fanout_take(c, ph, t))
+			if (collect_fanout_take(c, ph, t))
 				continue;
 			if (can_start(c, t))
 				task_start(c, t);
@@ -1132,7 +511,7 @@ dispatch_once(struct collector *c)
 		if (ph->n_todo > 0 || c->running > 0)
 			return;
 		if (c->servers_up > 0) {
-			servers_stop(c);	/* their done calls come back */
+			collect_servers_stop(c);	/* their done calls come back */
 			return;
 		}
 		if (c->cur + 1 >= c->n_phases)
@@ -1162,7 +541,7 @@ collector_stop(struct collector *c)
 		if (t->job != NULL)
 			engine_cancel(t->job);
 	}
-	servers_stop(c);
+	collect_servers_stop(c);
 	for (i = 0; i < c->inv->n_machines; i++) {
 		if (c->hosts[i].fanout != NULL &&
 		    c->hosts[i].fanout->job != NULL)
@@ -1175,7 +554,7 @@ static void
 interrupt_cb(struct runner *rn, void *arg)
 {
 	collector_stop(arg);
-	dispatch(arg);
+	collect_dispatch(arg);
 }
 
 /* Before the engine closes: the output's watcher, so the loop can end. */
@@ -1459,7 +838,7 @@ run(struct collect_options *o, struct inventory *inv)
 	c.progress = progress_new(stderr, o->quiet ||
 	    log_get_level() == LOG_QUIET);
 	phase_begin(&c);
-	dispatch(&c);
+	collect_dispatch(&c);
 	runner_run(c.runner);
 	runner_free(c.runner);
 	c.runner = NULL;

@@ -1,0 +1,291 @@
+/*
+ * collect's iperf3 tests: the client of each test, and the servers. A
+ * duplex host keeps one iperf3 server for every test it serves in the
+ * phase; exclusive mode starts a one-off server per test. Every server
+ * ends by itself within a bound (probe.h).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "collect.h"
+#include "iperf_parse.h"
+#include "log.h"
+#include "timeutil.h"
+#include "util.h"
+
+static void iperf_start_client(struct task *t);
+
+static cJSON *
+iperf_metrics(const struct iperf_result *ir)
+{
+	cJSON *o = cJSON_CreateObject();
+
+	cJSON_AddNumberToObject(o, "mbps", ir->receiver_mbps);
+	cJSON_AddNumberToObject(o, "seconds", ir->seconds);
+	cJSON_AddNumberToObject(o, "bytes", (double)ir->bytes);
+	cJSON_AddNumberToObject(o, "sender_mbps", ir->sender_mbps);
+	cJSON_AddNumberToObject(o, "receiver_mbps", ir->receiver_mbps);
+	if (ir->retransmits >= 0)
+		cJSON_AddNumberToObject(o, "retransmits", ir->retransmits);
+	else
+		cJSON_AddNullToObject(o, "retransmits");
+	return o;
+}
+
+/* ---- iperf3: one server per host for the phase ----------------------- */
+
+/*
+ * Count the ready lines in a chunk of the server's output. The marker's
+ * first letter does not recur in it, so after a mismatch a new match can
+ * only begin at the current character: no back-tracking is needed.
+ */
+static size_t
+server_count_ready(struct iperf_server *s, const char *buf, size_t len)
+{
+	static const char marker[] = PROBE_IPERF3_READY;
+	size_t i, n = 0;
+
+	for (i = 0; i < len; i++) {
+		if (buf[i] == marker[s->matched])
+			s->matched++;
+		else
+			s->matched = buf[i] == marker[0];
+		if (s->matched == sizeof marker - 1) {
+			n++;
+			s->matched = 0;
+		}
+	}
+	return n;
+}
+
+static void
+server_cancel(struct iperf_server *s)
+{
+	if (s->job != NULL && !s->cancelled) {
+		s->cancelled = 1;
+		engine_cancel(s->job);
+	}
+}
+
+static void server_serve(struct iperf_server *s);
+
+/* The server listens again (a new test may come): hand it to its waiter. */
+static void
+server_output_cb(const struct machine *m, int stream, const char *buf,
+    size_t len, void *arg)
+{
+	struct iperf_server *s = arg;
+	size_t n;
+
+	if (stream != 1 || (n = server_count_ready(s, buf, len)) == 0)
+		return;
+	s->listening = 1;
+	s->listens += n;
+	log_debug(m->name, "iperf3 server listening");
+	server_serve(s);
+}
+
+/* The first line of the server's words, for a server that never listened. */
+static void
+server_fail_waiter(struct iperf_server *s, const struct machine *m,
+    const struct engine_result *res)
+{
+	struct task *t = s->waiter;
+	char *line;
+
+	s->waiter = NULL;
+	t->ended_at = res->ended_at;
+	if (!collect_check_result(t, m, res, "iperf3 server: ")) {
+		line = collect_first_line(res->err[0] != '\0' ? res->err : res->out, 200);
+		collect_task_fail(t, ERROR_CLASS_TOOL_FAILED, str_printf("iperf3 server "
+		    "on %s did not start (exit %d): %s", m->name,
+		    res->exit_status, line != NULL ? line : ""));
+		free(line);
+	}
+	collect_task_finish(t);
+}
+
+static void
+server_done_cb(const struct machine *m, const struct engine_result *res,
+    void *arg)
+{
+	struct iperf_server *s = arg;
+	struct collector *c = s->c;
+	int renew = s->renewing, listened = s->listening;
+
+	s->job = NULL;
+	s->renewing = s->cancelled = 0;
+	c->servers_up--;
+	log_debug(m->name, "iperf3 server ended");
+	if (s->waiter != NULL) {	/* it was waiting for this server */
+		if (c->interrupted) {
+			struct task *t = s->waiter;
+
+			s->waiter = NULL;
+			collect_task_finish(t);		/* not recorded: --resume */
+		} else if (!listened)
+			server_fail_waiter(s, m, res);
+		else if (renew || s->restarts++ < 2)
+			server_serve(s);	/* a new one for the waiter */
+		else
+			server_fail_waiter(s, m, res);
+	}
+	if (s->finishing != NULL) {	/* one-off: its test can be recorded */
+		struct task *t = s->finishing;
+
+		s->finishing = NULL;
+		collect_task_finish(t);
+	}
+	collect_dispatch(c);
+}
+
+/* Start the host's server for its waiter; on failure the waiter fails. */
+static void
+server_start(struct iperf_server *s)
+{
+	struct collector *c = s->c;
+	const struct machine *m = machine_at(c, s->host);
+	struct engine_request req = {
+		.command = c->server_command,
+		.timeout_s = c->ps.iperf_server_bound + 10,
+		.on_output = server_output_cb,
+		.on_done = server_done_cb,
+		.arg = s,
+	};
+	struct task *t = s->waiter;
+	int r;
+
+	s->listening = 0;
+	s->listens = s->served = s->matched = 0;
+	/* the remote `timeout` starts later than this: it ends later too */
+	s->expires_at = time_wall() + c->ps.iperf_server_bound;
+	log_debug(m->name, "iperf3 server: %s", c->server_command);
+	if ((r = engine_submit(c->engine, m, &req, &s->job)) == 0) {
+		c->servers_up++;
+		return;
+	}
+	/* not a callback: the waiter fails on this turn */
+	s->waiter = NULL;
+	collect_task_fail(t, ERROR_CLASS_TOOL_FAILED, str_printf("iperf3 server on "
+	    "%s: %s", m->name, error_string(r)));
+	collect_task_finish(t);
+}
+
+/*
+ * Give the server to its waiting test once it listens for a new client; a
+ * server too close to its bound for one more test is replaced first.
+ */
+static void
+server_serve(struct iperf_server *s)
+{
+	struct collector *c = s->c;
+	struct task *t = s->waiter;
+
+	if (t == NULL || c->interrupted)
+		return;
+	if (s->job == NULL) {
+		server_start(s);
+		return;
+	}
+	if (s->cancelled || s->listens <= s->served)
+		return;
+	if (c->ps.iperf_server_keep && time_wall() +
+	    probe_iperf3_timeout(&c->ps, c->connect_timeout) > s->expires_at) {
+		s->renewing = 1;
+		server_cancel(s);
+		return;
+	}
+	s->waiter = NULL;
+	s->served++;
+	s->restarts = 0;
+	s->client = t;
+	iperf_start_client(t);
+}
+
+/* A host none of whose tests as a server is left: its server can go. */
+static void
+server_stop_if_unused(struct collector *c, size_t h)
+{
+	struct iperf_server *s = &c->hosts[h].srv;
+
+	if (s->job != NULL && s->waiter == NULL && s->client == NULL &&
+	    collect_host_next_waiting(&c->phases[c->cur], h, 1) == NULL)
+		server_cancel(s);
+}
+
+static void
+iperf_client_done_cb(const struct machine *m,
+    const struct engine_result *res, void *arg)
+{
+	struct task *t = arg;
+	struct collector *c = t->c;
+	struct iperf_server *s = &c->hosts[t->pair.target].srv;
+	struct iperf_result ir;
+	char *cause = NULL;
+	int r;
+
+	t->job = NULL;
+	s->client = NULL;
+	t->ended_at = res->ended_at;
+	if (res->error == NP_ERR_CANCELLED) {
+		if (!c->interrupted)
+			collect_task_fail(t, ERROR_CLASS_TIMEOUT, strdup("cancelled"));
+	} else if (!collect_check_result(t, m, res, "iperf3 client: ")) {
+		r = iperf_parse(res->out, &ir, &cause);
+		if (r == 0) {
+			t->metrics = iperf_metrics(&ir);
+			t->ok = 1;
+			t->mbps = ir.receiver_mbps;
+		} else
+			collect_task_fail(t, r == NP_ERR_PROTOCOL ?
+			    ERROR_CLASS_TOOL_FAILED : ERROR_CLASS_PARSE, cause);
+	}
+	if (!c->ps.iperf_server_keep && s->job != NULL) {
+		/* its one test is over: gone, it frees the port for the next */
+		s->finishing = t;
+		server_cancel(s);
+		return;
+	}
+	if (!t->ok)
+		server_cancel(s);	/* it may be stuck in the failed test */
+	collect_task_finish(t);
+	server_stop_if_unused(c, t->pair.target);
+}
+
+static void
+iperf_start_client(struct task *t)
+{
+	const struct machine *src = machine_at(t->c, t->pair.source);
+	int r;
+
+	r = collect_task_submit(t, src, t->command, probe_iperf3_timeout(&t->c->ps,
+	    t->c->connect_timeout), NULL, iperf_client_done_cb, &t->job);
+	if (r != 0) {
+		t->c->hosts[t->pair.target].srv.client = NULL;
+		collect_task_fail(t, ERROR_CLASS_TOOL_FAILED, str_printf("iperf3 client "
+		    "on %s: %s", src->name, error_string(r)));
+		collect_task_finish(t);
+	}
+}
+
+/* A test has its hosts: it waits for the target's server to listen. */
+void
+collect_iperf_start(struct task *t)
+{
+	struct iperf_server *s = &t->c->hosts[t->pair.target].srv;
+
+	t->started_at = time_wall();
+	s->waiter = t;
+	server_serve(s);
+}
+
+/* End every server: the phase is over, or the run stops. */
+void
+collect_servers_stop(struct collector *c)
+{
+	size_t h;
+
+	for (h = 0; h < c->inv->n_machines; h++)
+		server_cancel(&c->hosts[h].srv);
+}
