@@ -34,14 +34,11 @@ PHASES="init discover configure push start converge punch sweep teardown"
 bench_lab_setup bench.sh benchb jq node bc /usr/bin/time
 "$SRC/tests/otela-node/install.sh" >/dev/null
 
-# Busy and total jiffies of all cores so far.
-cpu_jiffies() { awk '/^cpu /{b=$2+$3+$4+$7+$8; print b, b+$5+$6}' /proc/stat; }
-
 # run LABEL ARGS...: bench with ARGS into $WORK/LABEL; sets WALL, RSS (MB),
 # BUSY (share of all cores busy, %), CPU_S (CPU-seconds used on the
 # machine) and OWN_S (netprof's own CPU-seconds).
 run() {
-	local label=$1 t0 t1 c0 c1 hz
+	local label=$1 t0 t1 c0
 	shift
 	c0=$(cpu_jiffies)
 	t0=$(date +%s.%N)
@@ -49,12 +46,9 @@ run() {
 	    --config "$WORK/inv.json" --output "$WORK/$label" --run-id "$label" \
 	    "${ARGS[@]}" "$@" || echo "  warning: $label exited $?" >&2
 	t1=$(date +%s.%N)
-	c1=$(cpu_jiffies)
-	hz=$(getconf CLK_TCK)
+	read -r BUSY CPU_S < <(cpu_between "$c0" "$(cpu_jiffies)")
 	WALL=$(echo "$t1 - $t0" | bc -l)
 	read -r RSS OWN_S < <(tail -1 "$WORK/$label.rss" | awk '{printf "%.1f %.2f\n", $1/1024, $2+$3}')
-	read -r BUSY CPU_S < <(echo "$c0 $c1" | awk -v hz="$hz" \
-	    '{b=$3-$1; t=$4-$2; printf "%.0f %.1f\n", t ? 100*b/t : 0, b/hz}')
 	jq -r 'select(.ok|not)|"  warning: \(.source)->\(.target) \(.kind): \(.error)"' \
 	    "$WORK/$label/measurements.jsonl" | head -3 >&2
 }

@@ -46,16 +46,28 @@ bench_workdir() {
 
 now() { date +%s.%N; }
 
+# Busy and total jiffies of all cores so far.
+cpu_jiffies() { awk '/^cpu /{b=$2+$3+$4+$7+$8; print b, b+$5+$6}' /proc/stat; }
+
+# cpu_between "C0" "C1" (two cpu_jiffies): prints the share of all cores
+# busy in between (%) and the CPU-seconds used on the whole machine.
+cpu_between() {
+	echo "$1 $2" | awk -v hz="$(getconf CLK_TCK)" \
+	    '{b=$3-$1; t=$4-$2; printf "%.0f %.1f\n", t ? 100*b/t : 0, b/hz}'
+}
+
 # bench_run LABEL ARGS...: $BIN collect with ARGS on the lab in $WORK/lab,
-# records in $WORK/LABEL.jsonl; sets WALL (s), RSS (peak, MB) and FDS (the
-# most file descriptors netprof held, sampled every 0.1 s), and warns of
-# failed probes.
+# records in $WORK/LABEL.jsonl; sets WALL (s), RSS (peak, MB), FDS (the
+# most file descriptors netprof held, sampled every 0.1 s), OWN_S
+# (netprof's CPU-seconds), BUSY and CPU_S (cpu_between over the run), and
+# warns of failed probes.
 bench_run() {
-	local out=$WORK/$1.jsonl rssf=$WORK/$1.rss t0 t1 pid np max=0 n bad
+	local out=$WORK/$1.jsonl rssf=$WORK/$1.rss t0 t1 c0 pid np max=0 n bad
 	shift
 	rm -f "$out"
+	c0=$(cpu_jiffies)
 	t0=$(date +%s.%N)
-	/usr/bin/time -f %M -o "$rssf" "$BIN" -q collect \
+	/usr/bin/time -f '%M %U %S' -o "$rssf" "$BIN" -q collect \
 	    --config "$WORK/lab/machines.json" --output "$out" "$@" &
 	pid=$!
 	while kill -0 $pid 2>/dev/null; do
@@ -67,9 +79,10 @@ bench_run() {
 	done
 	wait $pid || true
 	t1=$(date +%s.%N)
+	read -r BUSY CPU_S < <(cpu_between "$c0" "$(cpu_jiffies)")
 	WALL=$(echo "$t1 - $t0" | bc -l)
 	# time(1) puts "Command exited with non-zero status N" first
-	RSS=$(awk 'END {printf "%.1f", $1/1024}' "$rssf")
+	read -r RSS OWN_S < <(awk 'END {printf "%.1f %.2f\n", $1/1024, $2+$3}' "$rssf")
 	FDS=$max
 	bad=$(jq -r 'select(.ok|not)|"\(.source)->\(.target): \(.error)"' "$out" |
 	    head -3 || true)	# head's early exit is no failure

@@ -20,6 +20,12 @@
 #              h1..h4 (target: within 10%)
 #   resources  peak RSS (target <= 32 MB) and the most file descriptors
 #              netprof held (target <= N + 64), sampled every 0.1 s
+#   CPU        every lab host's sshd, pings and iperf3 share this
+#              machine's cores: for each run, how busy the cores were,
+#              the CPU-seconds the machine used and netprof's own; and
+#              `check` alone (N SSH sessions, one channel each) with the
+#              same figures: the handshakes' cost here, where on real
+#              hosts each sshd has cores of its own
 #
 # usage: tests/bench/scale.sh [SIZES...]   (default: 8 32 64)
 # env:   NETPROF_BIN (default: build/main/netprof, built), BENCH_SUBNET
@@ -88,6 +94,16 @@ for n in $SIZES; do
 	printf '\nN=%d: %d ordered pairs (lab up in %.0f s)\n' "$n" $(( n * (n - 1) )) \
 	    "$(echo "$(date +%s.%N) - $t0" | bc -l)"
 
+	c0=$(cpu_jiffies)
+	t0=$(now)
+	/usr/bin/time -f '%U %S' -o "$WORK/check-$n.cpu" "$BIN" -q check \
+	    --config "$WORK/lab/machines.json" >/dev/null || true
+	wall=$(echo "$(now) - $t0" | bc -l)
+	read -r busy cpu < <(cpu_between "$c0" "$(cpu_jiffies)")
+	own=$(awk 'END {printf "%.2f", $1+$2}' "$WORK/check-$n.cpu")
+	printf '  sessions alone (check)  wall %5.1f s  cores busy %s%%  machine %s CPU-s, netprof %s: at least %.1f s on %d cores\n' \
+	    "$wall" "$busy" "$cpu" "$own" "$(echo "$cpu / $(nproc)" | bc -l)" "$(nproc)"
+
 	# one ping per target is N(N-1) processes on this one machine: at 64
 	# hosts that is 4,032 at once, more than the shared cores can start
 	# within a probe's timeout, so only up to 32
@@ -104,6 +120,8 @@ for n in $SIZES; do
 		    $tool "$WALL" "$(echo "$WALL / $PROBE_S" | bc -l)" "$sp" \
 		    "$(echo "$sp / $PROBE_S" | bc -l)" "$up" "$ss" \
 		    "$(echo "$ss / $PROBE_S" | bc -l)" "$lost" "$RSS" "$FDS"
+		printf '                        cores busy %s%%  machine %s CPU-s, netprof %s\n' \
+		    "$BUSY" "$CPU_S" "$OWN_S"
 	done
 	if [ "$n" = 32 ]; then
 		bench_run "ping-off-$n" --ping-count $PING_COUNT --fanout off
@@ -120,6 +138,8 @@ for n in $SIZES; do
 	    "$WORK/duplex-$n.jsonl")
 	printf '  iperf3 duplex         wall %6.1f s  iperf3 span %.1f s / bound %d s = %.2f  RSS %s MB  fds %s\n' \
 	    "$WALL" "$sp" $bound "$(echo "$sp / $bound" | bc -l)" "$RSS" "$FDS"
+	printf '                        cores busy %s%%  machine %s CPU-s, netprof %s\n' \
+	    "$BUSY" "$CPU_S" "$OWN_S"
 	hosts=$(seq -s, -f 'h%g' 1 $(( n < 4 ? n : 4 )))
 	bench_run "exclusive-$n" --ping-count 1 --iperf --iperf-seconds $IPERF_S \
 	    --hosts "$hosts"
