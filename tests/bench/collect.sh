@@ -3,8 +3,9 @@
 # schedule against --serial (the upstream one-pair-at-a-time order) in the
 # same run, for ping (ping_count 5, interval 1 s) and for --iperf
 # (iperf_seconds 2). Prints wall times, the speed-up, the ratio to the
-# schedule's lower bound (rounds x probe duration), the peak RSS, and the
-# ping medians of both runs (parallelism must not distort them).
+# schedule's lower bound (ping: one probe, as the fan-out runs a source's
+# pings at once; iperf3: exclusive rounds x iperf_seconds), the peak RSS,
+# and the ping medians of both runs (parallelism must not distort them).
 #
 # usage: tests/bench/collect.sh [SIZES...]   (default: 8 16; needs root)
 # env:   NETPROF_BIN (default: build/main/netprof, built), BENCH_SERIAL_MAX (default 8:
@@ -18,7 +19,6 @@ SERIAL_MAX=${BENCH_SERIAL_MAX:-8}
 SIZES=${*:-8 16}
 PING_COUNT=5
 IPERF_SECONDS=2
-CAP=8
 
 bench_lab_setup collect.sh bench jq ping iperf3 /usr/bin/time
 
@@ -29,14 +29,14 @@ ping_median() {
 	    awk '{v[NR]=$1} END {i=int((NR+1)/2); printf "%.3f", v[i]}'
 }
 
-printf 'netprof collect benchmark: ping_count %d (1 s interval), iperf_seconds %d, max_channels %d\n' \
-    $PING_COUNT $IPERF_SECONDS $CAP
+printf 'netprof collect benchmark: ping_count %d (1 s interval), iperf_seconds %d, ping fan-out (the default)\n' \
+    $PING_COUNT $IPERF_SECONDS
 for n in $SIZES; do
 	cleanup
 	"$LAB" up --name bench --hosts "$n" --dir "$WORK/lab" >/dev/null
 	pairs=$(( n * (n - 1) ))
 	ping_dur=$(( PING_COUNT - 1 ))		# ping -c 5 -i 1 lasts 4 s
-	ping_rounds=$(( (n - 2) / CAP + 1 ))
+	ping_rounds=1		# one wave: every source's pings at once
 	ping_lb=$(( ping_rounds * ping_dur ))
 	iperf_rounds=$(( n % 2 == 0 ? 2 * (n - 1) : 2 * n ))
 	echo
