@@ -15,13 +15,10 @@
  * (collect_iperf.c). The state they share is in collect.h.
  */
 #include <getopt.h>
-#include <stdarg.h>
-#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include <uv.h>
 #include <cjson/cJSON.h>
 
 #include "cmd.h"
@@ -31,7 +28,6 @@
 #include "error.h"
 #include "fanout.h"
 #include "inventory.h"
-#include "iperf_parse.h"
 #include "log.h"
 #include "ping_parse.h"
 #include "plan.h"
