@@ -9,6 +9,12 @@
 # h1's iperf3 client never connects (a wrapper on h1's PATH, through its
 # remote_setup, sleeps instead), as a client host that hangs would; tests
 # between the other hosts run meanwhile.
+# The stalled client outlives the killed run (nothing signals it: it is the
+# hung host's), so each mode's wrapper writes its PID to a marker file of
+# its own: a mode waits for its own stall, never for the one the previous
+# mode left, which is still asleep when the next run starts on a quick
+# machine and would let the SIGKILL land before that run started any
+# iperf3 server.
 . "$(dirname "$0")/lib.sh"
 require_root
 require_cmd ssh ping iperf3 jq
@@ -25,14 +31,24 @@ cat >"$wrap/iperf3" <<EOF
 #!/bin/sh
 # a client that never connects; the server side is the real iperf3
 for a in "\$@"; do
-	[ "\$a" = -c ] && exec sleep 47
+	if [ "\$a" = -c ]; then
+		echo \$\$ >"$wrap/stall/\$NETPROF_TEST_STALL"
+		exec sleep 47
+	fi
 done
 exec $real "\$@"
 EOF
+mkdir "$wrap/stall"
+chown "$LAB_USER" "$wrap/stall"
 chmod 755 "$wrap" "$wrap/iperf3"
-inv=$T/stall.json
-jq --arg s "export PATH=$wrap:\$PATH" '.machines |= map(if .name == "h1"
-    then .remote_setup = $s else . end)' "$LAB_INVENTORY" >"$inv"
+# stall_inventory MODE: the lab's inventory with h1's client stalling,
+# its marker file named MODE
+stall_inventory() {
+	jq --arg s "export PATH=$wrap:\$PATH NETPROF_TEST_STALL=$1" \
+	    '.machines |= map(if .name == "h1" then .remote_setup = $s else . end)' \
+	    "$LAB_INVENTORY" >"$T/stall-$1.json"
+	echo "$T/stall-$1.json"
+}
 opts=(--iperf --ping-count 1 --ping-interval 0.2 --iperf-seconds 2)
 
 # the processes of the lab named $1 (iperf3, or timeout running one)
@@ -45,14 +61,15 @@ lab_procs() {
 # stalls, then every server gone within its bound, then --resume
 killed_run() {
 	local mode=$1 out=$T/kill-$1.jsonl pid stalled=0 killed_at n1 before p
+	local inv
+	inv=$(stall_inventory "$mode")
 	"$NETPROF_BIN" -q collect --config "$inv" --output "$out" \
 	    --iperf-mode "$mode" "${opts[@]}" &
 	pid=$!
 	for _ in $(seq 300); do
-		for p in $(ip netns pids "np-$LAB_NAME-h1" 2>/dev/null); do
-			[ "$(ps -o args= -p "$p" 2>/dev/null)" = "sleep 47" ] &&
-			    stalled=1
-		done
+		p=$(cat "$wrap/stall/$mode" 2>/dev/null || true)
+		[ -n "$p" ] && [ "$(ps -o args= -p "$p" 2>/dev/null)" = "sleep 47" ] &&
+		    stalled=1
 		[ $stalled = 1 ] && break
 		sleep 0.1
 	done
