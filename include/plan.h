@@ -42,7 +42,7 @@ const char *plan_iperf_mode(const struct plan_options *o);
 #define PLAN_OPT_IPERF_MODE 0x102
 #define PLAN_OPT_PING_TOOL 0x103
 
-/* For the commands (cmd_plan.c): parse --fanout, --iperf-mode,
+/* For plan and collect: parse --fanout, --iperf-mode,
    --ping-tool or --max-channels ('m') into o; a usage error is reported
    and NP_EXIT_USAGE returned. */
 struct cmd_entry;

@@ -8,48 +8,9 @@
 
 #include "cmd.h"
 #include "error.h"
-#include "fanout.h"
 #include "inventory.h"
 #include "log.h"
 #include "plan.h"
-
-int
-plan_parse_option(const struct cmd_entry *self, int ch, const char *arg,
-    struct plan_options *o)
-{
-	enum fanout_tool tool;
-
-	switch (ch) {
-	case PLAN_OPT_FANOUT:
-		if (strcmp(arg, "off") == 0 || strcmp(arg, "0") == 0) {
-			o->fanout = -1;
-			return 0;
-		}
-		if (cmd_parse_int(arg, 1, 4096, &o->fanout) != 0)
-			return cmd_usage_error(self, "--fanout: '%s' is not a "
-			    "number of targets from 1 to 4096, or off", arg);
-		return 0;
-	case PLAN_OPT_PING_TOOL:
-		if (fanout_tool_parse(arg, &tool) != 0)
-			return cmd_usage_error(self, "--ping-tool: '%s' is not "
-			    "auto, ping or fping", arg);
-		o->ping_tool = (int)tool;
-		return 0;
-	case PLAN_OPT_IPERF_MODE:
-		if (strcmp(arg, "exclusive") == 0 || strcmp(arg, "duplex") == 0) {
-			o->duplex = strcmp(arg, "duplex") == 0;
-			return 0;
-		}
-		return cmd_usage_error(self, "--iperf-mode: '%s' is not "
-		    "exclusive or duplex", arg);
-	case 'm':
-		if (cmd_parse_int(arg, 1, 64, &o->max_channels) != 0)
-			return cmd_usage_error(self, "--max-channels: '%s' is "
-			    "not a number from 1 to 64", arg);
-		return 0;
-	}
-	return 0;
-}
 
 static int
 cmd_plan_exec(const struct cmd_entry *self, int argc, char **argv)

@@ -1,13 +1,15 @@
 /*
- * collect's run state, shared by the files of `netprof collect`:
- * cmd_collect.c (options, phases, tasks, dispatch and records),
- * collect_iperf.c (iperf3 servers and clients) and collect_fanout.c (a
- * source host's pings as one command). Private to them.
+ * collect's run state, shared by the files of its run: collect_run.c
+ * (phases, tasks, dispatch and records), collect_iperf.c (iperf3 servers
+ * and clients), collect_fanout.c (a source host's pings as one command)
+ * and collect_report.c (the summary). Private to them: cmd_collect.c sees
+ * only collect_run.h.
  */
 #ifndef NETPROF_COLLECT_H
 #define NETPROF_COLLECT_H
 
 #include <stddef.h>
+#include <stdio.h>
 
 #include <uv.h>
 #include <cjson/cJSON.h>
@@ -168,7 +170,7 @@ class_of_engine_error(int error, int *host_level)
 	return error_class_of_code(error);
 }
 
-/* cmd_collect.c: tasks and dispatch */
+/* collect_run.c: tasks and dispatch */
 void collect_task_fail(struct task *t, enum error_class cls, char *error);
 void collect_task_requeue(struct collector *c, struct task *t);
 void collect_task_finish(struct task *t);
@@ -191,5 +193,8 @@ void collect_servers_stop(struct collector *c);
 /* collect_fanout.c: start t's source's fan-out if t goes with one (1) */
 int collect_fanout_take(struct collector *c, struct phase *ph,
     struct task *t);
+
+/* collect_report.c: the summary of a finished run */
+void collect_report_summary(const struct collector *c, FILE *f);
 
 #endif
