@@ -8,11 +8,16 @@
 
 #include <stdio.h>
 
+#include "option.h"
+
 struct cmd_entry {
 	const char *name;
 	const char *summary;	/* one line for "netprof help" */
 	const char *usage;	/* synopsis, after "usage: netprof NAME " */
-	const char *help;	/* option list printed by NAME --help */
+	const char *about;	/* --help: text before the options, or NULL */
+	const struct option_block *options;	/* its table (option.h) */
+	int options_first;	/* options end at the first operand */
+	const char *notes;	/* --help: text after the options, or NULL */
 	/* argv[0] is the command name; returns an enum np_exit code. */
 	int (*exec)(const struct cmd_entry *self, int argc, char **argv);
 };
@@ -24,7 +29,8 @@ extern const struct cmd_entry cmd_exec_entry;
 extern const struct cmd_entry cmd_heatmap_entry;
 extern const struct cmd_entry cmd_plan_entry;
 
-/* Print "usage: netprof NAME USAGE" and, if full, the help text. */
+/* Print "usage: netprof NAME USAGE" and, if full, the help: the summary,
+   about, the options from the table, notes. */
 void cmd_print_usage(const struct cmd_entry *entry, FILE *f, int full);
 
 /*
@@ -46,11 +52,12 @@ int cmd_parse_int(const char *s, int lo, int hi, int *out);
 int cmd_parse_number(const char *s, double lo, double hi, double *out);
 
 /*
- * After getopt: no operand may remain and --config must have been given.
- * Returns NP_EXIT_OK, or reports the usage error and returns NP_EXIT_USAGE.
+ * After option_parse(): no operand may remain (operands: the n_operands
+ * left) and --config must have been given. Returns NP_EXIT_OK, or reports
+ * the usage error and returns NP_EXIT_USAGE.
  */
-int cmd_need_config(const struct cmd_entry *entry, int argc, char **argv,
-    const char *config);
+int cmd_need_config(const struct cmd_entry *entry, int n_operands,
+    char **operands, const char *config);
 
 struct inventory;
 /*

@@ -7,6 +7,7 @@
 
 #include <stdio.h>
 
+#include "option.h"
 #include "probe.h"
 #include "schedule.h"
 
@@ -37,17 +38,12 @@ size_t plan_fanout(const struct plan_options *o);
 /* "exclusive" or "duplex", as records name the iperf3 mode. */
 const char *plan_iperf_mode(const struct plan_options *o);
 
-/* getopt codes of the options plan and collect share. */
-#define PLAN_OPT_FANOUT 0x101
-#define PLAN_OPT_IPERF_MODE 0x102
-#define PLAN_OPT_PING_TOOL 0x103
-
-/* For plan and collect: parse --fanout, --iperf-mode,
-   --ping-tool or --max-channels ('m') into o; a usage error is reported
-   and NP_EXIT_USAGE returned. */
-struct cmd_entry;
-int plan_parse_option(const struct cmd_entry *self, int ch, const char *arg,
-    struct plan_options *o);
+/*
+ * The options plan and collect share, a block of a command's table
+ * (option.h) over struct plan_options: --iperf, --iperf-mode, --fanout,
+ * --ping-tool, --rounds, --serial.
+ */
+extern const struct option_spec plan_option_specs[];
 
 /* Build the ping (and iperf3) schedules collect runs for inv. */
 int plan_schedules(const struct inventory *inv, const struct plan_options *o,

@@ -8,6 +8,7 @@
 
 #include <stdio.h>
 
+#include "option.h"
 #include "schedule.h"
 
 /* What the iperf3 server prints (with --forceflush) once it listens. */
@@ -23,6 +24,24 @@ struct probe_settings {
 	double iperf_server_bound;	/* seconds: the iperf3 server ends by
 					   itself within it; 0: not bounded */
 };
+
+/*
+ * What the command line may set of a probe's settings (0: the
+ * inventory's), and their block of a command's table (option.h):
+ * --ping-count, --ping-interval, --iperf-seconds, --iperf-port.
+ */
+struct probe_options {
+	int ping_count;
+	double ping_interval;
+	int iperf_seconds;
+	int iperf_port;
+};
+extern const struct option_spec probe_option_specs[];
+
+struct inventory;
+/* The settings of a run: o's where given, else inv's; the rest cleared. */
+void probe_settings_init(struct probe_settings *ps,
+    const struct probe_options *o, const struct inventory *inv);
 
 /* "LC_ALL=C ping -c COUNT -i INTERVAL ADDRESS" (new string; NULL: ENOMEM) */
 char *probe_ping_command(const struct probe_settings *ps, const char *address);

@@ -39,10 +39,11 @@
 #include "cmd.h"
 #include "engine.h"
 #include "inventory.h"
+#include "option.h"
 
 struct runner;
 
-/* The options every host command takes, parsed by runner_option(). */
+/* The options every host command takes (runner_*_specs). */
 struct runner_options {
 	const char *config;
 	const char *hosts;
@@ -52,30 +53,13 @@ struct runner_options {
 					   runner_fd_room() */
 };
 
-/* For getopt_long's table: the shared options, with these letters. */
-#define RUNNER_LONGOPTS \
-	{ "config", required_argument, NULL, 'c' }, \
-	{ "hosts", required_argument, NULL, 'H' }, \
-	{ "accept-new-host-keys", no_argument, NULL, 'A' }, \
-	{ "max-channels", required_argument, NULL, 'm' }
-
-/* The help lines of the shared options. */
-#define RUNNER_HELP \
-	"  -c, --config FILE        the inventory (machines.json)\n" \
-	"  -H, --hosts A,B          only these machines\n" \
-	"  -A, --accept-new-host-keys  record the keys of hosts not yet in\n" \
-	"                           known_hosts (never a changed key)\n" \
-	"      --max-channels N     commands at once per SSH session (1-64,\n" \
-	"                           default 8; OpenSSH allows 10)\n"
-
-#define RUNNER_MAX_CHANNELS 64
-
 /*
- * Take getopt's ch if it is a shared option: 0 when taken, -1 when it is
- * not one, NP_EXIT_USAGE (reported) when its argument is wrong.
+ * The shared options' blocks for a command's table (option.h), fields of
+ * struct runner_options: --config and --hosts (the inventory), and
+ * --accept-new-host-keys and --max-channels (the sessions).
  */
-int runner_option(const struct cmd_entry *self, struct runner_options *o,
-    int ch, const char *arg);
+extern const struct option_spec runner_inventory_specs[];
+extern const struct option_spec runner_session_specs[];
 
 struct runner_hooks {
 	/* first signal; NULL: runner_finish() at once */

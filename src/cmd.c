@@ -22,8 +22,12 @@ cmd_print_usage(const struct cmd_entry *entry, FILE *f, int full)
 	fprintf(f, "usage: netprof %s %s\n", entry->name, entry->usage);
 	if (full) {
 		fprintf(f, "\n%s.\n", entry->summary);
-		if (entry->help != NULL && *entry->help != '\0')
-			fprintf(f, "\n%s", entry->help);
+		if (entry->about != NULL)
+			fprintf(f, "\n%s", entry->about);
+		fputs("\noptions:\n", f);
+		option_print_help(entry, f);
+		if (entry->notes != NULL)
+			fprintf(f, "\n%s", entry->notes);
 	}
 }
 
@@ -87,12 +91,12 @@ cmd_parse_number(const char *s, double lo, double hi, double *out)
 }
 
 int
-cmd_need_config(const struct cmd_entry *entry, int argc, char **argv,
-    const char *config)
+cmd_need_config(const struct cmd_entry *entry, int n_operands,
+    char **operands, const char *config)
 {
-	if (optind < argc)
+	if (n_operands > 0)
 		return cmd_usage_error(entry, "unexpected argument '%s'",
-		    argv[optind]);
+		    operands[0]);
 	if (config == NULL)
 		return cmd_usage_error(entry, "--config FILE is required");
 	return NP_EXIT_OK;

@@ -3,7 +3,7 @@
  * collect_run.c's (tasks, phases, dispatch, records), with collect_iperf.c
  * and collect_fanout.c; the summary is collect_report.c's.
  */
-#include <getopt.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -12,92 +12,63 @@
 #include "error.h"
 #include "inventory.h"
 #include "log.h"
+#include "option.h"
 #include "plan.h"
+#include "probe.h"
 #include "runner.h"
 #include "util.h"
+
+static const struct option_spec collect_output_specs[] = {
+	{ .name = "output", .letter = 'o', .type = OPTION_STRING,
+	  .offset = offsetof(struct collect_options, output), .arg = "FILE",
+	  .help = "JSONL records, - for standard output (default:\n"
+	  CMD_DEFAULT_RECORDS ",\n"
+	  "directories created)" },
+	{ .name = NULL }
+};
+
+static const struct option_spec collect_run_specs[] = {
+	{ .name = "dry-run", .letter = 'n', .type = OPTION_FLAG,
+	  .offset = offsetof(struct collect_options, dry_run),
+	  .help = "print the plan, run nothing" },
+	{ .name = "resume", .type = OPTION_FLAG,
+	  .offset = offsetof(struct collect_options, resume),
+	  .help = "skip pairs already recorded ok in --output, append" },
+	{ .name = NULL }
+};
+
+static const struct option_spec collect_quiet_specs[] = {
+	{ .name = "quiet", .letter = 'q', .type = OPTION_FLAG,
+	  .offset = offsetof(struct collect_options, quiet),
+	  .help = "no progress, no summary" },
+	{ .name = NULL }
+};
+
+static const struct option_block collect_options_table[] = {
+	{ runner_inventory_specs, offsetof(struct collect_options, common) },
+	{ runner_session_specs, offsetof(struct collect_options, common) },
+	{ collect_output_specs, 0 },
+	{ plan_option_specs, offsetof(struct collect_options, plan) },
+	{ collect_run_specs, 0 },
+	{ probe_option_specs, offsetof(struct collect_options, probes) },
+	{ collect_quiet_specs, 0 },
+	{ NULL, 0 }
+};
 
 static int
 cmd_collect_exec(const struct cmd_entry *self, int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		RUNNER_LONGOPTS,
-		{ "output", required_argument, NULL, 'o' },
-		{ "iperf", no_argument, NULL, 'I' },
-		{ "dry-run", no_argument, NULL, 'n' },
-		{ "serial", no_argument, NULL, 'S' },
-		{ "rounds", no_argument, NULL, 'R' },
-		{ "resume", no_argument, NULL, 'r' },
-		{ "ping-count", required_argument, NULL, 'P' },
-		{ "ping-interval", required_argument, NULL, 'i' },
-		{ "iperf-seconds", required_argument, NULL, 'T' },
-		{ "iperf-port", required_argument, NULL, 'p' },
-		{ "fanout", required_argument, NULL, PLAN_OPT_FANOUT },
-		{ "iperf-mode", required_argument, NULL, PLAN_OPT_IPERF_MODE },
-		{ "ping-tool", required_argument, NULL, PLAN_OPT_PING_TOOL },
-		{ "quiet", no_argument, NULL, 'q' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 }
-	};
 	struct collect_options o;
 	struct inventory *inv = NULL;
-	int ch, r;
+	int operand, r;
 
 	memset(&o, 0, sizeof o);
 	o.output = CMD_DEFAULT_RECORDS;
-	optind = 1;
-	while ((ch = getopt_long(argc, argv, ":c:H:Ao:nqh", longopts, NULL)) !=
-	    -1) {
-		if ((r = runner_option(self, &o.common, ch, optarg)) >= 0) {
-			if (r != 0)
-				return r;
-			continue;
-		}
-		switch (ch) {
-		case 'o': o.output = optarg; break;
-		case 'I': o.plan.iperf = 1; break;
-		case 'n': o.dry_run = 1; break;
-		case 'S': o.plan.serial = 1; break;
-		case 'R': o.plan.rounds = 1; break;
-		case 'r': o.resume = 1; break;
-		case 'q': o.quiet = 1; break;
-		case PLAN_OPT_FANOUT:
-		case PLAN_OPT_IPERF_MODE:
-		case PLAN_OPT_PING_TOOL:
-			if (plan_parse_option(self, ch, optarg, &o.plan) != 0)
-				return NP_EXIT_USAGE;
-			break;
-		case 'P':
-			if (cmd_parse_int(optarg, 1, 100000, &o.ping_count) != 0)
-				return cmd_usage_error(self, "--ping-count: "
-				    "'%s' is not a positive number", optarg);
-			break;
-		case 'T':
-			if (cmd_parse_int(optarg, 1, 3600, &o.iperf_seconds) != 0)
-				return cmd_usage_error(self, "--iperf-seconds: "
-				    "'%s' is not a number from 1 to 3600",
-				    optarg);
-			break;
-		case 'p':
-			if (cmd_parse_int(optarg, 1, 65535, &o.iperf_port) != 0)
-				return cmd_usage_error(self, "--iperf-port: "
-				    "'%s' is not a TCP port", optarg);
-			break;
-		case 'i':
-			if (cmd_parse_number(optarg, 0.002, 60,
-			    &o.ping_interval) != 0)
-				return cmd_usage_error(self, "--ping-interval: "
-				    "'%s' is not a number of seconds from 0.002 "
-				    "to 60", optarg);
-			break;
-		case 'h':
-			cmd_print_usage(self, stdout, 1);
-			return NP_EXIT_OK;
-		default:
-			return cmd_option_error(self, ch, argv);
-		}
-	}
+	if ((r = option_parse(self, argc, argv, &o, &operand)) != 0)
+		return option_exit(r);
 	o.plan.max_channels = o.common.max_channels;
-	if (cmd_need_config(self, argc, argv, o.common.config) != NP_EXIT_OK)
+	if (cmd_need_config(self, argc - operand, argv + operand,
+	    o.common.config) != NP_EXIT_OK)
 		return NP_EXIT_USAGE;
 	if (strcmp(o.output, "-") != 0 && file_same(o.output, o.common.config))
 		return cmd_usage_error(self, "--output %s is the inventory "
@@ -138,42 +109,8 @@ const struct cmd_entry cmd_collect_entry = {
 	.usage = "--config FILE [--output FILE.jsonl] [--iperf] "
 	    "[--iperf-mode exclusive|duplex] [--fanout N|off] [--dry-run] "
 	    "[--serial | --rounds] [--resume] [-q]",
-	.help =
-	    "options:\n"
-	    RUNNER_HELP
-	    "  -o, --output FILE        JSONL records, - for standard output "
-	    "(default:\n"
-	    "                           " CMD_DEFAULT_RECORDS ", directories "
-	    "created)\n"
-	    "      --iperf              also measure throughput with iperf3\n"
-	    "      --iperf-mode M       exclusive (default): no host in two "
-	    "tests at once;\n"
-	    "                           duplex: each host client and server "
-	    "at once\n"
-	    "                           (full-duplex links, no shared "
-	    "bottleneck)\n"
-	    "      --fanout N|off       ping: one command per source runs up "
-	    "to N pings\n"
-	    "                           at once (default 256); off: one "
-	    "channel per probe\n"
-	    "                           (at most --max-channels per host)\n"
-	    "      --ping-tool T        the fan-out's tool: auto (fping where "
-	    "present),\n"
-	    "                           ping, fping\n"
-	    "  -n, --dry-run            print the plan, run nothing\n"
-	    "      --serial             one pair at a time (the upstream "
-	    "behaviour)\n"
-	    "      --rounds             ping in shift rounds: one probe per "
-	    "host at a time\n"
-	    "      --resume             skip pairs already recorded ok in "
-	    "--output, append\n"
-	    "      --ping-count N       override the inventory's ping_count\n"
-	    "      --ping-interval S    override ping_interval (seconds)\n"
-	    "      --iperf-seconds N    override iperf_seconds\n"
-	    "      --iperf-port P       override iperf_port\n"
-	    "  -q, --quiet              no progress, no summary\n"
-	    "  -h, --help               this help\n"
-	    "\nexit status: 0 all probes ok, 1 some probes failed, 2 usage or "
-	    "inventory\nerror, 130 interrupted (SIGINT/SIGTERM).\n",
+	.options = collect_options_table,
+	.notes = "exit status: 0 all probes ok, 1 some probes failed, 2 usage "
+	    "or inventory\nerror, 130 interrupted (SIGINT/SIGTERM).\n",
 	.exec = cmd_collect_exec,
 };

@@ -686,12 +686,7 @@ collect_run(const struct collect_options *o, struct inventory *inv)
 	memset(&c, 0, sizeof c);
 	c.inv = inv;
 	c.output = strcmp(o->output, "-") == 0 ? "standard output" : o->output;
-	c.ps.ping_count = o->ping_count > 0 ? o->ping_count : inv->ping_count;
-	c.ps.ping_interval = o->ping_interval > 0 ? o->ping_interval :
-	    inv->ping_interval;
-	c.ps.iperf_seconds = o->iperf_seconds > 0 ? o->iperf_seconds :
-	    inv->iperf_seconds;
-	c.ps.iperf_port = o->iperf_port > 0 ? o->iperf_port : inv->iperf_port;
+	probe_settings_init(&c.ps, &o->probes, inv);
 	c.connect_timeout = inv->connect_timeout_seconds;
 	c.serial = o->plan.serial;
 	c.width = o->plan.rounds ? 1 : (size_t)(o->plan.max_channels > 0 ?

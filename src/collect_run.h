@@ -7,6 +7,7 @@
 #define NETPROF_COLLECT_RUN_H
 
 #include "plan.h"
+#include "probe.h"
 #include "runner.h"
 
 struct inventory;
@@ -16,8 +17,7 @@ struct collect_options {
 	const char *output;
 	int dry_run, resume, quiet;
 	struct plan_options plan;
-	int ping_count, iperf_seconds, iperf_port;
-	double ping_interval;
+	struct probe_options probes;
 };
 
 /* Run (or, with o->dry_run, print the plan) on inv's machines; enum np_exit. */

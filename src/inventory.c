@@ -20,6 +20,7 @@
 
 #include <cjson/cJSON.h>
 
+#include "bounds.h"
 #include "error.h"
 #include "inventory.h"
 #include "json_get.h"
@@ -480,7 +481,7 @@ parse_connection(struct json_doc *p, const cJSON *obj, const char *prefix,
 	    (m->user = strdup(d->user)) == NULL)
 		return NP_ERR_NOMEM;
 	m->port = d->port;
-	if ((r = json_get_int(p, obj, prefix, "port", 1, 65535, &m->port)) != 0)
+	if ((r = json_get_int(p, obj, prefix, "port", BOUNDS_INT(bounds_port), &m->port)) != 0)
 		return r;
 	if ((r = get_path(p, obj, prefix, "identity_file",
 	    &m->identity_file)) != 0)
@@ -519,9 +520,11 @@ parse_machine(struct json_doc *p, const cJSON *obj, size_t index,
 		return r;
 	m->http_port = INVENTORY_DEFAULT_HTTP_PORT;
 	m->libp2p_port = INVENTORY_DEFAULT_LIBP2P_PORT;
-	if ((r = json_get_int(p, obj, prefix, "http_port", 1, 65535,
+	if ((r = json_get_int(p, obj, prefix, "http_port",
+	    BOUNDS_INT(bounds_port),
 	    &m->http_port)) != 0 ||
-	    (r = json_get_int(p, obj, prefix, "libp2p_port", 1, 65535,
+	    (r = json_get_int(p, obj, prefix, "libp2p_port",
+	    BOUNDS_INT(bounds_libp2p_port),
 	    &m->libp2p_port)) != 0)
 		return r;
 	return parse_bootstrap_extra(p, obj, prefix, m);
@@ -591,7 +594,7 @@ parse_defaults(struct json_doc *p, const cJSON *root, struct defaults *d)
 		    "is a per-machine field; move it "
 		    "into the machine it names");
 	if ((r = get_user(p, root, NULL, &d->user)) != 0 ||
-	    (r = json_get_int(p, root, NULL, "port", 1, 65535,
+	    (r = json_get_int(p, root, NULL, "port", BOUNDS_INT(bounds_port),
 	    &d->port)) != 0 ||
 	    (r = get_path(p, root, NULL, "identity_file",
 	    &d->identity_file)) != 0 ||
@@ -614,15 +617,20 @@ parse_settings(struct json_doc *p, const cJSON *root, struct inventory *inv)
 	inv->iperf_seconds = 5;
 	inv->iperf_port = 5201;
 	inv->connect_timeout_seconds = 10;
-	if ((r = json_get_int(p, root, NULL, "ping_count", 1, 100000,
+	if ((r = json_get_int(p, root, NULL, "ping_count",
+	    BOUNDS_INT(bounds_ping_count),
 	    &inv->ping_count)) != 0 ||
-	    (r = json_get_seconds(p, root, "ping_interval", 60,
+	    (r = json_get_seconds(p, root, "ping_interval",
+	    bounds_ping_interval.hi,
 	    &inv->ping_interval)) != 0 ||
-	    (r = json_get_int(p, root, NULL, "iperf_seconds", 1, 86400,
+	    (r = json_get_int(p, root, NULL, "iperf_seconds",
+	    BOUNDS_INT(bounds_iperf_seconds),
 	    &inv->iperf_seconds)) != 0 ||
-	    (r = json_get_int(p, root, NULL, "iperf_port", 1, 65535,
+	    (r = json_get_int(p, root, NULL, "iperf_port",
+	    BOUNDS_INT(bounds_port),
 	    &inv->iperf_port)) != 0 ||
-	    (r = json_get_int(p, root, NULL, "connect_timeout_seconds", 1, 3600,
+	    (r = json_get_int(p, root, NULL, "connect_timeout_seconds",
+	    BOUNDS_INT(bounds_connect_timeout),
 	    &inv->connect_timeout_seconds)) != 0)
 		return r;
 	if ((r = get_path(p, root, NULL, "known_hosts_file",

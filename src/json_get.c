@@ -145,9 +145,9 @@ json_get_int(struct json_doc *doc, const cJSON *obj, const char *prefix,
 		*out = (int)d;
 		return 0;
 	}
-	if (min == 1 && max == 65535)
+	if (min == 1 && (max == 65535 || max == 65534))	/* bounds.h */
 		return json_fail(doc, where,
-		    "%.15g is not a port (1-65535)", d);
+		    "%.15g is not a port (1-%d)", d, max);
 	if (d != floor(d))
 		return json_fail(doc, where, "%.15g is not a whole number; "
 		    "use one from %d to %d", d, min, max);

@@ -5,6 +5,7 @@
  * by hand through the machine's transport, with the rounds the scheduler
  * puts them in) for netprof plan and collect --dry-run.
  */
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,6 +13,7 @@
 
 #include <cjson/cJSON.h>
 
+#include "bounds.h"
 #include "cmd.h"
 #include "command_line.h"
 #include "engine.h"
@@ -37,44 +39,55 @@ plan_iperf_mode(const struct plan_options *o)
 	return o->duplex ? "duplex" : "exclusive";
 }
 
-/* The options plan and collect share; see plan.h. */
-int
-plan_parse_option(const struct cmd_entry *self, int ch, const char *arg,
-    struct plan_options *o)
+/* --fanout N|off: 0 (and off) is -1, one channel per probe */
+static int
+fanout_parse(const char *arg, void *field)
 {
-	enum fanout_tool tool;
+	int *fanout = field;
 
-	switch (ch) {
-	case PLAN_OPT_FANOUT:
-		if (strcmp(arg, "off") == 0 || strcmp(arg, "0") == 0) {
-			o->fanout = -1;
-			return 0;
-		}
-		if (cmd_parse_int(arg, 1, 4096, &o->fanout) != 0)
-			return cmd_usage_error(self, "--fanout: '%s' is not a "
-			    "number of targets from 1 to 4096, or off", arg);
-		return 0;
-	case PLAN_OPT_PING_TOOL:
-		if (fanout_tool_parse(arg, &tool) != 0)
-			return cmd_usage_error(self, "--ping-tool: '%s' is not "
-			    "auto, ping or fping", arg);
-		o->ping_tool = (int)tool;
-		return 0;
-	case PLAN_OPT_IPERF_MODE:
-		if (strcmp(arg, "exclusive") == 0 || strcmp(arg, "duplex") == 0) {
-			o->duplex = strcmp(arg, "duplex") == 0;
-			return 0;
-		}
-		return cmd_usage_error(self, "--iperf-mode: '%s' is not "
-		    "exclusive or duplex", arg);
-	case 'm':
-		if (cmd_parse_int(arg, 1, 64, &o->max_channels) != 0)
-			return cmd_usage_error(self, "--max-channels: '%s' is "
-			    "not a number from 1 to 64", arg);
+	if (strcmp(arg, "off") == 0 || strcmp(arg, "0") == 0) {
+		*fanout = -1;
 		return 0;
 	}
-	return 0;
+	return cmd_parse_int(arg, (int)bounds_fanout.lo, (int)bounds_fanout.hi,
+	    fanout);
 }
+
+static const char *const iperf_modes[] = { "exclusive", "duplex", NULL };
+/* in the order of enum fanout_tool */
+static const char *const ping_tools[] = { "auto", "ping", "fping", NULL };
+
+const struct option_spec plan_option_specs[] = {
+	{ .name = "iperf", .type = OPTION_FLAG,
+	  .offset = offsetof(struct plan_options, iperf),
+	  .help = "also measure throughput with iperf3" },
+	{ .name = "iperf-mode", .type = OPTION_ENUM,
+	  .offset = offsetof(struct plan_options, duplex), .arg = "M",
+	  .choices = iperf_modes,
+	  .help = "exclusive (default): no host in two tests at once,\n"
+	  "2(N-1) rounds; duplex: each host client and server\n"
+	  "at once, N-1 rounds (full-duplex links, no shared\n"
+	  "bottleneck)" },
+	{ .name = "fanout", .type = OPTION_CUSTOM,
+	  .offset = offsetof(struct plan_options, fanout), .arg = "N|off",
+	  .parse = fanout_parse,
+	  .what = "a number of targets from 1 to 4096, or off",
+	  .help = "ping: one command per source runs up to N pings\n"
+	  "at once (default 256); off: one channel per probe\n"
+	  "(at most --max-channels per host)" },
+	{ .name = "ping-tool", .type = OPTION_ENUM,
+	  .offset = offsetof(struct plan_options, ping_tool), .arg = "T",
+	  .choices = ping_tools,
+	  .help = "the fan-out's tool: auto (fping where present),\n"
+	  "ping, fping" },
+	{ .name = "serial", .type = OPTION_FLAG,
+	  .offset = offsetof(struct plan_options, serial),
+	  .help = "one pair at a time (the upstream behaviour)" },
+	{ .name = "rounds", .type = OPTION_FLAG,
+	  .offset = offsetof(struct plan_options, rounds),
+	  .help = "ping in shift rounds: one probe per host at a time" },
+	{ .name = NULL }
+};
 
 int
 plan_schedules(const struct inventory *inv, const struct plan_options *o,
@@ -198,7 +211,13 @@ ping_what(const struct plan_options *o)
 		return "shift rounds: each host sends one probe and answers "
 		    "one per round";
 	if (plan_fanout(o) > 0)
-		return "fan-out: one command per source host and round pings "
+		return o->ping_tool == FANOUT_TOOL_PING ? "fan-out: one "
+		    "command per source host and round pings all of its "
+		    "targets of the round at once (one ping per target)" :
+		    o->ping_tool == FANOUT_TOOL_FPING ? "fan-out: one command "
+		    "per source host and round pings all of its targets of "
+		    "the round at once (fping -C)" :
+		    "fan-out: one command per source host and round pings "
 		    "all of its targets of the round at once (fping -C when "
 		    "the host has it, else one ping per target)";
 	return "probes overlap, at most max_channels per host at once";

@@ -7,12 +7,14 @@
  * every host at once when the limit cannot hold them.
  */
 #include <dirent.h>
+#include <stddef.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
 
+#include "bounds.h"
 #include "error.h"
 #include "log.h"
 #include "runner.h"
@@ -31,31 +33,28 @@ struct runner {
 	int engine_closing;
 };
 
-int
-runner_option(const struct cmd_entry *self, struct runner_options *o,
-    int ch, const char *arg)
-{
-	switch (ch) {
-	case 'c':
-		o->config = arg;
-		return 0;
-	case 'H':
-		o->hosts = arg;
-		return 0;
-	case 'A':
-		o->accept_new_host_keys = 1;
-		return 0;
-	case 'm':
-		if (cmd_parse_int(arg, 1, RUNNER_MAX_CHANNELS,
-		    &o->max_channels) != 0)
-			return cmd_usage_error(self, "--max-channels: '%s' is "
-			    "not a number from 1 to %d", arg,
-			    RUNNER_MAX_CHANNELS);
-		return 0;
-	default:
-		return -1;
-	}
-}
+const struct option_spec runner_inventory_specs[] = {
+	{ .name = "config", .letter = 'c', .type = OPTION_STRING,
+	  .offset = offsetof(struct runner_options, config), .arg = "FILE",
+	  .help = "the inventory (machines.json)" },
+	{ .name = "hosts", .letter = 'H', .type = OPTION_STRING,
+	  .offset = offsetof(struct runner_options, hosts), .arg = "A,B",
+	  .help = "only these machines" },
+	{ .name = NULL }
+};
+
+const struct option_spec runner_session_specs[] = {
+	{ .name = "accept-new-host-keys", .letter = 'A', .type = OPTION_FLAG,
+	  .offset = offsetof(struct runner_options, accept_new_host_keys),
+	  .help = "record the keys of hosts not yet in\n"
+	  "known_hosts (never a changed key)" },
+	{ .name = "max-channels", .type = OPTION_INT,
+	  .offset = offsetof(struct runner_options, max_channels), .arg = "N",
+	  .bounds = &bounds_max_channels,
+	  .help = "commands at once per SSH session (1-64,\n"
+	  "default 8; OpenSSH allows 10)" },
+	{ .name = NULL }
+};
 
 /* Descriptors open now (inherited ones too); 3 if it cannot tell. */
 static size_t
