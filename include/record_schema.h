@@ -2,8 +2,9 @@
  * The record schema, in one place: the kinds of record (collect's ping and
  * iperf3, bench's libp2p_ping, latency and throughput), the classes of
  * error a failed record carries (as an enum and as the strings written),
- * and the field names. The writers (record.c for collect, bench's) and the
- * reader (records_read.c for the heatmap) all use it. The two time forms
+ * and the field names. The writers (record.c for collect, bench_record.c
+ * for bench) and the readers (record.c's --resume, records_read.c for
+ * the heatmap) take every field name from here, none as a literal. The two time forms
  * (timestamp: upstream's seconds; started_at/ended_at: milliseconds) are
  * made by timeutil.h's time_record_timestamp() and time_record_precise().
  */
@@ -38,11 +39,23 @@ int record_kind_known(const char *kind);
 #define RECORD_F_STARTED_AT	"started_at"	/* ms precision */
 #define RECORD_F_ENDED_AT	"ended_at"
 #define RECORD_F_ROUND		"round"
+#define RECORD_F_MODE		"mode"		/* how collect measured it */
 /* bench's records also have these */
 #define RECORD_F_RUN_ID		"run_id"
 #define RECORD_F_SOURCE_PEER_ID	"source_peer_id"
 #define RECORD_F_TARGET_PEER_ID	"target_peer_id"
 #define RECORD_F_CONFIG		"config"	/* {count, bytes} */
+
+/* Field names of bench's run.json that the heatmap reads (its writer is
+   bench_record.c) */
+#define RECORD_RUN_F_RUN_ID	"run_id"
+#define RECORD_RUN_F_MACHINES	"machines"	/* [{name, libp2p_port}] */
+#define RECORD_RUN_F_NAME	"name"
+#define RECORD_RUN_F_LIBP2P_PORT "libp2p_port"
+#define RECORD_RUN_F_CONVERGENCE "convergence"	/* {host: {complete, ...}} */
+#define RECORD_RUN_F_COMPLETE	"complete"
+#define RECORD_RUN_F_ELAPSED_S	"elapsed_s"
+#define RECORD_RUN_F_PHASES	"phases"
 
 /* Why a probe failed, in words a user can act on. */
 enum error_class {

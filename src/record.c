@@ -73,36 +73,36 @@ record_to_json(struct record *rec)
 
 	if ((o = cJSON_CreateObject()) == NULL)
 		return NULL;
-	add_time(o, "timestamp", rec->ended_at, time_record_timestamp);
-	cJSON_AddStringToObject(o, "kind", rec->kind);
-	cJSON_AddStringToObject(o, "source", rec->source);
-	cJSON_AddStringToObject(o, "target", rec->target);
-	cJSON_AddStringToObject(o, "target_address", rec->target_address);
-	cJSON_AddBoolToObject(o, "ok", rec->ok);
+	add_time(o, RECORD_F_TIMESTAMP, rec->ended_at, time_record_timestamp);
+	cJSON_AddStringToObject(o, RECORD_F_KIND, rec->kind);
+	cJSON_AddStringToObject(o, RECORD_F_SOURCE, rec->source);
+	cJSON_AddStringToObject(o, RECORD_F_TARGET, rec->target);
+	cJSON_AddStringToObject(o, RECORD_F_TARGET_ADDRESS, rec->target_address);
+	cJSON_AddBoolToObject(o, RECORD_F_OK, rec->ok);
 	if (rec->metrics != NULL)
-		cJSON_AddItemToObject(o, "metrics", rec->metrics);
+		cJSON_AddItemToObject(o, RECORD_F_METRICS, rec->metrics);
 	else
-		cJSON_AddObjectToObject(o, "metrics");
+		cJSON_AddObjectToObject(o, RECORD_F_METRICS);
 	rec->metrics = NULL;	/* transferred */
 	if (rec->error != NULL)
-		cJSON_AddStringToObject(o, "error", rec->error);
+		cJSON_AddStringToObject(o, RECORD_F_ERROR, rec->error);
 	else
-		cJSON_AddNullToObject(o, "error");
+		cJSON_AddNullToObject(o, RECORD_F_ERROR);
 	if (error_class_name(rec->error_class) != NULL)
-		cJSON_AddStringToObject(o, "error_class",
+		cJSON_AddStringToObject(o, RECORD_F_ERROR_CLASS,
 		    error_class_name(rec->error_class));
 	else
-		cJSON_AddNullToObject(o, "error_class");
-	cJSON_AddStringToObject(o, "command",
+		cJSON_AddNullToObject(o, RECORD_F_ERROR_CLASS);
+	cJSON_AddStringToObject(o, RECORD_F_COMMAND,
 	    rec->command != NULL ? rec->command : "");
 	if (rec->server_command != NULL)
 		cJSON_AddStringToObject(o, RECORD_F_SERVER_COMMAND,
 		    rec->server_command);
-	add_time(o, "started_at", rec->started_at, time_record_precise);
-	add_time(o, "ended_at", rec->ended_at, time_record_precise);
-	cJSON_AddNumberToObject(o, "round", rec->round);
+	add_time(o, RECORD_F_STARTED_AT, rec->started_at, time_record_precise);
+	add_time(o, RECORD_F_ENDED_AT, rec->ended_at, time_record_precise);
+	cJSON_AddNumberToObject(o, RECORD_F_ROUND, rec->round);
 	if (rec->mode != NULL)
-		cJSON_AddStringToObject(o, "mode", rec->mode);
+		cJSON_AddStringToObject(o, RECORD_F_MODE, rec->mode);
 	record_sort_keys(o);
 	return o;
 }
@@ -265,10 +265,10 @@ done_add_line(struct record_done_set *set, const char *line)
 		return line[strspn(line, " \t\r\n")] == '\0' ? 0 :
 		    NP_ERR_PARSE;
 	}
-	ok = cJSON_GetObjectItemCaseSensitive(o, "ok");
-	src = cJSON_GetObjectItemCaseSensitive(o, "source");
-	dst = cJSON_GetObjectItemCaseSensitive(o, "target");
-	kind = cJSON_GetObjectItemCaseSensitive(o, "kind");
+	ok = cJSON_GetObjectItemCaseSensitive(o, RECORD_F_OK);
+	src = cJSON_GetObjectItemCaseSensitive(o, RECORD_F_SOURCE);
+	dst = cJSON_GetObjectItemCaseSensitive(o, RECORD_F_TARGET);
+	kind = cJSON_GetObjectItemCaseSensitive(o, RECORD_F_KIND);
 	if (!cJSON_IsTrue(ok) || !cJSON_IsString(src) ||
 	    !cJSON_IsString(dst) || !cJSON_IsString(kind))
 		goto out;

@@ -269,7 +269,9 @@ fail_cause(char **cause, const char *fmt, ...)
 static int
 record_from_json(const cJSON *obj, struct record **out, char **cause)
 {
-	static const char *const required[] = { "kind", "source", "target" };
+	static const char *const required[] = {
+	    RECORD_F_KIND, RECORD_F_SOURCE, RECORD_F_TARGET
+	};
 	const cJSON *v;
 	struct record *r;
 	double t;
@@ -286,33 +288,33 @@ record_from_json(const cJSON *obj, struct record **out, char **cause)
 		return NP_ERR_NOMEM;
 	r->nsamples = -1;
 	rc = NP_ERR_NOMEM;
-	if ((r->kind = dup_string_field(obj, "kind")) == NULL ||
-	    (r->source = dup_string_field(obj, "source")) == NULL ||
-	    (r->target = dup_string_field(obj, "target")) == NULL)
+	if ((r->kind = dup_string_field(obj, RECORD_F_KIND)) == NULL ||
+	    (r->source = dup_string_field(obj, RECORD_F_SOURCE)) == NULL ||
+	    (r->target = dup_string_field(obj, RECORD_F_TARGET)) == NULL)
 		goto out;
-	v = cJSON_GetObjectItemCaseSensitive(obj, "error");
+	v = cJSON_GetObjectItemCaseSensitive(obj, RECORD_F_ERROR);
 	if (cJSON_IsString(v))
 		r->error = strdup(v->valuestring);
 	else if (v != NULL && !cJSON_IsNull(v))
 		r->error = cJSON_PrintUnformatted(v);
-	v = cJSON_GetObjectItemCaseSensitive(obj, "ok");
+	v = cJSON_GetObjectItemCaseSensitive(obj, RECORD_F_OK);
 	r->ok = v != NULL ? cJSON_IsTrue(v) : r->error == NULL;
 	if (!r->ok && r->error == NULL &&
 	    (r->error = strdup("failed (the record gives no error text)")) ==
 	    NULL)
 		goto out;
 	if (!r->ok) {
-		r->error_class = dup_string_field(obj, "error_class");
+		r->error_class = dup_string_field(obj, RECORD_F_ERROR_CLASS);
 		if (r->error_class == NULL && (r->error_class =
 		    strdup(record_classify_error(r->error))) == NULL)
 			goto out;
 	}
 	r->time = NAN;
-	if (!isnan(t = time_field(obj, "ended_at")) ||
-	    !isnan(t = time_field(obj, "timestamp")) ||
-	    !isnan(t = time_field(obj, "started_at")))
+	if (!isnan(t = time_field(obj, RECORD_F_ENDED_AT)) ||
+	    !isnan(t = time_field(obj, RECORD_F_TIMESTAMP)) ||
+	    !isnan(t = time_field(obj, RECORD_F_STARTED_AT)))
 		r->time = t;
-	v = cJSON_GetObjectItemCaseSensitive(obj, "metrics");
+	v = cJSON_GetObjectItemCaseSensitive(obj, RECORD_F_METRICS);
 	if (cJSON_IsObject(v) && (rc = read_metrics(r, v)) != 0)
 		goto out;
 	r->port = command_port(obj);
@@ -421,10 +423,11 @@ run_info_from_json(const cJSON *obj, const char *path, struct run_info **out)
 
 	if ((run = calloc(1, sizeof *run)) == NULL)
 		return NP_ERR_NOMEM;
-	run->run_id = dup_string_field(obj, "run_id");
+	run->run_id = dup_string_field(obj, RECORD_RUN_F_RUN_ID);
 	if ((run->file = strdup(path)) == NULL)
 		goto out;
-	machines = cJSON_GetObjectItemCaseSensitive(obj, "machines");
+	machines = cJSON_GetObjectItemCaseSensitive(obj,
+	    RECORD_RUN_F_MACHINES);
 	n = (size_t)cJSON_GetArraySize(machines);
 	if (n > 0 && ((run->machines = calloc(n, sizeof *run->machines)) ==
 	    NULL || (run->libp2p_ports = calloc(n,
@@ -432,16 +435,18 @@ run_info_from_json(const cJSON *obj, const char *path, struct run_info **out)
 		goto out;
 	cJSON_ArrayForEach(m, machines) {
 		char *name = cJSON_IsString(m) ? strdup(m->valuestring) :
-		    dup_string_field(m, "name");
+		    dup_string_field(m, RECORD_RUN_F_NAME);
 
 		if (name == NULL)
 			continue;
-		v = cJSON_GetObjectItemCaseSensitive(m, "libp2p_port");
+		v = cJSON_GetObjectItemCaseSensitive(m,
+		    RECORD_RUN_F_LIBP2P_PORT);
 		run->libp2p_ports[run->nmachines] = cJSON_IsNumber(v) ?
 		    v->valueint : 0;
 		run->machines[run->nmachines++] = name;
 	}
-	conv = cJSON_GetObjectItemCaseSensitive(obj, "convergence");
+	conv = cJSON_GetObjectItemCaseSensitive(obj,
+	    RECORD_RUN_F_CONVERGENCE);
 	n = (size_t)cJSON_GetArraySize(conv);
 	if (n > 0 && (run->convergence = calloc(n,
 	    sizeof *run->convergence)) == NULL)
@@ -456,8 +461,9 @@ run_info_from_json(const cJSON *obj, const char *path, struct run_info **out)
 			goto out;
 		run->nconvergence++;
 		c->complete = cJSON_IsTrue(
-		    cJSON_GetObjectItemCaseSensitive(m, "complete"));
-		v = cJSON_GetObjectItemCaseSensitive(m, "elapsed_s");
+		    cJSON_GetObjectItemCaseSensitive(m, RECORD_RUN_F_COMPLETE));
+		v = cJSON_GetObjectItemCaseSensitive(m,
+		    RECORD_RUN_F_ELAPSED_S);
 		c->elapsed_s = cJSON_IsNumber(v) ? v->valuedouble : NAN;
 	}
 	*out = run;
@@ -572,8 +578,8 @@ try_run_json(struct record_input *in, const char *path, const char *text,
 	if (obj == NULL)
 		return 0;
 	if (!cJSON_IsObject(obj) ||
-	    (!cJSON_HasObjectItem(obj, "convergence") &&
-	    !cJSON_HasObjectItem(obj, "phases"))) {
+	    (!cJSON_HasObjectItem(obj, RECORD_RUN_F_CONVERGENCE) &&
+	    !cJSON_HasObjectItem(obj, RECORD_RUN_F_PHASES))) {
 		cJSON_Delete(obj);
 		return 0;
 	}
