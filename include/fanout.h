@@ -26,9 +26,6 @@ enum fanout_tool {
 	FANOUT_TOOL_FPING	/* fping only (fails when it is missing) */
 };
 
-/* Parse "auto", "ping", "fping"; -1 when none of them. */
-int fanout_tool_parse(const char *s, enum fanout_tool *out);
-
 /*
  * The remote script for addresses[0..n-1] (new string; NULL: ENOMEM).
  * Every address is shell-quoted unless it is a plain word.

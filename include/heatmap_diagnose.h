@@ -34,9 +34,9 @@ struct diagnosis {
 
 /* Apply every rule; findings with no affected pair are left out. */
 int heatmap_diagnose(const struct heatmap *hm, struct diagnosis *dx);
-void diagnosis_free(struct diagnosis *dx);
+void heatmap_diagnosis_free(struct diagnosis *dx);
 /* The finding of a rule, or NULL. */
-const struct finding *diagnosis_find(const struct diagnosis *dx,
+const struct finding *heatmap_diagnosis_find(const struct diagnosis *dx,
     const char *rule);
 
 struct failure_row {

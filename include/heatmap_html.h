@@ -24,13 +24,13 @@ int heatmap_write_html(const struct heatmap *hm, const struct diagnosis *dx,
     const struct html_options *opt, FILE *f);
 
 /* s as HTML text or attribute value: & < > " ' and / as references. */
-void html_escape(FILE *f, const char *s);
+void heatmap_html_escape(FILE *f, const char *s);
 /*
  * s as a JSON string, quotes included, safe inside <script>: "/" is
  * written "\/" (so "</" becomes "<\/"), any other "<" as "\u003c" (no
  * "<!--", no tag), and control characters as \u00XX.
  */
-void json_escape(FILE *f, const char *s);
+void heatmap_json_escape(FILE *f, const char *s);
 
 /* A cell's value as the page shows it: 3 significant digits or so. */
 void heatmap_format_value(double v, char *buf, size_t size);

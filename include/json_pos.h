@@ -10,8 +10,9 @@
 
 /*
  * Scan text (len bytes) as one JSON value followed only by white space.
- * Returns 0 if it is valid; otherwise -1, with *offset the byte where the
- * first error is and *what a static description ("expected ',' or '}'").
+ * Returns 0 if it is valid; otherwise NP_ERR_PARSE, with *offset the byte
+ * where the first error is and *what a static description ("expected ','
+ * or '}'").
  */
 int json_find_error(const char *text, size_t len, size_t *offset,
     const char **what);

@@ -43,6 +43,9 @@ struct inventory;
 void probe_settings_init(struct probe_settings *ps,
     const struct probe_options *o, const struct inventory *inv);
 
+/* "ping" or "iperf3", as in records. */
+const char *probe_kind_name(enum probe_kind kind);
+
 /* "LC_ALL=C ping -c COUNT -i INTERVAL ADDRESS" (new string; NULL: ENOMEM) */
 char *probe_ping_command(const struct probe_settings *ps, const char *address);
 

@@ -43,8 +43,6 @@ struct schedule {
 	size_t n_rounds;
 };
 
-/* "ping" or "iperf3", as in records. */
-const char *probe_kind_name(enum probe_kind kind);
 
 /* Shift rounds for n hosts, width shifts per round (width >= 1). */
 int schedule_ping(size_t n, size_t width, struct schedule **out);

@@ -380,7 +380,7 @@ nomem:
 	log_error("out of memory");
 	exit_code = NP_EXIT_FAILED;
 out:
-	diagnosis_free(&dx);
+	heatmap_diagnosis_free(&dx);
 	heatmap_free(hm);
 	free(a.inputs);
 	return exit_code;

@@ -42,20 +42,6 @@ struct fanout_split {
 	void *arg;
 };
 
-int
-fanout_tool_parse(const char *s, enum fanout_tool *out)
-{
-	if (strcmp(s, "auto") == 0)
-		*out = FANOUT_TOOL_AUTO;
-	else if (strcmp(s, "ping") == 0)
-		*out = FANOUT_TOOL_PING;
-	else if (strcmp(s, "fping") == 0)
-		*out = FANOUT_TOOL_FPING;
-	else
-		return -1;
-	return 0;
-}
-
 /* An address as a shell word: as it is when plain, else quoted. */
 static int
 put_word(FILE *f, const char *s)

@@ -51,7 +51,7 @@ static const struct rule_text {
 #define NRULES (sizeof rule_texts / sizeof rule_texts[0])
 
 void
-diagnosis_free(struct diagnosis *dx)
+heatmap_diagnosis_free(struct diagnosis *dx)
 {
 	size_t i, j;
 
@@ -67,7 +67,7 @@ diagnosis_free(struct diagnosis *dx)
 }
 
 const struct finding *
-diagnosis_find(const struct diagnosis *dx, const char *rule)
+heatmap_diagnosis_find(const struct diagnosis *dx, const char *rule)
 {
 	size_t i;
 
@@ -83,7 +83,7 @@ finding_get(struct diagnosis *dx, const char *rule)
 	struct finding *f;
 	size_t i;
 
-	if ((f = (struct finding *)diagnosis_find(dx, rule)) != NULL)
+	if ((f = (struct finding *)heatmap_diagnosis_find(dx, rule)) != NULL)
 		return f;
 	f = realloc(dx->findings, (dx->nfindings + 1) * sizeof *f);
 	if (f == NULL)
@@ -390,7 +390,7 @@ heatmap_diagnose(const struct heatmap *hm, struct diagnosis *dx)
 		    cmp_finding);
 	return 0;
 fail:
-	diagnosis_free(dx);
+	heatmap_diagnosis_free(dx);
 	return rc;
 }
 

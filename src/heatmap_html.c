@@ -5,7 +5,7 @@
  * view's matrix is a server-side rendered table, readable without script;
  * the embedded JSON (every string escaped, "/" as "\/") feeds the inline
  * script that switches kind, metric and scale and shows tooltips. Input
- * strings reach the page only through html_escape() and json_escape().
+ * strings reach the page only through heatmap_html_escape() and heatmap_json_escape().
  */
 #include <math.h>
 #include <stdint.h>
@@ -27,7 +27,7 @@
 #define COLOR_STEPS 20
 
 void
-html_escape(FILE *f, const char *s)
+heatmap_html_escape(FILE *f, const char *s)
 {
 	for (; s != NULL && *s != '\0'; s++) {
 		switch (*s) {
@@ -43,7 +43,7 @@ html_escape(FILE *f, const char *s)
 }
 
 void
-json_escape(FILE *f, const char *s)
+heatmap_json_escape(FILE *f, const char *s)
 {
 	fputc('"', f);
 	for (; s != NULL && *s != '\0'; s++) {
@@ -357,7 +357,7 @@ write_legend(FILE *f, const struct hm_metric *m, int have, double lo,
 	    "<span>worst <b id=lg-worst>", f);
 	fputs(worst, f);
 	fputs("</b></span><span>unit: <b id=lg-unit>", f);
-	html_escape(f, m != NULL ? m->unit : "");
+	heatmap_html_escape(f, m != NULL ? m->unit : "");
 	fputs("</b></span><span id=lg-dir>", f);
 	fputs(m != NULL && m->higher_better ? "higher is better" :
 	    "lower is better", f);
@@ -390,13 +390,13 @@ write_matrix(FILE *f, const struct heatmap *hm, const struct hm_kind *k,
 
 	have = m != NULL && heatmap_metric_range(hm, k, metric, &lo, &hi) == 0;
 	fputs("<h2 id=view-title>", f);
-	html_escape(f, kind_label(k));
+	heatmap_html_escape(f, kind_label(k));
 	if (m != NULL) {
 		fputs(": ", f);
-		html_escape(f, m->name);
+		heatmap_html_escape(f, m->name);
 		if (*m->unit != '\0') {
 			fputs(" (", f);
-			html_escape(f, m->unit);
+			heatmap_html_escape(f, m->unit);
 			fputs(")", f);
 		}
 	}
@@ -407,13 +407,13 @@ write_matrix(FILE *f, const struct heatmap *hm, const struct hm_kind *k,
 	    "\xe2\x86\x93 target \xe2\x86\x92</th>", corner_width(hm));
 	for (t = 0; t < hm->nhosts; t++) {
 		fputs("<th scope=col>", f);
-		html_escape(f, hm->hosts[t]);
+		heatmap_html_escape(f, hm->hosts[t]);
 		fputs("</th>", f);
 	}
 	fputs("</tr></thead>\n<tbody>\n", f);
 	for (s = 0; s < hm->nhosts; s++) {
 		fputs("<tr><th scope=row>", f);
-		html_escape(f, hm->hosts[s]);
+		heatmap_html_escape(f, hm->hosts[s]);
 		fputs("</th>", f);
 		for (t = 0; t < hm->nhosts; t++)
 			render_cell(f, heatmap_cell(hm, k, s, t), m,
@@ -436,14 +436,14 @@ write_diagnosis(FILE *f, const struct diagnosis *dx)
 
 		fprintf(f, "<details open class=finding data-rule=%s>"
 		    "<summary>", fd->rule);
-		html_escape(f, fd->title);
+		heatmap_html_escape(f, fd->title);
 		fprintf(f, " \xe2\x80\x94 %zu affected</summary>"
 		    "<p class=advice><b>Try:</b> ", fd->nitems);
-		html_escape(f, fd->advice);
+		heatmap_html_escape(f, fd->advice);
 		fputs("</p><ul>\n", f);
 		for (j = 0; j < fd->nitems && j < DIAG_ITEMS_SHOWN; j++) {
 			fputs("<li>", f);
-			html_escape(f, fd->items[j]);
+			heatmap_html_escape(f, fd->items[j]);
 			fputs("</li>\n", f);
 		}
 		if (fd->nitems > DIAG_ITEMS_SHOWN)
@@ -477,16 +477,16 @@ write_failures(FILE *f, const struct heatmap *hm)
 		const struct record *last = rows[i].cell->last_failed;
 
 		fputs("<tr><td>", f);
-		html_escape(f, hm->hosts[rows[i].src]);
+		heatmap_html_escape(f, hm->hosts[rows[i].src]);
 		fputs("</td><td>", f);
-		html_escape(f, hm->hosts[rows[i].tgt]);
+		heatmap_html_escape(f, hm->hosts[rows[i].tgt]);
 		fputs("</td><td>", f);
-		html_escape(f, rows[i].kind->name);
+		heatmap_html_escape(f, rows[i].kind->name);
 		fprintf(f, "</td><td>%d of %d</td><td>", rows[i].cell->nfail,
 		    rows[i].cell->count);
-		html_escape(f, last->error_class);
+		heatmap_html_escape(f, last->error_class);
 		fputs("</td><td class=err>", f);
-		html_escape(f, last->error);
+		heatmap_html_escape(f, last->error);
 		fputs("</td></tr>\n", f);
 	}
 	if (n > 0)
@@ -523,16 +523,16 @@ write_kind_json(FILE *f, const struct heatmap *hm, const struct hm_kind *k,
 	int first;
 
 	fputs("{\"name\":", f);
-	json_escape(f, k->name);
+	heatmap_json_escape(f, k->name);
 	fputs(",\"label\":", f);
-	json_escape(f, kind_label(k));
+	heatmap_json_escape(f, kind_label(k));
 	fprintf(f, ",\"derived\":%s,\"default\":%zu,\"metrics\":[",
 	    k->derived ? "true" : "false", k->default_metric);
 	for (m = 0; m < k->nmetrics; m++) {
 		fputs(m ? ",{\"name\":" : "{\"name\":", f);
-		json_escape(f, k->metrics[m].name);
+		heatmap_json_escape(f, k->metrics[m].name);
 		fputs(",\"unit\":", f);
-		json_escape(f, k->metrics[m].unit);
+		heatmap_json_escape(f, k->metrics[m].unit);
 		fprintf(f, ",\"hb\":%d}", k->metrics[m].higher_better);
 	}
 	fputs("],\n\"state\":\"", f);
@@ -585,9 +585,9 @@ write_kind_json(FILE *f, const struct heatmap *hm, const struct hm_kind *k,
 		if (r == NULL)
 			continue;
 		fprintf(f, first ? "\"%zu\":[" : ",\n\"%zu\":[", i);
-		json_escape(f, r->error_class);
+		heatmap_json_escape(f, r->error_class);
 		fputc(',', f);
-		json_escape(f, r->error);
+		heatmap_json_escape(f, r->error);
 		fputc(']', f);
 		first = 0;
 	}
@@ -602,7 +602,7 @@ write_data(FILE *f, const struct heatmap *hm, const struct html_options *opt)
 
 	fputs("<script type=\"application/json\" id=heatmap-data>{\"title\":",
 	    f);
-	json_escape(f, opt->title);
+	heatmap_json_escape(f, opt->title);
 	fprintf(f, ",\"steps\":%d,\"aggregate\":\"%s\",\"t0\":", COLOR_STEPS,
 	    hm->aggregate == HEATMAP_MEDIAN ? "median" : "latest");
 	put_number(f, t0);
@@ -610,7 +610,7 @@ write_data(FILE *f, const struct heatmap *hm, const struct html_options *opt)
 	for (i = 0; i < hm->nhosts; i++) {
 		if (i)
 			fputc(',', f);
-		json_escape(f, hm->hosts[i]);
+		heatmap_json_escape(f, hm->hosts[i]);
 	}
 	fputs("],\n\"kinds\":[", f);
 	for (i = 0; i < hm->nkinds; i++) {
@@ -634,7 +634,7 @@ write_head(FILE *f, const struct heatmap *hm, const struct html_options *opt)
 	fputs("<!DOCTYPE html>\n<html lang=en>\n<head>\n<meta charset=utf-8>\n"
 	    "<meta name=viewport content=\"width=device-width, "
 	    "initial-scale=1\">\n<title>", f);
-	html_escape(f, opt->title);
+	heatmap_html_escape(f, opt->title);
 	fprintf(f, "</title>\n<style>\n%s", page_style);
 	for (i = 0; i <= COLOR_STEPS; i++) {
 		heatmap_color((double)i / COLOR_STEPS, rgb);
@@ -642,7 +642,7 @@ write_head(FILE *f, const struct heatmap *hm, const struct html_options *opt)
 		    rgb[2]);
 	}
 	fputs("\n</style>\n</head>\n<body>\n<h1>", f);
-	html_escape(f, opt->title);
+	heatmap_html_escape(f, opt->title);
 	fprintf(f, "</h1>\n<p class=summary>%zu host%s \xc2\xb7 %zu kind%s "
 	    "\xc2\xb7 %zu record%s \xc2\xb7 %zu failed \xc2\xb7 %s \xc2\xb7 "
 	    "written %s</p>\n", hm->nhosts, PLURAL(hm->nhosts), kinds,

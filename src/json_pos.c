@@ -7,6 +7,7 @@
  */
 #include <string.h>
 
+#include "error.h"
 #include "json_pos.h"
 
 #define JSON_MAX_DEPTH 512
@@ -28,7 +29,7 @@ fail(struct scan *s, const char *what)
 	    strcmp(what, "unterminated string") != 0)
 		what = "unexpected control character";
 	s->what = what;
-	return -1;
+	return NP_ERR_PARSE;
 }
 
 static int
@@ -83,7 +84,7 @@ scan_string(struct scan *s)
 			s->what = c == '\n' ?
 			    "unterminated string (a newline must be written \\n)" :
 			    "control character in a string (write it as \\uXXXX)";
-			return -1;
+			return NP_ERR_PARSE;
 		}
 		if (c != '\\') {
 			s->pos++;
@@ -126,18 +127,18 @@ scan_number(struct scan *s)
 	if (peek(s) == '0')
 		s->pos++;
 	else if (scan_digits(s) != 0)
-		return -1;
+		return NP_ERR_PARSE;
 	if (peek(s) == '.') {
 		s->pos++;
 		if (scan_digits(s) != 0)
-			return -1;
+			return NP_ERR_PARSE;
 	}
 	if (peek(s) == 'e' || peek(s) == 'E') {
 		s->pos++;
 		if (peek(s) == '+' || peek(s) == '-')
 			s->pos++;
 		if (scan_digits(s) != 0)
-			return -1;
+			return NP_ERR_PARSE;
 	}
 	return 0;
 }
@@ -173,7 +174,7 @@ scan_members(struct scan *s, char close, int object)
 				return fail(s, "expected a member name in "
 				    "double quotes");
 			if (scan_string(s) != 0)
-				return -1;
+				return NP_ERR_PARSE;
 			skip_space(s);
 			if (peek(s) != ':')
 				return fail(s, "expected ':'");
@@ -181,7 +182,7 @@ scan_members(struct scan *s, char close, int object)
 			skip_space(s);
 		}
 		if (scan_value(s) != 0)
-			return -1;
+			return NP_ERR_PARSE;
 		skip_space(s);
 		if (peek(s) == close) {
 			s->pos++;
@@ -250,7 +251,7 @@ json_find_error(const char *text, size_t len, size_t *offset,
 error:
 	*offset = s.pos > len ? len : s.pos;
 	*what = s.what;
-	return -1;
+	return NP_ERR_PARSE;
 }
 
 void

@@ -39,7 +39,7 @@ struct parse_state {
 	int have_summary;
 };
 
-/* The number right after key in line, or -1 if key is absent. */
+/* The number right after key in line: 0, or NP_ERR_NOT_FOUND. */
 static int
 number_after(const char *line, const char *key, double *value)
 {
@@ -47,13 +47,14 @@ number_after(const char *line, const char *key, double *value)
 	char *end;
 
 	if (p == NULL)
-		return -1;
+		return NP_ERR_NOT_FOUND;
 	p += strlen(key);
 	*value = strtod(p, &end);
-	return end == p ? -1 : 0;
+	return end == p ? NP_ERR_NOT_FOUND : 0;
 }
 
-/* The integer just before word in line (as in "5 received"), or -1. */
+/* The integer just before word in line (as in "5 received"): 0, or
+   NP_ERR_NOT_FOUND. */
 static int
 number_before(const char *line, const char *word, int *value)
 {
@@ -61,7 +62,7 @@ number_before(const char *line, const char *word, int *value)
 	long n;
 
 	if (p == NULL || p == line)
-		return -1;
+		return NP_ERR_NOT_FOUND;
 	q = p;
 	while (q > line && q[-1] == ' ')
 		q--;
@@ -69,12 +70,12 @@ number_before(const char *line, const char *word, int *value)
 	while (q > line && q[-1] >= '0' && q[-1] <= '9')
 		q--;
 	if (q == p)
-		return -1;
+		return NP_ERR_NOT_FOUND;
 	/* Counts beyond int (hostile or garbled output) are no count. */
 	errno = 0;
 	n = strtol(q, NULL, 10);
 	if (errno != 0 || n > INT_MAX)
-		return -1;
+		return NP_ERR_NOT_FOUND;
 	*value = (int)n;
 	return 0;
 }

@@ -11,12 +11,19 @@
 #include "bounds.h"
 #include "inventory.h"
 #include "probe.h"
+#include "record_schema.h"
 #include "shell.h"
 
 static char *
 join(char **argv, int argc)
 {
 	return shell_join(argv, (size_t)argc);
+}
+
+const char *
+probe_kind_name(enum probe_kind kind)
+{
+	return kind == PROBE_IPERF3 ? RECORD_KIND_IPERF3 : RECORD_KIND_PING;
 }
 
 char *

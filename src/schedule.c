@@ -7,14 +7,7 @@
 #include <string.h>
 
 #include "error.h"
-#include "record_schema.h"
 #include "schedule.h"
-
-const char *
-probe_kind_name(enum probe_kind kind)
-{
-	return kind == PROBE_IPERF3 ? RECORD_KIND_IPERF3 : RECORD_KIND_PING;
-}
 
 static int
 schedule_alloc(size_t n, enum probe_kind kind, size_t n_rounds,

@@ -36,13 +36,13 @@ enum job_state {
 	JOB_DONE		/* finished; on_done delivered or pending */
 };
 
-struct ssh_host;
-struct ssh_chan;
+struct transport_ssh_host;
+struct transport_ssh_chan;
 
 /* transport_ssh.c's part of a job */
-struct ssh_job {
-	struct ssh_host *host;
-	struct ssh_chan *chan;	/* NULL until its channel is opened */
+struct transport_ssh_job {
+	struct transport_ssh_host *host;
+	struct transport_ssh_chan *chan;	/* NULL until its channel is opened */
 };
 
 /* transport_spawn.c's part of a job: the process and its pipes */
@@ -89,7 +89,7 @@ struct engine_job {
 	double queued_at, started_at, ended_at;
 
 	union {
-		struct ssh_job ssh;
+		struct transport_ssh_job ssh;
 		struct spawn_job spawn;
 	} t;
 };

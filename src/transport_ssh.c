@@ -3,7 +3,7 @@
  * kept, with one channel per command, at most max_channels at a time (the
  * rest wait in the host's FIFO queue; OpenSSH's sshd allows MaxSessions,
  * 10, per connection). libssh runs non-blocking: a uv_poll watcher on the
- * session's socket calls host_step(), which advances the host's state
+ * session's socket calls transport_ssh_host_step(), which advances the host's state
  * machine (connect, host key, auth) and then every channel's, over and
  * over until none moves, because any libssh call may read packets meant
  * for another channel. Output, EOF, exit status and close reach the job
@@ -42,7 +42,7 @@
  * the queue, which gets one new session.
  */
 static void
-host_lost(struct ssh_host *h)
+host_lost(struct transport_ssh_host *h)
 {
 	struct engine_job *j, *next;
 	char reason[512];
@@ -52,44 +52,47 @@ host_lost(struct ssh_host *h)
 	    ssh_get_error(h->session) : "");
 	if (*reason == '\0')
 		snprintf(reason, sizeof reason, "connection closed");
-	log_debug(host_name(h), "session lost: %s", reason);
-	tunnels_fail(h, NP_ERR_SESSION_LOST, "%s: SSH session lost: %s",
-	    host_name(h), reason);
+	log_debug(transport_ssh_host_name(h), "session lost: %s", reason);
+	transport_ssh_tunnels_fail(h, NP_ERR_SESSION_LOST,
+	    "%s: SSH session lost: %s",
+	    transport_ssh_host_name(h), reason);
 	for (j = TAILQ_LAST(&h->channels, job_list); j != NULL; j = next) {
 		next = TAILQ_PREV(j, job_list, entry);
 		if (j->state == JOB_OPENING && j->stop_error == 0) {
-			release_channel(h, j);
+			transport_ssh_release_channel(h, j);
 			j->state = JOB_QUEUED;
 			TAILQ_INSERT_HEAD(&h->queue, j, entry);
 			n_requeued++;
 			continue;
 		}
-		release_channel(h, j);
+		transport_ssh_release_channel(h, j);
 		if (j->stop_error != 0)
 			engine_job_finish(j, j->stop_error, -1, "%s: %s (and the "
-			    "SSH session was lost: %s)", host_name(h),
+			    "SSH session was lost: %s)",
+			    transport_ssh_host_name(h),
 			    error_string(j->stop_error), reason);
 		else
 			engine_job_finish(j, NP_ERR_SESSION_LOST, -1, "%s: SSH "
 			    "session lost while the command ran: %s",
-			    host_name(h), reason);
+			    transport_ssh_host_name(h), reason);
 	}
-	host_teardown(h);
+	transport_ssh_host_teardown(h);
 	if (TAILQ_EMPTY(&h->queue) || engine_closing(h->engine))
 		return;
 	if (h->reopened) {
-		fail_queue(h, NP_ERR_SESSION_LOST, reason);
+		transport_ssh_fail_queue(h, NP_ERR_SESSION_LOST, reason);
 		return;
 	}
 	h->reopened = 1;
-	log_debug(host_name(h), "re-opening the session for %zu queued "
+	log_debug(transport_ssh_host_name(h),
+	    "re-opening the session for %zu queued "
 	    "commands", (size_t)n_requeued);
-	if (host_open(h) == 0)
-		host_step(h);
+	if (transport_ssh_host_open(h) == 0)
+		transport_ssh_host_step(h);
 }
 
 void
-host_step(struct ssh_host *h)
+transport_ssh_host_step(struct transport_ssh_host *h)
 {
 	struct engine *e = h->engine;
 	int closing = engine_closing(e);
@@ -101,15 +104,15 @@ host_step(struct ssh_host *h)
 		if ((TAILQ_EMPTY(&h->queue) && TAILQ_EMPTY(&h->tunnels)) ||
 		    closing)
 			goto out;
-		if (host_open(h) != 0)
+		if (transport_ssh_host_open(h) != 0)
 			goto out;
 	}
 	/* closing: a session still connecting is abandoned, not waited for */
 	if (closing && h->state != HOST_READY)
 		goto out;
-	if ((r = session_step(h)) <= 0) {
-		if ((r = host_update_poll(h)) != 0)
-			host_unwatchable(h, r);
+	if ((r = transport_ssh_session_step(h)) <= 0) {
+		if ((r = transport_ssh_host_update_poll(h)) != 0)
+			transport_ssh_host_unwatchable(h, r);
 		return;
 	}
 	for (pass = 0; pass < MAX_PASSES; pass++) {
@@ -126,14 +129,14 @@ host_step(struct ssh_host *h)
 		h->activity = 0;
 		for (j = TAILQ_FIRST(&h->channels); j != NULL; j = next) {
 			next = TAILQ_NEXT(j, entry);
-			if ((r = channel_step(h, j)) < 0 ||
+			if ((r = transport_ssh_channel_step(h, j)) < 0 ||
 			    !ssh_is_connected(h->session)) {
 				host_lost(h);
 				return;
 			}
 			moved |= r;
 		}
-		if (tunnels_step(h, &moved) < 0 ||
+		if (transport_ssh_tunnels_step(h, &moved) < 0 ||
 		    !ssh_is_connected(h->session)) {
 			host_lost(h);
 			return;
@@ -142,16 +145,18 @@ host_step(struct ssh_host *h)
 			break;
 	}
 	if (pass == MAX_PASSES)
-		log_debug(host_name(h), "step: still moving after %d passes", pass);
+		log_debug(transport_ssh_host_name(h),
+		    "step: still moving after %d passes", pass);
 out:
 	if (closing && h->n_channels == 0) {
-		host_teardown(h);
+		transport_ssh_host_teardown(h);
 		if (h->timer_open && !uv_is_closing((uv_handle_t *)&h->timer))
-			uv_close((uv_handle_t *)&h->timer, host_timer_closed_cb);
+			uv_close((uv_handle_t *)&h->timer,
+			    transport_ssh_host_timer_closed_cb);
 		return;
 	}
-	if ((r = host_update_poll(h)) != 0)
-		host_unwatchable(h, r);
+	if ((r = transport_ssh_host_update_poll(h)) != 0)
+		transport_ssh_host_unwatchable(h, r);
 }
 
 /* ------------------------------------------------------------------ */
@@ -159,10 +164,10 @@ out:
 static int
 ssh_submit(void *state, struct engine_job *j)
 {
-	struct ssh_transport *st = state;
-	struct ssh_host *h;
+	struct transport_ssh *st = state;
+	struct transport_ssh_host *h;
 
-	if ((h = host_get(st, j->machine)) == NULL)
+	if ((h = transport_ssh_host_get(st, j->machine)) == NULL)
 		return NP_ERR_NOMEM;
 	j->t.ssh.host = h;
 	j->state = JOB_QUEUED;
@@ -175,17 +180,18 @@ ssh_submit(void *state, struct engine_job *j)
 static void
 ssh_stop(struct engine_job *j)
 {
-	struct ssh_host *h = j->t.ssh.host;
+	struct transport_ssh_host *h = j->t.ssh.host;
 
 	switch (j->state) {
 	case JOB_QUEUED:
 		TAILQ_REMOVE(&h->queue, j, entry);
-		engine_job_finish(j, j->stop_error, -1, "%s: %s", host_name(h),
+		engine_job_finish(j, j->stop_error, -1, "%s: %s",
+		    transport_ssh_host_name(h),
 		    error_string(j->stop_error));
 		return;
 	case JOB_RUNNING:
 	case JOB_WAIT_STATUS:
-		send_kill(h, j);
+		transport_ssh_send_kill(h, j);
 		break;
 	default:
 		/* opening or exec pending: channel_step acts on stop_error */
@@ -198,15 +204,17 @@ ssh_stop(struct engine_job *j)
 static void
 ssh_timer(struct engine_job *j)
 {
-	struct ssh_host *h = j->t.ssh.host;
+	struct transport_ssh_host *h = j->t.ssh.host;
 
 	if (j->state == JOB_KILLING) {
-		log_debug(host_name(h), "no exit reported %d ms after the "
+		log_debug(transport_ssh_host_name(h),
+		    "no exit reported %d ms after the "
 		    "kill; closing the channel", KILL_GRACE_MS);
-		finish_stopped(h, j, -1);
+		transport_ssh_finish_stopped(h, j, -1);
 	} else if (j->state != JOB_DONE && j->stop_error == 0) {
 		j->stop_error = NP_ERR_TIMEOUT;
-		log_debug(host_name(h), "command timed out after %g s",
+		log_debug(transport_ssh_host_name(h),
+		    "command timed out after %g s",
 		    j->timeout_s);
 		ssh_stop(j);
 		return;
@@ -216,7 +224,7 @@ ssh_timer(struct engine_job *j)
 }
 
 static int
-host_wants_step(const struct ssh_host *h)
+host_wants_step(const struct transport_ssh_host *h)
 {
 	return h != NULL && (h->dirty || (engine_closing(h->engine) &&
 	    h->timer_open));
@@ -225,13 +233,13 @@ host_wants_step(const struct ssh_host *h)
 static int
 ssh_pump(void *state)
 {
-	struct ssh_transport *st = state;
+	struct transport_ssh *st = state;
 	size_t i;
 	int busy = 0;
 
 	for (i = 0; i < st->n_hosts; i++)
 		if (host_wants_step(st->hosts[i]))
-			host_step(st->hosts[i]);
+			transport_ssh_host_step(st->hosts[i]);
 	for (i = 0; i < st->n_hosts; i++)
 		if (host_wants_step(st->hosts[i]))
 			busy = 1;
@@ -242,41 +250,43 @@ ssh_pump(void *state)
 static void
 ssh_close(void *state)
 {
-	struct ssh_transport *st = state;
-	struct ssh_tunnel *t;
-	struct ssh_host *h;
+	struct transport_ssh *st = state;
+	struct transport_ssh_tunnel *t;
+	struct transport_ssh_host *h;
 	size_t i;
 
 	for (i = 0; i < st->n_hosts; i++) {
 		if ((h = st->hosts[i]) == NULL)
 			continue;
 		while ((t = TAILQ_FIRST(&h->tunnels)) != NULL)
-			tunnel_end(t, NP_ERR_CANCELLED, "%s: tunnel to %s:%d: "
-			    "%s", host_name(h), t->target_host, t->target_port,
+			transport_ssh_tunnel_end(t, NP_ERR_CANCELLED,
+			    "%s: tunnel to %s:%d: "
+			    "%s", transport_ssh_host_name(h), t->target_host,
+			    t->target_port,
 			    error_string(NP_ERR_CANCELLED));
 		h->dirty = 1;
 	}
-	resolve_close(st);
+	transport_ssh_resolve_close(st);
 }
 
 /* The engine gives m's slot to a waiting host: free its socket now. */
 static void
 ssh_release(void *state, const struct machine *m)
 {
-	struct ssh_transport *st = state;
-	struct ssh_host *h = st->hosts[m->index];
+	struct transport_ssh *st = state;
+	struct transport_ssh_host *h = st->hosts[m->index];
 
 	if (h == NULL || h->session == NULL || h->n_channels > 0 ||
 	    !TAILQ_EMPTY(&h->queue) || !TAILQ_EMPTY(&h->tunnels))
 		return;
-	host_teardown(h);
+	transport_ssh_host_teardown(h);
 	h->reopened = 0;
 }
 
 static int
 ssh_closed(void *state)
 {
-	struct ssh_transport *st = state;
+	struct transport_ssh *st = state;
 	size_t i;
 
 	if (st->resolved_open)
@@ -291,7 +301,7 @@ ssh_closed(void *state)
 static int
 ssh_new_state(struct engine *e, void **state)
 {
-	struct ssh_transport *st;
+	struct transport_ssh *st;
 	size_t n = engine_inventory(e)->n_machines;
 
 	if ((st = calloc(1, sizeof *st)) == NULL)
@@ -309,7 +319,7 @@ ssh_new_state(struct engine *e, void **state)
 static void
 ssh_free_state(void *state)
 {
-	struct ssh_transport *st = state;
+	struct transport_ssh *st = state;
 	size_t i;
 
 	for (i = 0; i < st->n_hosts; i++) {
@@ -337,6 +347,6 @@ const struct transport_ops transport_ssh_ops = {
 	.close = ssh_close,
 	.closed = ssh_closed,
 	.release = ssh_release,
-	.tunnel_open = ssh_tunnel_open,
+	.tunnel_open = transport_ssh_tunnel_open,
 };
 

@@ -25,6 +25,18 @@
 #define WRITE_CHUNK 32768
 #define TUNNEL_BUF (256 * 1024)	/* read no more from the caller's end */
 
+/*
+ * What one step of a host's connection, session, channel or tunnel did:
+ * the step functions return it (a count of moves where they say so), so
+ * that a failed step is never taken for an NP_ERR_* code (NP_ERR_NOMEM is
+ * also -1).
+ */
+enum transport_ssh_step {
+	TRANSPORT_SSH_STEP_FAILED = -1,	/* the host or session broke */
+	TRANSPORT_SSH_STEP_WAITS = 0,	/* nothing to do until an event */
+	TRANSPORT_SSH_STEP_MOVED = 1	/* progress: step again */
+};
+
 enum host_state {
 	HOST_IDLE = 0,		/* no session */
 	HOST_CONNECTING,	/* TCP, key exchange */
@@ -50,7 +62,7 @@ enum auth_step {
 };
 
 /* A channel of a session, with the callbacks libssh calls for it. */
-struct ssh_chan {
+struct transport_ssh_chan {
 	ssh_channel channel;
 	struct ssh_channel_callbacks_struct callbacks;
 	int eof_sent;
@@ -66,14 +78,14 @@ enum tunnel_state {
  * A tunnel: the direct-tcpip channel and our end of the socket pair, with
  * what each side has sent and the other has not taken yet.
  */
-struct ssh_tunnel {
-	TAILQ_ENTRY(ssh_tunnel) entry;	/* the host's tunnels */
+struct transport_ssh_tunnel {
+	TAILQ_ENTRY(transport_ssh_tunnel) entry;	/* the host's tunnels */
 	struct engine_tunnel *et;	/* NULL once ended */
-	struct ssh_host *host;
+	struct transport_ssh_host *host;
 	enum tunnel_state state;
 	char *target_host;
 	int target_port;
-	struct ssh_chan *chan;
+	struct transport_ssh_chan *chan;
 	int fd;				/* our end of the pair */
 	uv_poll_t poll;
 	int poll_events;
@@ -84,11 +96,11 @@ struct ssh_tunnel {
 	int local_eof, caller_closed, remote_eof;
 };
 
-TAILQ_HEAD(tunnel_queue, ssh_tunnel);
+TAILQ_HEAD(tunnel_queue, transport_ssh_tunnel);
 
-struct ssh_host {
+struct transport_ssh_host {
 	struct engine *engine;
-	struct ssh_transport *st;	/* the transport it belongs to */
+	struct transport_ssh *st;	/* the transport it belongs to */
 	const struct machine *machine;
 	enum host_state state;
 	ssh_session session;
@@ -125,9 +137,9 @@ struct ssh_host {
 };
 
 /* The transport's state: hosts by machine index, NULL until used. */
-struct ssh_transport {
+struct transport_ssh {
 	struct engine *engine;
-	struct ssh_host **hosts;
+	struct transport_ssh_host **hosts;
 	size_t n_hosts;
 	uv_async_t resolved;	/* a resolver thread has answered */
 	int resolved_open;
@@ -135,53 +147,66 @@ struct ssh_transport {
 
 
 /* transport_ssh_connect.c */
-int tcp_step(struct ssh_host *h);
-void tcp_handed_over(struct ssh_host *h);
-void tcp_abort(struct ssh_host *h);
-void tcp_release_session(struct ssh_host *h);
-const char *tcp_timeout_where(const struct ssh_host *h, char *buf,
+int transport_ssh_tcp_step(struct transport_ssh_host *h);
+void transport_ssh_tcp_handed_over(struct transport_ssh_host *h);
+void transport_ssh_tcp_abort(struct transport_ssh_host *h);
+void transport_ssh_tcp_release_session(struct transport_ssh_host *h);
+const char *transport_ssh_tcp_timeout_where(const struct transport_ssh_host *h,
+    char *buf,
     size_t size);
-void resolve_close(struct ssh_transport *st);
+void transport_ssh_resolve_close(struct transport_ssh *st);
 
 /* transport_ssh_session.c */
-void host_fail(struct ssh_host *h, int error, const char *fmt, ...)
+void transport_ssh_host_fail(struct transport_ssh_host *h, int error,
+    const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
-void host_poll_close(struct ssh_host *h);
-void host_timer_closed_cb(uv_handle_t *hd);
-void fail_queue(struct ssh_host *h, int error, const char *text);
-struct ssh_host *host_get(struct ssh_transport *st, const struct machine *m);
-const char *host_name(const struct ssh_host *h);
-int host_open(struct ssh_host *h);
-void host_teardown(struct ssh_host *h);
-int host_update_poll(struct ssh_host *h);
-void host_unwatchable(struct ssh_host *h, int uv_error);
-int session_step(struct ssh_host *h);
+void transport_ssh_host_poll_close(struct transport_ssh_host *h);
+void transport_ssh_host_timer_closed_cb(uv_handle_t *hd);
+void transport_ssh_fail_queue(struct transport_ssh_host *h, int error,
+    const char *text);
+struct transport_ssh_host *transport_ssh_host_get(struct transport_ssh *st,
+    const struct machine *m);
+const char *transport_ssh_host_name(const struct transport_ssh_host *h);
+int transport_ssh_host_open(struct transport_ssh_host *h);
+void transport_ssh_host_teardown(struct transport_ssh_host *h);
+int transport_ssh_host_update_poll(struct transport_ssh_host *h);
+void transport_ssh_host_unwatchable(struct transport_ssh_host *h, int uv_error);
+int transport_ssh_session_step(struct transport_ssh_host *h);
 
 /* transport_ssh_channel.c */
-void chan_free(struct ssh_host *h, struct ssh_chan *c);
-struct ssh_chan *chan_new(struct ssh_host *h,
+void transport_ssh_chan_free(struct transport_ssh_host *h,
+    struct transport_ssh_chan *c);
+struct transport_ssh_chan *transport_ssh_chan_new(struct transport_ssh_host *h,
     ssh_channel_data_callback data_cb,
     ssh_channel_eof_callback event_cb,
     ssh_channel_exit_status_callback status_cb, void *arg);
-int chan_read(struct ssh_chan *c);
-int chan_write(struct ssh_chan *c, const char *buf, size_t *off, size_t len,
+int transport_ssh_chan_read(struct transport_ssh_chan *c);
+int transport_ssh_chan_write(struct transport_ssh_chan *c, const char *buf,
+    size_t *off, size_t len,
     int eof);
-int channel_step(struct ssh_host *h, struct engine_job *j);
-void finish_stopped(struct ssh_host *h, struct engine_job *j, int status);
-void release_channel(struct ssh_host *h, struct engine_job *j);
-void send_kill(struct ssh_host *h, struct engine_job *j);
+int transport_ssh_channel_step(struct transport_ssh_host *h,
+    struct engine_job *j);
+void transport_ssh_finish_stopped(struct transport_ssh_host *h,
+    struct engine_job *j, int status);
+void transport_ssh_release_channel(struct transport_ssh_host *h,
+    struct engine_job *j);
+void transport_ssh_send_kill(struct transport_ssh_host *h,
+    struct engine_job *j);
 
 /* transport_ssh_tunnel.c */
-void tunnel_end(struct ssh_tunnel *t, int error, const char *fmt, ...)
+void transport_ssh_tunnel_end(struct transport_ssh_tunnel *t, int error,
+    const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
-void tunnels_fail(struct ssh_host *h, int error, const char *fmt,
+void transport_ssh_tunnels_fail(struct transport_ssh_host *h, int error,
+    const char *fmt,
     ...) __attribute__((format(printf, 3, 4)));
-int tunnels_step(struct ssh_host *h, int *moved);
-int ssh_tunnel_open(void *state, struct engine_tunnel *et, const char *host,
+int transport_ssh_tunnels_step(struct transport_ssh_host *h, int *moved);
+int transport_ssh_tunnel_open(void *state, struct engine_tunnel *et,
+    const char *host,
     int port, int *fdp);
 
 /* transport_ssh.c */
-void host_step(struct ssh_host *h);
+void transport_ssh_host_step(struct transport_ssh_host *h);
 
 #endif

@@ -21,12 +21,13 @@
 #include "util.h"
 
 /* A new channel whose events libssh reports to cb (userdata: arg). */
-struct ssh_chan *
-chan_new(struct ssh_host *h, ssh_channel_data_callback data_cb,
+struct transport_ssh_chan *
+transport_ssh_chan_new(struct transport_ssh_host *h,
+    ssh_channel_data_callback data_cb,
     ssh_channel_eof_callback event_cb,
     ssh_channel_exit_status_callback status_cb, void *arg)
 {
-	struct ssh_chan *c;
+	struct transport_ssh_chan *c;
 
 	if ((c = calloc(1, sizeof *c)) == NULL)
 		return NULL;
@@ -45,7 +46,8 @@ chan_new(struct ssh_host *h, ssh_channel_data_callback data_cb,
 }
 
 void
-chan_free(struct ssh_host *h, struct ssh_chan *c)
+transport_ssh_chan_free(struct transport_ssh_host *h,
+    struct transport_ssh_chan *c)
 {
 	if (c == NULL)
 		return;
@@ -59,39 +61,42 @@ chan_free(struct ssh_host *h, struct ssh_chan *c)
 	ssh_remove_channel_callbacks(c->channel, &c->callbacks);
 	ssh_channel_free(c->channel);
 	free(c);
-	log_debug(host_name(h), "channel closed");
+	log_debug(transport_ssh_host_name(h), "channel closed");
 }
 
 void
-release_channel(struct ssh_host *h, struct engine_job *j)
+transport_ssh_release_channel(struct transport_ssh_host *h,
+    struct engine_job *j)
 {
 	TAILQ_REMOVE(&h->channels, j, entry);
 	h->n_channels--;
 	if (j->state != JOB_OPENING)
 		h->cap = 0;	/* one ended: try the full number again */
-	chan_free(h, j->t.ssh.chan);
+	transport_ssh_chan_free(h, j->t.ssh.chan);
 	j->t.ssh.chan = NULL;
 }
 
 /* ------------------------------------------------------------------ */
 
 void
-finish_stopped(struct ssh_host *h, struct engine_job *j, int status)
+transport_ssh_finish_stopped(struct transport_ssh_host *h, struct engine_job *j,
+    int status)
 {
-	release_channel(h, j);
+	transport_ssh_release_channel(h, j);
 	if (j->stop_error == NP_ERR_TIMEOUT)
 		engine_job_finish(j, NP_ERR_TIMEOUT, status, "%s: command timed "
 		    "out after %g s; the remote process group was killed",
-		    host_name(h), j->timeout_s);
+		    transport_ssh_host_name(h), j->timeout_s);
 	else
 		engine_job_finish(j, j->stop_error, status, "%s: %s",
-		    host_name(h), error_string(j->stop_error));
+		    transport_ssh_host_name(h), error_string(j->stop_error));
 }
 
 void
-send_kill(struct ssh_host *h, struct engine_job *j)
+transport_ssh_send_kill(struct transport_ssh_host *h, struct engine_job *j)
 {
-	log_debug(host_name(h), "sending signal KILL to the command");
+	log_debug(transport_ssh_host_name(h),
+	    "sending signal KILL to the command");
 	ssh_channel_request_send_signal(j->t.ssh.chan->channel, "KILL");
 	if (!j->t.ssh.chan->eof_sent) {
 		ssh_channel_send_eof(j->t.ssh.chan->channel);
@@ -135,7 +140,7 @@ channel_status_cb(ssh_session session, ssh_channel channel, int status,
  * empty, which the data callback keeps it.)
  */
 int
-chan_read(struct ssh_chan *c)
+transport_ssh_chan_read(struct transport_ssh_chan *c)
 {
 	int n = ssh_channel_poll(c->channel, 0);
 
@@ -147,7 +152,8 @@ chan_read(struct ssh_chan *c)
  * of it is sent. 1 if something moved, 0 if not, -1 on error.
  */
 int
-chan_write(struct ssh_chan *c, const char *buf, size_t *off, size_t len,
+transport_ssh_chan_write(struct transport_ssh_chan *c, const char *buf,
+    size_t *off, size_t len,
     int eof)
 {
 	int moved = 0, n;
@@ -165,7 +171,7 @@ chan_write(struct ssh_chan *c, const char *buf, size_t *off, size_t len,
 			part = WRITE_CHUNK;
 		n = ssh_channel_write(c->channel, buf + *off, (uint32_t)part);
 		if (n < 0)
-			return -1;
+			return TRANSPORT_SSH_STEP_FAILED;
 		if (n == 0)
 			break;
 		*off += (size_t)n;
@@ -173,7 +179,7 @@ chan_write(struct ssh_chan *c, const char *buf, size_t *off, size_t len,
 	}
 	if (eof && *off == len && !c->eof_sent) {
 		if (ssh_channel_send_eof(c->channel) == SSH_ERROR)
-			return -1;
+			return TRANSPORT_SSH_STEP_FAILED;
 		c->eof_sent = 1;
 		moved = 1;
 	}
@@ -182,24 +188,24 @@ chan_write(struct ssh_chan *c, const char *buf, size_t *off, size_t len,
 
 /* Advance one channel; 1 if it moved, 0 if it waits, -1 on error. */
 int
-channel_step(struct ssh_host *h, struct engine_job *j)
+transport_ssh_channel_step(struct transport_ssh_host *h, struct engine_job *j)
 {
-	struct ssh_chan *c = j->t.ssh.chan;
+	struct transport_ssh_chan *c = j->t.ssh.chan;
 	int r, status, w;
 
 	switch (j->state) {
 	case JOB_OPENING:
-		if (c == NULL && (c = j->t.ssh.chan = chan_new(h,
+		if (c == NULL && (c = j->t.ssh.chan = transport_ssh_chan_new(h,
 		    channel_data_cb, channel_event_cb, channel_status_cb,
 		    j)) == NULL)
-			return -1;
+			return TRANSPORT_SSH_STEP_FAILED;
 		r = ssh_channel_open_session(c->channel);
 		if (r == SSH_AGAIN)
 			return 0;
 		if (r != SSH_OK) {
 			if (!ssh_is_connected(h->session))
-				return -1;
-			release_channel(h, j);
+				return TRANSPORT_SSH_STEP_FAILED;
+			transport_ssh_release_channel(h, j);
 			if (h->n_channels > 0 && j->stop_error == 0) {
 				/*
 				 * sshd frees a closed channel's session only
@@ -207,7 +213,8 @@ channel_step(struct ssh_host *h, struct engine_job *j)
 				 * may still count one we closed against
 				 * MaxSessions: wait for a channel to end.
 				 */
-				log_debug(host_name(h), "channel refused with "
+				log_debug(transport_ssh_host_name(h),
+				    "channel refused with "
 				    "%d open; waiting for one to end",
 				    h->n_channels);
 				h->cap = h->n_channels;
@@ -216,13 +223,13 @@ channel_step(struct ssh_host *h, struct engine_job *j)
 				return 1;
 			}
 			engine_job_finish(j, NP_ERR_CHANNEL, -1, "%s: could not "
-			    "open a channel: %s", host_name(h),
+			    "open a channel: %s", transport_ssh_host_name(h),
 			    ssh_get_error(h->session));
 			return 1;
 		}
-		log_debug(host_name(h), "channel open");
+		log_debug(transport_ssh_host_name(h), "channel open");
 		if (j->stop_error != 0) {
-			finish_stopped(h, j, -1);
+			transport_ssh_finish_stopped(h, j, -1);
 			return 1;
 		}
 		j->state = JOB_EXEC;
@@ -233,53 +240,55 @@ channel_step(struct ssh_host *h, struct engine_job *j)
 			return 0;
 		if (r != SSH_OK) {
 			if (!ssh_is_connected(h->session))
-				return -1;
-			release_channel(h, j);
+				return TRANSPORT_SSH_STEP_FAILED;
+			transport_ssh_release_channel(h, j);
 			engine_job_finish(j, NP_ERR_CHANNEL, -1, "%s: the exec "
-			    "request was refused: %s", host_name(h),
+			    "request was refused: %s",
+			    transport_ssh_host_name(h),
 			    ssh_get_error(h->session));
 			return 1;
 		}
-		log_debug(host_name(h), "exec: %s", j->command);
+		log_debug(transport_ssh_host_name(h), "exec: %s", j->command);
 		j->state = JOB_RUNNING;
 		engine_job_started(j);
 		if (j->stop_error != 0) {
-			send_kill(h, j);
+			transport_ssh_send_kill(h, j);
 			return 1;
 		}
 		/* FALLTHROUGH */
 	case JOB_RUNNING:
-		if ((w = chan_write(c, j->input, &j->input_off, j->input_len,
-		    1)) < 0 || (r = chan_read(c)) < 0)
-			return -1;
+		if ((w = transport_ssh_chan_write(c, j->input, &j->input_off,
+		    j->input_len,
+		    1)) < 0 || (r = transport_ssh_chan_read(c)) < 0)
+			return TRANSPORT_SSH_STEP_FAILED;
 		if (!ssh_channel_is_eof(c->channel) &&
 		    !ssh_channel_is_closed(c->channel))
 			return w || r;
-		log_debug(host_name(h), "eof");
+		log_debug(transport_ssh_host_name(h), "eof");
 		j->state = JOB_WAIT_STATUS;
 		/* FALLTHROUGH */
 	case JOB_WAIT_STATUS:
 		status = ssh_channel_get_exit_status(c->channel);
 		if (status == -1 && !ssh_channel_is_closed(c->channel)) {
 			if (!ssh_is_connected(h->session))
-				return -1;
+				return TRANSPORT_SSH_STEP_FAILED;
 			return 0;
 		}
-		log_debug(host_name(h), "exit status %d", status);
-		release_channel(h, j);
+		log_debug(transport_ssh_host_name(h), "exit status %d", status);
+		transport_ssh_release_channel(h, j);
 		engine_job_finish(j, NP_OK, status, NULL);
 		return 1;
 	case JOB_KILLING:
-		if (chan_read(c) < 0)
-			return -1;
+		if (transport_ssh_chan_read(c) < 0)
+			return TRANSPORT_SSH_STEP_FAILED;
 		status = ssh_channel_get_exit_status(c->channel);
 		if (status == -1 && !ssh_channel_is_closed(c->channel)) {
 			if (!ssh_is_connected(h->session))
-				return -1;
+				return TRANSPORT_SSH_STEP_FAILED;
 			return 0;
 		}
-		log_debug(host_name(h), "killed command ended");
-		finish_stopped(h, j, status);
+		log_debug(transport_ssh_host_name(h), "killed command ended");
+		transport_ssh_finish_stopped(h, j, status);
 		return 1;
 	default:
 		return 0;

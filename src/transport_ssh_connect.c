@@ -97,7 +97,7 @@ resolve_thread(void *arg)
 
 /* The host no longer waits for its request: free it, or let its thread. */
 static void
-resolve_abandon(struct ssh_host *h)
+resolve_abandon(struct transport_ssh_host *h)
 {
 	struct resolve_job *j = h->resolving;
 	int done;
@@ -116,7 +116,7 @@ resolve_abandon(struct ssh_host *h)
 static void
 resolved_cb(uv_async_t *a)
 {
-	struct ssh_transport *st = a->data;
+	struct transport_ssh *st = a->data;
 	size_t i;
 
 	for (i = 0; i < st->n_hosts; i++)
@@ -128,7 +128,7 @@ resolved_cb(uv_async_t *a)
 static void
 resolved_closed_cb(uv_handle_t *hd)
 {
-	struct ssh_transport *st = hd->data;
+	struct transport_ssh *st = hd->data;
 
 	st->resolved_open = 0;
 	engine_handle_closed(st->engine);
@@ -136,7 +136,7 @@ resolved_closed_cb(uv_handle_t *hd)
 
 /* engine_close(): every request is abandoned, then the async closed. */
 void
-resolve_close(struct ssh_transport *st)
+transport_ssh_resolve_close(struct transport_ssh *st)
 {
 	size_t i;
 
@@ -149,9 +149,9 @@ resolve_close(struct ssh_transport *st)
 
 /* Start h's getaddrinfo() in a thread of its own: 0 or a text. */
 static const char *
-resolve_start(struct ssh_host *h, unsigned int port)
+resolve_start(struct transport_ssh_host *h, unsigned int port)
 {
-	struct ssh_transport *st = h->st;
+	struct transport_ssh *st = h->st;
 	struct resolve_job *j;
 	pthread_attr_t attr;
 	pthread_t tid;
@@ -194,7 +194,7 @@ resolve_start(struct ssh_host *h, unsigned int port)
 /* ------------------------------------------------------------------ */
 
 static void
-addr_format(struct ssh_host *h)
+addr_format(struct transport_ssh_host *h)
 {
 	const struct addrinfo *a = h->addr;
 	char ip[INET6_ADDRSTRLEN] = "?";
@@ -221,7 +221,7 @@ addr_format(struct ssh_host *h)
 
 /* Note why h->addr failed; an address the user gave is not repeated. */
 static void
-note_failure(struct ssh_host *h, int err)
+note_failure(struct transport_ssh_host *h, int err)
 {
 	size_t n = strlen(h->tried);
 	int single = h->numeric && h->addrs->ai_next == NULL;
@@ -233,11 +233,11 @@ note_failure(struct ssh_host *h, int err)
 
 /* Close our socket (its watcher first: libuv must stop polling it). */
 static void
-sock_close(struct ssh_host *h)
+sock_close(struct transport_ssh_host *h)
 {
 	if (h->sock < 0)
 		return;
-	host_poll_close(h);
+	transport_ssh_host_poll_close(h);
 	close(h->sock);
 	h->sock = -1;
 }
@@ -247,7 +247,7 @@ sock_close(struct ssh_host *h)
  * 0 in progress (h->sock), 1 connected already, -1 none left.
  */
 static int
-tcp_try(struct ssh_host *h)
+tcp_try(struct transport_ssh_host *h)
 {
 	int fd, one = 1;
 
@@ -261,7 +261,8 @@ tcp_try(struct ssh_host *h)
 		}
 		/* what SSH_OPTIONS_NODELAY does for libssh's own sockets */
 		setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
-		log_debug(host_name(h), "connecting to %s", h->addr_text);
+		log_debug(transport_ssh_host_name(h), "connecting to %s",
+		    h->addr_text);
 		if (connect(fd, h->addr->ai_addr, h->addr->ai_addrlen) == 0) {
 			h->sock = fd;
 			return 1;
@@ -273,12 +274,12 @@ tcp_try(struct ssh_host *h)
 		note_failure(h, errno);
 		close(fd);
 	}
-	return -1;
+	return TRANSPORT_SSH_STEP_FAILED;
 }
 
 /* Has h->sock's connect ended? 0 no, 1 connected, -1 failed (noted). */
 static int
-tcp_check(struct ssh_host *h)
+tcp_check(struct transport_ssh_host *h)
 {
 	struct pollfd p = { .fd = h->sock, .events = POLLOUT };
 	socklen_t len = sizeof(int);
@@ -293,7 +294,7 @@ tcp_check(struct ssh_host *h)
 	note_failure(h, err);
 	sock_close(h);
 	h->addr = h->addr->ai_next;
-	return -1;
+	return TRANSPORT_SSH_STEP_FAILED;
 }
 
 /* The resolver's reason for a failed getaddrinfo(). */
@@ -307,10 +308,10 @@ resolve_reason(const struct resolve_job *j)
 
 /* The thread's answer, if it is in: 0 wait, 1 addresses, -1 failed. */
 static int
-resolve_result(struct ssh_host *h)
+resolve_result(struct transport_ssh_host *h)
 {
 	struct resolve_job *j = h->resolving;
-	const char *name = host_name(h);
+	const char *name = transport_ssh_host_name(h);
 	int done;
 
 	pthread_mutex_lock(&resolve_lock);
@@ -320,12 +321,13 @@ resolve_result(struct ssh_host *h)
 		return 0;
 	h->resolving = NULL;
 	if (j->status != 0) {
-		host_fail(h, NP_ERR_CONNECT, "%s: could not connect: %s: cannot "
+		transport_ssh_host_fail(h, NP_ERR_CONNECT,
+		    "%s: could not connect: %s: cannot "
 		    "resolve host name %s: %s (check the name, the ssh config's "
 		    "HostName, or the resolver: /etc/hosts, /etc/resolv.conf)",
 		    name, h->target, j->name, resolve_reason(j));
 		job_free(j);
-		return -1;
+		return TRANSPORT_SSH_STEP_FAILED;
 	}
 	h->addrs = j->res;
 	j->res = NULL;
@@ -336,7 +338,7 @@ resolve_result(struct ssh_host *h)
 
 /* h->hostname as an address, without any lookup: 1, or 0 for a name. */
 static int
-numeric_addrs(struct ssh_host *h, unsigned int port)
+numeric_addrs(struct transport_ssh_host *h, unsigned int port)
 {
 	struct addrinfo hints = {
 		.ai_family = AF_UNSPEC,
@@ -351,22 +353,25 @@ numeric_addrs(struct ssh_host *h, unsigned int port)
 
 /* Give the connected socket to libssh; its ssh_connect() goes on. */
 static void
-hand_over(struct ssh_host *h)
+hand_over(struct transport_ssh_host *h)
 {
 	ssh_options_set(h->session, SSH_OPTIONS_FD, &h->sock);
 	h->sock_given = h->sock;
 	h->sock = -1;	/* the watcher stays: libssh's fd is the same */
 	h->conn = CONN_SSH;
-	log_debug(host_name(h), "TCP connected to %s", h->addr_text);
+	log_debug(transport_ssh_host_name(h), "TCP connected to %s",
+	    h->addr_text);
 }
 
 static int
-all_failed(struct ssh_host *h)
+all_failed(struct transport_ssh_host *h)
 {
-	host_fail(h, NP_ERR_CONNECT, "%s: could not connect: %s: %s",
-	    host_name(h), h->target, h->tried[0] != '\0' ? h->tried :
+	transport_ssh_host_fail(h, NP_ERR_CONNECT,
+	    "%s: could not connect: %s: %s",
+	    transport_ssh_host_name(h), h->target,
+	    h->tried[0] != '\0' ? h->tried :
 	    "no address to connect to");
-	return -1;
+	return TRANSPORT_SSH_STEP_FAILED;
 }
 
 /*
@@ -375,7 +380,7 @@ all_failed(struct ssh_host *h)
  * wait for the resolver or the socket, -1 when the host failed.
  */
 int
-tcp_step(struct ssh_host *h)
+transport_ssh_tcp_step(struct transport_ssh_host *h)
 {
 	unsigned int port = 22;
 	const char *err;
@@ -395,11 +400,14 @@ tcp_step(struct ssh_host *h)
 			break;
 		}
 		if ((err = resolve_start(h, port)) != NULL) {
-			host_fail(h, NP_ERR_CONNECT, "%s: could not connect: "
-			    "%s: %s", host_name(h), h->target, err);
-			return -1;
+			transport_ssh_host_fail(h, NP_ERR_CONNECT,
+			    "%s: could not connect: "
+			    "%s: %s", transport_ssh_host_name(h), h->target,
+			    err);
+			return TRANSPORT_SSH_STEP_FAILED;
 		}
-		log_debug(host_name(h), "resolving %s", h->hostname);
+		log_debug(transport_ssh_host_name(h), "resolving %s",
+		    h->hostname);
 		h->conn = CONN_RESOLVING;
 		return 0;
 	case CONN_RESOLVING:
@@ -435,12 +443,12 @@ tcp_step(struct ssh_host *h)
  * error, it never took the socket (it failed before) and we close it.
  */
 void
-tcp_handed_over(struct ssh_host *h)
+transport_ssh_tcp_handed_over(struct transport_ssh_host *h)
 {
 	if (h->sock_given < 0 || ssh_get_fd(h->session) == h->sock_given)
 		return;
 	if (!(ssh_get_status(h->session) & (SSH_CLOSED | SSH_CLOSED_ERROR))) {
-		host_poll_close(h);
+		transport_ssh_host_poll_close(h);
 		close(h->sock_given);
 	}
 	h->sock_given = -1;
@@ -452,7 +460,7 @@ tcp_handed_over(struct ssh_host *h)
  * it open in ssh_disconnect() (and then forget it): we close it then.
  */
 void
-tcp_release_session(struct ssh_host *h)
+transport_ssh_tcp_release_session(struct transport_ssh_host *h)
 {
 	int held = h->sock_given >= 0 &&
 	    ssh_get_fd(h->session) == h->sock_given;
@@ -471,7 +479,7 @@ tcp_release_session(struct ssh_host *h)
 
 /* The host gave up connecting: its request, socket and addresses go. */
 void
-tcp_abort(struct ssh_host *h)
+transport_ssh_tcp_abort(struct transport_ssh_host *h)
 {
 	resolve_abandon(h);
 	sock_close(h);
@@ -484,7 +492,8 @@ tcp_abort(struct ssh_host *h)
 
 /* What a connect timeout adds before "timed out": the addresses tried. */
 const char *
-tcp_timeout_where(const struct ssh_host *h, char *buf, size_t size)
+transport_ssh_tcp_timeout_where(const struct transport_ssh_host *h, char *buf,
+    size_t size)
 {
 	buf[0] = '\0';
 	if (h->conn == CONN_TCP && !h->numeric)

@@ -36,19 +36,19 @@
 #define MAX_HANDSHAKES_DIRECT 32
 
 void
-host_timer_closed_cb(uv_handle_t *hd)
+transport_ssh_host_timer_closed_cb(uv_handle_t *hd)
 {
-	struct ssh_host *h = hd->data;
+	struct transport_ssh_host *h = hd->data;
 
 	h->timer_open = 0;
 	engine_handle_closed(h->engine);
 }
 
-struct ssh_host *
-host_get(struct ssh_transport *st, const struct machine *m)
+struct transport_ssh_host *
+transport_ssh_host_get(struct transport_ssh *st, const struct machine *m)
 {
 	struct engine *e = st->engine;
-	struct ssh_host *h = st->hosts[m->index];
+	struct transport_ssh_host *h = st->hosts[m->index];
 
 	if (h != NULL)
 		return h;
@@ -70,7 +70,7 @@ host_get(struct ssh_transport *st, const struct machine *m)
 }
 
 static int
-host_handshaking(const struct ssh_host *h)
+host_handshaking(const struct transport_ssh_host *h)
 {
 	return h->handshake_started && (h->state == HOST_CONNECTING ||
 	    h->state == HOST_AUTH);
@@ -79,13 +79,13 @@ host_handshaking(const struct ssh_host *h)
 /* May h start its handshake now: fewer than the limit in a handshake
    of the same kind (through a proxy command, or direct)? */
 static int
-handshake_allowed(const struct ssh_host *h)
+handshake_allowed(const struct transport_ssh_host *h)
 {
-	const struct ssh_transport *st = h->st;
+	const struct transport_ssh *st = h->st;
 	size_t i, n = 0;
 
 	for (i = 0; i < st->n_hosts; i++) {
-		const struct ssh_host *o = st->hosts[i];
+		const struct transport_ssh_host *o = st->hosts[i];
 
 		if (o != NULL && host_handshaking(o) &&
 		    (o->proxy[0] != '\0') == (h->proxy[0] != '\0'))
@@ -97,12 +97,12 @@ handshake_allowed(const struct ssh_host *h)
 
 /* A handshake ended: hosts waiting for a slot may connect now. */
 static void
-handshake_slot_freed(struct ssh_transport *st)
+handshake_slot_freed(struct transport_ssh *st)
 {
 	size_t i;
 
 	for (i = 0; i < st->n_hosts; i++) {
-		struct ssh_host *o = st->hosts[i];
+		struct transport_ssh_host *o = st->hosts[i];
 
 		if (o != NULL && o->state == HOST_CONNECTING &&
 		    !o->handshake_started)
@@ -112,14 +112,15 @@ handshake_slot_freed(struct ssh_transport *st)
 }
 
 const char *
-host_name(const struct ssh_host *h)
+transport_ssh_host_name(const struct transport_ssh_host *h)
 {
 	return h->machine->name;
 }
 
 /* Fail every queued job with the same reason. */
 void
-fail_queue(struct ssh_host *h, int error, const char *text)
+transport_ssh_fail_queue(struct transport_ssh_host *h, int error,
+    const char *text)
 {
 	struct engine_job *j;
 
@@ -131,7 +132,8 @@ fail_queue(struct ssh_host *h, int error, const char *text)
 
 /* The host could not be reached or refused us: every queued job fails. */
 void
-host_fail(struct ssh_host *h, int error, const char *fmt, ...)
+transport_ssh_host_fail(struct transport_ssh_host *h, int error,
+    const char *fmt, ...)
 {
 	va_list ap;
 	char *text;
@@ -140,11 +142,11 @@ host_fail(struct ssh_host *h, int error, const char *fmt, ...)
 	text = str_vprintf(fmt, ap);
 	va_end(ap);
 	if (text == NULL)
-		text = strdup(host_name(h));
-	log_debug(host_name(h), "session failed: %s", text);
-	tunnels_fail(h, error, "%s", text);
-	host_teardown(h);
-	fail_queue(h, error, text);
+		text = strdup(transport_ssh_host_name(h));
+	log_debug(transport_ssh_host_name(h), "session failed: %s", text);
+	transport_ssh_tunnels_fail(h, error, "%s", text);
+	transport_ssh_host_teardown(h);
+	transport_ssh_fail_queue(h, error, text);
 	free(text);
 }
 
@@ -161,7 +163,7 @@ poll_closed_cb(uv_handle_t *hd)
 
 /* Stop watching the socket (before it is closed). */
 void
-host_poll_close(struct ssh_host *h)
+transport_ssh_host_poll_close(struct transport_ssh_host *h)
 {
 	if (h->poll == NULL)
 		return;
@@ -173,19 +175,19 @@ host_poll_close(struct ssh_host *h)
 }
 
 void
-host_teardown(struct ssh_host *h)
+transport_ssh_host_teardown(struct transport_ssh_host *h)
 {
 	struct engine_job *j;
 
 	uv_timer_stop(&h->timer);
 	while ((j = TAILQ_FIRST(&h->channels)) != NULL)
-		release_channel(h, j);
-	host_poll_close(h);
+		transport_ssh_release_channel(h, j);
+	transport_ssh_host_poll_close(h);
 	if (h->session != NULL) {
-		tcp_release_session(h);
-		log_debug(host_name(h), "session closed");
+		transport_ssh_tcp_release_session(h);
+		log_debug(transport_ssh_host_name(h), "session closed");
 	}
-	tcp_abort(h);
+	transport_ssh_tcp_abort(h);
 	ssh_key_free(h->key);
 	h->key = NULL;
 	if (host_handshaking(h)) {
@@ -201,7 +203,7 @@ poll_cb(uv_poll_t *p, int status, int events)
 {
 	(void)status;
 	(void)events;
-	host_step(p->data);
+	transport_ssh_host_step(p->data);
 }
 
 /*
@@ -209,7 +211,7 @@ poll_cb(uv_poll_t *p, int status, int events)
  * watched would never be stepped again: 0, or a negative libuv code.
  */
 int
-host_update_poll(struct ssh_host *h)
+transport_ssh_host_update_poll(struct transport_ssh_host *h)
 {
 	struct engine *e = h->engine;
 	int events = 0, fd, r;
@@ -245,7 +247,8 @@ host_update_poll(struct ssh_host *h)
 	}
 	if (events == h->poll_events)
 		return 0;
-	log_debug(host_name(h), "poll events %d -> %d", h->poll_events,
+	log_debug(transport_ssh_host_name(h), "poll events %d -> %d",
+	    h->poll_events,
 	    events);
 	if (events == 0)
 		uv_poll_stop(h->poll);
@@ -260,24 +263,26 @@ host_update_poll(struct ssh_host *h)
  * would ever step this host again, so everything on it fails now.
  */
 void
-host_unwatchable(struct ssh_host *h, int uv_error)
+transport_ssh_host_unwatchable(struct transport_ssh_host *h, int uv_error)
 {
 	struct engine_job *j;
 	char *text;
 
 	text = str_printf("%s: cannot watch the SSH connection's socket: %s",
-	    host_name(h), uv_strerror(uv_error));
-	log_debug(host_name(h), "%s", text != NULL ? text : "unwatchable");
-	tunnels_fail(h, NP_ERR_SYSTEM, "%s", text != NULL ? text :
-	    host_name(h));
+	    transport_ssh_host_name(h), uv_strerror(uv_error));
+	log_debug(transport_ssh_host_name(h), "%s",
+	    text != NULL ? text : "unwatchable");
+	transport_ssh_tunnels_fail(h, NP_ERR_SYSTEM, "%s", text != NULL ? text :
+	    transport_ssh_host_name(h));
 	while ((j = TAILQ_FIRST(&h->channels)) != NULL) {
-		release_channel(h, j);
+		transport_ssh_release_channel(h, j);
 		engine_job_finish(j, j->stop_error != 0 ? j->stop_error :
 		    NP_ERR_SYSTEM, -1, "%s", text != NULL ? text :
-		    host_name(h));
+		    transport_ssh_host_name(h));
 	}
-	host_teardown(h);
-	fail_queue(h, NP_ERR_SYSTEM, text != NULL ? text : host_name(h));
+	transport_ssh_host_teardown(h);
+	transport_ssh_fail_queue(h, NP_ERR_SYSTEM,
+	    text != NULL ? text : transport_ssh_host_name(h));
 	free(text);
 }
 
@@ -290,7 +295,7 @@ host_unwatchable(struct ssh_host *h, int uv_error)
  * its own reason is lost and only a closed socket remains.
  */
 static const char *
-proxy_note(const struct ssh_host *h, char *buf, size_t size)
+proxy_note(const struct transport_ssh_host *h, char *buf, size_t size)
 {
 	if (h->proxy[0] == '\0')
 		return "";
@@ -307,27 +312,31 @@ proxy_note(const struct ssh_host *h, char *buf, size_t size)
 static void
 connect_timer_cb(uv_timer_t *t)
 {
-	struct ssh_host *h = t->data;
+	struct transport_ssh_host *h = t->data;
 	double s = engine_options(h->engine)->connect_timeout_s;
 	char note[1024], where[700];
 
 	if (h->conn == CONN_RESOLVING) {
-		host_fail(h, NP_ERR_CONNECT, "%s: could not connect: %s: name "
+		transport_ssh_host_fail(h, NP_ERR_CONNECT,
+		    "%s: could not connect: %s: name "
 		    "resolution of %s timed out after %g s "
 		    "(connect_timeout_seconds): the resolver did not answer; "
 		    "check the name servers in /etc/resolv.conf, or give the "
-		    "host's address", host_name(h), h->target, h->hostname, s);
+		    "host's address", transport_ssh_host_name(h), h->target,
+		    h->hostname, s);
 		return;
 	}
-	host_fail(h, NP_ERR_CONNECT, "%s: could not connect: %s: %stimed out "
-	    "after %g s (connect_timeout_seconds)%s", host_name(h), h->target,
-	    tcp_timeout_where(h, where, sizeof where), s,
+	transport_ssh_host_fail(h, NP_ERR_CONNECT,
+	    "%s: could not connect: %s: %stimed out "
+	    "after %g s (connect_timeout_seconds)%s",
+	    transport_ssh_host_name(h), h->target,
+	    transport_ssh_tcp_timeout_where(h, where, sizeof where), s,
 	    proxy_note(h, note, sizeof note));
 }
 
 /* The ProxyCommand as it will run: %h, %p and %% replaced. */
 static void
-proxy_expand(struct ssh_host *h, const char *cmd, const char *host,
+proxy_expand(struct transport_ssh_host *h, const char *cmd, const char *host,
     unsigned int port)
 {
 	size_t n = 0, size = sizeof h->proxy;
@@ -358,7 +367,7 @@ proxy_expand(struct ssh_host *h, const char *cmd, const char *host,
 
 /* target, kh_host, scan_args and proxy, from the session's final options. */
 static void
-host_names(struct ssh_host *h)
+host_names(struct transport_ssh_host *h)
 {
 	char *host = NULL, *proxy = NULL;
 	unsigned int port = 22;
@@ -455,7 +464,7 @@ agent_answers(void)
 
 /* A new session with the options of the machine, its ssh config, and ours. */
 int
-host_open(struct ssh_host *h)
+transport_ssh_host_open(struct transport_ssh_host *h)
 {
 	const struct inventory *inv = engine_inventory(h->engine);
 	const struct machine *m = h->machine;
@@ -473,7 +482,8 @@ host_open(struct ssh_host *h)
 	/* config first: Host blocks match the alias; explicit values win */
 	if (inv->ssh_config_file != NULL && file_exists(inv->ssh_config_file) &&
 	    ssh_options_parse_config(s, inv->ssh_config_file) != 0) {
-		host_fail(h, NP_ERR_INVENTORY, "%s: could not read ssh config "
+		transport_ssh_host_fail(h, NP_ERR_INVENTORY,
+		    "%s: could not read ssh config "
 		    "%s: %s", m->name, inv->ssh_config_file, ssh_get_error(s));
 		ssh_free(s);
 		return NP_ERR_INVENTORY;
@@ -531,10 +541,10 @@ fingerprint(ssh_session s, char *buf, size_t size)
 
 /* known_hosts, as OpenSSH's StrictHostKeyChecking yes or accept-new. */
 static int
-check_host_key(struct ssh_host *h)
+check_host_key(struct transport_ssh_host *h)
 {
 	const char *kh = engine_inventory(h->engine)->known_hosts_file;
-	const char *name = host_name(h), *host = h->hostname;
+	const char *name = transport_ssh_host_name(h), *host = h->hostname;
 	char fp[200];
 
 	if (kh == NULL)
@@ -546,7 +556,8 @@ check_host_key(struct ssh_host *h)
 		return 0;
 	case SSH_KNOWN_HOSTS_CHANGED:
 	case SSH_KNOWN_HOSTS_OTHER:
-		host_fail(h, NP_ERR_HOSTKEY_CHANGED, "%s (%s): WARNING: REMOTE "
+		transport_ssh_host_fail(h, NP_ERR_HOSTKEY_CHANGED,
+		    "%s (%s): WARNING: REMOTE "
 		    "HOST KEY HAS CHANGED: it sent %s, which is not the key "
 		    "recorded in %s; someone may be intercepting the "
 		    "connection, or the host was reinstalled; if this is "
@@ -556,7 +567,8 @@ check_host_key(struct ssh_host *h)
 	case SSH_KNOWN_HOSTS_UNKNOWN:
 	case SSH_KNOWN_HOSTS_NOT_FOUND:
 		if (!engine_options(h->engine)->accept_new_host_keys) {
-			host_fail(h, NP_ERR_HOSTKEY_UNKNOWN, "%s (%s): host key "
+			transport_ssh_host_fail(h, NP_ERR_HOSTKEY_UNKNOWN,
+			    "%s (%s): host key "
 			    "is not in %s (%s); verify it and add it "
 			    "(ssh-keyscan %s >> %s) or run with "
 			    "--accept-new-host-keys", name, host, kh, fp,
@@ -564,7 +576,8 @@ check_host_key(struct ssh_host *h)
 			return NP_ERR_HOSTKEY_UNKNOWN;
 		}
 		if (ssh_session_update_known_hosts(h->session) != SSH_OK) {
-			host_fail(h, NP_ERR_HOSTKEY_UNKNOWN, "%s (%s): could "
+			transport_ssh_host_fail(h, NP_ERR_HOSTKEY_UNKNOWN,
+			    "%s (%s): could "
 			    "not add the host key to %s: %s", name, host, kh,
 			    ssh_get_error(h->session));
 			return NP_ERR_HOSTKEY_UNKNOWN;
@@ -573,7 +586,8 @@ check_host_key(struct ssh_host *h)
 		    host, kh, fp);
 		return 0;
 	default:
-		host_fail(h, NP_ERR_HOSTKEY_UNKNOWN, "%s (%s): could not check "
+		transport_ssh_host_fail(h, NP_ERR_HOSTKEY_UNKNOWN,
+		    "%s (%s): could not check "
 		    "the host key against %s: %s", name, host, kh,
 		    ssh_get_error(h->session));
 		return NP_ERR_HOSTKEY_UNKNOWN;
@@ -581,7 +595,7 @@ check_host_key(struct ssh_host *h)
 }
 
 static void
-auth_failed(struct ssh_host *h)
+auth_failed(struct transport_ssh_host *h)
 {
 	const struct machine *m = h->machine;
 	char *user = NULL, tried[600] = "";
@@ -596,7 +610,8 @@ auth_failed(struct ssh_host *h)
 	else
 		snprintf(tried, sizeof tried, "agent and the keys of the ssh "
 		    "config or ~/.ssh");
-	host_fail(h, NP_ERR_AUTH, "%s: authentication failed for user %s: no "
+	transport_ssh_host_fail(h, NP_ERR_AUTH,
+	    "%s: authentication failed for user %s: no "
 	    "key accepted (tried %s); check identity_file or the remote "
 	    "authorized_keys", m->name, user != NULL ? user : "?", tried);
 	ssh_string_free_char(user);
@@ -607,7 +622,7 @@ auth_failed(struct ssh_host *h)
  * (the connection broke), or 1: this method failed, move on to next.
  */
 static int
-auth_result(struct ssh_host *h, int r, enum auth_step next)
+auth_result(struct transport_ssh_host *h, int r, enum auth_step next)
 {
 	if (r == SSH_AUTH_AGAIN)
 		return SSH_AGAIN;
@@ -621,7 +636,7 @@ auth_result(struct ssh_host *h, int r, enum auth_step next)
 
 /* Public keys only, never a prompt: agent, then identity_file. */
 static int
-auth_step(struct ssh_host *h)
+auth_step(struct transport_ssh_host *h)
 {
 	const struct machine *m = h->machine;
 	int r;
@@ -663,7 +678,7 @@ auth_step(struct ssh_host *h)
 
 /* Connect, check the host key, authenticate. 1 when ready. */
 int
-session_step(struct ssh_host *h)
+transport_ssh_session_step(struct transport_ssh_host *h)
 {
 	char note[1024];
 	int r;
@@ -674,33 +689,36 @@ session_step(struct ssh_host *h)
 		h->handshake_started = 1;
 		uv_timer_start(&h->timer, connect_timer_cb, (uint64_t)(
 		    engine_options(h->engine)->connect_timeout_s * 1000), 0);
-		log_debug(host_name(h), "connecting to %s", h->target);
+		log_debug(transport_ssh_host_name(h), "connecting to %s",
+		    h->target);
 	}
 	if (h->state == HOST_CONNECTING) {
 		int handed = 0;
 
 		if (h->conn != CONN_SSH) {
 			/* resolution and TCP on the loop (a proxy: libssh's) */
-			if ((r = tcp_step(h)) <= 0)
+			if ((r = transport_ssh_tcp_step(h)) <= 0)
 				return r;
 			handed = h->sock_given >= 0;
 		}
 		r = ssh_connect(h->session);
 		if (handed)
-			tcp_handed_over(h);
+			transport_ssh_tcp_handed_over(h);
 		if (r == SSH_AGAIN)
 			return 0;
 		if (r != SSH_OK) {
-			host_fail(h, NP_ERR_CONNECT, "%s: could not connect: "
-			    "%s: %s%s", host_name(h), h->target,
+			transport_ssh_host_fail(h, NP_ERR_CONNECT,
+			    "%s: could not connect: "
+			    "%s: %s%s", transport_ssh_host_name(h), h->target,
 			    ssh_get_error(h->session),
 			    proxy_note(h, note, sizeof note));
-			return -1;
+			return TRANSPORT_SSH_STEP_FAILED;
 		}
-		log_debug(host_name(h), "connected to %s, %s", h->target,
+		log_debug(transport_ssh_host_name(h), "connected to %s, %s",
+		    h->target,
 		    ssh_get_serverbanner(h->session));
 		if (check_host_key(h) != 0)
-			return -1;
+			return TRANSPORT_SSH_STEP_FAILED;
 		h->state = HOST_AUTH;
 	}
 	if (h->state == HOST_AUTH) {
@@ -708,19 +726,20 @@ session_step(struct ssh_host *h)
 		if (r == SSH_AGAIN)
 			return 0;
 		if (r == SSH_ERROR) {
-			host_fail(h, NP_ERR_CONNECT, "%s: could not connect: "
+			transport_ssh_host_fail(h, NP_ERR_CONNECT,
+			    "%s: could not connect: "
 			    "%s: connection lost during authentication: %s",
-			    host_name(h), h->target,
+			    transport_ssh_host_name(h), h->target,
 			    ssh_get_error(h->session));
-			return -1;
+			return TRANSPORT_SSH_STEP_FAILED;
 		}
 		if (r != SSH_OK)
-			return -1;
+			return TRANSPORT_SSH_STEP_FAILED;
 		uv_timer_stop(&h->timer);
 		h->state = HOST_READY;
 		h->reopened = 0;
 		handshake_slot_freed(h->st);
-		log_debug(host_name(h), "authenticated");
+		log_debug(transport_ssh_host_name(h), "authenticated");
 	}
 	return h->state == HOST_READY;
 }

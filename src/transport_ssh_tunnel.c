@@ -33,7 +33,7 @@
  */
 
 static const char *
-tunnel_host(const struct ssh_tunnel *t)
+tunnel_host(const struct transport_ssh_tunnel *t)
 {
 	return t->host->machine->name;
 }
@@ -41,7 +41,7 @@ tunnel_host(const struct ssh_tunnel *t)
 static void
 tunnel_poll_closed_cb(uv_handle_t *hd)
 {
-	struct ssh_tunnel *t = hd->data;
+	struct transport_ssh_tunnel *t = hd->data;
 	struct engine *e = t->host->engine;
 	char sink[4096];
 
@@ -65,7 +65,8 @@ tunnel_poll_closed_cb(uv_handle_t *hd)
  * and our end of the pair with it, so the caller reads EOF.
  */
 void
-tunnel_end(struct ssh_tunnel *t, int error, const char *fmt, ...)
+transport_ssh_tunnel_end(struct transport_ssh_tunnel *t, int error,
+    const char *fmt, ...)
 {
 	va_list ap;
 	char *text = NULL;
@@ -81,15 +82,16 @@ tunnel_end(struct ssh_tunnel *t, int error, const char *fmt, ...)
 	    error_string(error));
 	free(text);
 	TAILQ_REMOVE(&t->host->tunnels, t, entry);
-	chan_free(t->host, t->chan);
+	transport_ssh_chan_free(t->host, t->chan);
 	t->chan = NULL;
 	uv_close((uv_handle_t *)&t->poll, tunnel_poll_closed_cb);
 }
 
 void
-tunnels_fail(struct ssh_host *h, int error, const char *fmt, ...)
+transport_ssh_tunnels_fail(struct transport_ssh_host *h, int error,
+    const char *fmt, ...)
 {
-	struct ssh_tunnel *t;
+	struct transport_ssh_tunnel *t;
 	va_list ap;
 	char *text;
 
@@ -99,14 +101,16 @@ tunnels_fail(struct ssh_host *h, int error, const char *fmt, ...)
 	text = str_vprintf(fmt, ap);
 	va_end(ap);
 	while ((t = TAILQ_FIRST(&h->tunnels)) != NULL)
-		tunnel_end(t, error, "%s (tunnel to %s:%d)", text != NULL ?
-		    text : host_name(h), t->target_host, t->target_port);
+		transport_ssh_tunnel_end(t, error, "%s (tunnel to %s:%d)",
+		    text != NULL ?
+		    text : transport_ssh_host_name(h), t->target_host,
+		    t->target_port);
 	free(text);
 }
 
 /* Write down to our end; -1 when the caller has closed its end. */
 static int
-tunnel_flush_down(struct ssh_tunnel *t)
+tunnel_flush_down(struct transport_ssh_tunnel *t)
 {
 	ssize_t n;
 
@@ -118,7 +122,7 @@ tunnel_flush_down(struct ssh_tunnel *t)
 		if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
 			return 0;
 		if (n < 0)
-			return -1;
+			return TRANSPORT_SSH_STEP_FAILED;
 		t->down_off += (size_t)n;
 	}
 	t->down.len = t->down_off = 0;
@@ -129,7 +133,7 @@ static void tunnel_poll_cb(uv_poll_t *p, int status, int events);
 
 /* Watch our end of the pair; 0, or a negative libuv code. */
 static int
-tunnel_update_poll(struct ssh_tunnel *t)
+tunnel_update_poll(struct transport_ssh_tunnel *t)
 {
 	int events = 0, r;
 
@@ -149,7 +153,7 @@ tunnel_update_poll(struct ssh_tunnel *t)
 
 /* Read what the caller wrote into up; notes its EOF and whether it closed. */
 static int
-tunnel_read_up(struct ssh_tunnel *t)
+tunnel_read_up(struct transport_ssh_tunnel *t)
 {
 	struct pollfd pfd;
 	char buf[65536];
@@ -175,7 +179,7 @@ tunnel_read_up(struct ssh_tunnel *t)
 			return 0;
 		}
 		if (buf_append(&t->up, buf, (size_t)n) != 0)
-			return -1;
+			return TRANSPORT_SSH_STEP_FAILED;
 	}
 	return 0;
 }
@@ -183,25 +187,26 @@ tunnel_read_up(struct ssh_tunnel *t)
 static void
 tunnel_poll_cb(uv_poll_t *p, int status, int events)
 {
-	struct ssh_tunnel *t = p->data;
-	struct ssh_host *h = t->host;
+	struct transport_ssh_tunnel *t = p->data;
+	struct transport_ssh_host *h = t->host;
 
 	if (status < 0 || ((events & UV_WRITABLE) &&
 	    tunnel_flush_down(t) < 0)) {
 		t->caller_closed = t->local_eof = 1;
 	} else if ((events & UV_READABLE) && tunnel_read_up(t) < 0) {
-		tunnel_end(t, NP_ERR_NOMEM, "%s: tunnel to %s:%d: %s",
+		transport_ssh_tunnel_end(t, NP_ERR_NOMEM,
+		    "%s: tunnel to %s:%d: %s",
 		    tunnel_host(t), t->target_host, t->target_port,
 		    error_string(NP_ERR_NOMEM));
 		return;
 	}
 	/* step now: the bytes go out without waiting for the pump */
-	host_step(h);
+	transport_ssh_host_step(h);
 }
 
 /* Room left in down, dropping what was already sent. */
 static size_t
-tunnel_down_room(struct ssh_tunnel *t)
+tunnel_down_room(struct transport_ssh_tunnel *t)
 {
 	if (t->down_off > 0 && t->down_off == t->down.len)
 		t->down.len = t->down_off = 0;
@@ -212,7 +217,7 @@ static int
 tunnel_data_cb(ssh_session session, ssh_channel channel, void *data,
     uint32_t len, int is_stderr, void *userdata)
 {
-	struct ssh_tunnel *t = userdata;
+	struct transport_ssh_tunnel *t = userdata;
 	size_t room = tunnel_down_room(t);
 
 	t->host->activity = 1;
@@ -230,7 +235,7 @@ tunnel_data_cb(ssh_session session, ssh_channel channel, void *data,
  * NP_ERR_NOMEM.
  */
 static int
-tunnel_pull_down(struct ssh_tunnel *t)
+tunnel_pull_down(struct transport_ssh_tunnel *t)
 {
 	char buf[65536];
 	size_t room;
@@ -252,22 +257,23 @@ tunnel_pull_down(struct ssh_tunnel *t)
 static void
 tunnel_event_cb(ssh_session session, ssh_channel channel, void *userdata)
 {
-	struct ssh_tunnel *t = userdata;
+	struct transport_ssh_tunnel *t = userdata;
 
 	t->host->activity = 1;
 }
 
 /* Advance one tunnel; 1 if it moved, 0 if it waits, -1: the session broke. */
 static int
-tunnel_step(struct ssh_host *h, struct ssh_tunnel *t)
+tunnel_step(struct transport_ssh_host *h, struct transport_ssh_tunnel *t)
 {
 	int r, w;
 
 	switch (t->state) {
 	case TUN_WAIT:
-		if ((t->chan = chan_new(h, tunnel_data_cb, tunnel_event_cb,
+		if ((t->chan = transport_ssh_chan_new(h, tunnel_data_cb,
+		    tunnel_event_cb,
 		    NULL, t)) == NULL)
-			return -1;
+			return TRANSPORT_SSH_STEP_FAILED;
 		t->state = TUN_OPENING;
 		/* FALLTHROUGH */
 	case TUN_OPENING:
@@ -277,49 +283,56 @@ tunnel_step(struct ssh_host *h, struct ssh_tunnel *t)
 			return 0;
 		if (r != SSH_OK) {
 			if (!ssh_is_connected(h->session))
-				return -1;
-			tunnel_end(t, NP_ERR_CHANNEL, "%s: tunnel to %s:%d "
+				return TRANSPORT_SSH_STEP_FAILED;
+			transport_ssh_tunnel_end(t, NP_ERR_CHANNEL,
+			    "%s: tunnel to %s:%d "
 			    "could not open: %s (is something listening on "
-			    "%s:%d on %s?)", host_name(h), t->target_host,
+			    "%s:%d on %s?)", transport_ssh_host_name(h),
+			    t->target_host,
 			    t->target_port, ssh_get_error(h->session),
-			    t->target_host, t->target_port, host_name(h));
+			    t->target_host, t->target_port,
+			    transport_ssh_host_name(h));
 			return 1;
 		}
-		log_debug(host_name(h), "tunnel to %s:%d open",
+		log_debug(transport_ssh_host_name(h), "tunnel to %s:%d open",
 		    t->target_host, t->target_port);
 		t->state = TUN_OPEN;
 		tunnel_read_up(t);
 		/* FALLTHROUGH */
 	case TUN_OPEN:
 	default:
-		if ((w = chan_write(t->chan, t->up.data, &t->up_off, t->up.len,
-		    t->local_eof)) < 0 || chan_read(t->chan) < 0)
-			return -1;
+		if ((w = transport_ssh_chan_write(t->chan, t->up.data,
+		    &t->up_off, t->up.len,
+		    t->local_eof)) < 0 || transport_ssh_chan_read(t->chan) < 0)
+			return TRANSPORT_SSH_STEP_FAILED;
 		if (t->up_off == t->up.len)
 			t->up.len = t->up_off = 0;
 		if (tunnel_flush_down(t) == 0 && (r = tunnel_pull_down(t)) != 0) {
 			if (r == NP_ERR_SESSION_LOST)
-				return -1;
-			tunnel_end(t, r, "%s: tunnel to %s:%d: %s", host_name(h),
+				return TRANSPORT_SSH_STEP_FAILED;
+			transport_ssh_tunnel_end(t, r,
+			    "%s: tunnel to %s:%d: %s",
+			    transport_ssh_host_name(h),
 			    t->target_host, t->target_port, error_string(r));
 			return 1;
 		}
 		if (tunnel_flush_down(t) < 0)
 			t->caller_closed = t->local_eof = 1;
 		if (t->caller_closed && t->up.len == 0) {
-			tunnel_end(t, NP_OK, NULL);
+			transport_ssh_tunnel_end(t, NP_OK, NULL);
 			return 1;
 		}
 		if ((ssh_channel_is_eof(t->chan->channel) ||
 		    ssh_channel_is_closed(t->chan->channel)) &&
 		    t->down_off == t->down.len) {
-			tunnel_end(t, NP_OK, NULL);
+			transport_ssh_tunnel_end(t, NP_OK, NULL);
 			return 1;
 		}
 		if ((r = tunnel_update_poll(t)) != 0) {
 			/* never watched, the relay would stop: end it now */
-			tunnel_end(t, NP_ERR_SYSTEM, "%s: tunnel to %s:%d: cannot "
-			    "watch its socket: %s", host_name(h),
+			transport_ssh_tunnel_end(t, NP_ERR_SYSTEM,
+			    "%s: tunnel to %s:%d: cannot "
+			    "watch its socket: %s", transport_ssh_host_name(h),
 			    t->target_host, t->target_port, uv_strerror(r));
 			return 1;
 		}
@@ -329,31 +342,32 @@ tunnel_step(struct ssh_host *h, struct ssh_tunnel *t)
 
 /* Step every tunnel of h; -1 when the session broke. */
 int
-tunnels_step(struct ssh_host *h, int *moved)
+transport_ssh_tunnels_step(struct transport_ssh_host *h, int *moved)
 {
-	struct ssh_tunnel *t, *next;
+	struct transport_ssh_tunnel *t, *next;
 	int r;
 
 	for (t = TAILQ_FIRST(&h->tunnels); t != NULL; t = next) {
 		next = TAILQ_NEXT(t, entry);
 		if ((r = tunnel_step(h, t)) < 0)
-			return -1;
+			return TRANSPORT_SSH_STEP_FAILED;
 		*moved |= r;
 	}
 	return 0;
 }
 
 int
-ssh_tunnel_open(void *state, struct engine_tunnel *et, const char *host,
+transport_ssh_tunnel_open(void *state, struct engine_tunnel *et,
+    const char *host,
     int port, int *fdp)
 {
-	struct ssh_transport *st = state;
+	struct transport_ssh *st = state;
 	struct engine *e = st->engine;
-	struct ssh_tunnel *t;
-	struct ssh_host *h;
+	struct transport_ssh_tunnel *t;
+	struct transport_ssh_host *h;
 	int sv[2];
 
-	if ((h = host_get(st, et->machine)) == NULL)
+	if ((h = transport_ssh_host_get(st, et->machine)) == NULL)
 		return NP_ERR_NOMEM;
 	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0)
 		return NP_ERR_NOMEM;
@@ -374,7 +388,8 @@ ssh_tunnel_open(void *state, struct engine_tunnel *et, const char *host,
 	t->fd = sv[0];
 	t->target_port = port;
 	TAILQ_INSERT_TAIL(&h->tunnels, t, entry);
-	log_debug(host_name(h), "tunnel to %s:%d requested", host, port);
+	log_debug(transport_ssh_host_name(h), "tunnel to %s:%d requested", host,
+	    port);
 	h->dirty = 1;
 	engine_schedule(e);
 	*fdp = sv[1];
