@@ -5,6 +5,10 @@
  * them all (curl's tool_getparam.c, tmux's args_parse). A range comes
  * from bounds.h, which the inventory loader uses too.
  *
+ * The tables of the commands look alike on purpose (duplicates lists
+ * them): they are data, one entry per option, and what they share is
+ * already shared as the blocks above.
+ *
  * Adding an option: one entry in the command's table (or a shared block)
  * with its field's offset, its type and its help; docs/netprof.1 and the
  * command's page get it too (tests/integration/test_options.sh fails

@@ -60,6 +60,11 @@ cmd_option_error(const struct cmd_entry *entry, int c, char **argv)
 	return cmd_usage_error(entry, "unknown option '%s'", word);
 }
 
+/*
+ * Two parsers on purpose: an integer option takes digits only (strtol:
+ * "1e3" and "5.0" are refused), a number of seconds any decimal form
+ * (strtod). option.c calls them for OPTION_INT and OPTION_SECONDS.
+ */
 int
 cmd_parse_int(const char *s, int lo, int hi, int *out)
 {

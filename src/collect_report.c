@@ -9,6 +9,20 @@
 #include "log.h"
 #include "stats.h"
 
+/* "  KIND: slowest A->B V UNIT, fastest C->D V UNIT SUFFIX" */
+static void
+print_extremes(FILE *f, const struct collector *c, const char *kind,
+    const struct task *slow, const struct task *fast, double slow_v,
+    double fast_v, int decimals, const char *unit, const char *suffix)
+{
+	fprintf(f, "  %s: slowest %s->%s %.*f %s, fastest %s->%s %.*f %s%s\n",
+	    kind, machine_at(c, slow->pair.source)->name,
+	    machine_at(c, slow->pair.target)->name, decimals, slow_v, unit,
+	    machine_at(c, fast->pair.source)->name,
+	    machine_at(c, fast->pair.target)->name, decimals, fast_v, unit,
+	    suffix);
+}
+
 /* Per source: ok, failed, median RTT; then the extreme pairs. */
 void
 collect_report_summary(const struct collector *c, FILE *f)
@@ -52,17 +66,9 @@ collect_report_summary(const struct collector *c, FILE *f)
 		}
 	}
 	if (slow != NULL)
-		fprintf(f, "  ping: slowest %s->%s %.3f ms, fastest %s->%s "
-		    "%.3f ms (median RTT)\n",
-		    machine_at(c, slow->pair.source)->name,
-		    machine_at(c, slow->pair.target)->name, slow->rtt_ms,
-		    machine_at(c, fast->pair.source)->name,
-		    machine_at(c, fast->pair.target)->name, fast->rtt_ms);
+		print_extremes(f, c, "ping", slow, fast, slow->rtt_ms,
+		    fast->rtt_ms, 3, "ms", " (median RTT)");
 	if (lo != NULL)
-		fprintf(f, "  iperf3: slowest %s->%s %.1f Mbps, fastest "
-		    "%s->%s %.1f Mbps\n",
-		    machine_at(c, lo->pair.source)->name,
-		    machine_at(c, lo->pair.target)->name, lo->mbps,
-		    machine_at(c, hi->pair.source)->name,
-		    machine_at(c, hi->pair.target)->name, hi->mbps);
+		print_extremes(f, c, "iperf3", lo, hi, lo->mbps, hi->mbps,
+		    1, "Mbps", "");
 }

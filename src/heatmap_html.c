@@ -455,6 +455,12 @@ write_diagnosis(FILE *f, const struct diagnosis *dx)
 	fputs("</section>\n", f);
 }
 
+/*
+ * The failures table. heatmap_text.c writes the same rows as text: the
+ * rows come from one place (heatmap_failures()); what the two repeat is
+ * each format's markup and escaping around the same six cells, which a
+ * shared walker would only move behind a callback per cell.
+ */
 static int
 write_failures(FILE *f, const struct heatmap *hm)
 {

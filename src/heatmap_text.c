@@ -198,6 +198,7 @@ write_findings(FILE *f, const struct diagnosis *dx)
 	fputc('\n', f);
 }
 
+/* The failures, as heatmap_html.c's table (see there why two writers). */
 static int
 write_failures(FILE *f, const struct heatmap *hm)
 {

@@ -235,6 +235,8 @@ transport_ssh_channel_step(struct transport_ssh_host *h, struct engine_job *j)
 		j->state = JOB_EXEC;
 		/* FALLTHROUGH */
 	case JOB_EXEC:
+		/* refused as the open above, but a refused exec is final:
+		   no MaxSessions count to wait out */
 		r = ssh_channel_request_exec(c->channel, j->command);
 		if (r == SSH_AGAIN)
 			return 0;
