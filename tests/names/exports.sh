@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # exports.sh LIBRARY ALLOWLIST: every symbol LIBRARY (libnetprof_core.a)
-# exports carries its source file's prefix: for src/transport_ssh_tunnel.c
+# exports carries its source file's prefix: for transport_ssh_tunnel.c
 # that is transport_ssh_tunnel_, transport_ssh_ or transport_ (a module's
 # prefix, as tmux's cmd_ or OpenSSH's channel_), and a file's own name is
 # a name too. ALLOWLIST lines are "FILE PREFIX  # why": FILE (without .c)
@@ -36,7 +36,7 @@ while IFS=: read -r _ obj rest; do
 		done
 	fi
 	if (( !ok )); then
-		echo "src/$file.c exports $sym: give it the file's prefix (${file%%_*}_...), make it static, or argue it in $(basename "$allow")"
+		echo "$file.c exports $sym: give it the file's prefix (${file%%_*}_...), make it static, or argue it in $(basename "$allow")"
 		bad=1
 	fi
 done < <(nm -A -g --defined-only "$lib" 2>/dev/null | awk '$(NF-1) ~ /^[A-Z]$/ && $(NF-1) != "U"')

@@ -7,10 +7,10 @@
 set -u
 src=$1
 fields=$(sed -n 's/^#define RECORD_\(RUN_\)\{0,1\}F_[A-Z0-9_]*[[:space:]]*"\([a-z_0-9]*\)".*/\2/p' \
-    "$src/../include/record_schema.h" | sort -u)
+    "$src/record/record_schema.h" | sort -u)
 [[ -n $fields ]] || { echo "schema.sh: no RECORD_F_ fields in record_schema.h" >&2; exit 2; }
 bad=0
-for f in record.c records_read.c; do
+for f in record/record.c record/records_read.c; do
 	for name in $fields; do
 		# a literal passed as a member name: (obj, "name") or {"name", ...}
 		if grep -nE "(\(|, )[a-z_]*,? *\"$name\"[,)]|\{ *\"$name\"," "$src/$f" |

@@ -6,10 +6,10 @@
 #   (c) OpenSSH with ControlMaster/ControlPersist (one master per host).
 # Prints commands/s for each, the ratios a/b and a/c, and netprof's peak
 # RSS. A script that prints figures, not a timed test. Needs root.
-# usage: tests/bench/exec.sh [NETPROF_BIN] [HOSTS] [COMMANDS_PER_HOST]
+# usage: tests/perf/exec.sh [NETPROF_BIN] [HOSTS] [COMMANDS_PER_HOST]
 set -euo pipefail
 SRC=$(cd "$(dirname "$0")/../.." && pwd)
-. "$SRC/tests/bench/build.sh"
+. "$SRC/tests/perf/build.sh"
 BIN=$(bench_binary "${1:-}") || exit 1
 HOSTS=${2:-8}
 N=${3:-100}

@@ -3,10 +3,10 @@
 # pairs): prints the time of the text plan and of --json, with --iperf.
 # With OLD_BIN set, the same for that binary (an earlier build) to compare.
 # Prints figures; asserts nothing.
-# Usage: tests/bench/plan.sh [NETPROF_BIN] [MACHINES]
+# Usage: tests/perf/plan.sh [NETPROF_BIN] [MACHINES]
 set -euo pipefail
 src=$(cd "$(dirname "$0")/../.." && pwd)
-. "$src/tests/bench/build.sh"
+. "$src/tests/perf/build.sh"
 bin=$(bench_binary "${1:-${NETPROF_BIN:-}}") || exit 1
 n=${2:-1000}
 work=$(bench_workdir plan-bench)

@@ -8,7 +8,7 @@
 #       call (what the upstream tool does),
 #   (c) OpenSSH + curl per call, for reference.
 # A script that prints figures, not a timed test. Needs root.
-# usage: tests/bench/node_api.sh [NODE_API_DRIVER] [N]
+# usage: tests/perf/node_api.sh [NODE_API_DRIVER] [N]
 set -euo pipefail
 SRC=$(cd "$(dirname "$0")/../.." && pwd)
 DRIVER=${1:-$SRC/build/main/tests/node_api_driver}

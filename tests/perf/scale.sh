@@ -27,12 +27,12 @@
 #              same figures: the handshakes' cost here, where on real
 #              hosts each sshd has cores of its own
 #
-# usage: tests/bench/scale.sh [SIZES...]   (default: 8 32 64)
+# usage: tests/perf/scale.sh [SIZES...]   (default: 8 32 64)
 # env:   NETPROF_BIN (default: build/main/netprof, built), BENCH_SUBNET
 #        (the lab's 198.18.K.0/24, default 0)
 set -euo pipefail
 SRC=$(cd "$(dirname "$0")/../.." && pwd)
-. "$SRC/tests/bench/build.sh"
+. "$SRC/tests/perf/build.sh"
 BIN=$(bench_binary "${NETPROF_BIN:-}") || exit 1
 LAB=$SRC/tests/lab/lab.sh
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/netprof-scale.XXXXXX")

@@ -4,10 +4,10 @@
 # with dial backoff), then prints the generation time, the heatmap time, the
 # page size (target <= 5 MB) and the time to first render in headless
 # Chromium (target <= 2 s). Prints figures; asserts nothing.
-# Usage: tests/bench/heatmap.sh [NETPROF_BIN] [HOSTS]
+# Usage: tests/perf/heatmap.sh [NETPROF_BIN] [HOSTS]
 set -euo pipefail
 src=$(cd "$(dirname "$0")/../.." && pwd)
-. "$src/tests/bench/build.sh"
+. "$src/tests/perf/build.sh"
 bin=$(bench_binary "${1:-${NETPROF_BIN:-}}") || exit 1
 hosts=${2:-128}
 # Kept after the run (overwritten by the next) so the page can be opened.

@@ -7,13 +7,13 @@
 # pings at once; iperf3: exclusive rounds x iperf_seconds), the peak RSS,
 # and the ping medians of both runs (parallelism must not distort them).
 #
-# usage: tests/bench/collect.sh [SIZES...]   (default: 8 16; needs root)
+# usage: tests/perf/collect.sh [SIZES...]   (default: 8 16; needs root)
 # env:   NETPROF_BIN (default: build/main/netprof, built), BENCH_SERIAL_MAX (default 8:
 #        --serial is run only up to this many hosts; beyond, its time is
 #        estimated from the per-pair time at the largest measured size)
 set -euo pipefail
 SRC=$(cd "$(dirname "$0")/../.." && pwd)
-. "$SRC/tests/bench/build.sh"
+. "$SRC/tests/perf/build.sh"
 BIN=$(bench_binary "${NETPROF_BIN:-}") || exit 1
 SERIAL_MAX=${BENCH_SERIAL_MAX:-8}
 SIZES=${*:-8 16}

@@ -7,7 +7,7 @@
 # probes each node must take part in, divided by the per-node limit) and
 # netprof's peak RSS.
 #
-# usage: tests/bench/bench.sh [SIZES...]   (default: 8 16; needs root)
+# usage: tests/perf/bench.sh [SIZES...]   (default: 8 16; needs root)
 # env:   NETPROF_BIN (default: build/main/netprof, built),
 #        BENCH_SERIAL_MAX (default 8: --serial runs only up to this many
 #        hosts; beyond, its phases are scaled from the largest measured
@@ -23,7 +23,7 @@
 # any schedule could take here.
 set -euo pipefail
 SRC=$(cd "$(dirname "$0")/../.." && pwd)
-. "$SRC/tests/bench/build.sh"
+. "$SRC/tests/perf/build.sh"
 BIN=$(bench_binary "${NETPROF_BIN:-}") || exit 1
 SERIAL_MAX=${BENCH_SERIAL_MAX:-8}
 SIZES=${*:-8 16}
