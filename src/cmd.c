@@ -22,8 +22,12 @@ cmd_print_usage(const struct cmd_entry *entry, FILE *f, int full)
 	fprintf(f, "usage: netprof %s %s\n", entry->name, entry->usage);
 	if (full) {
 		fprintf(f, "\n%s.\n", entry->summary);
-		if (entry->help != NULL && *entry->help != '\0')
-			fprintf(f, "\n%s", entry->help);
+		if (entry->about != NULL)
+			fprintf(f, "\n%s", entry->about);
+		fputs("\noptions:\n", f);
+		option_print_help(entry, f);
+		if (entry->notes != NULL)
+			fprintf(f, "\n%s", entry->notes);
 	}
 }
 
@@ -56,6 +60,11 @@ cmd_option_error(const struct cmd_entry *entry, int c, char **argv)
 	return cmd_usage_error(entry, "unknown option '%s'", word);
 }
 
+/*
+ * Two parsers on purpose: an integer option takes digits only (strtol:
+ * "1e3" and "5.0" are refused), a number of seconds any decimal form
+ * (strtod). option.c calls them for OPTION_INT and OPTION_SECONDS.
+ */
 int
 cmd_parse_int(const char *s, int lo, int hi, int *out)
 {
@@ -87,12 +96,12 @@ cmd_parse_number(const char *s, double lo, double hi, double *out)
 }
 
 int
-cmd_need_config(const struct cmd_entry *entry, int argc, char **argv,
-    const char *config)
+cmd_need_config(const struct cmd_entry *entry, int n_operands,
+    char **operands, const char *config)
 {
-	if (optind < argc)
+	if (n_operands > 0)
 		return cmd_usage_error(entry, "unexpected argument '%s'",
-		    argv[optind]);
+		    operands[0]);
 	if (config == NULL)
 		return cmd_usage_error(entry, "--config FILE is required");
 	return NP_EXIT_OK;

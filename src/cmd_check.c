@@ -7,7 +7,7 @@
  * stdout (or JSON with --json); the exit status is 0 only when every host
  * is ready for what --for asks.
  */
-#include <getopt.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,6 +20,7 @@
 #include "error.h"
 #include "inventory.h"
 #include "log.h"
+#include "option.h"
 #include "runner.h"
 
 /* The tools netprof runs on hosts; the order is the report's. */
@@ -389,52 +390,55 @@ out:
 	return r;
 }
 
+struct check_options {
+	struct runner_options common;
+	int purpose;		/* index in purposes[] */
+	int json;
+};
+
+/* in the order of purposes[] */
+static const char *const purpose_names[] = {
+	"collect", "iperf", "bench", "all", NULL
+};
+
+static const struct option_spec check_specs[] = {
+	{ .name = "for", .letter = 'f', .type = OPTION_ENUM,
+	  .offset = offsetof(struct check_options, purpose), .arg = "PURPOSE",
+	  .choices = purpose_names,
+	  .help = "what the hosts must be ready for:\n"
+	  "collect (ping; default), iperf (ping,\n"
+	  "iperf3), bench (bash, otela, curl), all" },
+	{ .name = "json", .letter = 'j', .type = OPTION_FLAG,
+	  .offset = offsetof(struct check_options, json),
+	  .help = "print a JSON document, not a table" },
+	{ .name = NULL }
+};
+
+static const struct option_block check_options_table[] = {
+	{ runner_inventory_specs, offsetof(struct check_options, common) },
+	{ runner_session_specs, offsetof(struct check_options, common) },
+	{ check_specs, 0 },
+	{ NULL, 0 }
+};
+
 static int
 cmd_check_exec(const struct cmd_entry *self, int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		RUNNER_LONGOPTS,
-		{ "for", required_argument, NULL, 'f' },
-		{ "json", no_argument, NULL, 'j' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 }
-	};
-	struct runner_options ro = { 0 };
+	struct check_options o = { 0 };
+	struct runner_options *ro = &o.common;
 	struct check_run run = { 0 };
 	struct inventory *inv = NULL;
-	const char *purpose = "collect";
-	int c, json = 0, interrupted = 0, exit_code = NP_EXIT_USAGE, r;
+	int operand, interrupted = 0, exit_code = NP_EXIT_USAGE, r;
 	size_t i;
 
-	optind = 1;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":c:H:f:jAh", longopts,
-	    NULL)) != -1) {
-		if ((r = runner_option(self, &ro, c, optarg)) >= 0) {
-			if (r != 0)
-				return r;
-			continue;
-		}
-		switch (c) {
-		case 'f': purpose = optarg; break;
-		case 'j': json = 1; break;
-		case 'h':
-			cmd_print_usage(self, stdout, 1);
-			return NP_EXIT_OK;
-		default:
-			return cmd_option_error(self, c, argv);
-		}
-	}
-	if (cmd_need_config(self, argc, argv, ro.config) != NP_EXIT_OK)
+	if ((r = option_parse(self, argc, argv, &o, &operand)) != 0)
+		return option_exit(r);
+	if (cmd_need_config(self, argc - operand, argv + operand,
+	    ro->config) != NP_EXIT_OK)
 		return NP_EXIT_USAGE;
-	for (i = 0; purposes[i].name != NULL; i++)
-		if (strcmp(purposes[i].name, purpose) == 0)
-			run.needs = purposes[i].needs;
-	if (run.needs == 0)
-		return cmd_usage_error(self, "--for: '%s' is not one of "
-		    "collect, iperf, bench, all", purpose);
+	run.needs = purposes[o.purpose].needs;
 
-	if ((exit_code = cmd_load_inventory(ro.config, ro.hosts, &inv)) != 0)
+	if ((exit_code = cmd_load_inventory(ro->config, ro->hosts, &inv)) != 0)
 		goto out;
 	run.n_hosts = inv->n_machines;
 	if ((run.hosts = calloc(run.n_hosts, sizeof *run.hosts)) == NULL) {
@@ -447,12 +451,12 @@ cmd_check_exec(const struct cmd_entry *self, int argc, char **argv)
 		run.hosts[i].machine = &inv->machines[i];
 		run.hosts[i].otela_rc = -1;
 	}
-	if ((r = check_hosts(&run, inv, &ro, &interrupted)) != 0) {
+	if ((r = check_hosts(&run, inv, ro, &interrupted)) != 0) {
 		log_error("check: %s", error_string(r));
 		exit_code = NP_EXIT_FAILED;
 		goto out;
 	}
-	if (json)
+	if (o.json)
 		print_json(&run, stdout);
 	else
 		print_table(&run, stdout);
@@ -473,20 +477,15 @@ const struct cmd_entry cmd_check_entry = {
 	.summary = "tell whether every host is reachable and ready",
 	.usage = "--config FILE [--hosts A,B] [--for PURPOSE] [--json] "
 	    "[--accept-new-host-keys]",
-	.help =
+	.about =
 	    "Connects to every host at once and reports, per host: whether it\n"
 	    "is reachable, its host key is known, authentication works, its\n"
 	    "architecture (uname -m) and which of bash, ping, iperf3, otela\n"
 	    "and curl are on PATH (after the machine's remote_setup). MISSING\n"
 	    "marks a tool that --for needs, NOEXEC an otela that cannot be\n"
-	    "executed (a build for another architecture).\n\n"
-	    "options:\n"
-	    RUNNER_HELP
-	    "  -f, --for PURPOSE        what the hosts must be ready for:\n"
-	    "                           collect (ping; default), iperf (ping,\n"
-	    "                           iperf3), bench (bash, otela, curl), all\n"
-	    "  -j, --json               print a JSON document, not a table\n"
-	    "  -h, --help               show this help\n\n"
+	    "executed (a build for another architecture).\n",
+	.options = check_options_table,
+	.notes =
 	    "exit status: 0 every host is ready, 1 some host is not, 2 usage or\n"
 	    "inventory error, 130 interrupted.\n",
 	.exec = cmd_check_exec,

@@ -8,16 +8,18 @@
  * all hosts in parallel, and the command rate and latency percentiles are
  * printed: a measurement of the SSH path itself.
  */
-#include <getopt.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "bounds.h"
 #include "cmd.h"
 #include "engine.h"
 #include "error.h"
 #include "inventory.h"
 #include "log.h"
+#include "option.h"
 #include "runner.h"
 #include "stats.h"
 #include "timeutil.h"
@@ -170,62 +172,62 @@ join_command(int argc, char **argv)
 	return s;
 }
 
+struct exec_options {
+	struct runner_options common;
+	double timeout;		/* seconds; 0: none */
+	int repeat;
+	const char *input;
+};
+
+static const struct option_spec exec_specs[] = {
+	{ .name = "timeout", .type = OPTION_SECONDS,
+	  .offset = offsetof(struct exec_options, timeout), .arg = "S",
+	  .bounds = &bounds_timeout,
+	  .help = "kill the command after S seconds" },
+	{ .name = "repeat", .type = OPTION_INT,
+	  .offset = offsetof(struct exec_options, repeat), .arg = "N",
+	  .bounds = &bounds_repeat,
+	  .help = "run it N times on each host, one after\n"
+	  "another (hosts in parallel), then print\n"
+	  "commands/s and latency percentiles;\n"
+	  "output is not shown, errors are" },
+	{ .name = "input", .letter = 'i', .type = OPTION_STRING,
+	  .offset = offsetof(struct exec_options, input), .arg = "FILE",
+	  .help = "send FILE ('-': this stdin) to each\n"
+	  "command's stdin (default: none)" },
+	{ .name = NULL }
+};
+
+static const struct option_block exec_options_table[] = {
+	{ runner_inventory_specs, offsetof(struct exec_options, common) },
+	{ runner_session_specs, offsetof(struct exec_options, common) },
+	{ exec_specs, 0 },
+	{ NULL, 0 }
+};
+
 static int
 cmd_exec_exec(const struct cmd_entry *self, int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		RUNNER_LONGOPTS,
-		{ "timeout", required_argument, NULL, 't' },
-		{ "repeat", required_argument, NULL, 'r' },
-		{ "input", required_argument, NULL, 'i' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 }
-	};
-	struct runner_options ro = { 0 };
+	struct exec_options o = { .repeat = 1 };
+	struct runner_options *ro = &o.common;
 	struct exec_run run;
 	struct inventory *inv = NULL;
-	const char *input_path = NULL;
+	const char *input_path;
 	char *command = NULL, *input = NULL, *cause = NULL;
-	double v;
 	size_t i, input_len = 0;
-	int ch, r, rc = NP_EXIT_USAGE;
+	int operand, r, rc = NP_EXIT_USAGE;
 
 	memset(&run, 0, sizeof run);
-	run.repeat = 1;
-	optind = 1;
-	while ((ch = getopt_long(argc, argv, "+:c:H:Ai:h", longopts, NULL)) != -1) {
-		if ((r = runner_option(self, &ro, ch, optarg)) >= 0) {
-			if (r != 0)
-				return r;
-			continue;
-		}
-		switch (ch) {
-		case 't':
-			if (cmd_parse_number(optarg, 0.001, 1e7, &run.req.timeout_s))
-				return cmd_usage_error(self, "--timeout %s: not "
-				    "a number of seconds > 0", optarg);
-			break;
-		case 'r':
-			if (cmd_parse_number(optarg, 1, 1e7, &v) || v != (int)v)
-				return cmd_usage_error(self, "--repeat %s: not "
-				    "a whole number >= 1", optarg);
-			run.repeat = (int)v;
-			break;
-		case 'i':
-			input_path = optarg;
-			break;
-		case 'h':
-			cmd_print_usage(self, stdout, 1);
-			return NP_EXIT_OK;
-		default:
-			return cmd_option_error(self, ch, argv);
-		}
-	}
-	if (ro.config == NULL)
+	if ((r = option_parse(self, argc, argv, &o, &operand)) != 0)
+		return option_exit(r);
+	run.repeat = o.repeat;
+	run.req.timeout_s = o.timeout;
+	input_path = o.input;
+	if (ro->config == NULL)
 		return cmd_usage_error(self, "--config FILE is required");
-	if (optind >= argc)
+	if (operand >= argc)
 		return cmd_usage_error(self, "no command given (after --)");
-	if ((command = join_command(argc - optind, argv + optind)) == NULL)
+	if ((command = join_command(argc - operand, argv + operand)) == NULL)
 		return NP_EXIT_FAILED;
 	if (input_path != NULL &&
 	    file_read(input_path, &input, &input_len, &cause) != 0) {
@@ -234,14 +236,14 @@ cmd_exec_exec(const struct cmd_entry *self, int argc, char **argv)
 		free(cause);
 		goto out;
 	}
-	if (cmd_load_inventory(ro.config, ro.hosts, &inv) != 0)
+	if (cmd_load_inventory(ro->config, ro->hosts, &inv) != 0)
 		goto out;
 	rc = NP_EXIT_FAILED;
 	if (inv->n_machines == 0) {
-		log_error("%s: no machines to run on", ro.config);
+		log_error("%s: no machines to run on", ro->config);
 		goto out;
 	}
-	if (runner_new(inv, &ro, NULL, &run.runner) != 0)
+	if (runner_new(inv, ro, NULL, &run.runner) != 0)
 		goto out;
 	run.engine = runner_engine(run.runner);
 	run.n_hosts = inv->n_machines;
@@ -294,23 +296,14 @@ const struct cmd_entry cmd_exec_entry = {
 	.name = "exec",
 	.summary = "run a command on every host at once",
 	.usage = "--config FILE [OPTIONS] -- COMMAND [ARG...]",
-	.help =
+	.about =
 	    "The command words are joined with spaces and run by the remote\n"
 	    "shell, as ssh does. Output lines are prefixed with the host's\n"
 	    "name; the exit status is the worst of the hosts' (255 for a host\n"
-	    "that could not run it).\n"
-	    "\n"
-	    "options:\n"
-	    RUNNER_HELP
-	    "      --timeout S          kill the command after S seconds\n"
-	    "      --repeat N           run it N times on each host, one after\n"
-	    "                           another (hosts in parallel), then print\n"
-	    "                           commands/s and latency percentiles;\n"
-	    "                           output is not shown, errors are\n"
-	    "  -i, --input FILE         send FILE ('-': this stdin) to each\n"
-	    "                           command's stdin (default: none)\n"
-	    "  -h, --help               show this help\n"
-	    "\n"
+	    "that could not run it).\n",
+	.options = exec_options_table,
+	.options_first = 1,
+	.notes =
 	    "exit status: the worst remote status; 2 for usage or inventory\n"
 	    "errors; 130 when interrupted (every command is killed first).\n",
 	.exec = cmd_exec_exec,

@@ -6,7 +6,7 @@
  * with the tool netprof replaces: --input, --output, --kind, --metric.
  */
 #include <errno.h>
-#include <getopt.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,6 +21,7 @@
 #include "heatmap_html.h"
 #include "heatmap_text.h"
 #include "log.h"
+#include "option.h"
 #include "timeutil.h"
 #include "util.h"
 
@@ -31,7 +32,7 @@ struct heatmap_args {
 	const char *kind;
 	const char *metric;
 	const char *title;
-	enum heatmap_aggregate aggregate;
+	int aggregate;		/* enum heatmap_aggregate */
 	int text;
 	int strict;
 };
@@ -50,77 +51,65 @@ default_input(const struct cmd_entry *self, struct heatmap_args *a)
 	return NP_EXIT_OK;
 }
 
+static const char *const aggregates[] = { "latest", "median", NULL };
+
+static const struct option_spec heatmap_specs[] = {
+	{ .name = "input", .letter = 'i', .type = OPTION_LIST,
+	  .offset = offsetof(struct heatmap_args, inputs),
+	  .count = offsetof(struct heatmap_args, ninputs), .arg = "FILE",
+	  .help = "collect or bench records (.jsonl), or a bench run.json;\n"
+	  "repeat to combine collect and bench runs (default:\n"
+	  CMD_DEFAULT_RECORDS ")" },
+	{ .name = "output", .letter = 'o', .type = OPTION_STRING,
+	  .offset = offsetof(struct heatmap_args, output), .arg = "FILE",
+	  .help = "the page to write, one self-contained HTML file\n"
+	  "(default: " CMD_DEFAULT_PAGE " unless --text;\n"
+	  "directories created)" },
+	{ .name = "kind", .letter = 'k', .type = OPTION_STRING,
+	  .offset = offsetof(struct heatmap_args, kind), .arg = "KIND",
+	  .help = "only ping, iperf3, libp2p_ping, latency or throughput;\n"
+	  "default: every kind found, switchable on the page" },
+	{ .name = "metric", .letter = 'm', .type = OPTION_STRING,
+	  .offset = offsetof(struct heatmap_args, metric), .arg = "METRIC",
+	  .help = "metric shown first (default: avg for ping, mbps for\n"
+	  "iperf3 and throughput, p50_ms for libp2p_ping and latency)" },
+	{ .name = "title", .letter = 't', .type = OPTION_STRING,
+	  .offset = offsetof(struct heatmap_args, title), .arg = "TEXT",
+	  .help = "page title" },
+	{ .name = "aggregate", .type = OPTION_ENUM,
+	  .offset = offsetof(struct heatmap_args, aggregate), .arg = "HOW",
+	  .choices = aggregates,
+	  .help = "several records for a pair: latest (default) or\n"
+	  "median (of each metric over the ok records)" },
+	{ .name = "text", .type = OPTION_FLAG,
+	  .offset = offsetof(struct heatmap_args, text),
+	  .help = "print the matrix, diagnosis and failures to stdout\n"
+	  "(ANSI colours on a terminal unless NO_COLOR is set)" },
+	{ .name = "strict", .type = OPTION_FLAG,
+	  .offset = offsetof(struct heatmap_args, strict),
+	  .help = "a malformed input line is an error (exit 2)" },
+	{ .name = NULL }
+};
+
+static const struct option_block heatmap_options_table[] = {
+	{ heatmap_specs, 0 },
+	{ NULL, 0 }
+};
+
+/* The options into a, checked; 0 to go on, else the exit status. */
 static int
 parse_args(const struct cmd_entry *self, int argc, char **argv,
-    struct heatmap_args *a, int *done)
+    struct heatmap_args *a, int *stop)
 {
-	static const struct option longopts[] = {
-		{ "input", required_argument, NULL, 'i' },
-		{ "output", required_argument, NULL, 'o' },
-		{ "kind", required_argument, NULL, 'k' },
-		{ "metric", required_argument, NULL, 'm' },
-		{ "title", required_argument, NULL, 't' },
-		{ "aggregate", required_argument, NULL, 'a' },
-		{ "text", no_argument, NULL, 'T' },
-		{ "strict", no_argument, NULL, 'S' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 }
-	};
-	const char **p;
 	size_t i;
-	int c, rc;
+	int operand, rc;
 
-	*done = 0;
-	optind = 1;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":i:o:k:m:t:h", longopts,
-	    NULL)) != -1) {
-		switch (c) {
-		case 'i':
-			p = realloc(a->inputs, (a->ninputs + 1) * sizeof *p);
-			if (p == NULL)
-				return NP_EXIT_FAILED;
-			a->inputs = p;
-			a->inputs[a->ninputs++] = optarg;
-			break;
-		case 'o':
-			a->output = optarg;
-			break;
-		case 'k':
-			a->kind = optarg;
-			break;
-		case 'm':
-			a->metric = optarg;
-			break;
-		case 't':
-			a->title = optarg;
-			break;
-		case 'a':
-			if (strcmp(optarg, "median") == 0)
-				a->aggregate = HEATMAP_MEDIAN;
-			else if (strcmp(optarg, "latest") == 0)
-				a->aggregate = HEATMAP_LATEST;
-			else
-				return cmd_usage_error(self, "--aggregate %s: "
-				    "expected latest or median", optarg);
-			break;
-		case 'T':
-			a->text = 1;
-			break;
-		case 'S':
-			a->strict = 1;
-			break;
-		case 'h':
-			cmd_print_usage(self, stdout, 1);
-			*done = 1;
-			return NP_EXIT_OK;
-		default:
-			return cmd_option_error(self, c, argv);
-		}
-	}
-	if (optind < argc)
+	*stop = 1;
+	if ((rc = option_parse(self, argc, argv, a, &operand)) != 0)
+		return option_exit(rc);
+	if (operand < argc)
 		return cmd_usage_error(self, "unexpected argument '%s'",
-		    argv[optind]);
+		    argv[operand]);
 	if (a->ninputs == 0 && (rc = default_input(self, a)) != NP_EXIT_OK)
 		return rc;
 	if (a->output == NULL && !a->text)
@@ -132,8 +121,9 @@ parse_args(const struct cmd_entry *self, int argc, char **argv,
 			    "give another --output", a->output, a->inputs[i]);
 	}
 	if (a->kind != NULL && !record_kind_known(a->kind))
-		return cmd_usage_error(self, "--kind %s: expected ping, "
+		return cmd_usage_error(self, "--kind: '%s' is not ping, "
 		    "iperf3, libp2p_ping, latency or throughput", a->kind);
+	*stop = 0;
 	return NP_EXIT_OK;
 }
 
@@ -322,15 +312,14 @@ cmd_heatmap_exec(const struct cmd_entry *self, int argc, char **argv)
 	struct diagnosis dx;
 	struct heatmap *hm = NULL;
 	size_t i, kind, metric, records, failed;
-	int rc, done, exit_code = NP_EXIT_USAGE;
+	int rc, stop, exit_code = NP_EXIT_USAGE;
 
 	memset(&a, 0, sizeof a);
 	memset(&dx, 0, sizeof dx);
-	if ((rc = parse_args(self, argc, argv, &a, &done)) != NP_EXIT_OK ||
-	    done) {
-		exit_code = rc;
+	exit_code = parse_args(self, argc, argv, &a, &stop);
+	if (stop)
 		goto out;
-	}
+	exit_code = NP_EXIT_USAGE;
 	if ((hm = heatmap_new()) == NULL)
 		goto nomem;
 	for (i = 0; i < a.ninputs; i++)
@@ -343,7 +332,7 @@ cmd_heatmap_exec(const struct cmd_entry *self, int argc, char **argv)
 		log_warn("skipped %zu malformed line%s (--strict makes this "
 		    "an error)", hm->input.malformed,
 		    hm->input.malformed == 1 ? "" : "s");
-	rc = heatmap_build(hm, a.aggregate, a.kind);
+	rc = heatmap_build(hm, (enum heatmap_aggregate)a.aggregate, a.kind);
 	if (rc == NP_ERR_NOT_FOUND || (rc == 0 && hm->nkinds == 0)) {
 		log_error("no %s%srecords in the input files; give a collect "
 		    "or bench .jsonl with --input", a.kind ? a.kind : "",
@@ -379,18 +368,19 @@ cmd_heatmap_exec(const struct cmd_entry *self, int argc, char **argv)
 		goto out;
 	}
 	heatmap_totals(hm, &records, &failed);
-	fprintf(stderr, "%s %s (%zu host%s, %zu kind%s, %zu record%s, %zu "
-	    "failed)\n", a.output != NULL ? "wrote" : "read",
-	    a.output != NULL ? a.output : "records", hm->nhosts,
-	    PLURAL(hm->nhosts), measured_kinds(hm),
-	    PLURAL(measured_kinds(hm)), records, PLURAL(records), failed);
+	if (log_get_level() != LOG_QUIET)	/* netprof -q heatmap */
+		fprintf(stderr, "%s %s (%zu host%s, %zu kind%s, %zu record%s, "
+		    "%zu failed)\n", a.output != NULL ? "wrote" : "read",
+		    a.output != NULL ? a.output : "records", hm->nhosts,
+		    PLURAL(hm->nhosts), measured_kinds(hm),
+		    PLURAL(measured_kinds(hm)), records, PLURAL(records), failed);
 	exit_code = NP_EXIT_OK;
 	goto out;
 nomem:
 	log_error("out of memory");
 	exit_code = NP_EXIT_FAILED;
 out:
-	diagnosis_free(&dx);
+	heatmap_diagnosis_free(&dx);
 	heatmap_free(hm);
 	free(a.inputs);
 	return exit_code;
@@ -402,24 +392,6 @@ const struct cmd_entry cmd_heatmap_entry = {
 	.usage = "[--input FILE ...] [--output FILE.html] [--text]\n"
 	    "       [--kind KIND] [--metric METRIC] [--title TEXT] "
 	    "[--aggregate latest|median] [--strict]",
-	.help =
-	    "options:\n"
-	    "  -i, --input FILE     collect or bench records (.jsonl), or a bench run.json;\n"
-	    "                       repeat to combine collect and bench runs (default:\n"
-	    "                       " CMD_DEFAULT_RECORDS ")\n"
-	    "  -o, --output FILE    the page to write, one self-contained HTML file\n"
-	    "                       (default: " CMD_DEFAULT_PAGE " unless --text;\n"
-	    "                       directories created)\n"
-	    "  -k, --kind KIND      only ping, iperf3, libp2p_ping, latency or throughput;\n"
-	    "                       default: every kind found, switchable on the page\n"
-	    "  -m, --metric METRIC  metric shown first (default: avg for ping, mbps for\n"
-	    "                       iperf3 and throughput, p50_ms for libp2p_ping and latency)\n"
-	    "  -t, --title TEXT     page title\n"
-	    "      --aggregate HOW  several records for a pair: latest (default) or\n"
-	    "                       median (of each metric over the ok records)\n"
-	    "      --text           print the matrix, diagnosis and failures to stdout\n"
-	    "                       (ANSI colours on a terminal unless NO_COLOR is set)\n"
-	    "      --strict         a malformed input line is an error (exit 2)\n"
-	    "  -h, --help           show this help\n",
+	.options = heatmap_options_table,
 	.exec = cmd_heatmap_exec,
 };

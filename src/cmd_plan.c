@@ -2,106 +2,65 @@
  * netprof plan: the commands collect would run, pair by pair, and the
  * rounds the scheduler puts them in (plan.c). Nothing is run.
  */
-#include <getopt.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "bounds.h"
 #include "cmd.h"
 #include "error.h"
-#include "fanout.h"
 #include "inventory.h"
 #include "log.h"
+#include "option.h"
 #include "plan.h"
+#include "probe.h"
+#include "runner.h"
 
-int
-plan_parse_option(const struct cmd_entry *self, int ch, const char *arg,
-    struct plan_options *o)
-{
-	enum fanout_tool tool;
+struct plan_command_options {
+	struct runner_options common;	/* --config, --hosts, --max-channels */
+	struct plan_options plan;
+	struct probe_options probes;
+};
 
-	switch (ch) {
-	case PLAN_OPT_FANOUT:
-		if (strcmp(arg, "off") == 0 || strcmp(arg, "0") == 0) {
-			o->fanout = -1;
-			return 0;
-		}
-		if (cmd_parse_int(arg, 1, 4096, &o->fanout) != 0)
-			return cmd_usage_error(self, "--fanout: '%s' is not a "
-			    "number of targets from 1 to 4096, or off", arg);
-		return 0;
-	case PLAN_OPT_PING_TOOL:
-		if (fanout_tool_parse(arg, &tool) != 0)
-			return cmd_usage_error(self, "--ping-tool: '%s' is not "
-			    "auto, ping or fping", arg);
-		o->ping_tool = (int)tool;
-		return 0;
-	case PLAN_OPT_IPERF_MODE:
-		if (strcmp(arg, "exclusive") == 0 || strcmp(arg, "duplex") == 0) {
-			o->duplex = strcmp(arg, "duplex") == 0;
-			return 0;
-		}
-		return cmd_usage_error(self, "--iperf-mode: '%s' is not "
-		    "exclusive or duplex", arg);
-	case 'm':
-		if (cmd_parse_int(arg, 1, 64, &o->max_channels) != 0)
-			return cmd_usage_error(self, "--max-channels: '%s' is "
-			    "not a number from 1 to 64", arg);
-		return 0;
-	}
-	return 0;
-}
+static const struct option_spec plan_own_specs[] = {
+	{ .name = "max-channels", .type = OPTION_INT,
+	  .offset = offsetof(struct plan_command_options, common.max_channels),
+	  .arg = "N", .bounds = &bounds_max_channels,
+	  .help = "probes per host at once with --fanout off" },
+	{ .name = "json", .type = OPTION_FLAG,
+	  .offset = offsetof(struct plan_command_options, plan.json),
+	  .help = "JSON rows: source, target, ping, iperf_server,\n"
+	  "iperf_client, ping_round, iperf_round" },
+	{ .name = NULL }
+};
+
+static const struct option_block plan_options_table[] = {
+	{ runner_inventory_specs, offsetof(struct plan_command_options, common) },
+	{ plan_option_specs, offsetof(struct plan_command_options, plan) },
+	{ plan_own_specs, 0 },
+	{ probe_option_specs, offsetof(struct plan_command_options, probes) },
+	{ NULL, 0 }
+};
 
 static int
 cmd_plan_exec(const struct cmd_entry *self, int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{ "config", required_argument, NULL, 'c' },
-		{ "iperf", no_argument, NULL, 'I' },
-		{ "rounds", no_argument, NULL, 'R' },
-		{ "serial", no_argument, NULL, 'S' },
-		{ "json", no_argument, NULL, 'j' },
-		{ "fanout", required_argument, NULL, PLAN_OPT_FANOUT },
-		{ "iperf-mode", required_argument, NULL, PLAN_OPT_IPERF_MODE },
-		{ "max-channels", required_argument, NULL, 'm' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 }
-	};
-	struct plan_options o = { 0 };
-	struct probe_settings ps = { 0 };
+	struct plan_command_options o;
+	struct probe_settings ps;
 	struct inventory *inv = NULL;
-	const char *config = NULL;
-	int ch, r;
+	int operand, r;
 
-	optind = 1;
-	while ((ch = getopt_long(argc, argv, ":c:h", longopts, NULL)) != -1) {
-		switch (ch) {
-		case 'c': config = optarg; break;
-		case 'I': o.iperf = 1; break;
-		case 'R': o.rounds = 1; break;
-		case 'S': o.serial = 1; break;
-		case 'j': o.json = 1; break;
-		case PLAN_OPT_FANOUT:
-		case PLAN_OPT_IPERF_MODE:
-		case 'm':
-			if (plan_parse_option(self, ch, optarg, &o) != 0)
-				return NP_EXIT_USAGE;
-			break;
-		case 'h':
-			cmd_print_usage(self, stdout, 1);
-			return NP_EXIT_OK;
-		default:
-			return cmd_option_error(self, ch, argv);
-		}
-	}
-	if (cmd_need_config(self, argc, argv, config) != NP_EXIT_OK)
+	memset(&o, 0, sizeof o);
+	if ((r = option_parse(self, argc, argv, &o, &operand)) != 0)
+		return option_exit(r);
+	o.plan.max_channels = o.common.max_channels;
+	if (cmd_need_config(self, argc - operand, argv + operand,
+	    o.common.config) != NP_EXIT_OK)
 		return NP_EXIT_USAGE;
-	if (cmd_load_inventory(config, NULL, &inv) != 0)
+	if (cmd_load_inventory(o.common.config, o.common.hosts, &inv) != 0)
 		return NP_EXIT_USAGE;
-	ps.ping_count = inv->ping_count;
-	ps.ping_interval = inv->ping_interval;
-	ps.iperf_seconds = inv->iperf_seconds;
-	ps.iperf_port = inv->iperf_port;
-	r = plan_write(stdout, inv, &ps, &o);
+	probe_settings_init(&ps, &o.probes, inv);
+	r = plan_write(stdout, inv, &ps, &o.plan);
 	inventory_free(inv);
 	if (r != 0) {
 		log_error("plan: %s", error_string(r));
@@ -113,28 +72,9 @@ cmd_plan_exec(const struct cmd_entry *self, int argc, char **argv)
 const struct cmd_entry cmd_plan_entry = {
 	.name = "plan",
 	.summary = "print the commands collect would run, and its rounds",
-	.usage = "--config FILE [--iperf] [--iperf-mode exclusive|duplex] "
-	    "[--fanout N|off] [--rounds] [--serial] [--json]",
-	.help =
-	    "options:\n"
-	    "  -c, --config FILE  the inventory (machines.json)\n"
-	    "      --iperf        include the iperf3 phase\n"
-	    "      --iperf-mode exclusive|duplex  exclusive (default): no "
-	    "host in two\n"
-	    "                     tests at once, 2(N-1) rounds; duplex: each "
-	    "host client\n"
-	    "                     and server at once, N-1 rounds\n"
-	    "      --fanout N|off targets per source's fan-out ping command "
-	    "(default 256);\n"
-	    "                     off: one channel per probe\n"
-	    "      --max-channels N  probes per host at once with --fanout "
-	    "off\n"
-	    "      --rounds       ping in shift rounds (one probe per host "
-	    "at a time)\n"
-	    "      --serial       one pair at a time, as the upstream tool\n"
-	    "      --json         JSON rows: source, target, ping, "
-	    "iperf_server,\n"
-	    "                     iperf_client, ping_round, iperf_round\n"
-	    "  -h, --help         this help\n",
+	.usage = "--config FILE [--hosts A,B] [--iperf] "
+	    "[--iperf-mode exclusive|duplex] [--fanout N|off] "
+	    "[--ping-tool T] [--ping-count N] [--rounds] [--serial] [--json]",
+	.options = plan_options_table,
 	.exec = cmd_plan_exec,
 };

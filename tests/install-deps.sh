@@ -9,7 +9,7 @@
 # (Node.js and npm for the stand-in otela node that bench starts on the
 # lab's hosts, with its pinned npm packages).
 # test: tests/run.sh (cmocka, Chromium for the browser tests, python3 for the tunnel test's server, clang for the clang build and
-# the fuzzers, bc for tests/bench).
+# the fuzzers, bc for tests/perf).
 # tests/deps/test_build_deps.sh proves the build group is enough to build.
 set -euo pipefail
 

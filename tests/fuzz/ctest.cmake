@@ -29,7 +29,7 @@ if(NETPROF_FUZZ)
   list(FILTER FUZZ_SOURCES EXCLUDE REGEX
     "/(cmd.*|engine|transport_.*|runner|plan|progress|schedule|probe|record)\\.c$")
   add_library(netprof_fuzzcore STATIC ${FUZZ_SOURCES})
-  target_include_directories(netprof_fuzzcore PUBLIC ${PROJECT_SOURCE_DIR}/include)
+  target_include_directories(netprof_fuzzcore PUBLIC ${NETPROF_INCLUDE_DIRS})
   target_compile_options(netprof_fuzzcore PUBLIC
     -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=undefined
     -fno-omit-frame-pointer)

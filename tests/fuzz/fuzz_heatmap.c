@@ -46,7 +46,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		(void)heatmap_write_html(hm, &dx, &opt, sink);
 	}
 	fclose(in);
-	diagnosis_free(&dx);
+	heatmap_diagnosis_free(&dx);
 	heatmap_free(hm);
 	return 0;
 }

@@ -53,8 +53,8 @@ teardown(void **state)
 {
 	struct lab *lab = *state;
 
-	diagnosis_free(&lab->dx);
-	diagnosis_free(&lab->dx);	/* a no-op the second time */
+	heatmap_diagnosis_free(&lab->dx);
+	heatmap_diagnosis_free(&lab->dx);	/* a no-op the second time */
 	heatmap_free(lab->hm);
 	free(lab);
 	return 0;
@@ -64,7 +64,7 @@ teardown(void **state)
 static void
 expect(const struct lab *lab, const char *rule, size_t n, const char *want)
 {
-	const struct finding *f = diagnosis_find(&lab->dx, rule);
+	const struct finding *f = heatmap_diagnosis_find(&lab->dx, rule);
 	size_t i;
 
 	assert_non_null(f);
@@ -89,7 +89,7 @@ static void
 test_dial_backoff(void **state)
 {
 	expect(*state, "dial_backoff", 2, "delta -> beta (latency)");
-	assert_non_null(strstr(diagnosis_find(&((struct lab *)*state)->dx,
+	assert_non_null(strstr(heatmap_diagnosis_find(&((struct lab *)*state)->dx,
 	    "dial_backoff")->advice, "--bootstrap"));
 }
 
@@ -97,7 +97,7 @@ static void
 test_convergence_incomplete(void **state)
 {
 	expect(*state, "convergence", 1, "delta: gave up after 60.0 s");
-	assert_non_null(strstr(diagnosis_find(&((struct lab *)*state)->dx,
+	assert_non_null(strstr(heatmap_diagnosis_find(&((struct lab *)*state)->dx,
 	    "convergence")->advice, "bootstrap_extra"));
 }
 
@@ -113,7 +113,7 @@ static void
 expect_with(const struct lab *lab, const char *rule, const char *prefix,
     const char *want)
 {
-	const struct finding *f = diagnosis_find(&lab->dx, rule);
+	const struct finding *f = heatmap_diagnosis_find(&lab->dx, rule);
 	size_t i, n;
 
 	assert_non_null(f);
@@ -186,11 +186,11 @@ test_clean_upstream_file_has_no_libp2p_findings(void **state)
 	struct lab *lab = lab_load(names);
 
 	(void)state;
-	assert_null(diagnosis_find(&lab->dx, "relay_reservation"));
-	assert_null(diagnosis_find(&lab->dx, "dial_backoff"));
-	assert_null(diagnosis_find(&lab->dx, "intermittent_peer"));
-	assert_null(diagnosis_find(&lab->dx, "convergence"));
-	assert_null(diagnosis_find(&lab->dx, "http_overhead"));
+	assert_null(heatmap_diagnosis_find(&lab->dx, "relay_reservation"));
+	assert_null(heatmap_diagnosis_find(&lab->dx, "dial_backoff"));
+	assert_null(heatmap_diagnosis_find(&lab->dx, "intermittent_peer"));
+	assert_null(heatmap_diagnosis_find(&lab->dx, "convergence"));
+	assert_null(heatmap_diagnosis_find(&lab->dx, "http_overhead"));
 	expect(lab, "one_way", 1, "ping: n1 -> n10 ok");
 	teardown((void **)&lab);
 }

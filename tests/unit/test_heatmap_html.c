@@ -56,7 +56,7 @@ render(const char *const *names, int text)
 	else
 		assert_int_equal(heatmap_write_html(hm, &dx, &opt, f), 0);
 	fclose(f);
-	diagnosis_free(&dx);
+	heatmap_diagnosis_free(&dx);
 	heatmap_free(hm);
 	return buf;
 }
@@ -74,7 +74,7 @@ count(const char *hay, const char *needle)
 static void
 test_html_escape(void **state)
 {
-	char *s = escaped(html_escape, "<script>alert(1)</script> & \"'");
+	char *s = escaped(heatmap_html_escape, "<script>alert(1)</script> & \"'");
 
 	(void)state;
 	assert_string_equal(s, "&lt;script&gt;alert(1)&lt;&#47;script&gt; "
@@ -85,7 +85,7 @@ test_html_escape(void **state)
 static void
 test_json_escape_is_safe_in_script(void **state)
 {
-	char *s = escaped(json_escape, "</script><!--\n\"\\<b>");
+	char *s = escaped(heatmap_json_escape, "</script><!--\n\"\\<b>");
 
 	(void)state;
 	assert_string_equal(s, "\"<\\/script>\\u003c!--\\u000a\\\"\\\\"

@@ -135,7 +135,12 @@ static const struct error_case error_cases[] = {
 	{ "libp2p_port_zero", "{\"machines\": [{\"name\": \"h1\", "
 	  "\"address\": \"h\", \"libp2p_port\": 0}]}", NULL,
 	  "machines.json: machines[0].libp2p_port: 0 is not a port "
-	  "(1-65535)" },
+	  "(1-65534)" },
+	/* its UDP port (QUIC) is libp2p_port + 1: 65535 would make 65536 */
+	{ "libp2p_port_65535", "{\"machines\": [{\"name\": \"h1\", "
+	  "\"address\": \"h\", \"libp2p_port\": 65535}]}", NULL,
+	  "machines.json: machines[0].libp2p_port: 65535 is not a port "
+	  "(1-65534)" },
 	{ "port_fraction", "{\"machines\": [{\"name\": \"h1\", "
 	  "\"address\": \"h\", \"port\": 22.5}]}", NULL,
 	  "machines.json: machines[0].port: 22.5 is not a port (1-65535)" },

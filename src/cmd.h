@@ -1,0 +1,86 @@
+/*
+ * The command table: one file per command (src/cmd_*.c), each exporting a
+ * struct cmd_entry. main.c lists them and dispatches by exact name or
+ * unique prefix.
+ */
+#ifndef NETPROF_CMD_H
+#define NETPROF_CMD_H
+
+#include <stdio.h>
+
+#include "option.h"
+
+struct cmd_entry {
+	const char *name;
+	const char *summary;	/* one line for "netprof help" */
+	const char *usage;	/* synopsis, after "usage: netprof NAME " */
+	const char *about;	/* --help: text before the options, or NULL */
+	const struct option_block *options;	/* its table (option.h) */
+	int options_first;	/* options end at the first operand */
+	const char *notes;	/* --help: text after the options, or NULL */
+	/* argv[0] is the command name; returns an enum np_exit code. */
+	int (*exec)(const struct cmd_entry *self, int argc, char **argv);
+};
+
+extern const struct cmd_entry cmd_bench_entry;
+extern const struct cmd_entry cmd_check_entry;
+extern const struct cmd_entry cmd_collect_entry;
+extern const struct cmd_entry cmd_exec_entry;
+extern const struct cmd_entry cmd_heatmap_entry;
+extern const struct cmd_entry cmd_plan_entry;
+
+/* Print "usage: netprof NAME USAGE" and, if full, the help: the summary,
+   about, the options from the table, notes. */
+void cmd_print_usage(const struct cmd_entry *entry, FILE *f, int full);
+
+/*
+ * Report a usage error ("netprof NAME: msg" plus the synopsis) and return
+ * NP_EXIT_USAGE, so that commands can write: return cmd_usage_error(...).
+ */
+int cmd_usage_error(const struct cmd_entry *entry, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+/*
+ * For getopt_long's ':' and '?' (the optstring must start with ':', after
+ * any '+'): report the option that was wrong; returns NP_EXIT_USAGE.
+ */
+int cmd_option_error(const struct cmd_entry *entry, int c, char **argv);
+
+/* s as an integer in [lo, hi] into *out; NP_ERR_USAGE otherwise. */
+int cmd_parse_int(const char *s, int lo, int hi, int *out);
+/* s as a number in [lo, hi] into *out; NP_ERR_USAGE otherwise. */
+int cmd_parse_number(const char *s, double lo, double hi, double *out);
+
+/*
+ * After option_parse(): no operand may remain (operands: the n_operands
+ * left) and --config must have been given. Returns NP_EXIT_OK, or reports
+ * the usage error and returns NP_EXIT_USAGE.
+ */
+int cmd_need_config(const struct cmd_entry *entry, int n_operands,
+    char **operands, const char *config);
+
+struct inventory;
+/*
+ * Load config and keep only the machines named in hosts (comma-separated;
+ * NULL: all). On error the message (file, JSON path, fix) is reported here
+ * and NP_EXIT_USAGE returned; NP_EXIT_OK and *out otherwise.
+ */
+int cmd_load_inventory(const char *config, const char *hosts,
+    struct inventory **out);
+
+/*
+ * Upstream's default files: collect writes its records to
+ * CMD_DEFAULT_RECORDS, which heatmap reads, and heatmap writes
+ * CMD_DEFAULT_PAGE; both relative to the working directory.
+ */
+#define CMD_DEFAULT_RECORDS "results/network-measurements.jsonl"
+#define CMD_DEFAULT_PAGE "results/network-heatmap.html"
+
+/*
+ * Create the directories path's file goes into (as mkdir -p; "-" and a
+ * bare file name need none). On error the message (directory, reason,
+ * option) is reported here and NP_EXIT_USAGE returned; else NP_EXIT_OK.
+ */
+int cmd_make_parent_dirs(const char *path, const char *option);
+
+#endif

@@ -1,0 +1,305 @@
+/*
+ * The command runner (runner.h): the loop, the engine, the signal
+ * watchers, the one order they close in and the one Ctrl-C behaviour of
+ * every host command, and the options those commands share. It also turns
+ * the open-file limit into the number of hosts in flight at once (the
+ * engine queues the rest), and refuses up front the commands that need
+ * every host at once when the limit cannot hold them.
+ */
+#include <dirent.h>
+#include <stddef.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+
+#include "bounds.h"
+#include "error.h"
+#include "log.h"
+#include "runner.h"
+
+struct runner {
+	uv_loop_t loop;
+	int loop_open;
+	struct engine *engine;
+	struct runner_hooks hooks;
+	uv_signal_t sigint, sigterm;
+	int signals_open;
+	int signals;		/* received so far */
+	int interrupted;	/* the first one's number */
+	int finishing;		/* runner_finish() called */
+	int extra_open;		/* close_extra called, not yet done */
+	int engine_closing;
+};
+
+const struct option_spec runner_inventory_specs[] = {
+	{ .name = "config", .letter = 'c', .type = OPTION_STRING,
+	  .offset = offsetof(struct runner_options, config), .arg = "FILE",
+	  .help = "the inventory (machines.json)" },
+	{ .name = "hosts", .letter = 'H', .type = OPTION_STRING,
+	  .offset = offsetof(struct runner_options, hosts), .arg = "A,B",
+	  .help = "only these machines" },
+	{ .name = NULL }
+};
+
+const struct option_spec runner_session_specs[] = {
+	{ .name = "accept-new-host-keys", .letter = 'A', .type = OPTION_FLAG,
+	  .offset = offsetof(struct runner_options, accept_new_host_keys),
+	  .help = "record the keys of hosts not yet in\n"
+	  "known_hosts (never a changed key)" },
+	{ .name = "max-channels", .type = OPTION_INT,
+	  .offset = offsetof(struct runner_options, max_channels), .arg = "N",
+	  .bounds = &bounds_max_channels,
+	  .help = "commands at once per SSH session (1-64,\n"
+	  "default 8; OpenSSH allows 10)" },
+	{ .name = NULL }
+};
+
+/* Descriptors open now (inherited ones too); 3 if it cannot tell. */
+static size_t
+fds_open_now(void)
+{
+	DIR *d;
+	size_t n = 0;
+
+	if ((d = opendir("/proc/self/fd")) == NULL)
+		return 3;
+	while (readdir(d) != NULL)
+		n++;
+	closedir(d);
+	/* ".", ".." and the directory's own descriptor */
+	return n > 3 ? n - 3 : 0;
+}
+
+size_t
+runner_fd_hosts(unsigned long long *limit)
+{
+	struct rlimit rl;
+	size_t used;
+
+	*limit = 0;
+	if (getrlimit(RLIMIT_NOFILE, &rl) != 0 || rl.rlim_cur == RLIM_INFINITY)
+		return 0;
+	*limit = (unsigned long long)rl.rlim_cur;
+	used = fds_open_now() + RUNNER_FDS_RESERVE;
+	if (rl.rlim_cur <= used + RUNNER_FDS_PER_HOST)
+		return 1;	/* one at a time: the best there is */
+	return (size_t)((rl.rlim_cur - used) / RUNNER_FDS_PER_HOST);
+}
+
+int
+runner_fd_room(const struct inventory *inv, const char *command,
+    struct runner_options *ro)
+{
+	unsigned long long limit;
+	size_t max = runner_fd_hosts(&limit);
+
+	if (max == 0 || inv->n_machines <= max) {
+		ro->all_hosts_at_once = 1;
+		return 0;
+	}
+	log_error("%s: %zu hosts need about %llu open files at once, but the "
+	    "open-file limit is %llu (hard limit; %s keeps every host's "
+	    "session open at once and cannot queue them); raise it with "
+	    "`ulimit -n %llu` (as root for the hard limit, or LimitNOFILE= "
+	    "in a unit), or run on at most %zu hosts with --hosts", command,
+	    inv->n_machines, (unsigned long long)(inv->n_machines *
+	    RUNNER_FDS_PER_HOST + RUNNER_FDS_RESERVE), limit, command,
+	    (unsigned long long)((inv->n_machines * RUNNER_FDS_PER_HOST +
+	    RUNNER_FDS_RESERVE) * 2), max);
+	return NP_ERR_USAGE;
+}
+
+static void
+signals_close(struct runner *rn)
+{
+	if (!rn->signals_open)
+		return;
+	rn->signals_open = 0;
+	uv_close((uv_handle_t *)&rn->sigint, NULL);
+	uv_close((uv_handle_t *)&rn->sigterm, NULL);
+}
+
+static void
+engine_closed_cb(struct engine *e, void *arg)
+{
+	signals_close(arg);
+}
+
+static void
+engine_close_now(struct runner *rn)
+{
+	if (rn->engine_closing)
+		return;
+	rn->engine_closing = 1;
+	engine_close(rn->engine, engine_closed_cb, rn);
+}
+
+void
+runner_finish(struct runner *rn)
+{
+	if (rn->finishing)
+		return;
+	rn->finishing = 1;
+	if (rn->hooks.close_extra != NULL) {
+		rn->extra_open = 1;
+		rn->hooks.close_extra(rn, rn->hooks.arg);
+		return;
+	}
+	engine_close_now(rn);
+}
+
+void
+runner_extra_closed(struct runner *rn)
+{
+	if (!rn->extra_open)
+		return;
+	rn->extra_open = 0;
+	engine_close_now(rn);
+}
+
+/* A second signal: say what the cleanup waits for. */
+static void
+say_waiting(struct runner *rn)
+{
+	const char *extra = NULL;
+	size_t jobs = engine_pending(rn->engine);
+
+	if (rn->hooks.waiting_for != NULL)
+		extra = rn->hooks.waiting_for(rn, rn->hooks.arg);
+	if (rn->extra_open && extra != NULL)
+		log_error("still stopping: waiting for %s; interrupt again "
+		    "to quit at once", extra);
+	else if (jobs > 0)
+		log_error("still stopping: waiting for %zu remote command%s "
+		    "to be killed and the SSH sessions to close; interrupt "
+		    "again to quit at once", jobs, jobs == 1 ? "" : "s");
+	else
+		log_error("still stopping: waiting for the SSH sessions to "
+		    "close; interrupt again to quit at once");
+}
+
+static void
+signal_cb(uv_signal_t *s, int signum)
+{
+	struct runner *rn = s->data;
+
+	if (++rn->signals >= 3) {
+		/* the watchers off, the signal's own action: the end */
+		uv_signal_stop(&rn->sigint);
+		uv_signal_stop(&rn->sigterm);
+		signal(signum, SIG_DFL);
+		raise(signum);
+		return;
+	}
+	if (rn->signals == 2) {
+		say_waiting(rn);
+		return;
+	}
+	rn->interrupted = signum;
+	log_error("interrupted (signal %d); closing sessions", signum);
+	if (rn->hooks.interrupt != NULL && !rn->finishing)
+		rn->hooks.interrupt(rn, rn->hooks.arg);
+	else
+		runner_finish(rn);
+}
+
+int
+runner_new(const struct inventory *inv, const struct runner_options *ro,
+    const struct runner_hooks *hooks, struct runner **out)
+{
+	struct engine_options eo = { 0 };
+	unsigned long long limit = 0;
+	static char why[64];
+	struct runner *rn;
+	int r;
+
+	*out = NULL;
+	if ((rn = calloc(1, sizeof *rn)) == NULL) {
+		log_error("%s", error_string(NP_ERR_NOMEM));
+		return NP_ERR_NOMEM;
+	}
+	if (hooks != NULL)
+		rn->hooks = *hooks;
+	if ((r = uv_loop_init(&rn->loop)) != 0) {
+		log_error("cannot start the event loop: %s", uv_strerror(r));
+		free(rn);
+		return NP_ERR_SYSTEM;
+	}
+	rn->loop_open = 1;
+	if (ro != NULL) {
+		eo.max_channels = ro->max_channels;
+		eo.accept_new_host_keys = ro->accept_new_host_keys;
+	}
+	eo.max_hosts = ro != NULL && ro->all_hosts_at_once ? 0 :
+	    runner_fd_hosts(&limit);
+	snprintf(why, sizeof why, "the open-file limit (%llu)", limit);
+	eo.max_hosts_why = why;
+	if (eo.max_hosts > 0)
+		log_debug(NULL, "open-file limit %llu: at most %zu hosts in "
+		    "flight at once", limit, eo.max_hosts);
+	if ((r = engine_new(&rn->loop, inv, &eo, &rn->engine)) != 0) {
+		log_error("cannot start the engine: %s", error_string(r));
+		runner_free(rn);
+		return r;
+	}
+	uv_signal_init(&rn->loop, &rn->sigint);
+	uv_signal_init(&rn->loop, &rn->sigterm);
+	rn->sigint.data = rn->sigterm.data = rn;
+	uv_signal_start(&rn->sigint, signal_cb, SIGINT);
+	uv_signal_start(&rn->sigterm, signal_cb, SIGTERM);
+	rn->signals_open = 1;
+	*out = rn;
+	return 0;
+}
+
+uv_loop_t *
+runner_loop(struct runner *rn)
+{
+	return &rn->loop;
+}
+
+struct engine *
+runner_engine(struct runner *rn)
+{
+	return rn->engine;
+}
+
+void
+runner_run(struct runner *rn)
+{
+	uv_run(&rn->loop, UV_RUN_DEFAULT);
+}
+
+int
+runner_interrupted(const struct runner *rn)
+{
+	return rn->interrupted;
+}
+
+int
+runner_exit(const struct runner *rn, int rc)
+{
+	return rn != NULL && rn->interrupted ? NP_EXIT_INTERRUPTED : rc;
+}
+
+void
+runner_free(struct runner *rn)
+{
+	if (rn == NULL)
+		return;
+	if (rn->engine != NULL && !rn->engine_closing) {
+		/* never run: close what the engine opened */
+		engine_close_now(rn);
+		uv_run(&rn->loop, UV_RUN_DEFAULT);
+	}
+	signals_close(rn);
+	if (rn->loop_open) {
+		uv_run(&rn->loop, UV_RUN_DEFAULT);
+		if (uv_loop_close(&rn->loop) != 0)
+			log_debug(NULL, "loop closed with handles left");
+	}
+	engine_free(rn->engine);
+	free(rn);
+}

@@ -1,0 +1,172 @@
+/*
+ * Between the engine (engine.c: jobs, timeouts, tunnels' delivery, the
+ * pump) and its transports, each of which the engine knows only through a
+ * struct transport_ops: transport_ssh.c (libssh sessions, channels and
+ * tunnels) and transport_spawn.c (local processes for the "command" and
+ * "local" kinds). Private to src/: only the engine and the transports
+ * include it.
+ *
+ * A job's life: engine_submit() makes it and hands it to its transport,
+ * which queues it, starts it (engine_job_started), feeds its output
+ * (engine_job_output) and, once nothing on the host refers to it any
+ * more, finishes it (engine_job_finish). The engine delivers on_done on a
+ * later loop turn and frees the job when its last reference is dropped.
+ * A tunnel's life is the same with engine_tunnel_finish(). Every uv handle
+ * a transport opens outside a job is counted with engine_handle_opened()
+ * and engine_handle_closed(), so the engine knows when it may close.
+ */
+#ifndef NETPROF_TRANSPORT_H
+#define NETPROF_TRANSPORT_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/queue.h>
+#include <uv.h>
+
+#include "engine.h"
+#include "util.h"
+
+enum job_state {
+	JOB_QUEUED = 0,		/* waiting for its host or a channel */
+	JOB_OPENING,		/* ssh: channel open requested */
+	JOB_EXEC,		/* ssh: exec request sent, no reply yet */
+	JOB_RUNNING,		/* the command runs on the host */
+	JOB_WAIT_STATUS,	/* ssh: output ended, exit status awaited */
+	JOB_KILLING,		/* stopped: waiting until the process is gone */
+	JOB_DONE		/* finished; on_done delivered or pending */
+};
+
+struct transport_ssh_host;
+struct transport_ssh_chan;
+
+/* transport_ssh.c's part of a job */
+struct transport_ssh_job {
+	struct transport_ssh_host *host;
+	struct transport_ssh_chan *chan;	/* NULL until its channel is opened */
+};
+
+/* transport_spawn.c's part of a job: the process and its pipes */
+struct spawn_job {
+	uv_process_t process;
+	uv_pipe_t pipes[3];
+	int handles_open;	/* uv handles of the process not yet closed */
+	int exited, out_eof, err_eof;
+	int gave_up;		/* reported before the process was reaped */
+	uv_write_t write_req;
+	uv_shutdown_t shutdown_req;
+	int kill_stage;		/* 0: TERM sent, 1: KILL sent */
+	int term_signal;
+};
+
+struct engine_job {
+	TAILQ_ENTRY(engine_job) all_entry;	/* engine's jobs */
+	TAILQ_ENTRY(engine_job) entry;		/* a host's queue or channels,
+						   or the engine's done list */
+	struct engine *engine;
+	const struct machine *machine;
+	const struct transport_ops *ops;
+	enum job_state state;
+	int refs;		/* freed when this drops to 0 */
+	int held;		/* the engine holds it: its host waits for a
+				   slot (engine.c); no transport has seen it */
+
+	char *command;		/* remote_setup and command, as run */
+	char *input;
+	size_t input_len, input_off;
+	double timeout_s;
+	engine_output_cb on_output;
+	engine_done_cb on_done;
+	void *arg;
+
+	uv_timer_t timer;	/* the command timeout and kill grace */
+	int stop_error;		/* why it is being stopped: _TIMEOUT, ... */
+
+	struct buf out, err;
+	int output_lost;	/* an append failed: the output is cut */
+	int error;
+	char *error_text;
+	int exit_status;
+	double queued_at, started_at, ended_at;
+
+	union {
+		struct transport_ssh_job ssh;
+		struct spawn_job spawn;
+	} t;
+};
+
+TAILQ_HEAD(job_list, engine_job);
+
+/* A tunnel as the engine sees it; the transport keeps the rest in priv. */
+struct engine_tunnel {
+	TAILQ_ENTRY(engine_tunnel) entry;	/* engine's tunnels */
+	struct engine *engine;
+	const struct machine *machine;
+	engine_tunnel_cb on_closed;
+	void *arg;
+	int finished;		/* on_closed queued */
+	int error;
+	char *error_text;
+	void *priv;		/* the transport's */
+};
+
+TAILQ_HEAD(tunnel_list, engine_tunnel);
+
+/*
+ * One per transport kind. state is what new() made: the transport's own,
+ * never looked into by the engine.
+ */
+struct transport_ops {
+	const char *name;
+	int (*new)(struct engine *e, void **state);
+	void (*free)(void *state);
+	/* take j (queued, or finished at once through engine_job_finish) */
+	int (*submit)(void *state, struct engine_job *j);
+	/* j->stop_error is set: kill it, finish it once it is gone */
+	void (*stop)(struct engine_job *j);
+	/* j's timer fired (timeout or kill grace) */
+	void (*timer)(struct engine_job *j);
+	/* run from the pump; 1 if it wants to run again on the next turn */
+	int (*pump)(void *state);
+	/* engine_close(): end sessions and tunnels */
+	void (*close)(void *state);
+	/* 1 once nothing of the transport's is left open */
+	int (*closed)(void *state);
+	/* m has no job or tunnel left and its slot goes to a waiting host:
+	   close what it holds open (its session). NULL: nothing to close */
+	void (*release)(void *state, const struct machine *m);
+	/* NULL: no tunnels (engine_tunnel_open says NP_ERR_UNSUPPORTED) */
+	int (*tunnel_open)(void *state, struct engine_tunnel *t,
+	    const char *host, int port, int *fd);
+};
+
+extern const struct transport_ops transport_ssh_ops;
+extern const struct transport_ops transport_spawn_ops;
+
+/* engine.c, for the transports */
+uv_loop_t *engine_loop(const struct engine *e);
+const struct inventory *engine_inventory(const struct engine *e);
+const struct engine_options *engine_options(const struct engine *e);
+int engine_closing(const struct engine *e);
+void engine_handle_opened(struct engine *e);
+void engine_handle_closed(struct engine *e);
+/* Run the pump on the next loop turn (results, transports' pump). */
+void engine_schedule(struct engine *e);
+
+void engine_job_started(struct engine_job *j);
+void engine_job_output(struct engine_job *j, int stream, const char *buf,
+    size_t len);
+void engine_job_finish(struct engine_job *j, int error, int exit_status,
+    const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+void engine_job_ref(struct engine_job *j);
+void engine_job_unref(struct engine_job *j);
+/* Arm the job's timer for ms (command timeout or kill grace). */
+void engine_job_timer(struct engine_job *j, uint64_t ms);
+
+/*
+ * The tunnel is gone (the transport has closed its end and dropped priv):
+ * on_closed on a later turn, then the engine frees t.
+ */
+void engine_tunnel_finish(struct engine_tunnel *t, int error,
+    const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+#endif

@@ -1,0 +1,430 @@
+/*
+ * The bench documentation's "Interpreting results", as rules over the
+ * heatmap: each rule walks the cells (and run.json's convergence) and
+ * lists the pairs or hosts it applies to, with what to try. The rules look
+ * at the record that counts for each cell (the latest, or the aggregate),
+ * so an old failure that a later run fixed is not reported.
+ */
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "error.h"
+#include "heatmap_diagnose.h"
+
+static const struct rule_text {
+	const char *rule, *title, *advice;
+} rule_texts[] = {
+	{ "relay_reservation",
+	  "libp2p_ping succeeds but HTTP-over-libp2p fails",
+	  "Relay v2 reservation issue: the relay passes small ping packets "
+	  "but does not grant these workers the reservations needed for full "
+	  "bidirectional streams. Use a relay that grants v2 reservations, or "
+	  "run the worker side on a compute node with port forwarding." },
+	{ "dial_backoff",
+	  "probes fail with \"dial backoff\"",
+	  "The peers know each other but cannot dial each other directly. "
+	  "Add a relay node that every peer can reach with --bootstrap." },
+	{ "convergence",
+	  "convergence incomplete",
+	  "These hosts did not see the full mesh in their DHT table in time; "
+	  "their outbound firewalls pass fewer discovery exchanges. Try a "
+	  "closer-by bootstrap for them (bootstrap_extra in machines.json)." },
+	{ "intermittent_peer",
+	  "libp2p_ping has failed samples",
+	  "The peer is intermittently reachable. Look at samples_ns for the "
+	  "surviving samples and repeat the run to see whether it persists." },
+	{ "one_way",
+	  "a -> b works but b -> a fails",
+	  "An inbound firewall on a blocks b: open on a what each line names "
+	  "(ICMP for ping, the TCP port the records show for iperf3 and for "
+	  "the libp2p bench kinds) or relay the traffic." },
+	{ "http_overhead",
+	  "large gap between libp2p latency and the baseline RTT",
+	  "The difference is HTTP-over-libp2p overhead (TLS, stream "
+	  "multiplexing) over raw round trips. Useful when tuning request "
+	  "sizes; if libp2p_ping is also far above ICMP, the path is relayed." },
+};
+
+#define NRULES (sizeof rule_texts / sizeof rule_texts[0])
+
+void
+heatmap_diagnosis_free(struct diagnosis *dx)
+{
+	size_t i, j;
+
+	if (dx == NULL)
+		return;
+	for (i = 0; i < dx->nfindings; i++) {
+		for (j = 0; j < dx->findings[i].nitems; j++)
+			free(dx->findings[i].items[j]);
+		free(dx->findings[i].items);
+	}
+	free(dx->findings);
+	memset(dx, 0, sizeof *dx);
+}
+
+const struct finding *
+heatmap_diagnosis_find(const struct diagnosis *dx, const char *rule)
+{
+	size_t i;
+
+	for (i = 0; i < dx->nfindings; i++)
+		if (strcmp(dx->findings[i].rule, rule) == 0)
+			return &dx->findings[i];
+	return NULL;
+}
+
+static struct finding *
+finding_get(struct diagnosis *dx, const char *rule)
+{
+	struct finding *f;
+	size_t i;
+
+	if ((f = (struct finding *)heatmap_diagnosis_find(dx, rule)) != NULL)
+		return f;
+	f = realloc(dx->findings, (dx->nfindings + 1) * sizeof *f);
+	if (f == NULL)
+		return NULL;
+	dx->findings = f;
+	f = &dx->findings[dx->nfindings++];
+	memset(f, 0, sizeof *f);
+	for (i = 0; i < NRULES; i++)
+		if (strcmp(rule_texts[i].rule, rule) == 0) {
+			f->rule = rule_texts[i].rule;
+			f->title = rule_texts[i].title;
+			f->advice = rule_texts[i].advice;
+		}
+	return f;
+}
+
+static int
+finding_add(struct diagnosis *dx, const char *rule, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static int
+finding_add(struct diagnosis *dx, const char *rule, const char *fmt, ...)
+{
+	struct finding *f;
+	char **items, *item;
+	va_list ap;
+	int n;
+
+	if ((f = finding_get(dx, rule)) == NULL)
+		return NP_ERR_NOMEM;
+	va_start(ap, fmt);
+	n = vsnprintf(NULL, 0, fmt, ap);
+	va_end(ap);
+	if (n < 0 || (item = malloc((size_t)n + 1)) == NULL)
+		return NP_ERR_NOMEM;
+	va_start(ap, fmt);
+	vsnprintf(item, (size_t)n + 1, fmt, ap);
+	va_end(ap);
+	if ((items = realloc(f->items, (f->nitems + 1) * sizeof *items)) ==
+	    NULL) {
+		free(item);
+		return NP_ERR_NOMEM;
+	}
+	f->items = items;
+	f->items[f->nitems++] = item;
+	return 0;
+}
+
+static const struct hm_cell *
+cell_of(const struct heatmap *hm, const char *kind, size_t src, size_t tgt)
+{
+	const struct hm_kind *k = heatmap_find_kind(hm, kind);
+
+	return k == NULL ? NULL : heatmap_cell(hm, k, src, tgt);
+}
+
+static double
+cell_metric(const struct heatmap *hm, const char *kind,
+    const struct hm_cell *c, const char *metric)
+{
+	const struct hm_kind *k = heatmap_find_kind(hm, kind);
+	int m;
+
+	if (k == NULL || c == NULL || c->state != CELL_VALUE ||
+	    (m = heatmap_find_metric(k, metric)) < 0)
+		return NAN;
+	return c->values[m];
+}
+
+static const char *
+short_error(const struct hm_cell *c)
+{
+	return c->last_failed != NULL ? c->last_failed->error : "";
+}
+
+static int
+rule_relay(const struct heatmap *hm, struct diagnosis *dx, size_t a, size_t b)
+{
+	static const char *const http_kinds[] = { "latency", "throughput" };
+	const struct hm_cell *ping = cell_of(hm, "libp2p_ping", a, b), *c;
+	size_t i;
+	int rc;
+
+	if (ping == NULL || ping->state != CELL_VALUE)
+		return 0;
+	for (i = 0; i < 2; i++) {
+		c = cell_of(hm, http_kinds[i], a, b);
+		if (c == NULL || c->state != CELL_FAILED)
+			continue;
+		if ((rc = finding_add(dx, "relay_reservation",
+		    "%s -> %s: %s failed: %s", hm->hosts[a], hm->hosts[b],
+		    http_kinds[i], short_error(c))) != 0)
+			return rc;
+	}
+	return 0;
+}
+
+static int
+rule_backoff(const struct heatmap *hm, struct diagnosis *dx, size_t a,
+    size_t b)
+{
+	size_t k;
+	int rc;
+
+	for (k = 0; k < hm->nkinds; k++) {
+		const struct hm_cell *c = heatmap_cell(hm, &hm->kinds[k], a, b);
+
+		if (c->state != CELL_FAILED || c->last_failed == NULL ||
+		    strstr(c->last_failed->error, "dial backoff") == NULL)
+			continue;
+		if ((rc = finding_add(dx, "dial_backoff", "%s -> %s (%s)",
+		    hm->hosts[a], hm->hosts[b], hm->kinds[k].name)) != 0)
+			return rc;
+	}
+	return 0;
+}
+
+static int
+rule_intermittent(const struct heatmap *hm, struct diagnosis *dx, size_t a,
+    size_t b)
+{
+	const struct hm_cell *c = cell_of(hm, "libp2p_ping", a, b);
+	double failed = cell_metric(hm, "libp2p_ping", c, "failed_samples");
+
+	if (isnan(failed) || failed <= 0)
+		return 0;
+	if (c->latest != NULL && c->latest->nsamples >= 0)
+		return finding_add(dx, "intermittent_peer",
+		    "%s -> %s: %.0f of %.0f samples failed", hm->hosts[a],
+		    hm->hosts[b], failed, failed + c->latest->nsamples);
+	return finding_add(dx, "intermittent_peer",
+	    "%s -> %s: %.0f samples failed", hm->hosts[a], hm->hosts[b], failed);
+}
+
+/* host's libp2p_port in the run.json files read; the default if none. */
+static int
+libp2p_port_of(const struct heatmap *hm, const char *host)
+{
+	size_t i, j;
+
+	for (i = 0; i < hm->input.nruns; i++) {
+		const struct run_info *run = hm->input.runs[i];
+
+		for (j = 0; j < run->nmachines; j++)
+			if (strcmp(run->machines[j], host) == 0 &&
+			    run->libp2p_ports[j] > 0)
+				return run->libp2p_ports[j];
+	}
+	return DIAGNOSE_LIBP2P_PORT;
+}
+
+/*
+ * What b's probes of kind need open on a: the port the records show
+ * (the failed b -> a record's, else the working a -> b one's).
+ */
+static void
+inbound_need(const struct heatmap *hm, const struct hm_kind *kind,
+    const struct hm_cell *ab, const struct hm_cell *ba, size_t a, char *buf,
+    size_t size)
+{
+	int port = 0;
+
+	if (strcmp(kind->name, "ping") == 0) {
+		snprintf(buf, size, "ICMP echo");
+		return;
+	}
+	if (strcmp(kind->name, "iperf3") != 0) {
+		snprintf(buf, size, "TCP port %d, libp2p",
+		    libp2p_port_of(hm, hm->hosts[a]));
+		return;
+	}
+	if (ba->last_failed != NULL)
+		port = ba->last_failed->port;
+	if (port == 0 && ab->latest != NULL)
+		port = ab->latest->port;
+	snprintf(buf, size, "TCP port %d", port > 0 ? port :
+	    DIAGNOSE_IPERF3_PORT);
+}
+
+static int
+rule_one_way(const struct heatmap *hm, struct diagnosis *dx, size_t a,
+    size_t b)
+{
+	char need[64];
+
+	size_t k;
+	int rc;
+
+	for (k = 0; k < hm->nkinds; k++) {
+		const struct hm_kind *kind = &hm->kinds[k];
+		const struct hm_cell *ab = heatmap_cell(hm, kind, a, b);
+		const struct hm_cell *ba = heatmap_cell(hm, kind, b, a);
+
+		if (kind->derived || ab->state != CELL_VALUE ||
+		    ba->state != CELL_FAILED)
+			continue;
+		inbound_need(hm, kind, ab, ba, a, need, sizeof need);
+		if ((rc = finding_add(dx, "one_way",
+		    "%s: %s -> %s ok, %s -> %s failed (%s): inbound "
+		    "firewall on %s (%s)?", kind->name, hm->hosts[a],
+		    hm->hosts[b], hm->hosts[b], hm->hosts[a], short_error(ba),
+		    hm->hosts[a], need)) != 0)
+			return rc;
+	}
+	return 0;
+}
+
+static int
+rule_gap(const struct heatmap *hm, struct diagnosis *dx, size_t a, size_t b)
+{
+	const char *base_kind = "ping", *base_metric = "avg";
+	double lat, base;
+
+	lat = cell_metric(hm, "latency", cell_of(hm, "latency", a, b),
+	    "p50_ms");
+	base = cell_metric(hm, "ping", cell_of(hm, "ping", a, b), "avg");
+	if (isnan(base)) {
+		base_kind = "libp2p_ping";
+		base_metric = "p50_ms";
+		base = cell_metric(hm, base_kind, cell_of(hm, base_kind, a, b),
+		    base_metric);
+	}
+	if (isnan(lat) || isnan(base) || base <= 0 ||
+	    lat < base * DIAGNOSE_GAP_RATIO ||
+	    lat - base < DIAGNOSE_GAP_MIN_MS)
+		return 0;
+	return finding_add(dx, "http_overhead",
+	    "%s -> %s: latency p50 %.3g ms = %.1fx %s %s (%.3g ms)",
+	    hm->hosts[a], hm->hosts[b], lat, lat / base, base_kind,
+	    base_metric, base);
+}
+
+static int
+rule_convergence(const struct heatmap *hm, struct diagnosis *dx)
+{
+	const struct record_input *in = &hm->input;
+	size_t i, j;
+	int rc;
+
+	for (i = 0; i < in->nruns; i++)
+		for (j = 0; j < in->runs[i]->nconvergence; j++) {
+			const struct convergence *c =
+			    &in->runs[i]->convergence[j];
+
+			if (c->complete)
+				continue;
+			if (isnan(c->elapsed_s))
+				rc = finding_add(dx, "convergence",
+				    "%s (run %s)", c->host,
+				    in->runs[i]->run_id ? in->runs[i]->run_id :
+				    in->runs[i]->file);
+			else
+				rc = finding_add(dx, "convergence",
+				    "%s: gave up after %.1f s (run %s)",
+				    c->host, c->elapsed_s,
+				    in->runs[i]->run_id ? in->runs[i]->run_id :
+				    in->runs[i]->file);
+			if (rc != 0)
+				return rc;
+		}
+	return 0;
+}
+
+static int
+rule_rank(const char *rule)
+{
+	size_t i;
+
+	for (i = 0; i < NRULES && strcmp(rule_texts[i].rule, rule) != 0; i++)
+		;
+	return (int)i;
+}
+
+static int
+cmp_finding(const void *a, const void *b)
+{
+	const struct finding *x = a, *y = b;
+
+	return rule_rank(x->rule) - rule_rank(y->rule);
+}
+
+int
+heatmap_diagnose(const struct heatmap *hm, struct diagnosis *dx)
+{
+	size_t a, b;
+	int rc;
+
+	memset(dx, 0, sizeof *dx);
+	for (a = 0; a < hm->nhosts; a++)
+		for (b = 0; b < hm->nhosts; b++) {
+			if (a == b)
+				continue;
+			if ((rc = rule_relay(hm, dx, a, b)) != 0 ||
+			    (rc = rule_backoff(hm, dx, a, b)) != 0 ||
+			    (rc = rule_intermittent(hm, dx, a, b)) != 0 ||
+			    (rc = rule_one_way(hm, dx, a, b)) != 0 ||
+			    (rc = rule_gap(hm, dx, a, b)) != 0)
+				goto fail;
+		}
+	if ((rc = rule_convergence(hm, dx)) != 0)
+		goto fail;
+	if (dx->nfindings > 1)
+		qsort(dx->findings, dx->nfindings, sizeof *dx->findings,
+		    cmp_finding);
+	return 0;
+fail:
+	heatmap_diagnosis_free(dx);
+	return rc;
+}
+
+int
+heatmap_failures(const struct heatmap *hm, struct failure_row **rows,
+    size_t *nrows)
+{
+	struct failure_row *out = NULL, *p;
+	size_t k, i, n = 0, alloc = 0;
+
+	*rows = NULL;
+	*nrows = 0;
+	for (k = 0; k < hm->nkinds; k++)
+		for (i = 0; i < hm->nhosts * hm->nhosts; i++) {
+			const struct hm_cell *c = &hm->kinds[k].cells[i];
+
+			if (c->nfail == 0)
+				continue;
+			if (n == alloc) {
+				alloc = alloc ? alloc * 2 : 64;
+				if ((p = realloc(out, alloc * sizeof *p)) ==
+				    NULL) {
+					free(out);
+					return NP_ERR_NOMEM;
+				}
+				out = p;
+			}
+			out[n].kind = &hm->kinds[k];
+			out[n].src = i / hm->nhosts;
+			out[n].tgt = i % hm->nhosts;
+			out[n].cell = c;
+			n++;
+		}
+	*rows = out;
+	*nrows = n;
+	return 0;
+}

@@ -1,0 +1,697 @@
+/*
+ * Writing the heatmap page. Everything is inline and nothing is fetched:
+ * the pages are opened on laptops and login nodes without internet, so the
+ * page carries no URL at all (not even "//" in a comment). The default
+ * view's matrix is a server-side rendered table, readable without script;
+ * the embedded JSON (every string escaped, "/" as "\/") feeds the inline
+ * script that switches kind, metric and scale and shows tooltips. Input
+ * strings reach the page only through heatmap_html_escape() and heatmap_json_escape().
+ */
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "error.h"
+#include "heatmap_html.h"
+#include "log.h"
+#include "timeutil.h"
+
+#define DIAG_ITEMS_SHOWN 100
+#define FAILURE_ROWS_SHOWN 250
+/*
+ * Cells are coloured by class (.q0 best .. .q20 worst), not by inline
+ * style: 16k cells sharing 21 styles lay out and paint much faster.
+ */
+#define COLOR_STEPS 20
+
+void
+heatmap_html_escape(FILE *f, const char *s)
+{
+	for (; s != NULL && *s != '\0'; s++) {
+		switch (*s) {
+		case '&': fputs("&amp;", f); break;
+		case '<': fputs("&lt;", f); break;
+		case '>': fputs("&gt;", f); break;
+		case '"': fputs("&quot;", f); break;
+		case '\'': fputs("&#39;", f); break;
+		case '/': fputs("&#47;", f); break;
+		default: fputc(*s, f); break;
+		}
+	}
+}
+
+void
+heatmap_json_escape(FILE *f, const char *s)
+{
+	fputc('"', f);
+	for (; s != NULL && *s != '\0'; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		if (c == '"' || c == '\\')
+			fprintf(f, "\\%c", c);
+		else if (c == '/')
+			fputs("\\/", f);
+		else if (c == '<' && s[1] != '/')
+			fputs("\\u003c", f);
+		else if (c < 0x20)
+			fprintf(f, "\\u%04x", c);
+		else
+			fputc(c, f);
+	}
+	fputc('"', f);
+}
+
+void
+heatmap_format_value(double v, char *buf, size_t size)
+{
+	double a = fabs(v);
+
+	if (isnan(v))
+		snprintf(buf, size, "?");
+	else if (a >= 100 || a == floor(a))
+		snprintf(buf, size, "%.0f", v);
+	else if (a >= 10)
+		snprintf(buf, size, "%.1f", v);
+	else
+		snprintf(buf, size, "%.2f", v);
+}
+
+/* A number for the embedded JSON: short, exact for integers. */
+static void
+put_number(FILE *f, double v)
+{
+	if (isnan(v) || isinf(v))
+		fputs("null", f);
+	else if (v == floor(v) && fabs(v) < 1e15)
+		fprintf(f, "%.0f", v);
+	else
+		fprintf(f, "%.6g", v);
+}
+
+static const char page_style[] =
+"body{font:14px/1.4 system-ui,sans-serif;margin:1em 1.5em;color:#222;"
+"background:#fff}\n"
+"h1{font-size:1.4em;margin:.2em 0}h2{font-size:1.15em;margin:1.2em 0 .4em}\n"
+".summary{color:#555;margin:.2em 0 .8em}\n"
+"#controls{display:flex;gap:1.2em;align-items:center;flex-wrap:wrap;"
+"margin:.5em 0}#controls[hidden],#tip[hidden]{display:none}\n"
+"#legend{display:flex;gap:.8em;align-items:center;flex-wrap:wrap;"
+"margin:.4em 0 .8em;font-size:12px}\n"
+".sw{display:inline-block;min-width:2.4em;text-align:center;"
+"border:1px solid #bbb;padding:0 .3em}\n"
+".scroll{overflow:auto;max-height:85vh;border:1px solid #ddd}\n"
+"table.mx{border-collapse:collapse;font-size:11px;table-layout:fixed;"
+"width:max-content}\n"
+"table.mx td{width:3.4em;height:1.7em;text-align:center;"
+"border:1px solid #fff;padding:0 2px;color:#111;cursor:default}\n"
+"table.mx th{font-weight:normal;white-space:nowrap;padding:0 4px;"
+"background:#f6f6f6;position:sticky}\n"
+"table.mx thead th{writing-mode:vertical-rl;transform:rotate(180deg);"
+"text-align:left;top:0;z-index:1;width:3.4em}\n"
+"table.mx tbody th{left:0;text-align:right}\n"
+"table.mx th.corner{writing-mode:horizontal-tb;transform:none;left:0;"
+"z-index:2;font-size:10px;color:#666}\n"
+".f,td.f{background:repeating-linear-gradient(45deg,#f5c2c2 0 3px,"
+"#fff 3px 6px);color:#a00;font-weight:bold}\n"
+".m,td.m{background:repeating-linear-gradient(90deg,#e4e4e4 0 1px,"
+"#fafafa 1px 4px);color:#777}\n"
+".s,td.s{background:#4a4a4a;color:#bbb}\n"
+"#tip{position:fixed;pointer-events:none;background:#1e1e1e;color:#f4f4f4;"
+"padding:6px 9px;border-radius:4px;font-size:12px;max-width:460px;"
+"z-index:10;box-shadow:0 2px 8px rgba(0,0,0,.3)}\n"
+"#tip table{border-collapse:collapse}#tip td{padding:0 .6em 0 0;"
+"vertical-align:top}#tip .err{color:#ff9c9c;white-space:pre-wrap;"
+"word-break:break-word}\n"
+"table.list{border-collapse:collapse;font-size:12px}\n"
+"table.list th,table.list td{border:1px solid #ddd;padding:2px 6px;"
+"text-align:left;vertical-align:top}\n"
+"table.list td.err{max-width:50em;word-break:break-word}\n"
+".advice{margin:.2em 0 .4em}\n"
+"details{margin:.4em 0}summary{cursor:pointer;font-weight:600}\n";
+
+/*
+ * The page script. It mirrors heatmap_badness() and uses the same colour
+ * classes so a switched view is coloured like the server-rendered one. Comments here
+ * use the block form only: the page must not contain "//".
+ */
+static const char page_script[] =
+"(function () {\n"
+"'use strict';\n"
+"var D = JSON.parse(document.getElementById('heatmap-data').textContent);\n"
+"document.getElementById('controls').hidden = false;\n"
+"var N = D.hosts.length;\n"
+"var table = document.getElementById('matrix');\n"
+"var tds = [];\n"
+"var rows = table.tBodies[0].rows;\n"
+"for (var i = 0; i < rows.length; i++)\n"
+"  for (var j = 1; j < rows[i].cells.length; j++) tds.push(rows[i].cells[j]);\n"
+"var selKind = document.getElementById('kind');\n"
+"var selMetric = document.getElementById('metric');\n"
+"var chkLog = document.getElementById('log');\n"
+"var tip = document.getElementById('tip');\n"
+"var view = { k: D.view[0], m: D.view[1] };\n"
+"function badness(v, lo, hi, hb, lg) {\n"
+"  var t;\n"
+"  if (!(hi > lo)) return 0;\n"
+"  if (lg && lo > 0 && v > 0)\n"
+"    t = (Math.log(v) - Math.log(lo)) / (Math.log(hi) - Math.log(lo));\n"
+"  else t = (v - lo) / (hi - lo);\n"
+"  t = Math.min(1, Math.max(0, t));\n"
+"  return hb ? 1 - t : t;\n"
+"}\n"
+"function fmt(v) {\n"
+"  var a = Math.abs(v);\n"
+"  if (v === null || v === undefined) return '?';\n"
+"  if (a >= 100 || a === Math.floor(a)) return v.toFixed(0);\n"
+"  if (a >= 10) return v.toFixed(1);\n"
+"  return v.toFixed(2);\n"
+"}\n"
+"function fill(sel, labels, chosen) {\n"
+"  sel.textContent = '';\n"
+"  labels.forEach(function (l, i) {\n"
+"    var o = document.createElement('option');\n"
+"    o.value = String(i); o.textContent = l; sel.appendChild(o);\n"
+"  });\n"
+"  sel.value = String(chosen);\n"
+"}\n"
+"function mlabel(m) { return m.name + (m.unit ? ' (' + m.unit + ')' : ''); }\n"
+"function when(t) {\n"
+"  var d = new Date(t * 1000);\n"
+"  return isNaN(d.getTime()) ? 'not a valid time' : d.toISOString();\n"
+"}\n"
+"function range(k, m) {\n"
+"  var vals = k.values[m], lo = null, hi = null;\n"
+"  for (var i = 0; i < vals.length; i++) {\n"
+"    var v = vals[i];\n"
+"    if (k.state.charAt(i) !== 'v' || v === null) continue;\n"
+"    if (lo === null || v < lo) lo = v;\n"
+"    if (hi === null || v > hi) hi = v;\n"
+"  }\n"
+"  return lo === null ? null : { lo: lo, hi: hi };\n"
+"}\n"
+"function setText(id, s) { document.getElementById(id).textContent = s; }\n"
+"function render() {\n"
+"  var k = D.kinds[view.k], m = k.metrics[view.m] || null;\n"
+"  var vals = k.values[view.m] || [];\n"
+"  var r = m ? range(k, view.m) : null;\n"
+"  var canLog = r !== null && r.lo > 0 && r.hi / r.lo > 10;\n"
+"  chkLog.disabled = !canLog;\n"
+"  var lg = canLog && chkLog.checked;\n"
+"  for (var i = 0; i < tds.length; i++) {\n"
+"    var td = tds[i], st = k.state.charAt(i), v = vals[i];\n"
+"    if (st === 'v' && v !== null) {\n"
+"      td.className = 'v q' + Math.round(badness(v, r.lo, r.hi, m.hb, lg) *\n"
+"        D.steps);\n"
+"      td.textContent = fmt(v);\n"
+"      continue;\n"
+"    }\n"
+"    if (st === 's') { td.className = 's'; td.textContent = '\\u2014'; }\n"
+"    else if (st === 'f') { td.className = 'f'; td.textContent = '\\u2715'; }\n"
+"    else { td.className = 'm'; td.textContent = '?'; }\n"
+"  }\n"
+"  setText('view-title', k.label + ': ' +\n"
+"    (m ? mlabel(m) : 'no metric (every record failed)'));\n"
+"  setText('lg-best', r ? fmt(m.hb ? r.hi : r.lo) : '-');\n"
+"  setText('lg-worst', r ? fmt(m.hb ? r.lo : r.hi) : '-');\n"
+"  setText('lg-unit', m ? m.unit : '');\n"
+"  setText('lg-dir', !m ? '' : (m.hb ? 'higher is better' :\n"
+"    'lower is better') + (lg ? ', log scale' : ''));\n"
+"  document.body.setAttribute('data-view', k.name + '\\/' + (m ? m.name : ''));\n"
+"}\n"
+"fill(selKind, D.kinds.map(function (k) { return k.label; }), view.k);\n"
+"fill(selMetric, D.kinds[view.k].metrics.map(mlabel), view.m);\n"
+"selKind.addEventListener('change', function () {\n"
+"  view.k = Number(selKind.value); view.m = D.kinds[view.k]['default'];\n"
+"  fill(selMetric, D.kinds[view.k].metrics.map(mlabel), view.m);\n"
+"  render();\n"
+"});\n"
+"selMetric.addEventListener('change', function () {\n"
+"  view.m = Number(selMetric.value); render();\n"
+"});\n"
+"chkLog.addEventListener('change', render);\n"
+"function row(tb, label, value, cls) {\n"
+"  var tr = document.createElement('tr'), a = document.createElement('td'),\n"
+"    b = document.createElement('td');\n"
+"  a.textContent = label; b.textContent = value;\n"
+"  if (cls) b.className = cls;\n"
+"  tr.appendChild(a); tr.appendChild(b); tb.appendChild(tr);\n"
+"}\n"
+"function showTip(idx, x, y) {\n"
+"  var k = D.kinds[view.k], st = k.state.charAt(idx);\n"
+"  var s = Math.floor(idx / N), t = idx % N;\n"
+"  tip.textContent = '';\n"
+"  var h = document.createElement('div');\n"
+"  h.textContent = D.hosts[s] + ' \\u2192 ' + D.hosts[t] + ' \\u00b7 ' + k.label;\n"
+"  h.style.fontWeight = '600';\n"
+"  tip.appendChild(h);\n"
+"  var tb = document.createElement('table');\n"
+"  if (st === 's') row(tb, 'self', 'a host is not measured against itself');\n"
+"  else if (st === 'm') row(tb, 'missing', 'no record for this pair');\n"
+"  else {\n"
+"    if (st === 'f') row(tb, 'status', 'failed', 'err');\n"
+"    k.metrics.forEach(function (m, mi) {\n"
+"      var v = k.values[mi][idx];\n"
+"      if (st === 'v' && v !== null)\n"
+"        row(tb, m.name, fmt(v) + (m.unit ? ' ' + m.unit : ''));\n"
+"    });\n"
+"    if (k.n && k.n[idx] >= 0) row(tb, 'samples', String(k.n[idx]));\n"
+"    if (k.rec) row(tb, 'records', k.rec[idx] + (k.fail[idx] ?\n"
+"      ' (' + k.fail[idx] + ' failed)' : ''));\n"
+"    if (k.t && k.t[idx] >= 0)\n"
+"      row(tb, 'time', when(D.t0 + k.t[idx]));\n"
+"    var e = k.err && k.err[idx];\n"
+"    if (e) row(tb, (st === 'f' ? 'error' : 'last error') + ' (' + e[0] + ')',\n"
+"      e[1], 'err');\n"
+"  }\n"
+"  tip.appendChild(tb);\n"
+"  tip.hidden = false;\n"
+"  moveTip(x, y);\n"
+"}\n"
+"function moveTip(x, y) {\n"
+"  var w = tip.offsetWidth, hh = tip.offsetHeight;\n"
+"  var left = x + 14, top = y + 14;\n"
+"  if (left + w > window.innerWidth) left = Math.max(0, x - w - 14);\n"
+"  if (top + hh > window.innerHeight) top = Math.max(0, y - hh - 14);\n"
+"  tip.style.left = left + 'px'; tip.style.top = top + 'px';\n"
+"}\n"
+"table.addEventListener('mouseover', function (e) {\n"
+"  var td = e.target.closest ? e.target.closest('td') : null;\n"
+"  if (!td || td.parentNode.parentNode !== table.tBodies[0]) {\n"
+"    tip.hidden = true; return;\n"
+"  }\n"
+"  showTip(td.parentNode.sectionRowIndex * N + td.cellIndex - 1,\n"
+"    e.clientX, e.clientY);\n"
+"});\n"
+"table.addEventListener('mousemove', function (e) {\n"
+"  if (!tip.hidden) moveTip(e.clientX, e.clientY);\n"
+"});\n"
+"table.addEventListener('mouseleave', function () { tip.hidden = true; });\n"
+"document.body.setAttribute('data-view', D.kinds[view.k].name + '\\/' +\n"
+"  (D.kinds[view.k].metrics[view.m] || { name: '' }).name);\n"
+"if (window.performance && performance.mark) performance.mark('heatmap-ready');\n"
+"})();\n";
+
+static const char *
+kind_label(const struct hm_kind *k)
+{
+	if (k->derived)
+		return "overlay: libp2p over the raw-IP baseline";
+	return k->name;
+}
+
+/* One cell of the server-rendered view: a value, or a marked state. */
+static void
+render_cell(FILE *f, const struct hm_cell *c, const struct hm_metric *m,
+    size_t metric, double lo, double hi)
+{
+	char buf[32];
+	double v;
+
+	switch (c->state) {
+	case CELL_SELF:
+		fputs("<td class=s>\xe2\x80\x94</td>", f);
+		return;
+	case CELL_FAILED:
+		fputs("<td class=f>\xe2\x9c\x95</td>", f);
+		return;
+	case CELL_MISSING:
+		fputs("<td class=m>?</td>", f);
+		return;
+	case CELL_VALUE:
+		break;
+	}
+	v = metric < SIZE_MAX && m != NULL ? c->values[metric] : NAN;
+	if (isnan(v)) {
+		fputs("<td class=m>?</td>", f);
+		return;
+	}
+	heatmap_format_value(v, buf, sizeof buf);
+	fprintf(f, "<td class=\"v q%ld\">%s</td>", lround(heatmap_badness(v, lo,
+	    hi, m->higher_better, 0) * COLOR_STEPS), buf);
+}
+
+static void
+write_legend(FILE *f, const struct hm_metric *m, int have, double lo,
+    double hi)
+{
+	char best[32] = "-", worst[32] = "-";
+
+	if (have && m != NULL) {
+		heatmap_format_value(m->higher_better ? hi : lo, best,
+		    sizeof best);
+		heatmap_format_value(m->higher_better ? lo : hi, worst,
+		    sizeof worst);
+	}
+	fputs("<div id=legend><span>best <b id=lg-best>", f);
+	fputs(best, f);
+	fputs("</b></span><svg width=200 height=14 viewBox=\"0 0 200 14\" "
+	    "role=img aria-label=\"colour scale from best to worst\">"
+	    "<defs><linearGradient id=lg-grad>"
+	    "<stop offset=0 stop-color=\"#1a9850\"></stop>"
+	    "<stop offset=0.5 stop-color=\"#fee08b\"></stop>"
+	    "<stop offset=1 stop-color=\"#d73027\"></stop>"
+	    "</linearGradient></defs>"
+	    "<rect width=200 height=14 fill=\"url(#lg-grad)\"></rect></svg>"
+	    "<span>worst <b id=lg-worst>", f);
+	fputs(worst, f);
+	fputs("</b></span><span>unit: <b id=lg-unit>", f);
+	heatmap_html_escape(f, m != NULL ? m->unit : "");
+	fputs("</b></span><span id=lg-dir>", f);
+	fputs(m != NULL && m->higher_better ? "higher is better" :
+	    "lower is better", f);
+	fputs("</span><span class=\"sw f\">\xe2\x9c\x95</span> failed "
+	    "<span class=\"sw m\">?</span> missing "
+	    "<span class=\"sw s\">\xe2\x80\x94</span> self</div>\n", f);
+}
+
+/* Width of the row-header column (the table's layout is fixed). */
+static double
+corner_width(const struct heatmap *hm)
+{
+	size_t i, longest = 12;
+
+	for (i = 0; i < hm->nhosts; i++)
+		if (strlen(hm->hosts[i]) > longest)
+			longest = strlen(hm->hosts[i]);
+	return (double)(longest > 40 ? 40 : longest) * 0.62 + 1;
+}
+
+static void
+write_matrix(FILE *f, const struct heatmap *hm, const struct hm_kind *k,
+    size_t metric)
+{
+	const struct hm_metric *m = metric < k->nmetrics ? &k->metrics[metric] :
+	    NULL;
+	double lo = 0, hi = 0;	/* read only when have */
+	int have;
+	size_t s, t;
+
+	have = m != NULL && heatmap_metric_range(hm, k, metric, &lo, &hi) == 0;
+	fputs("<h2 id=view-title>", f);
+	heatmap_html_escape(f, kind_label(k));
+	if (m != NULL) {
+		fputs(": ", f);
+		heatmap_html_escape(f, m->name);
+		if (*m->unit != '\0') {
+			fputs(" (", f);
+			heatmap_html_escape(f, m->unit);
+			fputs(")", f);
+		}
+	}
+	fputs("</h2>\n", f);
+	write_legend(f, m, have, lo, hi);
+	fprintf(f, "<div class=scroll><table class=mx id=matrix>"
+	    "<thead><tr><th class=corner style=\"width:%.1fem\">source "
+	    "\xe2\x86\x93 target \xe2\x86\x92</th>", corner_width(hm));
+	for (t = 0; t < hm->nhosts; t++) {
+		fputs("<th scope=col>", f);
+		heatmap_html_escape(f, hm->hosts[t]);
+		fputs("</th>", f);
+	}
+	fputs("</tr></thead>\n<tbody>\n", f);
+	for (s = 0; s < hm->nhosts; s++) {
+		fputs("<tr><th scope=row>", f);
+		heatmap_html_escape(f, hm->hosts[s]);
+		fputs("</th>", f);
+		for (t = 0; t < hm->nhosts; t++)
+			render_cell(f, heatmap_cell(hm, k, s, t), m,
+			    m != NULL ? metric : SIZE_MAX, lo, hi);
+		fputs("</tr>\n", f);
+	}
+	fputs("</tbody></table></div>\n", f);
+}
+
+static void
+write_diagnosis(FILE *f, const struct diagnosis *dx)
+{
+	size_t i, j;
+
+	fputs("<section id=diagnosis><h2>Diagnosis</h2>\n", f);
+	if (dx->nfindings == 0)
+		fputs("<p>No known failure pattern in these records.</p>\n", f);
+	for (i = 0; i < dx->nfindings; i++) {
+		const struct finding *fd = &dx->findings[i];
+
+		fprintf(f, "<details open class=finding data-rule=%s>"
+		    "<summary>", fd->rule);
+		heatmap_html_escape(f, fd->title);
+		fprintf(f, " \xe2\x80\x94 %zu affected</summary>"
+		    "<p class=advice><b>Try:</b> ", fd->nitems);
+		heatmap_html_escape(f, fd->advice);
+		fputs("</p><ul>\n", f);
+		for (j = 0; j < fd->nitems && j < DIAG_ITEMS_SHOWN; j++) {
+			fputs("<li>", f);
+			heatmap_html_escape(f, fd->items[j]);
+			fputs("</li>\n", f);
+		}
+		if (fd->nitems > DIAG_ITEMS_SHOWN)
+			fprintf(f, "<li>\xe2\x80\xa6 and %zu more (netprof "
+			    "heatmap --text lists them all)</li>\n",
+			    fd->nitems - DIAG_ITEMS_SHOWN);
+		fputs("</ul></details>\n", f);
+	}
+	fputs("</section>\n", f);
+}
+
+/*
+ * The failures table. heatmap_text.c writes the same rows as text: the
+ * rows come from one place (heatmap_failures()); what the two repeat is
+ * each format's markup and escaping around the same six cells, which a
+ * shared walker would only move behind a callback per cell.
+ */
+static int
+write_failures(FILE *f, const struct heatmap *hm)
+{
+	struct failure_row *rows;
+	size_t n, i;
+	int rc;
+
+	if ((rc = heatmap_failures(hm, &rows, &n)) != 0)
+		return rc;
+	fprintf(f, "<section id=failures><h2>Failures (%zu pair%s)</h2>\n", n,
+	    PLURAL(n));
+	if (n == 0)
+		fputs("<p>No failed records.</p>\n", f);
+	else
+		fputs("<table class=list id=failures-table><thead><tr>"
+		    "<th>source</th><th>target</th><th>kind</th>"
+		    "<th>count</th><th>error class</th><th>last error</th>"
+		    "</tr></thead><tbody>\n", f);
+	for (i = 0; i < n && i < FAILURE_ROWS_SHOWN; i++) {
+		const struct record *last = rows[i].cell->last_failed;
+
+		fputs("<tr><td>", f);
+		heatmap_html_escape(f, hm->hosts[rows[i].src]);
+		fputs("</td><td>", f);
+		heatmap_html_escape(f, hm->hosts[rows[i].tgt]);
+		fputs("</td><td>", f);
+		heatmap_html_escape(f, rows[i].kind->name);
+		fprintf(f, "</td><td>%d of %d</td><td>", rows[i].cell->nfail,
+		    rows[i].cell->count);
+		heatmap_html_escape(f, last->error_class);
+		fputs("</td><td class=err>", f);
+		heatmap_html_escape(f, last->error);
+		fputs("</td></tr>\n", f);
+	}
+	if (n > 0)
+		fputs("</tbody></table>\n", f);
+	if (n > FAILURE_ROWS_SHOWN)
+		fprintf(f, "<p>%zu more rows not shown; netprof heatmap --text "
+		    "lists them all.</p>\n", n - FAILURE_ROWS_SHOWN);
+	fputs("</section>\n", f);
+	free(rows);
+	return 0;
+}
+
+static double
+first_time(const struct heatmap *hm)
+{
+	size_t i;
+	double t0 = NAN;
+
+	for (i = 0; i < hm->input.nrecords; i++) {
+		double t = hm->input.records[i]->time;
+
+		if (!isnan(t) && (isnan(t0) || t < t0))
+			t0 = t;
+	}
+	return isnan(t0) ? 0 : floor(t0);
+}
+
+static void
+write_kind_json(FILE *f, const struct heatmap *hm, const struct hm_kind *k,
+    double t0)
+{
+	size_t n = hm->nhosts * hm->nhosts, i, m;
+	static const char state_char[] = { 'm', 'v', 'f', 's' };
+	int first;
+
+	fputs("{\"name\":", f);
+	heatmap_json_escape(f, k->name);
+	fputs(",\"label\":", f);
+	heatmap_json_escape(f, kind_label(k));
+	fprintf(f, ",\"derived\":%s,\"default\":%zu,\"metrics\":[",
+	    k->derived ? "true" : "false", k->default_metric);
+	for (m = 0; m < k->nmetrics; m++) {
+		fputs(m ? ",{\"name\":" : "{\"name\":", f);
+		heatmap_json_escape(f, k->metrics[m].name);
+		fputs(",\"unit\":", f);
+		heatmap_json_escape(f, k->metrics[m].unit);
+		fprintf(f, ",\"hb\":%d}", k->metrics[m].higher_better);
+	}
+	fputs("],\n\"state\":\"", f);
+	for (i = 0; i < n; i++)
+		fputc(state_char[k->cells[i].state], f);
+	fputs("\",\n\"values\":[", f);
+	for (m = 0; m < k->nmetrics; m++) {
+		fputs(m ? ",\n[" : "[", f);
+		for (i = 0; i < n; i++) {
+			if (i)
+				fputc(',', f);
+			if (k->cells[i].state == CELL_VALUE)
+				put_number(f, k->cells[i].values[m]);
+			else
+				fputc('0', f);
+		}
+		fputc(']', f);
+	}
+	fputs("]", f);
+	if (k->derived) {
+		fputs("}", f);
+		return;
+	}
+	fputs(",\n\"rec\":[", f);
+	for (i = 0; i < n; i++)
+		fprintf(f, i ? ",%d" : "%d", k->cells[i].count);
+	fputs("],\n\"fail\":[", f);
+	for (i = 0; i < n; i++)
+		fprintf(f, i ? ",%d" : "%d", k->cells[i].nfail);
+	fputs("],\n\"n\":[", f);
+	for (i = 0; i < n; i++)
+		fprintf(f, i ? ",%ld" : "%ld", k->cells[i].latest != NULL ?
+		    k->cells[i].latest->nsamples : -1L);
+	fputs("],\n\"t\":[", f);
+	for (i = 0; i < n; i++) {
+		const struct record *r = k->cells[i].latest;
+
+		if (i)
+			fputc(',', f);
+		if (r == NULL || isnan(r->time))
+			fputs("-1", f);
+		else
+			put_number(f, floor((r->time - t0) * 1000) / 1000);
+	}
+	fputs("],\n\"err\":{", f);
+	first = 1;
+	for (i = 0; i < n; i++) {
+		const struct record *r = k->cells[i].last_failed;
+
+		if (r == NULL)
+			continue;
+		fprintf(f, first ? "\"%zu\":[" : ",\n\"%zu\":[", i);
+		heatmap_json_escape(f, r->error_class);
+		fputc(',', f);
+		heatmap_json_escape(f, r->error);
+		fputc(']', f);
+		first = 0;
+	}
+	fputs("}}", f);
+}
+
+static void
+write_data(FILE *f, const struct heatmap *hm, const struct html_options *opt)
+{
+	double t0 = first_time(hm);
+	size_t i;
+
+	fputs("<script type=\"application/json\" id=heatmap-data>{\"title\":",
+	    f);
+	heatmap_json_escape(f, opt->title);
+	fprintf(f, ",\"steps\":%d,\"aggregate\":\"%s\",\"t0\":", COLOR_STEPS,
+	    hm->aggregate == HEATMAP_MEDIAN ? "median" : "latest");
+	put_number(f, t0);
+	fprintf(f, ",\"view\":[%zu,%zu],\n\"hosts\":[", opt->kind, opt->metric);
+	for (i = 0; i < hm->nhosts; i++) {
+		if (i)
+			fputc(',', f);
+		heatmap_json_escape(f, hm->hosts[i]);
+	}
+	fputs("],\n\"kinds\":[", f);
+	for (i = 0; i < hm->nkinds; i++) {
+		if (i)
+			fputs(",\n", f);
+		write_kind_json(f, hm, &hm->kinds[i], t0);
+	}
+	fputs("]}</script>\n", f);
+}
+
+static void
+write_head(FILE *f, const struct heatmap *hm, const struct html_options *opt)
+{
+	size_t records, failed, kinds = 0, i;
+	unsigned char rgb[3];
+	char when[40];
+
+	heatmap_totals(hm, &records, &failed);
+	for (i = 0; i < hm->nkinds; i++)
+		kinds += !hm->kinds[i].derived;
+	fputs("<!DOCTYPE html>\n<html lang=en>\n<head>\n<meta charset=utf-8>\n"
+	    "<meta name=viewport content=\"width=device-width, "
+	    "initial-scale=1\">\n<title>", f);
+	heatmap_html_escape(f, opt->title);
+	fprintf(f, "</title>\n<style>\n%s", page_style);
+	for (i = 0; i <= COLOR_STEPS; i++) {
+		heatmap_color((double)i / COLOR_STEPS, rgb);
+		fprintf(f, ".q%zu{background:#%02x%02x%02x}", i, rgb[0], rgb[1],
+		    rgb[2]);
+	}
+	fputs("\n</style>\n</head>\n<body>\n<h1>", f);
+	heatmap_html_escape(f, opt->title);
+	fprintf(f, "</h1>\n<p class=summary>%zu host%s \xc2\xb7 %zu kind%s "
+	    "\xc2\xb7 %zu record%s \xc2\xb7 %zu failed \xc2\xb7 %s \xc2\xb7 "
+	    "written %s</p>\n", hm->nhosts, PLURAL(hm->nhosts), kinds,
+	    PLURAL(kinds), records, PLURAL(records), failed,
+	    hm->aggregate == HEATMAP_MEDIAN ?
+	    "median of the ok records per pair" : "latest record per pair",
+	    time_iso8601(opt->generated, when, sizeof when));
+	if (hm->left_out + hm->input.left_out > 0)
+		fprintf(f, "<p class=summary><strong>%zu records left out"
+		    "</strong>: a page shows at most %d hosts, %d kinds and %d "
+		    "records</p>\n", hm->left_out + hm->input.left_out,
+		    HEATMAP_MAX_HOSTS, HEATMAP_MAX_KINDS, RECORDS_MAX);
+	fputs("<nav id=controls hidden>"
+	    "<label>Kind <select id=kind></select></label>"
+	    "<label>Metric <select id=metric></select></label>"
+	    "<label><input type=checkbox id=log> log scale "
+	    "(when values span more than 10\xc3\x97)</label></nav>\n", f);
+}
+
+int
+heatmap_write_html(const struct heatmap *hm, const struct diagnosis *dx,
+    const struct html_options *opt, FILE *f)
+{
+	int rc;
+
+	write_head(f, hm, opt);
+	fputs("<section id=view>\n", f);
+	if (hm->nkinds > 0)
+		write_matrix(f, hm, &hm->kinds[opt->kind], opt->metric);
+	else
+		fputs("<p>No records.</p><table id=matrix><tbody></tbody>"
+		    "</table>\n", f);
+	fputs("</section>\n", f);
+	write_diagnosis(f, dx);
+	if ((rc = write_failures(f, hm)) != 0)
+		return rc;
+	fputs("<div id=tip role=tooltip hidden></div>\n", f);
+	if (hm->nkinds > 0) {
+		write_data(f, hm, opt);
+		fprintf(f, "<script>\n%s</script>\n", page_script);
+	}
+	fputs("</body>\n</html>\n", f);
+	if (ferror(f))
+		return NP_ERR_IO;
+	return 0;
+}

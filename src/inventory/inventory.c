@@ -1,0 +1,980 @@
+/*
+ * machines.json: reading, validating and resolving the inventory. Every
+ * field the upstream profiler knows keeps its meaning and default; netprof's
+ * SSH fields (ssh_host, user, port, identity_file, transport, remote_setup,
+ * known_hosts_file, ssh_config_file) are optional, and the per-connection
+ * ones may be given once at the top level as defaults for every machine.
+ * Validation is strict and happens here, once: names, host names and user
+ * names end up in shell command lines and in the argv of ssh-like
+ * programs, so anything that could be read as shell syntax or as an option
+ * is refused with a message naming the file, the JSON path and the fix
+ * (the typed member getters behind those messages are json_get.c's).
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <pwd.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cjson/cJSON.h>
+
+#include "bounds.h"
+#include "error.h"
+#include "inventory.h"
+#include "json_get.h"
+#include "json_pos.h"
+#include "json_strict.h"
+#include "util.h"
+
+#define INVENTORY_MAX_SIZE (16 * 1024 * 1024)
+#define NAME_MAX_LEN 64
+#define REMOTE_CMD_ENV "NETWORK_PROFILER_REMOTE_CMD"
+#define TEMPLATE_HINT "[\"ssh\", \"{host}\", \"{command}\"]"
+
+/* Top-level values every machine inherits unless it sets its own. */
+struct defaults {
+	char *user;
+	int port;
+	char *identity_file;
+	char *remote_setup;
+	int transport;		/* -1: not given */
+};
+
+static int
+is_alnum(int c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+	    (c >= '0' && c <= '9');
+}
+
+/* Nonzero if every byte of s is a letter, digit, '.', '_' or '-'. */
+static int
+only_word_bytes(const char *s)
+{
+	for (; *s != '\0'; s++) {
+		if (!is_alnum((unsigned char)*s) && *s != '.' && *s != '_' &&
+		    *s != '-')
+			return 0;
+	}
+	return 1;
+}
+
+/* [A-Za-z0-9][A-Za-z0-9._-]*, at most 64 bytes. */
+static int
+valid_name(const char *s)
+{
+	return is_alnum((unsigned char)*s) && strlen(s) <= NAME_MAX_LEN &&
+	    only_word_bytes(s);
+}
+
+/* A user name or an ssh config alias: [A-Za-z0-9._-]+, no leading '-'. */
+static int
+valid_word(const char *s, size_t max)
+{
+	return *s != '\0' && *s != '-' && strlen(s) <= max &&
+	    only_word_bytes(s);
+}
+
+/* Only digits and dots: meant as an IPv4 literal, so it must be one. */
+static int
+looks_ipv4(const char *s)
+{
+	return *s != '\0' && strspn(s, "0123456789.") == strlen(s);
+}
+
+/*
+ * Dotted quad, each part 0-255; glibc's inet_pton also refuses leading
+ * zeros, so there is no octal doubt.
+ */
+static int
+valid_ipv4(const char *s)
+{
+	struct in_addr a;
+
+	return inet_pton(AF_INET, s, &a) == 1;
+}
+
+static int
+valid_ipv6(const char *s)
+{
+	struct in6_addr a;
+
+	return strchr(s, ':') != NULL && inet_pton(AF_INET6, s, &a) == 1;
+}
+
+/* RFC 1123: dot-separated labels of 1-63 letters, digits and '-'. */
+static int
+valid_hostname(const char *s)
+{
+	const char *label = s, *last = s;
+	size_t len = strlen(s);
+
+	if (len == 0 || len > 253)
+		return 0;
+	for (;;) {
+		size_t n = strcspn(label, ".");
+		size_t i;
+
+		if (n == 0 || n > 63 || label[0] == '-' || label[n - 1] == '-')
+			return 0;
+		for (i = 0; i < n; i++) {
+			if (!is_alnum((unsigned char)label[i]) &&
+			    label[i] != '-')
+				return 0;
+		}
+		last = label;
+		if (label[n] == '\0')
+			break;
+		label += n + 1;
+	}
+	/* an all-numeric last label would be read as an IPv4 address */
+	return strspn(last, "0123456789") != strlen(last);
+}
+
+static int
+valid_address(const char *s)
+{
+	if (strchr(s, ':') != NULL)
+		return valid_ipv6(s);
+	if (looks_ipv4(s))
+		return valid_ipv4(s);
+	return valid_hostname(s);
+}
+
+/* What ssh accepts as a destination: an address or a config alias. */
+static int
+valid_ssh_host(const char *s)
+{
+	if (strchr(s, ':') != NULL)
+		return valid_ipv6(s);
+	if (looks_ipv4(s))
+		return valid_ipv4(s);
+	return valid_word(s, 255);
+}
+
+/* Conservative multiaddr check: "/proto/value/..." of safe bytes. */
+static int
+valid_multiaddr(const char *s)
+{
+	if (s[0] != '/' || s[1] == '\0' || s[1] == '/')
+		return 0;
+	for (; *s != '\0'; s++) {
+		if (!is_alnum((unsigned char)*s) &&
+		    strchr("/._:-%+=", *s) == NULL)
+			return 0;
+	}
+	return 1;
+}
+
+static const char *
+home_dir(void)
+{
+	const char *home = getenv("HOME");
+	struct passwd *pw;
+
+	if (home != NULL && *home != '\0')
+		return home;
+	if ((pw = getpwuid(getuid())) != NULL && pw->pw_dir != NULL)
+		return pw->pw_dir;
+	return NULL;
+}
+
+/* "~" and "~/x" become $HOME and $HOME/x, in place. */
+static int
+expand_home(char **path)
+{
+	const char *home;
+	char *expanded;
+
+	if (*path == NULL || (*path)[0] != '~' ||
+	    ((*path)[1] != '/' && (*path)[1] != '\0'))
+		return 0;
+	if ((home = home_dir()) == NULL)
+		return 0;
+	if ((expanded = str_printf("%s%s", home, *path + 1)) == NULL)
+		return NP_ERR_NOMEM;
+	free(*path);
+	*path = expanded;
+	return 0;
+}
+
+/* An optional path member, ~ expanded; an empty path is refused. */
+static int
+get_path(struct json_doc *p, const cJSON *obj, const char *prefix,
+    const char *key, char **out)
+{
+	char where[96];
+	int r;
+
+	if ((r = json_get_string(p, obj, prefix, key, out)) != 0)
+		return r;
+	if (*out == NULL || **out != '\0')
+		return expand_home(out);
+	json_member_path(where, sizeof where, prefix, key);
+	return json_fail(p, where, "is empty; give a path or remove \"%s\"",
+	    key);
+}
+
+static int
+get_transport(struct json_doc *p, const cJSON *obj, const char *prefix,
+    int *out)
+{
+	static const char *const names[] = { "ssh", "command", "local" };
+	char *s = NULL, where[96], shown[128];
+	size_t i;
+	int r;
+
+	if ((r = json_get_string(p, obj, prefix, "transport", &s)) != 0 ||
+	    s == NULL)
+		return r;
+	for (i = 0; i < sizeof names / sizeof names[0]; i++) {
+		if (strcmp(s, names[i]) == 0) {
+			*out = (int)i;
+			free(s);
+			return 0;
+		}
+	}
+	json_member_path(where, sizeof where, prefix, "transport");
+	r = json_fail(p, where,
+	    "%s is not a transport; use \"ssh\", \"command\" or \"local\"",
+	    json_show(s, shown, sizeof shown));
+	free(s);
+	return r;
+}
+
+/* A user name: it becomes part of an ssh destination, so no options. */
+static int
+get_user(struct json_doc *p, const cJSON *obj, const char *prefix, char **out)
+{
+	char where[96], shown[128];
+	int r;
+
+	if ((r = json_get_string(p, obj, prefix, "user", out)) != 0 ||
+	    *out == NULL)
+		return r;
+	if (valid_word(*out, NAME_MAX_LEN))
+		return 0;
+	json_member_path(where, sizeof where, prefix, "user");
+	return json_fail(p, where,
+	    "%s is not a valid user name; use letters, digits, '.', '_' and "
+	    "'-', not starting with '-'", json_show(*out, shown, sizeof shown));
+}
+
+static int
+has_command_placeholder(char **argv, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		if (strstr(argv[i], "{command}") != NULL)
+			return 1;
+	}
+	return 0;
+}
+
+static int
+parse_remote_command(struct json_doc *p, const cJSON *root,
+    struct inventory *inv)
+{
+	const cJSON *v = json_member(root, "remote_command");
+	int r;
+
+	if (v == NULL)
+		return 0;
+	if ((r = json_string_array(v, &inv->remote_command,
+	    &inv->n_remote_command)) < 0)
+		return r;
+	if (r == 0 && has_command_placeholder(inv->remote_command,
+	    inv->n_remote_command))
+		return 0;
+	return json_fail(p, "remote_command", "must be an array of strings "
+	    "containing \"{command}\", e.g. " TEMPLATE_HINT);
+}
+
+/* Whitespace-separated words of s as a new vector. */
+static int
+split_words(const char *s, char ***out, size_t *n_out)
+{
+	char **vec;
+	size_t n = 0, len;
+
+	if ((vec = calloc(strlen(s) / 2 + 2, sizeof *vec)) == NULL)
+		return NP_ERR_NOMEM;
+	for (;;) {
+		s += strspn(s, " \t\r\n");
+		if (*s == '\0')
+			break;
+		len = strcspn(s, " \t\r\n");
+		if ((vec[n++] = strndup(s, len)) == NULL) {
+			json_strings_free(vec, n);
+			return NP_ERR_NOMEM;
+		}
+		s += len;
+	}
+	*out = vec;
+	*n_out = n;
+	return 0;
+}
+
+/*
+ * The upstream environment override: NETWORK_PROFILER_REMOTE_CMD holds the
+ * argv template as a JSON array, or as plain words. It replaces the file's
+ * remote_command when set.
+ */
+static int
+parse_remote_command_env(struct json_doc *p, struct inventory *inv)
+{
+	const char *env = getenv(REMOTE_CMD_ENV);
+	cJSON *json = NULL;
+	char **argv = NULL;
+	size_t n = 0;
+	int r;
+
+	if (env == NULL || env[strspn(env, " \t\r\n")] == '\0')
+		return 0;
+	env += strspn(env, " \t\r\n");
+	if (*env == '[') {
+		if ((json = cJSON_Parse(env)) == NULL)
+			r = 1;
+		else
+			r = json_string_array(json, &argv, &n);
+		cJSON_Delete(json);
+	} else
+		r = split_words(env, &argv, &n);
+	if (r < 0)
+		return r;
+	if (r != 0 || !has_command_placeholder(argv, n)) {
+		json_strings_free(argv, n);
+		if (p->cause != NULL) {
+			free(*p->cause);
+			*p->cause = strdup(REMOTE_CMD_ENV " (environment): "
+			    "must be a JSON array of strings containing "
+			    "\"{command}\", e.g. " TEMPLATE_HINT ", or words "
+			    "separated by spaces");
+		}
+		return NP_ERR_INVENTORY;
+	}
+	json_strings_free(inv->remote_command, inv->n_remote_command);
+	inv->remote_command = argv;
+	inv->n_remote_command = n;
+	return 0;
+}
+
+static int
+parse_bootstrap_extra(struct json_doc *p, const cJSON *obj, const char *prefix,
+    struct machine *m)
+{
+	const cJSON *v = json_member(obj, "bootstrap_extra"), *item;
+	char where[96], shown[128];
+	size_t i = 0;
+	int r;
+
+	if (v == NULL)
+		return 0;
+	if ((r = json_string_array(v, &m->bootstrap_extra,
+	    &m->n_bootstrap_extra)) < 0)
+		return r;
+	if (r != 0) {
+		json_member_path(where, sizeof where, prefix,
+		    "bootstrap_extra");
+		if (!cJSON_IsArray(v))
+			return json_fail(p, where,
+			    "expected an array of multiaddr "
+			    "strings, found %s", json_type_name(v));
+		cJSON_ArrayForEach(item, v) {
+			if (!cJSON_IsString(item))
+				break;
+			i++;
+		}
+		snprintf(where, sizeof where, "%s.bootstrap_extra[%zu]",
+		    prefix, i);
+		return json_fail(p, where,
+		    "expected a multiaddr string, found %s",
+		    json_type_name(item));
+	}
+	for (i = 0; i < m->n_bootstrap_extra; i++) {
+		if (valid_multiaddr(m->bootstrap_extra[i]))
+			continue;
+		snprintf(where, sizeof where, "%s.bootstrap_extra[%zu]",
+		    prefix, i);
+		return json_fail(p, where,
+		    "%s is not a multiaddr; expected e.g. "
+		    "\"/ip4/198.18.0.1/tcp/4001/p2p/12D3KooW...\"",
+		    json_show(m->bootstrap_extra[i], shown, sizeof shown));
+	}
+	return 0;
+}
+
+/* name, address and rcc_host: the upstream identity of a machine. */
+static int
+parse_identity(struct json_doc *p, const cJSON *obj, const char *prefix,
+    struct machine *m)
+{
+	char where[96], shown[128];
+	int r;
+
+	json_member_path(where, sizeof where, prefix, "name");
+	if ((r = json_get_string(p, obj, prefix, "name", &m->name)) != 0)
+		return r;
+	if (m->name == NULL)
+		return json_fail(p, where,
+		    "missing; every machine needs a unique "
+		    "\"name\" (the label used in records)");
+	if (!valid_name(m->name))
+		return json_fail(p, where,
+		    "%s is not a valid name; use letters, "
+		    "digits, '.', '_' and '-', starting with a letter or "
+		    "digit (at most 64)", json_show(m->name, shown,
+		    sizeof shown));
+
+	json_member_path(where, sizeof where, prefix, "address");
+	if ((r = json_get_string(p, obj, prefix, "address", &m->address)) != 0)
+		return r;
+	if (m->address == NULL)
+		return json_fail(p, where, "missing; add the address other "
+		    "machines dial, e.g. \"address\": \"198.18.0.2\"");
+	if (!valid_address(m->address))
+		return json_fail(p, where,
+		    "%s is not an IP address or host name",
+		    json_show(m->address, shown, sizeof shown));
+
+	json_member_path(where, sizeof where, prefix, "rcc_host");
+	if ((r = json_get_string(p, obj, prefix, "rcc_host",
+	    &m->rcc_host)) != 0)
+		return r;
+	if (m->rcc_host != NULL && !valid_word(m->rcc_host, 255))
+		return json_fail(p, where,
+		    "%s is not a valid profile name; use "
+		    "letters, digits, '.', '_' and '-', not starting with '-'",
+		    json_show(m->rcc_host, shown, sizeof shown));
+	return 0;
+}
+
+/* How to reach a machine: the SSH fields, falling back on the defaults. */
+static int
+parse_connection(struct json_doc *p, const cJSON *obj, const char *prefix,
+    const struct defaults *d, struct machine *m)
+{
+	char where[96], shown[128];
+	const char *host;
+	int r, transport = -1;
+
+	json_member_path(where, sizeof where, prefix, "ssh_host");
+	if ((r = json_get_string(p, obj, prefix, "ssh_host",
+	    &m->ssh_host)) != 0)
+		return r;
+	if (m->ssh_host != NULL && !valid_ssh_host(m->ssh_host))
+		return json_fail(p, where,
+		    "%s is not a host name, IP address or "
+		    "ssh config alias", json_show(m->ssh_host, shown,
+		    sizeof shown));
+	if (m->ssh_host == NULL) {
+		host = m->rcc_host != NULL ? m->rcc_host : m->name;
+		if ((m->ssh_host = strdup(host)) == NULL)
+			return NP_ERR_NOMEM;
+	}
+	if ((r = get_user(p, obj, prefix, &m->user)) != 0)
+		return r;
+	if (m->user == NULL && d->user != NULL &&
+	    (m->user = strdup(d->user)) == NULL)
+		return NP_ERR_NOMEM;
+	m->port = d->port;
+	if ((r = json_get_int(p, obj, prefix, "port", BOUNDS_INT(bounds_port), &m->port)) != 0)
+		return r;
+	if ((r = get_path(p, obj, prefix, "identity_file",
+	    &m->identity_file)) != 0)
+		return r;
+	if (m->identity_file == NULL && d->identity_file != NULL &&
+	    (m->identity_file = strdup(d->identity_file)) == NULL)
+		return NP_ERR_NOMEM;
+	if ((r = json_get_string(p, obj, prefix, "remote_setup",
+	    &m->remote_setup)) != 0)
+		return r;
+	if (m->remote_setup == NULL && d->remote_setup != NULL &&
+	    (m->remote_setup = strdup(d->remote_setup)) == NULL)
+		return NP_ERR_NOMEM;
+	if ((r = get_transport(p, obj, prefix, &transport)) != 0)
+		return r;
+	m->transport = transport != -1 ? transport : d->transport;
+	return 0;
+}
+
+static int
+parse_machine(struct json_doc *p, const cJSON *obj, size_t index,
+    const struct defaults *d, struct machine *m)
+{
+	char prefix[48];
+	int r;
+
+	m->index = index;
+	snprintf(prefix, sizeof prefix, "machines[%zu]", index);
+	if (!cJSON_IsObject(obj))
+		return json_fail(p, prefix,
+		    "expected an object like {\"name\": ..., "
+		    "\"address\": ...}, found %s", json_type_name(obj));
+	if ((r = parse_identity(p, obj, prefix, m)) != 0)
+		return r;
+	if ((r = parse_connection(p, obj, prefix, d, m)) != 0)
+		return r;
+	m->http_port = INVENTORY_DEFAULT_HTTP_PORT;
+	m->libp2p_port = INVENTORY_DEFAULT_LIBP2P_PORT;
+	if ((r = json_get_int(p, obj, prefix, "http_port",
+	    BOUNDS_INT(bounds_port),
+	    &m->http_port)) != 0 ||
+	    (r = json_get_int(p, obj, prefix, "libp2p_port",
+	    BOUNDS_INT(bounds_libp2p_port),
+	    &m->libp2p_port)) != 0)
+		return r;
+	return parse_bootstrap_extra(p, obj, prefix, m);
+}
+
+static int
+check_unique_names(struct json_doc *p, const struct inventory *inv)
+{
+	char where[48], shown[128];
+	size_t i, j;
+
+	for (j = 1; j < inv->n_machines; j++) {
+		for (i = 0; i < j; i++) {
+			if (strcmp(inv->machines[i].name,
+			    inv->machines[j].name) != 0)
+				continue;
+			snprintf(where, sizeof where, "machines[%zu].name", j);
+			return json_fail(p, where,
+			    "%s is used twice (machines[%zu] "
+			    "and machines[%zu]); names must be unique",
+			    json_show(inv->machines[j].name, shown,
+			    sizeof shown),
+			    i, j);
+		}
+	}
+	return 0;
+}
+
+/* "command" without a template cannot work; say where to put one. */
+static int
+check_transports(struct json_doc *p, const struct inventory *inv,
+    const struct defaults *d)
+{
+	const char *fix = "\"command\" needs a remote_command template; add "
+	    "\"remote_command\": " TEMPLATE_HINT " or set " REMOTE_CMD_ENV;
+	char where[48];
+	size_t i;
+
+	if (inv->remote_command != NULL)
+		return 0;
+	if (d->transport == TRANSPORT_COMMAND)
+		return json_fail(p, "transport", "%s", fix);
+	for (i = 0; i < inv->n_machines; i++) {
+		if (inv->machines[i].transport != TRANSPORT_COMMAND)
+			continue;
+		snprintf(where, sizeof where, "machines[%zu].transport", i);
+		return json_fail(p, where, "%s", fix);
+	}
+	return 0;
+}
+
+static void
+defaults_free(struct defaults *d)
+{
+	free(d->user);
+	free(d->identity_file);
+	free(d->remote_setup);
+}
+
+static int
+parse_defaults(struct json_doc *p, const cJSON *root, struct defaults *d)
+{
+	int r;
+
+	if (json_member(root, "ssh_host") != NULL)
+		return json_fail(p, "ssh_host",
+		    "is a per-machine field; move it "
+		    "into the machine it names");
+	if ((r = get_user(p, root, NULL, &d->user)) != 0 ||
+	    (r = json_get_int(p, root, NULL, "port", BOUNDS_INT(bounds_port),
+	    &d->port)) != 0 ||
+	    (r = get_path(p, root, NULL, "identity_file",
+	    &d->identity_file)) != 0 ||
+	    (r = json_get_string(p, root, NULL, "remote_setup",
+	    &d->remote_setup)) != 0 ||
+	    (r = get_transport(p, root, NULL, &d->transport)) != 0)
+		return r;
+	return 0;
+}
+
+/* The upstream settings and the SSH files. */
+static int
+parse_settings(struct json_doc *p, const cJSON *root, struct inventory *inv)
+{
+	const char *home = home_dir();
+	int r;
+
+	inv->ping_count = 5;
+	inv->ping_interval = 1.0;
+	inv->iperf_seconds = 5;
+	inv->iperf_port = 5201;
+	inv->connect_timeout_seconds = 10;
+	if ((r = json_get_int(p, root, NULL, "ping_count",
+	    BOUNDS_INT(bounds_ping_count),
+	    &inv->ping_count)) != 0 ||
+	    (r = json_get_seconds(p, root, "ping_interval",
+	    bounds_ping_interval.hi,
+	    &inv->ping_interval)) != 0 ||
+	    (r = json_get_int(p, root, NULL, "iperf_seconds",
+	    BOUNDS_INT(bounds_iperf_seconds),
+	    &inv->iperf_seconds)) != 0 ||
+	    (r = json_get_int(p, root, NULL, "iperf_port",
+	    BOUNDS_INT(bounds_port),
+	    &inv->iperf_port)) != 0 ||
+	    (r = json_get_int(p, root, NULL, "connect_timeout_seconds",
+	    BOUNDS_INT(bounds_connect_timeout),
+	    &inv->connect_timeout_seconds)) != 0)
+		return r;
+	if ((r = get_path(p, root, NULL, "known_hosts_file",
+	    &inv->known_hosts_file)) != 0 ||
+	    (r = get_path(p, root, NULL, "ssh_config_file",
+	    &inv->ssh_config_file)) != 0)
+		return r;
+	if (inv->known_hosts_file == NULL && home != NULL &&
+	    (inv->known_hosts_file = str_printf("%s/.ssh/known_hosts",
+	    home)) == NULL)
+		return NP_ERR_NOMEM;
+	if (inv->ssh_config_file == NULL && home != NULL &&
+	    (inv->ssh_config_file = str_printf("%s/.ssh/config", home)) == NULL)
+		return NP_ERR_NOMEM;
+	if ((r = parse_remote_command(p, root, inv)) != 0)
+		return r;
+	return parse_remote_command_env(p, inv);
+}
+
+static int
+parse_machines(struct json_doc *p, const cJSON *root, struct inventory *inv)
+{
+	const cJSON *list = json_member(root, "machines"), *item;
+	struct defaults d = { .transport = -1 };
+	int r;
+
+	if ((r = parse_defaults(p, root, &d)) != 0)
+		goto out;
+	if (d.transport == -1)
+		d.transport = inv->remote_command != NULL ?
+		    TRANSPORT_COMMAND : TRANSPORT_SSH;
+	if (list == NULL) {
+		r = json_fail(p, "machines", "missing; add \"machines\": "
+		    "[{\"name\": ..., \"address\": ...}]");
+		goto out;
+	}
+	if (!cJSON_IsArray(list)) {
+		r = json_fail(p, "machines",
+		    "expected an array of machines, found "
+		    "%s", json_type_name(list));
+		goto out;
+	}
+	if (cJSON_GetArraySize(list) == 0) {
+		r = json_fail(p, "machines", "empty; add at least one machine "
+		    "{\"name\": ..., \"address\": ...}");
+		goto out;
+	}
+	inv->machines = calloc((size_t)cJSON_GetArraySize(list),
+	    sizeof *inv->machines);
+	if (inv->machines == NULL) {
+		r = NP_ERR_NOMEM;
+		goto out;
+	}
+	cJSON_ArrayForEach(item, list) {
+		r = parse_machine(p, item, inv->n_machines,
+		    &d, &inv->machines[inv->n_machines]);
+		inv->n_machines++;
+		if (r != 0)
+			goto out;
+	}
+	if ((r = check_unique_names(p, inv)) != 0)
+		goto out;
+	r = check_transports(p, inv, &d);
+out:
+	defaults_free(&d);
+	return r;
+}
+
+/* "path:LINE:COL: syntax error: what" for text cJSON refused. */
+static int
+syntax_error(struct json_doc *p, const char *text, size_t len,
+    const char *cjson_end)
+{
+	const char *what = "syntax error";
+	size_t offset;
+	int line, column;
+
+	if (json_find_error(text, len, &offset, &what) != 0)
+		;
+	else if (cjson_end != NULL && cjson_end >= text &&
+	    cjson_end <= text + len)
+		offset = (size_t)(cjson_end - text);
+	else
+		offset = 0;
+	json_line_column(text, offset, &line, &column);
+	if (p->cause != NULL) {
+		free(*p->cause);
+		if (strcmp(what, "syntax error") == 0)
+			*p->cause = str_printf("%s:%d:%d: syntax error", p->path,
+			    line, column);
+		else
+			*p->cause = str_printf("%s:%d:%d: syntax error: %s",
+			    p->path, line, column, what);
+	}
+	return NP_ERR_INVENTORY;
+}
+
+static int
+parse_text(const char *text, size_t len, const char *path,
+    struct inventory **out, char **cause)
+{
+	struct json_doc p = { .path = path, .cause = cause,
+	    .error = NP_ERR_INVENTORY };
+	struct inventory *inv = NULL;
+	const char *end = NULL;
+	cJSON *root;
+	long nul;
+	int r;
+
+	*out = NULL;
+	if (cause != NULL)
+		*cause = NULL;
+	/*
+	 * cJSON wants the terminating NUL inside the length when asked to
+	 * refuse trailing text, and would stop quietly at a NUL byte inside.
+	 */
+	if (memchr(text, '\0', len) != NULL ||
+	    (root = cJSON_ParseWithLengthOpts(text, len + 1, &end, 1)) == NULL)
+		return syntax_error(&p, text, len, end);
+	/* A \u0000 would cut the string (a host "a\u0000x" read as "a"); of
+	 * duplicate keys the last counts, as in Python's json. */
+	if ((nul = json_find_nul(text, len)) >= 0) {
+		int line, column;
+
+		json_line_column(text, (size_t)nul, &line, &column);
+		if (cause != NULL)
+			*cause = str_printf("%s:%d:%d: a \\u0000 (NUL) in a string "
+			    "is not supported; remove it", path, line, column);
+		r = NP_ERR_INVENTORY;
+		goto out;
+	}
+	if ((r = json_keep_last(root)) != 0)
+		goto out;
+	if (!cJSON_IsObject(root)) {
+		r = json_fail(&p, NULL,
+		    "expected a JSON object with \"machines\" at "
+		    "the top level, found %s", json_type_name(root));
+		goto out;
+	}
+	if ((inv = calloc(1, sizeof *inv)) == NULL ||
+	    (inv->path = strdup(path)) == NULL) {
+		r = NP_ERR_NOMEM;
+		goto out;
+	}
+	if ((r = parse_settings(&p, root, inv)) != 0 ||
+	    (r = parse_machines(&p, root, inv)) != 0)
+		goto out;
+	*out = inv;
+	inv = NULL;	/* transferred */
+out:
+	inventory_free(inv);
+	cJSON_Delete(root);
+	return r;
+}
+
+int
+inventory_parse(const char *text, const char *path, struct inventory **out,
+    char **cause)
+{
+	return parse_text(text, strlen(text), path, out, cause);
+}
+
+int
+inventory_load(const char *path, struct inventory **out, char **cause)
+{
+	char *text = NULL, *ignored = NULL;
+	size_t len = 0;
+	int r;
+
+	*out = NULL;
+	if (cause == NULL)
+		cause = &ignored;
+	*cause = NULL;
+	if ((r = file_read(path, &text, &len, cause)) != 0)
+		goto out;
+	if (len > INVENTORY_MAX_SIZE) {
+		*cause = str_printf("%s: too large (over 16 MiB); is this the "
+		    "inventory?", path);
+		r = NP_ERR_INVENTORY;
+		goto out;
+	}
+	r = parse_text(text, len, path, out, cause);
+out:
+	free(text);
+	free(ignored);
+	return r;
+}
+
+static void
+machine_clear(struct machine *m)
+{
+	free(m->name);
+	free(m->address);
+	free(m->rcc_host);
+	free(m->ssh_host);
+	free(m->user);
+	free(m->identity_file);
+	free(m->remote_setup);
+	json_strings_free(m->bootstrap_extra, m->n_bootstrap_extra);
+	memset(m, 0, sizeof *m);
+}
+
+void
+inventory_free(struct inventory *inv)
+{
+	size_t i;
+
+	if (inv == NULL)
+		return;
+	for (i = 0; i < inv->n_machines; i++)
+		machine_clear(&inv->machines[i]);
+	free(inv->machines);
+	json_strings_free(inv->remote_command, inv->n_remote_command);
+	free(inv->known_hosts_file);
+	free(inv->ssh_config_file);
+	free(inv->path);
+	free(inv);
+}
+
+struct machine *
+inventory_find(const struct inventory *inv, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < inv->n_machines; i++) {
+		if (strcmp(inv->machines[i].name, name) == 0)
+			return &inv->machines[i];
+	}
+	return NULL;
+}
+
+/* "a, b, c": the names of the inventory, for messages. */
+static char *
+name_list(const struct inventory *inv)
+{
+	size_t i, len = 1;
+	char *s;
+
+	for (i = 0; i < inv->n_machines; i++)
+		len += strlen(inv->machines[i].name) + 2;
+	if ((s = malloc(len)) == NULL)
+		return NULL;
+	*s = '\0';
+	for (i = 0; i < inv->n_machines; i++) {
+		if (i > 0)
+			strcat(s, ", ");
+		strcat(s, inv->machines[i].name);
+	}
+	return s;
+}
+
+/* Mark in keep[] the machines names lists; a message for an unknown one. */
+static int
+mark_selected(const struct inventory *inv, const char *names, char *keep,
+    char **cause)
+{
+	const char *s = names;
+	struct machine *m;
+	char *word, *valid;
+	size_t len;
+	int any = 0;
+
+	for (;;) {
+		s += strspn(s, " ,");
+		if (*s == '\0')
+			break;
+		len = strcspn(s, ",");
+		while (len > 0 && s[len - 1] == ' ')
+			len--;
+		if ((word = strndup(s, len)) == NULL)
+			return NP_ERR_NOMEM;
+		s += len;
+		if ((m = inventory_find(inv, word)) == NULL) {
+			valid = name_list(inv);
+			*cause = str_printf("--hosts: no machine named \"%s\" in "
+			    "%s; valid names: %s", word, inv->path,
+			    valid != NULL ? valid : "?");
+			free(valid);
+			free(word);
+			return NP_ERR_NOT_FOUND;
+		}
+		free(word);
+		keep[m - inv->machines] = 1;
+		any = 1;
+	}
+	if (!any) {
+		*cause = str_printf("--hosts: no machine names given; use e.g. "
+		    "--hosts %s", inv->machines[0].name);
+		return NP_ERR_USAGE;
+	}
+	return 0;
+}
+
+int
+inventory_select(struct inventory *inv, const char *names, char **cause)
+{
+	char *keep, *ignored = NULL;
+	size_t i, n = 0;
+	int r;
+
+	if (cause == NULL)
+		cause = &ignored;
+	*cause = NULL;
+	if ((keep = calloc(inv->n_machines + 1, 1)) == NULL)
+		return NP_ERR_NOMEM;
+	if ((r = mark_selected(inv, names, keep, cause)) != 0)
+		goto out;
+	/* compact in inventory order; index follows the new position */
+	for (i = 0; i < inv->n_machines; i++) {
+		if (!keep[i]) {
+			machine_clear(&inv->machines[i]);
+			continue;
+		}
+		if (n != i) {
+			inv->machines[n] = inv->machines[i];
+			memset(&inv->machines[i], 0, sizeof inv->machines[i]);
+		}
+		inv->machines[n].index = n;
+		n++;
+	}
+	inv->n_machines = n;
+out:
+	free(keep);
+	free(ignored);
+	return r;
+}
+
+int
+inventory_multiaddr(const struct machine *m, int port, const char *peer_id,
+    char **out)
+{
+	const char *proto;
+
+	*out = NULL;
+	if (valid_ipv6(m->address))
+		proto = "ip6";
+	else if (valid_ipv4(m->address))
+		proto = "ip4";
+	else
+		proto = "dns4";
+	if (peer_id != NULL)
+		*out = str_printf("/%s/%s/tcp/%d/p2p/%s", proto, m->address, port,
+		    peer_id);
+	else
+		*out = str_printf("/%s/%s/tcp/%d", proto, m->address, port);
+	return *out == NULL ? NP_ERR_NOMEM : 0;
+}

@@ -1,0 +1,247 @@
+/*
+ * The one option parser: a command's table (option.h) becomes getopt_long's
+ * table, each argument is checked by its entry's type and bounds, and every
+ * error is said one way, naming the option. The help is printed from the
+ * same table, so the two cannot drift.
+ */
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bounds.h"
+#include "cmd.h"
+#include "error.h"
+#include "log.h"
+#include "option.h"
+
+/* getopt's value of entry i of a table when it has no letter */
+#define LONG_ONLY_BASE 0x200
+
+static const struct option_spec help_spec = {
+	.name = "help", .letter = 'h', .type = OPTION_FLAG,
+	.help = "this help",
+};
+
+/* The entries of a table in order, the help last; NULL past the end. */
+static const struct option_spec *
+spec_at(const struct cmd_entry *self, size_t i, size_t *base)
+{
+	const struct option_block *b;
+	size_t k;
+
+	for (b = self->options; b != NULL && b->specs != NULL; b++) {
+		for (k = 0; b->specs[k].name != NULL; k++, i--)
+			if (i == 0) {
+				*base = b->base;
+				return &b->specs[k];
+			}
+	}
+	*base = 0;
+	return i == 0 ? &help_spec : NULL;
+}
+
+void
+option_each(const struct cmd_entry *self,
+    void (*fn)(const struct option_spec *spec, void *arg), void *arg)
+{
+	const struct option_spec *s;
+	size_t i, base;
+
+	for (i = 0; (s = spec_at(self, i, &base)) != NULL; i++)
+		fn(s, arg);
+}
+
+/* "a or b", "one of a, b, c" */
+static void
+choices_text(const char *const *c, char *buf, size_t len)
+{
+	size_t n, i, used;
+
+	for (n = 0; c[n] != NULL; n++)
+		;
+	used = (size_t)snprintf(buf, len, "%s", n > 2 ? "one of " : "");
+	for (i = 0; i < n && used < len; i++)
+		used += (size_t)snprintf(buf + used, len - used, "%s%s",
+		    i == 0 ? "" : n > 2 ? ", " : " or ", c[i]);
+}
+
+static int
+spec_error(const struct cmd_entry *self, const struct option_spec *s,
+    const char *arg)
+{
+	char what[256];
+
+	if (s->what != NULL)
+		snprintf(what, sizeof what, "%s", s->what);
+	else if (s->type == OPTION_ENUM)
+		choices_text(s->choices, what, sizeof what);
+	else if (s->type == OPTION_SECONDS)
+		snprintf(what, sizeof what, "a number of seconds from %g to %g",
+		    s->bounds->lo, s->bounds->hi);
+	else
+		snprintf(what, sizeof what, "a number from %g to %g",
+		    s->bounds->lo, s->bounds->hi);
+	cmd_usage_error(self, "--%s: '%s' is not %s", s->name, arg, what);
+	return NP_ERR_USAGE;
+}
+
+/* Take one option's argument into its field. */
+static int
+spec_take(const struct cmd_entry *self, const struct option_spec *s,
+    char *opts, const char *arg)
+{
+	void *field = opts + s->offset;
+	const char ***list;
+	size_t *n, k;
+	double d;
+
+	switch (s->type) {
+	case OPTION_FLAG:
+		*(int *)field = 1;
+		return 0;
+	case OPTION_STRING:
+		*(const char **)field = arg;
+		return 0;
+	case OPTION_LIST:
+		list = field;
+		n = (size_t *)(void *)(opts + s->count);
+		{
+			const char **more = realloc(*list, (*n + 1) *
+			    sizeof *more);
+
+			if (more == NULL) {
+				log_error("%s", error_string(NP_ERR_NOMEM));
+				return NP_ERR_NOMEM;
+			}
+			more[(*n)++] = arg;
+			*list = more;
+		}
+		return 0;
+	case OPTION_INT:
+		if (cmd_parse_int(arg, (int)s->bounds->lo, (int)s->bounds->hi,
+		    (int *)field) != 0)
+			return spec_error(self, s, arg);
+		return 0;
+	case OPTION_SECONDS:
+		if (cmd_parse_number(arg, s->bounds->lo, s->bounds->hi, &d) != 0)
+			return spec_error(self, s, arg);
+		*(double *)field = d;
+		return 0;
+	case OPTION_ENUM:
+		for (k = 0; s->choices[k] != NULL; k++)
+			if (strcmp(s->choices[k], arg) == 0) {
+				*(int *)field = (int)k;
+				return 0;
+			}
+		return spec_error(self, s, arg);
+	case OPTION_CUSTOM:
+		if (s->parse(arg, field) != 0)
+			return spec_error(self, s, arg);
+		return 0;
+	}
+	return spec_error(self, s, arg);
+}
+
+int
+option_parse(const struct cmd_entry *self, int argc, char **argv,
+    void *opts, int *operand)
+{
+	struct option *longopts = NULL;
+	char *shortopts = NULL, *sp;
+	const struct option_spec *s;
+	size_t n, i, base;
+	int ch, r = 0;
+
+	*operand = argc;
+	for (n = 0; spec_at(self, n, &base) != NULL; n++)
+		;
+	longopts = calloc(n + 1, sizeof *longopts);
+	shortopts = malloc(3 * n + 3);
+	if (longopts == NULL || shortopts == NULL) {
+		r = NP_ERR_NOMEM;
+		log_error("%s", error_string(r));
+		goto out;
+	}
+	sp = shortopts;
+	if (self->options_first)
+		*sp++ = '+';
+	*sp++ = ':';
+	for (i = 0; i < n; i++) {
+		s = spec_at(self, i, &base);
+		longopts[i].name = s->name;
+		longopts[i].has_arg = s->type == OPTION_FLAG ? no_argument :
+		    required_argument;
+		longopts[i].val = s->letter != 0 ? s->letter :
+		    LONG_ONLY_BASE + (int)i;
+		if (s->letter != 0) {
+			*sp++ = (char)s->letter;
+			if (s->type != OPTION_FLAG)
+				*sp++ = ':';
+		}
+	}
+	*sp = '\0';
+	optind = 1;
+	opterr = 0;
+	while ((ch = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
+		if (ch == ':' || ch == '?') {
+			cmd_option_error(self, ch, argv);
+			r = NP_ERR_USAGE;
+			goto out;
+		}
+		for (i = 0; i < n; i++)
+			if (longopts[i].val == ch)
+				break;
+		s = spec_at(self, i, &base);
+		if (s == &help_spec) {
+			cmd_print_usage(self, stdout, 1);
+			r = OPTION_HELP_PRINTED;
+			goto out;
+		}
+		if ((r = spec_take(self, s, (char *)opts + base, optarg)) != 0)
+			goto out;
+	}
+	*operand = optind;
+out:
+	free(longopts);
+	free(shortopts);
+	return r;
+}
+
+int
+option_exit(int r)
+{
+	if (r == OPTION_HELP_PRINTED || r == 0)
+		return NP_EXIT_OK;
+	return r == NP_ERR_USAGE ? NP_EXIT_USAGE : NP_EXIT_FAILED;
+}
+
+/* The help column: where every option's text starts. */
+#define HELP_COLUMN 27
+
+void
+option_print_help(const struct cmd_entry *self, FILE *f)
+{
+	const struct option_spec *s;
+	size_t i, base;
+	int len;
+	const char *p, *nl;
+
+	for (i = 0; (s = spec_at(self, i, &base)) != NULL; i++) {
+		if (s->letter != 0)
+			len = fprintf(f, "  -%c, --%s", s->letter, s->name);
+		else
+			len = fprintf(f, "      --%s", s->name);
+		if (s->arg != NULL)
+			len += fprintf(f, " %s", s->arg);
+		if (len >= HELP_COLUMN - 1)
+			len += fprintf(f, "  ");
+		fprintf(f, "%*s", len < HELP_COLUMN ? HELP_COLUMN - len : 0, "");
+		for (p = s->help; p != NULL; p = nl != NULL ? nl + 1 : NULL) {
+			nl = strchr(p, '\n');
+			if (p != s->help)
+				fprintf(f, "%*s", HELP_COLUMN, "");
+			fprintf(f, "%.*s\n", nl != NULL ? (int)(nl - p) :
+			    (int)strlen(p), p);
+		}
+	}
+}

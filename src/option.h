@@ -1,0 +1,88 @@
+/*
+ * Command-line options as tables: each command lists its options as typed
+ * entries (the shared blocks of the runner, the plan and the probes, then
+ * its own), and one parser, one error format and one help layout serve
+ * them all (curl's tool_getparam.c, tmux's args_parse). A range comes
+ * from bounds.h, which the inventory loader uses too.
+ *
+ * The tables of the commands look alike on purpose (duplicates lists
+ * them): they are data, one entry per option, and what they share is
+ * already shared as the blocks above.
+ *
+ * Adding an option: one entry in the command's table (or a shared block)
+ * with its field's offset, its type and its help; docs/netprof.1 and the
+ * command's page get it too (tests/integration/test_options.sh fails
+ * otherwise).
+ */
+#ifndef NETPROF_OPTION_H
+#define NETPROF_OPTION_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+struct bounds;
+struct cmd_entry;
+
+enum option_type {
+	OPTION_FLAG,		/* int: set to 1 */
+	OPTION_STRING,		/* const char *: the argument itself */
+	OPTION_LIST,		/* const char **, repeatable, grown (the
+				   caller frees the array); its count is the
+				   size_t at .count */
+	OPTION_INT,		/* int within .bounds */
+	OPTION_SECONDS,		/* double within .bounds */
+	OPTION_ENUM,		/* int: the index of the argument in .choices */
+	OPTION_CUSTOM		/* .parse() */
+};
+
+struct option_spec {
+	const char *name;	/* the long name, without "--"; NULL ends */
+	int letter;		/* the short one, or 0 */
+	enum option_type type;
+	size_t offset;		/* of the field, in the block's struct */
+	const char *arg;	/* "FILE", "N": the argument's name in help */
+	const char *help;	/* '\n' between lines; the layout indents */
+	const struct bounds *bounds;	/* OPTION_INT, OPTION_SECONDS */
+	const char *const *choices;	/* OPTION_ENUM: NULL-terminated */
+	size_t count;		/* OPTION_LIST: offset of its size_t count */
+	/* OPTION_CUSTOM: arg into field; 0, or NP_ERR_USAGE */
+	int (*parse)(const char *arg, void *field);
+	/* "'ARG' is not WHAT": what the argument must be; NULL: said from
+	   the type, the bounds or the choices */
+	const char *what;
+};
+
+/* A command's table: blocks of entries, each at an offset in its struct. */
+struct option_block {
+	const struct option_spec *specs;	/* NULL ends the table */
+	size_t base;		/* offset of the block's struct in the
+				   command's options struct */
+};
+
+/* What option_parse() returns besides 0 (all parsed): never an exit code
+   or an error code, so no caller can take one for the other. */
+#define OPTION_HELP_PRINTED 1000
+
+/*
+ * Parse argv (argv[0] is the command's name) by self->options into the
+ * struct at opts. Returns 0 with *operand the index of the first operand;
+ * OPTION_HELP_PRINTED after -h/--help printed the help on stdout;
+ * NP_ERR_USAGE after the error was reported ("netprof CMD: --NAME: 'ARG'
+ * is not WHAT", the synopsis, the hint); or NP_ERR_NOMEM (reported). With
+ * self->options_first, parsing stops at the first operand (exec's remote
+ * command keeps its own options).
+ */
+int option_parse(const struct cmd_entry *self, int argc, char **argv,
+    void *opts, int *operand);
+
+/* The exit status for option_parse()'s nonzero result (enum np_exit). */
+int option_exit(int r);
+
+/* Print self's options in the one help layout. */
+void option_print_help(const struct cmd_entry *self, FILE *f);
+
+/* Call fn for every long option of self (for the test of the docs). */
+void option_each(const struct cmd_entry *self,
+    void (*fn)(const struct option_spec *spec, void *arg), void *arg);
+
+#endif

@@ -1,0 +1,381 @@
+/*
+ * Writing and re-reading collect's records. Each record is printed to a
+ * buffer first and handed whole to output.c, which writes a file at once
+ * (cutting back a line a full disk took only half of) and queues for a
+ * pipe that is not reading, so the loop never waits on the reader; a
+ * signal or a crash can cut the run short but never a line in half; the done set for --resume is a sorted array of
+ * "source\ttarget\tkind" keys.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "error.h"
+#include "output.h"
+#include "record.h"
+#include "timeutil.h"
+#include "util.h"
+
+/* Insert item into the sorted list at *head. */
+static void
+insert_sorted(cJSON **head, cJSON *item)
+{
+	cJSON **at = head;
+
+	while (*at != NULL && strcmp((*at)->string, item->string) <= 0)
+		at = &(*at)->next;
+	item->next = *at;
+	*at = item;
+}
+
+void
+record_sort_keys(cJSON *obj)
+{
+	cJSON *item, *next, *sorted = NULL, *prev = NULL;
+
+	if (obj == NULL)
+		return;
+	for (item = obj->child; item != NULL; item = item->next)
+		record_sort_keys(item);
+	if (!cJSON_IsObject(obj))
+		return;
+	for (item = obj->child; item != NULL; item = next) {
+		next = item->next;
+		insert_sorted(&sorted, item);
+	}
+	/* cJSON lists: prev links, and the head's prev is the tail */
+	for (item = sorted; item != NULL; item = item->next) {
+		item->prev = prev;
+		prev = item;
+	}
+	if (sorted != NULL)
+		sorted->prev = prev;
+	obj->child = sorted;
+}
+
+static void
+add_time(cJSON *o, const char *name, double unix_s,
+    char *(*format)(double, char *, size_t))
+{
+	char buf[TIME_RECORD_SIZE];
+
+	cJSON_AddStringToObject(o, name, format(unix_s, buf, sizeof buf));
+}
+
+cJSON *
+record_to_json(struct record *rec)
+{
+	cJSON *o;
+
+	if ((o = cJSON_CreateObject()) == NULL)
+		return NULL;
+	add_time(o, RECORD_F_TIMESTAMP, rec->ended_at, time_record_timestamp);
+	cJSON_AddStringToObject(o, RECORD_F_KIND, rec->kind);
+	cJSON_AddStringToObject(o, RECORD_F_SOURCE, rec->source);
+	cJSON_AddStringToObject(o, RECORD_F_TARGET, rec->target);
+	cJSON_AddStringToObject(o, RECORD_F_TARGET_ADDRESS, rec->target_address);
+	cJSON_AddBoolToObject(o, RECORD_F_OK, rec->ok);
+	if (rec->metrics != NULL)
+		cJSON_AddItemToObject(o, RECORD_F_METRICS, rec->metrics);
+	else
+		cJSON_AddObjectToObject(o, RECORD_F_METRICS);
+	rec->metrics = NULL;	/* transferred */
+	if (rec->error != NULL)
+		cJSON_AddStringToObject(o, RECORD_F_ERROR, rec->error);
+	else
+		cJSON_AddNullToObject(o, RECORD_F_ERROR);
+	if (error_class_name(rec->error_class) != NULL)
+		cJSON_AddStringToObject(o, RECORD_F_ERROR_CLASS,
+		    error_class_name(rec->error_class));
+	else
+		cJSON_AddNullToObject(o, RECORD_F_ERROR_CLASS);
+	cJSON_AddStringToObject(o, RECORD_F_COMMAND,
+	    rec->command != NULL ? rec->command : "");
+	if (rec->server_command != NULL)
+		cJSON_AddStringToObject(o, RECORD_F_SERVER_COMMAND,
+		    rec->server_command);
+	add_time(o, RECORD_F_STARTED_AT, rec->started_at, time_record_precise);
+	add_time(o, RECORD_F_ENDED_AT, rec->ended_at, time_record_precise);
+	cJSON_AddNumberToObject(o, RECORD_F_ROUND, rec->round);
+	if (rec->mode != NULL)
+		cJSON_AddStringToObject(o, RECORD_F_MODE, rec->mode);
+	record_sort_keys(o);
+	return o;
+}
+
+struct record_writer {
+	struct output *out;
+	int failed;
+};
+
+/* Cut a last line that has no newline (a run killed mid-write). */
+static int
+drop_torn_line(int fd)
+{
+	struct stat st;
+	off_t end;
+	char c;
+
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size == 0)
+		return 0;
+	for (end = st.st_size; end > 0; end--) {
+		if (pread(fd, &c, 1, end - 1) != 1)
+			return NP_ERR_IO;
+		if (c == '\n')
+			break;
+	}
+	if (end != st.st_size && ftruncate(fd, end) != 0)
+		return NP_ERR_IO;
+	return 0;
+}
+
+int
+record_writer_open(const char *path, int append, struct record_writer **out,
+    char **cause)
+{
+	struct record_writer *w;
+	int flags = O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC;
+	int fd, r;
+
+	*out = NULL;
+	*cause = NULL;
+	if ((w = calloc(1, sizeof *w)) == NULL)
+		return NP_ERR_NOMEM;
+	if (strcmp(path, "-") == 0) {
+		if ((r = output_open_fd(STDOUT_FILENO, 0, &w->out)) != 0) {
+			free(w);
+			return r;
+		}
+		*out = w;
+		return 0;
+	}
+	if (append)
+		flags = (flags & ~O_WRONLY) | O_RDWR;	/* to find a torn line */
+	else
+		flags |= O_TRUNC;
+	if ((fd = open(path, flags, 0644)) == -1) {
+		*cause = str_printf("%s: %s (check that the directory exists "
+		    "and is writable)", path, strerror(errno));
+		free(w);
+		return NP_ERR_IO;
+	}
+	if (append && drop_torn_line(fd) != 0) {
+		*cause = str_printf("%s: cannot repair its last line: %s",
+		    path, strerror(errno));
+		close(fd);
+		free(w);
+		return NP_ERR_IO;
+	}
+	if ((r = output_open_fd(fd, 1, &w->out)) != 0) {
+		close(fd);
+		free(w);
+		return r;
+	}
+	*out = w;
+	return 0;
+}
+
+int
+record_writer_attach(struct record_writer *w, uv_loop_t *loop)
+{
+	return output_attach(w->out, loop);
+}
+
+void
+record_writer_detach(struct record_writer *w)
+{
+	if (w != NULL)
+		output_detach(w->out);
+}
+
+int
+record_writer_error(const struct record_writer *w)
+{
+	return output_error(w->out);
+}
+
+int
+record_writer_put(struct record_writer *w, const cJSON *obj)
+{
+	char *text;
+	size_t len;
+	int r;
+
+	if ((text = cJSON_PrintUnformatted(obj)) == NULL)
+		return NP_ERR_NOMEM;
+	len = strlen(text);
+	text[len++] = '\n';	/* replaces the NUL: the line is complete */
+	if ((r = output_write(w->out, text, len)) != 0)
+		w->failed = 1;
+	free(text);
+	return r;
+}
+
+int
+record_writer_close(struct record_writer *w, int wait_ms)
+{
+	int r;
+
+	if (w == NULL)
+		return 0;
+	r = output_close(w->out, wait_ms);
+	if (w->failed)
+		r = NP_ERR_IO;
+	free(w);
+	return r;
+}
+
+struct record_done_set {
+	char **keys;
+	size_t n, cap;
+};
+
+static char *
+done_key(const char *source, const char *target, const char *kind)
+{
+	size_t len = strlen(source) + strlen(target) + strlen(kind) + 3;
+	char *k = malloc(len);
+
+	if (k != NULL)
+		snprintf(k, len, "%s\t%s\t%s", source, target, kind);
+	return k;
+}
+
+static int
+cmp_key(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* 0, NP_ERR_NOMEM, or NP_ERR_PARSE when line is not a JSON object. */
+static int
+done_add_line(struct record_done_set *set, const char *line)
+{
+	const cJSON *ok, *src, *dst, *kind;
+	cJSON *o;
+	char **n, *key;
+	int r = 0;
+
+	if ((o = cJSON_Parse(line)) == NULL || !cJSON_IsObject(o)) {
+		cJSON_Delete(o);
+		return line[strspn(line, " \t\r\n")] == '\0' ? 0 :
+		    NP_ERR_PARSE;
+	}
+	ok = cJSON_GetObjectItemCaseSensitive(o, RECORD_F_OK);
+	src = cJSON_GetObjectItemCaseSensitive(o, RECORD_F_SOURCE);
+	dst = cJSON_GetObjectItemCaseSensitive(o, RECORD_F_TARGET);
+	kind = cJSON_GetObjectItemCaseSensitive(o, RECORD_F_KIND);
+	if (!cJSON_IsTrue(ok) || !cJSON_IsString(src) ||
+	    !cJSON_IsString(dst) || !cJSON_IsString(kind))
+		goto out;
+	if ((key = done_key(src->valuestring, dst->valuestring,
+	    kind->valuestring)) == NULL) {
+		r = NP_ERR_NOMEM;
+		goto out;
+	}
+	if (set->n == set->cap) {
+		set->cap = set->cap == 0 ? 64 : set->cap * 2;
+		if ((n = realloc(set->keys, set->cap * sizeof *n)) == NULL) {
+			free(key);
+			r = NP_ERR_NOMEM;
+			goto out;
+		}
+		set->keys = n;
+	}
+	set->keys[set->n++] = key;
+out:
+	cJSON_Delete(o);
+	return r;
+}
+
+int
+record_done_load(const char *path, struct record_done_set **out,
+    char **cause)
+{
+	struct record_done_set *set;
+	char *line = NULL;
+	size_t cap = 0, lineno = 0;
+	ssize_t len;
+	FILE *f;
+	int r = 0;
+
+	*out = NULL;
+	*cause = NULL;
+	if ((set = calloc(1, sizeof *set)) == NULL)
+		return NP_ERR_NOMEM;
+	if ((f = fopen(path, "r")) == NULL) {
+		if (errno == ENOENT) {
+			*out = set;
+			return 0;
+		}
+		*cause = str_printf("%s: %s", path, strerror(errno));
+		free(set);
+		return NP_ERR_IO;
+	}
+	while ((len = getline(&line, &cap, f)) != -1) {
+		lineno++;
+		r = done_add_line(set, line);
+		if (r == NP_ERR_PARSE && line[len - 1] != '\n' &&
+		    line[0] == '{') {
+			r = 0;	/* a torn last record: the writer drops it */
+			continue;
+		}
+		if (r == NP_ERR_PARSE)
+			*cause = str_printf("%s:%zu is not a JSON record: "
+			    "--resume continues a file collect wrote and "
+			    "appends to it; is this the right file? (nothing "
+			    "was changed)", path, lineno);
+		if (r != 0)
+			break;
+	}
+	free(line);
+	fclose(f);
+	if (r != 0) {
+		record_done_free(set);
+		return r;
+	}
+	if (set->n > 0)
+		qsort(set->keys, set->n, sizeof *set->keys, cmp_key);
+	*out = set;
+	return 0;
+}
+
+int
+record_done_has(const struct record_done_set *set, const char *source,
+    const char *target, const char *kind)
+{
+	char *key;
+	int found;
+
+	if (set == NULL || set->n == 0)
+		return 0;
+	if ((key = done_key(source, target, kind)) == NULL)
+		return 0;
+	found = bsearch(&key, set->keys, set->n, sizeof *set->keys,
+	    cmp_key) != NULL;
+	free(key);
+	return found;
+}
+
+size_t
+record_done_count(const struct record_done_set *set)
+{
+	return set == NULL ? 0 : set->n;
+}
+
+void
+record_done_free(struct record_done_set *set)
+{
+	size_t i;
+
+	if (set == NULL)
+		return;
+	for (i = 0; i < set->n; i++)
+		free(set->keys[i]);
+	free(set->keys);
+	free(set);
+}

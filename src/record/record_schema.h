@@ -1,0 +1,80 @@
+/*
+ * The record schema, in one place: the kinds of record (collect's ping and
+ * iperf3, bench's libp2p_ping, latency and throughput), the classes of
+ * error a failed record carries (as an enum and as the strings written),
+ * and the field names. The writers (record.c for collect, bench_record.c
+ * for bench) and the readers (record.c's --resume, records_read.c for
+ * the heatmap) take every field name from here, none as a literal. The two time forms
+ * (timestamp: upstream's seconds; started_at/ended_at: milliseconds) are
+ * made by timeutil.h's time_record_timestamp() and time_record_precise().
+ */
+#ifndef NETPROF_RECORD_SCHEMA_H
+#define NETPROF_RECORD_SCHEMA_H
+
+/* Kinds, in the order reports list them. */
+#define RECORD_KIND_PING	"ping"
+#define RECORD_KIND_IPERF3	"iperf3"
+#define RECORD_KIND_LIBP2P_PING	"libp2p_ping"
+#define RECORD_KIND_LATENCY	"latency"
+#define RECORD_KIND_THROUGHPUT	"throughput"
+
+/* Every kind above, NULL-terminated. */
+extern const char *const record_kinds[];
+
+/* 1 if kind is one of record_kinds. */
+int record_kind_known(const char *kind);
+
+/* Field names of a record line. */
+#define RECORD_F_TIMESTAMP	"timestamp"	/* upstream's: probe end, s */
+#define RECORD_F_KIND		"kind"
+#define RECORD_F_SOURCE		"source"
+#define RECORD_F_TARGET		"target"
+#define RECORD_F_TARGET_ADDRESS	"target_address"
+#define RECORD_F_OK		"ok"
+#define RECORD_F_METRICS	"metrics"
+#define RECORD_F_ERROR		"error"
+#define RECORD_F_ERROR_CLASS	"error_class"
+#define RECORD_F_COMMAND	"command"	/* the line that reproduces it */
+#define RECORD_F_SERVER_COMMAND	"server_command"	/* iperf3's server line */
+#define RECORD_F_STARTED_AT	"started_at"	/* ms precision */
+#define RECORD_F_ENDED_AT	"ended_at"
+#define RECORD_F_ROUND		"round"
+#define RECORD_F_MODE		"mode"		/* how collect measured it */
+/* bench's records also have these */
+#define RECORD_F_RUN_ID		"run_id"
+#define RECORD_F_SOURCE_PEER_ID	"source_peer_id"
+#define RECORD_F_TARGET_PEER_ID	"target_peer_id"
+#define RECORD_F_CONFIG		"config"	/* {count, bytes} */
+
+/* Field names of bench's run.json that the heatmap reads (its writer is
+   bench_record.c) */
+#define RECORD_RUN_F_RUN_ID	"run_id"
+#define RECORD_RUN_F_MACHINES	"machines"	/* [{name, libp2p_port}] */
+#define RECORD_RUN_F_NAME	"name"
+#define RECORD_RUN_F_LIBP2P_PORT "libp2p_port"
+#define RECORD_RUN_F_CONVERGENCE "convergence"	/* {host: {complete, ...}} */
+#define RECORD_RUN_F_COMPLETE	"complete"
+#define RECORD_RUN_F_ELAPSED_S	"elapsed_s"
+#define RECORD_RUN_F_PHASES	"phases"
+
+/* Why a probe failed, in words a user can act on. */
+enum error_class {
+	ERROR_CLASS_NONE = 0,
+	ERROR_CLASS_UNREACHABLE,	/* SSH could not reach the host */
+	ERROR_CLASS_AUTH,		/* reached, but not let in */
+	ERROR_CLASS_TOOL_MISSING,	/* ping/iperf3 not installed there */
+	ERROR_CLASS_TOOL_FAILED,	/* the tool ran and reported failure */
+	ERROR_CLASS_TIMEOUT,
+	ERROR_CLASS_PARSE		/* output we could not read */
+};
+
+/* "unreachable", "auth", ...; NULL for ERROR_CLASS_NONE. */
+const char *error_class_name(enum error_class c);
+
+/* The class an error text (from any writer, or upstream) belongs to. */
+enum error_class error_class_of_text(const char *error);
+
+/* The class of an error code (error.h) from the engine or the node API. */
+enum error_class error_class_of_code(int error);
+
+#endif

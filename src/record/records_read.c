@@ -1,0 +1,704 @@
+/*
+ * Reading measurement files back: collect and bench JSONL records (ours or
+ * the upstream tool's) and bench run.json summaries, for the heatmap. The
+ * reader is tolerant on purpose: blank lines and unknown fields are fine,
+ * metrics are whatever numbers the record carries, and a broken line is
+ * reported as file:line and skipped so one truncated write does not cost
+ * the whole page.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <cjson/cJSON.h>
+
+#include "error.h"
+#include "heatmap_records.h"
+#include "json_pos.h"
+#include "json_strict.h"
+#include "log.h"
+#include "record_schema.h"
+#include "util.h"
+
+double
+record_parse_time(const char *s)
+{
+	struct tm tm;
+	int y, mo, d, h, mi, n = 0;
+	double sec, frac = 0;
+	const char *p;
+	time_t t;
+
+	if (s == NULL)
+		return NAN;
+	if (sscanf(s, "%4d-%2d-%2dT%2d:%2d:%lf%n", &y, &mo, &d, &h, &mi, &sec,
+	    &n) != 6 && sscanf(s, "%4d-%2d-%2d %2d:%2d:%lf%n", &y, &mo, &d, &h,
+	    &mi, &sec, &n) != 6)
+		return NAN;
+	/* Fields out of range (a second of 1e300 or inf) are no time. */
+	if (!(sec >= 0 && sec < 61) || mo < 1 || mo > 12 || d < 1 || d > 31 ||
+	    h < 0 || h > 24 || mi < 0 || mi > 59)
+		return NAN;
+	memset(&tm, 0, sizeof tm);
+	tm.tm_year = y - 1900;
+	tm.tm_mon = mo - 1;
+	tm.tm_mday = d;
+	tm.tm_hour = h;
+	tm.tm_min = mi;
+	tm.tm_sec = (int)sec;
+	frac = sec - (int)sec;
+	if ((t = timegm(&tm)) == (time_t)-1)
+		return NAN;
+	p = s + n;
+	if ((*p == '+' || *p == '-') && isdigit((unsigned char)p[1])) {
+		int oh = 0, om = 0;
+
+		if (sscanf(p + 1, "%2d:%2d", &oh, &om) < 1)
+			sscanf(p + 1, "%2d%2d", &oh, &om);
+		t += (*p == '+' ? -1 : 1) * (oh * 3600 + om * 60);
+	}
+	return (double)t + frac;
+}
+
+const char *
+record_classify_error(const char *error)
+{
+	return error_class_name(error_class_of_text(error));
+}
+
+void
+record_free(struct record *r)
+{
+	size_t i;
+
+	if (r == NULL)
+		return;
+	free(r->kind);
+	free(r->source);
+	free(r->target);
+	free(r->error);
+	free(r->error_class);
+	for (i = 0; i < r->nmetrics; i++)
+		free(r->metrics[i].name);
+	free(r->metrics);
+	free(r);
+}
+
+static char *
+dup_string_field(const cJSON *obj, const char *name)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, name);
+
+	if (!cJSON_IsString(v) || v->valuestring == NULL)
+		return NULL;
+	return strdup(v->valuestring);
+}
+
+static double
+time_field(const cJSON *obj, const char *name)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, name);
+	double t = NAN;
+
+	if (cJSON_IsNumber(v))
+		t = v->valuedouble;
+	else if (cJSON_IsString(v))
+		t = record_parse_time(v->valuestring);
+	/* Only times a page's script can show (JavaScript's Date range). */
+	return fabs(t) <= RECORD_TIME_MAX ? t : NAN;
+}
+
+static int
+add_metric(struct record *r, size_t *alloc, const char *name, double value)
+{
+	struct record_metric *m;
+	size_t i;
+
+	/* "a_b" and {"a": {"b"}} name one metric: the later value wins. */
+	for (i = 0; i < r->nmetrics; i++)
+		if (strcmp(r->metrics[i].name, name) == 0) {
+			r->metrics[i].value = value;
+			return 0;
+		}
+	if (r->nmetrics >= RECORD_METRICS_MAX)
+		return 0;
+	if (r->nmetrics == *alloc) {
+		size_t n = *alloc ? *alloc * 2 : 8;
+
+		if ((m = realloc(r->metrics, n * sizeof *m)) == NULL)
+			return NP_ERR_NOMEM;
+		r->metrics = m;
+		*alloc = n;
+	}
+	m = &r->metrics[r->nmetrics];
+	if ((m->name = strdup(name)) == NULL)
+		return NP_ERR_NOMEM;
+	m->value = value;
+	m->index = -1;
+	r->nmetrics++;
+	return 0;
+}
+
+/*
+ * metrics has the _ms twin of the _ns number named name ("avg_ns" ->
+ * "avg_ms"): the page shows milliseconds, so the twin is the metric.
+ */
+static int
+has_ms_twin(const cJSON *metrics, const char *name)
+{
+	char twin[128];
+	size_t n = strlen(name) - 3;
+
+	if (n + 4 > sizeof twin)
+		return 0;
+	memcpy(twin, name, n);
+	memcpy(twin + n, "_ms", 4);
+	return cJSON_IsNumber(cJSON_GetObjectItemCaseSensitive(metrics, twin));
+}
+
+/* name_ns without an _ms twin (upstream's elapsed_ns) as name_ms. */
+static int
+add_ns_metric(struct record *r, size_t *alloc, const char *name, double ns)
+{
+	char ms[128];
+
+	snprintf(ms, sizeof ms, "%.*s_ms", (int)(strlen(name) - 3), name);
+	return add_metric(r, alloc, ms, ns / 1e6);
+}
+
+/*
+ * Every number in metrics is a metric; an _ns number is shown as its _ms
+ * twin, or converted to one; a nested object such as
+ * "sender": {"mbps": ...} becomes "sender_mbps".
+ */
+static int
+read_metrics(struct record *r, const cJSON *metrics)
+{
+	const cJSON *m, *sub;
+	size_t alloc = 0;
+	char name[128];
+	int rc;
+
+	cJSON_ArrayForEach(m, metrics) {
+		if (m->string == NULL)
+			continue;
+		if (cJSON_IsArray(m) && (strcmp(m->string, "samples_ms") == 0 ||
+		    strcmp(m->string, "samples_ns") == 0 ||
+		    strcmp(m->string, "iterations") == 0)) {
+			long n = (long)cJSON_GetArraySize(m);
+
+			if (n > r->nsamples)
+				r->nsamples = n;
+			continue;
+		}
+		if (cJSON_IsNumber(m) && str_ends_with(m->string, "_ns")) {
+			if (!has_ms_twin(metrics, m->string) && (rc =
+			    add_ns_metric(r, &alloc, m->string,
+			    m->valuedouble)) != 0)
+				return rc;
+			continue;
+		}
+		if (cJSON_IsNumber(m)) {
+			if ((rc = add_metric(r, &alloc, m->string,
+			    m->valuedouble)) != 0)
+				return rc;
+			continue;
+		}
+		if (!cJSON_IsObject(m))
+			continue;
+		cJSON_ArrayForEach(sub, m) {
+			if (!cJSON_IsNumber(sub) || sub->string == NULL ||
+			    str_ends_with(sub->string, "_ns"))
+				continue;
+			snprintf(name, sizeof name, "%s_%s", m->string,
+			    sub->string);
+			if ((rc = add_metric(r, &alloc, name,
+			    sub->valuedouble)) != 0)
+				return rc;
+		}
+	}
+	return 0;
+}
+
+/*
+ * The port an iperf3 command line names ("iperf3 ... -p 5298 ..."), after
+ * the word iperf3 so that an ssh -p in front of it is not taken; 0 if none.
+ */
+static int
+command_port(const cJSON *obj)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj,
+	    RECORD_F_COMMAND);
+	const char *p;
+	long port;
+
+	if (!cJSON_IsString(v) || (p = strstr(v->valuestring, "iperf3")) ==
+	    NULL)
+		return 0;
+	while ((p = strstr(p, " -p")) != NULL) {
+		p += 3;
+		if (*p != ' ' && !isdigit((unsigned char)*p))
+			continue;
+		port = strtol(p, NULL, 10);
+		return port > 0 && port < 65536 ? (int)port : 0;
+	}
+	return 0;
+}
+
+static int
+fail_cause(char **cause, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+/* *cause says what; returns NP_ERR_PARSE. */
+static int
+fail_cause(char **cause, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	*cause = str_vprintf(fmt, ap);
+	va_end(ap);
+	return NP_ERR_PARSE;
+}
+
+static int
+record_from_json(const cJSON *obj, struct record **out, char **cause)
+{
+	static const char *const required[] = {
+	    RECORD_F_KIND, RECORD_F_SOURCE, RECORD_F_TARGET
+	};
+	const cJSON *v;
+	struct record *r;
+	double t;
+	size_t i;
+	int rc;
+
+	for (i = 0; i < 3; i++) {
+		v = cJSON_GetObjectItemCaseSensitive(obj, required[i]);
+		if (!cJSON_IsString(v) || *v->valuestring == '\0')
+			return fail_cause(cause, "record has no \"%s\" string",
+			    required[i]);
+	}
+	if ((r = calloc(1, sizeof *r)) == NULL)
+		return NP_ERR_NOMEM;
+	r->nsamples = -1;
+	rc = NP_ERR_NOMEM;
+	if ((r->kind = dup_string_field(obj, RECORD_F_KIND)) == NULL ||
+	    (r->source = dup_string_field(obj, RECORD_F_SOURCE)) == NULL ||
+	    (r->target = dup_string_field(obj, RECORD_F_TARGET)) == NULL)
+		goto out;
+	v = cJSON_GetObjectItemCaseSensitive(obj, RECORD_F_ERROR);
+	if (cJSON_IsString(v))
+		r->error = strdup(v->valuestring);
+	else if (v != NULL && !cJSON_IsNull(v))
+		r->error = cJSON_PrintUnformatted(v);
+	v = cJSON_GetObjectItemCaseSensitive(obj, RECORD_F_OK);
+	r->ok = v != NULL ? cJSON_IsTrue(v) : r->error == NULL;
+	if (!r->ok && r->error == NULL &&
+	    (r->error = strdup("failed (the record gives no error text)")) ==
+	    NULL)
+		goto out;
+	if (!r->ok) {
+		r->error_class = dup_string_field(obj, RECORD_F_ERROR_CLASS);
+		if (r->error_class == NULL && (r->error_class =
+		    strdup(record_classify_error(r->error))) == NULL)
+			goto out;
+	}
+	r->time = NAN;
+	if (!isnan(t = time_field(obj, RECORD_F_ENDED_AT)) ||
+	    !isnan(t = time_field(obj, RECORD_F_TIMESTAMP)) ||
+	    !isnan(t = time_field(obj, RECORD_F_STARTED_AT)))
+		r->time = t;
+	v = cJSON_GetObjectItemCaseSensitive(obj, RECORD_F_METRICS);
+	if (cJSON_IsObject(v) && (rc = read_metrics(r, v)) != 0)
+		goto out;
+	r->port = command_port(obj);
+	*out = r;
+	r = NULL;
+	rc = 0;
+out:
+	record_free(r);
+	return rc;
+}
+
+static int
+blank(const char *s, size_t len)
+{
+	size_t i;
+
+	for (i = 0; i < len; i++)
+		if (!isspace((unsigned char)s[i]))
+			return 0;
+	return 1;
+}
+
+int
+record_parse(const char *line, size_t len, struct record **out, char **cause)
+{
+	cJSON *obj;
+	size_t off;
+	const char *what, *end = NULL;
+	long nul;
+	int rc;
+
+	*out = NULL;
+	*cause = NULL;
+	if (memchr(line, '\0', len) != NULL)
+		return fail_cause(cause, "a NUL byte: not a text line");
+	if ((nul = json_find_nul(line, len)) >= 0)
+		return fail_cause(cause, "column %ld: a \\u0000 (NUL) in a "
+		    "string is not supported", nul + 1);
+	obj = cJSON_ParseWithLengthOpts(line, len, &end, 0);
+	if (obj != NULL && !blank(end, (size_t)(line + len - end))) {
+		cJSON_Delete(obj);
+		obj = NULL;
+	}
+	if (obj == NULL) {
+		char buf[160];
+		int l, c;
+
+		if (json_find_error(line, len, &off, &what) != 0) {
+			json_line_column(line, off, &l, &c);
+			snprintf(buf, sizeof buf, "column %d: %s", c, what);
+		} else
+			snprintf(buf, sizeof buf, "not valid JSON");
+		*cause = strdup(buf);
+		return NP_ERR_PARSE;
+	}
+	if (!cJSON_IsObject(obj))
+		rc = fail_cause(cause, "%s", "a record must be a JSON object");
+	else if ((rc = json_keep_last(obj)) == 0)
+		rc = record_from_json(obj, out, cause);
+	cJSON_Delete(obj);
+	return rc;
+}
+
+static void
+run_info_free(struct run_info *run)
+{
+	size_t i;
+
+	if (run == NULL)
+		return;
+	free(run->run_id);
+	free(run->file);
+	for (i = 0; i < run->nmachines; i++)
+		free(run->machines[i]);
+	free(run->machines);
+	free(run->libp2p_ports);
+	for (i = 0; i < run->nconvergence; i++)
+		free(run->convergence[i].host);
+	free(run->convergence);
+	free(run);
+}
+
+void
+record_input_free(struct record_input *in)
+{
+	size_t i;
+
+	if (in == NULL)
+		return;
+	for (i = 0; i < in->nrecords; i++)
+		record_free(in->records[i]);
+	free(in->records);
+	for (i = 0; i < in->nruns; i++)
+		run_info_free(in->runs[i]);
+	free(in->runs);
+	memset(in, 0, sizeof *in);
+}
+
+static int
+run_info_from_json(const cJSON *obj, const char *path, struct run_info **out)
+{
+	const cJSON *machines, *conv, *m, *v;
+	struct run_info *run;
+	size_t n;
+	int rc = NP_ERR_NOMEM;
+
+	if ((run = calloc(1, sizeof *run)) == NULL)
+		return NP_ERR_NOMEM;
+	run->run_id = dup_string_field(obj, RECORD_RUN_F_RUN_ID);
+	if ((run->file = strdup(path)) == NULL)
+		goto out;
+	machines = cJSON_GetObjectItemCaseSensitive(obj,
+	    RECORD_RUN_F_MACHINES);
+	n = (size_t)cJSON_GetArraySize(machines);
+	if (n > 0 && ((run->machines = calloc(n, sizeof *run->machines)) ==
+	    NULL || (run->libp2p_ports = calloc(n,
+	    sizeof *run->libp2p_ports)) == NULL))
+		goto out;
+	cJSON_ArrayForEach(m, machines) {
+		char *name = cJSON_IsString(m) ? strdup(m->valuestring) :
+		    dup_string_field(m, RECORD_RUN_F_NAME);
+
+		if (name == NULL)
+			continue;
+		v = cJSON_GetObjectItemCaseSensitive(m,
+		    RECORD_RUN_F_LIBP2P_PORT);
+		run->libp2p_ports[run->nmachines] = cJSON_IsNumber(v) ?
+		    v->valueint : 0;
+		run->machines[run->nmachines++] = name;
+	}
+	conv = cJSON_GetObjectItemCaseSensitive(obj,
+	    RECORD_RUN_F_CONVERGENCE);
+	n = (size_t)cJSON_GetArraySize(conv);
+	if (n > 0 && (run->convergence = calloc(n,
+	    sizeof *run->convergence)) == NULL)
+		goto out;
+	cJSON_ArrayForEach(m, conv) {
+		struct convergence *c;
+
+		if (m->string == NULL || !cJSON_IsObject(m))
+			continue;
+		c = &run->convergence[run->nconvergence];
+		if ((c->host = strdup(m->string)) == NULL)
+			goto out;
+		run->nconvergence++;
+		c->complete = cJSON_IsTrue(
+		    cJSON_GetObjectItemCaseSensitive(m, RECORD_RUN_F_COMPLETE));
+		v = cJSON_GetObjectItemCaseSensitive(m,
+		    RECORD_RUN_F_ELAPSED_S);
+		c->elapsed_s = cJSON_IsNumber(v) ? v->valuedouble : NAN;
+	}
+	*out = run;
+	run = NULL;
+	rc = 0;
+out:
+	run_info_free(run);
+	return rc;
+}
+
+static int
+input_add_record(struct record_input *in, struct record *r)
+{
+	if (in->nrecords == in->records_alloc) {
+		size_t n = in->records_alloc ? in->records_alloc * 2 : 256;
+		struct record **p = realloc(in->records, n * sizeof *p);
+
+		if (p == NULL)
+			return NP_ERR_NOMEM;
+		in->records = p;
+		in->records_alloc = n;
+	}
+	r->seq = in->next_seq++;
+	in->records[in->nrecords++] = r;
+	return 0;
+}
+
+/*
+ * The input is read through a buffer of at most one line (RECORDS_LINE_MAX)
+ * plus one read: a file of any size streams, and a file that is not text
+ * (/dev/zero) stops at its first over-long line instead of filling memory.
+ * Only a file that may be a run.json (one document of at most
+ * RUN_JSON_MAX bytes) is held whole.
+ */
+struct reader {
+	FILE *f;
+	char *buf;
+	size_t start, end, alloc;	/* unread bytes: buf[start, end) */
+	int eof;
+};
+
+/* Read more, keeping the unread bytes; room for a NUL after them. */
+static int
+reader_more(struct reader *r)
+{
+	size_t n, unread = r->end - r->start;
+	char *p;
+
+	if (r->start > 0) {
+		memmove(r->buf, r->buf + r->start, unread);
+		r->start = 0;
+		r->end = unread;
+	}
+	if (r->alloc - r->end < 65536 + 1) {
+		n = r->alloc ? r->alloc * 2 : 1 << 20;
+		if ((p = realloc(r->buf, n)) == NULL)
+			return NP_ERR_NOMEM;
+		r->buf = p;
+		r->alloc = n;
+	}
+	n = fread(r->buf + r->end, 1, r->alloc - r->end - 1, r->f);
+	r->end += n;
+	if (n == 0) {
+		if (ferror(r->f))
+			return NP_ERR_IO;
+		r->eof = 1;
+	}
+	return 0;
+}
+
+/* The next line, without its newline; 1 at the end of the input. */
+static int
+reader_line(struct reader *r, const char **line, size_t *len)
+{
+	size_t scanned = 0;
+	char *nl;
+	int rc;
+
+	for (;;) {
+		nl = memchr(r->buf + r->start + scanned, '\n',
+		    r->end - r->start - scanned);
+		if (nl != NULL || r->eof) {
+			if (nl == NULL && r->start == r->end)
+				return 1;
+			*line = r->buf + r->start;
+			*len = nl != NULL ? (size_t)(nl - *line) :
+			    r->end - r->start;
+			r->start = nl != NULL ? (size_t)(nl + 1 - r->buf) :
+			    r->end;
+			return *len > RECORDS_LINE_MAX ? NP_ERR_PARSE : 0;
+		}
+		scanned = r->end - r->start;
+		if (scanned > RECORDS_LINE_MAX)
+			return NP_ERR_PARSE;
+		if ((rc = reader_more(r)) != 0)
+			return rc;
+	}
+}
+
+/* A run.json is one (usually pretty-printed) object with convergence. */
+static int
+try_run_json(struct record_input *in, const char *path, const char *text,
+    size_t len, int *taken)
+{
+	struct run_info *run, **runs;
+	cJSON *obj;
+	int rc;
+
+	*taken = 0;
+	/* text is NUL-terminated; cJSON wants the NUL inside the length. */
+	obj = cJSON_ParseWithLengthOpts(text, len + 1, NULL, 1);
+	if (obj == NULL)
+		return 0;
+	if (!cJSON_IsObject(obj) ||
+	    (!cJSON_HasObjectItem(obj, RECORD_RUN_F_CONVERGENCE) &&
+	    !cJSON_HasObjectItem(obj, RECORD_RUN_F_PHASES))) {
+		cJSON_Delete(obj);
+		return 0;
+	}
+	if (json_find_nul(text, len) >= 0) {
+		cJSON_Delete(obj);
+		log_error("%s: a \\u0000 (NUL) in a string is not supported",
+		    path);
+		return NP_ERR_PARSE;
+	}
+	if ((rc = json_keep_last(obj)) == 0)
+		rc = run_info_from_json(obj, path, &run);
+	cJSON_Delete(obj);
+	if (rc != 0)
+		return rc;
+	if ((runs = realloc(in->runs, (in->nruns + 1) * sizeof *runs)) ==
+	    NULL) {
+		run_info_free(run);
+		return NP_ERR_NOMEM;
+	}
+	in->runs = runs;
+	in->runs[in->nruns++] = run;
+	*taken = 1;
+	return 0;
+}
+
+/* Read ahead up to RUN_JSON_MAX + 1 bytes: is it a whole run.json? */
+static int
+reader_run_json(struct reader *r, struct record_input *in, const char *path,
+    int *taken)
+{
+	int rc;
+
+	*taken = 0;
+	while (!r->eof && r->end - r->start <= RUN_JSON_MAX)
+		if ((rc = reader_more(r)) != 0)
+			return rc;
+	if (r->end - r->start > RUN_JSON_MAX)
+		return 0;
+	r->buf[r->end] = '\0';
+	return try_run_json(in, path, r->buf + r->start, r->end - r->start,
+	    taken);
+}
+
+static int
+read_one_line(struct record_input *in, const char *line, size_t len,
+    const char *path, int lineno, int strict)
+{
+	struct record *r;
+	char *cause;
+	int rc;
+
+	if (blank(line, len))
+		return 0;
+	rc = record_parse(line, len, &r, &cause);
+	if (rc == NP_ERR_PARSE) {
+		if (strict)
+			log_error("%s:%d: %s (--strict: stopping)", path,
+			    lineno, cause);
+		else
+			log_warn("%s:%d: %s; line skipped", path, lineno,
+			    cause);
+		free(cause);
+		in->malformed++;
+		return strict ? NP_ERR_PARSE : 0;
+	}
+	if (rc != 0)
+		return rc;
+	if (in->nrecords >= RECORDS_MAX) {
+		in->left_out++;
+		record_free(r);
+		return 0;
+	}
+	r->file = path;
+	r->line = lineno;
+	if ((rc = input_add_record(in, r)) != 0)
+		record_free(r);
+	return rc;
+}
+
+int
+records_read_stream(struct record_input *in, FILE *f, const char *path,
+    int strict)
+{
+	struct reader rd = { .f = f };
+	const char *line;
+	size_t len;
+	int rc, lineno = 0, taken;
+
+	if ((rc = reader_run_json(&rd, in, path, &taken)) != 0 || taken)
+		goto out;
+	while ((rc = reader_line(&rd, &line, &len)) == 0)
+		if ((rc = read_one_line(in, line, len, path, ++lineno,
+		    strict)) != 0)
+			goto out;
+	if (rc == 1)
+		rc = 0;
+	else if (rc == NP_ERR_PARSE)
+		log_error("%s:%d: a line longer than %d MiB: not a file of "
+		    "records; give a collect or bench .jsonl or a run.json",
+		    path, lineno + 1, RECORDS_LINE_MAX >> 20);
+out:
+	if (rc == NP_ERR_IO)
+		log_error("%s: read error: %s", path, strerror(errno));
+	free(rd.buf);
+	return rc;
+}
+
+int
+records_read_file(struct record_input *in, const char *path, int strict)
+{
+	FILE *f;
+	int rc;
+
+	if ((f = fopen(path, "rb")) == NULL) {
+		log_error("%s: %s; check the --input path", path,
+		    strerror(errno));
+		return NP_ERR_IO;
+	}
+	rc = records_read_stream(in, f, path, strict);
+	fclose(f);
+	return rc;
+}

@@ -1,0 +1,10 @@
+# The source rules a compiler does not check, run on every build:
+#  names.exports   every symbol the library exports carries its file's
+#                  prefix (nm), but for the allowlist beside it
+#  names.schema    the record writers and readers take field names from
+#                  record_schema.h, never as literals
+add_test(NAME names.exports COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/exports.sh
+  $<TARGET_FILE:netprof_core> ${CMAKE_CURRENT_LIST_DIR}/exports.allow)
+add_test(NAME names.schema COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/schema.sh
+  ${PROJECT_SOURCE_DIR}/src)
+set_tests_properties(names.exports names.schema PROPERTIES LABELS unit)

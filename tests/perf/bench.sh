@@ -1,0 +1,140 @@
+#!/usr/bin/env bash
+# Benchmark of netprof bench on 8- and 16-host labs with the stand-in otela
+# node: bench against bench --serial (the upstream order: every phase host
+# by host, one probe at a time) in the same run. Prints the wall time of
+# each phase for both, the speed-up, the sweep against its schedule's lower
+# bound (throughput rounds x the median throughput probe, plus the light
+# probes each node must take part in, divided by the per-node limit) and
+# netprof's peak RSS.
+#
+# usage: tests/perf/bench.sh [SIZES...]   (default: 8 16; needs root)
+# env:   NETPROF_BIN (default: build/main/netprof, built),
+#        BENCH_SERIAL_MAX (default 8: --serial runs only up to this many
+#        hosts; beyond, its phases are scaled from the largest measured
+#        size: host phases by N, the sweep by the number of pairs),
+#        BENCH_ARGS (default: --latency-count 20 --throughput-count 3
+#        --throughput-bytes 1048576),
+#        BENCH_RATE (e.g. 50mbit: every lab host's egress shaped to it, so
+#        probes wait on each host's own link rather than on the shared CPU)
+#
+# All lab hosts share this machine's cores. The script prints how busy the
+# cores were during each run and the ceiling that puts on the speed-up: the
+# serial run's CPU-seconds spread over every core at 100% is the shortest
+# any schedule could take here.
+set -euo pipefail
+SRC=$(cd "$(dirname "$0")/../.." && pwd)
+. "$SRC/tests/perf/build.sh"
+BIN=$(bench_binary "${NETPROF_BIN:-}") || exit 1
+SERIAL_MAX=${BENCH_SERIAL_MAX:-8}
+SIZES=${*:-8 16}
+read -r -a ARGS <<<"${BENCH_ARGS:---latency-count 20 --throughput-count 3 --throughput-bytes 1048576}"
+MAX_PROBES=2
+PHASES="init discover configure push start converge punch sweep teardown"
+
+bench_lab_setup bench.sh benchb jq node bc /usr/bin/time
+"$SRC/tests/otela-node/install.sh" >/dev/null
+
+# run LABEL ARGS...: bench with ARGS into $WORK/LABEL; sets WALL, RSS (MB),
+# BUSY (share of all cores busy, %), CPU_S (CPU-seconds used on the
+# machine) and OWN_S (netprof's own CPU-seconds).
+run() {
+	local label=$1 t0 t1 c0
+	shift
+	c0=$(cpu_jiffies)
+	t0=$(date +%s.%N)
+	/usr/bin/time -f '%M %U %S' -o "$WORK/$label.rss" "$BIN" -q bench \
+	    --config "$WORK/inv.json" --output "$WORK/$label" --run-id "$label" \
+	    "${ARGS[@]}" "$@" || echo "  warning: $label exited $?" >&2
+	t1=$(date +%s.%N)
+	read -r BUSY CPU_S < <(cpu_between "$c0" "$(cpu_jiffies)")
+	WALL=$(echo "$t1 - $t0" | bc -l)
+	read -r RSS OWN_S < <(tail -1 "$WORK/$label.rss" | awk '{printf "%.1f %.2f\n", $1/1024, $2+$3}')
+	jq -r 'select(.ok|not)|"  warning: \(.source)->\(.target) \(.kind): \(.error)"' \
+	    "$WORK/$label/measurements.jsonl" | head -3 >&2
+}
+
+phase() {	# LABEL PHASE: seconds
+	jq -r ".phases.${2}_s // 0" "$WORK/$1/run.json"
+}
+
+# Seconds between started_at and ended_at of each record of FILTER.
+durations() {
+	jq -r "select($2)|((.ended_at[0:19]+\"Z\"|fromdateiso8601) + (.ended_at[20:23]|tonumber)/1000)
+	    - ((.started_at[0:19]+\"Z\"|fromdateiso8601) + (.started_at[20:23]|tonumber)/1000)" "$1"
+}
+
+median() { sort -g | awk '{v[NR]=$1} END {printf "%.3f", NR ? v[int((NR+1)/2)] : 0}'; }
+
+# The sweep's lower bound for run LABEL with N hosts: throughput rounds x
+# the median throughput probe, plus the most any node spends in light
+# probes (libp2p_ping, latency: as source or target) over the per-node
+# limit.
+lower_bound() {
+	local rec=$WORK/$1/measurements.jsonl n=$2 rounds tp light
+	rounds=$(( n % 2 == 0 ? 2 * (n - 1) : 2 * n ))
+	tp=$(durations "$rec" '.kind=="throughput"' | median)
+	light=$(jq -r 'select(.kind!="throughput")|[.source,.target,
+	    ((.ended_at[0:19]+"Z"|fromdateiso8601) + (.ended_at[20:23]|tonumber)/1000)
+	    - ((.started_at[0:19]+"Z"|fromdateiso8601) + (.started_at[20:23]|tonumber)/1000)]|@tsv' "$rec" |
+	    awk -F'\t' -v lim=$MAX_PROBES '{t[$1]+=$3; t[$2]+=$3} END {for (h in t) if (t[h] > m) m = t[h]; printf "%.3f", m/lim}')
+	LB_TEXT="$rounds rounds x ${tp} s + light ${light} s"
+	LB=$(echo "$rounds * $tp + $light" | bc -l)
+}
+
+printf 'netprof bench benchmark: %s, per-node light probes %d, host egress %s\n' \
+    "${ARGS[*]}" $MAX_PROBES "${BENCH_RATE:-unshaped}"
+for n in $SIZES; do
+	cleanup
+	shape=()
+	if [ -n "${BENCH_RATE:-}" ]; then
+		for i in $(seq 1 "$n"); do shape+=(--rate "h$i=$BENCH_RATE"); done
+	fi
+	"$LAB" up --name benchb --hosts "$n" --dir "$WORK/lab" "${shape[@]}" >/dev/null
+	jq --arg p "$SRC/tests/otela-node/bin" '.remote_setup = "export PATH=\($p):$PATH"' \
+	    "$WORK/lab/machines.json" >"$WORK/inv.json"
+	pairs=$(( n * (n - 1) ))
+	echo
+	echo "N=$n: $pairs ordered pairs x 3 kinds"
+	run "par-$n"
+	p_wall=$WALL p_rss=$RSS p_busy=$BUSY p_own=$OWN_S
+	if [ "$n" -le "$SERIAL_MAX" ]; then
+		run "ser-$n" --serial
+		s_wall=$WALL s_note="measured" s_n=$n s_label="ser-$n"
+		s_busy=$BUSY s_cpu=$CPU_S
+	else
+		s_note="estimated from N=$s_n"
+		s_wall=0 s_busy="?"
+	fi
+	printf '  %-10s %9s %9s\n' phase bench --serial
+	for p in $PHASES; do
+		a=$(phase "par-$n" "$p")
+		if [ "$s_note" = measured ]; then
+			b=$(phase "ser-$n" "$p")
+		elif [ "$p" = sweep ]; then
+			b=$(echo "$(phase "$s_label" "$p") * $pairs / ($s_n * ($s_n - 1))" | bc -l)
+			s_wall=$(echo "$s_wall + $b" | bc -l)
+		else
+			b=$(echo "$(phase "$s_label" "$p") * $n / $s_n" | bc -l)
+			s_wall=$(echo "$s_wall + $b" | bc -l)
+		fi
+		printf '  %-10s %8.2fs %8.2fs\n' "$p" "$a" "$b"
+	done
+	printf '  %-10s %8.2fs %8.2fs (%s)\n' wall "$p_wall" "$s_wall" "$s_note"
+	printf '  speed-up %.1fx\n' "$(echo "$s_wall / $p_wall" | bc -l)"
+	printf '  cores busy: bench %s%%, --serial %s%% (of %d); netprof itself %s CPU-s\n' \
+	    "$p_busy" "${s_busy:-?}" "$(nproc)" "$p_own"
+	if [ "$s_note" = measured ]; then
+		printf '  CPU ceiling here: --serial used %s CPU-s; had bench needed as many, %d cores at 100%% allow no less than %.2f s, a speed-up of %.1fx\n' \
+		    "$s_cpu" "$(nproc)" "$(echo "$s_cpu / $(nproc)" | bc -l)" \
+		    "$(echo "$s_wall / ($s_cpu / $(nproc))" | bc -l)"
+	fi
+	lower_bound "par-$n" "$n"
+	printf '  sweep %.2f s; lower bound %s = %.2f s; ratio %.2f\n' \
+	    "$(phase "par-$n" sweep)" "$LB_TEXT" "$LB" \
+	    "$(echo "$(phase "par-$n" sweep) / $LB" | bc -l)"
+	printf '  median probe: libp2p_ping %s s, latency %s s, throughput %s s\n' \
+	    "$(durations "$WORK/par-$n/measurements.jsonl" '.kind=="libp2p_ping"' | median)" \
+	    "$(durations "$WORK/par-$n/measurements.jsonl" '.kind=="latency"' | median)" \
+	    "$(durations "$WORK/par-$n/measurements.jsonl" '.kind=="throughput"' | median)"
+	printf '  peak RSS: bench %s MB\n' "$p_rss"
+done
