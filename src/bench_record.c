@@ -168,7 +168,10 @@ machine_json(const struct bench *b, const struct bench_host *h)
 	add_string_or_null(o, "peer_id", h->peer_id);
 	cJSON_AddNumberToObject(o, "http_port", h->http_port);
 	cJSON_AddNumberToObject(o, "libp2p_port", h->libp2p_port);
-	/* netprof's: where the node lives, and how each phase went */
+	/* netprof's: the machine's site (the heatmap groups by it), where
+	 * the node lives, and how each phase went */
+	if (h->m->site != NULL)
+		cJSON_AddStringToObject(o, "site", h->m->site);
 	cJSON_AddStringToObject(o, "dir", h->dir);
 	if (h->pid > 0)
 		cJSON_AddNumberToObject(o, "pid", (double)h->pid);
