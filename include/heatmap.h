@@ -28,6 +28,7 @@ struct hm_metric {
 	const char *unit;	/* "ms", "Mbit/s", "%", "x RTT", ... */
 	int higher_better;
 	const char *label;	/* words for the legend */
+	double span_min;	/* the smallest difference worth a colour */
 };
 
 struct hm_cell {
@@ -111,6 +112,16 @@ void heatmap_totals(const struct heatmap *hm, size_t *records,
  */
 double heatmap_badness(double value, double lo, double hi, int higher_better,
     int use_log);
+/*
+ * The range the colours spread over: [lo, hi] widened, away from the best
+ * end, to at least HEATMAP_SPAN_REL of the larger value and the metric's
+ * span_min, so that differences below what the measurement resolves
+ * (0.01 against 0.04 ms on one switch) stay one colour instead of going
+ * from green to red.
+ */
+#define HEATMAP_SPAN_REL 0.10
+void heatmap_scale_span(const struct hm_metric *m, double *lo, double *hi);
+
 /* The colour of a badness: green (0) through yellow to red (1). */
 void heatmap_color(double badness, unsigned char rgb[3]);
 

@@ -191,11 +191,19 @@ static const char page_script[] =
 "  }\n"
 "  return lo === null ? null : { lo: lo, hi: hi };\n"
 "}\n"
+"/* heatmap_scale_span(): the colours spread over at least a floor. */\n"
+"function span(m, r) {\n"
+"  if (r === null) return null;\n"
+"  var need = Math.max(D.rel * Math.max(Math.abs(r.lo), Math.abs(r.hi)),\n"
+"    m.fl || 0);\n"
+"  if (r.hi - r.lo >= need) return r;\n"
+"  return m.hb ? { lo: r.hi - need, hi: r.hi } : { lo: r.lo, hi: r.lo + need };\n"
+"}\n"
 "function setText(id, s) { document.getElementById(id).textContent = s; }\n"
 "function render() {\n"
 "  var k = D.kinds[view.k], m = k.metrics[view.m] || null;\n"
 "  var vals = k.values[view.m] || [];\n"
-"  var r = m ? range(k, view.m) : null;\n"
+"  var r = m ? span(m, range(k, view.m)) : null;\n"
 "  var canLog = r !== null && r.lo > 0 && r.hi / r.lo > 10;\n"
 "  chkLog.disabled = !canLog;\n"
 "  var lg = canLog && chkLog.checked;\n"
@@ -389,6 +397,8 @@ write_matrix(FILE *f, const struct heatmap *hm, const struct hm_kind *k,
 	size_t s, t;
 
 	have = m != NULL && heatmap_metric_range(hm, k, metric, &lo, &hi) == 0;
+	if (have)
+		heatmap_scale_span(m, &lo, &hi);
 	fputs("<h2 id=view-title>", f);
 	html_escape(f, kind_label(k));
 	if (m != NULL) {
@@ -533,7 +543,9 @@ write_kind_json(FILE *f, const struct heatmap *hm, const struct hm_kind *k,
 		json_escape(f, k->metrics[m].name);
 		fputs(",\"unit\":", f);
 		json_escape(f, k->metrics[m].unit);
-		fprintf(f, ",\"hb\":%d}", k->metrics[m].higher_better);
+		fprintf(f, ",\"hb\":%d,\"fl\":", k->metrics[m].higher_better);
+		put_number(f, k->metrics[m].span_min);
+		fputc('}', f);
 	}
 	fputs("],\n\"state\":\"", f);
 	for (i = 0; i < n; i++)
@@ -603,7 +615,8 @@ write_data(FILE *f, const struct heatmap *hm, const struct html_options *opt)
 	fputs("<script type=\"application/json\" id=heatmap-data>{\"title\":",
 	    f);
 	json_escape(f, opt->title);
-	fprintf(f, ",\"steps\":%d,\"aggregate\":\"%s\",\"t0\":", COLOR_STEPS,
+	fprintf(f, ",\"steps\":%d,\"rel\":%g,\"aggregate\":\"%s\",\"t0\":",
+	    COLOR_STEPS, HEATMAP_SPAN_REL,
 	    hm->aggregate == HEATMAP_MEDIAN ? "median" : "latest");
 	put_number(f, t0);
 	fprintf(f, ",\"view\":[%zu,%zu],\n\"hosts\":[", opt->kind, opt->metric);

@@ -155,6 +155,7 @@ write_kind(FILE *f, const struct heatmap *hm, const struct hm_kind *k,
 		heatmap_format_value(lo, a, sizeof a);
 		heatmap_format_value(hi, b, sizeof b);
 		fprintf(f, ", %s, range %s .. %s", m->label, a, b);
+		heatmap_scale_span(m, &lo, &hi);
 	}
 	fprintf(f, "; %zu record%s, %zu failed\n", k->nrecords,
 	    PLURAL(k->nrecords), k->nfailed);
