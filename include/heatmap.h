@@ -47,6 +47,7 @@ struct hm_kind {
 	size_t nmetrics;
 	size_t default_metric;
 	struct hm_cell *cells;	/* nhosts * nhosts, row-major by source */
+	double *values_base;	/* the one allocation cells' values point in */
 	int derived;		/* computed from other kinds (the overlay) */
 	size_t nrecords, nfailed;
 };
@@ -61,6 +62,19 @@ struct heatmap {
 	size_t *host_slots;	/* open-addressing index into hosts, +1 */
 	size_t nslots;
 	size_t left_out;	/* records past the bounds below, not shown */
+
+	/* Sites (heatmap_sites.c): hints by name, then one group per host. */
+	struct hm_site_hint *site_hints;
+	size_t nsite_hints;
+	char **groups;		/* group names, in display order */
+	size_t ngroups;
+	size_t *host_group;	/* per host: index into groups */
+	const char *group_by;	/* "site", "rtt" or "none": what was used */
+	const char *group_basis; /* the RTT clustered: "ping avg", ... */
+};
+
+struct hm_site_hint {
+	char *host, *site;
 };
 
 /*
@@ -92,6 +106,8 @@ struct hm_kind *heatmap_find_kind(const struct heatmap *hm, const char *name);
 /* Index of metric name in kind, or -1. */
 int heatmap_find_metric(const struct hm_kind *kind, const char *name);
 long heatmap_host_index(const struct heatmap *hm, const char *name);
+/* Rebuild the name index after the hosts were reordered. */
+int heatmap_rehash(struct heatmap *hm, size_t nslots);
 
 /* The upstream default metric of a kind ("avg" for ping, ...). */
 const char *heatmap_default_metric(const char *kind);

@@ -24,7 +24,7 @@
  * libp2p_ping this many times ICMP, and this much more, is a detour: the
  * pair talks through a relay (or a far tunnel), not directly.
  */
-#define DIAGNOSE_RELAY_RATIO 2.0
+#define DIAGNOSE_RELAY_RATIO 1.5
 #define DIAGNOSE_RELAY_MIN_MS 5.0
 /* Ports named when the records do not show them (upstream's defaults). */
 #define DIAGNOSE_IPERF3_PORT 5201

@@ -61,6 +61,7 @@ struct run_info {
 	char *file;
 	char **machines;	/* machine names, in inventory order */
 	int *libp2p_ports;	/* each machine's libp2p_port; 0 if not given */
+	char **sites;		/* each machine's site; NULL if not given */
 	size_t nmachines;
 	struct convergence *convergence;
 	size_t nconvergence;

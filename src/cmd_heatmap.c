@@ -19,7 +19,9 @@
 #include "record_schema.h"
 #include "heatmap_diagnose.h"
 #include "heatmap_html.h"
+#include "heatmap_sites.h"
 #include "heatmap_text.h"
+#include "inventory.h"
 #include "log.h"
 #include "timeutil.h"
 #include "util.h"
@@ -34,6 +36,9 @@ struct heatmap_args {
 	enum heatmap_aggregate aggregate;
 	int text;
 	int strict;
+	const char *config;		/* machines.json: sites */
+	enum heatmap_group_by group_by;
+	double group_rtt;		/* ms */
 };
 
 /* No --input: collect's default output, as upstream. */
@@ -50,6 +55,55 @@ default_input(const struct cmd_entry *self, struct heatmap_args *a)
 	return NP_EXIT_OK;
 }
 
+/* --group-by site|rtt|none and --group-rtt MS (kept together for the
+ * option table). */
+static int
+parse_grouping(const struct cmd_entry *self, int c, const char *arg,
+    struct heatmap_args *a)
+{
+	static const char *const names[] = { "auto", "site", "rtt", "none" };
+	char *end;
+	size_t i;
+
+	if (c == 'R') {
+		a->group_rtt = strtod(arg, &end);
+		if (end == arg || *end != '\0' || !(a->group_rtt > 0) ||
+		    a->group_rtt > 1e6)
+			return cmd_usage_error(self, "--group-rtt %s: expected "
+			    "a round trip in ms above 0, e.g. 5", arg);
+		return NP_EXIT_OK;
+	}
+	for (i = 0; i < 4; i++)
+		if (strcmp(arg, names[i]) == 0) {
+			a->group_by = (enum heatmap_group_by)i;
+			return NP_EXIT_OK;
+		}
+	return cmd_usage_error(self, "--group-by %s: expected site, rtt or "
+	    "none", arg);
+}
+
+/* Each machine's site from --config machines.json, as hints by name. */
+static int
+load_sites(struct heatmap *hm, const char *path)
+{
+	struct inventory *inv = NULL;
+	char *cause = NULL;
+	size_t i;
+	int rc;
+
+	if ((rc = inventory_load(path, &inv, &cause)) != 0) {
+		log_error("%s", cause != NULL ? cause : error_string(rc));
+		free(cause);
+		return rc;
+	}
+	for (i = 0; i < inv->n_machines && rc == 0; i++)
+		if (inv->machines[i].site != NULL)
+			rc = heatmap_site_hint(hm, inv->machines[i].name,
+			    inv->machines[i].site);
+	inventory_free(inv);
+	return rc;
+}
+
 static int
 parse_args(const struct cmd_entry *self, int argc, char **argv,
     struct heatmap_args *a, int *done)
@@ -63,6 +117,9 @@ parse_args(const struct cmd_entry *self, int argc, char **argv,
 		{ "aggregate", required_argument, NULL, 'a' },
 		{ "text", no_argument, NULL, 'T' },
 		{ "strict", no_argument, NULL, 'S' },
+		{ "config", required_argument, NULL, 'c' },
+		{ "group-by", required_argument, NULL, 'G' },
+		{ "group-rtt", required_argument, NULL, 'R' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
@@ -106,6 +163,14 @@ parse_args(const struct cmd_entry *self, int argc, char **argv,
 			break;
 		case 'T':
 			a->text = 1;
+			break;
+		case 'c':
+			a->config = optarg;
+			break;
+		case 'G':
+		case 'R':
+			if ((rc = parse_grouping(self, c, optarg, a)) != 0)
+				return rc;
 			break;
 		case 'S':
 			a->strict = 1;
@@ -326,6 +391,7 @@ cmd_heatmap_exec(const struct cmd_entry *self, int argc, char **argv)
 
 	memset(&a, 0, sizeof a);
 	memset(&dx, 0, sizeof dx);
+	a.group_rtt = HEATMAP_GROUP_RTT_MS;
 	if ((rc = parse_args(self, argc, argv, &a, &done)) != NP_EXIT_OK ||
 	    done) {
 		exit_code = rc;
@@ -339,6 +405,11 @@ cmd_heatmap_exec(const struct cmd_entry *self, int argc, char **argv)
 				goto nomem;
 			goto out;
 		}
+	if (a.config != NULL && (rc = load_sites(hm, a.config)) != 0) {
+		if (rc == NP_ERR_NOMEM)
+			goto nomem;
+		goto out;
+	}
 	if (hm->input.malformed > 0)
 		log_warn("skipped %zu malformed line%s (--strict makes this "
 		    "an error)", hm->input.malformed,
@@ -350,7 +421,7 @@ cmd_heatmap_exec(const struct cmd_entry *self, int argc, char **argv)
 		    a.kind ? " " : "");
 		goto out;
 	}
-	if (rc != 0)
+	if (rc != 0 || heatmap_group(hm, a.group_by, a.group_rtt) != 0)
 		goto nomem;
 	if (hm->left_out + hm->input.left_out > 0)
 		log_warn("%zu records left out: a page shows at most %d hosts "
@@ -401,7 +472,9 @@ const struct cmd_entry cmd_heatmap_entry = {
 	.summary = "render measurements as a self-contained HTML page",
 	.usage = "[--input FILE ...] [--output FILE.html] [--text]\n"
 	    "       [--kind KIND] [--metric METRIC] [--title TEXT] "
-	    "[--aggregate latest|median] [--strict]",
+	    "[--aggregate latest|median] [--strict]\n"
+	    "       [--config machines.json] [--group-by site|rtt|none] "
+	    "[--group-rtt MS]",
 	.help =
 	    "options:\n"
 	    "  -i, --input FILE     collect or bench records (.jsonl), or a bench run.json;\n"
@@ -420,6 +493,13 @@ const struct cmd_entry cmd_heatmap_entry = {
 	    "      --text           print the matrix, diagnosis and failures to stdout\n"
 	    "                       (ANSI colours on a terminal unless NO_COLOR is set)\n"
 	    "      --strict         a malformed input line is an error (exit 2)\n"
+	    "      --config FILE    machines.json: each machine's site (also read from\n"
+	    "                       a bench run.json's machines)\n"
+	    "      --group-by HOW   rows and columns grouped by site, by rtt (clusters of\n"
+	    "                       the measured round trips) or none; default: site when\n"
+	    "                       every host has one, else rtt\n"
+	    "      --group-rtt MS   hosts on average at most MS apart form one cluster\n"
+	    "                       (default 5)\n"
 	    "  -h, --help           show this help\n",
 	.exec = cmd_heatmap_exec,
 };

@@ -34,8 +34,8 @@ kind_clear(struct hm_kind *k, size_t ncells)
 	for (i = 0; i < k->nmetrics; i++)
 		free(k->metrics[i].name);
 	free(k->metrics);
-	if (k->cells != NULL && ncells > 0)
-		free(k->cells[0].values);
+	(void)ncells;
+	free(k->values_base);
 	free(k->cells);
 }
 
@@ -53,6 +53,15 @@ heatmap_free(struct heatmap *hm)
 		free(hm->hosts[i]);
 	free(hm->hosts);
 	free(hm->host_slots);
+	for (i = 0; i < hm->nsite_hints; i++) {
+		free(hm->site_hints[i].host);
+		free(hm->site_hints[i].site);
+	}
+	free(hm->site_hints);
+	for (i = 0; i < hm->ngroups; i++)
+		free(hm->groups[i]);
+	free(hm->groups);
+	free(hm->host_group);
 	record_input_free(&hm->input);
 	free(hm);
 }
@@ -109,8 +118,8 @@ hash_name(const char *s)
 	return h;
 }
 
-static int
-rehash(struct heatmap *hm, size_t nslots)
+int
+heatmap_rehash(struct heatmap *hm, size_t nslots)
 {
 	size_t *slots, i, j;
 
@@ -164,7 +173,7 @@ host_add(struct heatmap *hm, const char *name)
 		return NP_ERR_NOMEM;
 	hm->nhosts++;
 	if (hm->nhosts * 2 > hm->nslots)
-		return rehash(hm, hm->nslots ? hm->nslots * 2 : 64);
+		return heatmap_rehash(hm, hm->nslots ? hm->nslots * 2 : 64);
 	j = hash_name(name) & (hm->nslots - 1);
 	while (hm->host_slots[j] != 0)
 		j = (j + 1) & (hm->nslots - 1);
@@ -208,7 +217,7 @@ collect_hosts(struct heatmap *hm)
 				return rc;
 	if (hm->nhosts > 1)
 		qsort(hm->hosts, hm->nhosts, sizeof *hm->hosts, cmp_host_ptr);
-	return rehash(hm, hm->nslots ? hm->nslots : 64);
+	return heatmap_rehash(hm, hm->nslots ? hm->nslots : 64);
 }
 
 struct hm_kind *
@@ -366,6 +375,7 @@ kind_alloc_cells(struct heatmap *hm, struct hm_kind *k)
 		return NP_ERR_NOMEM;
 	if ((values = malloc((n ? n : 1) * nm * sizeof *values)) == NULL)
 		return NP_ERR_NOMEM;
+	k->values_base = values;
 	for (i = 0; i < n * nm; i++)
 		values[i] = NAN;
 	for (i = 0; i < n; i++) {

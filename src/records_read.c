@@ -385,9 +385,12 @@ run_info_free(struct run_info *run)
 		return;
 	free(run->run_id);
 	free(run->file);
-	for (i = 0; i < run->nmachines; i++)
+	for (i = 0; i < run->nmachines; i++) {
 		free(run->machines[i]);
+		free(run->sites[i]);
+	}
 	free(run->machines);
+	free(run->sites);
 	free(run->libp2p_ports);
 	for (i = 0; i < run->nconvergence; i++)
 		free(run->convergence[i].host);
@@ -428,7 +431,8 @@ run_info_from_json(const cJSON *obj, const char *path, struct run_info **out)
 	n = (size_t)cJSON_GetArraySize(machines);
 	if (n > 0 && ((run->machines = calloc(n, sizeof *run->machines)) ==
 	    NULL || (run->libp2p_ports = calloc(n,
-	    sizeof *run->libp2p_ports)) == NULL))
+	    sizeof *run->libp2p_ports)) == NULL ||
+	    (run->sites = calloc(n, sizeof *run->sites)) == NULL))
 		goto out;
 	cJSON_ArrayForEach(m, machines) {
 		char *name = cJSON_IsString(m) ? strdup(m->valuestring) :
@@ -439,6 +443,10 @@ run_info_from_json(const cJSON *obj, const char *path, struct run_info **out)
 		v = cJSON_GetObjectItemCaseSensitive(m, "libp2p_port");
 		run->libp2p_ports[run->nmachines] = cJSON_IsNumber(v) ?
 		    v->valueint : 0;
+		/* netprof's run.json keeps machines.json's site (a string;
+		 * anything else is no site). */
+		run->sites[run->nmachines] = cJSON_IsObject(m) ?
+		    dup_string_field(m, "site") : NULL;
 		run->machines[run->nmachines++] = name;
 	}
 	conv = cJSON_GetObjectItemCaseSensitive(obj, "convergence");
