@@ -14,7 +14,9 @@
 #include "heatmap.h"
 
 enum heatmap_group_by {
-	HEATMAP_GROUP_AUTO = 0,	/* site if every host has one, else rtt */
+	HEATMAP_GROUP_AUTO = 0,	/* site if every host has one, else rtt if
+				 * that finds more than one cluster and
+				 * not every host alone */
 	HEATMAP_GROUP_SITE,
 	HEATMAP_GROUP_RTT,
 	HEATMAP_GROUP_NONE

@@ -15,6 +15,7 @@
 
 #include "error.h"
 #include "heatmap_html.h"
+#include "heatmap_sites.h"
 #include "log.h"
 #include "timeutil.h"
 
@@ -129,6 +130,13 @@ static const char page_style[] =
 "text-align:left;vertical-align:top}\n"
 "table.list td.err{max-width:50em;word-break:break-word}\n"
 ".advice{margin:.2em 0 .4em}\n"
+"table.mx col.gl{border-left:2px solid #222}"
+"table.mx tr.gt>*{border-top:2px solid #222}\n"
+"table.mx th[data-label]::before{content:attr(data-label) ' \\b7  ';"
+"color:#777;font-size:10px}\n"
+".multiples{display:flex;flex-wrap:wrap;gap:1em;align-items:flex-start}\n"
+"table.sites td{text-align:center;min-width:5em}"
+"table.sites caption{text-align:left;font-weight:600;padding:.2em 0}\n"
 "details{margin:.4em 0}summary{cursor:pointer;font-weight:600}\n";
 
 /*
@@ -386,6 +394,30 @@ corner_width(const struct heatmap *hm)
 	return (double)(longest > 40 ? 40 : longest) * 0.62 + 1;
 }
 
+/* Host i begins a new group (not the first): a line goes before it. */
+static int
+group_starts(const struct heatmap *hm, size_t i)
+{
+	return hm->host_group != NULL && i > 0 &&
+	    hm->host_group[i] != hm->host_group[i - 1];
+}
+
+/* data-group on every header; data-label on the first of a group. */
+static void
+put_group_attrs(FILE *f, const struct heatmap *hm, size_t i)
+{
+	if (hm->host_group == NULL)
+		return;
+	fputs(" data-group=\"", f);
+	html_escape(f, hm->groups[hm->host_group[i]]);
+	fputc('"', f);
+	if (i == 0 || group_starts(hm, i)) {
+		fputs(" data-label=\"", f);
+		html_escape(f, hm->groups[hm->host_group[i]]);
+		fputc('"', f);
+	}
+}
+
 static void
 write_matrix(FILE *f, const struct heatmap *hm, const struct hm_kind *k,
     size_t metric)
@@ -412,17 +444,31 @@ write_matrix(FILE *f, const struct heatmap *hm, const struct hm_kind *k,
 	}
 	fputs("</h2>\n", f);
 	write_legend(f, m, have, lo, hi);
-	fprintf(f, "<div class=scroll><table class=mx id=matrix>"
-	    "<thead><tr><th class=corner style=\"width:%.1fem\">source "
+	fputs("<div class=scroll><table class=mx id=matrix>", f);
+	if (hm->host_group != NULL) {
+		/* Lines between groups: a collapsed border on the first
+		 * column and row of each, which the script leaves alone. */
+		fputs("<colgroup><col>", f);
+		for (t = 0; t < hm->nhosts; t++)
+			fputs(group_starts(hm, t) ? "<col class=gl>" : "<col>",
+			    f);
+		fputs("</colgroup>", f);
+	}
+	fprintf(f, "<thead><tr><th class=corner style=\"width:%.1fem\">source "
 	    "\xe2\x86\x93 target \xe2\x86\x92</th>", corner_width(hm));
 	for (t = 0; t < hm->nhosts; t++) {
-		fputs("<th scope=col>", f);
+		fputs("<th scope=col", f);
+		put_group_attrs(f, hm, t);
+		fputc('>', f);
 		html_escape(f, hm->hosts[t]);
 		fputs("</th>", f);
 	}
 	fputs("</tr></thead>\n<tbody>\n", f);
 	for (s = 0; s < hm->nhosts; s++) {
-		fputs("<tr><th scope=row>", f);
+		fputs(group_starts(hm, s) ? "<tr class=gt>" : "<tr>", f);
+		fputs("<th scope=row", f);
+		put_group_attrs(f, hm, s);
+		fputc('>', f);
 		html_escape(f, hm->hosts[s]);
 		fputs("</th>", f);
 		for (t = 0; t < hm->nhosts; t++)
@@ -431,6 +477,136 @@ write_matrix(FILE *f, const struct heatmap *hm, const struct hm_kind *k,
 		fputs("</tr>\n", f);
 	}
 	fputs("</tbody></table></div>\n", f);
+}
+
+static void
+write_site_table(FILE *f, const struct heatmap *hm, const struct hm_kind *k,
+    size_t metric, const struct site_cell *sc)
+{
+	const struct hm_metric *m = &k->metrics[metric];
+	double lo = NAN, hi = NAN;
+	char buf[32];
+	size_t g, h, i;
+
+	for (i = 0; i < hm->ngroups * hm->ngroups; i++) {
+		if (isnan(sc[i].median))
+			continue;
+		if (isnan(lo) || sc[i].median < lo)
+			lo = sc[i].median;
+		if (isnan(hi) || sc[i].median > hi)
+			hi = sc[i].median;
+	}
+	if (!isnan(lo))
+		heatmap_scale_span(m, &lo, &hi);
+	fputs("<table class=\"list sites\" data-kind=\"", f);
+	html_escape(f, k->name);
+	fputs("\"><caption>", f);
+	html_escape(f, kind_label(k));
+	fputs(": ", f);
+	html_escape(f, m->name);
+	if (*m->unit != '\0') {
+		fputs(" (", f);
+		html_escape(f, m->unit);
+		fputc(')', f);
+	}
+	fputs("</caption><thead><tr><th>source site \xe2\x86\x93 target "
+	    "\xe2\x86\x92</th>", f);
+	for (h = 0; h < hm->ngroups; h++) {
+		fputs("<th>", f);
+		html_escape(f, hm->groups[h]);
+		fputs("</th>", f);
+	}
+	fputs("</tr></thead><tbody>\n", f);
+	for (g = 0; g < hm->ngroups; g++) {
+		fputs("<tr><th>", f);
+		html_escape(f, hm->groups[g]);
+		fputs("</th>", f);
+		for (h = 0; h < hm->ngroups; h++) {
+			const struct site_cell *c = &sc[g * hm->ngroups + h];
+
+			if (c->npairs == 0) {
+				fputs("<td class=s>\xe2\x80\x94</td>", f);
+				continue;
+			}
+			if (c->nvalues == 0) {
+				fprintf(f, "<td class=f>%zu of %zu failed</td>",
+				    c->nfailed, c->npairs);
+				continue;
+			}
+			heatmap_format_value(c->median, buf, sizeof buf);
+			fprintf(f, "<td class=\"v q%ld\" data-worst=\"",
+			    lround(heatmap_badness(c->median, lo, hi,
+			    m->higher_better, 0) * COLOR_STEPS));
+			html_escape(f, hm->hosts[c->worst_src]);
+			fputs(" \xe2\x86\x92 ", f);
+			html_escape(f, hm->hosts[c->worst_tgt]);
+			fprintf(f, "\"><b>%s</b><br><small>worst ", buf);
+			html_escape(f, hm->hosts[c->worst_src]);
+			fputs("\xe2\x86\x92", f);
+			html_escape(f, hm->hosts[c->worst_tgt]);
+			heatmap_format_value(c->worst, buf, sizeof buf);
+			fprintf(f, " %s", buf);
+			if (c->nfailed > 0)
+				fprintf(f, "<br>%zu failed", c->nfailed);
+			fputs("</small></td>", f);
+		}
+		fputs("</tr>\n", f);
+	}
+	fputs("</tbody></table>\n", f);
+}
+
+/* The groups, their hosts, and a site x site summary of every kind. */
+static int
+write_sites(FILE *f, const struct heatmap *hm)
+{
+	struct site_cell *sc;
+	size_t g, i, k;
+	int rc, first;
+
+	if (hm->ngroups == 0)
+		return 0;
+	fputs("<section id=sites><h2>Sites</h2>\n<p class=summary>", f);
+	if (strcmp(hm->group_by, "site") == 0)
+		fputs("Grouped by machines.json's <code>site</code>.", f);
+	else {
+		fputs("No site given: grouped by average-linkage clusters of "
+		    "the ", f);
+		html_escape(f, hm->group_basis);
+		fputs(" round trips (--group-rtt sets how far apart hosts of "
+		    "one cluster may be).", f);
+	}
+	fputs(" Each cell: the median over the site pair's host pairs, its "
+	    "worst pair and failures.</p>\n<ul id=site-groups>", f);
+	for (g = 0; g < hm->ngroups; g++) {
+		fputs("<li data-group=\"", f);
+		html_escape(f, hm->groups[g]);
+		fputs("\"><b>", f);
+		html_escape(f, hm->groups[g]);
+		fputs("</b>:", f);
+		first = 1;
+		for (i = 0; i < hm->nhosts; i++) {
+			if (hm->host_group[i] != g)
+				continue;
+			fputs(first ? " " : ", ", f);
+			html_escape(f, hm->hosts[i]);
+			first = 0;
+		}
+		fputs("</li>", f);
+	}
+	fputs("</ul>\n<div class=multiples>\n", f);
+	for (k = 0; k < hm->nkinds; k++) {
+		const struct hm_kind *kind = &hm->kinds[k];
+		size_t m = kind->default_metric;
+
+		if (m >= kind->nmetrics)
+			continue;
+		if ((rc = heatmap_site_summary(hm, kind, m, &sc)) != 0)
+			return rc;
+		write_site_table(f, hm, kind, m, sc);
+		free(sc);
+	}
+	fputs("</div></section>\n", f);
+	return 0;
 }
 
 static void
@@ -689,6 +865,8 @@ heatmap_write_html(const struct heatmap *hm, const struct diagnosis *dx,
 		fputs("<p>No records.</p><table id=matrix><tbody></tbody>"
 		    "</table>\n", f);
 	fputs("</section>\n", f);
+	if ((rc = write_sites(f, hm)) != 0)
+		return rc;
 	write_diagnosis(f, dx);
 	if ((rc = write_failures(f, hm)) != 0)
 		return rc;

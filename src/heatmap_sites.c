@@ -365,6 +365,16 @@ heatmap_group(struct heatmap *hm, enum heatmap_group_by by, double threshold)
 		goto out;
 	if (!found && (rc = group_by_rtt(hm, threshold)) != 0)
 		goto out;
+	/* Found, not asked for: one cluster of all, or every host alone,
+	 * says nothing about sites. */
+	if (by == HEATMAP_GROUP_AUTO && !found && (hm->ngroups == 1 ||
+	    hm->ngroups == hm->nhosts)) {
+		for (i = 0; i < hm->ngroups; i++)
+			free(hm->groups[i]);
+		free(hm->groups);
+		hm->groups = NULL;
+		hm->ngroups = 0;
+	}
 	if (hm->ngroups == 0) {
 		hm->group_by = "none";
 		free(hm->host_group);

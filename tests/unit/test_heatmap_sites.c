@@ -231,6 +231,30 @@ test_group_none(void **state)
 	heatmap_free(hm);
 }
 
+/*
+ * One switch: every host in one cluster says nothing, and is not shown as
+ * a site unless asked for.
+ */
+static void
+test_one_cluster_is_no_grouping_unless_asked(void **state)
+{
+	struct heatmap *hm;
+	int i;
+
+	(void)state;
+	for (i = 0; i < 2; i++) {
+		hm = heatmap_new();
+		assert_int_equal(heatmap_read(hm, fixture_path("heatmap",
+		    "microsecond-lab.jsonl"), 0), 0);
+		assert_int_equal(heatmap_build(hm, HEATMAP_LATEST, NULL), 0);
+		assert_int_equal(heatmap_group(hm, i ? HEATMAP_GROUP_RTT :
+		    HEATMAP_GROUP_AUTO, HEATMAP_GROUP_RTT_MS), 0);
+		assert_string_equal(hm->group_by, i ? "rtt" : "none");
+		assert_int_equal(hm->ngroups, i ? 1 : 0);
+		heatmap_free(hm);
+	}
+}
+
 int
 main(void)
 {
@@ -243,6 +267,7 @@ main(void)
 		cmocka_unit_test(test_wan_sites_found_without_the_field),
 		cmocka_unit_test(test_site_summary_worst_pair),
 		cmocka_unit_test(test_group_none),
+		cmocka_unit_test(test_one_cluster_is_no_grouping_unless_asked),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,0 +1,142 @@
+// Headless Chromium on pages written from the WAN-lab fixtures
+// (tests/fixtures/wan: three sites, a slowed link, a relayed pair): the
+// groups of rows and columns are the lab's sites, with machines.json's site
+// field and without it (clusters of the round trips); the slowed link is the
+// worst pair of its site pair. Saves screenshots of each view. Exit 77 =
+// skipped.
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import assert from 'node:assert/strict';
+
+const CHROMIUM = process.env.CHROMIUM || '/usr/bin/chromium';
+const BIN = process.env.NETPROF_BIN;
+const WAN = path.join(process.env.NETPROF_FIXTURES || '', 'wan');
+const OUT = process.env.NETPROF_BROWSER_OUT ||
+  path.join(process.env.NETPROF_TEST_TMP || tmpdir(), 'browser');
+const FLAGS = ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run',
+  '--disable-background-networking', '--disable-component-update',
+  '--disable-sync', '--disable-quic'];
+// What the fixtures model (gen.py).
+const SITE = { n1: 'zrh', n5: 'zrh', n9: 'zrh', n2: 'fra', n4: 'fra', n7: 'fra',
+  n3: 'iad', n6: 'iad', n8: 'iad' };
+
+function skip(why) {
+  if (process.env.NETPROF_TESTS_NO_SKIP === '1') {
+    console.log(`FAIL: ${why}`);
+    process.exit(1);
+  }
+  console.log(`SKIP: ${why}`);
+  process.exit(77);
+}
+
+if (!BIN || !existsSync(BIN)) skip('NETPROF_BIN is not set to the built netprof');
+if (!existsSync(CHROMIUM)) skip(`${CHROMIUM} is missing; run tests/browser/install.sh`);
+let chromium;
+try {
+  ({ chromium } = await import('playwright-core'));
+} catch {
+  skip('playwright-core is not installed; run tests/browser/install.sh');
+}
+mkdirSync(OUT, { recursive: true });
+
+const inputs = (prefix, run) => ['--input', path.join(WAN, `${prefix}collect.jsonl`),
+  '--input', path.join(WAN, `${prefix}measurements.jsonl`),
+  ...(run ? ['--input', path.join(WAN, run)] : [])];
+function heatmap(name, args) {
+  const out = path.join(OUT, name);
+  execFileSync(BIN, ['heatmap', ...args, '--title', 'WAN lab', '--output', out],
+    { stdio: ['ignore', 'inherit', 'inherit'] });
+  return out;
+}
+const withField = heatmap('wan-sites.html', inputs('', 'run-sites.json'));
+const withConfig = heatmap('wan-config.html', [...inputs('', 'run.json'),
+  '--config', path.join(WAN, 'machines.json')]);
+const clustered = heatmap('wan-rtt.html', inputs('', 'run.json'));
+
+let passed = 0;
+function ok(what) {
+  passed++;
+  console.log(`ok ${passed} - ${what}`);
+}
+
+function watch(page) {
+  const seen = { requests: [], errors: [] };
+  page.on('request', (r) => seen.requests.push(r.url()));
+  page.on('console', (m) => { if (m.type() === 'error') seen.errors.push(m.text()); });
+  page.on('pageerror', (e) => seen.errors.push(String(e)));
+  return seen;
+}
+
+// Rows' hosts and groups, in page order.
+const rowGroups = (page) => page.$$eval('#matrix tbody th[scope=row]',
+  (ths) => ths.map((t) => [t.textContent, t.getAttribute('data-group')]));
+
+// Hosts of one group are one site and each site one group; a group's rows
+// are next to each other.
+function sameSites(rows, named) {
+  const seen = new Map();
+  let last = null;
+  const done = new Set();
+  for (const [host, group] of rows) {
+    assert.ok(group, `${host} has a group`);
+    if (group !== last) {
+      assert.ok(!done.has(group), `the rows of ${group} are together`);
+      if (last !== null) done.add(last);
+      last = group;
+    }
+    if (named) assert.equal(group, SITE[host], `${host} is in ${SITE[host]}`);
+    if (!seen.has(group)) seen.set(group, SITE[host]);
+    assert.equal(seen.get(group), SITE[host], `${group} holds only ${seen.get(group)} hosts`);
+  }
+  assert.equal(seen.size, 3, 'three groups');
+  assert.equal(new Set(seen.values()).size, 3, 'one group per site');
+}
+
+const profile = mkdtempSync(path.join(tmpdir(), 'netprof-chromium-'));
+const context = await chromium.launchPersistentContext(profile, {
+  executablePath: CHROMIUM, headless: true, args: FLAGS,
+  viewport: { width: 1100, height: 900 },
+});
+try {
+  const page = context.pages()[0] || await context.newPage();
+  const seen = watch(page);
+
+  for (const [file, how] of [[withField, 'run.json site'], [withConfig, '--config machines.json']]) {
+    await page.goto(pathToFileURL(file).href, { waitUntil: 'load' });
+    sameSites(await rowGroups(page), true);
+    const cols = await page.$$eval('#matrix thead th[scope=col]', (ths) => ths.map((t) => t.getAttribute('data-group')));
+    assert.deepEqual(cols, (await rowGroups(page)).map((r) => r[1]), 'columns in the rows\' order');
+    assert.equal(await page.$$eval('#matrix col.gl', (c) => c.length), 2, 'two lines between three groups');
+    ok(`groups are the sites (${how})`);
+  }
+
+  await page.goto(pathToFileURL(clustered).href, { waitUntil: 'load' });
+  sameSites(await rowGroups(page), false);
+  assert.match(await page.textContent('#sites'), /average-linkage clusters of the ping avg/);
+  ok('without the site field the clusters of the round trips are the sites');
+
+  // The slowed link n4 <-> n8 is the worst pair of fra -> iad, in ping and
+  // in both throughput kinds.
+  await page.goto(pathToFileURL(withField).href, { waitUntil: 'load' });
+  for (const kind of ['ping', 'iperf3', 'latency', 'throughput']) {
+    const worst = await page.$eval(`table.sites[data-kind=${kind}]`, (t) => {
+      const heads = [...t.tHead.rows[0].cells].map((c) => c.textContent);
+      const row = [...t.tBodies[0].rows].find((r) => r.cells[0].textContent === 'fra');
+      return row.cells[heads.indexOf('iad')].getAttribute('data-worst');
+    });
+    assert.equal(worst, 'n4 → n8', `${kind}: fra -> iad's worst pair`);
+  }
+  ok('the slowed link is the worst cell of its site pair (ping, iperf3, latency, throughput)');
+  await page.screenshot({ path: path.join(OUT, 'wan-sites.png'), fullPage: true });
+
+  assert.deepEqual(seen.errors, [], 'no console error');
+  assert.ok(seen.requests.every((u) => u.startsWith('file:')), 'nothing but the pages fetched');
+  ok('no console error, no request but the pages');
+} finally {
+  await context.close();
+  rmSync(profile, { recursive: true, force: true });
+}
+console.log(`all ${passed} checks passed`);
