@@ -71,6 +71,18 @@ struct heatmap {
 	size_t *host_group;	/* per host: index into groups */
 	const char *group_by;	/* "site", "rtt" or "none": what was used */
 	const char *group_basis; /* the RTT clustered: "ping avg", ... */
+
+	/* --compare (heatmap_compare.c): the pairs that got worse. */
+	int compared;
+	struct hm_worse *worse;
+	size_t nworse;
+};
+
+struct hm_worse {
+	size_t kind;		/* index into kinds (a measured kind) */
+	size_t src, tgt;
+	double before, after;	/* the default metric; NAN if failed */
+	double factor;		/* how many times worse; INFINITY if failed */
 };
 
 struct hm_site_hint {
@@ -106,6 +118,12 @@ struct hm_kind *heatmap_find_kind(const struct heatmap *hm, const char *name);
 /* Index of metric name in kind, or -1. */
 int heatmap_find_metric(const struct hm_kind *kind, const char *name);
 long heatmap_host_index(const struct heatmap *hm, const char *name);
+/*
+ * Add a derived kind with these metrics (every cell missing but the
+ * diagonal) for a caller to fill. Returns it, or NULL without memory.
+ */
+struct hm_kind *heatmap_add_derived(struct heatmap *hm, const char *name,
+    const char *const *metrics, size_t nmetrics);
 /* Rebuild the name index after the hosts were reordered. */
 int heatmap_rehash(struct heatmap *hm, size_t nslots);
 

@@ -16,6 +16,7 @@
 #include "cmd.h"
 #include "error.h"
 #include "heatmap.h"
+#include "heatmap_compare.h"
 #include "record_schema.h"
 #include "heatmap_diagnose.h"
 #include "heatmap_html.h"
@@ -36,6 +37,8 @@ struct heatmap_args {
 	enum heatmap_aggregate aggregate;
 	int text;
 	int strict;
+	const char **compare;		/* the old run's inputs */
+	size_t ncompare;
 	const char *config;		/* machines.json: sites */
 	enum heatmap_group_by group_by;
 	double group_rtt;		/* ms */
@@ -82,6 +85,36 @@ parse_grouping(const struct cmd_entry *self, int c, const char *arg,
 	    "none", arg);
 }
 
+/* The old run of --compare, built like the new one. */
+static int
+build_old(const struct heatmap_args *a, struct heatmap **out)
+{
+	struct heatmap *old;
+	size_t i;
+	int rc = 0;
+
+	*out = NULL;
+	if ((old = heatmap_new()) == NULL)
+		return NP_ERR_NOMEM;
+	for (i = 0; i < a->ncompare && rc == 0; i++)
+		rc = heatmap_read(old, a->compare[i], a->strict);
+	if (rc == 0 && (rc = heatmap_build(old, a->aggregate, a->kind)) ==
+	    NP_ERR_NOT_FOUND)
+		log_error("--compare: no %s%srecords in %s", a->kind ? a->kind :
+		    "", a->kind ? " " : "", a->compare[0]);
+	if (rc == 0 && old->nkinds == 0) {
+		log_error("--compare: no records in %s; give the old run's "
+		    "collect or bench .jsonl", a->compare[0]);
+		rc = NP_ERR_NOT_FOUND;
+	}
+	if (rc != 0) {
+		heatmap_free(old);
+		return rc;
+	}
+	*out = old;
+	return 0;
+}
+
 /* Each machine's site from --config machines.json, as hints by name. */
 static int
 load_sites(struct heatmap *hm, const char *path)
@@ -118,6 +151,7 @@ parse_args(const struct cmd_entry *self, int argc, char **argv,
 		{ "text", no_argument, NULL, 'T' },
 		{ "strict", no_argument, NULL, 'S' },
 		{ "config", required_argument, NULL, 'c' },
+		{ "compare", required_argument, NULL, 'C' },
 		{ "group-by", required_argument, NULL, 'G' },
 		{ "group-rtt", required_argument, NULL, 'R' },
 		{ "help", no_argument, NULL, 'h' },
@@ -167,6 +201,13 @@ parse_args(const struct cmd_entry *self, int argc, char **argv,
 		case 'c':
 			a->config = optarg;
 			break;
+		case 'C':
+			p = realloc(a->compare, (a->ncompare + 1) * sizeof *p);
+			if (p == NULL)
+				return NP_EXIT_FAILED;
+			a->compare = p;
+			a->compare[a->ncompare++] = optarg;
+			break;
 		case 'G':
 		case 'R':
 			if ((rc = parse_grouping(self, c, optarg, a)) != 0)
@@ -195,6 +236,12 @@ parse_args(const struct cmd_entry *self, int argc, char **argv,
 			return cmd_usage_error(self, "--output %s is the input "
 			    "%s: writing the page would replace the records; "
 			    "give another --output", a->output, a->inputs[i]);
+	}
+	for (i = 0; a->output != NULL && i < a->ncompare; i++) {
+		if (file_same(a->output, a->compare[i]))
+			return cmd_usage_error(self, "--output %s is the "
+			    "--compare input: writing the page would replace "
+			    "the records; give another --output", a->output);
 	}
 	if (a->kind != NULL && !record_kind_known(a->kind))
 		return cmd_usage_error(self, "--kind %s: expected ping, "
@@ -421,7 +468,22 @@ cmd_heatmap_exec(const struct cmd_entry *self, int argc, char **argv)
 		    a.kind ? " " : "");
 		goto out;
 	}
-	if (rc != 0 || heatmap_group(hm, a.group_by, a.group_rtt) != 0)
+	if (rc != 0)
+		goto nomem;
+	if (a.ncompare > 0) {
+		struct heatmap *old;
+
+		if ((rc = build_old(&a, &old)) != 0) {
+			if (rc == NP_ERR_NOMEM)
+				goto nomem;
+			goto out;
+		}
+		rc = heatmap_compare(hm, old);
+		heatmap_free(old);
+		if (rc != 0)
+			goto nomem;
+	}
+	if (heatmap_group(hm, a.group_by, a.group_rtt) != 0)
 		goto nomem;
 	if (hm->left_out + hm->input.left_out > 0)
 		log_warn("%zu records left out: a page shows at most %d hosts "
@@ -464,6 +526,7 @@ out:
 	diagnosis_free(&dx);
 	heatmap_free(hm);
 	free(a.inputs);
+	free(a.compare);
 	return exit_code;
 }
 
@@ -474,7 +537,8 @@ const struct cmd_entry cmd_heatmap_entry = {
 	    "       [--kind KIND] [--metric METRIC] [--title TEXT] "
 	    "[--aggregate latest|median] [--strict]\n"
 	    "       [--config machines.json] [--group-by site|rtt|none] "
-	    "[--group-rtt MS]",
+	    "[--group-rtt MS]\n"
+	    "       [--compare OLD.jsonl ...]",
 	.help =
 	    "options:\n"
 	    "  -i, --input FILE     collect or bench records (.jsonl), or a bench run.json;\n"
@@ -500,6 +564,9 @@ const struct cmd_entry cmd_heatmap_entry = {
 	    "                       every host has one, else rtt\n"
 	    "      --group-rtt MS   hosts on average at most MS apart form one cluster\n"
 	    "                       (default 5)\n"
+	    "      --compare FILE   an older run's records (repeat it): colour each pair by\n"
+	    "                       how many times worse it got, and list the pairs worse\n"
+	    "                       by 1.25x and the metric's floor, or failed since\n"
 	    "  -h, --help           show this help\n",
 	.exec = cmd_heatmap_exec,
 };

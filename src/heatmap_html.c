@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "error.h"
+#include "heatmap_compare.h"
 #include "heatmap_html.h"
 #include "heatmap_sites.h"
 #include "log.h"
@@ -312,6 +313,8 @@ static const char page_script[] =
 static const char *
 kind_label(const struct hm_kind *k)
 {
+	if (k->derived && strcmp(k->name, "change") == 0)
+		return "change: times worse than the old run";
 	if (k->derived)
 		return "overlay: libp2p over the raw-IP baseline";
 	return k->name;
@@ -609,6 +612,62 @@ write_sites(FILE *f, const struct heatmap *hm)
 	return 0;
 }
 
+/* --compare: the pairs that got worse, worst first. */
+static void
+write_worse(FILE *f, const struct heatmap *hm)
+{
+	char a[32], b[32];
+	size_t i;
+
+	if (!hm->compared)
+		return;
+	fprintf(f, "<section id=compare><h2>Compared with the old run: %zu "
+	    "pair%s worse</h2>\n<p class=summary>Worse by %.2f\xc3\x97 and by "
+	    "the metric's floor (1 ms for latencies), or failed where it "
+	    "worked; the <b>change</b> view colours every pair by how many "
+	    "times worse it got (above 1 is worse).</p>\n", hm->nworse,
+	    PLURAL(hm->nworse), HEATMAP_WORSE_RATIO);
+	if (hm->nworse == 0) {
+		fputs("<p>No pair got worse.</p></section>\n", f);
+		return;
+	}
+	fputs("<table class=list id=worse-table><thead><tr><th>kind</th>"
+	    "<th>source</th><th>target</th><th>metric</th><th>before</th>"
+	    "<th>now</th><th>worse</th></tr></thead><tbody>\n", f);
+	for (i = 0; i < hm->nworse && i < FAILURE_ROWS_SHOWN; i++) {
+		const struct hm_worse *w = &hm->worse[i];
+		const struct hm_kind *k = &hm->kinds[w->kind];
+		const struct hm_metric *m = &k->metrics[k->default_metric];
+
+		heatmap_format_value(w->before, a, sizeof a);
+		heatmap_format_value(w->after, b, sizeof b);
+		fputs("<tr><td>", f);
+		html_escape(f, k->name);
+		fputs("</td><td>", f);
+		html_escape(f, hm->hosts[w->src]);
+		fputs("</td><td>", f);
+		html_escape(f, hm->hosts[w->tgt]);
+		fputs("</td><td>", f);
+		html_escape(f, m->name);
+		fprintf(f, "</td><td>%s ", a);
+		html_escape(f, m->unit);
+		if (isinf(w->factor))
+			fputs("</td><td class=f>failed</td><td>"
+			    "\xe2\x80\x94</td></tr>\n", f);
+		else {
+			fprintf(f, "</td><td>%s ", b);
+			html_escape(f, m->unit);
+			fprintf(f, "</td><td>%.2f\xc3\x97</td></tr>\n",
+			    w->factor);
+		}
+	}
+	fputs("</tbody></table>\n", f);
+	if (hm->nworse > FAILURE_ROWS_SHOWN)
+		fprintf(f, "<p>%zu more rows not shown; netprof heatmap --text "
+		    "lists them all.</p>\n", hm->nworse - FAILURE_ROWS_SHOWN);
+	fputs("</section>\n", f);
+}
+
 static void
 write_diagnosis(FILE *f, const struct diagnosis *dx)
 {
@@ -867,6 +926,7 @@ heatmap_write_html(const struct heatmap *hm, const struct diagnosis *dx,
 	fputs("</section>\n", f);
 	if ((rc = write_sites(f, hm)) != 0)
 		return rc;
+	write_worse(f, hm);
 	write_diagnosis(f, dx);
 	if ((rc = write_failures(f, hm)) != 0)
 		return rc;

@@ -62,6 +62,7 @@ heatmap_free(struct heatmap *hm)
 		free(hm->groups[i]);
 	free(hm->groups);
 	free(hm->host_group);
+	free(hm->worse);
 	record_input_free(&hm->input);
 	free(hm);
 }
@@ -583,6 +584,24 @@ build_overlay(struct heatmap *hm)
 out:
 	free(ratios);
 	return rc;
+}
+
+struct hm_kind *
+heatmap_add_derived(struct heatmap *hm, const char *name,
+    const char *const *metrics, size_t nmetrics)
+{
+	struct hm_kind *k;
+	size_t i;
+
+	if (kind_add(hm, name, 1) != 0)
+		return NULL;
+	k = &hm->kinds[hm->nkinds - 1];
+	for (i = 0; i < nmetrics; i++)
+		if (metric_add(k, metrics[i]) < 0)
+			return NULL;
+	if (kind_alloc_cells(hm, k) != 0)
+		return NULL;
+	return k;
 }
 
 int

@@ -35,6 +35,7 @@ span_min_of(const char *unit)
 {
 	static const struct { const char *unit; double min; } floors[] = {
 		{ "ms", 1.0 }, { "x ICMP RTT", 1.0 }, { "x iperf3", 0.1 },
+		{ "x worse", 1.0 },
 		{ "%", 1.0 }, { "samples", 1.0 }, { "s", 0.1 },
 	};
 	size_t i;
@@ -57,7 +58,9 @@ heatmap_metric_describe(const char *name, struct hm_metric *m)
 	m->higher_better = 0;
 	m->unit = "";
 	m->label = "lower is better";
-	if (str_ends_with(name, "_x_rtt")) {
+	if (str_ends_with(name, "_x_worse")) {
+		m->unit = "x worse";
+	} else if (str_ends_with(name, "_x_rtt")) {
 		m->unit = "x ICMP RTT";
 	} else if (str_ends_with(name, "_x_iperf3")) {
 		m->unit = "x iperf3";

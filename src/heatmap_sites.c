@@ -269,6 +269,10 @@ apply_order(struct heatmap *hm, const size_t *perm)
 			r->tgt = (int)inv[r->tgt];
 		}
 	}
+	for (i = 0; i < hm->nworse; i++) {
+		hm->worse[i].src = inv[hm->worse[i].src];
+		hm->worse[i].tgt = inv[hm->worse[i].tgt];
+	}
 	free(hm->hosts);
 	hm->hosts = hosts;
 	hm->hosts_alloc = n;

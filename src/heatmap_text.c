@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "error.h"
+#include "heatmap_compare.h"
 #include "heatmap_html.h"
 #include "heatmap_sites.h"
 #include "heatmap_text.h"
@@ -261,6 +262,46 @@ write_sites(FILE *f, const struct heatmap *hm, long kind, long metric)
 	return 0;
 }
 
+/* --compare: one "worse:" line per pair, for people and scripts. */
+static void
+write_worse(FILE *f, const struct heatmap *hm)
+{
+	char a[32], b[32];
+	size_t i;
+
+	if (!hm->compared)
+		return;
+	if (hm->nworse == 0) {
+		fputs("Compared with the old run: no pair worse.\n\n", f);
+		return;
+	}
+	fprintf(f, "Compared with the old run: %zu pair%s worse (by %.2fx "
+	    "and the metric's floor, or failed since):\n", hm->nworse,
+	    PLURAL(hm->nworse), HEATMAP_WORSE_RATIO);
+	for (i = 0; i < hm->nworse; i++) {
+		const struct hm_worse *w = &hm->worse[i];
+		const struct hm_kind *k = &hm->kinds[w->kind];
+		const struct hm_metric *m = &k->metrics[k->default_metric];
+
+		fputs("  worse: ", f);
+		put_clean(f, k->name);
+		fputc(' ', f);
+		put_clean(f, hm->hosts[w->src]);
+		fputs(" -> ", f);
+		put_clean(f, hm->hosts[w->tgt]);
+		fputs(": ", f);
+		put_clean(f, m->name);
+		heatmap_format_value(w->before, a, sizeof a);
+		if (isinf(w->factor)) {
+			fprintf(f, " %s %s -> failed\n", a, m->unit);
+			continue;
+		}
+		heatmap_format_value(w->after, b, sizeof b);
+		fprintf(f, " %s -> %s %s (%.2fx)\n", a, b, m->unit, w->factor);
+	}
+	fputc('\n', f);
+}
+
 static void
 write_findings(FILE *f, const struct diagnosis *dx)
 {
@@ -333,6 +374,7 @@ heatmap_write_text(const struct heatmap *hm, const struct diagnosis *dx,
 			    hm->kinds[i].default_metric, color);
 	if (write_sites(f, hm, kind, metric) != 0)
 		return NP_ERR_NOMEM;
+	write_worse(f, hm);
 	write_findings(f, dx);
 	return write_failures(f, hm);
 }

@@ -55,6 +55,22 @@ const withField = heatmap('wan-sites.html', inputs('', 'run-sites.json'));
 const withConfig = heatmap('wan-config.html', [...inputs('', 'run.json'),
   '--config', path.join(WAN, 'machines.json')]);
 const clustered = heatmap('wan-rtt.html', inputs('', 'run.json'));
+const oldRun = inputs('old-', null).flatMap((a) => (a === '--input' ? '--compare' : a));
+const compared = heatmap('wan-compare.html', [...inputs('', 'run-sites.json'), ...oldRun]);
+
+// --compare --text lists the slowed link, both ways, in every kind, and no
+// other pair; the old run against itself lists nothing.
+const SLOWED = new Set(['n4 -> n8', 'n8 -> n4']);
+const text = (args) => execFileSync(BIN, ['heatmap', ...args, '--text'],
+  { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] });
+const worse = text([...inputs('', 'run.json'), ...oldRun]).split('\n')
+  .filter((l) => l.startsWith('  worse: '));
+assert.equal(worse.length, 10, `5 kinds x 2 directions: ${worse.join('; ')}`);
+const words = (l) => l.trim().replace(/:/g, '').split(' ');
+for (const l of worse) assert.ok(SLOWED.has(words(l).slice(2, 5).join(' ')), l);
+assert.deepEqual(new Set(worse.map((l) => words(l)[1])),
+  new Set(['ping', 'iperf3', 'libp2p_ping', 'latency', 'throughput']));
+assert.match(text([...inputs('old-', null), ...oldRun]), /Compared with the old run: no pair worse\./);
 
 let passed = 0;
 function ok(what) {
@@ -131,6 +147,28 @@ try {
   }
   ok('the slowed link is the worst cell of its site pair (ping, iperf3, latency, throughput)');
   await page.screenshot({ path: path.join(OUT, 'wan-sites.png'), fullPage: true });
+
+  // The compared page: its list holds the slowed link only, and the change
+  // view colours that pair worst.
+  await page.goto(pathToFileURL(compared).href, { waitUntil: 'load' });
+  const rows = await page.$$eval('#worse-table tbody tr', (trs) => trs.map((tr) =>
+    `${tr.cells[1].textContent} -> ${tr.cells[2].textContent}`));
+  assert.equal(rows.length, 10);
+  for (const r of rows) assert.ok(SLOWED.has(r), `listed as worse: ${r}`);
+  await page.selectOption('#kind', { label: 'change: times worse than the old run' });
+  const hosts = await page.$$eval('#matrix thead th[scope=col]', (ths) => ths.map((t) => t.textContent));
+  const cls = await page.$$eval('#matrix tbody tr', (trs) => trs.map((tr) =>
+    [...tr.querySelectorAll('td')].map((td) => td.className)));
+  for (let i = 0; i < hosts.length; i++) {
+    for (let j = 0; j < hosts.length; j++) {
+      const pair = `${hosts[i]} -> ${hosts[j]}`;
+      if (i === j) continue;
+      if (SLOWED.has(pair)) assert.match(cls[i][j], /q(1[0-9]|20)\b/, `${pair} (${cls[i][j]}) is orange to red`);
+      else assert.match(cls[i][j], /q[0-3]\b/, `${pair} (${cls[i][j]}) stays green`);
+    }
+  }
+  ok('--compare flags the link slowed between the runs and no other (list, text, change view)');
+  await page.screenshot({ path: path.join(OUT, 'wan-compare.png'), fullPage: true });
 
   assert.deepEqual(seen.errors, [], 'no console error');
   assert.ok(seen.requests.every((u) => u.startsWith('file:')), 'nothing but the pages fetched');
