@@ -136,6 +136,10 @@ static const char page_style[] =
 "table.mx th[data-label]::before{content:attr(data-label) ' \\b7  ';"
 "color:#777;font-size:10px}\n"
 ".multiples{display:flex;flex-wrap:wrap;gap:1em;align-items:flex-start}\n"
+"#multiples[hidden]{display:none}figure.mult{margin:0}"
+"figure.mult figcaption{font-size:12px;font-weight:600}"
+"canvas.mult{image-rendering:pixelated;border:1px solid #ccc;display:block}\n"
+"table.mx td[data-hl]{outline:2px solid #000;outline-offset:-2px}\n"
 "table.sites td{text-align:center;min-width:5em}"
 "table.sites caption{text-align:left;font-weight:600;padding:.2em 0}\n"
 "details{margin:.4em 0}summary{cursor:pointer;font-weight:600}\n";
@@ -255,8 +259,8 @@ static const char page_script[] =
 "  if (cls) b.className = cls;\n"
 "  tr.appendChild(a); tr.appendChild(b); tb.appendChild(tr);\n"
 "}\n"
-"function showTip(idx, x, y) {\n"
-"  var k = D.kinds[view.k], st = k.state.charAt(idx);\n"
+"function showTip(idx, x, y, ki) {\n"
+"  var k = D.kinds[ki === undefined ? view.k : ki], st = k.state.charAt(idx);\n"
 "  var s = Math.floor(idx / N), t = idx % N;\n"
 "  tip.textContent = '';\n"
 "  var h = document.createElement('div');\n"
@@ -298,13 +302,81 @@ static const char page_script[] =
 "  if (!td || td.parentNode.parentNode !== table.tBodies[0]) {\n"
 "    tip.hidden = true; return;\n"
 "  }\n"
-"  showTip(td.parentNode.sectionRowIndex * N + td.cellIndex - 1,\n"
-"    e.clientX, e.clientY);\n"
+"  var idx = td.parentNode.sectionRowIndex * N + td.cellIndex - 1;\n"
+"  showTip(idx, e.clientX, e.clientY);\n"
+"  highlight(idx);\n"
 "});\n"
 "table.addEventListener('mousemove', function (e) {\n"
 "  if (!tip.hidden) moveTip(e.clientX, e.clientY);\n"
 "});\n"
-"table.addEventListener('mouseleave', function () { tip.hidden = true; });\n"
+"table.addEventListener('mouseleave', function () {\n"
+"  tip.hidden = true; highlight(-1);\n"
+"});\n"
+"/* Small multiples: every kind's matrix, same hosts in the same order,\n"
+"   each with its own scale; hovering one highlights the pair in all. */\n"
+"var STOPS = [[26, 152, 80], [254, 224, 139], [215, 48, 39]];\n"
+"function colour(b) {\n"
+"  var a = b <= 0.5 ? STOPS[0] : STOPS[1], c = b <= 0.5 ? STOPS[1] : STOPS[2];\n"
+"  var t = b <= 0.5 ? b * 2 : (b - 0.5) * 2;\n"
+"  return 'rgb(' + a.map(function (x, i) {\n"
+"    return Math.round(x + (c[i] - x) * t); }).join(',') + ')';\n"
+"}\n"
+"var mults = [].slice.call(document.querySelectorAll('canvas.mult'));\n"
+"var cpx = Math.max(1, Math.floor(240 / Math.max(1, N)));\n"
+"function drawMult(cv) {\n"
+"  var ki = Number(cv.getAttribute('data-k')), k = D.kinds[ki];\n"
+"  var m = k.metrics[k['default']] || null, vals = m ? k.values[k['default']] : [];\n"
+"  var r = m ? span(m, range(k, k['default'])) : null;\n"
+"  var g = cv.getContext('2d'), i, j;\n"
+"  cv.width = cv.height = N * cpx;\n"
+"  for (i = 0; i < N * N; i++) {\n"
+"    var st = k.state.charAt(i);\n"
+"    g.fillStyle = st === 's' ? '#4a4a4a' : st === 'f' ? '#8b0000' :\n"
+"      st === 'm' || !m || vals[i] === null ? '#e4e4e4' :\n"
+"      colour(badness(vals[i], r.lo, r.hi, m.hb, 0));\n"
+"    g.fillRect((i % N) * cpx, Math.floor(i / N) * cpx, cpx, cpx);\n"
+"  }\n"
+"  if (D.group) {\n"
+"    g.fillStyle = '#111';\n"
+"    for (j = 1; j < N; j++) if (D.group[j] !== D.group[j - 1]) {\n"
+"      g.fillRect(j * cpx, 0, 1, N * cpx); g.fillRect(0, j * cpx, N * cpx, 1);\n"
+"    }\n"
+"  }\n"
+"  cv.base = g.getImageData(0, 0, cv.width, cv.height);\n"
+"}\n"
+"var lit = -1;\n"
+"function highlight(idx) {\n"
+"  if (idx === lit) return;\n"
+"  var old = lit >= 0 ? tds[lit] : null;\n"
+"  if (old) old.removeAttribute('data-hl');\n"
+"  lit = idx;\n"
+"  if (idx >= 0 && tds[idx]) tds[idx].setAttribute('data-hl', '');\n"
+"  mults.forEach(function (cv) {\n"
+"    var g = cv.getContext('2d');\n"
+"    g.putImageData(cv.base, 0, 0);\n"
+"    cv.setAttribute('data-hl', String(idx));\n"
+"    if (idx < 0) return;\n"
+"    var x = (idx % N) * cpx, y = Math.floor(idx / N) * cpx, w = Math.max(cpx, 3);\n"
+"    g.fillStyle = 'rgba(0,0,0,.12)';\n"
+"    g.fillRect(0, y, N * cpx, cpx); g.fillRect(x, 0, cpx, N * cpx);\n"
+"    g.strokeStyle = '#000'; g.lineWidth = 2;\n"
+"    g.strokeRect(x - 1, y - 1, w + 2, w + 2);\n"
+"  });\n"
+"}\n"
+"mults.forEach(function (cv) {\n"
+"  drawMult(cv);\n"
+"  cv.style.width = cv.style.height = Math.max(N * cpx, 160) + 'px';\n"
+"  cv.addEventListener('mousemove', function (e) {\n"
+"    var rc = cv.getBoundingClientRect(), sc = rc.width / (N * cpx);\n"
+"    var col = Math.floor((e.clientX - rc.left) / sc / cpx);\n"
+"    var row = Math.floor((e.clientY - rc.top) / sc / cpx);\n"
+"    if (col < 0 || row < 0 || col >= N || row >= N) return;\n"
+"    highlight(row * N + col);\n"
+"    showTip(row * N + col, e.clientX, e.clientY, Number(cv.getAttribute('data-k')));\n"
+"  });\n"
+"  cv.addEventListener('mouseleave', function () { tip.hidden = true; highlight(-1); });\n"
+"});\n"
+"if (mults.length) document.getElementById('multiples').hidden = false;\n"
 "document.body.setAttribute('data-view', D.kinds[view.k].name + '\\/' +\n"
 "  (D.kinds[view.k].metrics[view.m] || { name: '' }).name);\n"
 "if (window.performance && performance.mark) performance.mark('heatmap-ready');\n"
@@ -612,6 +684,35 @@ write_sites(FILE *f, const struct heatmap *hm)
 	return 0;
 }
 
+/* A canvas per kind, drawn by the script (hidden without it). */
+static void
+write_multiples(FILE *f, const struct heatmap *hm)
+{
+	size_t k;
+
+	if (hm->nkinds == 0)
+		return;
+	fputs("<section id=multiples hidden><h2>Every kind side by side</h2>"
+	    "<p class=summary>The same hosts in the same order, each kind "
+	    "with its own scale (its default metric); hover a cell to see "
+	    "the pair in every kind.</p><div class=multiples>\n", f);
+	for (k = 0; k < hm->nkinds; k++) {
+		const struct hm_kind *kind = &hm->kinds[k];
+
+		fprintf(f, "<figure class=mult><figcaption>");
+		html_escape(f, kind->derived ? kind->name : kind_label(kind));
+		if (kind->default_metric < kind->nmetrics) {
+			fputs(": ", f);
+			html_escape(f, kind->metrics[kind->default_metric].name);
+		}
+		fprintf(f, "</figcaption><canvas class=mult data-k=%zu "
+		    "data-kind=\"", k);
+		html_escape(f, kind->name);
+		fputs("\"></canvas></figure>\n", f);
+	}
+	fputs("</div></section>\n", f);
+}
+
 /* --compare: the pairs that got worse, worst first. */
 static void
 write_worse(FILE *f, const struct heatmap *hm)
@@ -860,7 +961,14 @@ write_data(FILE *f, const struct heatmap *hm, const struct html_options *opt)
 			fputc(',', f);
 		json_escape(f, hm->hosts[i]);
 	}
-	fputs("],\n\"kinds\":[", f);
+	fputs("]", f);
+	if (hm->host_group != NULL) {
+		fputs(",\n\"group\":[", f);
+		for (i = 0; i < hm->nhosts; i++)
+			fprintf(f, i ? ",%zu" : "%zu", hm->host_group[i]);
+		fputs("]", f);
+	}
+	fputs(",\n\"kinds\":[", f);
 	for (i = 0; i < hm->nkinds; i++) {
 		if (i)
 			fputs(",\n", f);
@@ -924,6 +1032,7 @@ heatmap_write_html(const struct heatmap *hm, const struct diagnosis *dx,
 		fputs("<p>No records.</p><table id=matrix><tbody></tbody>"
 		    "</table>\n", f);
 	fputs("</section>\n", f);
+	write_multiples(f, hm);
 	if ((rc = write_sites(f, hm)) != 0)
 		return rc;
 	write_worse(f, hm);

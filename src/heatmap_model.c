@@ -18,6 +18,8 @@
 #include "stats.h"
 
 #define OVERLAY_KIND "overlay"
+/* The smallest ICMP round trip a ratio is taken over (ms). */
+#define OVERLAY_RTT_MIN_MS 1.0
 
 struct heatmap *
 heatmap_new(void)
@@ -547,6 +549,10 @@ build_overlay(struct heatmap *hm)
 			ratios[i * NRATIOS + m] = NAN;
 			if (isnan(over) || isnan(under) || under <= 0)
 				continue;
+			/* Below a millisecond a round trip is timer and
+			 * stack noise: 0.7 ms over 0.3 ms is no "2.3x". */
+			if (m < 2 && under < OVERLAY_RTT_MIN_MS)
+				under = OVERLAY_RTT_MIN_MS;
 			ratios[i * NRATIOS + m] = over / under;
 			have[m]++;
 		}

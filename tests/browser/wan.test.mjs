@@ -148,6 +148,32 @@ try {
   ok('the slowed link is the worst cell of its site pair (ping, iperf3, latency, throughput)');
   await page.screenshot({ path: path.join(OUT, 'wan-sites.png'), fullPage: true });
 
+  // Small multiples: one canvas per kind; hovering n4 -> n8 in ping's
+  // highlights that pair in every multiple and in the matrix, and the
+  // tooltip names it; hovering the matrix moves the highlight everywhere.
+  const hostOrder = (await rowGroups(page)).map((r) => r[0]);
+  const N = hostOrder.length;
+  const idx = hostOrder.indexOf('n4') * N + hostOrder.indexOf('n8');
+  const canvases = await page.$$('canvas.mult');
+  assert.ok(canvases.length >= 6, 'a multiple per kind and the overlay');
+  const box = await canvases[0].boundingBox();
+  await page.mouse.move(box.x + (hostOrder.indexOf('n8') + 0.5) * box.width / N,
+    box.y + (hostOrder.indexOf('n4') + 0.5) * box.height / N);
+  await page.waitForSelector('#tip:not([hidden])');
+  assert.match(await page.textContent('#tip'), /n4 → n8 · ping/);
+  const lit = await page.$$eval('canvas.mult', (cs) => cs.map((c) => c.getAttribute('data-hl')));
+  assert.deepEqual(lit, lit.map(() => String(idx)), 'every multiple highlights the pair');
+  const hl = await page.$$eval('#matrix td[data-hl]', (tds) => tds.map((td) =>
+    [td.parentNode.sectionRowIndex, td.cellIndex - 1]));
+  assert.deepEqual(hl, [[hostOrder.indexOf('n4'), hostOrder.indexOf('n8')]], 'the matrix cell too');
+  await page.hover(`#matrix tbody tr:nth-child(1) td:nth-of-type(2)`);
+  assert.deepEqual(await page.$$eval('canvas.mult', (cs) => cs.map((c) => c.getAttribute('data-hl'))),
+    lit.map(() => '1'), 'hovering the matrix highlights the multiples');
+  await page.mouse.move(box.x + (hostOrder.indexOf('n8') + 0.5) * box.width / N,
+    box.y + (hostOrder.indexOf('n4') + 0.5) * box.height / N);
+  await (await page.$('#multiples')).screenshot({ path: path.join(OUT, 'wan-multiples.png') });
+  ok(`hover is linked across ${canvases.length} multiples and the matrix`);
+
   // The compared page: its list holds the slowed link only, and the change
   // view colours that pair worst.
   await page.goto(pathToFileURL(compared).href, { waitUntil: 'load' });

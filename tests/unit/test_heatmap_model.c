@@ -201,6 +201,9 @@ test_only_kind_and_overlay(void **state)
 	    "latency_x_rtt") - 40.0) < 1e-9);
 	assert_true(value(hm, "overlay", "alpha", "beta",
 	    "throughput_x_iperf3") < 1);
+	/* 4 ms over 0.5 ms: the RTT is taken as at least 1 ms, 4x not 8x */
+	assert_true(fabs(value(hm, "overlay", "alpha", "beta",
+	    "latency_x_rtt") - 4.0) < 1e-9);
 	heatmap_free(hm);
 
 	hm = heatmap_new();
