@@ -17,6 +17,7 @@
 #include "heatmap_compare.h"
 #include "heatmap_html.h"
 #include "heatmap_sites.h"
+#include "heatmap_timeline.h"
 #include "log.h"
 #include "timeutil.h"
 
@@ -1033,6 +1034,7 @@ heatmap_write_html(const struct heatmap *hm, const struct diagnosis *dx,
 		    "</table>\n", f);
 	fputs("</section>\n", f);
 	write_multiples(f, hm);
+	heatmap_write_timeline_html(f, hm);
 	if ((rc = write_sites(f, hm)) != 0)
 		return rc;
 	write_worse(f, hm);

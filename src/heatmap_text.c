@@ -14,6 +14,7 @@
 #include "heatmap_html.h"
 #include "heatmap_sites.h"
 #include "heatmap_text.h"
+#include "heatmap_timeline.h"
 #include "log.h"
 
 #define ANSI_RESET "\033[0m"
@@ -375,6 +376,7 @@ heatmap_write_text(const struct heatmap *hm, const struct diagnosis *dx,
 	if (write_sites(f, hm, kind, metric) != 0)
 		return NP_ERR_NOMEM;
 	write_worse(f, hm);
+	heatmap_write_timeline_text(f, hm);
 	write_findings(f, dx);
 	return write_failures(f, hm);
 }

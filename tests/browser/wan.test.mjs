@@ -2,7 +2,9 @@
 // (tests/fixtures/wan: three sites, a slowed link, a relayed pair): the
 // groups of rows and columns are the lab's sites, with machines.json's site
 // field and without it (clusters of the round trips); the slowed link is the
-// worst pair of its site pair. Saves screenshots of each view. Exit 77 =
+// worst pair of its site pair; hover is linked across the small multiples;
+// the timeline shows every host's phases; --compare flags the slowed link
+// and no other. Saves screenshots of each view. Exit 77 =
 // skipped.
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
@@ -173,6 +175,22 @@ try {
     box.y + (hostOrder.indexOf('n4') + 0.5) * box.height / N);
   await (await page.$('#multiples')).screenshot({ path: path.join(OUT, 'wan-multiples.png') });
   ok(`hover is linked across ${canvases.length} multiples and the matrix`);
+
+  // The timeline: the run's eight phases, every host's six steps, n9's
+  // failed teardown marked, the sweep's records as ticks on their rows.
+  const tl = await page.$$eval('svg.timeline rect[data-phase]', (rs) => rs.map((r) =>
+    [r.getAttribute('data-host'), r.getAttribute('data-phase'), r.getAttribute('class')]));
+  assert.deepEqual(tl.filter((r) => r[0] === 'run').map((r) => r[1]),
+    ['init', 'discover', 'configure', 'start', 'converge', 'punch', 'sweep', 'teardown']);
+  for (const h of Object.keys(SITE)) {
+    assert.deepEqual(tl.filter((r) => r[0] === h).map((r) => r[1]),
+      ['init', 'discover', 'configure', 'start', 'converge', 'teardown'], `${h}'s steps`);
+  }
+  assert.deepEqual(tl.filter((r) => r[2] === 'failed').map((r) => `${r[0]} ${r[1]}`), ['n9 teardown']);
+  const ticks = await page.$$eval('svg.timeline g.host', (gs) => gs.map((g) => g.querySelectorAll('rect.tick').length));
+  assert.deepEqual(ticks, ticks.map(() => 8 * 3), 'each host\'s 8 targets x 3 bench kinds');
+  await (await page.$('section.timeline')).screenshot({ path: path.join(OUT, 'wan-timeline.png') });
+  ok('the timeline shows every host\'s phases, the failed step and the sweep\'s records');
 
   // The compared page: its list holds the slowed link only, and the change
   // view colours that pair worst.
