@@ -28,6 +28,13 @@
  * style: 16k cells sharing 21 styles lay out and paint much faster.
  */
 #define COLOR_STEPS 20
+/*
+ * Above this many hosts the table shows a block of HEATMAP_BLOCK x
+ * HEATMAP_BLOCK (a million cells do not lay out in seconds); the
+ * overviews pick the block.
+ */
+#define HEATMAP_TABLE_HOSTS 128
+#define HEATMAP_BLOCK 64
 
 void
 html_escape(FILE *f, const char *s)
@@ -161,6 +168,14 @@ static const char page_script[] =
 "var rows = table.tBodies[0].rows;\n"
 "for (var i = 0; i < rows.length; i++)\n"
 "  for (var j = 1; j < rows[i].cells.length; j++) tds.push(rows[i].cells[j]);\n"
+"/* The table shows a block of the matrix: rows R0.., columns C0.. (all of\n"
+"   it up to D.block hosts; above, the overview picks the block). */\n"
+"var R0 = 0, C0 = 0, BR = rows.length, BC = BR ? rows[0].cells.length - 1 : 0;\n"
+"function cellIdx(i) { return (R0 + Math.floor(i / BC)) * N + C0 + i % BC; }\n"
+"function tdOf(idx) {\n"
+"  var r = Math.floor(idx / N) - R0, c = idx % N - C0;\n"
+"  return r >= 0 && r < BR && c >= 0 && c < BC ? tds[r * BC + c] : null;\n"
+"}\n"
 "var selKind = document.getElementById('kind');\n"
 "var selMetric = document.getElementById('metric');\n"
 "var chkLog = document.getElementById('log');\n"
@@ -191,12 +206,18 @@ static const char page_script[] =
 "  sel.value = String(chosen);\n"
 "}\n"
 "function mlabel(m) { return m.name + (m.unit ? ' (' + m.unit + ')' : ''); }\n"
+"/* A large page holds the values of the default and first metric only. */\n"
+"function mlabelOf(k) {\n"
+"  return function (m, i) {\n"
+"    return mlabel(m) + (k.values[i] ? '' : ' \\u2014 not on this page (--metric)');\n"
+"  };\n"
+"}\n"
 "function when(t) {\n"
 "  var d = new Date(t * 1000);\n"
 "  return isNaN(d.getTime()) ? 'not a valid time' : d.toISOString();\n"
 "}\n"
 "function range(k, m) {\n"
-"  var vals = k.values[m], lo = null, hi = null;\n"
+"  var vals = k.values[m] || [], lo = null, hi = null;\n"
 "  for (var i = 0; i < vals.length; i++) {\n"
 "    var v = vals[i];\n"
 "    if (k.state.charAt(i) !== 'v' || v === null) continue;\n"
@@ -222,8 +243,8 @@ static const char page_script[] =
 "  chkLog.disabled = !canLog;\n"
 "  var lg = canLog && chkLog.checked;\n"
 "  for (var i = 0; i < tds.length; i++) {\n"
-"    var td = tds[i], st = k.state.charAt(i), v = vals[i];\n"
-"    if (st === 'v' && v !== null) {\n"
+"    var ci = cellIdx(i), td = tds[i], st = k.state.charAt(ci), v = vals[ci];\n"
+"    if (st === 'v' && v != null) {\n"
 "      td.className = 'v q' + Math.round(badness(v, r.lo, r.hi, m.hb, lg) *\n"
 "        D.steps);\n"
 "      td.textContent = fmt(v);\n"
@@ -243,10 +264,10 @@ static const char page_script[] =
 "  document.body.setAttribute('data-view', k.name + '\\/' + (m ? m.name : ''));\n"
 "}\n"
 "fill(selKind, D.kinds.map(function (k) { return k.label; }), view.k);\n"
-"fill(selMetric, D.kinds[view.k].metrics.map(mlabel), view.m);\n"
+"fill(selMetric, D.kinds[view.k].metrics.map(mlabelOf(D.kinds[view.k])), view.m);\n"
 "selKind.addEventListener('change', function () {\n"
 "  view.k = Number(selKind.value); view.m = D.kinds[view.k]['default'];\n"
-"  fill(selMetric, D.kinds[view.k].metrics.map(mlabel), view.m);\n"
+"  fill(selMetric, D.kinds[view.k].metrics.map(mlabelOf(D.kinds[view.k])), view.m);\n"
 "  render();\n"
 "});\n"
 "selMetric.addEventListener('change', function () {\n"
@@ -274,8 +295,8 @@ static const char page_script[] =
 "  else {\n"
 "    if (st === 'f') row(tb, 'status', 'failed', 'err');\n"
 "    k.metrics.forEach(function (m, mi) {\n"
-"      var v = k.values[mi][idx];\n"
-"      if (st === 'v' && v !== null)\n"
+"      var v = (k.values[mi] || [])[idx];\n"
+"      if (st === 'v' && v != null)\n"
 "        row(tb, m.name, fmt(v) + (m.unit ? ' ' + m.unit : ''));\n"
 "    });\n"
 "    if (k.n && k.n[idx] >= 0) row(tb, 'samples', String(k.n[idx]));\n"
@@ -284,6 +305,7 @@ static const char page_script[] =
 "    if (k.t && k.t[idx] >= 0)\n"
 "      row(tb, 'time', when(D.t0 + k.t[idx]));\n"
 "    var e = k.err && k.err[idx];\n"
+"    if (typeof e === 'number') e = D.errs[e];\n"
 "    if (e) row(tb, (st === 'f' ? 'error' : 'last error') + ' (' + e[0] + ')',\n"
 "      e[1], 'err');\n"
 "  }\n"
@@ -303,7 +325,7 @@ static const char page_script[] =
 "  if (!td || td.parentNode.parentNode !== table.tBodies[0]) {\n"
 "    tip.hidden = true; return;\n"
 "  }\n"
-"  var idx = td.parentNode.sectionRowIndex * N + td.cellIndex - 1;\n"
+"  var idx = (R0 + td.parentNode.sectionRowIndex) * N + C0 + td.cellIndex - 1;\n"
 "  showTip(idx, e.clientX, e.clientY);\n"
 "  highlight(idx);\n"
 "});\n"
@@ -348,10 +370,10 @@ static const char page_script[] =
 "var lit = -1;\n"
 "function highlight(idx) {\n"
 "  if (idx === lit) return;\n"
-"  var old = lit >= 0 ? tds[lit] : null;\n"
+"  var old = lit >= 0 ? tdOf(lit) : null;\n"
 "  if (old) old.removeAttribute('data-hl');\n"
 "  lit = idx;\n"
-"  if (idx >= 0 && tds[idx]) tds[idx].setAttribute('data-hl', '');\n"
+"  if (idx >= 0 && tdOf(idx)) tdOf(idx).setAttribute('data-hl', '');\n"
 "  mults.forEach(function (cv) {\n"
 "    var g = cv.getContext('2d');\n"
 "    g.putImageData(cv.base, 0, 0);\n"
@@ -376,7 +398,34 @@ static const char page_script[] =
 "    showTip(row * N + col, e.clientX, e.clientY, Number(cv.getAttribute('data-k')));\n"
 "  });\n"
 "  cv.addEventListener('mouseleave', function () { tip.hidden = true; highlight(-1); });\n"
+"  cv.addEventListener('click', function (e) {\n"
+"    var rc = cv.getBoundingClientRect(), sc = rc.width / (N * cpx);\n"
+"    zoom(Math.floor((e.clientY - rc.top) / sc / cpx),\n"
+"      Math.floor((e.clientX - rc.left) / sc / cpx));\n"
+"  });\n"
 "});\n"
+"/* Zoom: the table shows the block around (row, col) of the overview. */\n"
+"function zoom(row, col) {\n"
+"  if (BR >= N && BC >= N) return;\n"
+"  R0 = Math.max(0, Math.min(N - BR, row - (BR >> 1)));\n"
+"  C0 = Math.max(0, Math.min(N - BC, col - (BC >> 1)));\n"
+"  var heads = table.tHead.rows[0].cells, cols = table.querySelectorAll('col');\n"
+"  for (var j = 0; j < BC; j++) {\n"
+"    heads[j + 1].textContent = D.hosts[C0 + j];\n"
+"    if (cols[j + 1]) cols[j + 1].className = D.group && j > 0 &&\n"
+"      D.group[C0 + j] !== D.group[C0 + j - 1] ? 'gl' : '';\n"
+"  }\n"
+"  for (var i = 0; i < BR; i++) {\n"
+"    rows[i].cells[0].textContent = D.hosts[R0 + i];\n"
+"    rows[i].className = D.group && i > 0 &&\n"
+"      D.group[R0 + i] !== D.group[R0 + i - 1] ? 'gt' : '';\n"
+"  }\n"
+"  table.setAttribute('data-r0', String(R0));\n"
+"  table.setAttribute('data-c0', String(C0));\n"
+"  setText('block', 'rows ' + (R0 + 1) + '-' + (R0 + BR) + ', columns ' +\n"
+"    (C0 + 1) + '-' + (C0 + BC) + ' of ' + N);\n"
+"  render();\n"
+"}\n"
 "if (mults.length) document.getElementById('multiples').hidden = false;\n"
 "document.body.setAttribute('data-view', D.kinds[view.k].name + '\\/' +\n"
 "  (D.kinds[view.k].metrics[view.m] || { name: '' }).name);\n"
@@ -501,8 +550,9 @@ write_matrix(FILE *f, const struct heatmap *hm, const struct hm_kind *k,
 	const struct hm_metric *m = metric < k->nmetrics ? &k->metrics[metric] :
 	    NULL;
 	double lo = 0, hi = 0;	/* read only when have */
+	size_t s, t, nb = hm->nhosts > HEATMAP_TABLE_HOSTS ? HEATMAP_BLOCK :
+	    hm->nhosts;
 	int have;
-	size_t s, t;
 
 	have = m != NULL && heatmap_metric_range(hm, k, metric, &lo, &hi) == 0;
 	if (have)
@@ -520,19 +570,25 @@ write_matrix(FILE *f, const struct heatmap *hm, const struct hm_kind *k,
 	}
 	fputs("</h2>\n", f);
 	write_legend(f, m, have, lo, hi);
+	if (nb < hm->nhosts)
+		fprintf(f, "<p class=summary>%zu hosts: the table shows <b "
+		    "id=block>rows 1-%zu, columns 1-%zu of %zu</b>; click a "
+		    "place in an overview below (every kind side by side, a "
+		    "pixel per pair) to show the block around it, or read the "
+		    "site summaries.</p>\n", hm->nhosts, nb, nb, hm->nhosts);
 	fputs("<div class=scroll><table class=mx id=matrix>", f);
 	if (hm->host_group != NULL) {
 		/* Lines between groups: a collapsed border on the first
 		 * column and row of each, which the script leaves alone. */
 		fputs("<colgroup><col>", f);
-		for (t = 0; t < hm->nhosts; t++)
+		for (t = 0; t < nb; t++)
 			fputs(group_starts(hm, t) ? "<col class=gl>" : "<col>",
 			    f);
 		fputs("</colgroup>", f);
 	}
 	fprintf(f, "<thead><tr><th class=corner style=\"width:%.1fem\">source "
 	    "\xe2\x86\x93 target \xe2\x86\x92</th>", corner_width(hm));
-	for (t = 0; t < hm->nhosts; t++) {
+	for (t = 0; t < nb; t++) {
 		fputs("<th scope=col", f);
 		put_group_attrs(f, hm, t);
 		fputc('>', f);
@@ -540,14 +596,14 @@ write_matrix(FILE *f, const struct heatmap *hm, const struct hm_kind *k,
 		fputs("</th>", f);
 	}
 	fputs("</tr></thead>\n<tbody>\n", f);
-	for (s = 0; s < hm->nhosts; s++) {
+	for (s = 0; s < nb; s++) {
 		fputs(group_starts(hm, s) ? "<tr class=gt>" : "<tr>", f);
 		fputs("<th scope=row", f);
 		put_group_attrs(f, hm, s);
 		fputc('>', f);
 		html_escape(f, hm->hosts[s]);
 		fputs("</th>", f);
-		for (t = 0; t < hm->nhosts; t++)
+		for (t = 0; t < nb; t++)
 			render_cell(f, heatmap_cell(hm, k, s, t), m,
 			    m != NULL ? metric : SIZE_MAX, lo, hi);
 		fputs("</tr>\n", f);
@@ -861,13 +917,94 @@ first_time(const struct heatmap *hm)
 	return isnan(t0) ? 0 : floor(t0);
 }
 
+/*
+ * Error texts of a large page, each written once (D.errs) and referred to
+ * by index: a thousand hosts' failures repeat a few texts many times.
+ */
+struct err_dict {
+	const struct record **slots;	/* by hash of class and text */
+	size_t *index, nslots, n;
+};
+
+static size_t
+err_hash(const struct record *r)
+{
+	size_t h = 1469598103934665603ULL;
+	const char *s;
+
+	for (s = r->error_class; *s != '\0'; s++)
+		h = (h ^ (unsigned char)*s) * 1099511628211ULL;
+	for (s = r->error; *s != '\0'; s++)
+		h = (h ^ (unsigned char)*s) * 1099511628211ULL;
+	return h;
+}
+
+/* The index of r's class and text, added if new; -1 without memory. */
+static long
+err_index(struct err_dict *d, const struct record *r)
+{
+	size_t j;
+
+	if (d->n * 2 >= d->nslots) {
+		size_t ns = d->nslots ? d->nslots * 2 : 256, i, k;
+		const struct record **slots = calloc(ns, sizeof *slots);
+		size_t *index = calloc(ns, sizeof *index);
+
+		if (slots == NULL || index == NULL) {
+			free(slots);
+			free(index);
+			return -1;
+		}
+		for (i = 0; i < d->nslots; i++) {
+			if (d->slots[i] == NULL)
+				continue;
+			for (k = err_hash(d->slots[i]) & (ns - 1); slots[k];
+			    k = (k + 1) & (ns - 1))
+				;
+			slots[k] = d->slots[i];
+			index[k] = d->index[i];
+		}
+		free(d->slots);
+		free(d->index);
+		d->slots = slots;
+		d->index = index;
+		d->nslots = ns;
+	}
+	for (j = err_hash(r) & (d->nslots - 1); d->slots[j] != NULL;
+	    j = (j + 1) & (d->nslots - 1))
+		if (strcmp(d->slots[j]->error, r->error) == 0 &&
+		    strcmp(d->slots[j]->error_class, r->error_class) == 0)
+			return (long)d->index[j];
+	d->slots[j] = r;
+	d->index[j] = d->n;
+	return (long)d->n++;
+}
+
+/* Numbers of a large page: three significant digits, as the cells show. */
+static void
+put_short(FILE *f, double v)
+{
+	if (isnan(v) || isinf(v))
+		fputs("null", f);
+	else if (v == floor(v) && fabs(v) < 1e15)
+		fprintf(f, "%.0f", v);
+	else
+		fprintf(f, "%.3g", v);
+}
+
+/*
+ * One kind as JSON. A large page (more than HEATMAP_TABLE_HOSTS hosts)
+ * keeps it within bounds: the values of the kind's default metric and of
+ * the view's (others null), three digits, no per-cell counts and times,
+ * error texts by index into errs.
+ */
 static void
 write_kind_json(FILE *f, const struct heatmap *hm, const struct hm_kind *k,
-    double t0)
+    double t0, long view_metric, struct err_dict *errs)
 {
 	size_t n = hm->nhosts * hm->nhosts, i, m;
 	static const char state_char[] = { 'm', 'v', 'f', 's' };
-	int first;
+	int first, large = errs != NULL;
 
 	fputs("{\"name\":", f);
 	json_escape(f, k->name);
@@ -889,20 +1026,42 @@ write_kind_json(FILE *f, const struct heatmap *hm, const struct hm_kind *k,
 		fputc(state_char[k->cells[i].state], f);
 	fputs("\",\n\"values\":[", f);
 	for (m = 0; m < k->nmetrics; m++) {
-		fputs(m ? ",\n[" : "[", f);
+		if (m)
+			fputs(",\n", f);
+		if (large && m != k->default_metric && (long)m != view_metric) {
+			fputs("null", f);
+			continue;
+		}
+		fputc('[', f);
 		for (i = 0; i < n; i++) {
 			if (i)
 				fputc(',', f);
-			if (k->cells[i].state == CELL_VALUE)
-				put_number(f, k->cells[i].values[m]);
-			else
+			if (k->cells[i].state != CELL_VALUE)
 				fputc('0', f);
+			else if (large)
+				put_short(f, k->cells[i].values[m]);
+			else
+				put_number(f, k->cells[i].values[m]);
 		}
 		fputc(']', f);
 	}
 	fputs("]", f);
 	if (k->derived) {
 		fputs("}", f);
+		return;
+	}
+	if (large) {
+		fputs(",\n\"err\":{", f);
+		for (i = 0, first = 1; i < n; i++) {
+			const struct record *r = k->cells[i].last_failed;
+			long e;
+
+			if (r == NULL || (e = err_index(errs, r)) < 0)
+				continue;
+			fprintf(f, first ? "\"%zu\":%ld" : ",\"%zu\":%ld", i, e);
+			first = 0;
+		}
+		fputs("}}", f);
 		return;
 	}
 	fputs(",\n\"rec\":[", f);
@@ -947,6 +1106,8 @@ static void
 write_data(FILE *f, const struct heatmap *hm, const struct html_options *opt)
 {
 	double t0 = first_time(hm);
+	struct err_dict errs;
+	int large = hm->nhosts > HEATMAP_TABLE_HOSTS;
 	size_t i;
 
 	fputs("<script type=\"application/json\" id=heatmap-data>{\"title\":",
@@ -970,12 +1131,35 @@ write_data(FILE *f, const struct heatmap *hm, const struct html_options *opt)
 		fputs("]", f);
 	}
 	fputs(",\n\"kinds\":[", f);
+	memset(&errs, 0, sizeof errs);
 	for (i = 0; i < hm->nkinds; i++) {
 		if (i)
 			fputs(",\n", f);
-		write_kind_json(f, hm, &hm->kinds[i], t0);
+		write_kind_json(f, hm, &hm->kinds[i], t0, i == opt->kind ?
+		    (long)opt->metric : -1, large ? &errs : NULL);
 	}
-	fputs("]}</script>\n", f);
+	fputs("]", f);
+	if (large) {
+		const struct record **byindex = calloc(errs.n + 1,
+		    sizeof *byindex);
+
+		fputs(",\n\"errs\":[", f);
+		for (i = 0; byindex != NULL && i < errs.nslots; i++)
+			if (errs.slots[i] != NULL)
+				byindex[errs.index[i]] = errs.slots[i];
+		for (i = 0; byindex != NULL && i < errs.n; i++) {
+			fputs(i ? ",[" : "[", f);
+			json_escape(f, byindex[i]->error_class);
+			fputc(',', f);
+			json_escape(f, byindex[i]->error);
+			fputc(']', f);
+		}
+		fputs("]", f);
+		free(byindex);
+	}
+	free(errs.slots);
+	free(errs.index);
+	fputs("}</script>\n", f);
 }
 
 static void

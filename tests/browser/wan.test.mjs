@@ -7,7 +7,7 @@
 // and no other. Saves screenshots of each view. Exit 77 =
 // skipped.
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -73,6 +73,25 @@ for (const l of worse) assert.ok(SLOWED.has(words(l).slice(2, 5).join(' ')), l);
 assert.deepEqual(new Set(worse.map((l) => words(l)[1])),
   new Set(['ping', 'iperf3', 'libp2p_ping', 'latency', 'throughput']));
 assert.match(text([...inputs('old-', null), ...oldRun]), /Compared with the old run: no pair worse\./);
+
+// A mesh above the table's 128 hosts: 150 hosts in three sites of 50 (ping
+// only), one slow pair h7 -> h120.
+const bigIn = path.join(OUT, 'big-150.jsonl');
+{
+  const lines = [];
+  for (let i = 1; i <= 150; i++) {
+    for (let j = 1; j <= 150; j++) {
+      if (i === j) continue;
+      const si = Math.floor((i - 1) / 50), sj = Math.floor((j - 1) / 50);
+      let avg = si === sj ? 0.3 : 20 * (1 + Math.abs(si - sj));
+      if (i === 7 && j === 120) avg = 400;
+      lines.push(JSON.stringify({ kind: 'ping', source: `h${i}`, target: `h${j}`, ok: true,
+        metrics: { avg, min: avg, max: avg } }));
+    }
+  }
+  writeFileSync(bigIn, lines.join('\n') + '\n');
+}
+const big = heatmap('big-150.html', ['--input', bigIn]);
 
 let passed = 0;
 function ok(what) {
@@ -158,6 +177,7 @@ try {
   const idx = hostOrder.indexOf('n4') * N + hostOrder.indexOf('n8');
   const canvases = await page.$$('canvas.mult');
   assert.ok(canvases.length >= 6, 'a multiple per kind and the overlay');
+  await canvases[0].scrollIntoViewIfNeeded();
   const box = await canvases[0].boundingBox();
   await page.mouse.move(box.x + (hostOrder.indexOf('n8') + 0.5) * box.width / N,
     box.y + (hostOrder.indexOf('n4') + 0.5) * box.height / N);
@@ -213,6 +233,29 @@ try {
   }
   ok('--compare flags the link slowed between the runs and no other (list, text, change view)');
   await page.screenshot({ path: path.join(OUT, 'wan-compare.png'), fullPage: true });
+
+  // Above 128 hosts the table is a 64 x 64 block; a click on an overview
+  // shows the block around that pair, hover still names the right pair.
+  await page.goto(pathToFileURL(big).href, { waitUntil: 'load' });
+  assert.equal(await page.$$eval('#matrix tbody td', (t) => t.length), 64 * 64);
+  assert.equal(await page.$$eval('svg, canvas.mult', (c) => c.length) > 0, true);
+  const bigRows = async () => page.$$eval('#matrix tbody th[scope=row]', (ths) => ths.map((t) => t.textContent));
+  const order = (await page.evaluate(() => JSON.parse(document.getElementById('heatmap-data').textContent).hosts));
+  assert.equal(order.length, 150);
+  await (await page.$('canvas.mult')).scrollIntoViewIfNeeded();
+  const cv = await (await page.$('canvas.mult')).boundingBox();
+  const r7 = order.indexOf('h7'), c120 = order.indexOf('h120');
+  await page.mouse.click(cv.x + (c120 + 0.5) * cv.width / 150, cv.y + (r7 + 0.5) * cv.height / 150);
+  const r0 = Number(await page.getAttribute('#matrix', 'data-r0'));
+  const c0 = Number(await page.getAttribute('#matrix', 'data-c0'));
+  assert.ok(r7 >= r0 && r7 < r0 + 64 && c120 >= c0 && c120 < c0 + 64, `the block (${r0}, ${c0}) holds the pair clicked (${r7}, ${c120})`);
+  assert.equal((await bigRows())[r7 - r0], 'h7');
+  await page.hover(`#matrix tbody tr:nth-child(${r7 - r0 + 1}) td:nth-of-type(${c120 - c0 + 1})`);
+  assert.match(await page.textContent('#tip'), /h7 → h120 · ping/);
+  assert.match(await page.textContent('#tip'), /avg400 ms/);
+  assert.equal(await page.getAttribute(`#matrix tbody tr:nth-child(${r7 - r0 + 1}) td:nth-of-type(${c120 - c0 + 1})`, 'class'), 'v q20');
+  assert.deepEqual([...new Set((await page.$$eval('#site-groups li', (l) => l.map((x) => x.textContent.split(':')[1].split(',').length))))], [50]);
+  ok('150 hosts: a 64 x 64 block, the overview picks it, hover and colour follow; three clusters of 50');
 
   assert.deepEqual(seen.errors, [], 'no console error');
   assert.ok(seen.requests.every((u) => u.startsWith('file:')), 'nothing but the pages fetched');
