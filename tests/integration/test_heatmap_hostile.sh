@@ -137,4 +137,21 @@ assert_contains "$OUT" "standard output: write error (No space left on device)"
 assert_status 0 np plan --config local.json --json
 assert_status 1 bash -c "$NETPROF_BIN check --config local.json >/dev/full"
 assert_contains "$OUT" "standard output: write error (No space left on device)"
+
+# --- sites and --compare: bad input gets an error naming the fix ------------
+
+printf '{"machines": [{"name": "alpha", "address": "198.18.0.1", "site": "<b>zrh</b>"}]}\n' >bad-site.json
+assert_status 2 np heatmap -i "$in" --config bad-site.json --text
+assert_contains "$OUT" 'bad-site.json: machines[0].site: "<b>zrh</b>" is not a valid site'
+assert_status 2 np heatmap -i "$in" --group-by country --text
+assert_contains "$OUT" "--group-by country: expected site, rtt or none"
+assert_status 2 np heatmap -i "$in" --group-rtt -3 --text
+assert_contains "$OUT" "--group-rtt -3: expected a round trip in ms above 0"
+assert_status 2 np heatmap -i "$in" --compare missing-old.jsonl --text
+assert_contains "$OUT" "missing-old.jsonl"
+assert_status 2 np heatmap -i "$in" --compare "$in" -o "$in"
+assert_contains "$OUT" "is the input"
+# A run compared with itself: nothing got worse.
+assert_status 0 np heatmap -i "$in" --compare "$in" --text
+assert_contains "$OUT" "Compared with the old run: no pair worse."
 test_pass
