@@ -167,19 +167,23 @@ group_add(struct heatmap *hm, const char *name, size_t *index)
 	return 0;
 }
 
-/* The round trips to cluster: ping avg, else libp2p_ping p50 (ms). */
+/*
+ * The round trips to cluster, per pair: ping avg, else libp2p_ping p50
+ * (ms), so hosts only one of them measured are placed too.
+ */
 static double *
 rtt_matrix(struct heatmap *hm)
 {
-	static const struct { const char *kind, *metric, *basis; } bases[] = {
-		{ "ping", "avg", "ping avg" },
-		{ "libp2p_ping", "p50_ms", "libp2p_ping p50_ms" },
+	static const struct { const char *kind, *metric; } bases[] = {
+		{ "ping", "avg" }, { "libp2p_ping", "p50_ms" },
 	};
-	size_t n = hm->nhosts, b, i, have;
+	size_t n = hm->nhosts, b, i, have[2] = { 0, 0 };
 	double *d;
 
 	if ((d = malloc((n ? n * n : 1) * sizeof *d)) == NULL)
 		return NULL;
+	for (i = 0; i < n * n; i++)
+		d[i] = NAN;
 	for (b = 0; b < 2; b++) {
 		const struct hm_kind *k = heatmap_find_kind(hm, bases[b].kind);
 		int m;
@@ -187,18 +191,19 @@ rtt_matrix(struct heatmap *hm)
 		if (k == NULL || (m = heatmap_find_metric(k,
 		    bases[b].metric)) < 0)
 			continue;
-		for (i = have = 0; i < n * n; i++) {
-			d[i] = k->cells[i].state == CELL_VALUE ?
-			    k->cells[i].values[m] : NAN;
-			have += !isnan(d[i]);
-		}
-		if (have > 0) {
-			hm->group_basis = bases[b].basis;
-			return d;
-		}
+		for (i = 0; i < n * n; i++)
+			if (isnan(d[i]) && k->cells[i].state == CELL_VALUE &&
+			    !isnan(k->cells[i].values[m])) {
+				d[i] = k->cells[i].values[m];
+				have[b]++;
+			}
 	}
-	for (i = 0; i < n * n; i++)
-		d[i] = NAN;
+	if (have[0] > 0 && have[1] > 0)
+		hm->group_basis = "ping avg (else libp2p_ping p50_ms)";
+	else if (have[0] > 0)
+		hm->group_basis = "ping avg";
+	else if (have[1] > 0)
+		hm->group_basis = "libp2p_ping p50_ms";
 	return d;
 }
 

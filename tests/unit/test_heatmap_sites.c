@@ -255,6 +255,36 @@ test_one_cluster_is_no_grouping_unless_asked(void **state)
 	}
 }
 
+/*
+ * Upstream's files: collect's hosts (a, b, bc) have ping, bench's (h1..h4)
+ * libp2p_ping only; each pair's RTT is the one it has.
+ */
+static void
+test_upstream_files_ping_else_libp2p_ping(void **state)
+{
+	static const char *const files[][2] = {
+		{ "upstream", "collect.jsonl" },
+		{ "upstream", "bench-4/measurements.jsonl" },
+		{ "upstream", "bench-4/run.json" },
+	};
+	struct heatmap *hm = heatmap_new();
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < 3; i++)
+		assert_int_equal(heatmap_read(hm, fixture_path(files[i][0],
+		    files[i][1]), 0), 0);
+	assert_int_equal(heatmap_build(hm, HEATMAP_LATEST, NULL), 0);
+	assert_int_equal(heatmap_group(hm, HEATMAP_GROUP_AUTO,
+	    HEATMAP_GROUP_RTT_MS), 0);
+	assert_string_equal(hm->group_basis,
+	    "ping avg (else libp2p_ping p50_ms)");
+	assert_int_equal(hm->ngroups, 2);
+	for (i = 0; i < hm->nhosts; i++)
+		assert_int_equal(hm->host_group[i], hm->hosts[i][0] == 'h');
+	heatmap_free(hm);
+}
+
 int
 main(void)
 {
@@ -268,6 +298,7 @@ main(void)
 		cmocka_unit_test(test_site_summary_worst_pair),
 		cmocka_unit_test(test_group_none),
 		cmocka_unit_test(test_one_cluster_is_no_grouping_unless_asked),
+		cmocka_unit_test(test_upstream_files_ping_else_libp2p_ping),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
