@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "heatmap_html.h"
+#include "heatmap_text.h"
 #include "heatmap_timeline.h"
 
 #define LABEL_W 110
@@ -246,8 +247,10 @@ heatmap_write_timeline_html(FILE *f, const struct heatmap *hm)
 void
 heatmap_write_timeline_text(FILE *f, const struct heatmap *hm)
 {
+	char a[72], b[72];
 	size_t r, i, m, j;
 
+	/* Names from run.json reach the terminal without control bytes. */
 	for (r = 0; r < hm->input.nruns; r++) {
 		const struct run_info *run = hm->input.runs[r];
 		double total = run_length(run);
@@ -255,7 +258,8 @@ heatmap_write_timeline_text(FILE *f, const struct heatmap *hm)
 		if (run->nphases == 0 || !(total > 0))
 			continue;
 		fprintf(f, "Timeline of run %s: %.0f s (%.1f min)%s\n",
-		    run->run_id != NULL ? run->run_id : run->file, total,
+		    heatmap_clean_name(run->run_id != NULL ? run->run_id :
+		    run->file, a, sizeof a), total,
 		    total / 60, run->from_durations ? ", from the phases' "
 		    "durations" : "");
 		for (i = 0; i < run->nphases; i++) {
@@ -275,19 +279,23 @@ heatmap_write_timeline_text(FILE *f, const struct heatmap *hm)
 						slowest = run->machines[m];
 					}
 				}
-			fprintf(f, "  %-10.10s %8.1f s %5.1f %%", p->phase, d,
+			fprintf(f, "  %-10.10s %8.1f s %5.1f %%",
+			    heatmap_clean_name(p->phase, a, sizeof a), d,
 			    100 * d / total);
 			if (slowest != NULL)
-				fprintf(f, "  slowest host %.64s (%.1f s)",
-				    slowest, worst);
+				fprintf(f, "  slowest host %s (%.1f s)",
+				    heatmap_clean_name(slowest, b, sizeof b),
+				    worst);
 			fputc('\n', f);
 		}
 		for (m = 0; m < run->nmachines; m++)
 			for (j = 0; j < run->nhost_phases[m]; j++)
 				if (run->host_phases[m][j].failed)
-					fprintf(f, "  failed: %.64s %.32s\n",
-					    run->machines[m],
-					    run->host_phases[m][j].phase);
+					fprintf(f, "  failed: %s %s\n",
+					    heatmap_clean_name(run->machines[m], a,
+					    sizeof a), heatmap_clean_name(
+					    run->host_phases[m][j].phase, b,
+					    sizeof b));
 		fputc('\n', f);
 	}
 }

@@ -151,6 +151,18 @@ assert_status 2 np heatmap -i "$in" --compare missing-old.jsonl --text
 assert_contains "$OUT" "missing-old.jsonl"
 assert_status 2 np heatmap -i "$in" --compare "$in" -o "$in"
 assert_contains "$OUT" "is the input"
+# A run.json's names reach the timeline as text: no markup on the page, no
+# control byte on the terminal.
+printf '%s\n' '{"run_id": "r\u001b[2J", "phases": {}, "phase_times": {"<img src=x>": [0, 5]},' \
+    ' "machines": [{"name": "<script>alert(1)</script>", "site": "s\u001b]0;x\u0007",' \
+    '  "phase_times": {"init\u001b[31m": [0, 2]}, "phases": {"init\u001b[31m": "failed"}}]}' >evil-run.json
+assert_status 0 np heatmap -i "$in" -i evil-run.json -o evil.html --text
+assert_contains "$OUT" "Timeline of run r?[2J"
+[ "$(grep -c $'\033' <<<"$OUT")" = 0 ] || fail "an escape sequence reached the terminal"
+assert_file_contains evil.html '&lt;img src=x&gt;'
+assert_file_contains evil.html '&lt;script&gt;alert(1)&lt;&#47;script&gt;'
+grep -q '<img src=x>\|<script>alert' evil.html && fail "markup from run.json reached the page"
+
 # A run compared with itself: nothing got worse.
 assert_status 0 np heatmap -i "$in" --compare "$in" --text
 assert_contains "$OUT" "Compared with the old run: no pair worse."
