@@ -13,13 +13,17 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "bounds.h"
 #include "cmd.h"
 #include "error.h"
 #include "heatmap.h"
+#include "heatmap_compare.h"
 #include "record_schema.h"
 #include "heatmap_diagnose.h"
 #include "heatmap_html.h"
+#include "heatmap_sites.h"
 #include "heatmap_text.h"
+#include "inventory.h"
 #include "log.h"
 #include "option.h"
 #include "timeutil.h"
@@ -35,6 +39,11 @@ struct heatmap_args {
 	int aggregate;		/* enum heatmap_aggregate */
 	int text;
 	int strict;
+	const char **compare;		/* the old run's inputs */
+	size_t ncompare;
+	const char *config;		/* machines.json: sites */
+	int group_by;		/* enum heatmap_group_by */
+	double group_rtt;		/* ms */
 };
 
 /* No --input: collect's default output, as upstream. */
@@ -52,6 +61,9 @@ default_input(const struct cmd_entry *self, struct heatmap_args *a)
 }
 
 static const char *const aggregates[] = { "latest", "median", NULL };
+/* in enum heatmap_group_by's order; "auto" is the default's name */
+static const char *const group_bys[] = { "auto", "site", "rtt", "none", NULL };
+static const struct bounds group_rtt_bounds = { 0.001, 1e6 };
 
 static const struct option_spec heatmap_specs[] = {
 	{ .name = "input", .letter = 'i', .type = OPTION_LIST,
@@ -88,6 +100,28 @@ static const struct option_spec heatmap_specs[] = {
 	{ .name = "strict", .type = OPTION_FLAG,
 	  .offset = offsetof(struct heatmap_args, strict),
 	  .help = "a malformed input line is an error (exit 2)" },
+	{ .name = "config", .type = OPTION_STRING,
+	  .offset = offsetof(struct heatmap_args, config), .arg = "FILE",
+	  .help = "machines.json: each machine's site (also read from\n"
+	  "a bench run.json's machines)" },
+	{ .name = "group-by", .type = OPTION_ENUM,
+	  .offset = offsetof(struct heatmap_args, group_by), .arg = "HOW",
+	  .choices = group_bys, .what = "site, rtt or none",
+	  .help = "rows and columns grouped by site, by rtt (clusters of\n"
+	  "the measured round trips) or none; default: site when\n"
+	  "every host has one, else rtt" },
+	{ .name = "group-rtt", .type = OPTION_SECONDS,
+	  .offset = offsetof(struct heatmap_args, group_rtt), .arg = "MS",
+	  .bounds = &group_rtt_bounds,
+	  .what = "a round trip in ms above 0, e.g. 5",
+	  .help = "hosts on average at most MS apart form one cluster\n"
+	  "(default 5)" },
+	{ .name = "compare", .type = OPTION_LIST,
+	  .offset = offsetof(struct heatmap_args, compare),
+	  .count = offsetof(struct heatmap_args, ncompare), .arg = "FILE",
+	  .help = "an older run's records (repeat it): colour each pair by\n"
+	  "how many times worse it got, and list the pairs worse\n"
+	  "by 1.25x and the metric's floor, or failed since" },
 	{ .name = NULL }
 };
 
@@ -97,6 +131,58 @@ static const struct option_block heatmap_options_table[] = {
 };
 
 /* The options into a, checked; 0 to go on, else the exit status. */
+/* The old run of --compare, built like the new one. */
+static int
+build_old(const struct heatmap_args *a, struct heatmap **out)
+{
+	struct heatmap *old;
+	size_t i;
+	int rc = 0;
+
+	*out = NULL;
+	if ((old = heatmap_new()) == NULL)
+		return NP_ERR_NOMEM;
+	for (i = 0; i < a->ncompare && rc == 0; i++)
+		rc = heatmap_read(old, a->compare[i], a->strict);
+	if (rc == 0 && (rc = heatmap_build(old, a->aggregate, a->kind)) ==
+	    NP_ERR_NOT_FOUND)
+		log_error("--compare: no %s%srecords in %s", a->kind ? a->kind :
+		    "", a->kind ? " " : "", a->compare[0]);
+	if (rc == 0 && old->nkinds == 0) {
+		log_error("--compare: no records in %s; give the old run's "
+		    "collect or bench .jsonl", a->compare[0]);
+		rc = NP_ERR_NOT_FOUND;
+	}
+	if (rc != 0) {
+		heatmap_free(old);
+		return rc;
+	}
+	*out = old;
+	return 0;
+}
+
+/* Each machine's site from --config machines.json, as hints by name. */
+static int
+load_sites(struct heatmap *hm, const char *path)
+{
+	struct inventory *inv = NULL;
+	char *cause = NULL;
+	size_t i;
+	int rc;
+
+	if ((rc = inventory_load(path, &inv, &cause)) != 0) {
+		log_error("%s", cause != NULL ? cause : error_string(rc));
+		free(cause);
+		return rc;
+	}
+	for (i = 0; i < inv->n_machines && rc == 0; i++)
+		if (inv->machines[i].site != NULL)
+			rc = heatmap_site_hint(hm, inv->machines[i].name,
+			    inv->machines[i].site);
+	inventory_free(inv);
+	return rc;
+}
+
 static int
 parse_args(const struct cmd_entry *self, int argc, char **argv,
     struct heatmap_args *a, int *stop)
@@ -119,6 +205,12 @@ parse_args(const struct cmd_entry *self, int argc, char **argv,
 			return cmd_usage_error(self, "--output %s is the input "
 			    "%s: writing the page would replace the records; "
 			    "give another --output", a->output, a->inputs[i]);
+	}
+	for (i = 0; a->output != NULL && i < a->ncompare; i++) {
+		if (file_same(a->output, a->compare[i]))
+			return cmd_usage_error(self, "--output %s is the "
+			    "--compare input: writing the page would replace "
+			    "the records; give another --output", a->output);
 	}
 	if (a->kind != NULL && !record_kind_known(a->kind))
 		return cmd_usage_error(self, "--kind: '%s' is not ping, "
@@ -316,6 +408,7 @@ cmd_heatmap_exec(const struct cmd_entry *self, int argc, char **argv)
 
 	memset(&a, 0, sizeof a);
 	memset(&dx, 0, sizeof dx);
+	a.group_rtt = HEATMAP_GROUP_RTT_MS;
 	exit_code = parse_args(self, argc, argv, &a, &stop);
 	if (stop)
 		goto out;
@@ -328,6 +421,11 @@ cmd_heatmap_exec(const struct cmd_entry *self, int argc, char **argv)
 				goto nomem;
 			goto out;
 		}
+	if (a.config != NULL && (rc = load_sites(hm, a.config)) != 0) {
+		if (rc == NP_ERR_NOMEM)
+			goto nomem;
+		goto out;
+	}
 	if (hm->input.malformed > 0)
 		log_warn("skipped %zu malformed line%s (--strict makes this "
 		    "an error)", hm->input.malformed,
@@ -340,6 +438,21 @@ cmd_heatmap_exec(const struct cmd_entry *self, int argc, char **argv)
 		goto out;
 	}
 	if (rc != 0)
+		goto nomem;
+	if (a.ncompare > 0) {
+		struct heatmap *old;
+
+		if ((rc = build_old(&a, &old)) != 0) {
+			if (rc == NP_ERR_NOMEM)
+				goto nomem;
+			goto out;
+		}
+		rc = heatmap_compare(hm, old);
+		heatmap_free(old);
+		if (rc != 0)
+			goto nomem;
+	}
+	if (heatmap_group(hm, (enum heatmap_group_by)a.group_by, a.group_rtt) != 0)
 		goto nomem;
 	if (hm->left_out + hm->input.left_out > 0)
 		log_warn("%zu records left out: a page shows at most %d hosts "
@@ -383,6 +496,7 @@ out:
 	heatmap_diagnosis_free(&dx);
 	heatmap_free(hm);
 	free(a.inputs);
+	free(a.compare);
 	return exit_code;
 }
 

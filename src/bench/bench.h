@@ -100,6 +100,7 @@ struct bench_host {
 	int http_port, libp2p_port;
 	enum bench_status status[BENCH_N_PHASES];
 	double phase_s[BENCH_N_PHASES];	/* this host's part of a phase */
+	double step_at[BENCH_N_PHASES], step_end[BENCH_N_PHASES]; /* wall; 0: not run */
 	int failed;		/* a phase failed: later phases skip it */
 	enum bench_phase failed_phase;
 	enum error_class error_class;
@@ -167,6 +168,7 @@ struct bench {
 	int phase_ran[BENCH_N_PHASES];
 	double phase_s[BENCH_N_PHASES];
 	double phase_t0;	/* monotonic seconds */
+	double phase_at[BENCH_N_PHASES], phase_end[BENCH_N_PHASES]; /* wall; 0: not run */
 	size_t outstanding;	/* per-host steps in flight */
 	size_t next_host;	/* the next host to start in this phase */
 	int launching;		/* inside the host launcher */

@@ -20,6 +20,7 @@
 #include "node_api.h"
 #include "node_json.h"
 #include "shell.h"
+#include "timeutil.h"
 #include "util.h"
 
 /* Seconds a lifecycle command (init, peer-id, push, start) may take. */
@@ -39,6 +40,7 @@ bench_host_step_done(struct bench_host *h)
 	enum bench_phase p = b->phase;
 
 	h->phase_s[p] = bench_now() - h->step_t0;
+	h->step_end[p] = time_wall();
 	if (h->status[p] == BENCH_ST_NONE)
 		h->status[p] = b->interrupted && p != BENCH_TEARDOWN ?
 		    BENCH_ST_INTERRUPTED : BENCH_ST_OK;
@@ -611,6 +613,7 @@ launch_more(struct bench *b)
 		}
 		b->outstanding++;
 		h->step_t0 = bench_now();
+		h->step_at[p] = time_wall();
 		if ((r = step_start(h, p)) != 0)
 			bench_host_step_fail(h, ERROR_CLASS_TOOL_FAILED, str_printf("%s: "
 			    "%s: %s", h->m->name, bench_phase_name(p),

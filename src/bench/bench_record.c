@@ -146,6 +146,29 @@ round2(double s)
 	return (double)(long long)(s * 100.0 + (s < 0 ? -0.5 : 0.5)) / 100.0;
 }
 
+/*
+ * netprof's "phase_times": {"init": [start, end], ...}, seconds since the
+ * run's started_at, for the heatmap's timeline (upstream's "phases" keep
+ * their form). A step still running has no end: [start, null].
+ */
+static void
+add_phase_times(cJSON *o, const struct bench *b, const double *at,
+    const double *end)
+{
+	cJSON *pt = cJSON_AddObjectToObject(o, "phase_times"), *span;
+	int p;
+
+	for (p = 0; p < BENCH_N_PHASES; p++) {
+		if (at[p] <= 0)
+			continue;
+		span = cJSON_AddArrayToObject(pt, bench_phase_name(p));
+		cJSON_AddItemToArray(span, cJSON_CreateNumber(round2(at[p] -
+		    b->started_at)));
+		cJSON_AddItemToArray(span, end[p] > 0 ? cJSON_CreateNumber(
+		    round2(end[p] - b->started_at)) : cJSON_CreateNull());
+	}
+}
+
 static const char *
 status_name(enum bench_status s)
 {
@@ -168,7 +191,10 @@ machine_json(const struct bench *b, const struct bench_host *h)
 	add_string_or_null(o, "peer_id", h->peer_id);
 	cJSON_AddNumberToObject(o, "http_port", h->http_port);
 	cJSON_AddNumberToObject(o, "libp2p_port", h->libp2p_port);
-	/* netprof's: where the node lives, and how each phase went */
+	/* netprof's: the machine's site (the heatmap groups by it), where
+	 * the node lives, and how each phase went */
+	if (h->m->site != NULL)
+		cJSON_AddStringToObject(o, "site", h->m->site);
 	cJSON_AddStringToObject(o, "dir", h->dir);
 	if (h->pid > 0)
 		cJSON_AddNumberToObject(o, "pid", (double)h->pid);
@@ -186,6 +212,7 @@ machine_json(const struct bench *b, const struct bench_host *h)
 		if (b->phase_ran[p])
 			cJSON_AddStringToObject(ph, bench_phase_name(p),
 			    status_name(h->status[p]));
+	add_phase_times(o, b, h->step_at, h->step_end);
 	return o;
 }
 
@@ -251,6 +278,7 @@ add_phases(cJSON *root, const struct bench *b)
 		snprintf(key, sizeof key, "%s_s", bench_phase_name(p));
 		cJSON_AddNumberToObject(ph, key, round2(b->phase_s[p]));
 	}
+	add_phase_times(root, b, b->phase_at, b->phase_end);
 }
 
 cJSON *

@@ -103,6 +103,7 @@ phase_begin(struct bench *b, enum bench_phase p)
 	b->phase = p;
 	b->phase_ran[p] = 1;
 	b->phase_t0 = bench_now();
+	b->phase_at[p] = time_wall();
 	log_debug(NULL, "phase %s", bench_phase_name(p));
 	if (p == BENCH_PUNCH || p == BENCH_SWEEP || p == BENCH_BASELINE) {
 		/* bench_pairs_start reports it, once it knows the total */
@@ -137,6 +138,7 @@ bench_phase_done(struct bench *b)
 	enum bench_phase p = b->phase, next;
 
 	b->phase_s[p] = bench_now() - b->phase_t0;
+	b->phase_end[p] = time_wall();
 	if (p == BENCH_PUNCH || p == BENCH_SWEEP || p == BENCH_BASELINE)
 		pair_phase_status(b, p);
 	bench_report_phase_end(b);

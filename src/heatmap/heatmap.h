@@ -28,6 +28,7 @@ struct hm_metric {
 	const char *unit;	/* "ms", "Mbit/s", "%", "x RTT", ... */
 	int higher_better;
 	const char *label;	/* words for the legend */
+	double span_min;	/* the smallest difference worth a colour */
 };
 
 struct hm_cell {
@@ -46,6 +47,7 @@ struct hm_kind {
 	size_t nmetrics;
 	size_t default_metric;
 	struct hm_cell *cells;	/* nhosts * nhosts, row-major by source */
+	double *values_base;	/* the one allocation cells' values point in */
 	int derived;		/* computed from other kinds (the overlay) */
 	size_t nrecords, nfailed;
 };
@@ -60,6 +62,31 @@ struct heatmap {
 	size_t *host_slots;	/* open-addressing index into hosts, +1 */
 	size_t nslots;
 	size_t left_out;	/* records past the bounds below, not shown */
+
+	/* Sites (heatmap_sites.c): hints by name, then one group per host. */
+	struct hm_site_hint *site_hints;
+	size_t nsite_hints;
+	char **groups;		/* group names, in display order */
+	size_t ngroups;
+	size_t *host_group;	/* per host: index into groups */
+	const char *group_by;	/* "site", "rtt" or "none": what was used */
+	const char *group_basis; /* the RTT clustered: "ping avg", ... */
+
+	/* --compare (heatmap_compare.c): the pairs that got worse. */
+	int compared;
+	struct hm_worse *worse;
+	size_t nworse;
+};
+
+struct hm_worse {
+	size_t kind;		/* index into kinds (a measured kind) */
+	size_t src, tgt;
+	double before, after;	/* the default metric; NAN if failed */
+	double factor;		/* how many times worse; INFINITY if failed */
+};
+
+struct hm_site_hint {
+	char *host, *site;
 };
 
 /*
@@ -91,6 +118,14 @@ struct hm_kind *heatmap_find_kind(const struct heatmap *hm, const char *name);
 /* Index of metric name in kind, or -1. */
 int heatmap_find_metric(const struct hm_kind *kind, const char *name);
 long heatmap_host_index(const struct heatmap *hm, const char *name);
+/*
+ * Add a derived kind with these metrics (every cell missing but the
+ * diagonal) for a caller to fill. Returns it, or NULL without memory.
+ */
+struct hm_kind *heatmap_add_derived(struct heatmap *hm, const char *name,
+    const char *const *metrics, size_t nmetrics);
+/* Rebuild the name index after the hosts were reordered. */
+int heatmap_rehash(struct heatmap *hm, size_t nslots);
 
 /* The upstream default metric of a kind ("avg" for ping, ...). */
 const char *heatmap_default_metric(const char *kind);
@@ -111,6 +146,16 @@ void heatmap_totals(const struct heatmap *hm, size_t *records,
  */
 double heatmap_badness(double value, double lo, double hi, int higher_better,
     int use_log);
+/*
+ * The range the colours spread over: [lo, hi] widened, away from the best
+ * end, to at least HEATMAP_SPAN_REL of the larger value and the metric's
+ * span_min, so that differences below what the measurement resolves
+ * (0.01 against 0.04 ms on one switch) stay one colour instead of going
+ * from green to red.
+ */
+#define HEATMAP_SPAN_REL 0.10
+void heatmap_scale_span(const struct hm_metric *m, double *lo, double *hi);
+
 /* The colour of a badness: green (0) through yellow to red (1). */
 void heatmap_color(double badness, unsigned char rgb[3]);
 

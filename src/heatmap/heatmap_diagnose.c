@@ -41,6 +41,12 @@ static const struct rule_text {
 	  "An inbound firewall on a blocks b: open on a what each line names "
 	  "(ICMP for ping, the TCP port the records show for iperf3 and for "
 	  "the libp2p bench kinds) or relay the traffic." },
+	{ "relayed",
+	  "libp2p_ping far above the ICMP round trip",
+	  "The libp2p path takes a detour the IP path does not: the pair "
+	  "talks through a relay (a circuit address) instead of directly. "
+	  "Check that both peers' libp2p ports are reachable from each other "
+	  "(hole punching, firewalls), or place the relay closer to them." },
 	{ "http_overhead",
 	  "large gap between libp2p latency and the baseline RTT",
 	  "The difference is HTTP-over-libp2p overhead (TLS, stream "
@@ -317,6 +323,24 @@ rule_gap(const struct heatmap *hm, struct diagnosis *dx, size_t a, size_t b)
 }
 
 static int
+rule_relayed(const struct heatmap *hm, struct diagnosis *dx, size_t a,
+    size_t b)
+{
+	double p2p, icmp;
+
+	p2p = cell_metric(hm, "libp2p_ping", cell_of(hm, "libp2p_ping", a, b),
+	    "p50_ms");
+	icmp = cell_metric(hm, "ping", cell_of(hm, "ping", a, b), "avg");
+	if (isnan(p2p) || isnan(icmp) || icmp <= 0 ||
+	    p2p < icmp * DIAGNOSE_RELAY_RATIO ||
+	    p2p - icmp < DIAGNOSE_RELAY_MIN_MS)
+		return 0;
+	return finding_add(dx, "relayed",
+	    "%s -> %s: libp2p_ping p50 %.3g ms = %.1fx ping avg (%.3g ms)",
+	    hm->hosts[a], hm->hosts[b], p2p, p2p / icmp, icmp);
+}
+
+static int
 rule_convergence(const struct heatmap *hm, struct diagnosis *dx)
 {
 	const struct record_input *in = &hm->input;
@@ -380,6 +404,7 @@ heatmap_diagnose(const struct heatmap *hm, struct diagnosis *dx)
 			    (rc = rule_backoff(hm, dx, a, b)) != 0 ||
 			    (rc = rule_intermittent(hm, dx, a, b)) != 0 ||
 			    (rc = rule_one_way(hm, dx, a, b)) != 0 ||
+			    (rc = rule_relayed(hm, dx, a, b)) != 0 ||
 			    (rc = rule_gap(hm, dx, a, b)) != 0)
 				goto fail;
 		}

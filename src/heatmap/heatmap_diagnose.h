@@ -11,10 +11,21 @@
 
 #include "heatmap.h"
 
-/* A libp2p latency this many times the ICMP RTT is a "large gap"... */
+/*
+ * A ratio rule needs a ratio and a difference: on one switch ICMP takes
+ * 0.012 ms and an HTTP request over libp2p 7.5 ms, a ratio of 600 that
+ * says nothing about the network. A libp2p latency this many times the
+ * ICMP RTT is a "large gap"...
+ */
 #define DIAGNOSE_GAP_RATIO 3.0
 /* ...if it is also this much larger in absolute terms (ms). */
-#define DIAGNOSE_GAP_MIN_MS 1.0
+#define DIAGNOSE_GAP_MIN_MS 10.0
+/*
+ * libp2p_ping this many times ICMP, and this much more, is a detour: the
+ * pair talks through a relay (or a far tunnel), not directly.
+ */
+#define DIAGNOSE_RELAY_RATIO 1.5
+#define DIAGNOSE_RELAY_MIN_MS 5.0
 /* Ports named when the records do not show them (upstream's defaults). */
 #define DIAGNOSE_IPERF3_PORT 5201
 #define DIAGNOSE_LIBP2P_PORT 19091

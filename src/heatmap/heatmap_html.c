@@ -14,7 +14,10 @@
 #include <string.h>
 
 #include "error.h"
+#include "heatmap_compare.h"
 #include "heatmap_html.h"
+#include "heatmap_sites.h"
+#include "heatmap_timeline.h"
 #include "log.h"
 #include "timeutil.h"
 
@@ -25,6 +28,13 @@
  * style: 16k cells sharing 21 styles lay out and paint much faster.
  */
 #define COLOR_STEPS 20
+/*
+ * Above this many hosts the table shows a block of HEATMAP_BLOCK x
+ * HEATMAP_BLOCK (a million cells do not lay out in seconds); the
+ * overviews pick the block.
+ */
+#define HEATMAP_TABLE_HOSTS 128
+#define HEATMAP_BLOCK 64
 
 void
 heatmap_html_escape(FILE *f, const char *s)
@@ -129,6 +139,17 @@ static const char page_style[] =
 "text-align:left;vertical-align:top}\n"
 "table.list td.err{max-width:50em;word-break:break-word}\n"
 ".advice{margin:.2em 0 .4em}\n"
+"table.mx col.gl{border-left:2px solid #222}"
+"table.mx tr.gt>*{border-top:2px solid #222}\n"
+"table.mx th[data-label]::before{content:attr(data-label) ' \\b7  ';"
+"color:#777;font-size:10px}\n"
+".multiples{display:flex;flex-wrap:wrap;gap:1em;align-items:flex-start}\n"
+"#multiples[hidden]{display:none}figure.mult{margin:0}"
+"figure.mult figcaption{font-size:12px;font-weight:600}"
+"canvas.mult{image-rendering:pixelated;border:1px solid #ccc;display:block}\n"
+"table.mx td[data-hl]{outline:2px solid #000;outline-offset:-2px}\n"
+"table.sites td{text-align:center;min-width:5em}"
+"table.sites caption{text-align:left;font-weight:600;padding:.2em 0}\n"
 "details{margin:.4em 0}summary{cursor:pointer;font-weight:600}\n";
 
 /*
@@ -147,6 +168,14 @@ static const char page_script[] =
 "var rows = table.tBodies[0].rows;\n"
 "for (var i = 0; i < rows.length; i++)\n"
 "  for (var j = 1; j < rows[i].cells.length; j++) tds.push(rows[i].cells[j]);\n"
+"/* The table shows a block of the matrix: rows R0.., columns C0.. (all of\n"
+"   it up to D.block hosts; above, the overview picks the block). */\n"
+"var R0 = 0, C0 = 0, BR = rows.length, BC = BR ? rows[0].cells.length - 1 : 0;\n"
+"function cellIdx(i) { return (R0 + Math.floor(i / BC)) * N + C0 + i % BC; }\n"
+"function tdOf(idx) {\n"
+"  var r = Math.floor(idx / N) - R0, c = idx % N - C0;\n"
+"  return r >= 0 && r < BR && c >= 0 && c < BC ? tds[r * BC + c] : null;\n"
+"}\n"
 "var selKind = document.getElementById('kind');\n"
 "var selMetric = document.getElementById('metric');\n"
 "var chkLog = document.getElementById('log');\n"
@@ -177,12 +206,18 @@ static const char page_script[] =
 "  sel.value = String(chosen);\n"
 "}\n"
 "function mlabel(m) { return m.name + (m.unit ? ' (' + m.unit + ')' : ''); }\n"
+"/* A large page holds the values of the default and first metric only. */\n"
+"function mlabelOf(k) {\n"
+"  return function (m, i) {\n"
+"    return mlabel(m) + (k.values[i] ? '' : ' \\u2014 not on this page (--metric)');\n"
+"  };\n"
+"}\n"
 "function when(t) {\n"
 "  var d = new Date(t * 1000);\n"
 "  return isNaN(d.getTime()) ? 'not a valid time' : d.toISOString();\n"
 "}\n"
 "function range(k, m) {\n"
-"  var vals = k.values[m], lo = null, hi = null;\n"
+"  var vals = k.values[m] || [], lo = null, hi = null;\n"
 "  for (var i = 0; i < vals.length; i++) {\n"
 "    var v = vals[i];\n"
 "    if (k.state.charAt(i) !== 'v' || v === null) continue;\n"
@@ -191,17 +226,25 @@ static const char page_script[] =
 "  }\n"
 "  return lo === null ? null : { lo: lo, hi: hi };\n"
 "}\n"
+"/* heatmap_scale_span(): the colours spread over at least a floor. */\n"
+"function span(m, r) {\n"
+"  if (r === null) return null;\n"
+"  var need = Math.max(D.rel * Math.max(Math.abs(r.lo), Math.abs(r.hi)),\n"
+"    m.fl || 0);\n"
+"  if (r.hi - r.lo >= need) return r;\n"
+"  return m.hb ? { lo: r.hi - need, hi: r.hi } : { lo: r.lo, hi: r.lo + need };\n"
+"}\n"
 "function setText(id, s) { document.getElementById(id).textContent = s; }\n"
 "function render() {\n"
 "  var k = D.kinds[view.k], m = k.metrics[view.m] || null;\n"
 "  var vals = k.values[view.m] || [];\n"
-"  var r = m ? range(k, view.m) : null;\n"
+"  var r = m ? span(m, range(k, view.m)) : null;\n"
 "  var canLog = r !== null && r.lo > 0 && r.hi / r.lo > 10;\n"
 "  chkLog.disabled = !canLog;\n"
 "  var lg = canLog && chkLog.checked;\n"
 "  for (var i = 0; i < tds.length; i++) {\n"
-"    var td = tds[i], st = k.state.charAt(i), v = vals[i];\n"
-"    if (st === 'v' && v !== null) {\n"
+"    var ci = cellIdx(i), td = tds[i], st = k.state.charAt(ci), v = vals[ci];\n"
+"    if (st === 'v' && v != null) {\n"
 "      td.className = 'v q' + Math.round(badness(v, r.lo, r.hi, m.hb, lg) *\n"
 "        D.steps);\n"
 "      td.textContent = fmt(v);\n"
@@ -221,10 +264,10 @@ static const char page_script[] =
 "  document.body.setAttribute('data-view', k.name + '\\/' + (m ? m.name : ''));\n"
 "}\n"
 "fill(selKind, D.kinds.map(function (k) { return k.label; }), view.k);\n"
-"fill(selMetric, D.kinds[view.k].metrics.map(mlabel), view.m);\n"
+"fill(selMetric, D.kinds[view.k].metrics.map(mlabelOf(D.kinds[view.k])), view.m);\n"
 "selKind.addEventListener('change', function () {\n"
 "  view.k = Number(selKind.value); view.m = D.kinds[view.k]['default'];\n"
-"  fill(selMetric, D.kinds[view.k].metrics.map(mlabel), view.m);\n"
+"  fill(selMetric, D.kinds[view.k].metrics.map(mlabelOf(D.kinds[view.k])), view.m);\n"
 "  render();\n"
 "});\n"
 "selMetric.addEventListener('change', function () {\n"
@@ -238,8 +281,8 @@ static const char page_script[] =
 "  if (cls) b.className = cls;\n"
 "  tr.appendChild(a); tr.appendChild(b); tb.appendChild(tr);\n"
 "}\n"
-"function showTip(idx, x, y) {\n"
-"  var k = D.kinds[view.k], st = k.state.charAt(idx);\n"
+"function showTip(idx, x, y, ki) {\n"
+"  var k = D.kinds[ki === undefined ? view.k : ki], st = k.state.charAt(idx);\n"
 "  var s = Math.floor(idx / N), t = idx % N;\n"
 "  tip.textContent = '';\n"
 "  var h = document.createElement('div');\n"
@@ -252,8 +295,8 @@ static const char page_script[] =
 "  else {\n"
 "    if (st === 'f') row(tb, 'status', 'failed', 'err');\n"
 "    k.metrics.forEach(function (m, mi) {\n"
-"      var v = k.values[mi][idx];\n"
-"      if (st === 'v' && v !== null)\n"
+"      var v = (k.values[mi] || [])[idx];\n"
+"      if (st === 'v' && v != null)\n"
 "        row(tb, m.name, fmt(v) + (m.unit ? ' ' + m.unit : ''));\n"
 "    });\n"
 "    if (k.n && k.n[idx] >= 0) row(tb, 'samples', String(k.n[idx]));\n"
@@ -262,6 +305,7 @@ static const char page_script[] =
 "    if (k.t && k.t[idx] >= 0)\n"
 "      row(tb, 'time', when(D.t0 + k.t[idx]));\n"
 "    var e = k.err && k.err[idx];\n"
+"    if (typeof e === 'number') e = D.errs[e];\n"
 "    if (e) row(tb, (st === 'f' ? 'error' : 'last error') + ' (' + e[0] + ')',\n"
 "      e[1], 'err');\n"
 "  }\n"
@@ -281,13 +325,119 @@ static const char page_script[] =
 "  if (!td || td.parentNode.parentNode !== table.tBodies[0]) {\n"
 "    tip.hidden = true; return;\n"
 "  }\n"
-"  showTip(td.parentNode.sectionRowIndex * N + td.cellIndex - 1,\n"
-"    e.clientX, e.clientY);\n"
+"  var idx = (R0 + td.parentNode.sectionRowIndex) * N + C0 + td.cellIndex - 1;\n"
+"  showTip(idx, e.clientX, e.clientY);\n"
+"  highlight(idx);\n"
 "});\n"
 "table.addEventListener('mousemove', function (e) {\n"
 "  if (!tip.hidden) moveTip(e.clientX, e.clientY);\n"
 "});\n"
-"table.addEventListener('mouseleave', function () { tip.hidden = true; });\n"
+"table.addEventListener('mouseleave', function () {\n"
+"  tip.hidden = true; highlight(-1);\n"
+"});\n"
+"/* Small multiples: every kind's matrix, same hosts in the same order,\n"
+"   each with its own scale; hovering one highlights the pair in all. */\n"
+"var STOPS = [[26, 152, 80], [254, 224, 139], [215, 48, 39]];\n"
+"/* heatmap_color() */\n"
+"function rgbOf(b) {\n"
+"  var a = b <= 0.5 ? STOPS[0] : STOPS[1], c = b <= 0.5 ? STOPS[1] : STOPS[2];\n"
+"  var t = b <= 0.5 ? b * 2 : (b - 0.5) * 2;\n"
+"  return a.map(function (x, i) { return Math.round(x + (c[i] - x) * t); });\n"
+"}\n"
+"var mults = [].slice.call(document.querySelectorAll('canvas.mult'));\n"
+"var cpx = Math.max(1, Math.floor(240 / Math.max(1, N)));\n"
+"/* The palette of the colour classes, as RGBA bytes. */\n"
+"var PAL = [];\n"
+"for (var q = 0; q <= D.steps; q++) PAL.push(rgbOf(q / D.steps));\n"
+"var SPECIAL = { s: [74, 74, 74], f: [139, 0, 0], m: [228, 228, 228] };\n"
+"function drawMult(cv) {\n"
+"  var ki = Number(cv.getAttribute('data-k')), k = D.kinds[ki];\n"
+"  var m = k.metrics[k['default']] || null, vals = m ? k.values[k['default']] || [] : [];\n"
+"  var r = m ? span(m, range(k, k['default'])) : null;\n"
+"  var W = N * cpx, g, img, px, i, j, x, y;\n"
+"  cv.width = cv.height = W;\n"
+"  g = cv.getContext('2d');\n"
+"  img = g.createImageData(W, W); px = img.data;\n"
+"  for (i = 0; i < N * N; i++) {\n"
+"    var st = k.state.charAt(i), v = vals[i], c;\n"
+"    if (st === 'v' && m && v != null)\n"
+"      c = PAL[Math.round(badness(v, r.lo, r.hi, m.hb, 0) * D.steps)];\n"
+"    else c = SPECIAL[st === 'v' ? 'm' : st];\n"
+"    var x0 = (i % N) * cpx, y0 = Math.floor(i / N) * cpx;\n"
+"    for (y = y0; y < y0 + cpx; y++)\n"
+"      for (x = x0, j = (y * W + x0) * 4; x < x0 + cpx; x++, j += 4) {\n"
+"        px[j] = c[0]; px[j + 1] = c[1]; px[j + 2] = c[2]; px[j + 3] = 255;\n"
+"      }\n"
+"  }\n"
+"  g.putImageData(img, 0, 0);\n"
+"  if (D.group) {\n"
+"    g.fillStyle = '#111';\n"
+"    for (j = 1; j < N; j++) if (D.group[j] !== D.group[j - 1]) {\n"
+"      g.fillRect(j * cpx, 0, 1, W); g.fillRect(0, j * cpx, W, 1);\n"
+"    }\n"
+"  }\n"
+"  cv.base = g.getImageData(0, 0, W, W);\n"
+"}\n"
+"var lit = -1;\n"
+"function highlight(idx) {\n"
+"  if (idx === lit) return;\n"
+"  var old = lit >= 0 ? tdOf(lit) : null;\n"
+"  if (old) old.removeAttribute('data-hl');\n"
+"  lit = idx;\n"
+"  if (idx >= 0 && tdOf(idx)) tdOf(idx).setAttribute('data-hl', '');\n"
+"  mults.forEach(function (cv) {\n"
+"    var g = cv.getContext('2d');\n"
+"    g.putImageData(cv.base, 0, 0);\n"
+"    cv.setAttribute('data-hl', String(idx));\n"
+"    if (idx < 0) return;\n"
+"    var x = (idx % N) * cpx, y = Math.floor(idx / N) * cpx, w = Math.max(cpx, 3);\n"
+"    g.fillStyle = 'rgba(0,0,0,.12)';\n"
+"    g.fillRect(0, y, N * cpx, cpx); g.fillRect(x, 0, cpx, N * cpx);\n"
+"    g.strokeStyle = '#000'; g.lineWidth = 2;\n"
+"    g.strokeRect(x - 1, y - 1, w + 2, w + 2);\n"
+"  });\n"
+"}\n"
+"mults.forEach(function (cv) {\n"
+"  drawMult(cv);\n"
+"  cv.style.width = cv.style.height = Math.max(N * cpx, 160) + 'px';\n"
+"  cv.addEventListener('mousemove', function (e) {\n"
+"    var rc = cv.getBoundingClientRect(), sc = rc.width / (N * cpx);\n"
+"    var col = Math.floor((e.clientX - rc.left) / sc / cpx);\n"
+"    var row = Math.floor((e.clientY - rc.top) / sc / cpx);\n"
+"    if (col < 0 || row < 0 || col >= N || row >= N) return;\n"
+"    highlight(row * N + col);\n"
+"    showTip(row * N + col, e.clientX, e.clientY, Number(cv.getAttribute('data-k')));\n"
+"  });\n"
+"  cv.addEventListener('mouseleave', function () { tip.hidden = true; highlight(-1); });\n"
+"  cv.addEventListener('click', function (e) {\n"
+"    var rc = cv.getBoundingClientRect(), sc = rc.width / (N * cpx);\n"
+"    zoom(Math.floor((e.clientY - rc.top) / sc / cpx),\n"
+"      Math.floor((e.clientX - rc.left) / sc / cpx));\n"
+"  });\n"
+"});\n"
+"/* Zoom: the table shows the block around (row, col) of the overview. */\n"
+"function zoom(row, col) {\n"
+"  if (BR >= N && BC >= N) return;\n"
+"  R0 = Math.max(0, Math.min(N - BR, row - (BR >> 1)));\n"
+"  C0 = Math.max(0, Math.min(N - BC, col - (BC >> 1)));\n"
+"  var heads = table.tHead.rows[0].cells, cols = table.querySelectorAll('col');\n"
+"  for (var j = 0; j < BC; j++) {\n"
+"    heads[j + 1].textContent = D.hosts[C0 + j];\n"
+"    if (cols[j + 1]) cols[j + 1].className = D.group && j > 0 &&\n"
+"      D.group[C0 + j] !== D.group[C0 + j - 1] ? 'gl' : '';\n"
+"  }\n"
+"  for (var i = 0; i < BR; i++) {\n"
+"    rows[i].cells[0].textContent = D.hosts[R0 + i];\n"
+"    rows[i].className = D.group && i > 0 &&\n"
+"      D.group[R0 + i] !== D.group[R0 + i - 1] ? 'gt' : '';\n"
+"  }\n"
+"  table.setAttribute('data-r0', String(R0));\n"
+"  table.setAttribute('data-c0', String(C0));\n"
+"  setText('block', 'rows ' + (R0 + 1) + '-' + (R0 + BR) + ', columns ' +\n"
+"    (C0 + 1) + '-' + (C0 + BC) + ' of ' + N);\n"
+"  render();\n"
+"}\n"
+"if (mults.length) document.getElementById('multiples').hidden = false;\n"
 "document.body.setAttribute('data-view', D.kinds[view.k].name + '\\/' +\n"
 "  (D.kinds[view.k].metrics[view.m] || { name: '' }).name);\n"
 "if (window.performance && performance.mark) performance.mark('heatmap-ready');\n"
@@ -296,6 +446,8 @@ static const char page_script[] =
 static const char *
 kind_label(const struct hm_kind *k)
 {
+	if (k->derived && strcmp(k->name, "change") == 0)
+		return "change: times worse than the old run";
 	if (k->derived)
 		return "overlay: libp2p over the raw-IP baseline";
 	return k->name;
@@ -378,6 +530,30 @@ corner_width(const struct heatmap *hm)
 	return (double)(longest > 40 ? 40 : longest) * 0.62 + 1;
 }
 
+/* Host i begins a new group (not the first): a line goes before it. */
+static int
+group_starts(const struct heatmap *hm, size_t i)
+{
+	return hm->host_group != NULL && i > 0 &&
+	    hm->host_group[i] != hm->host_group[i - 1];
+}
+
+/* data-group on every header; data-label on the first of a group. */
+static void
+put_group_attrs(FILE *f, const struct heatmap *hm, size_t i)
+{
+	if (hm->host_group == NULL)
+		return;
+	fputs(" data-group=\"", f);
+	heatmap_html_escape(f, hm->groups[hm->host_group[i]]);
+	fputc('"', f);
+	if (i == 0 || group_starts(hm, i)) {
+		fputs(" data-label=\"", f);
+		heatmap_html_escape(f, hm->groups[hm->host_group[i]]);
+		fputc('"', f);
+	}
+}
+
 static void
 write_matrix(FILE *f, const struct heatmap *hm, const struct hm_kind *k,
     size_t metric)
@@ -385,10 +561,13 @@ write_matrix(FILE *f, const struct heatmap *hm, const struct hm_kind *k,
 	const struct hm_metric *m = metric < k->nmetrics ? &k->metrics[metric] :
 	    NULL;
 	double lo = 0, hi = 0;	/* read only when have */
+	size_t s, t, nb = hm->nhosts > HEATMAP_TABLE_HOSTS ? HEATMAP_BLOCK :
+	    hm->nhosts;
 	int have;
-	size_t s, t;
 
 	have = m != NULL && heatmap_metric_range(hm, k, metric, &lo, &hi) == 0;
+	if (have)
+		heatmap_scale_span(m, &lo, &hi);
 	fputs("<h2 id=view-title>", f);
 	heatmap_html_escape(f, kind_label(k));
 	if (m != NULL) {
@@ -402,25 +581,260 @@ write_matrix(FILE *f, const struct heatmap *hm, const struct hm_kind *k,
 	}
 	fputs("</h2>\n", f);
 	write_legend(f, m, have, lo, hi);
-	fprintf(f, "<div class=scroll><table class=mx id=matrix>"
-	    "<thead><tr><th class=corner style=\"width:%.1fem\">source "
+	if (nb < hm->nhosts)
+		fprintf(f, "<p class=summary>%zu hosts: the table shows <b "
+		    "id=block>rows 1-%zu, columns 1-%zu of %zu</b>; click a "
+		    "place in an overview below (every kind side by side, a "
+		    "pixel per pair) to show the block around it, or read the "
+		    "site summaries.</p>\n", hm->nhosts, nb, nb, hm->nhosts);
+	fputs("<div class=scroll><table class=mx id=matrix>", f);
+	if (hm->host_group != NULL) {
+		/* Lines between groups: a collapsed border on the first
+		 * column and row of each, which the script leaves alone. */
+		fputs("<colgroup><col>", f);
+		for (t = 0; t < nb; t++)
+			fputs(group_starts(hm, t) ? "<col class=gl>" : "<col>",
+			    f);
+		fputs("</colgroup>", f);
+	}
+	fprintf(f, "<thead><tr><th class=corner style=\"width:%.1fem\">source "
 	    "\xe2\x86\x93 target \xe2\x86\x92</th>", corner_width(hm));
-	for (t = 0; t < hm->nhosts; t++) {
-		fputs("<th scope=col>", f);
+	for (t = 0; t < nb; t++) {
+		fputs("<th scope=col", f);
+		put_group_attrs(f, hm, t);
+		fputc('>', f);
 		heatmap_html_escape(f, hm->hosts[t]);
 		fputs("</th>", f);
 	}
 	fputs("</tr></thead>\n<tbody>\n", f);
-	for (s = 0; s < hm->nhosts; s++) {
-		fputs("<tr><th scope=row>", f);
+	for (s = 0; s < nb; s++) {
+		fputs(group_starts(hm, s) ? "<tr class=gt>" : "<tr>", f);
+		fputs("<th scope=row", f);
+		put_group_attrs(f, hm, s);
+		fputc('>', f);
 		heatmap_html_escape(f, hm->hosts[s]);
 		fputs("</th>", f);
-		for (t = 0; t < hm->nhosts; t++)
+		for (t = 0; t < nb; t++)
 			render_cell(f, heatmap_cell(hm, k, s, t), m,
 			    m != NULL ? metric : SIZE_MAX, lo, hi);
 		fputs("</tr>\n", f);
 	}
 	fputs("</tbody></table></div>\n", f);
+}
+
+static void
+write_site_table(FILE *f, const struct heatmap *hm, const struct hm_kind *k,
+    size_t metric, const struct site_cell *sc)
+{
+	const struct hm_metric *m = &k->metrics[metric];
+	double lo = NAN, hi = NAN;
+	char buf[32];
+	size_t g, h, i;
+
+	for (i = 0; i < hm->ngroups * hm->ngroups; i++) {
+		if (isnan(sc[i].median))
+			continue;
+		if (isnan(lo) || sc[i].median < lo)
+			lo = sc[i].median;
+		if (isnan(hi) || sc[i].median > hi)
+			hi = sc[i].median;
+	}
+	if (!isnan(lo))
+		heatmap_scale_span(m, &lo, &hi);
+	fputs("<table class=\"list sites\" data-kind=\"", f);
+	heatmap_html_escape(f, k->name);
+	fputs("\"><caption>", f);
+	heatmap_html_escape(f, kind_label(k));
+	fputs(": ", f);
+	heatmap_html_escape(f, m->name);
+	if (*m->unit != '\0') {
+		fputs(" (", f);
+		heatmap_html_escape(f, m->unit);
+		fputc(')', f);
+	}
+	fputs("</caption><thead><tr><th>source site \xe2\x86\x93 target "
+	    "\xe2\x86\x92</th>", f);
+	for (h = 0; h < hm->ngroups; h++) {
+		fputs("<th>", f);
+		heatmap_html_escape(f, hm->groups[h]);
+		fputs("</th>", f);
+	}
+	fputs("</tr></thead><tbody>\n", f);
+	for (g = 0; g < hm->ngroups; g++) {
+		fputs("<tr><th>", f);
+		heatmap_html_escape(f, hm->groups[g]);
+		fputs("</th>", f);
+		for (h = 0; h < hm->ngroups; h++) {
+			const struct site_cell *c = &sc[g * hm->ngroups + h];
+
+			if (c->npairs == 0) {
+				fputs("<td class=s>\xe2\x80\x94</td>", f);
+				continue;
+			}
+			if (c->nvalues == 0) {
+				fprintf(f, "<td class=f>%zu of %zu failed</td>",
+				    c->nfailed, c->npairs);
+				continue;
+			}
+			heatmap_format_value(c->median, buf, sizeof buf);
+			fprintf(f, "<td class=\"v q%ld\" data-worst=\"",
+			    lround(heatmap_badness(c->median, lo, hi,
+			    m->higher_better, 0) * COLOR_STEPS));
+			heatmap_html_escape(f, hm->hosts[c->worst_src]);
+			fputs(" \xe2\x86\x92 ", f);
+			heatmap_html_escape(f, hm->hosts[c->worst_tgt]);
+			fprintf(f, "\"><b>%s</b><br><small>worst ", buf);
+			heatmap_html_escape(f, hm->hosts[c->worst_src]);
+			fputs("\xe2\x86\x92", f);
+			heatmap_html_escape(f, hm->hosts[c->worst_tgt]);
+			heatmap_format_value(c->worst, buf, sizeof buf);
+			fprintf(f, " %s", buf);
+			if (c->nfailed > 0)
+				fprintf(f, "<br>%zu failed", c->nfailed);
+			fputs("</small></td>", f);
+		}
+		fputs("</tr>\n", f);
+	}
+	fputs("</tbody></table>\n", f);
+}
+
+/* The groups, their hosts, and a site x site summary of every kind. */
+static int
+write_sites(FILE *f, const struct heatmap *hm)
+{
+	struct site_cell *sc;
+	size_t g, i, k;
+	int rc, first;
+
+	if (hm->ngroups == 0)
+		return 0;
+	fputs("<section id=sites><h2>Sites</h2>\n<p class=summary>", f);
+	if (strcmp(hm->group_by, "site") == 0)
+		fputs("Grouped by machines.json's <code>site</code>.", f);
+	else {
+		fputs("No site given: grouped by average-linkage clusters of "
+		    "the ", f);
+		heatmap_html_escape(f, hm->group_basis);
+		fputs(" round trips (--group-rtt sets how far apart hosts of "
+		    "one cluster may be).", f);
+	}
+	fputs(" Each cell: the median over the site pair's host pairs, its "
+	    "worst pair and failures.</p>\n<ul id=site-groups>", f);
+	for (g = 0; g < hm->ngroups; g++) {
+		fputs("<li data-group=\"", f);
+		heatmap_html_escape(f, hm->groups[g]);
+		fputs("\"><b>", f);
+		heatmap_html_escape(f, hm->groups[g]);
+		fputs("</b>:", f);
+		first = 1;
+		for (i = 0; i < hm->nhosts; i++) {
+			if (hm->host_group[i] != g)
+				continue;
+			fputs(first ? " " : ", ", f);
+			heatmap_html_escape(f, hm->hosts[i]);
+			first = 0;
+		}
+		fputs("</li>", f);
+	}
+	fputs("</ul>\n<div class=multiples>\n", f);
+	for (k = 0; k < hm->nkinds; k++) {
+		const struct hm_kind *kind = &hm->kinds[k];
+		size_t m = kind->default_metric;
+
+		if (m >= kind->nmetrics)
+			continue;
+		if ((rc = heatmap_site_summary(hm, kind, m, &sc)) != 0)
+			return rc;
+		write_site_table(f, hm, kind, m, sc);
+		free(sc);
+	}
+	fputs("</div></section>\n", f);
+	return 0;
+}
+
+/* A canvas per kind, drawn by the script (hidden without it). */
+static void
+write_multiples(FILE *f, const struct heatmap *hm)
+{
+	size_t k;
+
+	if (hm->nkinds == 0)
+		return;
+	fputs("<section id=multiples hidden><h2>Every kind side by side</h2>"
+	    "<p class=summary>The same hosts in the same order, each kind "
+	    "with its own scale (its default metric); hover a cell to see "
+	    "the pair in every kind.</p><div class=multiples>\n", f);
+	for (k = 0; k < hm->nkinds; k++) {
+		const struct hm_kind *kind = &hm->kinds[k];
+
+		fprintf(f, "<figure class=mult><figcaption>");
+		heatmap_html_escape(f, kind->derived ? kind->name : kind_label(kind));
+		if (kind->default_metric < kind->nmetrics) {
+			fputs(": ", f);
+			heatmap_html_escape(f, kind->metrics[kind->default_metric].name);
+		}
+		fprintf(f, "</figcaption><canvas class=mult data-k=%zu "
+		    "data-kind=\"", k);
+		heatmap_html_escape(f, kind->name);
+		fputs("\"></canvas></figure>\n", f);
+	}
+	fputs("</div></section>\n", f);
+}
+
+/* --compare: the pairs that got worse, worst first. */
+static void
+write_worse(FILE *f, const struct heatmap *hm)
+{
+	char a[32], b[32];
+	size_t i;
+
+	if (!hm->compared)
+		return;
+	fprintf(f, "<section id=compare><h2>Compared with the old run: %zu "
+	    "pair%s worse</h2>\n<p class=summary>Worse by %.2f\xc3\x97 and by "
+	    "the metric's floor (1 ms for latencies), or failed where it "
+	    "worked; the <b>change</b> view colours every pair by how many "
+	    "times worse it got (above 1 is worse).</p>\n", hm->nworse,
+	    PLURAL(hm->nworse), HEATMAP_WORSE_RATIO);
+	if (hm->nworse == 0) {
+		fputs("<p>No pair got worse.</p></section>\n", f);
+		return;
+	}
+	fputs("<table class=list id=worse-table><thead><tr><th>kind</th>"
+	    "<th>source</th><th>target</th><th>metric</th><th>before</th>"
+	    "<th>now</th><th>worse</th></tr></thead><tbody>\n", f);
+	for (i = 0; i < hm->nworse && i < FAILURE_ROWS_SHOWN; i++) {
+		const struct hm_worse *w = &hm->worse[i];
+		const struct hm_kind *k = &hm->kinds[w->kind];
+		const struct hm_metric *m = &k->metrics[k->default_metric];
+
+		heatmap_format_value(w->before, a, sizeof a);
+		heatmap_format_value(w->after, b, sizeof b);
+		fputs("<tr><td>", f);
+		heatmap_html_escape(f, k->name);
+		fputs("</td><td>", f);
+		heatmap_html_escape(f, hm->hosts[w->src]);
+		fputs("</td><td>", f);
+		heatmap_html_escape(f, hm->hosts[w->tgt]);
+		fputs("</td><td>", f);
+		heatmap_html_escape(f, m->name);
+		fprintf(f, "</td><td>%s ", a);
+		heatmap_html_escape(f, m->unit);
+		if (isinf(w->factor))
+			fputs("</td><td class=f>failed</td><td>"
+			    "\xe2\x80\x94</td></tr>\n", f);
+		else {
+			fprintf(f, "</td><td>%s ", b);
+			heatmap_html_escape(f, m->unit);
+			fprintf(f, "</td><td>%.2f\xc3\x97</td></tr>\n",
+			    w->factor);
+		}
+	}
+	fputs("</tbody></table>\n", f);
+	if (hm->nworse > FAILURE_ROWS_SHOWN)
+		fprintf(f, "<p>%zu more rows not shown; netprof heatmap --text "
+		    "lists them all.</p>\n", hm->nworse - FAILURE_ROWS_SHOWN);
+	fputs("</section>\n", f);
 }
 
 static void
@@ -520,13 +934,94 @@ first_time(const struct heatmap *hm)
 	return isnan(t0) ? 0 : floor(t0);
 }
 
+/*
+ * Error texts of a large page, each written once (D.errs) and referred to
+ * by index: a thousand hosts' failures repeat a few texts many times.
+ */
+struct err_dict {
+	const struct record **slots;	/* by hash of class and text */
+	size_t *index, nslots, n;
+};
+
+static size_t
+err_hash(const struct record *r)
+{
+	size_t h = 1469598103934665603ULL;
+	const char *s;
+
+	for (s = r->error_class; *s != '\0'; s++)
+		h = (h ^ (unsigned char)*s) * 1099511628211ULL;
+	for (s = r->error; *s != '\0'; s++)
+		h = (h ^ (unsigned char)*s) * 1099511628211ULL;
+	return h;
+}
+
+/* The index of r's class and text, added if new; -1 without memory. */
+static long
+err_index(struct err_dict *d, const struct record *r)
+{
+	size_t j;
+
+	if (d->n * 2 >= d->nslots) {
+		size_t ns = d->nslots ? d->nslots * 2 : 256, i, k;
+		const struct record **slots = calloc(ns, sizeof *slots);
+		size_t *index = calloc(ns, sizeof *index);
+
+		if (slots == NULL || index == NULL) {
+			free(slots);
+			free(index);
+			return -1;
+		}
+		for (i = 0; i < d->nslots; i++) {
+			if (d->slots[i] == NULL)
+				continue;
+			for (k = err_hash(d->slots[i]) & (ns - 1); slots[k];
+			    k = (k + 1) & (ns - 1))
+				;
+			slots[k] = d->slots[i];
+			index[k] = d->index[i];
+		}
+		free(d->slots);
+		free(d->index);
+		d->slots = slots;
+		d->index = index;
+		d->nslots = ns;
+	}
+	for (j = err_hash(r) & (d->nslots - 1); d->slots[j] != NULL;
+	    j = (j + 1) & (d->nslots - 1))
+		if (strcmp(d->slots[j]->error, r->error) == 0 &&
+		    strcmp(d->slots[j]->error_class, r->error_class) == 0)
+			return (long)d->index[j];
+	d->slots[j] = r;
+	d->index[j] = d->n;
+	return (long)d->n++;
+}
+
+/* Numbers of a large page: three significant digits, as the cells show. */
+static void
+put_short(FILE *f, double v)
+{
+	if (isnan(v) || isinf(v))
+		fputs("null", f);
+	else if (v == floor(v) && fabs(v) < 1e15)
+		fprintf(f, "%.0f", v);
+	else
+		fprintf(f, "%.3g", v);
+}
+
+/*
+ * One kind as JSON. A large page (more than HEATMAP_TABLE_HOSTS hosts)
+ * keeps it within bounds: the values of the kind's default metric and of
+ * the view's (others null), three digits, no per-cell counts and times,
+ * error texts by index into errs.
+ */
 static void
 write_kind_json(FILE *f, const struct heatmap *hm, const struct hm_kind *k,
-    double t0)
+    double t0, long view_metric, struct err_dict *errs)
 {
 	size_t n = hm->nhosts * hm->nhosts, i, m;
 	static const char state_char[] = { 'm', 'v', 'f', 's' };
-	int first;
+	int first, large = errs != NULL;
 
 	fputs("{\"name\":", f);
 	heatmap_json_escape(f, k->name);
@@ -539,27 +1034,51 @@ write_kind_json(FILE *f, const struct heatmap *hm, const struct hm_kind *k,
 		heatmap_json_escape(f, k->metrics[m].name);
 		fputs(",\"unit\":", f);
 		heatmap_json_escape(f, k->metrics[m].unit);
-		fprintf(f, ",\"hb\":%d}", k->metrics[m].higher_better);
+		fprintf(f, ",\"hb\":%d,\"fl\":", k->metrics[m].higher_better);
+		put_number(f, k->metrics[m].span_min);
+		fputc('}', f);
 	}
 	fputs("],\n\"state\":\"", f);
 	for (i = 0; i < n; i++)
 		fputc(state_char[k->cells[i].state], f);
 	fputs("\",\n\"values\":[", f);
 	for (m = 0; m < k->nmetrics; m++) {
-		fputs(m ? ",\n[" : "[", f);
+		if (m)
+			fputs(",\n", f);
+		if (large && m != k->default_metric && (long)m != view_metric) {
+			fputs("null", f);
+			continue;
+		}
+		fputc('[', f);
 		for (i = 0; i < n; i++) {
 			if (i)
 				fputc(',', f);
-			if (k->cells[i].state == CELL_VALUE)
-				put_number(f, k->cells[i].values[m]);
-			else
+			if (k->cells[i].state != CELL_VALUE)
 				fputc('0', f);
+			else if (large)
+				put_short(f, k->cells[i].values[m]);
+			else
+				put_number(f, k->cells[i].values[m]);
 		}
 		fputc(']', f);
 	}
 	fputs("]", f);
 	if (k->derived) {
 		fputs("}", f);
+		return;
+	}
+	if (large) {
+		fputs(",\n\"err\":{", f);
+		for (i = 0, first = 1; i < n; i++) {
+			const struct record *r = k->cells[i].last_failed;
+			long e;
+
+			if (r == NULL || (e = err_index(errs, r)) < 0)
+				continue;
+			fprintf(f, first ? "\"%zu\":%ld" : ",\"%zu\":%ld", i, e);
+			first = 0;
+		}
+		fputs("}}", f);
 		return;
 	}
 	fputs(",\n\"rec\":[", f);
@@ -604,12 +1123,15 @@ static void
 write_data(FILE *f, const struct heatmap *hm, const struct html_options *opt)
 {
 	double t0 = first_time(hm);
+	struct err_dict errs;
+	int large = hm->nhosts > HEATMAP_TABLE_HOSTS;
 	size_t i;
 
 	fputs("<script type=\"application/json\" id=heatmap-data>{\"title\":",
 	    f);
 	heatmap_json_escape(f, opt->title);
-	fprintf(f, ",\"steps\":%d,\"aggregate\":\"%s\",\"t0\":", COLOR_STEPS,
+	fprintf(f, ",\"steps\":%d,\"rel\":%g,\"aggregate\":\"%s\",\"t0\":",
+	    COLOR_STEPS, HEATMAP_SPAN_REL,
 	    hm->aggregate == HEATMAP_MEDIAN ? "median" : "latest");
 	put_number(f, t0);
 	fprintf(f, ",\"view\":[%zu,%zu],\n\"hosts\":[", opt->kind, opt->metric);
@@ -618,13 +1140,43 @@ write_data(FILE *f, const struct heatmap *hm, const struct html_options *opt)
 			fputc(',', f);
 		heatmap_json_escape(f, hm->hosts[i]);
 	}
-	fputs("],\n\"kinds\":[", f);
+	fputs("]", f);
+	if (hm->host_group != NULL) {
+		fputs(",\n\"group\":[", f);
+		for (i = 0; i < hm->nhosts; i++)
+			fprintf(f, i ? ",%zu" : "%zu", hm->host_group[i]);
+		fputs("]", f);
+	}
+	fputs(",\n\"kinds\":[", f);
+	memset(&errs, 0, sizeof errs);
 	for (i = 0; i < hm->nkinds; i++) {
 		if (i)
 			fputs(",\n", f);
-		write_kind_json(f, hm, &hm->kinds[i], t0);
+		write_kind_json(f, hm, &hm->kinds[i], t0, i == opt->kind ?
+		    (long)opt->metric : -1, large ? &errs : NULL);
 	}
-	fputs("]}</script>\n", f);
+	fputs("]", f);
+	if (large) {
+		const struct record **byindex = calloc(errs.n + 1,
+		    sizeof *byindex);
+
+		fputs(",\n\"errs\":[", f);
+		for (i = 0; byindex != NULL && i < errs.nslots; i++)
+			if (errs.slots[i] != NULL)
+				byindex[errs.index[i]] = errs.slots[i];
+		for (i = 0; byindex != NULL && i < errs.n; i++) {
+			fputs(i ? ",[" : "[", f);
+			heatmap_json_escape(f, byindex[i]->error_class);
+			fputc(',', f);
+			heatmap_json_escape(f, byindex[i]->error);
+			fputc(']', f);
+		}
+		fputs("]", f);
+		free(byindex);
+	}
+	free(errs.slots);
+	free(errs.index);
+	fputs("}</script>\n", f);
 }
 
 static void
@@ -682,6 +1234,11 @@ heatmap_write_html(const struct heatmap *hm, const struct diagnosis *dx,
 		fputs("<p>No records.</p><table id=matrix><tbody></tbody>"
 		    "</table>\n", f);
 	fputs("</section>\n", f);
+	write_multiples(f, hm);
+	heatmap_write_timeline_html(f, hm);
+	if ((rc = write_sites(f, hm)) != 0)
+		return rc;
+	write_worse(f, hm);
 	write_diagnosis(f, dx);
 	if ((rc = write_failures(f, hm)) != 0)
 		return rc;

@@ -18,6 +18,8 @@
 #include "stats.h"
 
 #define OVERLAY_KIND "overlay"
+/* The smallest ICMP round trip a ratio is taken over (ms). */
+#define OVERLAY_RTT_MIN_MS 1.0
 
 struct heatmap *
 heatmap_new(void)
@@ -34,8 +36,8 @@ kind_clear(struct hm_kind *k, size_t ncells)
 	for (i = 0; i < k->nmetrics; i++)
 		free(k->metrics[i].name);
 	free(k->metrics);
-	if (k->cells != NULL && ncells > 0)
-		free(k->cells[0].values);
+	(void)ncells;
+	free(k->values_base);
 	free(k->cells);
 }
 
@@ -53,6 +55,16 @@ heatmap_free(struct heatmap *hm)
 		free(hm->hosts[i]);
 	free(hm->hosts);
 	free(hm->host_slots);
+	for (i = 0; i < hm->nsite_hints; i++) {
+		free(hm->site_hints[i].host);
+		free(hm->site_hints[i].site);
+	}
+	free(hm->site_hints);
+	for (i = 0; i < hm->ngroups; i++)
+		free(hm->groups[i]);
+	free(hm->groups);
+	free(hm->host_group);
+	free(hm->worse);
 	record_input_free(&hm->input);
 	free(hm);
 }
@@ -109,8 +121,8 @@ hash_name(const char *s)
 	return h;
 }
 
-static int
-rehash(struct heatmap *hm, size_t nslots)
+int
+heatmap_rehash(struct heatmap *hm, size_t nslots)
 {
 	size_t *slots, i, j;
 
@@ -164,7 +176,7 @@ host_add(struct heatmap *hm, const char *name)
 		return NP_ERR_NOMEM;
 	hm->nhosts++;
 	if (hm->nhosts * 2 > hm->nslots)
-		return rehash(hm, hm->nslots ? hm->nslots * 2 : 64);
+		return heatmap_rehash(hm, hm->nslots ? hm->nslots * 2 : 64);
 	j = hash_name(name) & (hm->nslots - 1);
 	while (hm->host_slots[j] != 0)
 		j = (j + 1) & (hm->nslots - 1);
@@ -208,7 +220,7 @@ collect_hosts(struct heatmap *hm)
 				return rc;
 	if (hm->nhosts > 1)
 		qsort(hm->hosts, hm->nhosts, sizeof *hm->hosts, cmp_host_ptr);
-	return rehash(hm, hm->nslots ? hm->nslots : 64);
+	return heatmap_rehash(hm, hm->nslots ? hm->nslots : 64);
 }
 
 struct hm_kind *
@@ -366,6 +378,7 @@ kind_alloc_cells(struct heatmap *hm, struct hm_kind *k)
 		return NP_ERR_NOMEM;
 	if ((values = malloc((n ? n : 1) * nm * sizeof *values)) == NULL)
 		return NP_ERR_NOMEM;
+	k->values_base = values;
 	for (i = 0; i < n * nm; i++)
 		values[i] = NAN;
 	for (i = 0; i < n; i++) {
@@ -536,6 +549,10 @@ build_overlay(struct heatmap *hm)
 			ratios[i * NRATIOS + m] = NAN;
 			if (isnan(over) || isnan(under) || under <= 0)
 				continue;
+			/* Below a millisecond a round trip is timer and
+			 * stack noise: 0.7 ms over 0.3 ms is no "2.3x". */
+			if (m < 2 && under < OVERLAY_RTT_MIN_MS)
+				under = OVERLAY_RTT_MIN_MS;
 			ratios[i * NRATIOS + m] = over / under;
 			have[m]++;
 		}
@@ -573,6 +590,24 @@ build_overlay(struct heatmap *hm)
 out:
 	free(ratios);
 	return rc;
+}
+
+struct hm_kind *
+heatmap_add_derived(struct heatmap *hm, const char *name,
+    const char *const *metrics, size_t nmetrics)
+{
+	struct hm_kind *k;
+	size_t i;
+
+	if (kind_add(hm, name, 1) != 0)
+		return NULL;
+	k = &hm->kinds[hm->nkinds - 1];
+	for (i = 0; i < nmetrics; i++)
+		if (metric_add(k, metrics[i]) < 0)
+			return NULL;
+	if (kind_alloc_cells(hm, k) != 0)
+		return NULL;
+	return k;
 }
 
 int

@@ -23,6 +23,29 @@ heatmap_default_metric(const char *kind)
 	return "";
 }
 
+/*
+ * The smallest difference that earns a colour, by unit: a millisecond of
+ * round trip (below that, queueing and timer noise on any real link), a
+ * whole ICMP RTT of overlay cost, a tenth of the baseline's throughput, a
+ * percent of loss, one sample. Relative units (Mbit/s, bytes) rely on
+ * HEATMAP_SPAN_REL alone.
+ */
+static double
+span_min_of(const char *unit)
+{
+	static const struct { const char *unit; double min; } floors[] = {
+		{ "ms", 1.0 }, { "x ICMP RTT", 1.0 }, { "x iperf3", 0.1 },
+		{ "x worse", 1.0 },
+		{ "%", 1.0 }, { "samples", 1.0 }, { "s", 0.1 },
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof floors / sizeof floors[0]; i++)
+		if (strcmp(floors[i].unit, unit) == 0)
+			return floors[i].min;
+	return 0;
+}
+
 void
 heatmap_metric_describe(const char *name, struct hm_metric *m)
 {
@@ -35,7 +58,9 @@ heatmap_metric_describe(const char *name, struct hm_metric *m)
 	m->higher_better = 0;
 	m->unit = "";
 	m->label = "lower is better";
-	if (str_ends_with(name, "_x_rtt")) {
+	if (str_ends_with(name, "_x_worse")) {
+		m->unit = "x worse";
+	} else if (str_ends_with(name, "_x_rtt")) {
 		m->unit = "x ICMP RTT";
 	} else if (str_ends_with(name, "_x_iperf3")) {
 		m->unit = "x iperf3";
@@ -61,6 +86,22 @@ heatmap_metric_describe(const char *name, struct hm_metric *m)
 	}
 	if (m->higher_better)
 		m->label = "higher is better";
+	m->span_min = span_min_of(m->unit);
+}
+
+void
+heatmap_scale_span(const struct hm_metric *m, double *lo, double *hi)
+{
+	double need = HEATMAP_SPAN_REL * fmax(fabs(*lo), fabs(*hi));
+
+	if (need < m->span_min)
+		need = m->span_min;
+	if (*hi - *lo >= need)
+		return;
+	if (m->higher_better)
+		*lo = *hi - need;
+	else
+		*hi = *lo + need;
 }
 
 double

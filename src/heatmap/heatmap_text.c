@@ -10,8 +10,11 @@
 #include <string.h>
 
 #include "error.h"
+#include "heatmap_compare.h"
 #include "heatmap_html.h"
+#include "heatmap_sites.h"
 #include "heatmap_text.h"
+#include "heatmap_timeline.h"
 #include "log.h"
 
 #define ANSI_RESET "\033[0m"
@@ -133,6 +136,14 @@ cell_width(const struct heatmap *hm, const struct hm_kind *k, size_t metric)
 	return w;
 }
 
+/* Host i begins a new group (not the first): a line goes before it. */
+static int
+group_starts(const struct heatmap *hm, size_t i)
+{
+	return hm->host_group != NULL && i > 0 &&
+	    hm->host_group[i] != hm->host_group[i - 1];
+}
+
 static void
 write_kind(FILE *f, const struct heatmap *hm, const struct hm_kind *k,
     size_t metric, int color)
@@ -155,21 +166,139 @@ write_kind(FILE *f, const struct heatmap *hm, const struct hm_kind *k,
 		heatmap_format_value(lo, a, sizeof a);
 		heatmap_format_value(hi, b, sizeof b);
 		fprintf(f, ", %s, range %s .. %s", m->label, a, b);
+		heatmap_scale_span(m, &lo, &hi);
 	}
 	fprintf(f, "; %zu record%s, %zu failed\n", k->nrecords,
 	    PLURAL(k->nrecords), k->nfailed);
 	fprintf(f, "%-*.*s", hw, hw, "src \\ dst");
-	for (t = 0; t < hm->nhosts; t++)
+	for (t = 0; t < hm->nhosts; t++) {
+		if (group_starts(hm, t))
+			fputs(" |", f);
 		fprintf(f, " %*.*s", cw, cw, clean_name(hm->hosts[t], name,
 		    sizeof name));
+	}
 	fputc('\n', f);
 	for (s = 0; s < hm->nhosts; s++) {
+		if (group_starts(hm, s))
+			fprintf(f, "%-*s\n", hw, "--");
 		fprintf(f, "%-*.*s", hw, hw, clean_name(hm->hosts[s], name,
 		    sizeof name));
-		for (t = 0; t < hm->nhosts; t++)
+		for (t = 0; t < hm->nhosts; t++) {
+			if (group_starts(hm, t))
+				fputs(" |", f);
 			put_cell(f, heatmap_cell(hm, k, s, t), m, metric, lo, hi,
 			    cw, color);
+		}
 		fputc('\n', f);
+	}
+	fputc('\n', f);
+}
+
+/* The groups and their hosts, then one line per site pair and kind. */
+static int
+write_sites(FILE *f, const struct heatmap *hm, long kind, long metric)
+{
+	char name[HOST_WIDTH_MAX + 1], a[32], b[32], kname[64], mname[64];
+	struct site_cell *sc;
+	size_t g, h, i, kk;
+	int rc;
+
+	if (hm->ngroups == 0)
+		return 0;
+	if (strcmp(hm->group_by, "site") == 0)
+		fputs("Sites (from machines.json's site):\n", f);
+	else
+		fprintf(f, "Sites (average-linkage clusters of %s):\n",
+		    hm->group_basis);
+	for (g = 0; g < hm->ngroups; g++) {
+		fputs("  ", f);
+		put_clean(f, hm->groups[g]);
+		fputc(':', f);
+		for (i = 0; i < hm->nhosts; i++)
+			if (hm->host_group[i] == g)
+				fprintf(f, " %s", clean_name(hm->hosts[i], name,
+				    sizeof name));
+		fputc('\n', f);
+	}
+	fputc('\n', f);
+	for (kk = 0; kk < hm->nkinds; kk++) {
+		const struct hm_kind *k = &hm->kinds[kk];
+		size_t m = kind >= 0 ? (size_t)metric : k->default_metric;
+
+		if ((kind >= 0 && (size_t)kind != kk) || m >= k->nmetrics)
+			continue;
+		if ((rc = heatmap_site_summary(hm, k, m, &sc)) != 0)
+			return rc;
+		fprintf(f, "%s %s by site pair: median, worst pair, failed of "
+		    "pairs\n", clean_name(k->name, kname, sizeof kname),
+		    clean_name(k->metrics[m].name, mname, sizeof mname));
+		for (g = 0; g < hm->ngroups; g++)
+			for (h = 0; h < hm->ngroups; h++) {
+				const struct site_cell *c = &sc[g * hm->ngroups +
+				    h];
+
+				if (c->npairs == 0)
+					continue;
+				fputs("  ", f);
+				put_clean(f, hm->groups[g]);
+				fputs(" -> ", f);
+				put_clean(f, hm->groups[h]);
+				if (c->nvalues == 0) {
+					fprintf(f, ": no value, %zu of %zu "
+					    "failed\n", c->nfailed, c->npairs);
+					continue;
+				}
+				heatmap_format_value(c->median, a, sizeof a);
+				heatmap_format_value(c->worst, b, sizeof b);
+				fprintf(f, ": median %s, worst ", a);
+				put_clean(f, hm->hosts[c->worst_src]);
+				fputs(" -> ", f);
+				put_clean(f, hm->hosts[c->worst_tgt]);
+				fprintf(f, " %s, %zu of %zu failed\n", b,
+				    c->nfailed, c->npairs);
+			}
+		fputc('\n', f);
+		free(sc);
+	}
+	return 0;
+}
+
+/* --compare: one "worse:" line per pair, for people and scripts. */
+static void
+write_worse(FILE *f, const struct heatmap *hm)
+{
+	char a[32], b[32];
+	size_t i;
+
+	if (!hm->compared)
+		return;
+	if (hm->nworse == 0) {
+		fputs("Compared with the old run: no pair worse.\n\n", f);
+		return;
+	}
+	fprintf(f, "Compared with the old run: %zu pair%s worse (by %.2fx "
+	    "and the metric's floor, or failed since):\n", hm->nworse,
+	    PLURAL(hm->nworse), HEATMAP_WORSE_RATIO);
+	for (i = 0; i < hm->nworse; i++) {
+		const struct hm_worse *w = &hm->worse[i];
+		const struct hm_kind *k = &hm->kinds[w->kind];
+		const struct hm_metric *m = &k->metrics[k->default_metric];
+
+		fputs("  worse: ", f);
+		put_clean(f, k->name);
+		fputc(' ', f);
+		put_clean(f, hm->hosts[w->src]);
+		fputs(" -> ", f);
+		put_clean(f, hm->hosts[w->tgt]);
+		fputs(": ", f);
+		put_clean(f, m->name);
+		heatmap_format_value(w->before, a, sizeof a);
+		if (isinf(w->factor)) {
+			fprintf(f, " %s %s -> failed\n", a, m->unit);
+			continue;
+		}
+		heatmap_format_value(w->after, b, sizeof b);
+		fprintf(f, " %s -> %s %s (%.2fx)\n", a, b, m->unit, w->factor);
 	}
 	fputc('\n', f);
 }
@@ -245,6 +374,10 @@ heatmap_write_text(const struct heatmap *hm, const struct diagnosis *dx,
 		for (i = 0; i < hm->nkinds; i++)
 			write_kind(f, hm, &hm->kinds[i],
 			    hm->kinds[i].default_metric, color);
+	if (write_sites(f, hm, kind, metric) != 0)
+		return NP_ERR_NOMEM;
+	write_worse(f, hm);
+	heatmap_write_timeline_text(f, hm);
 	write_findings(f, dx);
 	return write_failures(f, hm);
 }

@@ -449,6 +449,18 @@ parse_identity(struct json_doc *p, const cJSON *obj, const char *prefix,
 		    "%s is not a valid profile name; use "
 		    "letters, digits, '.', '_' and '-', not starting with '-'",
 		    json_show(m->rcc_host, shown, sizeof shown));
+
+	/* A label the heatmap groups by and metrics carry: a shell-safe
+	 * word, like a name, so it can go anywhere a name goes. */
+	json_member_path(where, sizeof where, prefix, "site");
+	if ((r = json_get_string(p, obj, prefix, "site", &m->site)) != 0)
+		return r;
+	if (m->site != NULL && !valid_name(m->site))
+		return json_fail(p, where,
+		    "%s is not a valid site; use letters, digits, '.', '_' "
+		    "and '-', starting with a letter or digit (at most 64), "
+		    "e.g. \"site\": \"zurich\"",
+		    json_show(m->site, shown, sizeof shown));
 	return 0;
 }
 
@@ -825,6 +837,7 @@ machine_clear(struct machine *m)
 	free(m->name);
 	free(m->address);
 	free(m->rcc_host);
+	free(m->site);
 	free(m->ssh_host);
 	free(m->user);
 	free(m->identity_file);

@@ -18,6 +18,7 @@ struct machine {
 	char *name;		/* label in records; safe for a shell word */
 	char *address;		/* what peers dial: IPv4, IPv6 or host name */
 	char *rcc_host;		/* upstream: the rcc profile; may be NULL */
+	char *site;		/* where it stands ("zurich"); NULL if not given */
 	char *ssh_host;		/* ssh_host, else rcc_host, else name */
 	char *user;		/* NULL: from ssh config or the local user */
 	int port;		/* 0: from ssh config, else 22 */

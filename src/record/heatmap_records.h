@@ -56,11 +56,30 @@ struct convergence {
 	double elapsed_s;
 };
 
+/* One bar of the timeline: a phase of the run, or one host's step. */
+struct phase_span {
+	char *phase;		/* "init", "sweep", ... */
+	double start, end;	/* seconds since the run's start; end NAN: running */
+	int failed;		/* the host's status for it is "failed" */
+};
+
 struct run_info {
 	char *run_id;
+	double started_at;	/* Unix time, NAN if not given */
+	double ended_at;
+	/*
+	 * The phases: netprof's phase_times, or (upstream, older netprof)
+	 * the phases' durations laid end to end, from_durations set.
+	 */
+	struct phase_span *phases;
+	size_t nphases;
+	int from_durations;
+	struct phase_span **host_phases;	/* per machine */
+	size_t *nhost_phases;
 	char *file;
 	char **machines;	/* machine names, in inventory order */
 	int *libp2p_ports;	/* each machine's libp2p_port; 0 if not given */
+	char **sites;		/* each machine's site; NULL if not given */
 	size_t nmachines;
 	struct convergence *convergence;
 	size_t nconvergence;

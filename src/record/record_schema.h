@@ -56,6 +56,10 @@ int record_kind_known(const char *kind);
 #define RECORD_RUN_F_COMPLETE	"complete"
 #define RECORD_RUN_F_ELAPSED_S	"elapsed_s"
 #define RECORD_RUN_F_PHASES	"phases"
+#define RECORD_RUN_F_STARTED_AT "started_at"
+#define RECORD_RUN_F_ENDED_AT	"ended_at"
+#define RECORD_RUN_F_PHASE_TIMES "phase_times"	/* {phase: [start, end]} */
+#define RECORD_RUN_F_SITE	"site"		/* machines[].site */
 
 /* Why a probe failed, in words a user can act on. */
 enum error_class {

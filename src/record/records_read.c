@@ -379,6 +379,111 @@ record_parse(const char *line, size_t len, struct record **out, char **cause)
 }
 
 static void
+spans_free(struct phase_span *s, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		free(s[i].phase);
+	free(s);
+}
+
+/* The phase order of a bench run, for durations laid end to end. */
+static const char *const phase_order[] = {
+	"deploy", "init", "discover", "configure", "push", "start", "converge",
+	"punch", "sweep", "baseline", "teardown", NULL
+};
+
+static int
+span_add(struct phase_span **v, size_t *n, const char *phase, double start,
+    double end, int failed)
+{
+	struct phase_span *p;
+
+	if (*n >= 64)	/* more is not a bench run.json */
+		return 0;
+	if ((p = realloc(*v, (*n + 1) * sizeof *p)) == NULL)
+		return NP_ERR_NOMEM;
+	*v = p;
+	p += *n;
+	if ((p->phase = strdup(phase)) == NULL)
+		return NP_ERR_NOMEM;
+	p->start = start;
+	p->end = end;
+	p->failed = failed;
+	(*n)++;
+	return 0;
+}
+
+/* A finite time in seconds, as the timeline can draw it. */
+static double
+span_time(const cJSON *v)
+{
+	if (!cJSON_IsNumber(v) || !isfinite(v->valuedouble) ||
+	    fabs(v->valuedouble) > 1e9)
+		return NAN;
+	return v->valuedouble;
+}
+
+static int
+cmp_span(const void *a, const void *b)
+{
+	const struct phase_span *x = a, *y = b;
+
+	return x->start < y->start ? -1 : x->start > y->start;
+}
+
+/*
+ * phase_times {"init": [start, end], ...}, in order of start; statuses (a machine's phases
+ * {"init": "ok", ...}) mark the failed ones.
+ */
+static int
+spans_from_times(const cJSON *times, const cJSON *statuses,
+    struct phase_span **v, size_t *n)
+{
+	const cJSON *t;
+	int rc;
+
+	cJSON_ArrayForEach(t, times) {
+		const cJSON *st;
+		double a;
+
+		if (t->string == NULL || !cJSON_IsArray(t) ||
+		    isnan(a = span_time(cJSON_GetArrayItem(t, 0))))
+			continue;
+		st = cJSON_GetObjectItemCaseSensitive(statuses, t->string);
+		if ((rc = span_add(v, n, t->string, a,
+		    span_time(cJSON_GetArrayItem(t, 1)), cJSON_IsString(st) &&
+		    strcmp(st->valuestring, "failed") == 0)) != 0)
+			return rc;
+	}
+	if (*n > 1)
+		qsort(*v, *n, sizeof **v, cmp_span);
+	return 0;
+}
+
+/* Upstream's phases {"init_s": 1.2, ...}: laid end to end, in order. */
+static int
+spans_from_durations(const cJSON *phases, struct phase_span **v, size_t *n)
+{
+	char key[32];
+	double t = 0, d;
+	size_t i;
+	int rc;
+
+	for (i = 0; phase_order[i] != NULL; i++) {
+		snprintf(key, sizeof key, "%s_s", phase_order[i]);
+		d = span_time(cJSON_GetObjectItemCaseSensitive(phases, key));
+		if (isnan(d) || d < 0)
+			continue;
+		if ((rc = span_add(v, n, phase_order[i], t, t + d, 0)) != 0)
+			return rc;
+		t += d;
+	}
+	return 0;
+}
+
+static void
 run_info_free(struct run_info *run)
 {
 	size_t i;
@@ -387,9 +492,17 @@ run_info_free(struct run_info *run)
 		return;
 	free(run->run_id);
 	free(run->file);
-	for (i = 0; i < run->nmachines; i++)
+	for (i = 0; i < run->nmachines; i++) {
 		free(run->machines[i]);
+		free(run->sites[i]);
+		if (run->host_phases != NULL)
+			spans_free(run->host_phases[i], run->nhost_phases[i]);
+	}
+	free(run->host_phases);
+	free(run->nhost_phases);
+	spans_free(run->phases, run->nphases);
 	free(run->machines);
+	free(run->sites);
 	free(run->libp2p_ports);
 	for (i = 0; i < run->nconvergence; i++)
 		free(run->convergence[i].host);
@@ -424,6 +537,19 @@ run_info_from_json(const cJSON *obj, const char *path, struct run_info **out)
 	if ((run = calloc(1, sizeof *run)) == NULL)
 		return NP_ERR_NOMEM;
 	run->run_id = dup_string_field(obj, RECORD_RUN_F_RUN_ID);
+	run->started_at = time_field(obj, RECORD_RUN_F_STARTED_AT);
+	run->ended_at = time_field(obj, RECORD_RUN_F_ENDED_AT);
+	v = cJSON_GetObjectItemCaseSensitive(obj, RECORD_RUN_F_PHASE_TIMES);
+	if (cJSON_IsObject(v))
+		rc = spans_from_times(v, NULL, &run->phases, &run->nphases);
+	else {
+		run->from_durations = 1;
+		rc = spans_from_durations(cJSON_GetObjectItemCaseSensitive(obj,
+		    RECORD_RUN_F_PHASES), &run->phases, &run->nphases);
+	}
+	if (rc != 0)
+		goto out;
+	rc = NP_ERR_NOMEM;
 	if ((run->file = strdup(path)) == NULL)
 		goto out;
 	machines = cJSON_GetObjectItemCaseSensitive(obj,
@@ -431,7 +557,11 @@ run_info_from_json(const cJSON *obj, const char *path, struct run_info **out)
 	n = (size_t)cJSON_GetArraySize(machines);
 	if (n > 0 && ((run->machines = calloc(n, sizeof *run->machines)) ==
 	    NULL || (run->libp2p_ports = calloc(n,
-	    sizeof *run->libp2p_ports)) == NULL))
+	    sizeof *run->libp2p_ports)) == NULL ||
+	    (run->sites = calloc(n, sizeof *run->sites)) == NULL ||
+	    (run->host_phases = calloc(n, sizeof *run->host_phases)) == NULL ||
+	    (run->nhost_phases = calloc(n, sizeof *run->nhost_phases)) ==
+	    NULL))
 		goto out;
 	cJSON_ArrayForEach(m, machines) {
 		char *name = cJSON_IsString(m) ? strdup(m->valuestring) :
@@ -443,7 +573,18 @@ run_info_from_json(const cJSON *obj, const char *path, struct run_info **out)
 		    RECORD_RUN_F_LIBP2P_PORT);
 		run->libp2p_ports[run->nmachines] = cJSON_IsNumber(v) ?
 		    v->valueint : 0;
+		/* netprof's run.json keeps machines.json's site (a string;
+		 * anything else is no site). */
+		run->sites[run->nmachines] = cJSON_IsObject(m) ?
+		    dup_string_field(m, RECORD_RUN_F_SITE) : NULL;
 		run->machines[run->nmachines++] = name;
+		if (cJSON_IsObject(m) && (rc = spans_from_times(
+		    cJSON_GetObjectItemCaseSensitive(m, RECORD_RUN_F_PHASE_TIMES),
+		    cJSON_GetObjectItemCaseSensitive(m, RECORD_RUN_F_PHASES),
+		    &run->host_phases[run->nmachines - 1],
+		    &run->nhost_phases[run->nmachines - 1])) != 0)
+			goto out;
+		rc = NP_ERR_NOMEM;
 	}
 	conv = cJSON_GetObjectItemCaseSensitive(obj,
 	    RECORD_RUN_F_CONVERGENCE);

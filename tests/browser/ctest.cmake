@@ -9,4 +9,9 @@ if(NETPROF_NODE)
   set_tests_properties(browser.heatmap PROPERTIES LABELS browser
     SKIP_RETURN_CODE 77 TIMEOUT 180
     ENVIRONMENT "${NETPROF_TEST_ENV};NETPROF_BROWSER_OUT=${CMAKE_CURRENT_BINARY_DIR}/browser")
+  add_test(NAME browser.heatmap_wan
+    COMMAND ${NETPROF_NODE} ${CMAKE_CURRENT_LIST_DIR}/wan.test.mjs)
+  set_tests_properties(browser.heatmap_wan PROPERTIES LABELS browser
+    SKIP_RETURN_CODE 77 TIMEOUT 180
+    ENVIRONMENT "${NETPROF_TEST_ENV};NETPROF_BROWSER_OUT=${CMAKE_CURRENT_BINARY_DIR}/browser")
 endif()

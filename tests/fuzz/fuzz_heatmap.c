@@ -12,6 +12,7 @@
 #include "heatmap.h"
 #include "heatmap_diagnose.h"
 #include "heatmap_html.h"
+#include "heatmap_sites.h"
 #include "heatmap_text.h"
 #include "log.h"
 
@@ -38,7 +39,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	if (records_read_stream(&hm->input, in, "fuzz.jsonl", 0) == 0 &&
 	    heatmap_build(hm, data[0] & 1 ? HEATMAP_MEDIAN : HEATMAP_LATEST,
-	    NULL) == 0 && heatmap_diagnose(hm, &dx) == 0) {
+	    NULL) == 0 && heatmap_group(hm, (enum heatmap_group_by)(data[0] >> 1 &
+	    3), 5.0) == 0 && heatmap_diagnose(hm, &dx) == 0) {
 		if (hm->nkinds > 0) {
 			opt.metric = hm->kinds[0].default_metric;
 			(void)heatmap_write_text(hm, &dx, -1, 0, 1, sink);

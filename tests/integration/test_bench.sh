@@ -75,7 +75,7 @@ for h in h1 h2 h3 h4; do
 done
 
 # run.json: upstream's fields, then netprof's per-host phase status
-assert_eq "config convergence ended_at interrupted kept machines phases punch run_id started_at totals" \
+assert_eq "config convergence ended_at interrupted kept machines phase_times phases punch run_id started_at totals" \
     "$(jq -r 'keys|join(" ")' "$run")" "run.json keys"
 assert_eq t1 "$(jq -r .run_id "$run")"
 assert_eq '{"failed":0,"ok":36}' "$(jq -c .totals "$run")"
@@ -85,8 +85,15 @@ assert_eq 0 "$(jq '[.phases[]|select(type!="number")]|length' "$run")" "phase ti
 assert_eq "true true true true" "$(jq -r '[.convergence[].complete]|map(tostring)|join(" ")' "$run")"
 assert_eq 12 "$(jq '[.punch[]|select(.ok and .connectedness=="Connected")]|length' "$run")" "punch: 12 direct pairs"
 assert_eq "h1->h2" "$(jq -r '.punch|keys[0]' "$run")"
-assert_eq "address dir error error_class failed_phase http_port libp2p_port log_tail name peer_id phases pid status" \
+assert_eq "address dir error error_class failed_phase http_port libp2p_port log_tail name peer_id phase_times phases pid status" \
     "$(jq -r '.machines[0]|keys|join(" ")' "$run")" "machine keys"
+# The timeline's times: every phase that ran, each host's steps, start <= end.
+assert_eq "configure converge discover init punch push start sweep teardown" \
+    "$(jq -r '.phase_times|keys|join(" ")' "$run")" "phase_times keys"
+assert_eq "configure converge discover init push start teardown" \
+    "$(jq -r '.machines[0].phase_times|keys|join(" ")' "$run")" "a host's steps"
+assert_eq 0 "$(jq '[.phase_times[], .machines[].phase_times[]|select(.[0] > .[1] or .[0] < 0)]|length' "$run")" \
+    "every step starts at or after the run and ends after it starts"
 assert_eq 19090 "$(jq -r '.machines[0].http_port' "$run")"
 assert_eq "ok" "$(jq -r '[.machines[].status]|unique|join(",")' "$run")"
 assert_eq "ok" "$(jq -r '[.machines[].phases[]]|unique|join(",")' "$run")" "every host ok in every phase"

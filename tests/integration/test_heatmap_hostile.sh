@@ -137,4 +137,33 @@ assert_contains "$OUT" "standard output: write error (No space left on device)"
 assert_status 0 np plan --config local.json --json
 assert_status 1 bash -c "$NETPROF_BIN check --config local.json >/dev/full"
 assert_contains "$OUT" "standard output: write error (No space left on device)"
+
+# --- sites and --compare: bad input gets an error naming the fix ------------
+
+printf '{"machines": [{"name": "alpha", "address": "198.18.0.1", "site": "<b>zrh</b>"}]}\n' >bad-site.json
+assert_status 2 np heatmap -i "$in" --config bad-site.json --text
+assert_contains "$OUT" 'bad-site.json: machines[0].site: "<b>zrh</b>" is not a valid site'
+assert_status 2 np heatmap -i "$in" --group-by country --text
+assert_contains "$OUT" "--group-by: 'country' is not site, rtt or none"
+assert_status 2 np heatmap -i "$in" --group-rtt -3 --text
+assert_contains "$OUT" "--group-rtt: '-3' is not a round trip in ms above 0"
+assert_status 2 np heatmap -i "$in" --compare missing-old.jsonl --text
+assert_contains "$OUT" "missing-old.jsonl"
+assert_status 2 np heatmap -i "$in" --compare "$in" -o "$in"
+assert_contains "$OUT" "is the input"
+# A run.json's names reach the timeline as text: no markup on the page, no
+# control byte on the terminal.
+printf '%s\n' '{"run_id": "r\u001b[2J", "phases": {}, "phase_times": {"<img src=x>": [0, 5]},' \
+    ' "machines": [{"name": "<script>alert(1)</script>", "site": "s\u001b]0;x\u0007",' \
+    '  "phase_times": {"init\u001b[31m": [0, 2]}, "phases": {"init\u001b[31m": "failed"}}]}' >evil-run.json
+assert_status 0 np heatmap -i "$in" -i evil-run.json -o evil.html --text
+assert_contains "$OUT" "Timeline of run r?[2J"
+[ "$(grep -c $'\033' <<<"$OUT")" = 0 ] || fail "an escape sequence reached the terminal"
+assert_file_contains evil.html '&lt;img src=x&gt;'
+assert_file_contains evil.html '&lt;script&gt;alert(1)&lt;&#47;script&gt;'
+grep -q '<img src=x>\|<script>alert' evil.html && fail "markup from run.json reached the page"
+
+# A run compared with itself: nothing got worse.
+assert_status 0 np heatmap -i "$in" --compare "$in" --text
+assert_contains "$OUT" "Compared with the old run: no pair worse."
 test_pass

@@ -169,7 +169,7 @@ test_run_json_fields(void **state)
 
 	assert_int_equal(inventory_parse("{\"machines\": [{\"name\": \"h1\","
 	    " \"address\": \"198.18.0.2\"}, {\"name\": \"h2\", \"address\":"
-	    " \"198.18.0.3\"}]}", "m.json", &inv, &cause), 0);
+	    " \"198.18.0.3\", \"site\": \"zrh\"}]}", "m.json", &inv, &cause), 0);
 	memset(&b, 0, sizeof b);
 	memset(hosts, 0, sizeof hosts);
 	b.o = &o;
@@ -196,9 +196,18 @@ test_run_json_fields(void **state)
 	hosts[0].status[BENCH_INIT] = hosts[1].status[BENCH_INIT] = BENCH_ST_OK;
 	hosts[0].status[BENCH_START] = BENCH_ST_OK;
 	hosts[1].status[BENCH_START] = BENCH_ST_FAILED;
+	/* the timeline's times: seconds since started_at; running: no end */
+	hosts[0].step_at[BENCH_INIT] = T0 + 1;
+	hosts[0].step_end[BENCH_INIT] = T0 + 2.5;
+	hosts[1].step_at[BENCH_START] = T0 + 3;
+	b.phase_at[BENCH_INIT] = T0 + 0.5;
+	b.phase_end[BENCH_INIT] = T0 + 2.75;
 	j = bench_run_json(&b);
 	assert_string_equal(keys_of(j), "config convergence ended_at "
-	    "interrupted kept machines phases punch run_id started_at totals");
+	    "interrupted kept machines phase_times phases punch run_id "
+	    "started_at totals");
+	assert_true(cJSON_GetArrayItem(cJSON_GetObjectItem(cJSON_GetObjectItem(
+	    j, "phase_times"), "init"), 1)->valuedouble == 2.75);
 	assert_string_equal(keys_of(cJSON_GetObjectItem(j, "phases")),
 	    "configure_s converge_s discover_s init_s punch_s start_s sweep_s "
 	    "teardown_s");
@@ -211,12 +220,22 @@ test_run_json_fields(void **state)
 	    "failed")->valueint, 7);
 	m = cJSON_GetArrayItem(cJSON_GetObjectItem(j, "machines"), 0);
 	assert_string_equal(keys_of(m), "address dir error error_class "
-	    "failed_phase http_port libp2p_port log_tail name peer_id phases "
-	    "pid status");
+	    "failed_phase http_port libp2p_port log_tail name peer_id "
+	    "phase_times phases pid status");
+	assert_true(cJSON_GetArrayItem(cJSON_GetObjectItem(cJSON_GetObjectItem(
+	    m, "phase_times"), "init"), 0)->valuedouble == 1);
+	assert_true(cJSON_GetArrayItem(cJSON_GetObjectItem(cJSON_GetObjectItem(
+	    m, "phase_times"), "init"), 1)->valuedouble == 2.5);
 	assert_int_equal(cJSON_GetObjectItem(m, "pid")->valueint, 4242);
 	assert_string_equal(keys_of(cJSON_GetObjectItem(m, "phases")),
 	    "init start");
 	m = cJSON_GetArrayItem(cJSON_GetObjectItem(j, "machines"), 1);
+	assert_string_equal(cJSON_GetStringValue(cJSON_GetObjectItem(m,
+	    "site")), "zrh");
+	assert_null(cJSON_GetObjectItem(cJSON_GetArrayItem(cJSON_GetObjectItem(
+	    j, "machines"), 0), "site"));
+	assert_true(cJSON_IsNull(cJSON_GetArrayItem(cJSON_GetObjectItem(
+	    cJSON_GetObjectItem(m, "phase_times"), "start"), 1)));
 	assert_string_equal(cJSON_GetStringValue(cJSON_GetObjectItem(m,
 	    "status")), "failed");
 	assert_string_equal(cJSON_GetStringValue(cJSON_GetObjectItem(m,

@@ -201,6 +201,9 @@ test_only_kind_and_overlay(void **state)
 	    "latency_x_rtt") - 40.0) < 1e-9);
 	assert_true(value(hm, "overlay", "alpha", "beta",
 	    "throughput_x_iperf3") < 1);
+	/* 4 ms over 0.5 ms: the RTT is taken as at least 1 ms, 4x not 8x */
+	assert_true(fabs(value(hm, "overlay", "alpha", "beta",
+	    "latency_x_rtt") - 4.0) < 1e-9);
 	heatmap_free(hm);
 
 	hm = heatmap_new();
@@ -234,6 +237,36 @@ test_colour_direction(void **state)
 	heatmap_color(1, worst);
 	assert_true(best[1] > best[0]);		/* green */
 	assert_true(worst[0] > worst[1]);	/* red */
+}
+
+/*
+ * The colours spread over at least 10 % of the value and the unit's floor:
+ * 0.01 against 0.04 ms stays near green; 10 against 60 ms keeps its range.
+ */
+static void
+test_colour_span_floor(void **state)
+{
+	struct hm_metric ms, mbps;
+	double lo, hi;
+
+	(void)state;
+	heatmap_metric_describe("avg", &ms);
+	heatmap_metric_describe("mbps", &mbps);
+	lo = 0.01;
+	hi = 0.04;
+	heatmap_scale_span(&ms, &lo, &hi);
+	assert_true(lo == 0.01 && fabs(hi - 1.01) < 1e-12);
+	assert_true(heatmap_badness(0.04, lo, hi, 0, 0) < 0.05);
+	lo = 10;
+	hi = 60;
+	heatmap_scale_span(&ms, &lo, &hi);
+	assert_true(lo == 10 && hi == 60);
+	/* higher is better: the floor widens downwards from the best */
+	lo = 930;
+	hi = 941;
+	heatmap_scale_span(&mbps, &lo, &hi);
+	assert_true(hi == 941 && fabs(lo - 846.9) < 1e-9);
+	assert_true(heatmap_badness(930, lo, hi, 1, 0) < 0.15);
 }
 
 static void
@@ -374,6 +407,7 @@ main(void)
 		cmocka_unit_test(test_states_and_natural_host_order),
 		cmocka_unit_test(test_only_kind_and_overlay),
 		cmocka_unit_test(test_colour_direction),
+		cmocka_unit_test(test_colour_span_floor),
 		cmocka_unit_test(test_metric_meaning),
 		cmocka_unit_test(test_malformed_lines_skipped_or_fatal),
 		cmocka_unit_test(test_record_parse),

@@ -128,6 +128,14 @@ static const struct error_case error_cases[] = {
 	  "machines.json: machines[0].rcc_host: \"-x\" is not a valid profile "
 	  "name; use letters, digits, '.', '_' and '-', not starting with "
 	  "'-'" },
+	{ "site_not_a_word", "{\"machines\": [{\"name\": \"h1\", "
+	  "\"address\": \"h\", \"site\": \"z\u00fcrich west\"}]}", NULL,
+	  "machines.json: machines[0].site: \"z\u00fcrich west\" is not a "
+	  "valid site; use letters, digits, '.', '_' and '-', starting with a "
+	  "letter or digit (at most 64), e.g. \"site\": \"zurich\"" },
+	{ "site_not_a_string", "{\"machines\": [{\"name\": \"h1\", "
+	  "\"address\": \"h\", \"site\": 3}]}", NULL,
+	  "machines.json: machines[0].site: expected a string, found a number" },
 	{ "http_port_too_big", "{\"machines\": [{\"name\": \"h1\", "
 	  "\"address\": \"h\", \"http_port\": 70000}]}", NULL,
 	  "machines.json: machines[0].http_port: 70000 is not a port "
@@ -331,6 +339,7 @@ test_defaults(void **state)
 	assert_string_equal(m->name, "h1");
 	assert_string_equal(m->address, "198.18.0.1");
 	assert_null(m->rcc_host);
+	assert_null(m->site);
 	assert_string_equal(m->ssh_host, "h1");
 	assert_null(m->user);
 	assert_int_equal(m->port, 0);
@@ -705,6 +714,20 @@ test_duplicate_keys_last_wins(void **state)
 	inventory_free(inv);
 }
 
+/* site: a label per machine, kept as written; absent is NULL. */
+static void
+test_site(void **state)
+{
+	struct inventory *inv = parse_ok("{\"machines\": ["
+	    "{\"name\": \"a\", \"address\": \"h\", \"site\": \"zrh-1\"},"
+	    "{\"name\": \"b\", \"address\": \"h\"}]}");
+
+	(void)state;
+	assert_string_equal(inv->machines[0].site, "zrh-1");
+	assert_null(inv->machines[1].site);
+	inventory_free(inv);
+}
+
 static void
 test_free_null(void **state)
 {
@@ -734,6 +757,7 @@ main(void)
 		cmocka_unit_test(test_select_unknown_and_empty),
 		cmocka_unit_test(test_multiaddr),
 		cmocka_unit_test(test_duplicate_keys_last_wins),
+		cmocka_unit_test(test_site),
 		cmocka_unit_test(test_free_null),
 	};
 	size_t n_fixed = sizeof fixed / sizeof fixed[0];

@@ -1,0 +1,471 @@
+/*
+ * Sites: which hosts of the heatmap stand together, and the order of rows
+ * and columns that shows it. A host's site comes from machines.json (hints
+ * given with --config) or from a bench run.json's machines; without them
+ * the sites are found in the measurements: average-linkage clustering of
+ * the round trips (ICMP ping avg, else libp2p_ping p50), merging while two
+ * clusters are on average at most a threshold apart. Average linkage,
+ * because one slowed or relayed link inside a site must not split it, and
+ * one short link between two sites must not join them.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "error.h"
+#include "heatmap_sites.h"
+#include "stats.h"
+
+int
+heatmap_cluster(const double *dist, size_t n, double threshold,
+    size_t *group, size_t *ngroups)
+{
+	double *sum = NULL, *cnt = NULL;
+	size_t *root = NULL, i, j, x, a, b, next;
+	int rc = NP_ERR_NOMEM;
+
+	*ngroups = 0;
+	if (n == 0)
+		return 0;
+	if ((sum = calloc(n * n, sizeof *sum)) == NULL ||
+	    (cnt = calloc(n * n, sizeof *cnt)) == NULL ||
+	    (root = malloc(n * sizeof *root)) == NULL)
+		goto out;
+	for (i = 0; i < n; i++) {
+		root[i] = i;
+		for (j = 0; j < n; j++) {
+			double d = dist[i * n + j], e = dist[j * n + i];
+
+			if (i == j)
+				continue;
+			if (isnan(d))
+				d = e;
+			else if (!isnan(e))
+				d = (d + e) / 2;
+			if (isnan(d))
+				continue;
+			sum[i * n + j] = d;
+			cnt[i * n + j] = 1;
+		}
+	}
+	/* root[i] == i: i is a cluster's representative; rows of merged
+	 * clusters are folded into their representative's. */
+	for (;;) {
+		double best = INFINITY;
+
+		a = b = n;
+		for (i = 0; i < n; i++) {
+			if (root[i] != i)
+				continue;
+			for (j = i + 1; j < n; j++) {
+				double c = cnt[i * n + j];
+
+				if (root[j] != j || c == 0)
+					continue;
+				if (sum[i * n + j] / c < best) {
+					best = sum[i * n + j] / c;
+					a = i;
+					b = j;
+				}
+			}
+		}
+		if (a == n || best > threshold)
+			break;
+		for (x = 0; x < n; x++) {
+			sum[a * n + x] += sum[b * n + x];
+			cnt[a * n + x] += cnt[b * n + x];
+			sum[x * n + a] = sum[a * n + x];
+			cnt[x * n + a] = cnt[a * n + x];
+		}
+		for (x = 0; x < n; x++)
+			if (root[x] == b)
+				root[x] = a;
+	}
+	/* Number the clusters by their first member. */
+	for (i = 0; i < n; i++)
+		group[i] = n;
+	next = 0;
+	for (i = 0; i < n; i++) {
+		if (group[i] != n)
+			continue;
+		for (j = i; j < n; j++)
+			if (root[j] == root[i])
+				group[j] = next;
+		next++;
+	}
+	*ngroups = next;
+	rc = 0;
+out:
+	free(sum);
+	free(cnt);
+	free(root);
+	return rc;
+}
+
+int
+heatmap_site_hint(struct heatmap *hm, const char *host, const char *site)
+{
+	struct hm_site_hint *h;
+	size_t i;
+
+	for (i = 0; i < hm->nsite_hints; i++)
+		if (strcmp(hm->site_hints[i].host, host) == 0)
+			return 0;
+	h = realloc(hm->site_hints, (hm->nsite_hints + 1) * sizeof *h);
+	if (h == NULL)
+		return NP_ERR_NOMEM;
+	hm->site_hints = h;
+	h = &hm->site_hints[hm->nsite_hints];
+	h->host = strdup(host);
+	h->site = strdup(site);
+	if (h->host == NULL || h->site == NULL) {
+		free(h->host);
+		free(h->site);
+		return NP_ERR_NOMEM;
+	}
+	hm->nsite_hints++;
+	return 0;
+}
+
+/* The site of host: --config's, else the first run.json's that has one. */
+static const char *
+site_of(const struct heatmap *hm, const char *host)
+{
+	size_t i, j;
+
+	for (i = 0; i < hm->nsite_hints; i++)
+		if (strcmp(hm->site_hints[i].host, host) == 0)
+			return hm->site_hints[i].site;
+	for (i = 0; i < hm->input.nruns; i++) {
+		const struct run_info *run = hm->input.runs[i];
+
+		for (j = 0; j < run->nmachines; j++)
+			if (run->sites[j] != NULL &&
+			    strcmp(run->machines[j], host) == 0)
+				return run->sites[j];
+	}
+	return NULL;
+}
+
+static int
+group_add(struct heatmap *hm, const char *name, size_t *index)
+{
+	char **g;
+	size_t i;
+
+	for (i = 0; i < hm->ngroups; i++)
+		if (strcmp(hm->groups[i], name) == 0) {
+			*index = i;
+			return 0;
+		}
+	if ((g = realloc(hm->groups, (hm->ngroups + 1) * sizeof *g)) == NULL)
+		return NP_ERR_NOMEM;
+	hm->groups = g;
+	if ((g[hm->ngroups] = strdup(name)) == NULL)
+		return NP_ERR_NOMEM;
+	*index = hm->ngroups++;
+	return 0;
+}
+
+/*
+ * The round trips to cluster, per pair: ping avg, else libp2p_ping p50
+ * (ms), so hosts only one of them measured are placed too.
+ */
+static double *
+rtt_matrix(struct heatmap *hm)
+{
+	static const struct { const char *kind, *metric; } bases[] = {
+		{ "ping", "avg" }, { "libp2p_ping", "p50_ms" },
+	};
+	size_t n = hm->nhosts, b, i, have[2] = { 0, 0 };
+	double *d;
+
+	if ((d = malloc((n ? n * n : 1) * sizeof *d)) == NULL)
+		return NULL;
+	for (i = 0; i < n * n; i++)
+		d[i] = NAN;
+	for (b = 0; b < 2; b++) {
+		const struct hm_kind *k = heatmap_find_kind(hm, bases[b].kind);
+		int m;
+
+		if (k == NULL || (m = heatmap_find_metric(k,
+		    bases[b].metric)) < 0)
+			continue;
+		for (i = 0; i < n * n; i++)
+			if (isnan(d[i]) && k->cells[i].state == CELL_VALUE &&
+			    !isnan(k->cells[i].values[m])) {
+				d[i] = k->cells[i].values[m];
+				have[b]++;
+			}
+	}
+	if (have[0] > 0 && have[1] > 0)
+		hm->group_basis = "ping avg (else libp2p_ping p50_ms)";
+	else if (have[0] > 0)
+		hm->group_basis = "ping avg";
+	else if (have[1] > 0)
+		hm->group_basis = "libp2p_ping p50_ms";
+	return d;
+}
+
+static const struct heatmap *sort_hm;
+
+static int
+cmp_grouped(const void *pa, const void *pb)
+{
+	size_t a = *(const size_t *)pa, b = *(const size_t *)pb;
+
+	if (sort_hm->host_group[a] != sort_hm->host_group[b])
+		return sort_hm->host_group[a] < sort_hm->host_group[b] ? -1 : 1;
+	return a < b ? -1 : a > b;	/* hosts are in natural order */
+}
+
+static int
+cmp_name(const void *a, const void *b)
+{
+	const char *x = *(char *const *)a, *y = *(char *const *)b;
+
+	/* a host without a site comes last */
+	if ((strcmp(x, HEATMAP_NO_SITE) == 0) != (strcmp(y, HEATMAP_NO_SITE) == 0))
+		return strcmp(x, HEATMAP_NO_SITE) == 0 ? 1 : -1;
+	return heatmap_host_compare(x, y);
+}
+
+/* Reorder hosts, groups' members together: perm[new] = old. */
+static int
+apply_order(struct heatmap *hm, const size_t *perm)
+{
+	size_t n = hm->nhosts, i, a, b, *inv, *grp;
+	struct hm_cell *cells;
+	char **hosts;
+
+	if ((inv = malloc(n * sizeof *inv)) == NULL)
+		return NP_ERR_NOMEM;
+	if ((hosts = malloc(n * sizeof *hosts)) == NULL ||
+	    (grp = malloc(n * sizeof *grp)) == NULL) {
+		free(hosts);
+		free(inv);
+		return NP_ERR_NOMEM;
+	}
+	for (i = 0; i < n; i++) {
+		inv[perm[i]] = i;
+		hosts[i] = hm->hosts[perm[i]];
+		grp[i] = hm->host_group[perm[i]];
+	}
+	for (i = 0; i < hm->nkinds; i++) {
+		struct hm_kind *k = &hm->kinds[i];
+
+		if ((cells = malloc(n * n * sizeof *cells)) == NULL) {
+			free(hosts);
+			free(grp);
+			free(inv);
+			return NP_ERR_NOMEM;
+		}
+		for (a = 0; a < n; a++)
+			for (b = 0; b < n; b++)
+				cells[a * n + b] = k->cells[perm[a] * n + perm[b]];
+		free(k->cells);
+		k->cells = cells;
+	}
+	for (i = 0; i < hm->input.nrecords; i++) {
+		struct record *r = hm->input.records[i];
+
+		if (r->kind_index >= 0 && r->src >= 0 && r->tgt >= 0) {
+			r->src = (int)inv[r->src];
+			r->tgt = (int)inv[r->tgt];
+		}
+	}
+	for (i = 0; i < hm->nworse; i++) {
+		hm->worse[i].src = inv[hm->worse[i].src];
+		hm->worse[i].tgt = inv[hm->worse[i].tgt];
+	}
+	free(hm->hosts);
+	hm->hosts = hosts;
+	hm->hosts_alloc = n;
+	free(hm->host_group);
+	hm->host_group = grp;
+	free(inv);
+	return heatmap_rehash(hm, hm->nslots ? hm->nslots : 64);
+}
+
+/* Groups from sites; 0 if some host has none and by is AUTO (*found = 0). */
+static int
+group_by_site(struct heatmap *hm, enum heatmap_group_by by, int *found)
+{
+	size_t i, j, *remap;
+	char **sorted;
+	int rc;
+
+	*found = 0;
+	for (i = 0; i < hm->nhosts; i++)
+		if (site_of(hm, hm->hosts[i]) == NULL && by == HEATMAP_GROUP_AUTO)
+			return 0;
+	for (i = 0; i < hm->nhosts; i++) {
+		const char *site = site_of(hm, hm->hosts[i]);
+
+		if ((rc = group_add(hm, site != NULL ? site : HEATMAP_NO_SITE,
+		    &hm->host_group[i])) != 0)
+			return rc;
+	}
+	/* Groups in natural order of their names. */
+	if ((sorted = malloc(hm->ngroups * sizeof *sorted)) == NULL ||
+	    (remap = malloc(hm->ngroups * sizeof *remap)) == NULL) {
+		free(sorted);
+		return NP_ERR_NOMEM;
+	}
+	memcpy(sorted, hm->groups, hm->ngroups * sizeof *sorted);
+	qsort(sorted, hm->ngroups, sizeof *sorted, cmp_name);
+	for (i = 0; i < hm->ngroups; i++)
+		for (j = 0; j < hm->ngroups; j++)
+			if (sorted[j] == hm->groups[i])
+				remap[i] = j;
+	for (i = 0; i < hm->nhosts; i++)
+		hm->host_group[i] = remap[hm->host_group[i]];
+	memcpy(hm->groups, sorted, hm->ngroups * sizeof *sorted);
+	free(sorted);
+	free(remap);
+	hm->group_by = "site";
+	*found = 1;
+	return 0;
+}
+
+static int
+group_by_rtt(struct heatmap *hm, double threshold)
+{
+	double *d;
+	size_t i, n;
+	char name[32];
+	int rc;
+
+	if ((d = rtt_matrix(hm)) == NULL)
+		return NP_ERR_NOMEM;
+	if (hm->group_basis == NULL) {
+		free(d);
+		return 0;	/* nothing to cluster: no groups */
+	}
+	rc = heatmap_cluster(d, hm->nhosts, threshold, hm->host_group, &n);
+	free(d);
+	if (rc != 0)
+		return rc;
+	for (i = 0; i < n; i++) {
+		size_t idx;
+
+		snprintf(name, sizeof name, "cluster %zu", i + 1);
+		if ((rc = group_add(hm, name, &idx)) != 0)
+			return rc;
+	}
+	hm->group_by = "rtt";
+	return 0;
+}
+
+int
+heatmap_group(struct heatmap *hm, enum heatmap_group_by by, double threshold)
+{
+	size_t *perm = NULL, i;
+	int rc = NP_ERR_NOMEM, found = 0;
+
+	hm->group_by = "none";
+	if (hm->nhosts == 0 || by == HEATMAP_GROUP_NONE)
+		return 0;
+	if ((hm->host_group = calloc(hm->nhosts, sizeof *hm->host_group)) ==
+	    NULL)
+		return NP_ERR_NOMEM;
+	if (by != HEATMAP_GROUP_RTT &&
+	    (rc = group_by_site(hm, by, &found)) != 0)
+		goto out;
+	if (!found && (rc = group_by_rtt(hm, threshold)) != 0)
+		goto out;
+	/* Found, not asked for: one cluster of all, or every host alone,
+	 * says nothing about sites. */
+	if (by == HEATMAP_GROUP_AUTO && !found && (hm->ngroups == 1 ||
+	    hm->ngroups == hm->nhosts)) {
+		for (i = 0; i < hm->ngroups; i++)
+			free(hm->groups[i]);
+		free(hm->groups);
+		hm->groups = NULL;
+		hm->ngroups = 0;
+	}
+	if (hm->ngroups == 0) {
+		hm->group_by = "none";
+		free(hm->host_group);
+		hm->host_group = NULL;
+		rc = 0;
+		goto out;
+	}
+	if ((perm = malloc(hm->nhosts * sizeof *perm)) == NULL) {
+		rc = NP_ERR_NOMEM;
+		goto out;
+	}
+	for (i = 0; i < hm->nhosts; i++)
+		perm[i] = i;
+	sort_hm = hm;
+	qsort(perm, hm->nhosts, sizeof *perm, cmp_grouped);
+	sort_hm = NULL;
+	rc = apply_order(hm, perm);
+out:
+	free(perm);
+	return rc;
+}
+
+int
+heatmap_site_summary(const struct heatmap *hm, const struct hm_kind *k,
+    size_t metric, struct site_cell **out)
+{
+	size_t g = hm->ngroups, n = hm->nhosts, a, b, i, *fill = NULL;
+	struct site_cell *sc;
+	double **vals = NULL;
+	int rc = NP_ERR_NOMEM, hb;
+
+	*out = NULL;
+	if (g == 0 || hm->host_group == NULL)
+		return 0;
+	hb = metric < k->nmetrics ? k->metrics[metric].higher_better : 0;
+	if ((sc = calloc(g * g, sizeof *sc)) == NULL ||
+	    (vals = calloc(g * g, sizeof *vals)) == NULL ||
+	    (fill = calloc(g * g, sizeof *fill)) == NULL)
+		goto out;
+	for (a = 0; a < n; a++)
+		for (b = 0; b < n; b++)
+			if (a != b)
+				sc[hm->host_group[a] * g +
+				    hm->host_group[b]].npairs++;
+	for (i = 0; i < g * g; i++) {
+		sc[i].median = sc[i].worst = NAN;
+		if ((vals[i] = malloc((sc[i].npairs + 1) *
+		    sizeof **vals)) == NULL)
+			goto out;
+	}
+	for (a = 0; a < n; a++)
+		for (b = 0; b < n; b++) {
+			const struct hm_cell *c = heatmap_cell(hm, k, a, b);
+			size_t j = hm->host_group[a] * g + hm->host_group[b];
+			double v;
+
+			if (c->state == CELL_FAILED)
+				sc[j].nfailed++;
+			if (c->state != CELL_VALUE || metric >= k->nmetrics ||
+			    isnan(v = c->values[metric]))
+				continue;
+			vals[j][fill[j]++] = v;
+			if (isnan(sc[j].worst) || (hb ? v < sc[j].worst :
+			    v > sc[j].worst)) {
+				sc[j].worst = v;
+				sc[j].worst_src = a;
+				sc[j].worst_tgt = b;
+			}
+		}
+	for (i = 0; i < g * g; i++) {
+		sc[i].nvalues = fill[i];
+		if (fill[i] > 0)
+			sc[i].median = stats_median(vals[i], fill[i]);
+	}
+	*out = sc;
+	sc = NULL;
+	rc = 0;
+out:
+	for (i = 0; vals != NULL && i < g * g; i++)
+		free(vals[i]);
+	free(vals);
+	free(fill);
+	free(sc);
+	return rc;
+}

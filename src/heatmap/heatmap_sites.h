@@ -1,0 +1,65 @@
+/*
+ * Sites on the heatmap: which hosts stand together. From machines.json's
+ * `site` (given with --config, or kept in bench's run.json), else found by
+ * clustering the measured round trips (average linkage on the ICMP ping
+ * matrix, else libp2p_ping's). The hosts are then reordered, group by
+ * group, and each pair of groups gets a summary (median, worst pair,
+ * failed count).
+ */
+#ifndef NETPROF_HEATMAP_SITES_H
+#define NETPROF_HEATMAP_SITES_H
+
+#include <stddef.h>
+
+#include "heatmap.h"
+
+enum heatmap_group_by {
+	HEATMAP_GROUP_AUTO = 0,	/* site if every host has one, else rtt if
+				 * that finds more than one cluster and
+				 * not every host alone */
+	HEATMAP_GROUP_SITE,
+	HEATMAP_GROUP_RTT,
+	HEATMAP_GROUP_NONE
+};
+
+/* Hosts whose average round trip is at most this (ms) form one site. */
+#define HEATMAP_GROUP_RTT_MS 5.0
+/* What a host without a site is grouped as under --group-by site. */
+#define HEATMAP_NO_SITE "(no site)"
+
+/*
+ * Average-linkage clustering of n items: dist is n x n (row-major; NAN
+ * where unknown, the mean of dist[i][j] and dist[j][i] where both are
+ * known). Two clusters merge while the average of the known distances
+ * between their members is at most threshold; clusters with no known
+ * distance between them never merge. group[i] is set to i's cluster,
+ * numbered by the order of their first member; *ngroups to their count.
+ */
+int heatmap_cluster(const double *dist, size_t n, double threshold,
+    size_t *group, size_t *ngroups);
+
+/* Remember host's site (from --config); the first hint for a host wins. */
+int heatmap_site_hint(struct heatmap *hm, const char *host, const char *site);
+
+/*
+ * After heatmap_build(): decide each host's group (by site hints and
+ * run.json sites, or clustering with threshold ms) and reorder the hosts,
+ * and every kind's cells, group by group. Sets group_by to what was used.
+ */
+int heatmap_group(struct heatmap *hm, enum heatmap_group_by by,
+    double threshold);
+
+/* One site pair of a kind's metric. */
+struct site_cell {
+	size_t npairs;		/* host pairs (self pairs left out) */
+	size_t nvalues, nfailed;
+	double median;		/* of the values; NAN if none */
+	double worst;		/* NAN if none */
+	size_t worst_src, worst_tgt;
+};
+
+/* ngroups x ngroups summary of metric of kind; *out is allocated. */
+int heatmap_site_summary(const struct heatmap *hm, const struct hm_kind *k,
+    size_t metric, struct site_cell **out);
+
+#endif
