@@ -21,6 +21,7 @@
 #include "heatmap_html.h"
 #include "heatmap_text.h"
 #include "log.h"
+#include "metrics.h"
 #include "timeutil.h"
 #include "util.h"
 
@@ -34,6 +35,8 @@ struct heatmap_args {
 	enum heatmap_aggregate aggregate;
 	int text;
 	int strict;
+	int metrics;		/* --metrics: the exposition on stdout */
+	const char *metrics_file;
 };
 
 /* No --input: collect's default output, as upstream. */
@@ -63,6 +66,8 @@ parse_args(const struct cmd_entry *self, int argc, char **argv,
 		{ "aggregate", required_argument, NULL, 'a' },
 		{ "text", no_argument, NULL, 'T' },
 		{ "strict", no_argument, NULL, 'S' },
+		{ "metrics", no_argument, NULL, 'M' },
+		{ "metrics-file", required_argument, NULL, 'F' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
@@ -110,6 +115,12 @@ parse_args(const struct cmd_entry *self, int argc, char **argv,
 		case 'S':
 			a->strict = 1;
 			break;
+		case 'M':
+			a->metrics = 1;
+			break;
+		case 'F':
+			a->metrics_file = optarg;
+			break;
 		case 'h':
 			cmd_print_usage(self, stdout, 1);
 			*done = 1;
@@ -123,8 +134,14 @@ parse_args(const struct cmd_entry *self, int argc, char **argv,
 		    argv[optind]);
 	if (a->ninputs == 0 && (rc = default_input(self, a)) != NP_EXIT_OK)
 		return rc;
-	if (a->output == NULL && !a->text)
+	if (a->output == NULL && !a->text && !a->metrics &&
+	    a->metrics_file == NULL)
 		a->output = CMD_DEFAULT_PAGE;
+	for (i = 0; a->metrics_file != NULL && i < a->ninputs; i++)
+		if (file_same(a->metrics_file, a->inputs[i]))
+			return cmd_usage_error(self, "--metrics-file %s is the "
+			    "input %s; give another --metrics-file",
+			    a->metrics_file, a->inputs[i]);
 	for (i = 0; a->output != NULL && i < a->ninputs; i++) {
 		if (file_same(a->output, a->inputs[i]))
 			return cmd_usage_error(self, "--output %s is the input "
@@ -295,6 +312,37 @@ write_page(const struct heatmap *hm, const struct diagnosis *dx,
 	return rc;
 }
 
+/* --metrics and --metrics-file: the exposition of the latest records. */
+static int
+write_metrics(const struct heatmap *hm, const struct heatmap_args *a)
+{
+	struct buf text = { 0 };
+	char *cause = NULL;
+	int rc;
+
+	if ((rc = metrics_render(hm, NULL, &text)) != 0) {
+		log_error("metrics: %s", error_string(rc));
+		goto out;
+	}
+	if (a->metrics && fwrite(text.data, 1, text.len, stdout) != text.len) {
+		log_error("standard output: %s", strerror(errno));
+		rc = NP_ERR_IO;
+		goto out;
+	}
+	if (a->metrics_file != NULL && ((rc = cmd_make_parent_dirs(
+	    a->metrics_file, "--metrics-file")) != NP_EXIT_OK ||
+	    (rc = metrics_write_file(a->metrics_file, text.data, text.len,
+	    &cause)) != 0)) {
+		if (cause != NULL)
+			log_error("--metrics-file %s", cause);
+		rc = NP_ERR_IO;
+	}
+out:
+	free(cause);
+	buf_free(&text);
+	return rc;
+}
+
 static int
 use_color(void)
 {
@@ -343,7 +391,8 @@ cmd_heatmap_exec(const struct cmd_entry *self, int argc, char **argv)
 		log_warn("skipped %zu malformed line%s (--strict makes this "
 		    "an error)", hm->input.malformed,
 		    hm->input.malformed == 1 ? "" : "s");
-	rc = heatmap_build(hm, a.aggregate, a.kind);
+	rc = heatmap_build(hm, a.metrics || a.metrics_file != NULL ?
+	    HEATMAP_LATEST : a.aggregate, a.kind);
 	if (rc == NP_ERR_NOT_FOUND || (rc == 0 && hm->nkinds == 0)) {
 		log_error("no %s%srecords in the input files; give a collect "
 		    "or bench .jsonl with --input", a.kind ? a.kind : "",
@@ -373,6 +422,11 @@ cmd_heatmap_exec(const struct cmd_entry *self, int argc, char **argv)
 	if (a.text && heatmap_write_text(hm, &dx, a.kind || a.metric ?
 	    (long)kind : -1, (long)metric, use_color(), stdout) != 0)
 		goto nomem;
+	if ((a.metrics || a.metrics_file != NULL) &&
+	    write_metrics(hm, &a) != 0) {
+		exit_code = NP_EXIT_FAILED;
+		goto out;
+	}
 	if (a.output != NULL && (cmd_make_parent_dirs(a.output, "--output") !=
 	    NP_EXIT_OK || write_page(hm, &dx, &a, kind, metric) != 0)) {
 		exit_code = NP_EXIT_FAILED;
@@ -401,7 +455,8 @@ const struct cmd_entry cmd_heatmap_entry = {
 	.summary = "render measurements as a self-contained HTML page",
 	.usage = "[--input FILE ...] [--output FILE.html] [--text]\n"
 	    "       [--kind KIND] [--metric METRIC] [--title TEXT] "
-	    "[--aggregate latest|median] [--strict]",
+	    "[--aggregate latest|median] [--strict]\n"
+	    "       [--metrics] [--metrics-file FILE.prom]",
 	.help =
 	    "options:\n"
 	    "  -i, --input FILE     collect or bench records (.jsonl), or a bench run.json;\n"
@@ -420,6 +475,11 @@ const struct cmd_entry cmd_heatmap_entry = {
 	    "      --text           print the matrix, diagnosis and failures to stdout\n"
 	    "                       (ANSI colours on a terminal unless NO_COLOR is set)\n"
 	    "      --strict         a malformed input line is an error (exit 2)\n"
+	    "      --metrics        print the latest record of every pair as Prometheus\n"
+	    "                       metrics (text format) to stdout; no page unless\n"
+	    "                       --output (docs/metrics.md)\n"
+	    "      --metrics-file F write the same to F atomically (node_exporter's\n"
+	    "                       textfile collector reads *.prom)\n"
 	    "  -h, --help           show this help\n",
 	.exec = cmd_heatmap_exec,
 };
