@@ -24,6 +24,9 @@ struct record_writer;
 struct record_done_set;
 struct progress;
 struct fanout_split;
+struct collect_watch;
+struct cmd_entry;
+struct plan_options;
 
 enum task_state {
 	TASK_WAITING = 0,
@@ -151,6 +154,8 @@ struct collector {
 	int interrupted, closing, write_failed;
 	const char *output;	/* for messages */
 	int dispatching, dispatch_again;
+	const struct plan_options *plan;	/* to build each sweep's phases */
+	struct collect_watch *watch;	/* --every, --metrics-*; NULL: neither */
 };
 
 static inline const struct machine *
@@ -191,5 +196,70 @@ void collect_servers_stop(struct collector *c);
 /* collect_fanout.c: start t's source's fan-out if t goes with one (1) */
 int collect_fanout_take(struct collector *c, struct phase *ph,
     struct task *t);
+
+/*
+ * collect_watch.c: continuous sweeps (--every, --count, --rotate) and the
+ * metrics of each sweep (--metrics-file, --metrics-listen).
+ */
+struct collect_watch_options {
+	double every;		/* seconds between sweep starts; < 0: one sweep */
+	long count;		/* sweeps; 0: until interrupted */
+	long long rotate;	/* bytes of --output before rotating; 0: never */
+	const char *metrics_file;
+	const char *metrics_listen;
+	int metrics_public;
+	const char *output;	/* --output's path (rotation) */
+};
+
+enum {
+	COLLECT_OPT_EVERY = 0x300, COLLECT_OPT_COUNT, COLLECT_OPT_ROTATE,
+	COLLECT_OPT_METRICS_FILE, COLLECT_OPT_METRICS_LISTEN,
+	COLLECT_OPT_METRICS_PUBLIC
+};
+
+#define COLLECT_WATCH_LONGOPTS \
+	{ "every", required_argument, NULL, COLLECT_OPT_EVERY }, \
+	{ "count", required_argument, NULL, COLLECT_OPT_COUNT }, \
+	{ "rotate", required_argument, NULL, COLLECT_OPT_ROTATE }, \
+	{ "metrics-file", required_argument, NULL, COLLECT_OPT_METRICS_FILE }, \
+	{ "metrics-listen", required_argument, NULL, \
+	    COLLECT_OPT_METRICS_LISTEN }, \
+	{ "metrics-public", no_argument, NULL, COLLECT_OPT_METRICS_PUBLIC }
+
+#define COLLECT_WATCH_HELP \
+	"      --every DURATION     sweep again DURATION after each sweep started\n" \
+	"                           (30s, 5m, 1h; plain seconds), over the same\n" \
+	"                           sessions, until Ctrl-C or --count\n" \
+	"      --count N            stop after N sweeps (with --every)\n" \
+	"      --rotate SIZE        after a sweep, an --output over SIZE (100M, 1G)\n" \
+	"                           becomes FILE.1 (the older FILE.1 is dropped)\n" \
+	"      --metrics-file F     Prometheus metrics of each sweep, written\n" \
+	"                           atomically (node_exporter's textfile collector)\n" \
+	"      --metrics-listen [ADDR:]PORT  serve GET /metrics (default address\n" \
+	"                           127.0.0.1)\n" \
+	"      --metrics-public     allow a non-loopback --metrics-listen address\n"
+
+/* The option ch if it is one of these: 0 or a usage exit code; -1 if not. */
+int collect_watch_option(const struct cmd_entry *self, int ch,
+    const char *arg, struct collect_watch_options *o);
+/* Options that go together; NP_EXIT_OK or a usage exit code. */
+int collect_watch_check(const struct cmd_entry *self,
+    struct collect_watch_options *o, const char *output, int resume);
+/* After the runner: the listener and the first sweep's state. */
+int collect_watch_start(struct collector *c,
+    const struct collect_watch_options *o);
+/* The sweep running (from 1), or 0 when not continuous. */
+long collect_watch_sweep(const struct collector *c);
+/* A record written: into the sweep's metrics. */
+void collect_watch_record(struct collector *c, const cJSON *record);
+/* The sweep's probes are all done: 1 if another sweep is to come. */
+int collect_watch_sweep_end(struct collector *c);
+/* Close the watch's handles; runner_extra_closed() follows. */
+void collect_watch_close(struct collector *c);
+void collect_watch_free(struct collector *c);
+
+/* cmd_collect.c: a new sweep's phases and host state, and its start. */
+int collect_sweep_restart(struct collector *c);
+void collect_sweep_begin(struct collector *c);
 
 #endif

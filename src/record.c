@@ -100,7 +100,9 @@ record_to_json(struct record *rec)
 		    rec->server_command);
 	add_time(o, "started_at", rec->started_at, time_record_precise);
 	add_time(o, "ended_at", rec->ended_at, time_record_precise);
-	cJSON_AddNumberToObject(o, "round", rec->round);
+	cJSON_AddNumberToObject(o, RECORD_F_ROUND, rec->round);
+	if (rec->sweep > 0)
+		cJSON_AddNumberToObject(o, RECORD_F_SWEEP, (double)rec->sweep);
 	if (rec->mode != NULL)
 		cJSON_AddStringToObject(o, "mode", rec->mode);
 	record_sort_keys(o);
