@@ -53,6 +53,13 @@ int metrics_set_render(struct metrics_set *set,
 void metrics_set_free(struct metrics_set *set);
 
 /*
+ * The exposition of a records file (collect or bench JSONL) written to
+ * path atomically. NP_ERR_* with *cause (the file and why).
+ */
+int metrics_write_from_records(const char *records, const char *path,
+    char **cause);
+
+/*
  * Write text to path atomically: a temporary file beside it, renamed over
  * it, so a reader (node_exporter) sees the old file or the new one, never
  * half of one. Mode 0644. NP_ERR_IO with *cause (the file and why).

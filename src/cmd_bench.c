@@ -19,7 +19,7 @@ enum {
 	OPT_THROUGHPUT_COUNT, OPT_THROUGHPUT_BYTES, OPT_KEEP, OPT_BOOTSTRAP,
 	OPT_KINDS, OPT_HEALTH_WAIT, OPT_CONVERGE_WAIT,
 	OPT_NO_PUNCH, OPT_SERIAL, OPT_BASELINE, OPT_TEARDOWN, OPT_OTELA_BIN,
-	OPT_PROBE_TIMEOUT, OPT_MAX_PROBES, OPT_RUN_ID
+	OPT_PROBE_TIMEOUT, OPT_MAX_PROBES, OPT_RUN_ID, OPT_METRICS_FILE
 };
 
 static const struct option longopts[] = {
@@ -37,6 +37,7 @@ static const struct option longopts[] = {
 	{ "health-wait", required_argument, NULL, OPT_HEALTH_WAIT },
 	{ "converge-wait", required_argument, NULL, OPT_CONVERGE_WAIT },
 	{ "probe-timeout", required_argument, NULL, OPT_PROBE_TIMEOUT },
+	{ "metrics-file", required_argument, NULL, OPT_METRICS_FILE },
 	{ "max-probes", required_argument, NULL, OPT_MAX_PROBES },
 	{ "no-punch", no_argument, NULL, OPT_NO_PUNCH },
 	{ "serial", no_argument, NULL, OPT_SERIAL },
@@ -169,6 +170,7 @@ parse(const struct cmd_entry *self, int argc, char **argv,
 		case OPT_BASELINE: o->baseline = 1; break;
 		case OPT_TEARDOWN: o->teardown = optarg; break;
 		case OPT_OTELA_BIN: o->otela_bin = optarg; break;
+		case OPT_METRICS_FILE: o->metrics_file = optarg; break;
 		case OPT_KINDS:
 			if (parse_kinds(optarg, &o->kinds) != 0)
 				return cmd_usage_error(self, "--kinds: '%s' is not "
@@ -239,7 +241,8 @@ const struct cmd_entry cmd_bench_entry = {
 	.summary = "the OpenTela libp2p mesh sweep: start otela on every host, "
 	    "probe every pair",
 	.usage = "--config FILE [--output DIR] [--run-id ID] [--kinds K,...] "
-	    "[--serial] [--baseline] [--keep] [--teardown RUN_ID|DIR/run.json]",
+	    "[--serial] [--baseline] [--keep] [--teardown RUN_ID|DIR/run.json]\n"
+	    "       [--metrics-file FILE.prom]",
 	.help =
 	    "options:\n"
 	    RUNNER_HELP
@@ -264,6 +267,8 @@ const struct cmd_entry cmd_bench_entry = {
 	    "      --converge-wait S    for every node to list every other "
 	    "(60)\n"
 	    "      --probe-timeout S    per probe, on the node (60)\n"
+	    "      --metrics-file F     the run's records as Prometheus metrics, written\n"
+	    "                           atomically at the end (docs/metrics.md)\n"
 	    "      --max-probes N       light probes per node at once (2)\n"
 	    "      --no-punch           skip the holepunch step\n"
 	    "      --serial             everything one at a time, in the "

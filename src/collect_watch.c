@@ -8,6 +8,7 @@
  * sweep's metrics: written to --metrics-file atomically and answered by
  * the --metrics-listen listener, and --output is rotated past --rotate.
  */
+#include <arpa/inet.h>
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -235,7 +236,18 @@ collect_watch_start(struct collector *c, const struct collect_watch_options *o)
 			free(cause);
 			return NP_ERR_IO;
 		}
-		log_info("metrics on http://%s/metrics", o->metrics_listen);
+		{
+			char host[INET6_ADDRSTRLEN] = "?";
+			int v6 = w->listen_addr.ss_family == AF_INET6;
+
+			inet_ntop(w->listen_addr.ss_family, v6 ? (void *)
+			    &((struct sockaddr_in6 *)&w->listen_addr)->sin6_addr :
+			    (void *)&((struct sockaddr_in *)&w->listen_addr)->
+			    sin_addr, host, sizeof host);
+			log_info("metrics on http://%s%s%s:%d/metrics",
+			    v6 ? "[" : "", host, v6 ? "]" : "",
+			    metrics_http_port(w->http));
+		}
 		publish(w, &info);	/* build info until the first sweep */
 		metrics_set_free(w->set);
 		if ((w->set = metrics_set_new()) == NULL)
@@ -383,7 +395,7 @@ collect_watch_sweep_end(struct collector *c)
 	info.ended_at = now;
 	info.interval = w->opt.every >= 0 ? w->opt.every : 0;
 	info.sweeps_total = w->sweep;
-	if (w->opt.every >= 0 && took > w->opt.every && w->sweep > 0)
+	if (w->opt.every > 0 && took > w->opt.every)
 		w->late++;
 	info.sweeps_late_total = w->late;
 	publish(w, &info);
@@ -398,7 +410,9 @@ collect_watch_sweep_end(struct collector *c)
 	if (c->write_failed)
 		return 0;
 	wait = w->opt.every - took;
-	if (wait < 0) {
+	if (wait < 0 && w->opt.every == 0)
+		wait = 0;	/* back to back, as asked */
+	else if (wait < 0) {
 		log_warn("sweep %ld took %.1f s, longer than --every %.1f s: "
 		    "sweep %ld starts now, %.1f s late", w->sweep, took,
 		    w->opt.every, w->sweep + 1, -wait);

@@ -464,6 +464,33 @@ metrics_set_free(struct metrics_set *set)
 }
 
 int
+metrics_write_from_records(const char *records, const char *path,
+    char **cause)
+{
+	struct heatmap *hm = NULL;
+	struct buf text = { 0 };
+	int rc;
+
+	*cause = NULL;
+	if ((hm = heatmap_new()) == NULL)
+		return NP_ERR_NOMEM;
+	if ((rc = heatmap_read(hm, records, 0)) != 0) {
+		*cause = str_printf("%s: its records could not be read (%s)",
+		    path, records);
+		goto out;
+	}
+	rc = heatmap_build(hm, HEATMAP_LATEST, NULL);
+	if ((rc == 0 || rc == NP_ERR_NOT_FOUND) &&
+	    (rc = metrics_render(hm, NULL, &text)) == 0)
+		rc = metrics_write_file(path, text.data != NULL ? text.data :
+		    "", text.len, cause);
+out:
+	buf_free(&text);
+	heatmap_free(hm);
+	return rc;
+}
+
+int
 metrics_write_file(const char *path, const char *text, size_t len,
     char **cause)
 {
