@@ -6,7 +6,7 @@
 # sweep time. Flat memory: the growth stays near 0 however many sweeps.
 #
 # usage: tests/bench/watch.sh [HOSTS] [SWEEPS]   (default: 8 1000; needs root)
-# env:   NETPROF_BIN (default: build/main/netprof, built)
+# env:   NETPROF_BIN (default: build/main/netprof, built), BENCH_SUBNET (244)
 set -euo pipefail
 SRC=$(cd "$(dirname "$0")/../.." && pwd)
 . "$SRC/tests/bench/build.sh"
@@ -15,7 +15,7 @@ HOSTS=${1:-8}
 SWEEPS=${2:-1000}
 
 bench_lab_setup watch.sh bwatch jq
-"$LAB" up --name bwatch --hosts "$HOSTS" --dir "$WORK/lab" >/dev/null
+"$LAB" up --name bwatch --hosts "$HOSTS" --subnet "${BENCH_SUBNET:-244}" --dir "$WORK/lab" >/dev/null
 inv=$WORK/lab/machines.json
 out=$WORK/sweeps.jsonl
 
