@@ -203,6 +203,7 @@ int collect_fanout_take(struct collector *c, struct phase *ph,
  */
 struct collect_watch_options {
 	double every;		/* seconds between sweep starts; < 0: one sweep */
+	int every_set;		/* --every given (0 is back to back) */
 	long count;		/* sweeps; 0: until interrupted */
 	long long rotate;	/* bytes of --output before rotating; 0: never */
 	const char *metrics_file;

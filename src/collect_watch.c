@@ -102,6 +102,7 @@ collect_watch_option(const struct cmd_entry *self, int ch, const char *arg,
 			return cmd_usage_error(self, "--every %s: expected a "
 			    "duration up to a week, as 30s, 5m, 1h or seconds",
 			    arg);
+		o->every_set = 1;
 		return 0;
 	case COLLECT_OPT_COUNT:
 		if (cmd_parse_int(arg, 1, 1000000000, &n) != 0)
@@ -135,7 +136,7 @@ collect_watch_check(const struct cmd_entry *self,
 	char *cause = NULL;
 
 	o->output = output;
-	if (o->every == 0 && o->count == 0 && o->rotate == 0)
+	if (!o->every_set)
 		o->every = -1;
 	if (o->every < 0 && (o->count > 0 || o->rotate > 0))
 		return cmd_usage_error(self, "--count and --rotate go with "

@@ -88,4 +88,17 @@ if [ "$(id -u)" != 0 ]; then
 	assert_status 1 np heatmap --input "$collect" --metrics-file ro/x.prom
 	assert_contains "$OUT" "ro/x.prom"
 fi
+# collect's metrics options, refused before anything runs
+inv=$NETPROF_FIXTURES/inventory/ssh.json
+assert_status 2 np collect --config "$inv" --count 3
+assert_contains "$OUT" "--count and --rotate go with --every DURATION"
+assert_status 2 np collect --config "$inv" --every 5x
+assert_contains "$OUT" "--every 5x: expected a duration"
+assert_status 2 np collect --config "$inv" --every 1m --metrics-listen 0.0.0.0:9464
+assert_contains "$OUT" "0.0.0.0 is not a loopback address"
+assert_contains "$OUT" "--metrics-public"
+assert_status 2 np collect --config "$inv" --metrics-listen 127.0.0.1:99999
+assert_contains "$OUT" "is not [ADDR:]PORT"
+assert_status 2 np collect --config "$inv" --every 1m --resume --output x.jsonl
+assert_contains "$OUT" "does not go with --every"
 test_pass
