@@ -121,6 +121,36 @@ test_set_exposition(void **state)
 	metrics_set_free(set);
 }
 
+/* bench --metrics-file: a bench run's records file to the exposition. */
+static void
+test_from_records_file(void **state)
+{
+	const char *fixtures = getenv("NETPROF_FIXTURES");
+	char *in, *out, *text = NULL, *cause = NULL;
+	char dir[] = "/tmp/netprof-metrics-XXXXXX";
+
+	assert_non_null(fixtures);
+	assert_non_null(mkdtemp(dir));
+	in = str_printf("%s/heatmap/measurements.jsonl", fixtures);
+	out = str_printf("%s/bench.prom", dir);
+	assert_int_equal(0, metrics_write_from_records(in, out, &cause));
+	assert_int_equal(0, file_read(out, &text, NULL, &cause));
+	/* the fixture's alpha->beta libp2p_ping p50 is 3.0 ms */
+	assert_non_null(strstr(text, "netprof_libp2p_ping_rtt_p50_seconds"
+	    "{source=\"alpha\",target=\"beta\"} 0.003\n"));
+	assert_non_null(strstr(text, "netprof_libp2p_throughput_bytes_per_second"
+	    "{source=\"alpha\",target=\"beta\"} 70500000\n"));
+	free(text);
+	assert_int_equal(NP_ERR_IO, metrics_write_from_records(in,
+	    "/nonexistent-dir/x.prom", &cause));
+	assert_non_null(strstr(cause, "/nonexistent-dir/x.prom"));
+	free(cause);
+	unlink(out);
+	rmdir(dir);
+	free(in);
+	free(out);
+}
+
 /* The client side, on a thread of its own: the loop serves meanwhile. */
 struct exchange {
 	int port;
@@ -256,6 +286,7 @@ main(void)
 		cmocka_unit_test(test_addr_public_only_when_asked),
 		cmocka_unit_test(test_addr_bad),
 		cmocka_unit_test(test_set_exposition),
+		cmocka_unit_test(test_from_records_file),
 		cmocka_unit_test(test_listener_answers_metrics),
 		cmocka_unit_test(test_listener_other_paths_and_methods),
 		cmocka_unit_test(test_listener_bounds_request_size),
