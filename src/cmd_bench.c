@@ -112,6 +112,10 @@ static const struct option_spec bench_specs[] = {
 	{ .name = "probe-timeout", .type = OPTION_SECONDS,
 	  .offset = BENCH_OPT(probe_timeout), .arg = "S", .bounds = &bounds_wait,
 	  .help = "per probe, on the node (60)" },
+	{ .name = "metrics-file", .type = OPTION_STRING,
+	  .offset = BENCH_OPT(metrics_file), .arg = "FILE",
+	  .help = "the run's records as Prometheus metrics, written\n"
+	  "atomically at the end (docs/metrics.md)" },
 	{ .name = "max-probes", .type = OPTION_INT, .offset = BENCH_OPT(max_probes),
 	  .arg = "N", .bounds = &bounds_count,
 	  .help = "light probes per node at once (2)" },
@@ -198,7 +202,8 @@ const struct cmd_entry cmd_bench_entry = {
 	.summary = "the OpenTela libp2p mesh sweep: start otela on every host, "
 	    "probe every pair",
 	.usage = "--config FILE [--output DIR] [--run-id ID] [--kinds K,...] "
-	    "[--serial] [--baseline] [--keep] [--teardown RUN_ID|DIR/run.json]",
+	    "[--serial] [--baseline] [--keep] [--teardown RUN_ID|DIR/run.json]\n"
+	    "       [--metrics-file FILE.prom]",
 	.options = bench_options_table,
 	.notes =
 	    "exit status: 0 every host and probe ok, 1 some failed, 2 usage "

@@ -51,6 +51,7 @@ static const struct option_block collect_options_table[] = {
 	{ plan_option_specs, offsetof(struct collect_options, plan) },
 	{ collect_run_specs, 0 },
 	{ probe_option_specs, offsetof(struct collect_options, probes) },
+	{ collect_watch_specs, offsetof(struct collect_options, watch) },
 	{ collect_quiet_specs, 0 },
 	{ NULL, 0 }
 };
@@ -64,6 +65,7 @@ cmd_collect_exec(const struct cmd_entry *self, int argc, char **argv)
 
 	memset(&o, 0, sizeof o);
 	o.output = CMD_DEFAULT_RECORDS;
+	o.watch.every = -1;	/* one sweep unless --every */
 	if ((r = option_parse(self, argc, argv, &o, &operand)) != 0)
 		return option_exit(r);
 	o.plan.max_channels = o.common.max_channels;
@@ -77,6 +79,9 @@ cmd_collect_exec(const struct cmd_entry *self, int argc, char **argv)
 	if (o.resume && strcmp(o.output, "-") == 0)
 		return cmd_usage_error(self, "--resume needs --output FILE "
 		    "(the file of the run to complete), not standard output");
+	if ((r = collect_watch_check(self, &o.watch, o.output, o.resume)) !=
+	    NP_EXIT_OK)
+		return r;
 	if (o.plan.serial && o.plan.rounds)
 		return cmd_usage_error(self, "--serial and --rounds exclude "
 		    "each other");
@@ -108,7 +113,10 @@ const struct cmd_entry cmd_collect_entry = {
 	.summary = "measure ping (and iperf3) for every ordered pair of hosts",
 	.usage = "--config FILE [--output FILE.jsonl] [--iperf] "
 	    "[--iperf-mode exclusive|duplex] [--fanout N|off] [--dry-run] "
-	    "[--serial | --rounds] [--resume] [-q]",
+	    "[--serial | --rounds] [--resume] [-q]\n"
+	    "       [--every DURATION [--count N] [--rotate SIZE]] "
+	    "[--metrics-file FILE.prom]\n"
+	    "       [--metrics-listen [ADDR:]PORT [--metrics-public]]",
 	.options = collect_options_table,
 	.notes = "exit status: 0 all probes ok, 1 some probes failed, 2 usage "
 	    "or inventory\nerror, 130 interrupted (SIGINT/SIGTERM).\n",

@@ -26,6 +26,7 @@
 #include "inventory.h"
 #include "log.h"
 #include "option.h"
+#include "metrics.h"
 #include "timeutil.h"
 #include "util.h"
 
@@ -44,6 +45,8 @@ struct heatmap_args {
 	const char *config;		/* machines.json: sites */
 	int group_by;		/* enum heatmap_group_by */
 	double group_rtt;		/* ms */
+	int metrics;		/* --metrics: the exposition on stdout */
+	const char *metrics_file;
 };
 
 /* No --input: collect's default output, as upstream. */
@@ -116,6 +119,15 @@ static const struct option_spec heatmap_specs[] = {
 	  .what = "a round trip in ms above 0, e.g. 5",
 	  .help = "hosts on average at most MS apart form one cluster\n"
 	  "(default 5)" },
+	{ .name = "metrics", .type = OPTION_FLAG,
+	  .offset = offsetof(struct heatmap_args, metrics),
+	  .help = "print the latest record of every pair as Prometheus\n"
+	  "metrics (text format) to stdout; no page unless\n"
+	  "--output (docs/metrics.md)" },
+	{ .name = "metrics-file", .type = OPTION_STRING,
+	  .offset = offsetof(struct heatmap_args, metrics_file), .arg = "FILE",
+	  .help = "write the same to FILE atomically (node_exporter's\n"
+	  "textfile collector reads *.prom)" },
 	{ .name = "compare", .type = OPTION_LIST,
 	  .offset = offsetof(struct heatmap_args, compare),
 	  .count = offsetof(struct heatmap_args, ncompare), .arg = "FILE",
@@ -198,8 +210,14 @@ parse_args(const struct cmd_entry *self, int argc, char **argv,
 		    argv[operand]);
 	if (a->ninputs == 0 && (rc = default_input(self, a)) != NP_EXIT_OK)
 		return rc;
-	if (a->output == NULL && !a->text)
+	if (a->output == NULL && !a->text && !a->metrics &&
+	    a->metrics_file == NULL)
 		a->output = CMD_DEFAULT_PAGE;
+	for (i = 0; a->metrics_file != NULL && i < a->ninputs; i++)
+		if (file_same(a->metrics_file, a->inputs[i]))
+			return cmd_usage_error(self, "--metrics-file %s is the "
+			    "input %s; give another --metrics-file",
+			    a->metrics_file, a->inputs[i]);
 	for (i = 0; a->output != NULL && i < a->ninputs; i++) {
 		if (file_same(a->output, a->inputs[i]))
 			return cmd_usage_error(self, "--output %s is the input "
@@ -377,6 +395,37 @@ write_page(const struct heatmap *hm, const struct diagnosis *dx,
 	return rc;
 }
 
+/* --metrics and --metrics-file: the exposition of the latest records. */
+static int
+write_metrics(const struct heatmap *hm, const struct heatmap_args *a)
+{
+	struct buf text = { 0 };
+	char *cause = NULL;
+	int rc;
+
+	if ((rc = metrics_render(hm, NULL, &text)) != 0) {
+		log_error("metrics: %s", error_string(rc));
+		goto out;
+	}
+	if (a->metrics && fwrite(text.data, 1, text.len, stdout) != text.len) {
+		log_error("standard output: %s", strerror(errno));
+		rc = NP_ERR_IO;
+		goto out;
+	}
+	if (a->metrics_file != NULL && ((rc = cmd_make_parent_dirs(
+	    a->metrics_file, "--metrics-file")) != NP_EXIT_OK ||
+	    (rc = metrics_write_file(a->metrics_file, text.data, text.len,
+	    &cause)) != 0)) {
+		if (cause != NULL)
+			log_error("--metrics-file %s", cause);
+		rc = NP_ERR_IO;
+	}
+out:
+	free(cause);
+	buf_free(&text);
+	return rc;
+}
+
 static int
 use_color(void)
 {
@@ -430,7 +479,8 @@ cmd_heatmap_exec(const struct cmd_entry *self, int argc, char **argv)
 		log_warn("skipped %zu malformed line%s (--strict makes this "
 		    "an error)", hm->input.malformed,
 		    hm->input.malformed == 1 ? "" : "s");
-	rc = heatmap_build(hm, (enum heatmap_aggregate)a.aggregate, a.kind);
+	rc = heatmap_build(hm, a.metrics || a.metrics_file != NULL ?
+	    HEATMAP_LATEST : (enum heatmap_aggregate)a.aggregate, a.kind);
 	if (rc == NP_ERR_NOT_FOUND || (rc == 0 && hm->nkinds == 0)) {
 		log_error("no %s%srecords in the input files; give a collect "
 		    "or bench .jsonl with --input", a.kind ? a.kind : "",
@@ -475,6 +525,11 @@ cmd_heatmap_exec(const struct cmd_entry *self, int argc, char **argv)
 	if (a.text && heatmap_write_text(hm, &dx, a.kind || a.metric ?
 	    (long)kind : -1, (long)metric, use_color(), stdout) != 0)
 		goto nomem;
+	if ((a.metrics || a.metrics_file != NULL) &&
+	    write_metrics(hm, &a) != 0) {
+		exit_code = NP_EXIT_FAILED;
+		goto out;
+	}
 	if (a.output != NULL && (cmd_make_parent_dirs(a.output, "--output") !=
 	    NP_EXIT_OK || write_page(hm, &dx, &a, kind, metric) != 0)) {
 		exit_code = NP_EXIT_FAILED;
@@ -505,7 +560,8 @@ const struct cmd_entry cmd_heatmap_entry = {
 	.summary = "render measurements as a self-contained HTML page",
 	.usage = "[--input FILE ...] [--output FILE.html] [--text]\n"
 	    "       [--kind KIND] [--metric METRIC] [--title TEXT] "
-	    "[--aggregate latest|median] [--strict]",
+	    "[--aggregate latest|median] [--strict]\n"
+	    "       [--metrics] [--metrics-file FILE.prom]",
 	.options = heatmap_options_table,
 	.exec = cmd_heatmap_exec,
 };

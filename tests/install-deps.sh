@@ -9,17 +9,19 @@
 # (Node.js and npm for the stand-in otela node that bench starts on the
 # lab's hosts, with its pinned npm packages).
 # test: tests/run.sh (cmocka, Chromium for the browser tests, python3 for the tunnel test's server, clang for the clang build and
-# the fuzzers, bc for tests/perf).
+# the fuzzers, bc for tests/perf, Prometheus and node_exporter for the
+# metrics tests).
 # tests/deps/test_build_deps.sh proves the build group is enough to build.
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
 
 build_pkgs="gcc make cmake pkg-config libssh-dev libuv1-dev libcjson-dev
-  libcurl4-openssl-dev libssl-dev"
+  libcurl4-openssl-dev libssl-dev libmicrohttpd-dev"
 lab_pkgs="iproute2 openssh-server openssh-client iputils-ping iperf3 procps
   psmisc jq time fping nftables nodejs npm"
-test_pkgs="libcmocka-dev chromium python3 curl clang libclang-rt-dev bc"
+test_pkgs="libcmocka-dev chromium python3 curl clang libclang-rt-dev bc
+  prometheus prometheus-node-exporter"
 
 groups=${*:-build lab test}
 want=""

@@ -73,6 +73,7 @@ struct bench_options {
 	const char *output, *run_id;
 	const char *teardown;	/* --teardown RUN_ID | DIR/run.json */
 	const char *otela_bin;	/* --otela-bin DIR */
+	const char *metrics_file;	/* --metrics-file: the run as metrics */
 	int http_port, libp2p_port;	/* 0: the machine's */
 	int latency_count, throughput_count;
 	long throughput_bytes;

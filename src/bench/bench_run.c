@@ -18,6 +18,7 @@
 #include "engine.h"
 #include "error.h"
 #include "log.h"
+#include "metrics.h"
 #include "node_api.h"
 #include "runner.h"
 #include "timeutil.h"
@@ -374,6 +375,19 @@ out:
 		    b.records_path);
 		if (status == NP_EXIT_OK)
 			status = NP_EXIT_FAILED;
+	}
+	if (o->metrics_file != NULL && b.records_path != NULL &&
+	    !b.teardown_only) {
+		char *mcause = NULL;
+
+		if (metrics_write_from_records(b.records_path,
+		    o->metrics_file, &mcause) != 0) {
+			log_error("--metrics-file %s", mcause != NULL ? mcause :
+			    error_string(NP_ERR_NOMEM));
+			if (status == NP_EXIT_OK)
+				status = NP_EXIT_FAILED;
+		}
+		free(mcause);
 	}
 	free(cause);
 	bench_pairs_free(&b);

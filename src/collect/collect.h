@@ -26,6 +26,10 @@ struct record_writer;
 struct record_done_set;
 struct progress;
 struct fanout_split;
+struct collect_watch;
+struct collect_watch_options;
+struct cmd_entry;
+struct plan_options;
 
 enum task_state {
 	TASK_WAITING = 0,
@@ -153,6 +157,8 @@ struct collector {
 	int interrupted, closing, write_failed;
 	const char *output;	/* for messages */
 	int dispatching, dispatch_again;
+	const struct plan_options *plan;	/* to build each sweep's phases */
+	struct collect_watch *watch;	/* --every, --metrics-*; NULL: neither */
 };
 
 static inline const struct machine *
@@ -196,5 +202,27 @@ int collect_fanout_take(struct collector *c, struct phase *ph,
 
 /* collect_report.c: the summary of a finished run */
 void collect_report_summary(const struct collector *c, FILE *f);
+
+/*
+ * collect_watch.c: continuous sweeps (--every, --count, --rotate) and the
+ * metrics of each sweep (--metrics-file, --metrics-listen); its options
+ * are collect_watch_specs (collect_run.h).
+ */
+/* After the runner: the listener and the first sweep's state. */
+int collect_watch_start(struct collector *c,
+    const struct collect_watch_options *o);
+/* The sweep running (from 1), or 0 when not continuous. */
+long collect_watch_sweep(const struct collector *c);
+/* A record written: into the sweep's metrics. */
+void collect_watch_record(struct collector *c, const cJSON *record);
+/* The sweep's probes are all done: 1 if another sweep is to come. */
+int collect_watch_sweep_end(struct collector *c);
+/* Close the watch's handles; runner_extra_closed() follows. */
+void collect_watch_close(struct collector *c);
+void collect_watch_free(struct collector *c);
+
+/* collect_run.c: a new sweep's phases and host state, and its start. */
+int collect_sweep_restart(struct collector *c);
+void collect_sweep_begin(struct collector *c);
 
 #endif

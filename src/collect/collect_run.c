@@ -262,6 +262,7 @@ task_write(struct collector *c, struct task *t)
 		.started_at = t->started_at,
 		.ended_at = t->ended_at > 0 ? t->ended_at : t->started_at,
 		.round = (int)t->round + 1,
+		.sweep = collect_watch_sweep(c),
 		.mode = t->mode,
 		.error = t->ok ? NULL : t->error,
 		.error_class = t->ok ? ERROR_CLASS_NONE : t->error_class,
@@ -285,7 +286,8 @@ task_write(struct collector *c, struct task *t)
 			    "stopping", src->name, dst->name,
 			    error_string(NP_ERR_NOMEM));
 		c->write_failed = 1;
-	}
+	} else
+		collect_watch_record(c, o);
 	cJSON_Delete(o);
 	free(line);
 	free(server_line);
@@ -515,6 +517,8 @@ dispatch_once(struct collector *c)
 		c->cur++;
 		phase_begin(c);
 	}
+	if (collect_watch_sweep_end(c))
+		return;		/* the next sweep is due on a timer */
 	collector_close(c);
 }
 
@@ -560,7 +564,7 @@ close_extra_cb(struct runner *rn, void *arg)
 	struct collector *c = arg;
 
 	record_writer_detach(c->writer);
-	runner_extra_closed(rn);
+	collect_watch_close(c);	/* then runner_extra_closed() */
 }
 
 /* Each host's tasks as source and as target, in round order. */
@@ -672,6 +676,51 @@ phase_free(struct phase *ph)
 	schedule_free(ph->sched);
 }
 
+/*
+ * The next sweep (--every): the phases built again (so a week of sweeps
+ * holds one sweep's tasks), the hosts' per-sweep state cleared, a host
+ * that was down tried again.
+ */
+int
+collect_sweep_restart(struct collector *c)
+{
+	struct schedule *ping = NULL, *iperf3 = NULL;
+	size_t i;
+	int r;
+
+	for (i = 0; i < c->n_phases; i++) {
+		phase_free(&c->phases[i]);
+		memset(&c->phases[i], 0, sizeof c->phases[i]);
+	}
+	c->n_phases = c->cur = 0;
+	for (i = 0; i < c->inv->n_machines; i++) {
+		struct host_state *h = &c->hosts[i];
+
+		free(h->down);
+		h->down = NULL;
+		h->n_rtts = 0;
+		memset(&h->srv, 0, sizeof h->srv);
+		h->srv.c = c;
+		h->srv.host = i;
+	}
+	if ((r = plan_schedules(c->inv, c->plan, &ping, &iperf3)) != 0)
+		return r;
+	r = phase_build(c, &c->phases[c->n_phases++], ping);
+	if (r == 0 && iperf3 != NULL) {
+		r = phase_build(c, &c->phases[c->n_phases++], iperf3);
+		iperf3 = NULL;
+	}
+	schedule_free(iperf3);
+	return r;
+}
+
+void
+collect_sweep_begin(struct collector *c)
+{
+	phase_begin(c);
+	collect_dispatch(c);
+}
+
 int
 collect_run(const struct collect_options *o, struct inventory *inv)
 {
@@ -695,6 +744,7 @@ collect_run(const struct collect_options *o, struct inventory *inv)
 	c.tool = (enum fanout_tool)o->plan.ping_tool;
 	c.duplex = o->plan.duplex && !c.serial;
 	c.iperf_mode = plan_iperf_mode(&o->plan);
+	c.plan = &o->plan;
 
 	if (o->dry_run) {
 		if ((r = plan_write(stdout, inv, &c.ps, &o->plan)) != 0) {
@@ -761,7 +811,10 @@ collect_run(const struct collect_options *o, struct inventory *inv)
 	}
 	c.progress = progress_new(stderr, o->quiet ||
 	    log_get_level() == LOG_QUIET);
-	phase_begin(&c);
+	if (collect_watch_start(&c, &o->watch) != 0)
+		c.write_failed = 1;	/* stops at once, through the close */
+	else
+		phase_begin(&c);
 	collect_dispatch(&c);
 	runner_run(c.runner);
 	runner_free(c.runner);
@@ -799,5 +852,6 @@ out:
 	free(c.server_command);
 	record_done_free(c.done);
 	progress_free(c.progress);
+	collect_watch_free(&c);
 	return status;
 }

@@ -12,12 +12,33 @@
 
 struct inventory;
 
+/* --every, --count, --rotate, --metrics-*: continuous sweeps and their
+   metrics (collect_watch.c) */
+struct collect_watch_options {
+	double every;		/* seconds between sweep starts; < 0: one sweep */
+	int count;		/* sweeps; 0: until interrupted */
+	long long rotate;	/* bytes of --output before rotating; 0: never */
+	const char *metrics_file;
+	const char *metrics_listen;
+	int metrics_public;
+	const char *output;	/* --output's path (rotation) */
+};
+
+/* The block of collect's table for struct collect_watch_options. */
+extern const struct option_spec collect_watch_specs[];
+/* Options that go together (cmd_collect.c's check, after parsing);
+   NP_EXIT_OK or a usage exit code. */
+struct cmd_entry;
+int collect_watch_check(const struct cmd_entry *self,
+    struct collect_watch_options *o, const char *output, int resume);
+
 struct collect_options {
 	struct runner_options common;
 	const char *output;
 	int dry_run, resume, quiet;
 	struct plan_options plan;
 	struct probe_options probes;
+	struct collect_watch_options watch;
 };
 
 /* Run (or, with o->dry_run, print the plan) on inv's machines; enum np_exit. */

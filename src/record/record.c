@@ -101,6 +101,8 @@ record_to_json(struct record *rec)
 	add_time(o, RECORD_F_STARTED_AT, rec->started_at, time_record_precise);
 	add_time(o, RECORD_F_ENDED_AT, rec->ended_at, time_record_precise);
 	cJSON_AddNumberToObject(o, RECORD_F_ROUND, rec->round);
+	if (rec->sweep > 0)
+		cJSON_AddNumberToObject(o, RECORD_F_SWEEP, (double)rec->sweep);
 	if (rec->mode != NULL)
 		cJSON_AddStringToObject(o, RECORD_F_MODE, rec->mode);
 	record_sort_keys(o);

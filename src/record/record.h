@@ -23,6 +23,7 @@ struct record {
 	double started_at;	/* wall clock, Unix seconds */
 	double ended_at;
 	int round;		/* 1-based round of the schedule */
+	long sweep;		/* collect --every: the sweep, from 1; 0: none */
 	const char *mode;	/* how it was measured: ping "fanout",
 				   "channel" or "serial"; iperf3 "exclusive",
 				   "duplex" or "serial"; NULL: not written */
@@ -37,7 +38,8 @@ struct record {
  * The record as a JSON object with the upstream field names and types
  * (command, error, kind, metrics, ok, source, target, target_address,
  * timestamp: upstream's "2026-11-30T19:17:32+00:00", when the probe ended)
- * plus ended_at, error_class, mode, round, server_command (iperf3)
+ * plus ended_at, error_class, mode, round, server_command (iperf3),
+ * sweep (collect --every)
  * and started_at (ISO-8601 UTC with milliseconds), keys sorted as upstream
  * writes them. Takes rec->metrics.
  */

@@ -40,6 +40,7 @@ int record_kind_known(const char *kind);
 #define RECORD_F_ENDED_AT	"ended_at"
 #define RECORD_F_ROUND		"round"
 #define RECORD_F_MODE		"mode"		/* how collect measured it */
+#define RECORD_F_SWEEP		"sweep"		/* collect --every: from 1 */
 /* bench's records also have these */
 #define RECORD_F_RUN_ID		"run_id"
 #define RECORD_F_SOURCE_PEER_ID	"source_peer_id"

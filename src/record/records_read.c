@@ -388,10 +388,12 @@ spans_free(struct phase_span *s, size_t n)
 	free(s);
 }
 
-/* The phase order of a bench run, for durations laid end to end. */
+/* The phase order of a bench run, for durations laid end to end (phase
+ * names, not fields: the "sweep" phase is not the record's sweep field). */
 static const char *const phase_order[] = {
 	"deploy", "init", "discover", "configure", "push", "start", "converge",
-	"punch", "sweep", "baseline", "teardown", NULL
+	"punch",
+	"sweep", "baseline", "teardown", NULL
 };
 
 static int

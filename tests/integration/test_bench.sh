@@ -158,7 +158,7 @@ assert_nothing_left t6 "--otela-bin"
 # --- --serial and --baseline: the same pairs --------------------------
 out=$NETPROF_TEST_TMP/serial
 assert_status 0 "$NETPROF_BIN" bench --config "$inv" --output "$out" \
-    --run-id t3 --serial --baseline --no-punch "${small[@]}"
+    --run-id t3 --serial --baseline --no-punch --metrics-file "$out/netprof.prom" "${small[@]}"
 assert_eq 36 "$(jq -r 'select(.run_id=="t3" and .ok)|[.source,.target,.kind]|@tsv' "$out/measurements.jsonl" | sort -u | wc -l)" \
     "--serial: every pair and kind ok"
 assert_eq 12 "$(jq -r 'select(.kind=="ping" and .ok)|[.source,.target]|@tsv' "$out/measurements.jsonl" | sort -u | wc -l)" \
@@ -175,6 +175,17 @@ assert_status 0 "$NETPROF_BIN" heatmap --input "$out/measurements.jsonl" \
     --output "$NETPROF_TEST_TMP/heatmap.html"
 assert_file_contains "$NETPROF_TEST_TMP/heatmap.html" "libp2p_ping"
 assert_nothing_left t3 "--serial --baseline"
+# --metrics-file: the run as Prometheus metrics, bench kinds and the baseline
+if command -v promtool >/dev/null; then
+	assert_status 0 promtool check metrics <"$out/netprof.prom"
+fi
+for k in libp2p_ping:netprof_libp2p_ping_rtt_p50_seconds:p50_ms ping:netprof_ping_rtt_p50_seconds:p50; do
+	IFS=: read -r kind name field <<<"$k"
+	want=$(jq -r "select(.kind==\"$kind\" and .source==\"h1\" and .target==\"h2\")|.metrics.$field / 1000" "$out/measurements.jsonl")
+	got=$(awk -v m="$name{source=\"h1\",target=\"h2\"}" '$1 == m { print $2 }' "$out/netprof.prom")
+	awk -v a="$got" -v b="$want" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(a != "" && d <= 1e-9) }' ||
+	    fail "--metrics-file $name h1->h2: '$got', the records say $want"
+done
 
 # --- the local transport (the node API through curl on the host), and
 # --- per-machine ports: two nodes on this machine ---------------------

@@ -1,0 +1,539 @@
+/*
+ * The Prometheus text exposition of records: per pair and kind the latest
+ * record's measurements in base units (RTTs in seconds, throughput in bytes
+ * per second, loss as a ratio), whether its probe was ok, per host whether
+ * it was reachable, the sweep's number, time and duration, and netprof's
+ * build info. One table maps each record metric to its Prometheus name and
+ * scale, so collect's, bench's and the heatmap's expositions are the same.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "error.h"
+#include "heatmap.h"
+#include "metrics.h"
+#include "record_schema.h"
+
+/* A record metric and the Prometheus gauge it becomes. */
+struct metric_map {
+	const char *kind;
+	const char *field;	/* in the record's metrics */
+	const char *name;	/* netprof_... */
+	double scale;		/* record unit -> base unit */
+	const char *help;
+};
+
+static const struct metric_map metric_maps[] = {
+	{ RECORD_KIND_PING, "min", "netprof_ping_rtt_min_seconds", 1e-3,
+	    "ICMP round-trip time, smallest of the probe" },
+	{ RECORD_KIND_PING, "avg", "netprof_ping_rtt_avg_seconds", 1e-3,
+	    "ICMP round-trip time, mean of the probe" },
+	{ RECORD_KIND_PING, "max", "netprof_ping_rtt_max_seconds", 1e-3,
+	    "ICMP round-trip time, largest of the probe" },
+	{ RECORD_KIND_PING, "p50", "netprof_ping_rtt_p50_seconds", 1e-3,
+	    "ICMP round-trip time, median of the probe" },
+	{ RECORD_KIND_PING, "p95", "netprof_ping_rtt_p95_seconds", 1e-3,
+	    "ICMP round-trip time, 95th percentile of the probe" },
+	{ RECORD_KIND_PING, "jitter", "netprof_ping_jitter_seconds", 1e-3,
+	    "ICMP round-trip time, mean deviation (ping's mdev)" },
+	{ RECORD_KIND_PING, "loss_pct", "netprof_ping_loss_ratio", 1e-2,
+	    "Fraction of the probe's ICMP echo requests not answered" },
+	{ RECORD_KIND_IPERF3, "mbps", "netprof_iperf3_throughput_bytes_per_second",
+	    1e6 / 8, "iperf3 TCP throughput at the receiver" },
+	{ RECORD_KIND_IPERF3, "sender_mbps",
+	    "netprof_iperf3_sender_bytes_per_second", 1e6 / 8,
+	    "iperf3 TCP throughput at the sender" },
+	{ RECORD_KIND_IPERF3, "retransmits", "netprof_iperf3_retransmits", 1,
+	    "TCP retransmissions during the iperf3 test" },
+	{ RECORD_KIND_LIBP2P_PING, "min_ms",
+	    "netprof_libp2p_ping_rtt_min_seconds", 1e-3,
+	    "libp2p ping round-trip time, smallest of the probe" },
+	{ RECORD_KIND_LIBP2P_PING, "avg_ms",
+	    "netprof_libp2p_ping_rtt_avg_seconds", 1e-3,
+	    "libp2p ping round-trip time, mean of the probe" },
+	{ RECORD_KIND_LIBP2P_PING, "max_ms",
+	    "netprof_libp2p_ping_rtt_max_seconds", 1e-3,
+	    "libp2p ping round-trip time, largest of the probe" },
+	{ RECORD_KIND_LIBP2P_PING, "p50_ms",
+	    "netprof_libp2p_ping_rtt_p50_seconds", 1e-3,
+	    "libp2p ping round-trip time, median of the probe" },
+	{ RECORD_KIND_LIBP2P_PING, "p95_ms",
+	    "netprof_libp2p_ping_rtt_p95_seconds", 1e-3,
+	    "libp2p ping round-trip time, 95th percentile of the probe" },
+	{ RECORD_KIND_LIBP2P_PING, "failed_samples",
+	    "netprof_libp2p_ping_failed_samples", 1,
+	    "libp2p pings of the probe that failed" },
+	{ RECORD_KIND_LATENCY, "min_ms", "netprof_libp2p_latency_min_seconds",
+	    1e-3, "HTTP-over-libp2p request latency, smallest of the probe" },
+	{ RECORD_KIND_LATENCY, "avg_ms", "netprof_libp2p_latency_avg_seconds",
+	    1e-3, "HTTP-over-libp2p request latency, mean of the probe" },
+	{ RECORD_KIND_LATENCY, "max_ms", "netprof_libp2p_latency_max_seconds",
+	    1e-3, "HTTP-over-libp2p request latency, largest of the probe" },
+	{ RECORD_KIND_LATENCY, "p50_ms", "netprof_libp2p_latency_p50_seconds",
+	    1e-3, "HTTP-over-libp2p request latency, median of the probe" },
+	{ RECORD_KIND_LATENCY, "p95_ms", "netprof_libp2p_latency_p95_seconds",
+	    1e-3, "HTTP-over-libp2p request latency, 95th percentile" },
+	{ RECORD_KIND_LATENCY, "failed_samples",
+	    "netprof_libp2p_latency_failed_samples", 1,
+	    "HTTP-over-libp2p requests of the probe that failed" },
+	{ RECORD_KIND_THROUGHPUT, "mbps",
+	    "netprof_libp2p_throughput_bytes_per_second", 1e6 / 8,
+	    "HTTP-over-libp2p transfer throughput" },
+	{ RECORD_KIND_THROUGHPUT, "failed_samples",
+	    "netprof_libp2p_throughput_failed_samples", 1,
+	    "HTTP-over-libp2p transfers of the probe that failed" },
+};
+
+#define NMAPS (sizeof metric_maps / sizeof metric_maps[0])
+
+/* A label value as the text format wants it: \ " and newline escaped. */
+static int
+put_value(struct buf *out, const char *s)
+{
+	char esc[2] = { '\\', 0 };
+	const char *p;
+
+	for (p = s; *p != '\0'; p++) {
+		if (*p == '\\' || *p == '"' || *p == '\n') {
+			esc[1] = *p == '\n' ? 'n' : *p;
+			if (buf_append(out, esc, 2) != 0)
+				return NP_ERR_NOMEM;
+		} else if (buf_append(out, p, 1) != 0)
+			return NP_ERR_NOMEM;
+	}
+	return 0;
+}
+
+static int
+put_label(struct buf *out, int first, const char *name, const char *value)
+{
+	if (buf_printf(out, "%s%s=\"", first ? "" : ",", name) != 0 ||
+	    put_value(out, value) != 0 || buf_append(out, "\"", 1) != 0)
+		return NP_ERR_NOMEM;
+	return 0;
+}
+
+static int
+put_header(struct buf *out, const char *name, const char *type,
+    const char *help)
+{
+	return buf_printf(out, "# HELP %s %s\n# TYPE %s %s\n", name, help,
+	    name, type);
+}
+
+static int
+put_number(struct buf *out, double v)
+{
+	if (isnan(v))
+		return buf_printf(out, " NaN\n");
+	if (isinf(v))
+		return buf_printf(out, " %sInf\n", v > 0 ? "+" : "-");
+	return buf_printf(out, " %.15g\n", v);
+}
+
+/* name{kind="..",source="..",target="..",source_site..} value */
+static int
+put_pair_sample(struct buf *out, const struct metrics_info *info,
+    const char *name, const char *kind, const char *src, const char *tgt,
+    const char *extra_name, const char *extra, double v)
+{
+	const char *ss = NULL, *ts = NULL;
+
+	if (info->site != NULL) {
+		ss = info->site(src, info->site_arg);
+		ts = info->site(tgt, info->site_arg);
+	}
+	if (buf_printf(out, "%s{", name) != 0 ||
+	    (kind != NULL && put_label(out, 1, "kind", kind) != 0) ||
+	    put_label(out, kind == NULL, "source", src) != 0 ||
+	    put_label(out, 0, "target", tgt) != 0 ||
+	    (ss != NULL && put_label(out, 0, "source_site", ss) != 0) ||
+	    (ts != NULL && put_label(out, 0, "target_site", ts) != 0) ||
+	    (extra != NULL && put_label(out, 0, extra_name, extra) != 0) ||
+	    buf_append(out, "}", 1) != 0 || put_number(out, v) != 0)
+		return NP_ERR_NOMEM;
+	return 0;
+}
+
+/* One gauge of a measured kind: a sample per pair whose latest was ok. */
+static int
+put_measurement(struct buf *out, const struct heatmap *hm,
+    const struct hm_kind *k, const struct metric_map *mm,
+    const struct metrics_info *info)
+{
+	int m = heatmap_find_metric(k, mm->field), header = 0;
+	size_t s, t;
+
+	if (m < 0)
+		return 0;
+	for (s = 0; s < hm->nhosts; s++)
+		for (t = 0; t < hm->nhosts; t++) {
+			const struct hm_cell *c = heatmap_cell(hm, k, s, t);
+
+			if (c->state != CELL_VALUE || isnan(c->values[m]))
+				continue;
+			if (!header && put_header(out, mm->name, "gauge",
+			    mm->help) != 0)
+				return NP_ERR_NOMEM;
+			header = 1;
+			if (put_pair_sample(out, info, mm->name, NULL,
+			    hm->hosts[s], hm->hosts[t], NULL, NULL,
+			    c->values[m] * mm->scale) != 0)
+				return NP_ERR_NOMEM;
+		}
+	return 0;
+}
+
+/* The pairs' probe state: ok 1/0, its time, and a failure's class. */
+static int
+put_probes(struct buf *out, const struct heatmap *hm,
+    const struct metrics_info *info, int which)
+{
+	static const char *const names[] = { "netprof_probe_ok",
+	    "netprof_probe_timestamp_seconds", "netprof_probe_failure_info" };
+	static const char *const helps[] = {
+	    "1 if the pair's latest probe of the kind succeeded, 0 if it failed",
+	    "When the pair's latest probe of the kind ended (Unix time)",
+	    "The class of error of the pair's latest probe, when it failed" };
+	size_t i, s, t;
+	int header = 0;
+
+	for (i = 0; i < hm->nkinds; i++) {
+		const struct hm_kind *k = &hm->kinds[i];
+
+		if (k->derived)
+			continue;
+		for (s = 0; s < hm->nhosts; s++)
+			for (t = 0; t < hm->nhosts; t++) {
+				const struct hm_cell *c = heatmap_cell(hm, k,
+				    s, t);
+				const struct record *r = c->latest;
+				int ok = c->state == CELL_VALUE;
+				int rc;
+
+				if (r == NULL || (c->state != CELL_VALUE &&
+				    c->state != CELL_FAILED))
+					continue;
+				if ((which == 1 && isnan(r->time)) ||
+				    (which == 2 && ok))
+					continue;
+				if (!header && put_header(out, names[which],
+				    "gauge", helps[which]) != 0)
+					return NP_ERR_NOMEM;
+				header = 1;
+				if (which == 0)
+					rc = put_pair_sample(out, info,
+					    names[0], k->name, hm->hosts[s],
+					    hm->hosts[t], NULL, NULL, ok);
+				else if (which == 1)
+					rc = put_pair_sample(out, info,
+					    names[1], k->name, hm->hosts[s],
+					    hm->hosts[t], NULL, NULL, r->time);
+				else
+					rc = put_pair_sample(out, info,
+					    names[2], k->name, hm->hosts[s],
+					    hm->hosts[t], "error_class",
+					    r->error_class != NULL ?
+					    r->error_class : "tool_failed", 1);
+				if (rc != 0)
+					return rc;
+			}
+	}
+	return 0;
+}
+
+/*
+ * A host is up when netprof reached it: one of its probes as source ran
+ * (ok, or failed for a reason other than SSH not reaching or admitting
+ * it). A host that is only ever a target is not judged.
+ */
+static int
+put_hosts(struct buf *out, const struct heatmap *hm,
+    const struct metrics_info *info)
+{
+	size_t h, i, t;
+	int header = 0;
+
+	for (h = 0; h < hm->nhosts; h++) {
+		int seen = 0, up = 0;
+		const char *site = info->site != NULL ?
+		    info->site(hm->hosts[h], info->site_arg) : NULL;
+
+		for (i = 0; i < hm->nkinds && !up; i++) {
+			const struct hm_kind *k = &hm->kinds[i];
+
+			if (k->derived)
+				continue;
+			for (t = 0; t < hm->nhosts && !up; t++) {
+				const struct hm_cell *c = heatmap_cell(hm, k,
+				    h, t);
+				const char *cls;
+
+				if (c->latest == NULL)
+					continue;
+				seen = 1;
+				cls = c->latest->error_class;
+				up = c->state == CELL_VALUE || cls == NULL ||
+				    (strcmp(cls, "unreachable") != 0 &&
+				    strcmp(cls, "auth") != 0);
+			}
+		}
+		if (!seen)
+			continue;
+		if (!header && put_header(out, "netprof_host_up", "gauge",
+		    "1 if netprof reached the host over SSH in the sweep, "
+		    "0 if not") != 0)
+			return NP_ERR_NOMEM;
+		header = 1;
+		if (buf_printf(out, "netprof_host_up{") != 0 ||
+		    put_label(out, 1, "host", hm->hosts[h]) != 0 ||
+		    (site != NULL && put_label(out, 0, "site", site) != 0) ||
+		    buf_append(out, "}", 1) != 0 || put_number(out, up) != 0)
+			return NP_ERR_NOMEM;
+	}
+	return 0;
+}
+
+/* The span of the records' times, when the caller does not know it. */
+static void
+records_span(const struct heatmap *hm, double *lo, double *hi)
+{
+	size_t i;
+
+	*lo = *hi = NAN;
+	for (i = 0; i < hm->input.nrecords; i++) {
+		double t = hm->input.records[i]->time;
+
+		if (isnan(t))
+			continue;
+		if (isnan(*lo) || t < *lo)
+			*lo = t;
+		if (isnan(*hi) || t > *hi)
+			*hi = t;
+	}
+}
+
+static int
+put_sweep(struct buf *out, const struct heatmap *hm,
+    const struct metrics_info *info)
+{
+	double lo = info->started_at, hi = info->ended_at;
+
+	if (lo <= 0 || hi <= 0)
+		records_span(hm, &lo, &hi);
+	if (info->sweep > 0 && (put_header(out, "netprof_sweep_number",
+	    "gauge", "Number of the sweep shown, from 1") != 0 ||
+	    buf_printf(out, "netprof_sweep_number %ld\n", info->sweep) != 0))
+		return NP_ERR_NOMEM;
+	if (!isnan(hi) && (put_header(out, "netprof_sweep_timestamp_seconds",
+	    "gauge", "When the sweep shown ended (Unix time)") != 0 ||
+	    buf_printf(out, "netprof_sweep_timestamp_seconds") != 0 ||
+	    put_number(out, hi) != 0))
+		return NP_ERR_NOMEM;
+	if (!isnan(lo) && !isnan(hi) && (put_header(out,
+	    "netprof_sweep_duration_seconds", "gauge",
+	    "How long the sweep shown took") != 0 ||
+	    buf_printf(out, "netprof_sweep_duration_seconds") != 0 ||
+	    put_number(out, hi - lo) != 0))
+		return NP_ERR_NOMEM;
+	if (info->interval > 0 && (put_header(out,
+	    "netprof_sweep_interval_seconds", "gauge",
+	    "The interval asked for between the starts of sweeps") != 0 ||
+	    buf_printf(out, "netprof_sweep_interval_seconds") != 0 ||
+	    put_number(out, info->interval) != 0 ||
+	    put_header(out, "netprof_sweeps_total", "counter",
+	    "Sweeps completed since netprof started") != 0 ||
+	    buf_printf(out, "netprof_sweeps_total %ld\n",
+	    info->sweeps_total) != 0 ||
+	    put_header(out, "netprof_sweeps_late_total", "counter",
+	    "Sweeps that took longer than the interval and delayed the "
+	    "next") != 0 ||
+	    buf_printf(out, "netprof_sweeps_late_total %ld\n",
+	    info->sweeps_late_total) != 0))
+		return NP_ERR_NOMEM;
+	return 0;
+}
+
+int
+metrics_render(const struct heatmap *hm, const struct metrics_info *info,
+    struct buf *out)
+{
+	static const struct metrics_info none;
+	size_t i, j;
+	int rc;
+
+	if (info == NULL)
+		info = &none;
+	if (put_header(out, "netprof_build_info", "gauge",
+	    "netprof's version, as a label; the value is 1") != 0 ||
+	    buf_printf(out, "netprof_build_info{version=\"%s\"} 1\n",
+	    NETPROF_VERSION) != 0)
+		return NP_ERR_NOMEM;
+	if ((rc = put_sweep(out, hm, info)) != 0 ||
+	    (rc = put_hosts(out, hm, info)) != 0)
+		return rc;
+	for (i = 0; i < 3; i++)
+		if ((rc = put_probes(out, hm, info, (int)i)) != 0)
+			return rc;
+	for (j = 0; j < NMAPS; j++) {
+		const struct hm_kind *k = heatmap_find_kind(hm,
+		    metric_maps[j].kind);
+
+		if (k != NULL && (rc = put_measurement(out, hm, k,
+		    &metric_maps[j], info)) != 0)
+			return rc;
+	}
+	return 0;
+}
+
+struct metrics_set {
+	struct heatmap *hm;
+};
+
+struct metrics_set *
+metrics_set_new(void)
+{
+	struct metrics_set *set = calloc(1, sizeof *set);
+
+	if (set != NULL && (set->hm = heatmap_new()) == NULL) {
+		free(set);
+		set = NULL;
+	}
+	return set;
+}
+
+int
+metrics_set_add_line(struct metrics_set *set, const char *line, size_t len)
+{
+	struct record_input *in = &set->hm->input;
+	struct record *r = NULL;
+	char *cause = NULL;
+	int rc;
+
+	if ((rc = record_parse(line, len, &r, &cause)) != 0) {
+		free(cause);
+		return rc == NP_ERR_PARSE ? 0 : rc;
+	}
+	if (in->nrecords == in->records_alloc) {
+		size_t n = in->records_alloc ? in->records_alloc * 2 : 256;
+		struct record **p = realloc(in->records, n * sizeof *p);
+
+		if (p == NULL) {
+			record_free(r);
+			return NP_ERR_NOMEM;
+		}
+		in->records = p;
+		in->records_alloc = n;
+	}
+	r->seq = in->next_seq++;
+	r->file = "sweep";
+	in->records[in->nrecords++] = r;
+	return 0;
+}
+
+size_t
+metrics_set_count(const struct metrics_set *set)
+{
+	return set->hm->input.nrecords;
+}
+
+int
+metrics_set_render(struct metrics_set *set, const struct metrics_info *info,
+    struct buf *out)
+{
+	int rc = heatmap_build(set->hm, HEATMAP_LATEST, NULL);
+
+	if (rc != 0 && rc != NP_ERR_NOT_FOUND)
+		return rc;
+	return metrics_render(set->hm, info, out);
+}
+
+void
+metrics_set_free(struct metrics_set *set)
+{
+	if (set == NULL)
+		return;
+	heatmap_free(set->hm);
+	free(set);
+}
+
+int
+metrics_write_from_records(const char *records, const char *path,
+    char **cause)
+{
+	struct heatmap *hm = NULL;
+	struct buf text = { 0 };
+	int rc;
+
+	*cause = NULL;
+	if ((hm = heatmap_new()) == NULL)
+		return NP_ERR_NOMEM;
+	if ((rc = heatmap_read(hm, records, 0)) != 0) {
+		*cause = str_printf("%s: its records could not be read (%s)",
+		    path, records);
+		goto out;
+	}
+	rc = heatmap_build(hm, HEATMAP_LATEST, NULL);
+	if ((rc == 0 || rc == NP_ERR_NOT_FOUND) &&
+	    (rc = metrics_render(hm, NULL, &text)) == 0)
+		rc = metrics_write_file(path, text.data != NULL ? text.data :
+		    "", text.len, cause);
+out:
+	buf_free(&text);
+	heatmap_free(hm);
+	return rc;
+}
+
+int
+metrics_write_file(const char *path, const char *text, size_t len,
+    char **cause)
+{
+	char *tmp = NULL;
+	ssize_t n;
+	size_t off = 0;
+	int fd = -1, rc = NP_ERR_IO;
+
+	*cause = NULL;
+	if ((tmp = str_printf("%s.tmp.%ld", path, (long)getpid())) == NULL)
+		return NP_ERR_NOMEM;
+	if ((fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC,
+	    0644)) < 0) {
+		if (errno == EEXIST && unlink(tmp) == 0)
+			fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC,
+			    0644);
+		if (fd < 0)
+			goto fail;
+	}
+	while (off < len) {
+		if ((n = write(fd, text + off, len - off)) < 0) {
+			if (errno == EINTR)
+				continue;
+			goto fail;
+		}
+		off += (size_t)n;
+	}
+	if (fchmod(fd, 0644) != 0 || close(fd) != 0) {
+		fd = -1;
+		goto fail;
+	}
+	fd = -1;
+	if (rename(tmp, path) != 0)
+		goto fail;
+	rc = 0;
+	goto out;
+fail:
+	*cause = str_printf("%s: %s; check that its directory exists and is "
+	    "writable", path, strerror(errno));
+	if (fd >= 0)
+		close(fd);
+	unlink(tmp);
+out:
+	free(tmp);
+	return rc;
+}

@@ -1,0 +1,70 @@
+/*
+ * Records as Prometheus metrics: the text exposition format (version
+ * 0.0.4, which Prometheus, node_exporter's textfile collector and
+ * `promtool check metrics` read) of the latest record of every pair and
+ * kind, collect's and bench's alike, with per host reachability, the
+ * sweep's number, time and duration, and netprof's build info. Names
+ * follow Prometheus' rules: base units (seconds, bytes), `_ratio` for
+ * fractions, `_total` only for counters. docs/metrics.md lists them.
+ */
+#ifndef NETPROF_METRICS_H
+#define NETPROF_METRICS_H
+
+#include <stddef.h>
+
+#include "util.h"
+
+struct heatmap;
+
+/* The site of a host for the site labels, or NULL when not known. */
+typedef const char *(*metrics_site_cb)(const char *host, void *arg);
+
+/* What the exposition says about the sweep besides its records. */
+struct metrics_info {
+	long sweep;		/* its number, from 1; 0: not a sweep series */
+	double started_at;	/* Unix seconds; 0: from the records */
+	double ended_at;
+	long sweeps_total;	/* sweeps done so far (continuous mode) */
+	long sweeps_late_total;	/* of those, sweeps longer than the interval */
+	double interval;	/* seconds; 0: one-off */
+	metrics_site_cb site;	/* NULL: no site labels */
+	void *site_arg;
+};
+
+/*
+ * The exposition of a built heatmap (heatmap_build with HEATMAP_LATEST):
+ * appended to out. 0 or NP_ERR_NOMEM.
+ */
+int metrics_render(const struct heatmap *hm, const struct metrics_info *info,
+    struct buf *out);
+
+/* The records of one sweep, gathered as their JSONL lines are written. */
+struct metrics_set;
+
+struct metrics_set *metrics_set_new(void);
+/* One record line (JSON, no newline needed); a line not a record is skipped. */
+int metrics_set_add_line(struct metrics_set *set, const char *line,
+    size_t len);
+/* Records in the set. */
+size_t metrics_set_count(const struct metrics_set *set);
+/* The exposition of the set's records; the set is spent (free it next). */
+int metrics_set_render(struct metrics_set *set,
+    const struct metrics_info *info, struct buf *out);
+void metrics_set_free(struct metrics_set *set);
+
+/*
+ * The exposition of a records file (collect or bench JSONL) written to
+ * path atomically. NP_ERR_* with *cause (the file and why).
+ */
+int metrics_write_from_records(const char *records, const char *path,
+    char **cause);
+
+/*
+ * Write text to path atomically: a temporary file beside it, renamed over
+ * it, so a reader (node_exporter) sees the old file or the new one, never
+ * half of one. Mode 0644. NP_ERR_IO with *cause (the file and why).
+ */
+int metrics_write_file(const char *path, const char *text, size_t len,
+    char **cause);
+
+#endif
