@@ -76,10 +76,11 @@ spec_error(const struct cmd_entry *self, const struct option_spec *s,
 	else if (s->type == OPTION_ENUM)
 		choices_text(s->choices, what, sizeof what);
 	else if (s->type == OPTION_SECONDS)
-		snprintf(what, sizeof what, "a number of seconds from %g to %g",
+		snprintf(what, sizeof what,
+		    "a number of seconds from %.15g to %.15g",
 		    s->bounds->lo, s->bounds->hi);
 	else
-		snprintf(what, sizeof what, "a number from %g to %g",
+		snprintf(what, sizeof what, "a number from %.15g to %.15g",
 		    s->bounds->lo, s->bounds->hi);
 	cmd_usage_error(self, "--%s: '%s' is not %s", s->name, arg, what);
 	return NP_ERR_USAGE;

@@ -49,6 +49,9 @@ assert_eq "netprof bench: --health-wait: 'x' is not a number of seconds from 0.1
 assert_status 2 "$NETPROF_BIN" collect --config "$inv" --ping-count 0
 assert_eq "netprof collect: --ping-count: '0' is not a number from 1 to 100000" \
     "$(head -n 1 <<<"$OUT")"
+assert_status 2 "$NETPROF_BIN" exec --config "$inv" --repeat 0 -- true
+assert_eq "netprof exec: --repeat: '0' is not a number from 1 to 10000000" \
+    "$(head -n 1 <<<"$OUT")"
 assert_status 2 "$NETPROF_BIN" heatmap --aggregate mean
 assert_eq "netprof heatmap: --aggregate: 'mean' is not latest or median" \
     "$(head -n 1 <<<"$OUT")"

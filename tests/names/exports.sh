@@ -23,6 +23,8 @@ while IFS=: read -r _ obj rest; do
 	sym=${rest##* }
 	file=${obj%.c.o}
 	file=${file%.o}
+	# the compiler's and sanitizers' own (__odr_asan.x, __sancov_...)
+	[[ $sym == __* || $sym == *.* ]] && continue
 	n=$((n + 1))
 	ok=0 p=$file
 	while :; do
