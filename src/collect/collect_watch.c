@@ -189,13 +189,16 @@ collect_watch_check(const struct cmd_entry *self,
 	return NP_EXIT_OK;
 }
 
-/*
- * The site label of a host. A hook: machines.json has no site yet; once a
- * machine carries one, return it here and every metric gets the labels.
- */
+/* The site label of a host: machines.json's site, if it has one. */
 static const char *
 host_site(const char *host, void *arg)
 {
+	const struct inventory *inv = arg;
+	size_t i;
+
+	for (i = 0; i < inv->n_machines; i++)
+		if (strcmp(inv->machines[i].name, host) == 0)
+			return inv->machines[i].site;
 	return NULL;
 }
 
@@ -227,7 +230,7 @@ int
 collect_watch_start(struct collector *c, const struct collect_watch_options *o)
 {
 	struct collect_watch *w;
-	struct metrics_info info = { .site = host_site };
+	struct metrics_info info = { .site = host_site, .site_arg = c->inv };
 	char *cause = NULL;
 	size_t n = c->inv->n_machines;
 
@@ -409,7 +412,7 @@ collect_watch_sweep_end(struct collector *c)
 {
 	struct collect_watch *w = c->watch;
 	double now = time_wall(), took, wait;
-	struct metrics_info info = { .site = host_site };
+	struct metrics_info info = { .site = host_site, .site_arg = c->inv };
 
 	if (w == NULL)
 		return 0;
