@@ -442,6 +442,15 @@ wait_link() {
 	return 1
 }
 
+# The queue of a link with a rate: 50 ms of it (at least 16 KiB), as a
+# router's buffer, where wirefilter's default is unbounded. An unbounded
+# queue grows without end under a TCP flow, and the other direction's ACKs
+# wait behind it: iperf3 in duplex then measures the queue, not the link.
+queue_bytes() {
+	[ "$1" = 0 ] && { echo 0; return; }
+	awk -v r="$1" 'BEGIN { q = r / 20; if (q < 16384) q = 16384; printf "%d\n", q }'
+}
+
 # Send one management command to site $1's wirefilter. unixcmd exits 255
 # whatever the answer, so callers read the result back with wf_show.
 wf_cmd() {
@@ -462,6 +471,7 @@ wf_apply() {
 	wf_cmd "$i" delay "$(wf_delay "$delay" "$jitter")"
 	wf_cmd "$i" loss "$loss"
 	wf_cmd "$i" bandwidth "$rate"
+	wf_cmd "$i" chanbufsize "$(queue_bytes "$rate")"
 	info=$(wf_show "$i")
 	want="Delay  L->R $(wf_delay "$delay" "$jitter")"
 	[ "$jitter" = 0 ] && want="$want+0"
