@@ -17,6 +17,16 @@
 require_root
 require_cmd ping fping jq wirefilter vde_switch unixcmd
 
+# Bad site options: usage errors naming the option and the fix.
+assert_status 2 "$LAB_SH" up --name wping --site x=2,foo=1
+assert_contains "$OUT" "--site x=2,foo=1: unknown key 'foo' (keys: delay, jitter, loss, rate)"
+assert_status 2 "$LAB_SH" up --name wping --site a=2 --hosts 3
+assert_contains "$OUT" "--hosts 3: the sites hold 2 hosts"
+assert_status 2 "$LAB_SH" up --name wping --home delay=3
+assert_contains "$OUT" "give the sites too"
+assert_status 2 "$LAB_SH" up --name wping --site a=1,rate=fast
+assert_contains "$OUT" "rate=fast: like 100mbit"
+
 lab_up wping 4 --site a=2,delay=2 --site b=1,delay=6 --site c=1,delay=12 \
     --home delay=3
 inv=$LAB_INVENTORY
