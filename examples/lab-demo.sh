@@ -1,22 +1,26 @@
 #!/usr/bin/env bash
 # Try netprof without a cluster: build it, bring up a lab of network
 # namespaces (each host with its own address in 198.18.0.0/16 and its own
-# sshd), then run netprof on it: check, exec, collect --iperf, heatmap.
+# sshd) in two sites tens of ms apart, with this machine at a distance
+# too, then run netprof on it: check, exec, collect --iperf, heatmap,
+# bench. --flat: the hosts on one bridge, microseconds apart.
 # Run as root on Debian; installs what is missing.
 #
-#   examples/lab-demo.sh [--hosts N] [--keep] [--output DIR]
+#   examples/lab-demo.sh [--hosts N] [--flat] [--keep] [--output DIR]
 set -euo pipefail
 
 src=$(cd "$(dirname "$0")/.." && pwd)
 hosts=4
 keep=0
+flat=0
 out=$PWD/netprof-demo
 while [ $# -gt 0 ]; do
 	case $1 in
 	--hosts) hosts=$2; shift 2 ;;
 	--keep) keep=1; shift ;;
+	--flat) flat=1; shift ;;
 	--output) out=$2; shift 2 ;;
-	-h|--help) sed -n '2,8s/^# \{0,1\}//p' "$0"; exit 0 ;;
+	-h|--help) sed -n '2,10s/^# \{0,1\}//p' "$0"; exit 0 ;;
 	*) echo "lab-demo: unknown option '$1' (see --help)" >&2; exit 2 ;;
 	esac
 done
@@ -35,8 +39,19 @@ lab=$src/tests/lab/lab.sh
 labdir=$out/lab
 mkdir -p "$out"
 
-"$lab" up --name demo --hosts "$hosts" --subnet 200 --dir "$labdir" \
-    --rate "h$hosts=200mbit"
+if [ "$flat" = 1 ]; then
+	"$lab" up --name demo --hosts "$hosts" --subnet 200 --dir "$labdir" \
+	    --rate "h$hosts=200mbit"
+else
+	# Two sites (the first half of the hosts, then the rest): east 5 ms
+	# from the core, west 15 ms and capped at 50 Mbit/s, this machine
+	# 10 ms; east-west pairs are 40 ms apart (docs/lab.md).
+	[ "$hosts" -ge 2 ] || { echo "lab-demo: two sites need --hosts 2 or more (or --flat)" >&2; exit 2; }
+	"$lab" up --name demo --subnet 200 --dir "$labdir" \
+	    --site "east=$(( hosts / 2 )),delay=5" \
+	    --site "west=$(( hosts - hosts / 2 )),delay=15,rate=50mbit" \
+	    --home delay=10
+fi
 [ "$keep" = 1 ] || trap '"$lab" down --name demo --dir "$labdir" >/dev/null' EXIT
 inv=$labdir/machines.json
 

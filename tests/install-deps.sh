@@ -5,7 +5,8 @@
 #   tests/install-deps.sh [build] [lab] [test]    (default: all three)
 #
 # build: what `cmake` and the compiler need for netprof itself (tests off).
-# lab: the lab of network namespaces and what examples/lab-demo.sh runs
+# lab: the lab of network namespaces (vde2 for its sites at a distance) and
+# what examples/lab-demo.sh runs
 # (Node.js and npm for the stand-in otela node that bench starts on the
 # lab's hosts, with its pinned npm packages).
 # test: tests/run.sh (cmocka, Chromium for the browser tests, python3 for the tunnel test's server, clang for the clang build and
@@ -19,7 +20,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 build_pkgs="gcc make cmake pkg-config libssh-dev libuv1-dev libcjson-dev
   libcurl4-openssl-dev libssl-dev libmicrohttpd-dev"
 lab_pkgs="iproute2 openssh-server openssh-client iputils-ping iperf3 procps
-  psmisc jq time fping nftables nodejs npm"
+  psmisc jq time fping nftables vde2 nodejs npm"
 test_pkgs="libcmocka-dev chromium python3 curl clang libclang-rt-dev bc
   prometheus prometheus-node-exporter"
 

@@ -2,9 +2,14 @@
 # The netprof lab: N hosts on one Linux machine, each a network namespace
 # with its own OpenSSH sshd, joined by a bridge in 198.18.K.0/24. netprof's
 # integration tests, its benchmarks and its demo run the real binary over
-# real SSH against these hosts. `up` is idempotent (it verifies and repairs,
-# keeping keys), `down` removes every namespace, link, process, file and the
-# lab user that `up` made. Run `lab.sh --help` for the commands.
+# real SSH against these hosts. With --site the hosts are grouped into
+# sites at a distance instead: a kernel bridge per site, each site's uplink
+# to a core switch through vde2's wirefilter (delay, jitter, loss,
+# bandwidth, changed at run time through its management socket), and this
+# machine behind a wirefilter of its own (the "home" site). `up` is
+# idempotent (it verifies and repairs, keeping keys), `down` removes every
+# namespace, link, process, file and the lab user that `up` made. Run
+# `lab.sh --help` for the commands.
 set -euo pipefail
 
 PROG=lab.sh
@@ -23,8 +28,11 @@ bridge with addresses 198.18.K.2 .. 198.18.K.(N+1). Needs root.
 commands:
   up   [--name NAME] [--hosts N] [--subnet K] [--dir DIR]
        [--rate HOST=RATE]... [--delay HOST=MS]...
+       [--site NAME=N[,delay=MS][,jitter=MS][,loss=PCT][,rate=RATE]]...
+       [--home delay=MS[,jitter=MS][,loss=PCT][,rate=RATE]]
                          create (or verify and repair) the lab; writes
                          DIR/machines.json, DIR/lab.env, keys and configs
+                         (and DIR/topology.json with sites)
   down [--name NAME] [--dir DIR]
                          stop every process in the lab, remove its
                          namespaces, links, files and (if it is the last
@@ -38,6 +46,10 @@ commands:
                          run CMD as root inside HOST's namespace
   pids       [--name NAME]        pids of processes in the lab's namespaces
                          other than sshd, one per line
+  link       [--name NAME] SITE [delay MS] [jitter MS] [loss PCT] [rate RATE]
+                         change SITE's link to the core now (SITE may be
+                         home), through its wirefilter's management socket;
+                         rate 0 is unlimited
 
 options:
   --name NAME     lab name, 1-8 lower-case letters or digits (default: lab)
@@ -48,10 +60,19 @@ options:
   --rate HOST=RATE  limit HOST's egress, e.g. h3=100mbit (tc htb)
   --delay HOST=MS   add MS milliseconds of delay to HOST's egress (tc netem;
                   skipped with a warning when the kernel has no netem)
+  --site NAME=N,... a site of N hosts (the next N of h1..hN, in the order
+                  the sites are given), 1-8 lower-case letters or digits;
+                  its link to the core: one-way delay (ms, default 0),
+                  jitter (ms, normal, default 0), loss (% each way,
+                  default 0), rate (each way, like 100mbit; default
+                  unlimited). --hosts defaults to the sum of the sites'.
+  --home ...        this machine's link to the core (default delay=0);
+                  SSH from here crosses it and the host's site link
   -h, --help      show this help
 
 Connect with OpenSSH:  ssh -F DIR/ssh_config.openssh h1
 Use with netprof:      netprof check --config DIR/machines.json
+Sites:  $PROG up --site a=2,delay=5 --site b=2,delay=15,rate=100mbit --home delay=10
 EOF
 }
 
@@ -127,6 +148,9 @@ registry_load() {
 	DIR=$LAB_DIR
 	SUBNET=$LAB_SUBNET
 	HOSTS=$LAB_NHOSTS
+	SITE_SPECS=${LAB_SITE_SPECS:-}
+	HOME_SPEC=${LAB_HOME_SPEC:-}
+	parse_sites
 }
 
 require_lab() {
@@ -184,7 +208,7 @@ host_net_up() {
 	local h=$1 ns veth br
 	ns=$(netns_of "$h")
 	veth=$(veth_of "$h")
-	br=$(bridge_of)
+	if wan_on; then br=$(site_bridge_of "${SITE_OF[${h#h}]}"); else br=$(bridge_of); fi
 	[ -e "/run/netns/$ns" ] || ip netns add "$ns"
 	if ! ip -n "$ns" link show eth0 >/dev/null 2>&1 ||
 	    ! ip link show "$veth" >/dev/null 2>&1; then
@@ -217,10 +241,15 @@ host_net_up() {
 hosts_neigh() {
 	local h o
 	for h in $(host_list); do
+		{
 		for o in $(host_list); do
 			[ "$o" = "$h" ] && continue
 			echo "neigh replace $(addr_of "$o") lladdr $(mac_of "$o") dev eth0 nud permanent"
-		done | ip -n "$(netns_of "$h")" -batch -
+		done
+		# Home's tap: no ARP across the emulated WAN either.
+		wan_on && echo "neigh replace $PREFIX.$SUBNET.1 lladdr $(site_tap_mac 0) dev eth0 nud permanent"
+		true
+		} | ip -n "$(netns_of "$h")" -batch -
 	done
 }
 
@@ -244,6 +273,388 @@ host_qdisc() {
 			warn "--delay $h=$delay skipped: the kernel has no netem"
 		fi
 	fi
+}
+
+# --- sites (the WAN) ---------------------------------------------------
+#
+# Site 0 is home (this machine), sites 1..S hold the hosts in order. Site I
+# is a vde_switch whose tap npw-NAME-I is its end on this machine: for a
+# host site the tap is a port of the site's kernel bridge npb-NAME-I
+# (traffic inside a site stays in the kernel), for home it carries
+# 198.18.K.1. A wirefilter joins each site's switch to the core switch and
+# holds the site's one-way delay, jitter, loss and rate, in each direction;
+# a pair in sites A and B crosses A's and B's wirefilters both ways.
+
+SITES=()		# site names, index 0 = home
+SITE_N=()		# hosts per site
+SITE_LINK=()		# "delay jitter loss rate" per site (rate: bytes/s, 0 = none)
+SITE_OF=()		# site index of host I (SITE_OF[I])
+SITE_SPECS=''		# --site values as given (the registry keeps them)
+HOME_SPEC=''
+
+wan_dir() { echo "$DIR/wan"; }
+site_bridge_of() { echo "npb-$NAME-$1"; }
+site_tap_of() { echo "npw-$NAME-$1"; }
+site_tap_mac() { printf '02:6e:72:%02x:00:%02x\n' "$SUBNET" "$1"; }
+
+# RATE (100mbit, 1gbit, 500kbit, 10mbps, 0) in bytes per second.
+rate_bytes() {
+	local v=${1,,} n u
+	[[ $v =~ ^([0-9]+(\.[0-9]+)?)(bit|kbit|mbit|gbit|bps|kbps|mbps|gbps)?$ ]] || return 1
+	n=${BASH_REMATCH[1]} u=${BASH_REMATCH[3]}
+	awk -v n="$n" -v u="$u" 'BEGIN {
+		m["bit"] = 1/8; m["kbit"] = 1e3/8; m["mbit"] = 1e6/8; m["gbit"] = 1e9/8
+		m["bps"] = 1; m["kbps"] = 1e3; m["mbps"] = 1e6; m["gbps"] = 1e9; m[""] = 1/8
+		printf "%d\n", n * m[u] }'
+}
+
+# Bytes per second as a rate people read (Mbit/s).
+rate_text() {
+	[ "$1" = 0 ] && { echo unlimited; return; }
+	awk -v b="$1" 'BEGIN { printf "%g Mbit/s\n", b * 8 / 1e6 }'
+}
+
+# Parse "delay=MS,jitter=MS,loss=PCT,rate=RATE" ($2) for site $1 into
+# SITE_LINK[$1]. $3 names the option for errors.
+parse_link_spec() {
+	local i=$1 spec=$2 opt=$3 kv k v delay=0 jitter=0 loss=0 rate=0
+	local IFS=,
+	for kv in $spec; do
+		[ -n "$kv" ] || continue
+		[[ $kv =~ ^([a-z]+)=(.*)$ ]] ||
+		    usage_error "$opt: expected KEY=VALUE, got '$kv' (keys: delay, jitter, loss, rate)"
+		k=${BASH_REMATCH[1]} v=${BASH_REMATCH[2]}
+		case $k in
+		delay|jitter)
+			[[ $v =~ ^[0-9]+(\.[0-9]+)?$ ]] ||
+			    usage_error "$opt: $k=$v: milliseconds, like $k=5"
+			[ "$k" = delay ] && delay=$v || jitter=$v ;;
+		loss)
+			v=${v%\%}
+			[[ $v =~ ^[0-9]+(\.[0-9]+)?$ ]] && awk -v v="$v" 'BEGIN { exit !(v <= 100) }' ||
+			    usage_error "$opt: loss=$v: a percentage from 0 to 100, like loss=5"
+			loss=$v ;;
+		rate)
+			rate=$(rate_bytes "$v") ||
+			    usage_error "$opt: rate=$v: like 100mbit, 1gbit, 500kbit or 10mbps"
+			;;
+		*) usage_error "$opt: unknown key '$k' (keys: delay, jitter, loss, rate)" ;;
+		esac
+	done
+	SITE_LINK[$i]="$delay $jitter $loss $rate"
+}
+
+# Parse the --site values ($SITE_SPECS, space separated) and --home.
+parse_sites() {
+	local spec name n i=0 first=1 rest
+	SITES=(home) SITE_N=(0) SITE_OF=()
+	parse_link_spec 0 "$HOME_SPEC" --home
+	for spec in $SITE_SPECS; do
+		i=$(( i + 1 ))
+		[[ $spec =~ ^([a-z0-9]{1,8})=([0-9]{1,3})(,(.*))?$ ]] ||
+		    usage_error "--site $spec: expected NAME=N[,delay=MS][,jitter=MS][,loss=PCT][,rate=RATE]"
+		name=${BASH_REMATCH[1]} n=$(( 10#${BASH_REMATCH[2]} )) rest=${BASH_REMATCH[4]}
+		[ "$name" != home ] || usage_error "--site $spec: 'home' is this machine's site (--home)"
+		case " ${SITES[*]} " in *" $name "*) usage_error "--site $spec: site '$name' given twice" ;; esac
+		(( n >= 1 )) || usage_error "--site $spec: a site has at least 1 host"
+		(( i <= 99 )) || usage_error "--site: at most 99 sites"
+		SITES[$i]=$name SITE_N[$i]=$n
+		parse_link_spec "$i" "$rest" "--site $spec"
+		first=0
+	done
+	local h=0 s k
+	for (( s = 1; s < ${#SITES[@]}; s++ )); do
+		for (( k = 0; k < SITE_N[s]; k++ )); do
+			h=$(( h + 1 ))
+			SITE_OF[$h]=$s
+		done
+	done
+	SITE_HOSTS_TOTAL=$h
+}
+
+wan_on() { [ -n "$SITE_SPECS" ]; }
+
+# Run the emulator's daemons (switches, wirefilters) ahead of everything
+# the lab measures: a real link's delay does not depend on the hosts' CPU
+# load, and a wirefilter that waits for a core adds its wait to every
+# packet. Real-time priority 1 (FIFO) where allowed, else nice -10.
+wan_prio() {
+	if chrt -f 1 true 2>/dev/null; then
+		chrt -f 1 "$@"
+	else
+		nice -n -10 "$@"
+	fi
+}
+
+site_index() {
+	local i
+	for (( i = 0; i < ${#SITES[@]}; i++ )); do
+		[ "${SITES[$i]}" = "$1" ] && { echo "$i"; return 0; }
+	done
+	return 1
+}
+
+# wirefilter's value forms: delay "D" or "D+JN" (normal jitter).
+wf_delay() { if [ "$2" = 0 ]; then echo "$1"; else echo "$1+$2N"; fi; }
+
+# Pid in file $1 when it is a running $2 (wirefilter or vde_switch).
+wan_pid() {
+	local pid
+	[ -f "$1" ] || return 0
+	pid=$(cat "$1" 2>/dev/null) || return 0
+	[[ $pid =~ ^[0-9]+$ ]] || return 0
+	[ "$(readlink "/proc/$pid/exe" 2>/dev/null)" = "$(command -v "$2")" ] || return 0
+	running "$pid" && echo "$pid"
+	return 0
+}
+
+# Stop the process in pid file $1 (a $2) and remove the file.
+wan_stop() {
+	local pid i
+	pid=$(wan_pid "$1" "$2")
+	if [ -n "$pid" ]; then
+		kill "$pid" 2>/dev/null || true
+		for (( i = 0; i < 200; i++ )); do
+			running "$pid" || break
+			sleep 0.01
+		done
+		running "$pid" && kill -9 "$pid" 2>/dev/null
+	fi
+	rm -f "$1"
+}
+
+# Wait (2 s) for path $1 to exist.
+wait_path() {
+	local i
+	for (( i = 0; i < 200; i++ )); do
+		[ -e "$1" ] && return 0
+		sleep 0.01
+	done
+	return 1
+}
+
+wait_link() {
+	local i
+	for (( i = 0; i < 200; i++ )); do
+		ip link show "$1" >/dev/null 2>&1 && return 0
+		sleep 0.01
+	done
+	return 1
+}
+
+# The queue of a link with a rate: 50 ms of it (at least 16 KiB), as a
+# router's buffer, where wirefilter's default is unbounded. An unbounded
+# queue grows without end under a TCP flow, and the other direction's ACKs
+# wait behind it: iperf3 in duplex then measures the queue, not the link.
+queue_bytes() {
+	[ "$1" = 0 ] && { echo 0; return; }
+	awk -v r="$1" 'BEGIN { q = r / 20; if (q < 16384) q = 16384; printf "%d\n", q }'
+}
+
+# Send one management command to site $1's wirefilter. unixcmd exits 255
+# whatever the answer, so callers read the result back with wf_show.
+wf_cmd() {
+	local i=$1
+	shift
+	unixcmd -f /etc/vde2/vdecmd -s "$(wan_dir)/s$i.mgmt" "$@" >/dev/null 2>&1 || true
+}
+
+# Site $1's wirefilter's showinfo, without the NUL bytes it sends.
+wf_show() {
+	unixcmd -f /etc/vde2/vdecmd -s "$(wan_dir)/s$1.mgmt" showinfo 2>/dev/null | tr -d '\0' || true
+}
+
+# Apply SITE_LINK[$1] through the management socket and check it took.
+wf_apply() {
+	local i=$1 delay jitter loss rate info want
+	read -r delay jitter loss rate <<<"${SITE_LINK[$i]}"
+	wf_cmd "$i" delay "$(wf_delay "$delay" "$jitter")"
+	wf_cmd "$i" loss "$loss"
+	wf_cmd "$i" bandwidth "$rate"
+	wf_cmd "$i" chanbufsize "$(queue_bytes "$rate")"
+	info=$(wf_show "$i")
+	want="Delay  L->R $(wf_delay "$delay" "$jitter")"
+	[ "$jitter" = 0 ] && want="$want+0"
+	case $info in
+	*"$want"*) ;;
+	*) die "site ${SITES[$i]}: its wirefilter did not take the delay (wanted '$want'; it says: $(grep -a Delay <<<"$info"))" ;;
+	esac
+	printf '%s\n' "${SITE_LINK[$i]}" >"$(wan_dir)/s$i.link"
+}
+
+# Create or repair site $1: its switch with its tap, its bridge (host
+# sites) or home's address, its wirefilter to the core.
+site_up() {
+	local i=$1 w sw wf tap br restart=0 delay jitter loss rate
+	w=$(wan_dir)
+	tap=$(site_tap_of "$i")
+	sw=$(wan_pid "$w/sw$i.pid" vde_switch)
+	wf=$(wan_pid "$w/wf$i.pid" wirefilter)
+	if [ -z "$sw" ] || [ -z "$wf" ] || ! ip link show "$tap" >/dev/null 2>&1; then
+		restart=1
+		wan_stop "$w/wf$i.pid" wirefilter
+		wan_stop "$w/sw$i.pid" vde_switch
+		rm -rf "$w/s$i.ctl" "$w/s$i.mgmt"
+		ip link del "$tap" 2>/dev/null || true
+		wan_prio vde_switch --sock "$w/s$i.ctl" --tap "$tap" --numports 4 9<&- \
+		    --daemon --pidfile "$w/sw$i.pid" </dev/null >/dev/null 2>&1 ||
+		    die "site ${SITES[$i]}: vde_switch did not start"
+		wait_path "$w/s$i.ctl/ctl" && wait_link "$tap" ||
+		    die "site ${SITES[$i]}: vde_switch made no socket or tap $tap"
+		# A fixed MAC keeps the hosts' neighbour entries for home right
+		# when a site is made again.
+		ip link set "$tap" address "$(site_tap_mac "$i")"
+	fi
+	echo 1 >"/proc/sys/net/ipv6/conf/$tap/disable_ipv6" 2>/dev/null || true
+	if [ "$i" = 0 ]; then
+		ip addr replace "$PREFIX.$SUBNET.1/24" dev "$tap"
+	else
+		br=$(site_bridge_of "$i")
+		if ! ip link show "$br" >/dev/null 2>&1; then
+			ip link add "$br" type bridge stp_state 0 forward_delay 0
+		fi
+		echo 1 >"/proc/sys/net/ipv6/conf/$br/disable_ipv6" 2>/dev/null || true
+		ip link set "$tap" master "$br"
+		ip link set "$br" up
+	fi
+	ip link set "$tap" up
+	if [ $restart = 1 ]; then
+		read -r delay jitter loss rate <<<"${SITE_LINK[$i]}"
+		wan_prio wirefilter --vde-plug "$w/s$i.ctl:$w/core.ctl" --mgmt "$w/s$i.mgmt" \
+		    --delay "$(wf_delay "$delay" "$jitter")" --loss "$loss" \
+		    --band "$rate" --daemon --pidfile "$w/wf$i.pid" 9<&- \
+		    </dev/null >/dev/null 2>&1 ||
+		    die "site ${SITES[$i]}: wirefilter did not start"
+		wait_path "$w/s$i.mgmt" ||
+		    die "site ${SITES[$i]}: wirefilter made no management socket"
+	fi
+	wf_apply "$i"
+}
+
+# The core switch and every site.
+wan_up() {
+	local w i
+	w=$(wan_dir)
+	mkdir -p "$w"
+	if [ -z "$(wan_pid "$w/core.pid" vde_switch)" ]; then
+		# Every site's wirefilter is plugged into the old core: make
+		# them again too.
+		for (( i = 0; i < ${#SITES[@]}; i++ )); do
+			wan_stop "$w/wf$i.pid" wirefilter
+		done
+		rm -rf "$w/core.ctl"
+		wan_prio vde_switch --sock "$w/core.ctl" --numports $(( ${#SITES[@]} + 4 )) 9<&- \
+		    --daemon --pidfile "$w/core.pid" </dev/null >/dev/null 2>&1 ||
+		    die "the core vde_switch did not start"
+		wait_path "$w/core.ctl/ctl" || die "the core vde_switch made no socket"
+	fi
+	for (( i = 0; i < ${#SITES[@]}; i++ )); do
+		site_up "$i"
+	done
+}
+
+# Stop every WAN process of the lab in DIR: by their pid files, then any
+# wirefilter or vde_switch whose command line names DIR/wan (a pid file
+# lost with a crash).
+wan_down() {
+	local w pf pid exe
+	w=$(wan_dir)
+	for pf in "$w"/wf*.pid; do
+		[ -f "$pf" ] && wan_stop "$pf" wirefilter
+	done
+	for pf in "$w"/sw*.pid "$w"/core.pid; do
+		[ -f "$pf" ] && wan_stop "$pf" vde_switch
+	done
+	[ -d "$w" ] || return 0
+	for pid in $(ls /proc | grep -E '^[0-9]+$'); do
+		exe=$(readlink "/proc/$pid/exe" 2>/dev/null) || continue
+		case ${exe##*/} in wirefilter|vde_switch) ;; *) continue ;; esac
+		tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null | grep -qF "$w/" || continue
+		running "$pid" || continue
+		kill "$pid" 2>/dev/null || true
+	done
+}
+
+# The round trip `up` configured between sites $1 and $2 (ms): each
+# crossing of a wirefilter adds its delay, both ways.
+site_rtt() {
+	local a=$1 b=$2 da db
+	[ "$a" = "$b" ] && { echo 0; return; }
+	read -r da _ <<<"${SITE_LINK[$a]}"
+	read -r db _ <<<"${SITE_LINK[$b]}"
+	awk -v a="$da" -v b="$db" 'BEGIN { printf "%g\n", 2 * (a + b) }'
+}
+
+# DIR/topology.json: the sites, their links and hosts, and the configured
+# round trip of every pair (home included), for tests and people.
+write_topology() {
+	local i j h first tmp delay jitter loss rate hs
+	tmp=$(mktemp "$DIR/.topology.XXXXXX")
+	{
+		printf '{\n  "sites": [\n'
+		for (( i = 0; i < ${#SITES[@]}; i++ )); do
+			read -r delay jitter loss rate <<<"${SITE_LINK[$i]}"
+			hs=""
+			for h in $(host_list); do
+				[ "${SITE_OF[${h#h}]}" = "$i" ] && hs="$hs${hs:+, }\"$h\""
+			done
+			printf '    {"name": "%s", "delay_ms": %s, "jitter_ms": %s, "loss_pct": %s, "rate_bytes_per_s": %s, "hosts": [%s]}%s\n' \
+			    "${SITES[$i]}" "$delay" "$jitter" "$loss" "$rate" "$hs" \
+			    "$( (( i + 1 < ${#SITES[@]} )) && echo ,)"
+		done
+		printf '  ],\n  "rtt_ms": {\n'
+		first=1
+		for h in home $(host_list); do
+			[ $first = 1 ] || printf ',\n'
+			first=0
+			if [ "$h" = home ]; then i=0; else i=${SITE_OF[${h#h}]}; fi
+			printf '    "%s": {' "$h"
+			local f2=1 o
+			for o in home $(host_list); do
+				[ "$o" = "$h" ] && continue
+				if [ "$o" = home ]; then j=0; else j=${SITE_OF[${o#h}]}; fi
+				[ $f2 = 1 ] || printf ', '
+				f2=0
+				printf '"%s": %s' "$o" "$(site_rtt "$i" "$j")"
+			done
+			printf '}'
+		done
+		printf '\n  }\n}\n'
+	} >"$tmp"
+	chmod 0644 "$tmp"
+	mv "$tmp" "$DIR/topology.json"
+}
+
+# The topology and the expected round trips, for the person who ran `up`.
+print_topology() {
+	local i j delay jitter loss rate hs h line
+	echo "sites (each joined to the core by a wirefilter; values each way):"
+	for (( i = 0; i < ${#SITES[@]}; i++ )); do
+		read -r delay jitter loss rate <<<"${SITE_LINK[$i]}"
+		if [ "$i" = 0 ]; then
+			hs="this machine ($PREFIX.$SUBNET.1)"
+		else
+			hs=""
+			for h in $(host_list); do
+				[ "${SITE_OF[${h#h}]}" = "$i" ] && hs="$hs${hs:+ }$h"
+			done
+		fi
+		printf '  %-8s delay %s ms  jitter %s ms  loss %s%%  rate %s: %s\n' \
+		    "${SITES[$i]}" "$delay" "$jitter" "$loss" "$(rate_text "$rate")" "$hs"
+	done
+	echo "expected RTT between sites, ms (configured; each crossing of the emulator adds a little):"
+	line=$(printf '  %-8s' "")
+	for (( j = 0; j < ${#SITES[@]}; j++ )); do
+		line="$line$(printf ' %8s' "${SITES[$j]}")"
+	done
+	echo "$line"
+	for (( i = 0; i < ${#SITES[@]}; i++ )); do
+		line=$(printf '  %-8s' "${SITES[$i]}")
+		for (( j = 0; j < ${#SITES[@]}; j++ )); do
+			line="$line$(printf ' %8s' "$(site_rtt "$i" "$j")")"
+		done
+		echo "$line"
+	done
 }
 
 sshd_config_text() {
@@ -415,8 +826,10 @@ write_client_files() {
 		for h in $(host_list); do
 			[ $first = 1 ] || printf ',\n'
 			first=0
-			printf '    {"name": "%s", "address": "%s", "ssh_host": "%s"}' \
+			printf '    {"name": "%s", "address": "%s", "ssh_host": "%s"' \
 			    "$h" "$(addr_of "$h")" "$(addr_of "$h")"
+			wan_on && printf ', "site": "%s"' "${SITES[${SITE_OF[${h#h}]}]}"
+			printf '}'
 		done
 		printf '\n  ]\n}\n'
 	} >"$tmp"
@@ -453,11 +866,13 @@ write_client_files() {
 		echo "  LogLevel ERROR"
 	} >"$DIR/ssh_config.openssh"
 
-	local names="" addrs=""
+	local names="" addrs="" host_sites="" sites=""
 	for h in $(host_list); do
 		names="$names${names:+ }$h"
 		addrs="$addrs${addrs:+ }$(addr_of "$h")"
+		wan_on && host_sites="$host_sites${host_sites:+ }$h=${SITES[${SITE_OF[${h#h}]}]}"
 	done
+	wan_on && sites=${SITES[*]}
 	tmp=$(mktemp "$DIR/.env.XXXXXX")
 	cat >"$tmp" <<EOF
 # lab '$NAME' (written by lab.sh up); source it from a shell
@@ -471,6 +886,11 @@ LAB_NHOSTS='$HOSTS'
 LAB_INVENTORY='$DIR/machines.json'
 LAB_SSH_CONFIG='$DIR/ssh_config.openssh'
 LAB_BRIDGE='$(bridge_of)'
+LAB_SITE_SPECS='$SITE_SPECS'
+LAB_HOME_SPEC='$HOME_SPEC'
+LAB_SITES='$sites'
+LAB_HOST_SITES='$host_sites'
+LAB_TOPOLOGY='$(wan_on && echo "$DIR/topology.json")'
 EOF
 	chmod 0644 "$tmp"
 	cp "$tmp" "$(registry_of)"
@@ -513,14 +933,20 @@ host_ping() {
 
 cmd_up() {
 	local -A rate=() delay=()
-	local h v arg
-	HOSTS=4 SUBNET=0 DIR=
+	local h v arg hosts_given=0
+	HOSTS=4 SUBNET=0 DIR= SITE_SPECS= HOME_SPEC=
 	while [ $# -gt 0 ]; do
 		case $1 in
 		--name) NAME=${2:?--name needs a value}; shift 2 ;;
-		--hosts) HOSTS=${2:?--hosts needs a value}; shift 2 ;;
+		--hosts) HOSTS=${2:?--hosts needs a value}; hosts_given=1; shift 2 ;;
 		--subnet) SUBNET=${2:?--subnet needs a value}; shift 2 ;;
 		--dir) DIR=${2:?--dir needs a value}; shift 2 ;;
+		--site)
+			[[ ${2:-} =~ ^[^[:space:]]+$ ]] || usage_error "--site needs NAME=N[,KEY=VALUE...]"
+			SITE_SPECS="$SITE_SPECS${SITE_SPECS:+ }$2"; shift 2 ;;
+		--home)
+			[[ ${2:-} =~ ^[^[:space:]]+$ ]] || usage_error "--home needs KEY=VALUE[,...] (like delay=10)"
+			HOME_SPEC=$2; shift 2 ;;
 		--rate|--delay)
 			arg=${2:-}
 			[[ $arg =~ ^(h[1-9][0-9]*)=(.+)$ ]] ||
@@ -541,8 +967,16 @@ cmd_up() {
 		esac
 	done
 	check_name
+	[ -z "$HOME_SPEC" ] || wan_on || usage_error "--home: give the sites too (--site NAME=N,...)"
+	parse_sites
+	if wan_on && [ $hosts_given = 0 ]; then
+		HOSTS=$SITE_HOSTS_TOTAL
+	fi
 	[[ $HOSTS =~ ^[0-9]{1,3}$ ]] && (( 10#$HOSTS >= 1 && 10#$HOSTS <= 200 )) ||
 	    usage_error "--hosts: '$HOSTS' must be a number from 1 to 200"
+	if wan_on && (( 10#$HOSTS != SITE_HOSTS_TOTAL )); then
+		usage_error "--hosts $HOSTS: the sites hold $SITE_HOSTS_TOTAL hosts"
+	fi
 	[[ $SUBNET =~ ^[0-9]{1,3}$ ]] && (( 10#$SUBNET <= 255 )) ||
 	    usage_error "--subnet: '$SUBNET' must be a number from 0 to 255"
 	HOSTS=$(( 10#$HOSTS )) SUBNET=$(( 10#$SUBNET ))
@@ -554,7 +988,7 @@ cmd_up() {
 	DIR=$(realpath -m "$DIR")
 	require_root
 	local d
-	for d in ssh-keygen ip tc "$SSHD"; do
+	for d in ssh-keygen ip tc "$SSHD" $(wan_on && echo vde_switch wirefilter unixcmd); do
 		command -v "$d" >/dev/null ||
 		    die "$d not found; install the lab's packages: tests/install-deps.sh lab"
 	done
@@ -563,11 +997,16 @@ cmd_up() {
 	chmod 0755 "$STATE"
 
 	local want_dir=$DIR want_subnet=$SUBNET want_hosts=$HOSTS
+	local want_sites=$SITE_SPECS want_home=$HOME_SPEC
 	if registry_load; then
 		[ "$DIR" = "$want_dir" ] && [ "$SUBNET" = "$want_subnet" ] ||
 		    die "lab '$NAME' is already up with --subnet $SUBNET --dir $DIR;" \
 		    "take it down first: $PROG down --name $NAME"
-		HOSTS=$want_hosts
+		[ "$SITE_SPECS" = "$want_sites" ] ||
+		    die "lab '$NAME' is already up with other sites (${SITE_SPECS:-none, a flat bridge});" \
+		    "change a link with: $PROG link --name $NAME SITE ..., or take it down first"
+		HOSTS=$want_hosts HOME_SPEC=$want_home
+		parse_sites
 	fi
 	# Another lab, or anything else, on this subnet?
 	local other
@@ -581,7 +1020,7 @@ cmd_up() {
 		fi
 	done
 	other=$(ip -o -4 addr show | awk -v a="$PREFIX.$SUBNET." -v br="$(bridge_of)" \
-	    'index($4, a) == 1 && $2 != br { print $2; exit }')
+	    -v tap="$(site_tap_of 0)" 'index($4, a) == 1 && $2 != br && $2 != tap { print $2; exit }')
 	[ -z "$other" ] ||
 	    die "198.18.$SUBNET.0/24 is already on interface $other; pick another --subnet"
 
@@ -600,7 +1039,11 @@ cmd_up() {
 	chmod 0600 "$DIR/id_ed25519"
 	install -m 0644 "$DIR/id_ed25519.pub" "$STATE/$NAME.authorized_keys"
 
-	bridge_up
+	if wan_on; then
+		wan_up
+	else
+		bridge_up
+	fi
 	local restart
 	for h in $(host_list); do
 		host_net_up "$h"
@@ -623,7 +1066,9 @@ cmd_up() {
 	# shellcheck disable=SC2046
 	sshd_wait $(host_list)
 	write_client_files
+	wan_on && write_topology
 	check_forwarding
+	wan_on && print_topology
 	echo "lab '$NAME' is up: $HOSTS hosts in 198.18.$SUBNET.0/24, files in $DIR"
 	echo "  ssh -F $DIR/ssh_config.openssh h1"
 	echo "  inventory: $DIR/machines.json    tear down: $0 down --name $NAME"
@@ -661,8 +1106,9 @@ cmd_down() {
 	for ns in $(ip netns list | awk '{print $1}' | grep -E "^np-$NAME-h[0-9]+\$" || true); do
 		host_remove "$ns" ""
 	done
+	wan_down
 	for link in $(ip -o link show | awk -F': ' '{print $2}' | sed 's/@.*//' |
-	    grep -E "^(np-$NAME-[0-9]+|npbr-$NAME)\$" || true); do
+	    grep -E "^(np-$NAME-[0-9]+|npbr-$NAME|np[bw]-$NAME-[0-9]+)\$" || true); do
 		ip link del "$link" 2>/dev/null || true
 	done
 	if [ -f "$DIR/.netprof-lab" ]; then
@@ -730,9 +1176,62 @@ cmd_status() {
 		pid=$(sshd_pid "$h")
 		if [ -n "$pid" ]; then state="sshd running (pid $pid)"; else state="sshd stopped"; fi
 		q=$(tc -n "$ns" qdisc show dev eth0 2>/dev/null | awk 'NR==1 {print $2}')
-		echo "  $h $(addr_of "$h")  $state  qdisc ${q:-none}"
+		echo "  $h $(addr_of "$h")  $state  qdisc ${q:-none}${SITE_OF[${h#h}]:+  site ${SITES[${SITE_OF[${h#h}]:-0}]}}"
 	done
+	if wan_on; then
+		local i info
+		echo "site links (wirefilter, left = site, right = core):"
+		for (( i = 0; i < ${#SITES[@]}; i++ )); do
+			if [ -z "$(wan_pid "$(wan_dir)/wf$i.pid" wirefilter)" ]; then
+				echo "  ${SITES[$i]}: wirefilter not running"
+				bad=1
+				continue
+			fi
+			info=$(wf_show "$i" | { grep -aE '^(Loss|Delay|Bandw) ' || true; } | tr -s ' ' | paste -sd';' -)
+			echo "  ${SITES[$i]}:${info}"
+		done
+	fi
 	return $bad
+}
+
+# lab.sh link SITE [delay MS] [jitter MS] [loss PCT] [rate RATE]: change a
+# site's link now; what is not named keeps its value.
+cmd_link() {
+	parse_small "$@"
+	require_lab
+	wan_on || die "lab '$NAME' has no sites (bring it up with --site)"
+	[ ${#ARGS[@]} -ge 1 ] || usage_error "link: expected SITE [delay MS] [jitter MS] [loss PCT] [rate RATE]"
+	local site=${ARGS[0]} i k v spec="" delay jitter loss rate
+	i=$(site_index "$site") ||
+	    usage_error "link: no site '$site' in lab '$NAME' (sites: ${SITES[*]})"
+	[ -f "$(wan_dir)/s$i.link" ] && read -r delay jitter loss rate <"$(wan_dir)/s$i.link"
+	set -- "${ARGS[@]:1}"
+	[ $# -ge 2 ] || usage_error "link $site: expected KEY VALUE pairs (delay, jitter, loss, rate)"
+	while [ $# -gt 0 ]; do
+		k=$1 v=${2:-}
+		[ -n "$v" ] || usage_error "link $site: $k needs a value"
+		[ "$k" = rate ] && [ "$v" = 0 ] && v=0bit
+		spec="$spec${spec:+,}$k=$v"
+		shift 2
+	done
+	SITE_LINK[$i]="$delay $jitter $loss $rate"
+	# The named keys over the current ones.
+	local cur=${SITE_LINK[$i]}
+	parse_link_spec "$i" "$spec" "link $site"
+	local nd nj nl nr
+	read -r nd nj nl nr <<<"${SITE_LINK[$i]}"
+	read -r delay jitter loss rate <<<"$cur"
+	[[ $spec == *delay=* ]] && delay=$nd
+	[[ $spec == *jitter=* ]] && jitter=$nj
+	[[ $spec == *loss=* ]] && loss=$nl
+	[[ $spec == *rate=* ]] && rate=$nr
+	SITE_LINK[$i]="$delay $jitter $loss $rate"
+	# No machine-wide lock: only this lab's wirefilter is touched, and a
+	# cut must land mid-sweep, not after other labs' ups and downs.
+	[ -n "$(wan_pid "$(wan_dir)/wf$i.pid" wirefilter)" ] ||
+	    die "site $site: its wirefilter is not running (repair with: $PROG up ...)"
+	wf_apply "$i"
+	echo "link $site: delay $delay ms, jitter $jitter ms, loss $loss%, rate $(rate_text "$rate")"
 }
 
 cmd_host_op() {
@@ -794,6 +1293,7 @@ status) cmd_status "$@" ;;
 sshd-stop|sshd-start|rekey) cmd_host_op "$@" ;;
 run) cmd_run "$@" ;;
 pids) cmd_pids "$@" ;;
+link) cmd_link "$@" ;;
 -h|--help|help) usage ;;
 "") usage >&2; exit 2 ;;
 *) usage_error "unknown command '$COMMAND'" ;;
