@@ -239,6 +239,16 @@ void bench_hosts_close(struct bench *b);
 /* bench_sweep.c: start pair phase p (punch, sweep, baseline). */
 int bench_pairs_start(struct bench *b, enum bench_phase p);
 void bench_pairs_cancel(struct bench *b);
+/* A probe's timeout_ms: whole milliseconds (the node wants an integer). */
+long long bench_timeout_ms(double seconds);
+/*
+ * Seconds a holepunch request may take on the node: its deadline is
+ * checked only before an attempt (a DCUtR round of up to dcutr_s, then
+ * wait_ms), so the answer may come an attempt after timeout_ms, and no
+ * later than attempts whole attempts.
+ */
+double bench_punch_limit(int attempts, int wait_ms, int timeout_ms,
+    double dcutr_s);
 /* Free the pair tasks, the punch results too (at the end of the run). */
 void bench_pairs_free(struct bench *b);
 
