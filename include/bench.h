@@ -216,6 +216,12 @@ void bench_run_id_new(char *buf, size_t size);
 int bench_plan_hosts(struct bench *b);
 /* The host's dir for run_id: /tmp/otela-bench-RUN-NAME (new string). */
 char *bench_host_dir(const char *run_id, const char *name);
+/*
+ * Shell text to put before an otela command on the host: OF_* and AXIOM_*
+ * removed (NETPROF_OF_X passed as OF_X), then "HOME=DIR", an assignment
+ * for the command that follows it (new string).
+ */
+char *bench_otela_env(const char *dir);
 
 /* bench_run.c: the phase that ended; starts the next. */
 void bench_phase_done(struct bench *b);

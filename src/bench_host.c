@@ -54,13 +54,44 @@ bench_host_step_fail(struct bench_host *h, enum error_class cls, char *error)
 	bench_host_step_done(h);
 }
 
+/* The first line of text, at most 200 bytes of it, into buf. */
+static void
+first_line(const char *text, char *buf, size_t size)
+{
+	size_t n = strcspn(text, "\n");
+
+	snprintf(buf, size, "%.*s", (int)(n < 200 ? n : 200), text);
+}
+
+/* Its last non-empty line (where a failed otela init says why). */
+static void
+last_line(const char *text, char *buf, size_t size)
+{
+	const char *s = text, *best = NULL;
+	size_t n, best_n = 0;
+
+	while (*s != '\0') {
+		n = strcspn(s, "\n");
+		while (n > 0 && strchr(" \t\r", s[n - 1]) != NULL)
+			n--;
+		if (n > 0) {
+			best = s;
+			best_n = n;
+		}
+		s += strcspn(s, "\n");
+		if (*s == '\n')
+			s++;
+	}
+	snprintf(buf, size, "%.*s", (int)(best_n < 200 ? best_n : 200),
+	    best != NULL ? best : "");
+}
+
 /* An engine result that is not a clean exit 0: fail the step, return 1. */
 static int
 check_job(struct bench_host *h, const struct engine_result *res,
     const char *what)
 {
-	char line[256];
-	size_t n;
+	char line[256], out[256];
 
 	if (res->error == NP_ERR_CANCELLED && h->b->interrupted) {
 		bench_host_step_done(h);
@@ -82,12 +113,13 @@ check_job(struct bench_host *h, const struct engine_result *res,
 		    "DIR", h->m->name, what, res->exit_status));
 		return 1;
 	}
-	n = strcspn(res->err, "\n");
-	snprintf(line, sizeof line, "%.*s", (int)(n < 200 ? n : 200),
-	    res->err);
-	bench_host_step_fail(h, ERROR_CLASS_TOOL_FAILED, str_printf("%s: %s exited %d"
-	    "%s%s", h->m->name, what, res->exit_status, *line ? ": " : "",
-	    line));
+	/* otela init prints its errors on stdout: say what either said */
+	first_line(res->err, line, sizeof line);
+	last_line(res->out, out, sizeof out);
+	bench_host_step_fail(h, ERROR_CLASS_TOOL_FAILED, str_printf("%s: %s "
+	    "exited %d%s%s%s%s%s", h->m->name, what, res->exit_status,
+	    *line || *out ? ": " : "", line, *line && *out ? " (stdout: " : "",
+	    out, *line && *out ? ")" : ""));
 	return 1;
 }
 
@@ -160,12 +192,14 @@ push_done_cb(const struct machine *m, const struct engine_result *res,
 static int
 run_otela(struct bench_host *h, const char *verb, engine_done_cb cb)
 {
-	char *qdir = shell_quote(h->dir), *cmd = NULL;
+	char *qdir = shell_quote(h->dir), *env = bench_otela_env(h->dir);
+	char *cmd = NULL;
 	int r = NP_ERR_NOMEM;
 
-	if (qdir != NULL && (cmd = str_printf("%s %s --config-dir %s",
-	    h->otela, verb, qdir)) != NULL)
+	if (qdir != NULL && env != NULL && (cmd = str_printf("%s %s %s "
+	    "--config-dir %s", env, h->otela, verb, qdir)) != NULL)
 		r = submit(h, cmd, NULL, STEP_TIMEOUT, cb);
+	free(env);
 	free(qdir);
 	free(cmd);
 	return r;
@@ -393,18 +427,20 @@ start_done_cb(const struct machine *m, const struct engine_result *res,
 static int
 start_start(struct bench_host *h)
 {
-	char *qdir = shell_quote(h->dir), *cmd = NULL;
+	char *qdir = shell_quote(h->dir), *env = bench_otela_env(h->dir);
+	char *cmd = NULL;
 	int r = NP_ERR_NOMEM;
 
 	/*
 	 * Backgrounded with its output in D/log and its PID in D/pid (for
 	 * teardown by PID, and for --teardown after a killed netprof).
 	 */
-	if (qdir != NULL && (cmd = str_printf("nohup %s start --config "
-	    "%s/cfg.yaml --config-dir %s >>%s/log 2>&1 </dev/null & "
-	    "echo $! >%s/pid && echo $!", h->otela, qdir, qdir, qdir, qdir))
-	    != NULL)
+	if (qdir != NULL && env != NULL && (cmd = str_printf("%s nohup %s "
+	    "start --config %s/cfg.yaml --config-dir %s >>%s/log 2>&1 "
+	    "</dev/null & echo $! >%s/pid && echo $!", env, h->otela, qdir,
+	    qdir, qdir, qdir)) != NULL)
 		r = submit(h, cmd, NULL, STEP_TIMEOUT, start_done_cb);
+	free(env);
 	free(qdir);
 	free(cmd);
 	return r;
