@@ -66,7 +66,8 @@ enum bench_status {
 #define BENCH_DEFAULT_CONVERGE_WAIT 60.0
 #define BENCH_DEFAULT_PROBE_TIMEOUT 60.0
 #define BENCH_DEFAULT_MAX_PROBES 2
-#define BENCH_TEARDOWN_GRACE 5	/* seconds between TERM and KILL */
+/* Seconds from TERM to KILL: the real node's cleanup takes about 10. */
+#define BENCH_DEFAULT_STOP_GRACE 15.0
 
 struct bench_options {
 	struct runner_options common;	/* --config --hosts ... */
@@ -76,7 +77,7 @@ struct bench_options {
 	int http_port, libp2p_port;	/* 0: the machine's */
 	int latency_count, throughput_count;
 	long throughput_bytes;
-	double health_wait, converge_wait, probe_timeout;
+	double health_wait, converge_wait, probe_timeout, stop_grace;
 	unsigned kinds;		/* bit (1 << enum bench_kind) */
 	const char **bootstrap;	/* --bootstrap, in order */
 	size_t n_bootstrap;

@@ -580,12 +580,14 @@ teardown_done_cb(const struct machine *m, const struct engine_result *res,
 static int
 teardown_start(struct bench_host *h)
 {
-	char *cmd = bench_teardown_command(h->dir, h->pid);
+	char *cmd = bench_teardown_command(h->dir, h->pid,
+	    h->b->o->stop_grace);
 	int r;
 
 	if (cmd == NULL)
 		return NP_ERR_NOMEM;
-	r = submit(h, cmd, NULL, BENCH_TEARDOWN_GRACE + 15, teardown_done_cb);
+	/* every host's at once (the phase): the grace is paid once a run */
+	r = submit(h, cmd, NULL, h->b->o->stop_grace + 15, teardown_done_cb);
 	free(cmd);
 	return r;
 }

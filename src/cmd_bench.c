@@ -19,7 +19,7 @@ enum {
 	OPT_THROUGHPUT_COUNT, OPT_THROUGHPUT_BYTES, OPT_KEEP, OPT_BOOTSTRAP,
 	OPT_KINDS, OPT_HEALTH_WAIT, OPT_CONVERGE_WAIT,
 	OPT_NO_PUNCH, OPT_SERIAL, OPT_BASELINE, OPT_TEARDOWN, OPT_OTELA_BIN,
-	OPT_PROBE_TIMEOUT, OPT_MAX_PROBES, OPT_RUN_ID
+	OPT_PROBE_TIMEOUT, OPT_MAX_PROBES, OPT_RUN_ID, OPT_STOP_GRACE
 };
 
 static const struct option longopts[] = {
@@ -38,6 +38,7 @@ static const struct option longopts[] = {
 	{ "converge-wait", required_argument, NULL, OPT_CONVERGE_WAIT },
 	{ "probe-timeout", required_argument, NULL, OPT_PROBE_TIMEOUT },
 	{ "max-probes", required_argument, NULL, OPT_MAX_PROBES },
+	{ "stop-grace", required_argument, NULL, OPT_STOP_GRACE },
 	{ "no-punch", no_argument, NULL, OPT_NO_PUNCH },
 	{ "serial", no_argument, NULL, OPT_SERIAL },
 	{ "baseline", no_argument, NULL, OPT_BASELINE },
@@ -113,6 +114,12 @@ number_option(const struct cmd_entry *self, int ch, const char *arg,
 			    arg);
 		o->throughput_bytes = (long)d;
 		return NP_EXIT_OK;
+	case OPT_STOP_GRACE:
+		if (cmd_parse_number(arg, 0, 3600, &d) != 0)
+			return cmd_usage_error(self, "--stop-grace: '%s' is not "
+			    "a number of seconds from 0 to 3600", arg);
+		o->stop_grace = d;
+		return NP_EXIT_OK;
 	default:
 		if (cmd_parse_number(arg, 0.1, 86400, &d) != 0)
 			return cmd_usage_error(self, "'%s' is not a number of "
@@ -134,6 +141,7 @@ defaults(struct bench_options *o)
 	o->health_wait = BENCH_DEFAULT_HEALTH_WAIT;
 	o->converge_wait = BENCH_DEFAULT_CONVERGE_WAIT;
 	o->probe_timeout = BENCH_DEFAULT_PROBE_TIMEOUT;
+	o->stop_grace = BENCH_DEFAULT_STOP_GRACE;
 	o->max_probes = BENCH_DEFAULT_MAX_PROBES;
 	o->kinds = (1u << BENCH_N_KINDS) - 1;
 }
@@ -186,7 +194,7 @@ parse(const struct cmd_entry *self, int argc, char **argv,
 		case OPT_LATENCY_COUNT: case OPT_THROUGHPUT_COUNT:
 		case OPT_THROUGHPUT_BYTES: case OPT_MAX_PROBES:
 		case OPT_HEALTH_WAIT: case OPT_CONVERGE_WAIT:
-		case OPT_PROBE_TIMEOUT:
+		case OPT_PROBE_TIMEOUT: case OPT_STOP_GRACE:
 			if ((r = number_option(self, ch, optarg, o)) != NP_EXIT_OK)
 				return r;
 			break;
@@ -265,6 +273,10 @@ const struct cmd_entry cmd_bench_entry = {
 	    "(60)\n"
 	    "      --probe-timeout S    per probe, on the node (60)\n"
 	    "      --max-probes N       light probes per node at once (2)\n"
+	    "      --stop-grace S       teardown: from TERM to KILL, for the "
+	    "node's\n"
+	    "                           cleanup (15; the real node takes "
+	    "about 10)\n"
 	    "      --no-punch           skip the holepunch step\n"
 	    "      --serial             everything one at a time, in the "
 	    "upstream order\n"
