@@ -258,6 +258,9 @@ configure_host(struct bench_host *h)
 /* ---- start and the health wait ------------------------------------- */
 
 static void health_poll(struct bench_host *h);
+static void self_poll(struct bench_host *h);
+static void health_again(struct bench_host *h);
+static void check_alive(struct bench_host *h);
 
 static void
 health_timer_cb(uv_timer_t *t)
@@ -367,8 +370,7 @@ health_reply_cb(const struct machine *m, const struct node_reply *r,
 		return;
 	}
 	if (r->error == NP_OK && r->status == 200) {
-		log_debug(h->m->name, "healthy after %.2f s", waited);
-		bench_host_step_done(h);
+		self_poll(h);	/* but is it our node that answers? */
 		return;
 	}
 	if (waited >= h->b->o->health_wait) {
@@ -381,11 +383,72 @@ health_reply_cb(const struct machine *m, const struct node_reply *r,
 		    r->body[0] != '\0' ? r->body : "an HTTP error"));
 		return;
 	}
+	health_again(h);
+}
+
+/* Not (yet) an answer from our node: the next health poll, in a while. */
+static void
+health_again(struct bench_host *h)
+{
 	h->attempts++;
 	if (h->attempts % LIVENESS_EVERY == 0)
 		check_alive(h);
 	else
 		poll_later(h, health_timer_cb);
+}
+
+/*
+ * GET /v1/self's answer after a healthy /v1/health. A node left on the
+ * port (a previous run's, or anyone's) answers health as well as ours
+ * would, and ours, finding the port taken, runs on without an API: the
+ * node is ours only if its id is the PeerID discover read. A node
+ * without /v1/self (404) is taken at its word.
+ */
+static void
+self_reply_cb(const struct machine *m, const struct node_reply *r,
+    void *arg)
+{
+	struct bench_host *h = arg;
+	cJSON *doc = NULL;
+	const char *id = NULL;
+
+	h->call = NULL;
+	if (h->b->interrupted) {
+		bench_host_step_done(h);
+		return;
+	}
+	if (r->error == NP_OK && r->status == 404) {
+		log_debug(m->name, "healthy after %.2f s (no /v1/self to "
+		    "check the node's id)", bench_now() - h->step_t0);
+		bench_host_step_done(h);
+		return;
+	}
+	if (r->error == NP_OK && r->status == 200 &&
+	    (doc = cJSON_ParseWithLength(r->body, r->body_len)) != NULL)
+		id = cJSON_GetStringValue(cJSON_GetObjectItem(doc, "id"));
+	if (id != NULL && strcmp(id, h->peer_id) == 0) {
+		log_debug(m->name, "healthy after %.2f s", bench_now() -
+		    h->step_t0);
+		bench_host_step_done(h);
+	} else if (id != NULL && *id != '\0')
+		fail_with_log(h, ERROR_CLASS_TOOL_FAILED, str_printf("%s: port "
+		    "%d on %s is held by another node (peer %.80s): a previous "
+		    "run? try `netprof bench --teardown RUN`", m->name,
+		    h->http_port, m->name, id));
+	else
+		health_again(h);
+	cJSON_Delete(doc);
+}
+
+static void
+self_poll(struct bench_host *h)
+{
+	int r = node_api_call(h->b->api, h->m, h->http_port, "GET",
+	    "/v1/self", NULL, 2.0, self_reply_cb, h, &h->call);
+
+	if (r != 0)
+		bench_host_step_fail(h, ERROR_CLASS_TOOL_FAILED, str_printf("%s: "
+		    "node id check: %s", h->m->name, error_string(r)));
 }
 
 static void
