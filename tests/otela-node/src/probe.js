@@ -82,8 +82,7 @@ async function pingSamples (ctx, req, deadline) {
 	for (let i = 0; i < req.count; i++) {
 		const left = deadline - Date.now()
 		if (left <= 0) {
-			out.failed += req.count - i
-			out.lastError ??= `probe timed out after ${req.timeout_ms} ms`
+			out.lastError ??= 'context deadline exceeded'
 			break
 		}
 		try {
@@ -106,10 +105,13 @@ async function pingSamples (ctx, req, deadline) {
 			}
 			out.samples.push(rtt)
 		} catch (err) {
+			// go-libp2p's ping ends its result channel at the first error:
+			// a stream that cannot open is one failed sample, not count
 			out.failed++
 			out.lastError = describe(err)
 			stream?.abort(err instanceof Error ? err : new Error(String(err)))
 			stream = null
+			break
 		}
 	}
 	if (stream) await stream.close().catch(() => {})
@@ -150,8 +152,7 @@ async function latencySamples (ctx, req, deadline) {
 	const out = { samples: [], failed: 0, lastError: null }
 	for (let i = 0; i < req.count; i++) {
 		if (deadline - Date.now() <= 0) {
-			out.failed += req.count - i
-			out.lastError ??= `probe timed out after ${req.timeout_ms} ms`
+			out.lastError ??= 'context deadline exceeded'
 			break
 		}
 		try {
@@ -172,8 +173,7 @@ async function throughputRun (ctx, req, deadline) {
 	const path = `/v1/probe/echo?bytes=${req.bytes}`
 	for (let i = 0; i < req.count; i++) {
 		if (deadline - Date.now() <= 0) {
-			out.failed += req.count - i
-			out.lastError ??= `probe timed out after ${req.timeout_ms} ms`
+			out.lastError ??= 'context deadline exceeded'
 			break
 		}
 		try {
@@ -211,8 +211,9 @@ export async function runProbe (ctx, req) {
 		good = r.samples.length
 	}
 	if (good === 0) {
+		const what = { libp2p_ping: 'pings', latency: 'samples', throughput: 'iterations' }[req.kind]
 		res.metrics = { failed_samples: r.failed }
-		res.error = `no successful samples: ${r.lastError ?? 'unknown error'}`
+		res.error = `no successful ${what}: ${r.lastError ?? ''}`
 		return res
 	}
 	res.ok = true
@@ -223,6 +224,5 @@ export async function runProbe (ctx, req) {
 	} else {
 		res.metrics = latencyMetrics(r.samples, r.failed)
 	}
-	if (r.failed > 0) res.metrics.last_error = r.lastError
 	return res
 }

@@ -21,10 +21,17 @@ export function tmpDir (prefix) {
 	return fs.mkdtempSync(path.join(os.tmpdir(), `otela-test-${prefix}-`))
 }
 
+// Every otela the tests run has a $HOME of its own (init and start write
+// there, as the real node does) and the short timings, unless a test sets
+// them: the real ones (3 s to the API, 10 s of SIGTERM cleanup) would only
+// slow tests that are not about them.
+export const HOME = tmpDir('home')
+export const QUICK = { HOME, OTELA_FAKE_API_DELAY_MS: '100', OTELA_FAKE_STOP_MS: '200', OTELA_FAKE_WALLET_WRITE_MS: '0' }
+
 // Runs `otela ...args`; resolves { code, stdout, stderr }.
 export function run (args, { env = {}, timeoutMs = 30000 } = {}) {
 	return new Promise((resolve, reject) => {
-		const child = spawn(OTELA, args, { env: { ...process.env, ...env } })
+		const child = spawn(OTELA, args, { env: { ...process.env, ...QUICK, ...env } })
 		let stdout = ''
 		let stderr = ''
 		child.stdout.on('data', d => { stdout += d })
@@ -97,7 +104,7 @@ export function writeConfig (node, bootstrap, { asJson = false } = {}) {
 export function startNode (node, env = {}) {
 	const log = fs.openSync(path.join(node.dir, 'log'), 'a')
 	node.child = spawn(OTELA, ['start', '--config', node.cfg, '--config-dir', node.dir], {
-		env: { ...process.env, ...env },
+		env: { ...process.env, ...QUICK, ...env },
 		stdio: ['ignore', log, log]
 	})
 	fs.closeSync(log)
