@@ -87,7 +87,15 @@ async function pingSamples (ctx, req, deadline) {
 		}
 		try {
 			if (stream === null) {
-				stream = await openStream(ctx, req.target, PING_PROTOCOL, left)
+				try {
+					stream = await openStream(ctx, req.target, PING_PROTOCOL, left)
+				} catch (err) {
+					// go-libp2p's ping: a stream that cannot open is one
+					// error result, then the channel closes
+					out.failed++
+					out.lastError = describe(err)
+					break
+				}
 				reader = new StreamReader(stream)
 			}
 			const payload = crypto.randomBytes(PING_SIZE)
@@ -105,13 +113,10 @@ async function pingSamples (ctx, req, deadline) {
 			}
 			out.samples.push(rtt)
 		} catch (err) {
-			// go-libp2p's ping ends its result channel at the first error:
-			// a stream that cannot open is one failed sample, not count
 			out.failed++
 			out.lastError = describe(err)
 			stream?.abort(err instanceof Error ? err : new Error(String(err)))
 			stream = null
-			break
 		}
 	}
 	if (stream) await stream.close().catch(() => {})
