@@ -50,6 +50,13 @@ otela_setup() {
 	local dir=$NETPROF_SRC/tests/otela-node/bin
 	if [ -n "${NETPROF_TEST_OTELA:-}" ]; then
 		[ -x "$NETPROF_TEST_OTELA" ] || fail "NETPROF_TEST_OTELA=$NETPROF_TEST_OTELA is not an executable"
+		# a real node dials its bootstrap list and more: it runs only
+		# where nothing beyond the lab is reachable
+		local h
+		for h in $LAB_HOSTS; do
+			[ -z "$(lab run "$h" -- ip route show default)" ] ||
+				fail "lab host $h has a default route: a real otela there could reach beyond the lab"
+		done
 		dir=$NETPROF_TEST_TMP/otela-bin
 		mkdir -p "$dir"
 		ln -sf "$NETPROF_TEST_OTELA" "$dir/otela"
