@@ -3,9 +3,11 @@
  * printed formatted: JSON is YAML 1.2, and a JSON printer quotes every
  * string correctly, which a hand-written YAML emitter would have to get
  * right for host names and multiaddrs. Key order follows the contract.
- * cJSON indents with tabs, which YAML forbids as indentation: the real
- * node's libyaml-based reader rejects such a document and falls back, in
- * silence, to its defaults (other ports, the public bootstrap list). So
+ * cJSON indents with tabs. In a JSON (flow) document YAML takes them as
+ * separation, and the real node reads it (checked with its binary); but
+ * YAML forbids tabs as indentation, a reader that gets it wrong drops the
+ * file, and the real node then runs silently on its defaults (other
+ * ports, the public bootstrap list). Spaces are safe for every reader, so
  * every tab cJSON prints becomes spaces; a tab inside a string is printed
  * escaped ("\t"), so every literal tab is layout.
  */

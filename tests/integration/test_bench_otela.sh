@@ -105,8 +105,9 @@ assert_nothing_left o2 "smoke"
 
 # --- a node left on h2's HTTP port -----------------------------------
 left=$NETPROF_TEST_TMP/leftover
+rm -rf "$left"
 mkdir -p "$left"
-lab run h2 -- env HOME="$left" sh -c "$setup; otela init --config-dir '$left/d'" >/dev/null
+assert_status 0 lab run h2 -- env HOME="$left" sh -c "$setup; otela init --config-dir '$left/d'"
 other=$(lab run h2 -- env HOME="$left" sh -c "$setup; otela peer-id --config-dir '$left/d'")
 printf 'port: "19090"\ntcpport: "19291"\nudpport: "19292"\nbootstrap:\n  static: []\n' >"$left/d/cfg.yaml"
 lpid=$(lab run h2 -- env HOME="$left" sh -c "$setup; nohup otela start --config '$left/d/cfg.yaml' --config-dir '$left/d' >'$left/log' 2>&1 </dev/null & echo \$!")

@@ -6,7 +6,7 @@ import fs from 'node:fs'
 import path from 'node:path'
 import {
 	tmpDir, makeNode, writeConfig, startNode, stopNode, waitHealthy, eventually, api, probe, run,
-	checkFailure, peerIdsIn, freePort
+	checkFailure, peerIdsIn, freePort, logOf
 } from '../testlib/helpers.js'
 
 describe('otela CLI', () => {
@@ -30,7 +30,7 @@ describe('otela CLI', () => {
 		}
 	})
 
-	it('init creates a 0600 Ed25519 identity that init keeps and peer-id repeats', async () => {
+	it('init creates a 0600 RSA identity (Qm..., as the real init) that init keeps and peer-id repeats', async () => {
 		const dir = path.join(tmpDir('id'), 'nested', 'dir')
 		assert.equal((await run(['init', '--config-dir', dir])).code, 0)
 		const files = fs.readdirSync(dir)
@@ -38,7 +38,10 @@ describe('otela CLI', () => {
 		assert.equal(fs.statSync(path.join(dir, files[0])).mode & 0o777, 0o600)
 		const first = await run(['peer-id', '--config-dir', dir])
 		assert.equal(first.code, 0)
-		assert.match(first.stdout, /^12D3KooW[1-9A-HJ-NP-Za-km-z]{44}\n$/)
+		assert.match(first.stdout, /^Qm[1-9A-HJ-NP-Za-km-z]{44}\n$/)
+		const ed = tmpDir('ed')
+		assert.equal((await run(['init', '--config-dir', ed], { env: { OTELA_FAKE_KEY: 'ed25519' } })).code, 0)
+		assert.match((await run(['peer-id', '--config-dir', ed])).stdout, /^12D3KooW[1-9A-HJ-NP-Za-km-z]{44}\n$/)
 		assert.equal((await run(['init', '--config-dir', dir])).code, 0)
 		assert.equal((await run(['peer-id', '--config-dir', dir])).stdout, first.stdout)
 		const other = tmpDir('id2')
@@ -49,9 +52,9 @@ describe('otela CLI', () => {
 	it('peer-id, computed without libp2p, is the PeerID libp2p derives from the key file', async () => {
 		const { privateKeyFromProtobuf } = await import('@libp2p/crypto/keys')
 		const { peerIdFromPrivateKey } = await import('@libp2p/peer-id')
-		for (const name of ['a', 'b', 'c']) {
+		for (const [name, keyType] of [['a', 'rsa'], ['b', 'rsa'], ['c', 'ed25519']]) {
 			const dir = tmpDir(`pid-${name}`)
-			assert.equal((await run(['init', '--config-dir', dir])).code, 0)
+			assert.equal((await run(['init', '--config-dir', dir], { env: { OTELA_FAKE_KEY: keyType } })).code, 0)
 			const key = privateKeyFromProtobuf(new Uint8Array(fs.readFileSync(path.join(dir, 'identity.key'))))
 			const printed = (await run(['peer-id', '--config-dir', dir])).stdout.trim()
 			assert.equal(printed, peerIdFromPrivateKey(key).toString())
@@ -60,7 +63,7 @@ describe('otela CLI', () => {
 
 	it('a key file whose public half does not match its seed is refused', async () => {
 		const dir = tmpDir('pid-bad')
-		assert.equal((await run(['init', '--config-dir', dir])).code, 0)
+		assert.equal((await run(['init', '--config-dir', dir], { env: { OTELA_FAKE_KEY: 'ed25519' } })).code, 0)
 		const file = path.join(dir, 'identity.key')
 		const bytes = fs.readFileSync(file)
 		bytes[bytes.length - 1] ^= 1
