@@ -175,7 +175,9 @@ export async function eventually (what, fn, limitMs = 20000) {
 	assert.fail(`${what}: not reached within ${limitMs} ms (last: ${last?.message ?? JSON.stringify(last)})`)
 }
 
-export async function waitHealthy (node, limitMs = 20000) {
+// The node's API comes up only after its bootstrap dials (each up to
+// 10 s, as the real node's): on a loaded machine that is not quick.
+export async function waitHealthy (node, limitMs = 60000) {
 	return eventually(`${node.name} healthy`, async () => (await api(node, 'GET', '/v1/health')).status === 200, limitMs)
 }
 
