@@ -66,6 +66,8 @@ bytes_parse(const char *s, void *field)
 
 #define BENCH_OPT(f) offsetof(struct bench_options, f)
 
+static const struct bounds stop_grace_bounds = { 0, 3600 };
+
 static const struct option_spec bench_specs[] = {
 	{ .name = "output", .letter = 'o', .type = OPTION_STRING,
 	  .offset = BENCH_OPT(output), .arg = "DIR",
@@ -119,6 +121,10 @@ static const struct option_spec bench_specs[] = {
 	{ .name = "max-probes", .type = OPTION_INT, .offset = BENCH_OPT(max_probes),
 	  .arg = "N", .bounds = &bounds_count,
 	  .help = "light probes per node at once (2)" },
+	{ .name = "stop-grace", .type = OPTION_SECONDS,
+	  .offset = BENCH_OPT(stop_grace), .arg = "S", .bounds = &stop_grace_bounds,
+	  .help = "teardown: from TERM to KILL, for the node's\n"
+	  "cleanup (15; the real node takes about 10)" },
 	{ .name = "no-punch", .type = OPTION_FLAG, .offset = BENCH_OPT(no_punch),
 	  .help = "skip the holepunch step" },
 	{ .name = "serial", .type = OPTION_FLAG, .offset = BENCH_OPT(serial),
@@ -157,6 +163,7 @@ defaults(struct bench_options *o)
 	o->health_wait = BENCH_DEFAULT_HEALTH_WAIT;
 	o->converge_wait = BENCH_DEFAULT_CONVERGE_WAIT;
 	o->probe_timeout = BENCH_DEFAULT_PROBE_TIMEOUT;
+	o->stop_grace = BENCH_DEFAULT_STOP_GRACE;
 	o->max_probes = BENCH_DEFAULT_MAX_PROBES;
 	o->kinds = (1u << BENCH_N_KINDS) - 1;
 }

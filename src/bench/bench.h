@@ -66,7 +66,8 @@ enum bench_status {
 #define BENCH_DEFAULT_CONVERGE_WAIT 60.0
 #define BENCH_DEFAULT_PROBE_TIMEOUT 60.0
 #define BENCH_DEFAULT_MAX_PROBES 2
-#define BENCH_TEARDOWN_GRACE 5	/* seconds between TERM and KILL */
+/* Seconds from TERM to KILL: the real node's cleanup takes about 10. */
+#define BENCH_DEFAULT_STOP_GRACE 15.0
 
 struct bench_options {
 	struct runner_options common;	/* --config --hosts ... */
@@ -77,7 +78,7 @@ struct bench_options {
 	int http_port, libp2p_port;	/* 0: the machine's */
 	int latency_count, throughput_count;
 	long throughput_bytes;
-	double health_wait, converge_wait, probe_timeout;
+	double health_wait, converge_wait, probe_timeout, stop_grace;
 	unsigned kinds;		/* bit (1 << enum bench_kind) */
 	const char **bootstrap;	/* --bootstrap, in order */
 	size_t n_bootstrap;
@@ -219,6 +220,12 @@ void bench_run_id_new(char *buf, size_t size);
 int bench_plan_hosts(struct bench *b);
 /* The host's dir for run_id: /tmp/otela-bench-RUN-NAME (new string). */
 char *bench_host_dir(const char *run_id, const char *name);
+/*
+ * Shell text to put before an otela command on the host: OF_* and AXIOM_*
+ * removed (NETPROF_OF_X passed as OF_X), then "HOME=DIR", an assignment
+ * for the command that follows it (new string).
+ */
+char *bench_otela_env(const char *dir);
 
 /* bench_run.c: the phase that ended; starts the next. */
 void bench_phase_done(struct bench *b);
@@ -242,6 +249,16 @@ void bench_hosts_close(struct bench *b);
 /* bench_sweep.c: start pair phase p (punch, sweep, baseline). */
 int bench_pairs_start(struct bench *b, enum bench_phase p);
 void bench_pairs_cancel(struct bench *b);
+/* A probe's timeout_ms: whole milliseconds (the node wants an integer). */
+long long bench_timeout_ms(double seconds);
+/*
+ * Seconds a holepunch request may take on the node: its deadline is
+ * checked only before an attempt (a DCUtR round of up to dcutr_s, then
+ * wait_ms), so the answer may come an attempt after timeout_ms, and no
+ * later than attempts whole attempts.
+ */
+double bench_punch_limit(int attempts, int wait_ms, int timeout_ms,
+    double dcutr_s);
 /* Free the pair tasks, the punch results too (at the end of the run). */
 void bench_pairs_free(struct bench *b);
 

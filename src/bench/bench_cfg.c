@@ -3,6 +3,13 @@
  * printed formatted: JSON is YAML 1.2, and a JSON printer quotes every
  * string correctly, which a hand-written YAML emitter would have to get
  * right for host names and multiaddrs. Key order follows the contract.
+ * cJSON indents with tabs. In a JSON (flow) document YAML takes them as
+ * separation, and the real node reads it (checked with its binary); but
+ * YAML forbids tabs as indentation, a reader that gets it wrong drops the
+ * file, and the real node then runs silently on its defaults (other
+ * ports, the public bootstrap list). Spaces are safe for every reader, so
+ * every tab cJSON prints becomes spaces; a tab inside a string is printed
+ * escaped ("\t"), so every literal tab is layout.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -64,6 +71,31 @@ add_flags(cJSON *o, const char *key, const char *const *names, size_t n)
 	return 0;
 }
 
+/* text with each tab as two spaces at a line's start, one elsewhere. */
+static char *
+untab(const char *text)
+{
+	size_t len = strlen(text), i, o = 0;
+	char *out = malloc(2 * len + 2);
+	int lead = 1;
+
+	if (out == NULL)
+		return NULL;
+	for (i = 0; i < len; i++) {
+		if (text[i] == '\t') {
+			out[o++] = ' ';
+			if (lead)
+				out[o++] = ' ';
+			continue;
+		}
+		lead = text[i] == '\n';
+		out[o++] = text[i];
+	}
+	out[o++] = '\n';
+	out[o] = '\0';
+	return out;
+}
+
 char *
 bench_cfg_render(const struct bench_cfg *c)
 {
@@ -73,7 +105,6 @@ bench_cfg_render(const struct bench_cfg *c)
 	static const char *const billing[] = { "enabled" };
 	cJSON *o = cJSON_CreateObject(), *bench;
 	char *text = NULL, *out = NULL;
-	size_t len;
 
 	if (o == NULL || add_port(o, "port", c->http_port) != 0 ||
 	    add_port(o, "tcpport", c->libp2p_port) != 0 ||
@@ -88,12 +119,7 @@ bench_cfg_render(const struct bench_cfg *c)
 	    cJSON_AddStringToObject(bench, "run_id", c->run_id) == NULL ||
 	    (text = cJSON_Print(o)) == NULL)
 		goto out;
-	len = strlen(text);
-	if ((out = malloc(len + 2)) != NULL) {
-		memcpy(out, text, len);
-		out[len] = '\n';
-		out[len + 1] = '\0';
-	}
+	out = untab(text);
 out:
 	cJSON_free(text);
 	cJSON_Delete(o);

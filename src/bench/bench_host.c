@@ -56,13 +56,44 @@ bench_host_step_fail(struct bench_host *h, enum error_class cls, char *error)
 	bench_host_step_done(h);
 }
 
+/* The first line of text, at most 200 bytes of it, into buf. */
+static void
+first_line(const char *text, char *buf, size_t size)
+{
+	size_t n = strcspn(text, "\n");
+
+	snprintf(buf, size, "%.*s", (int)(n < 200 ? n : 200), text);
+}
+
+/* Its last non-empty line (where a failed otela init says why). */
+static void
+last_line(const char *text, char *buf, size_t size)
+{
+	const char *s = text, *best = NULL;
+	size_t n, best_n = 0;
+
+	while (*s != '\0') {
+		n = strcspn(s, "\n");
+		while (n > 0 && strchr(" \t\r", s[n - 1]) != NULL)
+			n--;
+		if (n > 0) {
+			best = s;
+			best_n = n;
+		}
+		s += strcspn(s, "\n");
+		if (*s == '\n')
+			s++;
+	}
+	snprintf(buf, size, "%.*s", (int)(best_n < 200 ? best_n : 200),
+	    best != NULL ? best : "");
+}
+
 /* An engine result that is not a clean exit 0: fail the step, return 1. */
 static int
 check_job(struct bench_host *h, const struct engine_result *res,
     const char *what)
 {
-	char line[256];
-	size_t n;
+	char line[256], out[256];
 
 	if (res->error == NP_ERR_CANCELLED && h->b->interrupted) {
 		bench_host_step_done(h);
@@ -84,12 +115,13 @@ check_job(struct bench_host *h, const struct engine_result *res,
 		    "DIR", h->m->name, what, res->exit_status));
 		return 1;
 	}
-	n = strcspn(res->err, "\n");
-	snprintf(line, sizeof line, "%.*s", (int)(n < 200 ? n : 200),
-	    res->err);
-	bench_host_step_fail(h, ERROR_CLASS_TOOL_FAILED, str_printf("%s: %s exited %d"
-	    "%s%s", h->m->name, what, res->exit_status, *line ? ": " : "",
-	    line));
+	/* otela init prints its errors on stdout: say what either said */
+	first_line(res->err, line, sizeof line);
+	last_line(res->out, out, sizeof out);
+	bench_host_step_fail(h, ERROR_CLASS_TOOL_FAILED, str_printf("%s: %s "
+	    "exited %d%s%s%s%s%s", h->m->name, what, res->exit_status,
+	    *line || *out ? ": " : "", line, *line && *out ? " (stdout: " : "",
+	    out, *line && *out ? ")" : ""));
 	return 1;
 }
 
@@ -162,12 +194,14 @@ push_done_cb(const struct machine *m, const struct engine_result *res,
 static int
 run_otela(struct bench_host *h, const char *verb, engine_done_cb cb)
 {
-	char *qdir = shell_quote(h->dir), *cmd = NULL;
+	char *qdir = shell_quote(h->dir), *env = bench_otela_env(h->dir);
+	char *cmd = NULL;
 	int r = NP_ERR_NOMEM;
 
-	if (qdir != NULL && (cmd = str_printf("%s %s --config-dir %s",
-	    h->otela, verb, qdir)) != NULL)
+	if (qdir != NULL && env != NULL && (cmd = str_printf("%s %s %s "
+	    "--config-dir %s", env, h->otela, verb, qdir)) != NULL)
 		r = submit(h, cmd, NULL, STEP_TIMEOUT, cb);
+	free(env);
 	free(qdir);
 	free(cmd);
 	return r;
@@ -226,6 +260,9 @@ configure_host(struct bench_host *h)
 /* ---- start and the health wait ------------------------------------- */
 
 static void health_poll(struct bench_host *h);
+static void self_poll(struct bench_host *h);
+static void health_again(struct bench_host *h);
+static void check_alive(struct bench_host *h);
 
 static void
 health_timer_cb(uv_timer_t *t)
@@ -335,8 +372,7 @@ health_reply_cb(const struct machine *m, const struct node_reply *r,
 		return;
 	}
 	if (r->error == NP_OK && r->status == 200) {
-		log_debug(h->m->name, "healthy after %.2f s", waited);
-		bench_host_step_done(h);
+		self_poll(h);	/* but is it our node that answers? */
 		return;
 	}
 	if (waited >= h->b->o->health_wait) {
@@ -349,11 +385,72 @@ health_reply_cb(const struct machine *m, const struct node_reply *r,
 		    r->body[0] != '\0' ? r->body : "an HTTP error"));
 		return;
 	}
+	health_again(h);
+}
+
+/* Not (yet) an answer from our node: the next health poll, in a while. */
+static void
+health_again(struct bench_host *h)
+{
 	h->attempts++;
 	if (h->attempts % LIVENESS_EVERY == 0)
 		check_alive(h);
 	else
 		poll_later(h, health_timer_cb);
+}
+
+/*
+ * GET /v1/self's answer after a healthy /v1/health. A node left on the
+ * port (a previous run's, or anyone's) answers health as well as ours
+ * would, and ours, finding the port taken, runs on without an API: the
+ * node is ours only if its id is the PeerID discover read. A node
+ * without /v1/self (404) is taken at its word.
+ */
+static void
+self_reply_cb(const struct machine *m, const struct node_reply *r,
+    void *arg)
+{
+	struct bench_host *h = arg;
+	cJSON *doc = NULL;
+	const char *id = NULL;
+
+	h->call = NULL;
+	if (h->b->interrupted) {
+		bench_host_step_done(h);
+		return;
+	}
+	if (r->error == NP_OK && r->status == 404) {
+		log_debug(m->name, "healthy after %.2f s (no /v1/self to "
+		    "check the node's id)", bench_now() - h->step_t0);
+		bench_host_step_done(h);
+		return;
+	}
+	if (r->error == NP_OK && r->status == 200 &&
+	    (doc = cJSON_ParseWithLength(r->body, r->body_len)) != NULL)
+		id = cJSON_GetStringValue(cJSON_GetObjectItem(doc, "id"));
+	if (id != NULL && strcmp(id, h->peer_id) == 0) {
+		log_debug(m->name, "healthy after %.2f s", bench_now() -
+		    h->step_t0);
+		bench_host_step_done(h);
+	} else if (id != NULL && *id != '\0')
+		fail_with_log(h, ERROR_CLASS_TOOL_FAILED, str_printf("%s: port "
+		    "%d on %s is held by another node (peer %.80s): a previous "
+		    "run? try `netprof bench --teardown RUN`", m->name,
+		    h->http_port, m->name, id));
+	else
+		health_again(h);
+	cJSON_Delete(doc);
+}
+
+static void
+self_poll(struct bench_host *h)
+{
+	int r = node_api_call(h->b->api, h->m, h->http_port, "GET",
+	    "/v1/self", NULL, 2.0, self_reply_cb, h, &h->call);
+
+	if (r != 0)
+		bench_host_step_fail(h, ERROR_CLASS_TOOL_FAILED, str_printf("%s: "
+		    "node id check: %s", h->m->name, error_string(r)));
 }
 
 static void
@@ -395,18 +492,20 @@ start_done_cb(const struct machine *m, const struct engine_result *res,
 static int
 start_start(struct bench_host *h)
 {
-	char *qdir = shell_quote(h->dir), *cmd = NULL;
+	char *qdir = shell_quote(h->dir), *env = bench_otela_env(h->dir);
+	char *cmd = NULL;
 	int r = NP_ERR_NOMEM;
 
 	/*
 	 * Backgrounded with its output in D/log and its PID in D/pid (for
 	 * teardown by PID, and for --teardown after a killed netprof).
 	 */
-	if (qdir != NULL && (cmd = str_printf("nohup %s start --config "
-	    "%s/cfg.yaml --config-dir %s >>%s/log 2>&1 </dev/null & "
-	    "echo $! >%s/pid && echo $!", h->otela, qdir, qdir, qdir, qdir))
-	    != NULL)
+	if (qdir != NULL && env != NULL && (cmd = str_printf("%s nohup %s "
+	    "start --config %s/cfg.yaml --config-dir %s >>%s/log 2>&1 "
+	    "</dev/null & echo $! >%s/pid && echo $!", env, h->otela, qdir,
+	    qdir, qdir, qdir)) != NULL)
 		r = submit(h, cmd, NULL, STEP_TIMEOUT, start_done_cb);
+	free(env);
 	free(qdir);
 	free(cmd);
 	return r;
@@ -546,12 +645,14 @@ teardown_done_cb(const struct machine *m, const struct engine_result *res,
 static int
 teardown_start(struct bench_host *h)
 {
-	char *cmd = bench_teardown_command(h->dir, h->pid);
+	char *cmd = bench_teardown_command(h->dir, h->pid,
+	    h->b->o->stop_grace);
 	int r;
 
 	if (cmd == NULL)
 		return NP_ERR_NOMEM;
-	r = submit(h, cmd, NULL, BENCH_TEARDOWN_GRACE + 15, teardown_done_cb);
+	/* every host's at once (the phase): the grace is paid once a run */
+	r = submit(h, cmd, NULL, h->b->o->stop_grace + 15, teardown_done_cb);
 	free(cmd);
 	return r;
 }

@@ -13,6 +13,7 @@
 #include "bench.h"
 #include "error.h"
 #include "log.h"
+#include "shell.h"
 #include "timeutil.h"
 #include "util.h"
 
@@ -122,3 +123,32 @@ bench_plan_hosts(struct bench *b)
 	return 0;
 }
 
+
+/*
+ * The environment of every otela command. HOME is the run's directory:
+ * otela init writes ~/.config/opentela and a wallet (accounts.json, not
+ * atomically), the node keeps ~/.ocfcore/ocfcore.<peerid>.db; in D they
+ * cannot race with another host sharing the home (NFS, two nodes on one
+ * machine), and they go with D at teardown. OF_* variables override
+ * cfg.yaml in the node and AXIOM_* turn on its remote tracing: a host's
+ * profile must not change the node netprof configured, so both are
+ * removed; NETPROF_OF_X, set knowingly in remote_setup, is passed as
+ * OF_X. The words before "HOME=" are statements; HOME=D is an assignment
+ * for the command that follows (so "$HOME" in that command is still the
+ * user's, as a deployed binary's path wants).
+ */
+char *
+bench_otela_env(const char *dir)
+{
+	char *qdir = shell_quote(dir), *s;
+
+	if (qdir == NULL)
+		return NULL;
+	s = str_printf("for v in $(env | sed -n -e 's/^\\(OF_[A-Za-z0-9_]*\\)="
+	    ".*/\\1/p' -e 's/^\\(AXIOM_[A-Za-z0-9_]*\\)=.*/\\1/p'); do "
+	    "unset \"$v\"; done; for v in $(env | sed -n 's/^NETPROF_\\(OF_"
+	    "[A-Za-z0-9_]*\\)=.*/\\1/p'); do eval \"$v=\\$NETPROF_$v; "
+	    "export $v\"; done; HOME=%s", qdir);
+	free(qdir);
+	return s;
+}

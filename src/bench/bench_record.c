@@ -254,12 +254,20 @@ add_punch(cJSON *root, const struct bench *b)
 			continue;
 		snprintf(key, sizeof key, "%s->%s", b->hosts[t->src].m->name,
 		    b->hosts[t->dst].m->name);
+		/*
+		 * upstream's form, {connectedness, attempts, error}, with
+		 * "Unknown" where no node answered; ok and last_error are
+		 * netprof's, kept for its readers
+		 */
 		p = cJSON_AddObjectToObject(punch, key);
 		cJSON_AddNumberToObject(p, "attempts", t->attempts);
-		add_string_or_null(p, "connectedness", t->connectedness);
+		cJSON_AddStringToObject(p, "connectedness",
+		    t->connectedness != NULL ? t->connectedness : "Unknown");
 		cJSON_AddBoolToObject(p, "ok", t->ok);
-		if (t->error != NULL)
+		if (t->error != NULL) {
+			cJSON_AddStringToObject(p, "error", t->error);
 			cJSON_AddStringToObject(p, "last_error", t->error);
+		}
 	}
 }
 

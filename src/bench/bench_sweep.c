@@ -32,6 +32,17 @@
 
 /* Seconds added to a node's own timeout before netprof gives up. */
 #define CALL_SLACK 10.0
+/*
+ * The holepunch request netprof sends (the node's defaults, said out
+ * loud so the call's limit follows from them). The handler checks its
+ * deadline only before an attempt, and an attempt is a DCUtR round (its
+ * direct dial alone may take 10 s) then wait_ms: an answer can come one
+ * attempt after the deadline, and never after attempts whole attempts.
+ */
+#define PUNCH_ATTEMPTS 5
+#define PUNCH_WAIT_MS 2000
+#define PUNCH_TIMEOUT_MS 30000
+#define PUNCH_DCUTR_S 20.0
 
 enum task_state { T_WAITING = 0, T_RUNNING, T_DONE };
 
@@ -359,6 +370,23 @@ ping_done_cb(const struct machine *m, const struct engine_result *res,
 
 /* ---- starting tasks ------------------------------------------------ */
 
+long long
+bench_timeout_ms(double seconds)
+{
+	long long ms = (long long)(seconds * 1000.0 + 0.5);
+
+	return ms > 0 ? ms : 1;
+}
+
+double
+bench_punch_limit(int attempts, int wait_ms, int timeout_ms, double dcutr_s)
+{
+	double per = dcutr_s + wait_ms / 1000.0, all = attempts * per;
+	double late = timeout_ms / 1000.0 + per;
+
+	return all < late ? all : late;
+}
+
 static int
 start_probe(struct bench *b, struct bench_task *t)
 {
@@ -371,7 +399,9 @@ start_probe(struct bench *b, struct bench_task *t)
 	cJSON_AddNumberToObject(o, "count", kind_count(b, t->kind));
 	cJSON_AddNumberToObject(o, "bytes", t->kind == BENCH_KIND_THROUGHPUT ?
 	    (double)b->o->throughput_bytes : 0);
-	cJSON_AddNumberToObject(o, "timeout_ms", b->o->probe_timeout * 1000);
+	/* the node decodes it into an integer: 1234.5 would be a 400 */
+	cJSON_AddNumberToObject(o, "timeout_ms", (double)bench_timeout_ms(
+	    b->o->probe_timeout));
 	body = cJSON_PrintUnformatted(o);
 	cJSON_Delete(o);
 	if (body == NULL)
@@ -390,15 +420,18 @@ start_punch(struct bench *b, struct bench_task *t)
 	int r;
 	cJSON *o = cJSON_CreateObject();
 
-	/* the node's defaults: 5 attempts, 2 s apart, within 30 s */
 	cJSON_AddStringToObject(o, "target", dst_of(t)->peer_id);
+	cJSON_AddNumberToObject(o, "attempts", PUNCH_ATTEMPTS);
+	cJSON_AddNumberToObject(o, "wait_ms", PUNCH_WAIT_MS);
+	cJSON_AddNumberToObject(o, "timeout_ms", PUNCH_TIMEOUT_MS);
 	body = cJSON_PrintUnformatted(o);
 	cJSON_Delete(o);
 	if (body == NULL)
 		return NP_ERR_NOMEM;
 	r = node_api_call(b->api, src_of(t)->m, src_of(t)->http_port, "POST",
-	    "/v1/probe/holepunch", body, 30 + CALL_SLACK, task_reply_cb, t,
-	    &t->call);
+	    "/v1/probe/holepunch", body, bench_punch_limit(PUNCH_ATTEMPTS,
+	    PUNCH_WAIT_MS, PUNCH_TIMEOUT_MS, PUNCH_DCUTR_S) + CALL_SLACK,
+	    task_reply_cb, t, &t->call);
 	cJSON_free(body);
 	return r;
 }

@@ -1,8 +1,9 @@
 /*
  * Teardown by PID. The remote script checks the PID against the bench
  * directory before signalling (a PID recycled since the node died belongs
- * to someone else), sends TERM, waits up to BENCH_TEARDOWN_GRACE seconds,
- * sends KILL, and then verifies that the process is gone (a zombie counts
+ * to someone else), sends TERM, waits up to the grace (--stop-grace: the
+ * real node announces its leave, sleeps 5 s, deletes its database and
+ * shuts down, about 10 s in all), sends KILL, and then verifies that the process is gone (a zombie counts
  * as gone: it holds no port and no file; a loaded host may take a while
  * to free a big process after KILL, so that is waited for too) before
  * removing the directory.
@@ -22,7 +23,7 @@
 #include "util.h"
 
 char *
-bench_teardown_command(const char *dir, long pid)
+bench_teardown_command(const char *dir, long pid, double grace_s)
 {
 	char *qdir = shell_quote(dir), *s = NULL, p[24] = "";
 
@@ -57,7 +58,7 @@ bench_teardown_command(const char *dir, long pid)
 	    "  echo \"PID $P is not the node of $D (left alone)\" >&2\n"
 	    "fi\n"
 	    "rm -rf -- \"$D\"\n",
-	    qdir, p, BENCH_TEARDOWN_GRACE * 10);
+	    qdir, p, (int)(grace_s * 10 + 0.5));
 	free(qdir);
 	return s;
 }

@@ -10,12 +10,13 @@
 #include "bench.h"
 
 /*
- * The shell command that stops the node of dir and removes dir. pid <= 0:
+ * The shell command that stops the node of dir and removes dir: TERM,
+ * up to grace_s seconds for the node to end, then KILL. pid <= 0:
  * read dir/pid on the host. The PID is signalled only if its command line
  * names dir, so a recycled PID is never killed. Exit 0 when the node is
  * gone and dir removed; 1 with the reason on stderr otherwise.
  */
-char *bench_teardown_command(const char *dir, long pid);
+char *bench_teardown_command(const char *dir, long pid, double grace_s);
 
 /*
  * For --teardown ARG: ARG is DIR/run.json (or a directory holding one) or

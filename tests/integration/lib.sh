@@ -39,6 +39,41 @@ _run_at_exit() {
 trap _run_at_exit EXIT
 trap 'exit 130' INT TERM
 
+# --- the otela node the bench tests run ------------------------------
+
+# The remote_setup that puts an otela on the hosts' PATH: the stand-in
+# (tests/otela-node), or with NETPROF_TEST_OTELA=/path/to/otela that binary
+# (linked as otela in a directory of the test's). OTELA_FAKE_* shorten the
+# stand-in's real-length waits (3 s to its API, 10 s of SIGTERM cleanup)
+# for tests that are not about them; the real binary ignores them.
+otela_setup() {
+	local dir=$NETPROF_SRC/tests/otela-node/bin
+	if [ -n "${NETPROF_TEST_OTELA:-}" ]; then
+		[ -x "$NETPROF_TEST_OTELA" ] || fail "NETPROF_TEST_OTELA=$NETPROF_TEST_OTELA is not an executable"
+		# a real node dials its bootstrap list and more: it runs only
+		# where nothing beyond the lab is reachable
+		local h
+		for h in $LAB_HOSTS; do
+			[ -z "$(lab run "$h" -- ip route show default)" ] ||
+				fail "lab host $h has a default route: a real otela there could reach beyond the lab"
+		done
+		dir=$NETPROF_TEST_TMP/otela-bin
+		mkdir -p "$dir"
+		ln -sf "$NETPROF_TEST_OTELA" "$dir/otela"
+	fi
+	printf 'export PATH=%s:$PATH' "$dir"
+	[ "${1:-}" = real-timing ] ||
+		printf '; export OTELA_FAKE_API_DELAY_MS=100 OTELA_FAKE_STOP_MS=300'
+}
+
+# Skip unless the stand-in's packages are there (not needed for the real
+# binary).
+require_otela() {
+	[ -n "${NETPROF_TEST_OTELA:-}" ] ||
+		[ -d "$NETPROF_SRC/tests/otela-node/node_modules" ] ||
+		skip "needs the stand-in node's packages (tests/otela-node/install.sh)"
+}
+
 # --- skipping ----------------------------------------------------------
 
 skip() {

@@ -9,11 +9,10 @@
 . "$(dirname "$0")/lib.sh"
 require_root
 require_cmd ssh jq node nft
-[ -d "$NETPROF_SRC/tests/otela-node/node_modules" ] ||
-	skip "needs the stand-in node's packages (tests/otela-node/install.sh)"
+require_otela
 
 lab_up tbenchf 4
-path="export PATH=$NETPROF_SRC/tests/otela-node/bin:\$PATH"
+path=$(otela_setup)
 small=(--latency-count 3 --throughput-count 1 --throughput-bytes 262144)
 
 # inventory HOST SETUP: every host gets the node on PATH; HOST gets SETUP

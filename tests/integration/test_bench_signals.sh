@@ -7,11 +7,10 @@
 . "$(dirname "$0")/lib.sh"
 require_root
 require_cmd ssh jq node
-[ -d "$NETPROF_SRC/tests/otela-node/node_modules" ] ||
-	skip "needs the stand-in node's packages (tests/otela-node/install.sh)"
+require_otela
 
 lab_up tbenchs 4
-path="export PATH=$NETPROF_SRC/tests/otela-node/bin:\$PATH"
+path=$(otela_setup)
 inv=$NETPROF_TEST_TMP/signals.json
 jq --arg p "$path" '.remote_setup = $p' "$LAB_INVENTORY" >"$inv"
 slow=$NETPROF_TEST_TMP/slowstart.json

@@ -174,6 +174,27 @@ test_ports_are_strings_and_contract_keys(void **state)
 	inventory_free(inv);
 }
 
+/* A tab-indented document makes the real node fall back to its defaults. */
+static void
+test_indented_with_spaces_no_tab(void **state)
+{
+	struct inventory *inv = load();
+	struct bench_cfg_peer peer = { &inv->machines[0], 19091, PID_B };
+	struct bench_cfg c = { .run_id = "r\tx", .http_port = 19090,
+		.libp2p_port = 19091, .peers = &peer, .n_peers = 1 };
+	char *text = bench_cfg_render(&c);
+	cJSON *doc = cJSON_Parse(text);
+
+	assert_null(strchr(text, '\t'));
+	assert_non_null(strstr(text, "\n  \"port\": \"19090\",\n"));
+	assert_non_null(strstr(text, "\n    \"static\": [\""));
+	assert_string_equal(cJSON_GetStringValue(cJSON_GetObjectItem(
+	    cJSON_GetObjectItem(doc, "bench"), "run_id")), "r\tx");
+	cJSON_Delete(doc);
+	free(text);
+	inventory_free(inv);
+}
+
 int
 main(void)
 {
@@ -182,6 +203,7 @@ main(void)
 		cmocka_unit_test(test_multiaddr_ip4_for_dotted_literal),
 		cmocka_unit_test(test_bootstrap_order_peers_options_then_machine),
 		cmocka_unit_test(test_ports_are_strings_and_contract_keys),
+		cmocka_unit_test(test_indented_with_spaces_no_tab),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -249,6 +249,68 @@ test_run_json_fields(void **state)
 	inventory_free(inv);
 }
 
+/* A punch no node answered, in upstream's form; one that was direct. */
+static void
+test_run_json_punch_upstream_form(void **state)
+{
+	struct inventory *inv = NULL;
+	char *cause = NULL;
+	struct bench_options o = { .kinds = 7 };
+	struct bench_host hosts[2];
+	struct bench_task tasks[2];
+	struct bench b;
+	cJSON *j, *p;
+
+	assert_int_equal(inventory_parse("{\"machines\": [{\"name\": \"h1\","
+	    " \"address\": \"198.18.0.2\"}, {\"name\": \"h2\", \"address\":"
+	    " \"198.18.0.3\"}]}", "m.json", &inv, &cause), 0);
+	memset(&b, 0, sizeof b);
+	memset(hosts, 0, sizeof hosts);
+	memset(tasks, 0, sizeof tasks);
+	b.o = &o;
+	b.inv = inv;
+	b.n = 2;
+	b.hosts = hosts;
+	strcpy(b.run_id, "r1");
+	hosts[0].m = &inv->machines[0];
+	hosts[1].m = &inv->machines[1];
+	tasks[0] = (struct bench_task){ .src = 0, .dst = 1, .state = 2,
+		.error = "h1: holepunch: no answer within 60 s" };
+	tasks[1] = (struct bench_task){ .src = 1, .dst = 0, .state = 2,
+		.ok = 1, .connectedness = "Connected" };
+	b.task_sets[BENCH_PUNCH] = tasks;
+	b.n_task_sets[BENCH_PUNCH] = 2;
+	j = bench_run_json(&b);
+	p = cJSON_GetObjectItem(cJSON_GetObjectItem(j, "punch"), "h1->h2");
+	assert_string_equal(keys_of(p), "attempts connectedness error "
+	    "last_error ok");
+	assert_string_equal(cJSON_GetStringValue(cJSON_GetObjectItem(p,
+	    "connectedness")), "Unknown");
+	assert_int_equal(cJSON_GetObjectItem(p, "attempts")->valueint, 0);
+	assert_string_equal(cJSON_GetStringValue(cJSON_GetObjectItem(p,
+	    "error")), tasks[0].error);
+	assert_true(cJSON_IsFalse(cJSON_GetObjectItem(p, "ok")));
+	p = cJSON_GetObjectItem(cJSON_GetObjectItem(j, "punch"), "h2->h1");
+	assert_string_equal(keys_of(p), "attempts connectedness ok");
+	assert_string_equal(cJSON_GetStringValue(cJSON_GetObjectItem(p,
+	    "connectedness")), "Connected");
+	cJSON_Delete(j);
+	inventory_free(inv);
+}
+
+/* What the node is asked: whole milliseconds, and the punch's limit. */
+static void
+test_probe_timeout_ms_and_punch_limit(void **state)
+{
+	assert_true(bench_timeout_ms(1.2345) == 1235);
+	assert_true(bench_timeout_ms(60) == 60000);
+	assert_true(bench_timeout_ms(0.0001) == 1);
+	/* 5 attempts of 20 s + 2 s: the deadline (30 s) plus one attempt */
+	assert_true(bench_punch_limit(5, 2000, 30000, 20) == 52.0);
+	/* 1 attempt: that attempt, however late the deadline */
+	assert_true(bench_punch_limit(1, 2000, 300000, 20) == 22.0);
+}
+
 int
 main(void)
 {
@@ -258,6 +320,8 @@ main(void)
 		cmocka_unit_test(test_probe_command_reproduces_probe),
 		cmocka_unit_test(test_peer_id_from_output_validated),
 		cmocka_unit_test(test_run_json_fields),
+		cmocka_unit_test(test_run_json_punch_upstream_form),
+		cmocka_unit_test(test_probe_timeout_ms_and_punch_limit),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -50,11 +50,11 @@ make_dir(void)
 	return strdup(dir);
 }
 
-/* Run the teardown; returns its exit status. */
+/* Run the teardown with a grace of grace_s; returns its exit status. */
 static int
-run_teardown(const char *dir, long pid)
+run_teardown_grace(const char *dir, long pid, double grace_s)
 {
-	char *cmd = bench_teardown_command(dir, pid);
+	char *cmd = bench_teardown_command(dir, pid, grace_s);
 	int st;
 	pid_t c;
 
@@ -67,6 +67,12 @@ run_teardown(const char *dir, long pid)
 	free(cmd);
 	assert_int_equal(waitpid(c, &st, 0), c);
 	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+static int
+run_teardown(const char *dir, long pid)
+{
+	return run_teardown_grace(dir, pid, 5);
 }
 
 /* The node was signalled: it is a zombie of ours now, or gone. */
@@ -137,6 +143,46 @@ test_recycled_pid_left_alone(void **state)
 	free(other);
 }
 
+/*
+ * A node whose TERM cleanup takes 4 s (the real one takes about 10): a
+ * grace shorter than that KILLs it mid-cleanup, a longer one lets it end.
+ * The margins are wide: on a loaded machine the script's waits run long.
+ */
+static void
+test_grace_covers_cleanup(void **state)
+{
+	char *dir = make_dir(), *marks = make_dir(), mark[256], loop[512];
+	int g;
+	pid_t node;
+	struct stat sb;
+
+	snprintf(mark, sizeof mark, "%s/cleaned", marks);
+	snprintf(loop, sizeof loop, "trap 'sleep 4; : >%s; exit 0' TERM; "
+	    "while :; do sleep 0.05; done", mark);
+	for (g = 0; g < 2; g++) {
+		if (g == 1)
+			assert_int_equal(mkdir(dir, 0700), 0);
+		node = fork();
+		assert_true(node >= 0);
+		if (node == 0) {
+			execl("/bin/sh", "sh", "-c", loop, "node",
+			    "--config-dir", dir, (char *)NULL);
+			_exit(127);
+		}
+		usleep(100000);
+		assert_int_equal(run_teardown_grace(dir, node, g == 0 ? 0.2 :
+		    8), 0);
+		assert_true(reaped(node));
+		/* 0.2 s: KILLed before its cleanup ended; 8 s: it ended */
+		assert_int_equal(stat(mark, &sb), g == 0 ? -1 : 0);
+		assert_int_equal(stat(dir, &sb), -1);
+	}
+	unlink(mark);
+	rmdir(marks);
+	free(marks);
+	free(dir);
+}
+
 int
 main(void)
 {
@@ -145,6 +191,7 @@ main(void)
 		cmocka_unit_test(test_kill_after_grace_when_term_ignored),
 		cmocka_unit_test(test_pid_read_from_dir),
 		cmocka_unit_test(test_recycled_pid_left_alone),
+		cmocka_unit_test(test_grace_covers_cleanup),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

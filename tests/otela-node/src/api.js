@@ -32,45 +32,53 @@ function zeroBody (n) {
 export class BadRequest extends Error {}
 
 // Parses a JSON request body that must be an object.
-function parseObject (body) {
+// Errors worded as the real node's (Go's encoding/json behind gin).
+function parseObject (body, struct) {
 	let value
 	try {
 		value = JSON.parse(body.toString('utf8'))
 	} catch (err) {
-		throw new BadRequest(`bad JSON: ${err.message}`)
+		throw new BadRequest(`invalid JSON body: ${err.message}`)
 	}
 	if (value === null || typeof value !== 'object' || Array.isArray(value)) {
-		throw new BadRequest('bad JSON: expected an object')
+		throw new BadRequest(`invalid JSON body: json: cannot unmarshal ${Array.isArray(value) ? 'array' : typeof value} into Go value of type server.${struct}`)
 	}
 	return value
 }
 
 // Decodes body.target as a PeerID; returns its string form.
-export function decodeTarget (obj) {
+export function decodeTarget (obj, struct = 'probeRequest') {
 	if (obj.target === undefined || obj.target === null || obj.target === '') {
-		throw new BadRequest('missing target')
+		throw new BadRequest('target is required')
 	}
-	if (typeof obj.target !== 'string') throw new BadRequest('bad JSON: target must be a string')
+	if (typeof obj.target !== 'string') throw new BadRequest(`invalid JSON body: json: cannot unmarshal ${typeof obj.target} into Go struct field ${struct}.target of type string`)
 	try {
 		return peerIdFromString(obj.target).toString()
 	} catch (err) {
-		throw new BadRequest(`invalid target ${JSON.stringify(obj.target)}: ${err.message}`)
+		throw new BadRequest(`invalid target peer id: ${err.message}`)
 	}
 }
 
-// A numeric field: absent, null or <= 0 gives the default (as Go's zero value).
-export function numberField (obj, key, dflt) {
+// An int field: absent, null or <= 0 gives the default (as Go's zero
+// value); a fraction cannot be decoded into a Go int, so it is a 400.
+export function numberField (obj, key, dflt, struct = 'probeRequest') {
 	const v = obj[key]
 	if (v === undefined || v === null) return dflt
-	if (typeof v !== 'number' || !Number.isFinite(v)) {
-		throw new BadRequest(`bad JSON: ${key} must be a number`)
+	if (typeof v !== 'number' || !Number.isInteger(v)) {
+		throw new BadRequest(`invalid JSON body: json: cannot unmarshal ${typeof v === 'number' ? `number ${v}` : typeof v} into Go struct field ${struct}.${key} of type int`)
 	}
-	return v > 0 ? Math.floor(v) : dflt
+	return v > 0 ? v : dflt
 }
 
 function health (ctx) {
 	if (ctx.faults.neverHealthy) return json(503, { status: 'unhealthy', reason: 'OTELA_FAKE_NEVER_HEALTHY is set' })
-	return json(200, { status: 'ok', peer_id: ctx.peerId })
+	return json(200, { status: 'ok' })
+}
+
+// GET /v1/self: the node's own record; loopback only, as the real node.
+function self (ctx, req) {
+	if (!req.loopback) return json(403, { error: 'localhost only' })
+	return json(200, { id: ctx.peerId, latency: 0, privileged: false, owner: '', connected: true, service: [] })
 }
 
 function echo (query) {
@@ -87,24 +95,15 @@ function connectedness (ctx, peerId) {
 	return conns.some(c => c.limits === undefined) ? 'Connected' : 'Limited'
 }
 
+// The real table's shape: keyed "/<id>", connected peers only, not itself.
 function dntTable (ctx) {
 	const table = {}
-	table[ctx.peerId] = {
-		id: ctx.peerId,
-		connected: true,
-		status: 'self',
-		addrs: ctx.node.getMultiaddrs().map(a => a.toString())
+	const peers = new Set()
+	for (const conn of ctx.node.getConnections()) {
+		if (conn.status === 'open') peers.add(conn.remotePeer.toString())
 	}
-	const peers = new Set(ctx.seenPeers)
-	for (const conn of ctx.node.getConnections()) peers.add(conn.remotePeer.toString())
 	for (const id of peers) {
-		const conns = ctx.node.getConnections(peerIdFromString(id)).filter(c => c.status === 'open')
-		table[id] = {
-			id,
-			connected: conns.length > 0,
-			status: conns.length > 0 ? 'connected' : 'disconnected',
-			addrs: conns.map(c => c.remoteAddr.toString())
-		}
+		table[`/${id}`] = { id, latency: 0, privileged: false, owner: '', connected: true, last_seen: Math.floor(Date.now() / 1000), service: [] }
 	}
 	return table
 }
@@ -117,11 +116,11 @@ function sleep (ms, signal) {
 }
 
 async function holepunch (ctx, body) {
-	const obj = parseObject(body)
-	const target = decodeTarget(obj)
-	const attempts = numberField(obj, 'attempts', 5)
-	const waitMs = numberField(obj, 'wait_ms', 2000)
-	const deadline = Date.now() + numberField(obj, 'timeout_ms', 30000)
+	const obj = parseObject(body, 'holepunchRequest')
+	const target = decodeTarget(obj, 'holepunchRequest')
+	const attempts = numberField(obj, 'attempts', 5, 'holepunchRequest')
+	const waitMs = numberField(obj, 'wait_ms', 2000, 'holepunchRequest')
+	const deadline = Date.now() + numberField(obj, 'timeout_ms', 30000, 'holepunchRequest')
 	let lastError = null
 	let used = 0
 	let state = connectedness(ctx, target)
@@ -145,10 +144,10 @@ async function holepunch (ctx, body) {
 }
 
 async function probeRun (ctx, body) {
-	const obj = parseObject(body)
+	const obj = parseObject(body, 'probeRequest')
 	const target = decodeTarget(obj)
 	if (typeof obj.kind !== 'string' || !PROBE_KINDS.includes(obj.kind)) {
-		throw new BadRequest(`unknown kind ${JSON.stringify(obj.kind ?? '')}: want one of ${PROBE_KINDS.join(', ')}`)
+		throw new BadRequest(`unknown kind: ${typeof obj.kind === 'string' ? obj.kind : ''}`)
 	}
 	const request = {
 		target,
@@ -162,6 +161,7 @@ async function probeRun (ctx, body) {
 
 const ROUTES = {
 	'/v1/health': { GET: ctx => health(ctx) },
+	'/v1/self': { GET: (ctx, req) => self(ctx, req) },
 	'/v1/dnt/table': { GET: ctx => json(200, dntTable(ctx)) },
 	'/v1/probe/echo': { GET: (ctx, req) => echo(req.query) },
 	'/v1/probe/run': { POST: (ctx, req) => probeRun(ctx, req.body) },
@@ -172,11 +172,11 @@ const ROUTES = {
 export async function handle (ctx, req) {
 	const url = new URL(req.target, 'http://node')
 	const route = ROUTES[url.pathname]
-	if (!route) return json(404, { error: `no route ${url.pathname}` })
-	const fn = route[req.method]
-	if (!fn) return json(405, { error: `${req.method} not allowed on ${url.pathname}` })
+	// gin's answer to an unknown path or method: plain text
+	const fn = route?.[req.method]
+	if (!fn) return { status: 404, headers: { 'Content-Type': 'text/plain' }, body: Buffer.from('404 page not found') }
 	try {
-		return await fn(ctx, { method: req.method, query: url.searchParams, body: req.body })
+		return await fn(ctx, { method: req.method, query: url.searchParams, body: req.body, loopback: req.loopback === true })
 	} catch (err) {
 		if (err instanceof BadRequest) return json(400, { error: err.message })
 		ctx.log('error', `${req.method} ${url.pathname}: ${err.stack ?? err.message}`)

@@ -1,5 +1,6 @@
 // Command line of the stand-in otela node: init, peer-id, start, probe.
-// Exit codes: 0 success, 1 failure, 2 usage error.
+// Exit codes as the real (cobra) one: 0 success, 1 failure or usage error.
+// init prints its errors on stdout, as the real one does.
 import http from 'node:http'
 import path from 'node:path'
 import { UserError } from './errors.js'
@@ -14,7 +15,8 @@ const USAGE = `usage: otela <command> [flags]
 Stand-in for OpenTela's otela node (js-libp2p: TCP + Noise + Yamux).
 
 commands:
-  init     --config-dir DIR             create DIR's Ed25519 identity (kept if present)
+  init     --config-dir DIR             create DIR's identity (kept if present), and in $HOME
+                                        ~/.config/opentela/cfg.yaml and a wallet
   peer-id  --config-dir DIR             print the PeerID of DIR's identity
   start    --config CFG [--config-dir DIR]
                                         run the node in the foreground until SIGTERM/SIGINT
@@ -26,6 +28,9 @@ commands:
 
 Fault switches for tests (environment, read by start): OTELA_FAKE_NEVER_HEALTHY=1,
 OTELA_FAKE_NO_HTTP=1, OTELA_FAKE_PING_DROP=FRACTION, OTELA_FAKE_START_DELAY_MS=MS.
+Timings like the real node's (shorter for quick tests): OTELA_FAKE_API_DELAY_MS (3000,
+after the bootstrap dials), OTELA_FAKE_STOP_MS (10000, the SIGTERM cleanup),
+OTELA_FAKE_WALLET_WRITE_MS (200, between the halves of init's accounts.json).
 `
 
 class UsageError extends Error {}
@@ -85,8 +90,17 @@ function intFlag (flags, name) {
 
 async function cmdInit (flags) {
 	const dir = need(flags, 'config-dir')
-	const { created, peerId } = (await identity()).initIdentity(dir)
-	process.stderr.write(`${created ? 'created' : 'kept existing'} identity ${peerId} in ${dir}\n`)
+	const { initHome } = await import('./home.js')
+	try {
+		const lines = initHome()
+		const { created, peerId } = (await identity()).initIdentity(dir)
+		lines.push(`${created ? 'created' : 'kept existing'} libp2p identity ${peerId} in ${dir}`)
+		process.stdout.write(lines.join('\n') + '\n')
+	} catch (err) {
+		if (!(err instanceof UserError)) throw err
+		process.stdout.write(`${err.message}\n`)
+		return 1
+	}
 	return 0
 }
 
@@ -112,13 +126,14 @@ async function cmdStart (flags) {
 	}
 	const term = new AbortController()
 	let running = null
+	const stopMs = Number(process.env.OTELA_FAKE_STOP_MS ?? 10000)
 	const done = new Promise(resolve => {
 		const onSignal = sig => {
 			if (term.signal.aborted) return
 			term.abort()
-			// The node must be gone within a few seconds whatever libp2p does.
-			setTimeout(() => resolve(0), 2500).unref()
-			Promise.resolve(running?.stop(sig)).catch(err => log('warn', `stop: ${err.message}`))
+			// The real cleanup's length, and then gone whatever libp2p does.
+			setTimeout(() => resolve(0), stopMs + 2500).unref()
+			Promise.resolve(running?.stop(sig, stopMs)).catch(err => log('warn', `stop: ${err.message}`))
 				.finally(() => resolve(0))
 		}
 		process.on('SIGTERM', onSignal)
@@ -190,7 +205,7 @@ export async function main (argv) {
 	const [cmd, ...rest] = argv
 	if (cmd === undefined) {
 		process.stderr.write(USAGE)
-		return 2
+		return 1
 	}
 	if (cmd === 'help' || cmd === '--help' || cmd === '-h') {
 		process.stdout.write(USAGE)
@@ -206,8 +221,8 @@ export async function main (argv) {
 		return await COMMANDS[cmd](flags)
 	} catch (err) {
 		if (err instanceof UsageError) {
-			process.stderr.write(`otela: ${err.message}\nrun "otela --help" for usage\n`)
-			return 2
+			process.stderr.write(`Error: ${err.message}\nRun 'otela --help' for usage.\n`)
+			return 1
 		}
 		if (err instanceof UserError) {
 			process.stderr.write(`otela: ${err.message}\n`)

@@ -1,5 +1,10 @@
 // Reads the node's cfg.yaml (YAML 1.2, so JSON is accepted too). Only the
 // keys the stand-in uses are interpreted: port, tcpport, bootstrap.static.
+// As in the real node (viper with the OF prefix), an OF_<KEY> variable
+// overrides a top-level key (OF_PORT, OF_TCPPORT), and a document that
+// does not parse is not read at all: the real node then runs on its
+// defaults (port 8092, tcpport 43905, the public bootstrap list; here no
+// bootstrap peer, so nothing leaves the machine).
 import fs from 'node:fs'
 import YAML from 'yaml'
 import { UserError } from './errors.js'
@@ -25,7 +30,12 @@ export function readConfig (file) {
 	try {
 		doc = YAML.parse(text)
 	} catch (err) {
-		throw new ConfigError(`${file} is not valid YAML: ${err.message}`)
+		process.stderr.write(`config file ${file} not used (${err.message}): running on the defaults\n`)
+		doc = { port: '8092', tcpport: '43905', bootstrap: { static: [] } }
+	}
+	for (const [k, v] of Object.entries(process.env)) {
+		const m = /^OF_([A-Z0-9]+)$/.exec(k)
+		if (m && doc && typeof doc === 'object') doc[m[1].toLowerCase()] = v
 	}
 	if (doc === null || typeof doc !== 'object' || Array.isArray(doc)) {
 		throw new ConfigError(`${file}: expected a mapping at the top level`)

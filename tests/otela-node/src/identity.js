@@ -1,6 +1,8 @@
-// Persistent libp2p identity of a node: an Ed25519 private key stored in the
-// config dir as its libp2p protobuf encoding (the same bytes go-libp2p's
-// MarshalPrivateKey writes), file mode 0600.
+// Persistent libp2p identity of a node: a private key stored in the config
+// dir as its libp2p protobuf encoding (the same bytes go-libp2p's
+// MarshalPrivateKey writes), file mode 0600. RSA-2048 by default, as the
+// real otela init makes (PeerIDs "Qm..."); OTELA_FAKE_KEY=ed25519 at init
+// makes an Ed25519 key ("12D3KooW...").
 //
 // init and peer-id use only node:crypto and encode the key and PeerID by
 // hand: loading js-libp2p costs a few hundred milliseconds of CPU per call,
@@ -48,11 +50,50 @@ function peerIdOfPublic (pub) {
 	return base58(Buffer.concat([Buffer.from([0x00, proto.length]), proto]))
 }
 
+// libp2p's protobuf varint (lengths of RSA keys need two bytes).
+function varint (n) {
+	const out = []
+	while (n >= 0x80) {
+		out.push((n & 0x7f) | 0x80)
+		n >>>= 7
+	}
+	out.push(n)
+	return Buffer.from(out)
+}
+
+function readVarint (bytes, at) {
+	let n = 0
+	let shift = 0
+	for (;;) {
+		if (at >= bytes.length || shift > 28) return null
+		const b = bytes[at++]
+		n |= (b & 0x7f) << shift
+		if (!(b & 0x80)) return { n, at }
+		shift += 7
+	}
+}
+
+// PeerID of an RSA public key: the sha2-256 multihash of its protobuf
+// encoding (too long for an identity multihash), "Qm...".
+function peerIdOfRsaSpki (spki) {
+	const proto = Buffer.concat([Buffer.from([0x08, 0x00, 0x12]), varint(spki.length), spki])
+	const digest = crypto.createHash('sha256').update(proto).digest()
+	return base58(Buffer.concat([Buffer.from([0x12, 0x20]), digest]))
+}
+
+function generateRsa () {
+	const { privateKey, publicKey } = crypto.generateKeyPairSync('rsa', { modulusLength: 2048 })
+	const der = privateKey.export({ type: 'pkcs1', format: 'der' })
+	const spki = publicKey.export({ type: 'spki', format: 'der' })
+	return { bytes: Buffer.concat([Buffer.from([0x08, 0x00, 0x12]), varint(der.length), der]), peerId: peerIdOfRsaSpki(spki) }
+}
+
 function generate () {
+	if ((process.env.OTELA_FAKE_KEY ?? 'rsa').toLowerCase() !== 'ed25519') return generateRsa()
 	const { privateKey, publicKey } = crypto.generateKeyPairSync('ed25519')
 	const seed = Buffer.from(privateKey.export({ format: 'jwk' }).d, 'base64url')
 	const pub = Buffer.from(publicKey.export({ format: 'jwk' }).x, 'base64url')
-	return { bytes: Buffer.concat([PRIVATE_PREFIX, seed, pub]), pub }
+	return { bytes: Buffer.concat([PRIVATE_PREFIX, seed, pub]), peerId: peerIdOfPublic(pub) }
 }
 
 function readKeyFile (configDir) {
@@ -71,7 +112,23 @@ function notAKey (configDir, why) {
 	return new IdentityError(`${keyPath(configDir)} is not a libp2p private key (${why}): remove it and run "otela init" again`)
 }
 
-// The public half of a stored key, checked against its seed.
+// The PeerID of a stored key (checked: an Ed25519 key's public half
+// against its seed; an RSA key must be a PKCS#1 key).
+function peerIdOfKey (configDir, bytes) {
+	if (bytes[0] === 0x08 && bytes[1] === 0x00 && bytes[2] === 0x12) {
+		const len = readVarint(bytes, 3)
+		if (len === null || len.at + len.n !== bytes.length) throw notAKey(configDir, 'bad RSA key length')
+		try {
+			const key = crypto.createPrivateKey({ key: bytes.subarray(len.at), format: 'der', type: 'pkcs1' })
+			return peerIdOfRsaSpki(crypto.createPublicKey(key).export({ type: 'spki', format: 'der' }))
+		} catch (err) {
+			throw notAKey(configDir, err.message)
+		}
+	}
+	return peerIdOfPublic(publicOf(configDir, bytes))
+}
+
+// The public half of a stored Ed25519 key, checked against its seed.
 function publicOf (configDir, bytes) {
 	if (bytes.length !== 68 || !bytes.subarray(0, 4).equals(PRIVATE_PREFIX)) {
 		throw notAKey(configDir, 'not an Ed25519 key of 64 bytes')
@@ -96,18 +153,17 @@ export function initIdentity (configDir) {
 	fs.writeFileSync(tmp, key.bytes, { mode: 0o600 })
 	fs.chmodSync(tmp, 0o600)
 	fs.renameSync(tmp, file)
-	return { created: true, peerId: peerIdOfPublic(key.pub) }
+	return { created: true, peerId: key.peerId }
 }
 
 export function peerIdOf (configDir) {
-	const bytes = readKeyFile(configDir)
-	return peerIdOfPublic(publicOf(configDir, bytes))
+	return peerIdOfKey(configDir, readKeyFile(configDir))
 }
 
 // The key as libp2p's PrivateKey, for start.
 export async function loadPrivateKey (configDir) {
 	const bytes = readKeyFile(configDir)
-	publicOf(configDir, bytes)
+	peerIdOfKey(configDir, bytes)
 	const { privateKeyFromProtobuf } = await import('@libp2p/crypto/keys')
 	try {
 		return privateKeyFromProtobuf(new Uint8Array(bytes))

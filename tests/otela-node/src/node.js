@@ -14,6 +14,7 @@ import { peerIdFromString } from '@libp2p/peer-id'
 import { handle } from './api.js'
 import { PING_PROTOCOL, PING_SIZE, HTTP_PROTOCOL } from './probe.js'
 import { StreamReader, sendAll, readRequest, writeResponse, MAX_REQUEST_BODY } from './wire.js'
+import { openDb, removeDb } from './home.js'
 
 export function log (level, msg) {
 	process.stderr.write(`${new Date().toISOString()} ${level.toUpperCase()} ${msg}\n`)
@@ -35,7 +36,8 @@ export function readFaults (env = process.env) {
 		neverHealthy: flag('OTELA_FAKE_NEVER_HEALTHY'),
 		noHttp: flag('OTELA_FAKE_NO_HTTP'),
 		pingDrop: envNumber('OTELA_FAKE_PING_DROP', env, 0, 1),
-		startDelayMs: envNumber('OTELA_FAKE_START_DELAY_MS', env, 0, 3600000)
+		startDelayMs: envNumber('OTELA_FAKE_START_DELAY_MS', env, 0, 3600000),
+		apiDelayMs: env.OTELA_FAKE_API_DELAY_MS === undefined || env.OTELA_FAKE_API_DELAY_MS === '' ? 3000 : envNumber('OTELA_FAKE_API_DELAY_MS', env, 0, 3600000)
 	}
 }
 
@@ -113,7 +115,8 @@ function startHttpServer (ctx, port) {
 			}
 			parts.push(chunk)
 		}
-		const out = await handle(ctx, { method: req.method, target: req.url, body: Buffer.concat(parts) })
+		const loopback = ['127.0.0.1', '::1', '::ffff:127.0.0.1'].includes(req.socket.remoteAddress)
+		const out = await handle(ctx, { method: req.method, target: req.url, body: Buffer.concat(parts), loopback })
 		const length = out.body ? out.body.length : out.length
 		res.writeHead(out.status, { ...out.headers, 'Content-Length': length })
 		if (out.body) {
@@ -207,6 +210,14 @@ async function exchangePeers (ctx) {
 	}
 }
 
+// One dial of a static bootstrap address, as the real node's start-up does.
+async function dialOnce (ctx, addr) {
+	if (addr.endsWith(`/p2p/${ctx.peerId}`)) return
+	try {
+		await ctx.node.dial(multiaddr(addr), { signal: AbortSignal.any([ctx.stopSignal, AbortSignal.timeout(10000)]) })
+	} catch {}
+}
+
 // Keeps one static bootstrap address dialled, retrying with backoff.
 async function keepDialled (ctx, addr) {
 	let ma
@@ -254,15 +265,22 @@ export async function startNode ({ cfg, privateKey, peerId, faults, stopSignal }
 	let server = null
 	let stopping = null
 
-	const stop = async (why) => {
+	// The real node's SIGTERM cleanup: it announces its leave, sleeps 5 s,
+	// deletes its database, then shuts down (up to 5 s more): stopMs in all.
+	let db = null
+	const stop = async (why, stopMs = 0) => {
 		if (stopping) return stopping
 		stopping = (async () => {
-			log('info', `stopping (${why})`)
+			log('info', `stopping (${why}): announcing leave, cleanup takes ${stopMs} ms`)
+			const never = new AbortController().signal
+			await sleep(stopMs / 2, never)
+			if (db) removeDb(db)
 			if (server) {
 				server.close()
 				server.closeAllConnections()
 			}
 			if (ctx.node) await ctx.node.stop()
+			await sleep(stopMs / 2, never)
 		})()
 		return stopping
 	}
@@ -289,16 +307,23 @@ export async function startNode ({ cfg, privateKey, peerId, faults, stopSignal }
 	await node.handle(PING_PROTOCOL, pingHandler(ctx), { maxInboundStreams: 64, runOnLimitedConnection: true })
 	await node.handle(HTTP_PROTOCOL, httpStreamHandler(ctx), { maxInboundStreams: 256, maxOutboundStreams: 256 })
 	await node.handle(PEERS_PROTOCOL, peersHandler(ctx), { maxInboundStreams: 64 })
-	try {
-		server = await startHttpServer(ctx, cfg.port)
-	} catch (err) {
-		await node.stop()
-		throw new Error(`HTTP API on 0.0.0.0:${cfg.port}: ${err.message}`)
-	}
-	log('info', `otela stand-in ${peerId} listening on ${node.getMultiaddrs().map(String).join(' ')}; HTTP API on 0.0.0.0:${cfg.port}`)
+	db = openDb(peerId)
+	log('info', `otela stand-in ${peerId} listening on ${node.getMultiaddrs().map(String).join(' ')}`)
 	const f = Object.entries(faults).filter(([, v]) => v)
 	if (f.length) log('info', `fault switches: ${f.map(([k, v]) => `${k}=${v}`).join(' ')}`)
+	// As the real node: a blocking dial of every static peer first, then a
+	// fixed wait, and only then the HTTP API.
+	await Promise.all(cfg.bootstrap.map(addr => dialOnce(ctx, addr)))
 	for (const addr of cfg.bootstrap) keepDialled(ctx, addr)
 	exchangePeers(ctx)
+	await sleep(faults.apiDelayMs, stopSignal)
+	if (stopSignal.aborted) return { ctx, stop }
+	try {
+		server = await startHttpServer(ctx, cfg.port)
+		log('info', `HTTP API on 0.0.0.0:${cfg.port}`)
+	} catch (err) {
+		// the real node logs it and runs on, without an API
+		log('error', `HTTP API on 0.0.0.0:${cfg.port}: ${err.message}; running without it`)
+	}
 	return { ctx, stop }
 }

@@ -82,13 +82,20 @@ async function pingSamples (ctx, req, deadline) {
 	for (let i = 0; i < req.count; i++) {
 		const left = deadline - Date.now()
 		if (left <= 0) {
-			out.failed += req.count - i
-			out.lastError ??= `probe timed out after ${req.timeout_ms} ms`
+			out.lastError ??= 'context deadline exceeded'
 			break
 		}
 		try {
 			if (stream === null) {
-				stream = await openStream(ctx, req.target, PING_PROTOCOL, left)
+				try {
+					stream = await openStream(ctx, req.target, PING_PROTOCOL, left)
+				} catch (err) {
+					// go-libp2p's ping: a stream that cannot open is one
+					// error result, then the channel closes
+					out.failed++
+					out.lastError = describe(err)
+					break
+				}
 				reader = new StreamReader(stream)
 			}
 			const payload = crypto.randomBytes(PING_SIZE)
@@ -150,8 +157,7 @@ async function latencySamples (ctx, req, deadline) {
 	const out = { samples: [], failed: 0, lastError: null }
 	for (let i = 0; i < req.count; i++) {
 		if (deadline - Date.now() <= 0) {
-			out.failed += req.count - i
-			out.lastError ??= `probe timed out after ${req.timeout_ms} ms`
+			out.lastError ??= 'context deadline exceeded'
 			break
 		}
 		try {
@@ -172,8 +178,7 @@ async function throughputRun (ctx, req, deadline) {
 	const path = `/v1/probe/echo?bytes=${req.bytes}`
 	for (let i = 0; i < req.count; i++) {
 		if (deadline - Date.now() <= 0) {
-			out.failed += req.count - i
-			out.lastError ??= `probe timed out after ${req.timeout_ms} ms`
+			out.lastError ??= 'context deadline exceeded'
 			break
 		}
 		try {
@@ -211,8 +216,9 @@ export async function runProbe (ctx, req) {
 		good = r.samples.length
 	}
 	if (good === 0) {
+		const what = { libp2p_ping: 'pings', latency: 'samples', throughput: 'iterations' }[req.kind]
 		res.metrics = { failed_samples: r.failed }
-		res.error = `no successful samples: ${r.lastError ?? 'unknown error'}`
+		res.error = `no successful ${what}: ${r.lastError ?? ''}`
 		return res
 	}
 	res.ok = true
@@ -223,6 +229,5 @@ export async function runProbe (ctx, req) {
 	} else {
 		res.metrics = latencyMetrics(r.samples, r.failed)
 	}
-	if (r.failed > 0) res.metrics.last_error = r.lastError
 	return res
 }

@@ -43,14 +43,15 @@ describe('three-node mesh', () => {
 				const r = await api(n, 'GET', '/v1/dnt/table')
 				assert.equal(r.status, 200)
 				const ids = peerIdsIn(r.json)
-				return nodes.every(o => ids.has(o.peerId))
+				return nodes.every(o => o === n || ids.has(o.peerId))
 			})
 			const table = (await api(n, 'GET', '/v1/dnt/table')).json
+			// the real table's shape: keyed "/<id>", not listing itself
 			for (const o of nodes.filter(x => x !== n)) {
-				assert.equal(table[o.peerId].id, o.peerId)
-				assert.equal(table[o.peerId].connected, true)
-				assert.equal(typeof table[o.peerId].status, 'string')
+				assert.equal(table[`/${o.peerId}`].id, o.peerId)
+				assert.equal(table[`/${o.peerId}`].connected, true)
 			}
+			assert.equal(table[`/${n.peerId}`], undefined)
 		}
 	})
 
@@ -84,14 +85,16 @@ describe('three-node mesh', () => {
 	it('answers 400 for bad JSON, a missing or undecodable target, an unknown kind', async () => {
 		const [a, b] = nodes
 		const cases = [
-			['{not json', /bad JSON/],
-			['[1,2]', /bad JSON/],
-			[{ kind: 'latency' }, /missing target/],
-			[{ target: '', kind: 'latency' }, /missing target/],
-			[{ target: 'not-a-peer-id', kind: 'latency' }, /invalid target/],
-			[{ target: b.peerId, kind: 'icmp' }, /unknown kind/],
-			[{ target: b.peerId }, /unknown kind/],
-			[{ target: b.peerId, kind: 'latency', count: 'ten' }, /bad JSON/]
+			['{not json', /^invalid JSON body: /],
+			['[1,2]', /^invalid JSON body: /],
+			[{ kind: 'latency' }, /^target is required$/],
+			[{ target: '', kind: 'latency' }, /^target is required$/],
+			[{ target: 'not-a-peer-id', kind: 'latency' }, /^invalid target peer id: /],
+			[{ target: b.peerId, kind: 'icmp' }, /^unknown kind: icmp$/],
+			[{ target: b.peerId }, /^unknown kind: $/],
+			[{ target: b.peerId, kind: 'latency', count: 'ten' }, /^invalid JSON body: /],
+			// Go decodes timeout_ms into an int: a fraction is a 400
+			[{ target: b.peerId, kind: 'latency', timeout_ms: 1234.5 }, /^invalid JSON body: json: cannot unmarshal number 1234.5 /]
 		]
 		for (const [body, want] of cases) {
 			const r = await api(a, 'POST', '/v1/probe/run', body)
@@ -115,7 +118,9 @@ describe('three-node mesh', () => {
 			assert.equal(bad.status, 400, q)
 			assert.equal(typeof bad.json.error, 'string')
 		}
-		assert.equal((await api(a, 'GET', '/v1/nope')).status, 404)
+		const nope = await api(a, 'GET', '/v1/nope')
+		assert.equal(nope.status, 404)
+		assert.equal(nope.body.toString(), '404 page not found', 'plain text, as gin')
 	})
 
 	it('reports an unknown peer as ok:false with the failure shape', async () => {
@@ -172,9 +177,9 @@ describe('three-node mesh', () => {
 		assert.match(JSON.parse(kind.stdout).error, /unknown kind/)
 
 		const usage = await run(['probe', '--target', b.peerId, '--kind', 'latency', '--config', a.cfg, '--timeout', 'soon'])
-		assert.equal(usage.code, 2)
+		assert.equal(usage.code, 1)
 		const missing = await run(['probe', '--kind', 'latency', '--config', a.cfg])
-		assert.equal(missing.code, 2)
+		assert.equal(missing.code, 1)
 		assert.match(missing.stderr, /missing --target/)
 	})
 
