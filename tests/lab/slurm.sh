@@ -241,6 +241,13 @@ cmd_status() {
 	sinfo -N
 }
 
+# The daemons must not inherit what our caller holds open: lab.sh's lock on
+# fd 9 would be held by munged for as long as the lab runs.
+for fd in /proc/$$/fd/*; do
+	fd=${fd##*/}
+	[ "$fd" -gt 2 ] && [ "$fd" -lt 255 ] && eval "exec $fd>&-"
+done 2>/dev/null
+
 NAME=lab
 COMMAND=${1:-}
 [ $# -gt 0 ] && shift
