@@ -22,7 +22,7 @@ bridge with addresses 198.18.K.2 .. 198.18.K.(N+1). Needs root.
 
 commands:
   up   [--name NAME] [--hosts N] [--subnet K] [--dir DIR]
-       [--rate HOST=RATE]... [--delay HOST=MS]...
+       [--rate HOST=RATE]... [--delay HOST=MS]... [--slurm]
                          create (or verify and repair) the lab; writes
                          DIR/machines.json, DIR/lab.env, keys and configs
   down [--name NAME] [--dir DIR]
@@ -46,6 +46,7 @@ options:
   --dir DIR       where keys, configs and logs go
                   (default: /tmp/netprof-lab-NAME)
   --rate HOST=RATE  limit HOST's egress, e.g. h3=100mbit (tc htb)
+  --slurm         also start a Slurm cluster on the lab (tests/lab/slurm.sh)
   --delay HOST=MS   add MS milliseconds of delay to HOST's egress (tc netem;
                   skipped with a warning when the kernel has no netem)
   -h, --help      show this help
@@ -513,7 +514,7 @@ host_ping() {
 
 cmd_up() {
 	local -A rate=() delay=()
-	local h v arg
+	local h v arg slurm=0
 	HOSTS=4 SUBNET=0 DIR=
 	while [ $# -gt 0 ]; do
 		case $1 in
@@ -521,6 +522,7 @@ cmd_up() {
 		--hosts) HOSTS=${2:?--hosts needs a value}; shift 2 ;;
 		--subnet) SUBNET=${2:?--subnet needs a value}; shift 2 ;;
 		--dir) DIR=${2:?--dir needs a value}; shift 2 ;;
+		--slurm) slurm=1; shift ;;
 		--rate|--delay)
 			arg=${2:-}
 			[[ $arg =~ ^(h[1-9][0-9]*)=(.+)$ ]] ||
@@ -624,6 +626,7 @@ cmd_up() {
 	sshd_wait $(host_list)
 	write_client_files
 	check_forwarding
+	[ $slurm = 0 ] || "$(dirname "$0")/slurm.sh" up --name "$NAME"
 	echo "lab '$NAME' is up: $HOSTS hosts in 198.18.$SUBNET.0/24, files in $DIR"
 	echo "  ssh -F $DIR/ssh_config.openssh h1"
 	echo "  inventory: $DIR/machines.json    tear down: $0 down --name $NAME"
@@ -653,6 +656,9 @@ cmd_down() {
 	# Every sshd, namespace and link of this lab, whatever the registry
 	# says.
 	local ns link pf
+	if [ $was_up = 1 ] && [ -d "$DIR/slurm" ]; then
+		"$(dirname "$0")/slurm.sh" down --name "$NAME" || true
+	fi
 	for pf in "$DIR"/hosts/h*/sshd.pid; do
 		[ -f "$pf" ] || continue
 		pf=${pf%/sshd.pid}
