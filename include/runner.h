@@ -50,14 +50,22 @@ struct runner_options {
 	int max_channels;		/* 0: the engine's default */
 	int all_hosts_at_once;		/* no host waits for a slot: set by
 					   runner_fd_room() */
+	const char *slurm;		/* --slurm: a job id, "" for
+					   $SLURM_JOB_ID; NULL: not given */
+	const char *transport;		/* --transport ssh|slurm, or NULL */
 };
+
+/* Long-only shared options: getopt values above every command's own. */
+enum { RUNNER_OPT_SLURM = 0x1000, RUNNER_OPT_TRANSPORT };
 
 /* For getopt_long's table: the shared options, with these letters. */
 #define RUNNER_LONGOPTS \
 	{ "config", required_argument, NULL, 'c' }, \
 	{ "hosts", required_argument, NULL, 'H' }, \
 	{ "accept-new-host-keys", no_argument, NULL, 'A' }, \
-	{ "max-channels", required_argument, NULL, 'm' }
+	{ "max-channels", required_argument, NULL, 'm' }, \
+	{ "slurm", optional_argument, NULL, RUNNER_OPT_SLURM }, \
+	{ "transport", required_argument, NULL, RUNNER_OPT_TRANSPORT }
 
 /* The help lines of the shared options. */
 #define RUNNER_HELP \
@@ -66,7 +74,12 @@ struct runner_options {
 	"  -A, --accept-new-host-keys  record the keys of hosts not yet in\n" \
 	"                           known_hosts (never a changed key)\n" \
 	"      --max-channels N     commands at once per SSH session (1-64,\n" \
-	"                           default 8; OpenSSH allows 10)\n"
+	"                           default 8; OpenSSH allows 10)\n" \
+	"      --slurm[=JOBID]      the nodes of a running Slurm job (default\n" \
+	"                           $SLURM_JOB_ID) as the machines; --config\n" \
+	"                           then gives only defaults\n" \
+	"      --transport slurm|ssh  with --slurm: commands as job steps\n" \
+	"                           (srun, the default) or over SSH\n"
 
 #define RUNNER_MAX_CHANNELS 64
 
@@ -76,6 +89,21 @@ struct runner_options {
  */
 int runner_option(const struct cmd_entry *self, struct runner_options *o,
     int ch, const char *arg);
+
+/*
+ * After getopt: no operand may remain, and --config or --slurm must have
+ * been given (--transport only with --slurm). NP_EXIT_OK or NP_EXIT_USAGE
+ * (reported).
+ */
+int runner_need_inventory(const struct cmd_entry *self, int argc,
+    char **argv, const struct runner_options *o);
+
+/*
+ * The inventory of --config, or of --slurm's job with --config's defaults,
+ * kept to --hosts. NP_EXIT_OK, or NP_EXIT_USAGE with the error reported.
+ */
+int runner_load_inventory(const struct runner_options *o,
+    struct inventory **out);
 
 struct runner_hooks {
 	/* first signal; NULL: runner_finish() at once */

@@ -197,7 +197,7 @@ parse(const struct cmd_entry *self, int argc, char **argv,
 			return cmd_option_error(self, ch, argv);
 		}
 	}
-	return cmd_need_config(self, argc, argv, o->common.config);
+	return runner_need_inventory(self, argc, argv, &o->common);
 }
 
 static int
@@ -217,13 +217,13 @@ cmd_bench_exec(const struct cmd_entry *self, int argc, char **argv)
 		return cmd_usage_error(self, "--teardown only tears a run "
 		    "down: --keep, --serial and --baseline do not apply");
 	}
-	if (cmd_load_inventory(o.common.config, o.common.hosts, &inv) != 0) {
+	if (runner_load_inventory(&o.common, &inv) != 0) {
 		free(o.bootstrap);
 		return NP_EXIT_USAGE;
 	}
 	if (inv->n_machines < 2 && o.teardown == NULL) {
 		log_error("%s: bench needs at least two machines",
-		    o.common.config);
+		    inv->path);
 		r = NP_EXIT_USAGE;
 	} else if (o.teardown == NULL && runner_fd_room(inv, "bench", &o.common) != 0)
 		r = NP_EXIT_USAGE;	/* every node's tunnels at once */

@@ -425,7 +425,7 @@ cmd_check_exec(const struct cmd_entry *self, int argc, char **argv)
 			return cmd_option_error(self, c, argv);
 		}
 	}
-	if (cmd_need_config(self, argc, argv, ro.config) != NP_EXIT_OK)
+	if (runner_need_inventory(self, argc, argv, &ro) != NP_EXIT_OK)
 		return NP_EXIT_USAGE;
 	for (i = 0; purposes[i].name != NULL; i++)
 		if (strcmp(purposes[i].name, purpose) == 0)
@@ -434,7 +434,7 @@ cmd_check_exec(const struct cmd_entry *self, int argc, char **argv)
 		return cmd_usage_error(self, "--for: '%s' is not one of "
 		    "collect, iperf, bench, all", purpose);
 
-	if ((exit_code = cmd_load_inventory(ro.config, ro.hosts, &inv)) != 0)
+	if ((exit_code = runner_load_inventory(&ro, &inv)) != 0)
 		goto out;
 	run.n_hosts = inv->n_machines;
 	if ((run.hosts = calloc(run.n_hosts, sizeof *run.hosts)) == NULL) {

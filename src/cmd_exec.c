@@ -221,8 +221,11 @@ cmd_exec_exec(const struct cmd_entry *self, int argc, char **argv)
 			return cmd_option_error(self, ch, argv);
 		}
 	}
-	if (ro.config == NULL)
-		return cmd_usage_error(self, "--config FILE is required");
+	if (ro.config == NULL && ro.slurm == NULL)
+		return cmd_usage_error(self, "--config FILE or --slurm is "
+		    "required");
+	if (ro.transport != NULL && ro.slurm == NULL)
+		return cmd_usage_error(self, "--transport is for --slurm's nodes");
 	if (optind >= argc)
 		return cmd_usage_error(self, "no command given (after --)");
 	if ((command = join_command(argc - optind, argv + optind)) == NULL)
@@ -234,11 +237,11 @@ cmd_exec_exec(const struct cmd_entry *self, int argc, char **argv)
 		free(cause);
 		goto out;
 	}
-	if (cmd_load_inventory(ro.config, ro.hosts, &inv) != 0)
+	if (runner_load_inventory(&ro, &inv) != 0)
 		goto out;
 	rc = NP_EXIT_FAILED;
 	if (inv->n_machines == 0) {
-		log_error("%s: no machines to run on", ro.config);
+		log_error("%s: no machines to run on", inv->path);
 		goto out;
 	}
 	if (runner_new(inv, &ro, NULL, &run.runner) != 0)

@@ -14,6 +14,7 @@
 #include <sys/resource.h>
 
 #include "error.h"
+#include "inventory_slurm.h"
 #include "log.h"
 #include "runner.h"
 
@@ -52,9 +53,59 @@ runner_option(const struct cmd_entry *self, struct runner_options *o,
 			    "not a number from 1 to %d", arg,
 			    RUNNER_MAX_CHANNELS);
 		return 0;
+	case RUNNER_OPT_SLURM:
+		o->slurm = arg != NULL ? arg : "";
+		return 0;
+	case RUNNER_OPT_TRANSPORT:
+		if (strcmp(arg, "ssh") != 0 && strcmp(arg, "slurm") != 0)
+			return cmd_usage_error(self, "--transport: '%s' is not "
+			    "one of slurm, ssh", arg);
+		o->transport = arg;
+		return 0;
 	default:
 		return -1;
 	}
+}
+
+int
+runner_need_inventory(const struct cmd_entry *self, int argc, char **argv,
+    const struct runner_options *o)
+{
+	if (optind < argc)
+		return cmd_usage_error(self, "unexpected argument '%s'",
+		    argv[optind]);
+	if (o->config == NULL && o->slurm == NULL)
+		return cmd_usage_error(self, "--config FILE or --slurm is "
+		    "required");
+	if (o->transport != NULL && o->slurm == NULL)
+		return cmd_usage_error(self, "--transport %s is for --slurm's "
+		    "nodes; machines.json sets each machine's transport",
+		    o->transport);
+	return NP_EXIT_OK;
+}
+
+int
+runner_load_inventory(const struct runner_options *o, struct inventory **out)
+{
+	struct inventory *inv = NULL;
+	char *cause = NULL;
+	int r;
+
+	*out = NULL;
+	if (o->slurm == NULL)
+		return cmd_load_inventory(o->config, o->hosts, out);
+	if ((r = inventory_slurm_load(o->slurm, o->config,
+	    o->transport != NULL && strcmp(o->transport, "ssh") == 0 ?
+	    TRANSPORT_SSH : TRANSPORT_SLURM, &inv, &cause)) != 0 ||
+	    (o->hosts != NULL && (r = inventory_select(inv, o->hosts,
+	    &cause)) != 0)) {
+		log_error("%s", cause != NULL ? cause : error_string(r));
+		free(cause);
+		inventory_free(inv);
+		return NP_EXIT_USAGE;
+	}
+	*out = inv;
+	return NP_EXIT_OK;
 }
 
 /* Descriptors open now (inherited ones too); 3 if it cannot tell. */
