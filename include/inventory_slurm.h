@@ -25,9 +25,15 @@ int inventory_slurm_load(const char *job, const char *defaults_path,
 /*
  * The argv of a job step running command on node: srun --jobid=JOB
  * --overlap -N1 -n1 -w NODE [--job-name=STEP] --chdir=HOME /bin/sh -c
- * COMMAND. step_name may be NULL. NULL-terminated; free with
- * template_argv_free().
+ * COMMAND. step_name may be NULL (the line that reproduces a probe); with
+ * it, srun runs behind a check of the node's state: a node drained, down,
+ * failed or in maintenance exits INVENTORY_SLURM_NODE_EXIT with
+ * INVENTORY_SLURM_NODE_MARK, its state and Slurm's reason on stderr.
+ * NULL-terminated; free with template_argv_free().
  */
+#define INVENTORY_SLURM_NODE_EXIT 75
+#define INVENTORY_SLURM_NODE_MARK "netprof: slurm node state "
+
 char **inventory_slurm_step_argv(const char *job, const char *node,
     const char *step_name, const char *command);
 

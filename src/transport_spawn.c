@@ -73,7 +73,16 @@ maybe_done(struct engine_job *j)
 	    !j->t.spawn.out_eof || !j->t.spawn.err_eof || j->state == JOB_DONE)
 		return;
 	status = j->t.spawn.term_signal != 0 ? -1 : j->exit_status;
-	if (j->stop_error == NP_ERR_TIMEOUT)
+	if (j->machine->transport == TRANSPORT_SLURM && j->stop_error == 0 &&
+	    status == INVENTORY_SLURM_NODE_EXIT && j->err.data != NULL &&
+	    strncmp(j->err.data, INVENTORY_SLURM_NODE_MARK,
+	    strlen(INVENTORY_SLURM_NODE_MARK)) == 0) {
+		/* a host-level failure, as an unreachable host's */
+		engine_job_finish(j, NP_ERR_CONNECT, -1, "%s: Slurm node is "
+		    "%.*s; no step started there", name,
+		    (int)strcspn(j->err.data + strlen(INVENTORY_SLURM_NODE_MARK),
+		    "\n"), j->err.data + strlen(INVENTORY_SLURM_NODE_MARK));
+	} else if (j->stop_error == NP_ERR_TIMEOUT)
 		engine_job_finish(j, NP_ERR_TIMEOUT, status, "%s: command timed "
 		    "out after %g s; its process group was killed", name,
 		    j->timeout_s);
