@@ -24,7 +24,8 @@ cleanup() {
 	rm -rf "$DIR"
 }
 trap cleanup EXIT
-"$LAB" up --name $NAME --hosts "$HOSTS" --subnet 238 --dir "$DIR/lab" --slurm >/dev/null
+"$LAB" up --name $NAME --hosts "$HOSTS" --subnet 238 --dir "$DIR/lab" --slurm >"$DIR/lab-up.log" 2>&1 ||
+    { cat "$DIR/lab-up.log" >&2; exit 1; }
 # shellcheck disable=SC1091
 . "$DIR/lab/slurm/slurm.env"
 cd "$DIR"

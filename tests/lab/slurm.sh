@@ -242,11 +242,11 @@ cmd_status() {
 }
 
 # The daemons must not inherit what our caller holds open: lab.sh's lock on
-# fd 9 would be held by munged for as long as the lab runs.
-for fd in /proc/$$/fd/*; do
-	fd=${fd##*/}
-	[ "$fd" -gt 2 ] && [ "$fd" -lt 255 ] && eval "exec $fd>&-"
-done 2>/dev/null
+# fd 9 would be held by munged for as long as the lab runs. (Descriptors 10
+# and up are bash's own; a shell script's are 3-9.)
+for fd in 3 4 5 6 7 8 9; do
+	eval "exec $fd>&-"
+done
 
 NAME=lab
 COMMAND=${1:-}
