@@ -58,6 +58,9 @@ lab_load() {
 	# shellcheck disable=SC1090
 	. "$STATE/$NAME.env"
 	SD=$LAB_DIR/slurm
+	# munged wants every directory above its socket open to all, which
+	# a lab directory under a private one (mktemp -d) is not.
+	MS=$STATE/$LAB_NAME.munge
 	export SLURM_CONF=$SD/slurm.conf
 }
 
@@ -99,7 +102,7 @@ SlurmctldPort=$(( 17000 + LAB_SUBNET ))
 SlurmdPort=6818
 AuthType=auth/munge
 CredType=cred/munge
-AuthInfo=socket=$SD/munge/munge.sock
+AuthInfo=socket=$MS/munge.sock
 SlurmUser=root
 SlurmdUser=root
 StateSaveLocation=$SD/ctld/state
@@ -132,14 +135,14 @@ munged_up() {
 	[ -n "$(pid_of "$SD/munge/munged.pid" "$MUNGED")" ] && return 0
 	# munged checks permissions: the key's directory private, the
 	# socket's open to all.
-	mkdir -p "$SD/munge" "$SD/munge-key"
-	chmod 0755 "$SD/munge"
+	mkdir -p "$SD/munge" "$SD/munge-key" "$MS"
+	chmod 0755 "$MS"
 	chmod 0700 "$SD/munge-key"
 	if [ ! -f "$SD/munge-key/munge.key" ]; then
 		dd if=/dev/urandom of="$SD/munge-key/munge.key" bs=1024 count=1 2>/dev/null
 		chmod 0400 "$SD/munge-key/munge.key"
 	fi
-	"$MUNGED" --socket="$SD/munge/munge.sock" \
+	"$MUNGED" --socket="$MS/munge.sock" \
 	    --key-file="$SD/munge-key/munge.key" \
 	    --pid-file="$SD/munge/munged.pid" --log-file="$SD/munge/munged.log" \
 	    --seed-file="$SD/munge-key/munged.seed" ||
@@ -209,7 +212,7 @@ EOF
 
 cmd_down() {
 	local h ns p pids=()
-	[ -d "$SD" ] || return 0
+	[ -d "$SD" ] || { rm -rf "$MS"; return 0; }
 	if [ -n "$(pid_of "$SD/ctld/slurmctld.pid" "$SLURMCTLD")" ]; then
 		squeue -h -o %i 2>/dev/null | xargs -r scancel --quiet 2>/dev/null || true
 	fi
@@ -228,7 +231,7 @@ cmd_down() {
 	[ -n "$p" ] && stop_pids "$p"
 	p=$(pid_of "$SD/munge/munged.pid" "$MUNGED")
 	[ -n "$p" ] && stop_pids "$p"
-	rm -rf "$SD"
+	rm -rf "$SD" "$MS"
 	echo "slurm of lab '$LAB_NAME' is down"
 }
 
