@@ -11,6 +11,7 @@ set -euo pipefail
 SRC=$(cd "$(dirname "$0")/../.." && pwd)
 . "$SRC/tests/bench/build.sh"
 BIN=$(bench_binary "${1:-}") || exit 1
+BIN=$(realpath "$BIN")
 HOSTS=${2:-4}
 N=${3:-20}
 LAB=$SRC/tests/lab/lab.sh
