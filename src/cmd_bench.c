@@ -177,8 +177,8 @@ cmd_bench_exec(const struct cmd_entry *self, int argc, char **argv)
 
 	defaults(&o);
 	if ((r = option_parse(self, argc, argv, &o, &operand)) != 0 ||
-	    (r = cmd_need_config(self, argc - operand, argv + operand,
-	    o.common.config)) != NP_EXIT_OK) {
+	    (r = runner_need_inventory(self, argc - operand, argv + operand,
+	    &o.common)) != NP_EXIT_OK) {
 		free(o.bootstrap);
 		return r > 0 && r != OPTION_HELP_PRINTED ? r : option_exit(r);
 	}
@@ -187,13 +187,13 @@ cmd_bench_exec(const struct cmd_entry *self, int argc, char **argv)
 		return cmd_usage_error(self, "--teardown only tears a run "
 		    "down: --keep, --serial and --baseline do not apply");
 	}
-	if (cmd_load_inventory(o.common.config, o.common.hosts, &inv) != 0) {
+	if (runner_load_inventory(&o.common, &inv) != 0) {
 		free(o.bootstrap);
 		return NP_EXIT_USAGE;
 	}
 	if (inv->n_machines < 2 && o.teardown == NULL) {
 		log_error("%s: bench needs at least two machines",
-		    o.common.config);
+		    inv->path);
 		r = NP_EXIT_USAGE;
 	} else if (o.teardown == NULL && runner_fd_room(inv, "bench", &o.common) != 0)
 		r = NP_EXIT_USAGE;	/* every node's tunnels at once */

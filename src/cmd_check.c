@@ -433,12 +433,12 @@ cmd_check_exec(const struct cmd_entry *self, int argc, char **argv)
 
 	if ((r = option_parse(self, argc, argv, &o, &operand)) != 0)
 		return option_exit(r);
-	if (cmd_need_config(self, argc - operand, argv + operand,
-	    ro->config) != NP_EXIT_OK)
+	if (runner_need_inventory(self, argc - operand, argv + operand,
+	    ro) != NP_EXIT_OK)
 		return NP_EXIT_USAGE;
 	run.needs = purposes[o.purpose].needs;
 
-	if ((exit_code = cmd_load_inventory(ro->config, ro->hosts, &inv)) != 0)
+	if ((exit_code = runner_load_inventory(ro, &inv)) != 0)
 		goto out;
 	run.n_hosts = inv->n_machines;
 	if ((run.hosts = calloc(run.n_hosts, sizeof *run.hosts)) == NULL) {

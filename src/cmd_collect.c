@@ -69,10 +69,11 @@ cmd_collect_exec(const struct cmd_entry *self, int argc, char **argv)
 	if ((r = option_parse(self, argc, argv, &o, &operand)) != 0)
 		return option_exit(r);
 	o.plan.max_channels = o.common.max_channels;
-	if (cmd_need_config(self, argc - operand, argv + operand,
-	    o.common.config) != NP_EXIT_OK)
+	if (runner_need_inventory(self, argc - operand, argv + operand,
+	    &o.common) != NP_EXIT_OK)
 		return NP_EXIT_USAGE;
-	if (strcmp(o.output, "-") != 0 && file_same(o.output, o.common.config))
+	if (strcmp(o.output, "-") != 0 && o.common.config != NULL &&
+	    file_same(o.output, o.common.config))
 		return cmd_usage_error(self, "--output %s is the inventory "
 		    "(--config): the records would replace it; give another "
 		    "--output", o.output);
@@ -85,7 +86,7 @@ cmd_collect_exec(const struct cmd_entry *self, int argc, char **argv)
 	if (o.plan.serial && o.plan.rounds)
 		return cmd_usage_error(self, "--serial and --rounds exclude "
 		    "each other");
-	if (cmd_load_inventory(o.common.config, o.common.hosts, &inv) != 0)
+	if (runner_load_inventory(&o.common, &inv) != 0)
 		return NP_EXIT_USAGE;
 	if (!o.dry_run && cmd_make_parent_dirs(o.output, "--output") !=
 	    NP_EXIT_OK) {
@@ -94,7 +95,7 @@ cmd_collect_exec(const struct cmd_entry *self, int argc, char **argv)
 	}
 	if (inv->n_machines < 2) {
 		log_error("%s: collect needs at least two machines",
-		    o.common.config);
+		    inv->path);
 		inventory_free(inv);
 		return NP_EXIT_USAGE;
 	}

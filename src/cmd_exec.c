@@ -223,8 +223,11 @@ cmd_exec_exec(const struct cmd_entry *self, int argc, char **argv)
 	run.repeat = o.repeat;
 	run.req.timeout_s = o.timeout;
 	input_path = o.input;
-	if (ro->config == NULL)
-		return cmd_usage_error(self, "--config FILE is required");
+	if (ro->config == NULL && ro->slurm == NULL)
+		return cmd_usage_error(self, "--config FILE or --slurm is "
+		    "required");
+	if (ro->transport != 0 && ro->slurm == NULL)
+		return cmd_usage_error(self, "--transport is for --slurm's nodes");
 	if (operand >= argc)
 		return cmd_usage_error(self, "no command given (after --)");
 	if ((command = join_command(argc - operand, argv + operand)) == NULL)
@@ -236,11 +239,11 @@ cmd_exec_exec(const struct cmd_entry *self, int argc, char **argv)
 		free(cause);
 		goto out;
 	}
-	if (cmd_load_inventory(ro->config, ro->hosts, &inv) != 0)
+	if (runner_load_inventory(ro, &inv) != 0)
 		goto out;
 	rc = NP_EXIT_FAILED;
 	if (inv->n_machines == 0) {
-		log_error("%s: no machines to run on", ro->config);
+		log_error("%s: no machines to run on", inv->path);
 		goto out;
 	}
 	if (runner_new(inv, ro, NULL, &run.runner) != 0)

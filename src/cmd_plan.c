@@ -54,10 +54,10 @@ cmd_plan_exec(const struct cmd_entry *self, int argc, char **argv)
 	if ((r = option_parse(self, argc, argv, &o, &operand)) != 0)
 		return option_exit(r);
 	o.plan.max_channels = o.common.max_channels;
-	if (cmd_need_config(self, argc - operand, argv + operand,
-	    o.common.config) != NP_EXIT_OK)
+	if (runner_need_inventory(self, argc - operand, argv + operand,
+	    &o.common) != NP_EXIT_OK)
 		return NP_EXIT_USAGE;
-	if (cmd_load_inventory(o.common.config, o.common.hosts, &inv) != 0)
+	if (runner_load_inventory(&o.common, &inv) != 0)
 		return NP_EXIT_USAGE;
 	probe_settings_init(&ps, &o.probes, inv);
 	r = plan_write(stdout, inv, &ps, &o.plan);

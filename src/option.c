@@ -103,6 +103,9 @@ spec_take(const struct cmd_entry *self, const struct option_spec *s,
 	case OPTION_STRING:
 		*(const char **)field = arg;
 		return 0;
+	case OPTION_OPTIONAL:
+		*(const char **)field = arg != NULL ? arg : "";
+		return 0;
 	case OPTION_LIST:
 		list = field;
 		n = (size_t *)(void *)(opts + s->count);
@@ -171,6 +174,7 @@ option_parse(const struct cmd_entry *self, int argc, char **argv,
 		s = spec_at(self, i, &base);
 		longopts[i].name = s->name;
 		longopts[i].has_arg = s->type == OPTION_FLAG ? no_argument :
+		    s->type == OPTION_OPTIONAL ? optional_argument :
 		    required_argument;
 		longopts[i].val = s->letter != 0 ? s->letter :
 		    LONG_ONLY_BASE + (int)i;
@@ -233,7 +237,8 @@ option_print_help(const struct cmd_entry *self, FILE *f)
 		else
 			len = fprintf(f, "      --%s", s->name);
 		if (s->arg != NULL)
-			len += fprintf(f, " %s", s->arg);
+			len += fprintf(f, s->type == OPTION_OPTIONAL ? "[=%s]" :
+			    " %s", s->arg);
 		if (len >= HELP_COLUMN - 1)
 			len += fprintf(f, "  ");
 		fprintf(f, "%*s", len < HELP_COLUMN ? HELP_COLUMN - len : 0, "");

@@ -26,6 +26,8 @@ struct cmd_entry;
 enum option_type {
 	OPTION_FLAG,		/* int: set to 1 */
 	OPTION_STRING,		/* const char *: the argument itself */
+	OPTION_OPTIONAL,	/* const char *: --NAME=ARG gives ARG, a bare
+				   --NAME "" (long only: --slurm[=JOBID]) */
 	OPTION_LIST,		/* const char **, repeatable, grown (the
 				   caller frees the array); its count is the
 				   size_t at .count */

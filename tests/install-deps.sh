@@ -8,7 +8,8 @@
 # lab: the lab of network namespaces (vde2 for its sites at a distance) and
 # what examples/lab-demo.sh runs
 # (Node.js and npm for the stand-in otela node that bench starts on the
-# lab's hosts, with its pinned npm packages).
+# lab's hosts, with its pinned npm packages; munge, slurmctld, slurmd and
+# slurm-client for the lab's Slurm cluster, tests/lab/slurm.sh).
 # test: tests/run.sh (cmocka, Chromium for the browser tests, python3 for the tunnel test's server, clang for the clang build and
 # the fuzzers, bc for tests/perf, Prometheus and node_exporter for the
 # metrics tests).
@@ -20,7 +21,8 @@ here=$(cd "$(dirname "$0")" && pwd)
 build_pkgs="gcc make cmake pkg-config libssh-dev libuv1-dev libcjson-dev
   libcurl4-openssl-dev libssl-dev libmicrohttpd-dev"
 lab_pkgs="iproute2 openssh-server openssh-client iputils-ping iperf3 procps
-  psmisc jq time fping nftables vde2 nodejs npm"
+  psmisc jq time fping nftables vde2 nodejs npm munge slurmctld slurmd
+  slurm-client"
 test_pkgs="libcmocka-dev chromium python3 curl clang libclang-rt-dev bc
   prometheus prometheus-node-exporter"
 

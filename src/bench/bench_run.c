@@ -239,14 +239,15 @@ open_output(struct bench *b, char **cause)
 static void
 print_keep_hint(const struct bench *b)
 {
-	if (b->o->output == NULL)
-		log_info("the mesh is left running (--keep); tear it down "
-		    "with: netprof bench --config %s --teardown %s",
-		    b->o->common.config, b->run_id);
-	else
-		log_info("the mesh is left running (--keep); tear it down "
-		    "with: netprof bench --config %s --teardown %s",
-		    b->o->common.config, b->run_json_path);
+	/* the inventory as it was given: a file, or a Slurm job */
+	const char *opt = b->o->common.slurm == NULL ? "--config " :
+	    "--slurm=";
+	const char *from = b->o->common.slurm == NULL ? b->o->common.config :
+	    b->inv->slurm_job;
+
+	log_info("the mesh is left running (--keep); tear it down with: "
+	    "netprof bench %s%s --teardown %s", opt, from,
+	    b->o->output == NULL ? b->run_id : b->run_json_path);
 }
 
 static int

@@ -28,13 +28,14 @@
 
 static void pump_cb(uv_idle_t *idle);
 
-#define N_KINDS 3
+#define N_KINDS 4
 
 /* by enum transport_kind */
 static const struct transport_ops *const kind_ops[N_KINDS] = {
 	[TRANSPORT_SSH] = &transport_ssh_ops,
 	[TRANSPORT_COMMAND] = &transport_spawn_ops,
 	[TRANSPORT_LOCAL] = &transport_spawn_ops,
+	[TRANSPORT_SLURM] = &transport_spawn_ops,
 };
 
 enum slot_state {

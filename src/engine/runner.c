@@ -16,6 +16,7 @@
 
 #include "bounds.h"
 #include "error.h"
+#include "inventory_slurm.h"
 #include "log.h"
 #include "runner.h"
 
@@ -33,6 +34,9 @@ struct runner {
 	int engine_closing;
 };
 
+/* --transport's choices, in enum runner_transport's order */
+static const char *const runner_transports[] = { "", "slurm", "ssh", NULL };
+
 const struct option_spec runner_inventory_specs[] = {
 	{ .name = "config", .letter = 'c', .type = OPTION_STRING,
 	  .offset = offsetof(struct runner_options, config), .arg = "FILE",
@@ -40,6 +44,16 @@ const struct option_spec runner_inventory_specs[] = {
 	{ .name = "hosts", .letter = 'H', .type = OPTION_STRING,
 	  .offset = offsetof(struct runner_options, hosts), .arg = "A,B",
 	  .help = "only these machines" },
+	{ .name = "slurm", .type = OPTION_OPTIONAL,
+	  .offset = offsetof(struct runner_options, slurm), .arg = "JOBID",
+	  .help = "the nodes of a running Slurm job (default\n"
+	  "$SLURM_JOB_ID) as the machines; --config\n"
+	  "then gives only defaults" },
+	{ .name = "transport", .type = OPTION_ENUM,
+	  .offset = offsetof(struct runner_options, transport), .arg = "T",
+	  .choices = runner_transports, .what = "one of slurm, ssh",
+	  .help = "with --slurm: commands as job steps\n"
+	  "(slurm, the default) or over SSH (ssh)" },
 	{ .name = NULL }
 };
 
@@ -55,6 +69,46 @@ const struct option_spec runner_session_specs[] = {
 	  "default 8; OpenSSH allows 10)" },
 	{ .name = NULL }
 };
+
+int
+runner_need_inventory(const struct cmd_entry *self, int n_operands,
+    char **operands, const struct runner_options *o)
+{
+	if (n_operands > 0)
+		return cmd_usage_error(self, "unexpected argument '%s'",
+		    operands[0]);
+	if (o->config == NULL && o->slurm == NULL)
+		return cmd_usage_error(self, "--config FILE or --slurm is "
+		    "required");
+	if (o->transport != 0 && o->slurm == NULL)
+		return cmd_usage_error(self, "--transport %s is for --slurm's "
+		    "nodes; machines.json sets each machine's transport",
+		    runner_transports[o->transport]);
+	return NP_EXIT_OK;
+}
+
+int
+runner_load_inventory(const struct runner_options *o, struct inventory **out)
+{
+	struct inventory *inv = NULL;
+	char *cause = NULL;
+	int r;
+
+	*out = NULL;
+	if (o->slurm == NULL)
+		return cmd_load_inventory(o->config, o->hosts, out);
+	if ((r = inventory_slurm_load(o->slurm, o->config,
+	    o->transport == 2 ? TRANSPORT_SSH : TRANSPORT_SLURM, &inv, &cause)) != 0 ||
+	    (o->hosts != NULL && (r = inventory_select(inv, o->hosts,
+	    &cause)) != 0)) {
+		log_error("%s", cause != NULL ? cause : error_string(r));
+		free(cause);
+		inventory_free(inv);
+		return NP_EXIT_USAGE;
+	}
+	*out = inv;
+	return NP_EXIT_OK;
+}
 
 /* Descriptors open now (inherited ones too); 3 if it cannot tell. */
 static size_t

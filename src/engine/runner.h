@@ -51,6 +51,10 @@ struct runner_options {
 	int max_channels;		/* 0: the engine's default */
 	int all_hosts_at_once;		/* no host waits for a slot: set by
 					   runner_fd_room() */
+	const char *slurm;		/* --slurm: a job id, "" for
+					   $SLURM_JOB_ID; NULL: not given */
+	int transport;			/* --transport: 0 not given, 1 slurm,
+					   2 ssh */
 };
 
 /*
@@ -60,6 +64,21 @@ struct runner_options {
  */
 extern const struct option_spec runner_inventory_specs[];
 extern const struct option_spec runner_session_specs[];
+
+/*
+ * After getopt: no operand may remain, and --config or --slurm must have
+ * been given (--transport only with --slurm). NP_EXIT_OK or NP_EXIT_USAGE
+ * (reported).
+ */
+int runner_need_inventory(const struct cmd_entry *self, int argc,
+    char **argv, const struct runner_options *o);
+
+/*
+ * The inventory of --config, or of --slurm's job with --config's defaults,
+ * kept to --hosts. NP_EXIT_OK, or NP_EXIT_USAGE with the error reported.
+ */
+int runner_load_inventory(const struct runner_options *o,
+    struct inventory **out);
 
 struct runner_hooks {
 	/* first signal; NULL: runner_finish() at once */

@@ -56,6 +56,7 @@ struct spawn_job {
 	uv_shutdown_t shutdown_req;
 	int kill_stage;		/* 0: TERM sent, 1: KILL sent */
 	int term_signal;
+	char step_name[48];	/* slurm: the step's --job-name, for scancel */
 };
 
 struct engine_job {

@@ -6,16 +6,27 @@
  * are pipes. Each process is its own process group (UV_PROCESS_DETACHED
  * makes it a session leader), so that a timeout or a cancel kills the
  * whole tree: SIGTERM to the group, SIGKILL after a grace period.
+ *
+ * The "slurm" transport is the same with srun as the process: a job step
+ * of the inventory's job on the machine's node (srun --overlap, so steps
+ * share the allocation with each other and with the job's own). srun
+ * passes SIGTERM on to the step and waits for it to end; a srun killed
+ * with SIGKILL cannot, and leaves its step running, so the SIGKILL stage
+ * also has the step cancelled by its name (scancel, found with squeue).
  */
 #include <errno.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "error.h"
+#include "inventory_slurm.h"
 #include "log.h"
 #include "template.h"
 #include "transport.h"
+#include "util.h"
 
 #define KILL_GRACE_MS 2000	/* from SIGTERM to SIGKILL */
 #define GONE_GRACE_MS 1000	/* from SIGKILL to giving up on the pipes */
@@ -62,7 +73,16 @@ maybe_done(struct engine_job *j)
 	    !j->t.spawn.out_eof || !j->t.spawn.err_eof || j->state == JOB_DONE)
 		return;
 	status = j->t.spawn.term_signal != 0 ? -1 : j->exit_status;
-	if (j->stop_error == NP_ERR_TIMEOUT)
+	if (j->machine->transport == TRANSPORT_SLURM && j->stop_error == 0 &&
+	    status == INVENTORY_SLURM_NODE_EXIT && j->err.data != NULL &&
+	    strncmp(j->err.data, INVENTORY_SLURM_NODE_MARK,
+	    strlen(INVENTORY_SLURM_NODE_MARK)) == 0) {
+		/* a host-level failure, as an unreachable host's */
+		engine_job_finish(j, NP_ERR_CONNECT, -1, "%s: Slurm node is "
+		    "%.*s; no step started there", name,
+		    (int)strcspn(j->err.data + strlen(INVENTORY_SLURM_NODE_MARK),
+		    "\n"), j->err.data + strlen(INVENTORY_SLURM_NODE_MARK));
+	} else if (j->stop_error == NP_ERR_TIMEOUT)
 		engine_job_finish(j, NP_ERR_TIMEOUT, status, "%s: command timed "
 		    "out after %g s; its process group was killed", name,
 		    j->timeout_s);
@@ -160,11 +180,22 @@ make_argv(struct engine *e, struct engine_job *j, char ***argvp)
 	char **argv;
 
 	*argvp = NULL;
+	static unsigned long steps;
+
 	if (j->machine->transport == TRANSPORT_COMMAND) {
 		if (inv->remote_command == NULL || inv->n_remote_command == 0)
 			return NP_ERR_INVENTORY;
 		return template_expand(inv->remote_command,
 		    inv->n_remote_command, j->machine, j->command, argvp);
+	}
+	if (j->machine->transport == TRANSPORT_SLURM) {
+		if (inv->slurm_job == NULL)
+			return NP_ERR_INVENTORY;
+		snprintf(j->t.spawn.step_name, sizeof j->t.spawn.step_name,
+		    "netprof-%ld-%lu", (long)getpid(), ++steps);
+		*argvp = inventory_slurm_step_argv(inv->slurm_job,
+		    j->machine->name, j->t.spawn.step_name, j->command);
+		return *argvp != NULL ? 0 : NP_ERR_NOMEM;
 	}
 	if ((argv = calloc(4, sizeof *argv)) == NULL)
 		return NP_ERR_NOMEM;
@@ -191,7 +222,11 @@ spawn_submit(void *state, struct engine_job *j)
 	int i, r;
 
 	if ((r = make_argv(e, j, &argv)) != 0) {
-		if (r == NP_ERR_INVENTORY)
+		if (r == NP_ERR_INVENTORY && j->machine->transport ==
+		    TRANSPORT_SLURM)
+			engine_job_finish(j, r, -1, "%s: transport \"slurm\" "
+			    "needs a job (--slurm)", name);
+		else if (r == NP_ERR_INVENTORY)
 			engine_job_finish(j, r, -1, "%s: transport \"command\" "
 			    "needs remote_command in %s", name, engine_inventory(e)->path);
 		return r;
@@ -255,6 +290,56 @@ kill_group(struct engine_job *j, int sig)
 }
 
 static void
+scancel_exit_cb(uv_process_t *p, int64_t status, int term_signal)
+{
+	(void)status;
+	(void)term_signal;
+	uv_close((uv_handle_t *)p, (uv_close_cb)free);
+}
+
+/*
+ * The fallback of the slurm kill path: cancel the job's step of this name,
+ * whatever became of srun. A process of its own, not the job's: the loop
+ * runs until it has ended, so the run ends with the step gone.
+ */
+static void
+scancel_step(struct engine_job *j)
+{
+	const char *job = engine_inventory(j->engine)->slurm_job;
+	uv_process_options_t opts;
+	uv_process_t *p;
+	char *script, *argv[7];
+	int r;
+
+	script = str_printf("squeue --noheader --steps --jobs=\"$1\" "
+	    "--format='%%i %%j' | while read -r id name; do "
+	    "[ \"$name\" = \"$2\" ] && scancel --quiet \"$id\"; done; exit 0");
+	if (script == NULL || (p = calloc(1, sizeof *p)) == NULL) {
+		free(script);
+		return;
+	}
+	argv[0] = "/bin/sh";
+	argv[1] = "-c";
+	argv[2] = script;
+	argv[3] = "sh";
+	argv[4] = (char *)job;
+	argv[5] = j->t.spawn.step_name;
+	argv[6] = NULL;
+	memset(&opts, 0, sizeof opts);
+	opts.file = argv[0];
+	opts.args = argv;
+	opts.exit_cb = scancel_exit_cb;
+	log_debug(j->machine->name, "cancelling step %s of job %s (scancel)",
+	    j->t.spawn.step_name, job);
+	if ((r = uv_spawn(engine_loop(j->engine), p, &opts)) != 0) {
+		log_warn("%s: could not run scancel for step %s of job %s: %s",
+		    j->machine->name, j->t.spawn.step_name, job, uv_strerror(r));
+		uv_close((uv_handle_t *)p, (uv_close_cb)free);
+	}
+	free(script);
+}
+
+static void
 spawn_stop(struct engine_job *j)
 {
 	if (j->state != JOB_RUNNING)
@@ -277,6 +362,8 @@ spawn_timer(struct engine_job *j)
 	if (j->t.spawn.kill_stage == 0) {
 		j->t.spawn.kill_stage = 1;
 		kill_group(j, SIGKILL);
+		if (j->machine->transport == TRANSPORT_SLURM)
+			scancel_step(j);
 		engine_job_timer(j, GONE_GRACE_MS);
 		return;
 	}

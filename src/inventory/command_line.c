@@ -12,6 +12,7 @@
 
 #include "command_line.h"
 #include "error.h"
+#include "inventory_slurm.h"
 #include "inventory.h"
 #include "shell.h"
 #include "template.h"
@@ -125,6 +126,20 @@ command_line_reproduce(const struct inventory *inv, const struct machine *m,
 		line = join_quoting_last(words, 3);
 		break;
 	}
+	case TRANSPORT_SLURM:
+		if (inv->slurm_job == NULL) {
+			r = NP_ERR_INVENTORY;
+			goto out;
+		}
+		if ((argv = inventory_slurm_step_argv(inv->slurm_job, m->name,
+		    NULL, remote)) == NULL) {
+			r = NP_ERR_NOMEM;
+			goto out;
+		}
+		for (n = 0; argv[n] != NULL; n++)
+			;
+		line = shell_join(argv, n);
+		break;
 	}
 	if (line == NULL) {
 		r = NP_ERR_NOMEM;

@@ -859,6 +859,7 @@ inventory_free(struct inventory *inv)
 	json_strings_free(inv->remote_command, inv->n_remote_command);
 	free(inv->known_hosts_file);
 	free(inv->ssh_config_file);
+	free(inv->slurm_job);
 	free(inv->path);
 	free(inv);
 }

@@ -11,7 +11,8 @@
 enum transport_kind {
 	TRANSPORT_SSH = 0,	/* libssh, one session per host (default) */
 	TRANSPORT_COMMAND,	/* remote_command argv template, run locally */
-	TRANSPORT_LOCAL		/* /bin/sh -c on this machine */
+	TRANSPORT_LOCAL,	/* /bin/sh -c on this machine */
+	TRANSPORT_SLURM		/* a job step of inventory.slurm_job (srun) */
 };
 
 struct machine {
@@ -45,6 +46,7 @@ struct inventory {
 	int connect_timeout_seconds; /* default 10 */
 	char *known_hosts_file;	/* default ~/.ssh/known_hosts */
 	char *ssh_config_file;	/* default ~/.ssh/config */
+	char *slurm_job;	/* --slurm: the job whose nodes these are */
 };
 
 #define INVENTORY_DEFAULT_HTTP_PORT 19090

@@ -29,7 +29,7 @@ commands:
   up   [--name NAME] [--hosts N] [--subnet K] [--dir DIR]
        [--rate HOST=RATE]... [--delay HOST=MS]...
        [--site NAME=N[,delay=MS][,jitter=MS][,loss=PCT][,rate=RATE]]...
-       [--home delay=MS[,jitter=MS][,loss=PCT][,rate=RATE]]
+       [--home delay=MS[,jitter=MS][,loss=PCT][,rate=RATE]] [--slurm]
                          create (or verify and repair) the lab; writes
                          DIR/machines.json, DIR/lab.env, keys and configs
                          (and DIR/topology.json with sites)
@@ -58,6 +58,7 @@ options:
   --dir DIR       where keys, configs and logs go
                   (default: /tmp/netprof-lab-NAME)
   --rate HOST=RATE  limit HOST's egress, e.g. h3=100mbit (tc htb)
+  --slurm         also start a Slurm cluster on the lab (tests/lab/slurm.sh)
   --delay HOST=MS   add MS milliseconds of delay to HOST's egress (tc netem;
                   skipped with a warning when the kernel has no netem)
   --site NAME=N,... a site of N hosts (the next N of h1..hN, in the order
@@ -933,7 +934,7 @@ host_ping() {
 
 cmd_up() {
 	local -A rate=() delay=()
-	local h v arg hosts_given=0
+	local h v arg hosts_given=0 slurm=0
 	HOSTS=4 SUBNET=0 DIR= SITE_SPECS= HOME_SPEC=
 	while [ $# -gt 0 ]; do
 		case $1 in
@@ -947,6 +948,7 @@ cmd_up() {
 		--home)
 			[[ ${2:-} =~ ^[^[:space:]]+$ ]] || usage_error "--home needs KEY=VALUE[,...] (like delay=10)"
 			HOME_SPEC=$2; shift 2 ;;
+		--slurm) slurm=1; shift ;;
 		--rate|--delay)
 			arg=${2:-}
 			[[ $arg =~ ^(h[1-9][0-9]*)=(.+)$ ]] ||
@@ -1069,6 +1071,7 @@ cmd_up() {
 	wan_on && write_topology
 	check_forwarding
 	wan_on && print_topology
+	[ $slurm = 0 ] || "$(dirname "$0")/slurm.sh" up --name "$NAME"
 	echo "lab '$NAME' is up: $HOSTS hosts in 198.18.$SUBNET.0/24, files in $DIR"
 	echo "  ssh -F $DIR/ssh_config.openssh h1"
 	echo "  inventory: $DIR/machines.json    tear down: $0 down --name $NAME"
@@ -1098,6 +1101,9 @@ cmd_down() {
 	# Every sshd, namespace and link of this lab, whatever the registry
 	# says.
 	local ns link pf
+	if [ $was_up = 1 ] && [ -d "$DIR/slurm" ]; then
+		"$(dirname "$0")/slurm.sh" down --name "$NAME" || true
+	fi
 	for pf in "$DIR"/hosts/h*/sshd.pid; do
 		[ -f "$pf" ] || continue
 		pf=${pf%/sshd.pid}

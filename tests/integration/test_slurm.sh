@@ -1,0 +1,136 @@
+#!/usr/bin/env bash
+# netprof on a real Slurm cluster (lab.sh up --slurm: slurmctld, and a
+# slurmd per lab host in its namespace): --slurm's clear errors outside a
+# job, for a job not running and without Slurm's commands; inside a real
+# allocation (salloc, and sbatch of examples/slurm-collect.sbatch) exec,
+# check and collect over the slurm transport, each command a job step on
+# its node; --transport ssh keeping SSH sessions to the nodes' NodeAddr;
+# Ctrl-C and a timeout leaving no step (squeue --steps) and no process on
+# any node; a node drained mid-job failing its pairs with Slurm's reason.
+. "$(dirname "$0")/lib.sh"
+require_root
+require_cmd slurmctld slurmd munged srun salloc sbatch squeue scontrol jq
+lab_up tslurm 3 --slurm
+# shellcheck disable=SC1091
+. "$LAB_DIR/slurm/slurm.env"
+T=$NETPROF_TEST_TMP/slurm
+rm -rf "$T" && mkdir -p "$T"
+cd "$T"
+unset SLURM_JOB_ID SSH_AUTH_SOCK
+
+# The cluster itself: three nodes, idle, each NodeAddr its lab address.
+assert_eq "h1 idle 198.18.$LAB_SUBNET.2
+h2 idle 198.18.$LAB_SUBNET.3
+h3 idle 198.18.$LAB_SUBNET.4" "$(sinfo -h -N -o '%N %t %o')"
+
+# --- the clear errors ---------------------------------------------------
+assert_status 2 "$NETPROF_BIN" exec --slurm -- true
+assert_contains "$OUT" "--slurm: no job: \$SLURM_JOB_ID is not set"
+assert_status 2 "$NETPROF_BIN" collect --slurm=4x
+assert_contains "$OUT" "--slurm: '4x' is not a job id"
+assert_status 2 "$NETPROF_BIN" exec --slurm=999999 -- true
+assert_contains "$OUT" "job 999999: scontrol show job failed: slurm_load_jobs error: Invalid job id specified"
+pending=$(sbatch --parsable --begin=now+1hour --wrap true)
+assert_status 2 "$NETPROF_BIN" exec --slurm="$pending" -- true
+assert_contains "$OUT" "job $pending is PENDING, not RUNNING (reason: BeginTime)"
+scancel "$pending"
+assert_status 2 env PATH=/nonexistent "$NETPROF_BIN" exec --slurm=1 -- true
+assert_contains "$OUT" "Slurm's scontrol is not on PATH"
+assert_status 2 "$NETPROF_BIN" exec --config "$LAB_INVENTORY" --transport slurm -- true
+assert_contains "$OUT" "--transport is for --slurm's nodes"
+
+# --- inside an allocation: salloc runs netprof with SLURM_JOB_ID set ----
+assert_status 0 salloc -N3 --quiet -- "$NETPROF_BIN" exec --slurm -- \
+    'echo "$(hostname) $SLURM_STEP_NODELIST $(ip -4 -o addr show eth0 | awk "{print \$4}")"'
+assert_contains "$OUT" "h1: h1 h1 198.18.$LAB_SUBNET.2/24"
+assert_contains "$OUT" "h2: h2 h2 198.18.$LAB_SUBNET.3/24"
+assert_contains "$OUT" "h3: h3 h3 198.18.$LAB_SUBNET.4/24"
+
+assert_status 0 salloc -N3 --quiet -- "$NETPROF_BIN" check --slurm
+assert_contains "$OUT" "h2"
+assert_not_contains "$OUT" "MISSING"
+
+assert_status 0 salloc -N3 --quiet -- "$NETPROF_BIN" collect --slurm \
+    --config "$LAB_INVENTORY" --output "$T/c.jsonl"
+assert_eq 6 "$(jq -s 'map(select(.ok)) | length' "$T/c.jsonl")"
+assert_eq "srun --jobid=" "$(jq -r 'select(.source == "h2") | .command' "$T/c.jsonl" | head -1 | cut -c1-13)"
+assert_eq "h1 h3" "$(jq -r 'select(.source == "h2") | .target' "$T/c.jsonl" | sort | xargs)"
+
+# --transport ssh: the allocation is only the inventory; the commands
+# reach each node's sshd at its NodeAddr (the lab's keys from --config).
+assert_status 0 salloc -N2 -w h2,h3 --quiet -- "$NETPROF_BIN" exec --slurm \
+    --transport ssh --config "$LAB_INVENTORY" -- 'echo "$SSH_CONNECTION" | cut -d" " -f3'
+assert_eq "h2: 198.18.$LAB_SUBNET.3
+h3: 198.18.$LAB_SUBNET.4" "$(sort <<<"$OUT")"
+
+# sbatch of the example script: the batch step runs on the first node and
+# netprof starts its steps from there.
+job=$(sbatch --parsable --wait -N3 -o "$T/batch.out" \
+    --export=ALL,NETPROF="$NETPROF_BIN" \
+    "$NETPROF_SRC/examples/slurm-collect.sbatch" "$LAB_INVENTORY") ||
+    fail "sbatch --wait of examples/slurm-collect.sbatch failed: $(cat "$T/batch.out")"
+assert_eq 6 "$(jq -s 'map(select(.ok)) | length' "$T/netprof-$job.jsonl")"
+assert_file_contains "$T/netprof-$job.html" "<html"
+
+# --- nothing left behind ------------------------------------------------
+# Steps of netprof still known to Slurm, and step processes on the nodes.
+steps_left() {
+	squeue -h --steps -o '%i %j' | grep ' netprof-' || true
+}
+procs_left() {
+	local p
+	for p in $(lab pids); do
+		case $(cat "/proc/$p/comm" 2>/dev/null) in
+		sleep) echo "$p" ;;
+		esac
+	done
+}
+wait_gone() {
+	local i
+	for (( i = 0; i < 150; i++ )); do
+		[ -z "$(steps_left)$(procs_left)" ] && return 0
+		sleep 0.1
+	done
+	return 1
+}
+
+alloc=$(salloc -N3 --no-shell 2>&1 | sed -n 's/.*Granted job allocation \([0-9]*\).*/\1/p')
+[ -n "$alloc" ] || fail "salloc --no-shell gave no job"
+at_exit "scancel $alloc"
+
+# --- a node drained in the running job --------------------------------
+# Slurm still starts steps there; netprof does not, and its pairs fail
+# with Slurm's reason while the others complete.
+"$NETPROF_SRC/tests/lab/slurm.sh" drain --name "$LAB_NAME" h2 "netprof test: cable"
+assert_status 1 "$NETPROF_BIN" collect --slurm="$alloc" --output "$T/d.jsonl"
+assert_eq "h1>h2 true
+h1>h3 true
+h2>h1 false
+h2>h3 false
+h3>h1 true
+h3>h2 true" "$(jq -r '"\(.source)>\(.target) \(.ok)"' "$T/d.jsonl" | sort)"
+assert_contains "$(jq -r 'select(.source == "h2") | .error' "$T/d.jsonl" | head -1)" \
+    "h2: Slurm node is MIXED+DRAIN (reason: netprof test: cable"
+"$NETPROF_SRC/tests/lab/slurm.sh" resume --name "$LAB_NAME" h2
+
+# Ctrl-C: every step's srun gets SIGTERM, Slurm ends the steps.
+"$NETPROF_BIN" exec --slurm="$alloc" -- sleep 300 >"$T/int.out" 2>&1 &
+pid=$!
+for (( i = 0; i < 200; i++ )); do
+	[ "$(steps_left | wc -l)" = 3 ] && [ "$(procs_left | wc -l)" = 3 ] && break
+	sleep 0.1
+done
+assert_eq 3 "$(steps_left | wc -l)"
+assert_eq 3 "$(procs_left | wc -l)"
+kill -INT $pid
+rc=0
+wait $pid || rc=$?
+assert_eq 130 "$rc"
+wait_gone || fail "after Ctrl-C: steps $(steps_left | xargs), processes $(procs_left | xargs)"
+
+# A timeout: the same kill path, the job reported as timed out.
+assert_status 255 "$NETPROF_BIN" exec --slurm="$alloc" --timeout 2 -- sleep 300
+assert_contains "$OUT" "timed out after 2 s"
+wait_gone || fail "after --timeout: steps $(steps_left | xargs), processes $(procs_left | xargs)"
+
+test_pass
