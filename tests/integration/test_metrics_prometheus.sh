@@ -105,6 +105,9 @@ EON
 at_exit "\"\$LAB_SH\" run --name tmprom h3 -- nft delete table inet netprofcut 2>/dev/null"
 h3_failed() { [ "$(query 'netprof_probe_ok{kind="ping",source="h1",target="h3"}')" = 0 ]; }
 wait_for 60 h3_failed || fail "h1->h3 never failed in Prometheus"
+# an instant after the failure was seen: date +%s truncates, so a time
+# taken at once can fall before the sample that failed
+sleep 1
 t=$(date +%s)
 sleep 1
 sweep=$(query 'netprof_sweep_number' "$t")
