@@ -67,6 +67,7 @@ enum bench_status {
 #define BENCH_DEFAULT_PROBE_TIMEOUT 60.0
 #define BENCH_DEFAULT_MAX_PROBES 2
 #define BENCH_TEARDOWN_GRACE 5	/* seconds between TERM and KILL */
+#define BENCH_LOG_TAIL_MAX 4096	/* bytes of a failed node's log kept */
 
 struct bench_options {
 	struct runner_options common;	/* --config --hosts ... */
@@ -97,6 +98,8 @@ struct bench_host {
 	char *peer_id;
 	char *cfg;		/* the rendered cfg.yaml */
 	long pid;		/* of the node; 0 before start */
+	long long pid_start;	/* its start time (/proc/PID/stat field 22,
+				   clock ticks since boot); 0: unknown */
 	int http_port, libp2p_port;
 	enum bench_status status[BENCH_N_PHASES];
 	double phase_s[BENCH_N_PHASES];	/* this host's part of a phase */

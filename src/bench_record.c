@@ -174,6 +174,10 @@ machine_json(const struct bench *b, const struct bench_host *h)
 		cJSON_AddNumberToObject(o, "pid", (double)h->pid);
 	else
 		cJSON_AddNullToObject(o, "pid");
+	if (h->pid > 0 && h->pid_start > 0)
+		cJSON_AddNumberToObject(o, "pid_start", (double)h->pid_start);
+	else
+		cJSON_AddNullToObject(o, "pid_start");
 	cJSON_AddStringToObject(o, "status", h->failed ? "failed" : "ok");
 	add_string_or_null(o, "failed_phase", h->failed ?
 	    bench_phase_name(h->failed_phase) : NULL);

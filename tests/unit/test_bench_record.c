@@ -212,7 +212,7 @@ test_run_json_fields(void **state)
 	m = cJSON_GetArrayItem(cJSON_GetObjectItem(j, "machines"), 0);
 	assert_string_equal(keys_of(m), "address dir error error_class "
 	    "failed_phase http_port libp2p_port log_tail name peer_id phases "
-	    "pid status");
+	    "pid pid_start status");
 	assert_int_equal(cJSON_GetObjectItem(m, "pid")->valueint, 4242);
 	assert_string_equal(keys_of(cJSON_GetObjectItem(m, "phases")),
 	    "init start");
