@@ -8,7 +8,7 @@
 # lab: the lab of network namespaces and what examples/lab-demo.sh runs
 # (Node.js and npm for the stand-in otela node that bench starts on the
 # lab's hosts, with its pinned npm packages).
-# test: tests/run.sh (cmocka, Chromium for the browser tests, python3 for the tunnel test's server, clang for the clang build and
+# test: tests/run.sh (cmocka, Chromium for the browser tests, python3 for the tunnel test's server and the fake node, strace for the bridge test, clang for the clang build and
 # the fuzzers, bc for tests/bench).
 # tests/deps/test_build_deps.sh proves the build group is enough to build.
 set -euo pipefail
@@ -19,7 +19,7 @@ build_pkgs="gcc make cmake pkg-config libssh-dev libuv1-dev libcjson-dev
   libcurl4-openssl-dev libssl-dev"
 lab_pkgs="iproute2 openssh-server openssh-client iputils-ping iperf3 procps
   psmisc jq time fping nftables nodejs npm"
-test_pkgs="libcmocka-dev chromium python3 curl clang libclang-rt-dev bc"
+test_pkgs="libcmocka-dev chromium python3 curl clang libclang-rt-dev bc strace"
 
 groups=${*:-build lab test}
 want=""

@@ -3,10 +3,12 @@
 # lab host, reached through the SSH tunnel, and on loopback, reached with
 # curl (the local transport). A 390 KB table is taken; a table just under
 # 64 MiB and a 1 MiB health answer are refused before they are parsed (the
-# caps of docs/bench.md: 64 KiB health, 4 MiB table), on both paths.
+# caps of docs/bench.md: 64 KiB health, 4 MiB table), on both paths. And
+# the tunnel path listens on no TCP port of this machine: its bridge is a
+# Unix socket in a new 0700 directory (traced with strace).
 . "$(dirname "$0")/lib.sh"
 require_root
-require_cmd python3 curl
+require_cmd python3 curl strace
 [ -x "${NODE_API_DRIVER:-}" ] || skip "NODE_API_DRIVER is not set (run through ctest)"
 lab_up tnans 1
 fake=$NETPROF_SRC/tests/integration/fake_node.py
@@ -41,4 +43,19 @@ for via in "$LAB_INVENTORY h1 19690 19691" "$NETPROF_TEST_TMP/local.json here 29
 	drive "$1" "$2" "$4" /v1/health
 	assert_contains "$OUT" "call 0: host=$2 error=-18 " "$2: a 1 MiB health answer refused"
 done
+
+# --- the bridge: no TCP listener, a Unix socket in a 0700 directory ------
+trace=$NETPROF_TEST_TMP/trace
+assert_status 0 strace -f -qq -e trace=bind,mkdir -o "$trace" \
+    "$NODE_API_DRIVER" --config "$LAB_INVENTORY" --host h1 --port 19690 \
+    --path /v1/health --calls 3 --timeout 30
+assert_contains "$OUT" "call 2: host=h1 error=0 status=200 via_tunnel=1"
+assert_eq "" "$(grep -E 'bind\(.*sa_family=AF_INET' "$trace" || true)" \
+    "no TCP (or UDP) socket bound on this machine"
+assert_eq 3 "$(grep -cE 'bind\(.*sa_family=AF_UNIX, sun_path="[^"]*/netprof-[A-Za-z0-9]{6}/s"' "$trace")" \
+    "one Unix socket per call"
+assert_eq 3 "$(grep -cE 'mkdir\("[^"]*/netprof-[A-Za-z0-9]{6}", 0700\) = 0' "$trace")" \
+    "each in a new 0700 directory"
+assert_eq "" "$(ls -d "${TMPDIR:-/tmp}"/netprof-?????? 2>/dev/null | while read -r d; do
+	grep -qF "\"$d\"" "$trace" && echo "$d"; done)" "the directories removed"
 test_pass
