@@ -9,7 +9,9 @@
 # - a node whose pid file cannot be written is still known and stopped;
 # - --teardown with a run.json whose dir points at a directory of the
 #   user's removes only the run's own directories;
-# - run.json records the node's start time with its PID.
+# - run.json records the node's start time with its PID;
+# - a file planted in the deploy cache under the binary's name, and a
+#   truncated one, are not run but replaced by the real binary.
 . "$(dirname "$0")/lib.sh"
 require_root
 require_cmd ssh jq node useradd runuser
@@ -109,4 +111,27 @@ assert_ne "null" "$(jq -r '.machines[0].pid' "$out/run.json")" "the PID is known
 assert_eq "ok" "$(jq -r '.machines[0].phases.teardown' "$out/run.json")" "h1's node torn down"
 nothing_left "unwritable pid file"
 assert_eq "" "$(ls -d /tmp/otela-bench-s3-* 2>/dev/null || true)" "directories removed"
+
+# --- the deploy cache: a planted and a truncated file --------------------
+bindir=$NETPROF_TEST_TMP/otela-bin
+mkdir -p "$bindir"
+bin=$bindir/otela-$(uname -m | sed 's/x86_64/amd64/; s/aarch64/arm64/')
+printf '#!/bin/sh\n# %s\nexec %s/tests/otela-node/bin/otela "$@"\n' "$TEST_NAME" "$NETPROF_SRC" >"$bin"
+chmod 755 "$bindir" "$bin"
+sha=$(sha256sum "$bin" | cut -c1-64)
+cache=$(getent passwd "$LAB_USER" | cut -d: -f6)/.cache/netprof
+mkdir -p "$cache" && chown "$LAB_USER:" "$cache"
+at_exit "rm -f '$cache/otela-$sha'"
+jq 'del(.remote_setup)' "$LAB_INVENTORY" >"$NETPROF_TEST_TMP/bare.json"
+printf '#!/bin/sh\necho planted >&2; exit 1\n' >"$cache/otela-$sha"
+head -c 20 "$bin" >"$NETPROF_TEST_TMP/truncated"
+for plant in planted "$NETPROF_TEST_TMP/truncated"; do
+	[ "$plant" = planted ] || cp "$plant" "$cache/otela-$sha"
+	chmod 755 "$cache/otela-$sha" && chown "$LAB_USER:" "$cache/otela-$sha"
+	assert_status 0 "$NETPROF_BIN" bench --config "$NETPROF_TEST_TMP/bare.json" \
+	    --output "$NETPROF_TEST_TMP/deploy" --run-id s4 --otela-bin "$bindir" "${small[@]}"
+	cmp -s "$bin" "$cache/otela-$sha" || fail "the cached binary was not replaced ($plant)"
+	assert_eq "700" "$(stat -c %a "$cache")" "the cache directory is private"
+done
+nothing_left "deploy cache"
 test_pass
