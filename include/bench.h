@@ -66,6 +66,15 @@ enum bench_status {
 #define BENCH_DEFAULT_CONVERGE_WAIT 60.0
 #define BENCH_DEFAULT_PROBE_TIMEOUT 60.0
 #define BENCH_DEFAULT_MAX_PROBES 2
+#define BENCH_MAX_PROBES_MAX 64
+/*
+ * Open files per host while bench runs: its session, and per node API
+ * call in flight (the probes, and a poll or punch) a socket pair, the
+ * bridge's listener and its two ends of libcurl's connection.
+ */
+#define BENCH_FDS_PER_CALL 5
+#define BENCH_FDS_PER_HOST(max_probes) \
+	(1 + BENCH_FDS_PER_CALL * ((size_t)(max_probes) + 1))
 #define BENCH_TEARDOWN_GRACE 5	/* seconds between TERM and KILL */
 #define BENCH_LOG_TAIL_MAX 4096	/* bytes of a failed node's log kept */
 

@@ -95,15 +95,19 @@ number_option(const struct cmd_entry *self, int ch, const char *arg,
 			    "libp2p-port", arg);
 		*(ch == OPT_HTTP_PORT ? &o->http_port : &o->libp2p_port) = v;
 		return NP_EXIT_OK;
+	case OPT_MAX_PROBES:
+		if (cmd_parse_int(arg, 1, BENCH_MAX_PROBES_MAX, &v) != 0)
+			return cmd_usage_error(self, "--max-probes: '%s' is not "
+			    "a number from 1 to %d", arg, BENCH_MAX_PROBES_MAX);
+		o->max_probes = v;
+		return NP_EXIT_OK;
 	case OPT_LATENCY_COUNT:
 	case OPT_THROUGHPUT_COUNT:
-	case OPT_MAX_PROBES:
 		if (cmd_parse_int(arg, 1, 100000, &v) != 0)
 			return cmd_usage_error(self, "'%s' is not a positive "
 			    "number", arg);
 		*(ch == OPT_LATENCY_COUNT ? &o->latency_count :
-		    ch == OPT_THROUGHPUT_COUNT ? &o->throughput_count :
-		    &o->max_probes) = v;
+		    &o->throughput_count) = v;
 		return NP_EXIT_OK;
 	case OPT_THROUGHPUT_BYTES:
 		if (cmd_parse_number(arg, 1, 1073741824, &d) != 0 ||
@@ -225,7 +229,8 @@ cmd_bench_exec(const struct cmd_entry *self, int argc, char **argv)
 		log_error("%s: bench needs at least two machines",
 		    o.common.config);
 		r = NP_EXIT_USAGE;
-	} else if (o.teardown == NULL && runner_fd_room(inv, "bench", &o.common) != 0)
+	} else if (o.teardown == NULL && runner_fd_room_for(inv, "bench",
+	    &o.common, BENCH_FDS_PER_HOST(o.max_probes)) != 0)
 		r = NP_EXIT_USAGE;	/* every node's tunnels at once */
 	else
 		r = bench_run(&o, inv);
@@ -264,7 +269,8 @@ const struct cmd_entry cmd_bench_entry = {
 	    "      --converge-wait S    for every node to list every other "
 	    "(60)\n"
 	    "      --probe-timeout S    per probe, on the node (60)\n"
-	    "      --max-probes N       light probes per node at once (2)\n"
+	    "      --max-probes N       light probes per node at once (2, at "
+	    "most 64)\n"
 	    "      --no-punch           skip the holepunch step\n"
 	    "      --serial             everything one at a time, in the "
 	    "upstream order\n"
