@@ -274,7 +274,7 @@ answer_cap(const char *url)
 
 	if (path != NULL && strncmp(path, "/v1/dnt/table", 13) == 0)
 		return NODE_API_TABLE_MAX;
-	if (path != NULL && strncmp(path, "/v1/probe", 9) == 0)
+	if (path != NULL && strncmp(path, "/v1/probe/run", 13) == 0)
 		return NODE_API_PROBE_MAX;
 	return NODE_API_SMALL_MAX;
 }
