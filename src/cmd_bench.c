@@ -67,6 +67,8 @@ bytes_parse(const char *s, void *field)
 #define BENCH_OPT(f) offsetof(struct bench_options, f)
 
 static const struct bounds stop_grace_bounds = { 0, 3600 };
+/* each probe in flight holds BENCH_FDS_PER_CALL descriptors */
+static const struct bounds max_probes_bounds = { 1, BENCH_MAX_PROBES_MAX };
 
 static const struct option_spec bench_specs[] = {
 	{ .name = "output", .letter = 'o', .type = OPTION_STRING,
@@ -119,8 +121,8 @@ static const struct option_spec bench_specs[] = {
 	  .help = "the run's records as Prometheus metrics, written\n"
 	  "atomically at the end (docs/metrics.md)" },
 	{ .name = "max-probes", .type = OPTION_INT, .offset = BENCH_OPT(max_probes),
-	  .arg = "N", .bounds = &bounds_count,
-	  .help = "light probes per node at once (2)" },
+	  .arg = "N", .bounds = &max_probes_bounds,
+	  .help = "light probes per node at once (2, at most 64)" },
 	{ .name = "stop-grace", .type = OPTION_SECONDS,
 	  .offset = BENCH_OPT(stop_grace), .arg = "S", .bounds = &stop_grace_bounds,
 	  .help = "teardown: from TERM to KILL, for the node's\n"
@@ -195,7 +197,8 @@ cmd_bench_exec(const struct cmd_entry *self, int argc, char **argv)
 		log_error("%s: bench needs at least two machines",
 		    inv->path);
 		r = NP_EXIT_USAGE;
-	} else if (o.teardown == NULL && runner_fd_room(inv, "bench", &o.common) != 0)
+	} else if (o.teardown == NULL && runner_fd_room_for(inv, "bench",
+	    &o.common, BENCH_FDS_PER_HOST(o.max_probes)) != 0)
 		r = NP_EXIT_USAGE;	/* every node's tunnels at once */
 	else
 		r = bench_run(&o, inv);

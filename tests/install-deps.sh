@@ -10,7 +10,7 @@
 # (Node.js and npm for the stand-in otela node that bench starts on the
 # lab's hosts, with its pinned npm packages; munge, slurmctld, slurmd and
 # slurm-client for the lab's Slurm cluster, tests/lab/slurm.sh).
-# test: tests/run.sh (cmocka, Chromium for the browser tests, python3 for the tunnel test's server, clang for the clang build and
+# test: tests/run.sh (cmocka, Chromium for the browser tests, python3 for the tunnel test's server and the fake node, strace for the bridge test, clang for the clang build and
 # the fuzzers, bc for tests/perf, Prometheus and node_exporter for the
 # metrics tests).
 # tests/deps/test_build_deps.sh proves the build group is enough to build.
@@ -24,7 +24,7 @@ lab_pkgs="iproute2 openssh-server openssh-client iputils-ping iperf3 procps
   psmisc jq time fping nftables vde2 nodejs npm munge slurmctld slurmd
   slurm-client"
 test_pkgs="libcmocka-dev chromium python3 curl clang libclang-rt-dev bc
-  prometheus prometheus-node-exporter"
+  strace prometheus prometheus-node-exporter"
 
 groups=${*:-build lab test}
 want=""

@@ -68,6 +68,16 @@ enum bench_status {
 #define BENCH_DEFAULT_MAX_PROBES 2
 /* Seconds from TERM to KILL: the real node's cleanup takes about 10. */
 #define BENCH_DEFAULT_STOP_GRACE 15.0
+#define BENCH_MAX_PROBES_MAX 64
+/*
+ * Open files per host while bench runs: its session, and per node API
+ * call in flight (the probes, and a poll or punch) a socket pair, the
+ * bridge's listener and its two ends of libcurl's connection.
+ */
+#define BENCH_FDS_PER_CALL 5
+#define BENCH_FDS_PER_HOST(max_probes) \
+	(1 + BENCH_FDS_PER_CALL * ((size_t)(max_probes) + 1))
+#define BENCH_LOG_TAIL_MAX 4096	/* bytes of a failed node's log kept */
 
 struct bench_options {
 	struct runner_options common;	/* --config --hosts ... */
@@ -99,6 +109,8 @@ struct bench_host {
 	char *peer_id;
 	char *cfg;		/* the rendered cfg.yaml */
 	long pid;		/* of the node; 0 before start */
+	long long pid_start;	/* its start time (/proc/PID/stat field 22,
+				   clock ticks since boot); 0: unknown */
 	int http_port, libp2p_port;
 	enum bench_status status[BENCH_N_PHASES];
 	double phase_s[BENCH_N_PHASES];	/* this host's part of a phase */

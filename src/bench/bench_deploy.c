@@ -158,6 +158,25 @@ upload_done_cb(const struct machine *m, const struct engine_result *res,
 	bench_host_step_done(h);
 }
 
+/*
+ * Shell text before every cache command: d, the cache directory, made
+ * 0700 and checked to be the user's (not a link), and np_sha, a SHA-256
+ * of stdin with sha256sum, shasum -a 256 or openssl, whichever is there.
+ */
+static const char *
+cache_prefix(void)
+{
+	return "umask 077; d=\"$HOME/.cache/netprof\"; mkdir -p \"$d\" && "
+	    "chmod 700 \"$d\" || exit 1; if [ -L \"$d\" ] || [ ! -O \"$d\" ]; "
+	    "then echo \"$d is not a directory of this user\" >&2; exit 1; "
+	    "fi; np_sha() { if command -v sha256sum >/dev/null 2>&1; then "
+	    "sha256sum; elif command -v shasum >/dev/null 2>&1; then shasum "
+	    "-a 256; elif command -v openssl >/dev/null 2>&1; then openssl "
+	    "dgst -sha256 -r; else echo 'no sha256sum, shasum or openssl "
+	    "there: the binary cannot be checked' >&2; echo none; fi | cut "
+	    "-c1-64; }; ";
+}
+
 static void
 present_done_cb(const struct machine *m, const struct engine_result *res,
     void *arg)
@@ -177,13 +196,19 @@ present_done_cb(const struct machine *m, const struct engine_result *res,
 		bench_host_step_done(h);
 		return;
 	}
-	/* temporary name, checksum, then rename: never a half binary */
-	cmd = str_printf("d=\"$HOME/.cache/netprof\" && mkdir -p \"$d\" && "
-	    "t=\"$d/.otela-%s.$$\" && cat >\"$t\" && chmod 755 \"$t\" && "
-	    "if command -v sha256sum >/dev/null 2>&1 && [ \"$(sha256sum <\"$t\" "
-	    "| cut -c1-64)\" != %s ]; then rm -f \"$t\"; echo \"checksum "
-	    "mismatch after upload\" >&2; exit 1; fi && mv -f \"$t\" "
-	    "\"$d/otela-%s\"", bin->sha256, bin->sha256, bin->sha256);
+	/*
+	 * A temp from mktemp (hosts sharing a home never collide), the byte
+	 * count and hash checked, then renamed: never a half binary. Temps
+	 * left by an upload that died an hour ago are removed.
+	 */
+	cmd = str_printf("%sfind \"$d\" -maxdepth 1 -name '.otela-*' -mmin "
+	    "+60 -exec rm -f {} + 2>/dev/null; t=$(mktemp \"$d/.otela-%s."
+	    "XXXXXX\") || exit 1; cat >\"$t\" && if [ \"$(wc -c <\"$t\" | "
+	    "tr -d ' ')\" != %zu ] || [ \"$(np_sha <\"$t\")\" != %s ]; then "
+	    "rm -f \"$t\"; echo \"size or checksum mismatch after upload "
+	    "(cut short?)\" >&2; exit 1; fi && chmod 755 \"$t\" && mv -f "
+	    "\"$t\" \"$d/otela-%s\"", cache_prefix(), bin->sha256, bin->len,
+	    bin->sha256, bin->sha256);
 	r = cmd != NULL ? step(h, cmd, bin->data, bin->len, upload_done_cb) :
 	    NP_ERR_NOMEM;
 	free(cmd);
@@ -207,6 +232,15 @@ uname_done_cb(const struct machine *m, const struct engine_result *res,
 		return;
 	snprintf(arch, sizeof arch, "%.*s", (int)strcspn(res->out, "\r\n"),
 	    res->out);
+	/* it names a local file: a word, not a path */
+	if (arch[0] == '\0' || strspn(arch, "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+	    "abcdefghijklmnopqrstuvwxyz0123456789_-") != strlen(arch) ||
+	    strlen(arch) > 32) {
+		bench_host_step_fail(h, ERROR_CLASS_PARSE, str_printf("%s: uname "
+		    "-m printed no architecture name (letters, digits, _ and "
+		    "-)", h->m->name));
+		return;
+	}
 	file = file_for_machine(arch, buf, sizeof buf);
 	if ((h->deploy_bin = binary_get(h->b, file, &why)) == NULL) {
 		bench_host_step_fail(h, ERROR_CLASS_TOOL_MISSING, str_printf("%s: "
@@ -218,8 +252,13 @@ uname_done_cb(const struct machine *m, const struct engine_result *res,
 	free(h->otela);
 	h->otela = str_printf("\"$HOME\"/.cache/netprof/otela-%s",
 	    h->deploy_bin->sha256);
-	cmd = str_printf("if [ -x %s ]; then echo present; else echo "
-	    "absent; fi", h->otela);
+	/* reused only if it is the user's, the right size and hash */
+	cmd = str_printf("%sf=\"$d/otela-%s\"; if [ -f \"$f\" ] && "
+	    "[ ! -L \"$f\" ] && [ -O \"$f\" ] && [ -x \"$f\" ] && "
+	    "[ \"$(wc -c <\"$f\" | tr -d ' ')\" = %zu ] && "
+	    "[ \"$(np_sha <\"$f\")\" = %s ]; then echo present; else "
+	    "echo absent; fi", cache_prefix(), h->deploy_bin->sha256,
+	    h->deploy_bin->len, h->deploy_bin->sha256);
 	r = cmd != NULL && h->otela != NULL ? step(h, cmd, NULL, 0,
 	    present_done_cb) : NP_ERR_NOMEM;
 	free(cmd);

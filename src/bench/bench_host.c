@@ -13,6 +13,7 @@
 
 #include "bench.h"
 #include "bench_cfg.h"
+#include "bench_dir.h"
 #include "bench_teardown.h"
 #include "engine.h"
 #include "error.h"
@@ -153,6 +154,14 @@ init_done_cb(const struct machine *m, const struct engine_result *res,
 
 	(void)m;
 	h->job = NULL;
+	if (res->error == NP_OK && res->exit_status == BENCH_DIR_REFUSED) {
+		/* not ours: teardown must neither signal nor remove anything */
+		h->touched = 0;
+		bench_host_step_fail(h, ERROR_CLASS_TOOL_FAILED, str_printf(
+		    "%s: %.*s", m->name, (int)strcspn(res->err, "\n"),
+		    res->err));
+		return;
+	}
 	if (!check_job(h, res, "otela init"))
 		bench_host_step_done(h);
 }
@@ -191,17 +200,22 @@ push_done_cb(const struct machine *m, const struct engine_result *res,
 		bench_host_step_done(h);
 }
 
+/* init first creates the directory; every other step checks it. */
 static int
 run_otela(struct bench_host *h, const char *verb, engine_done_cb cb)
 {
 	char *qdir = shell_quote(h->dir), *env = bench_otela_env(h->dir);
+	char *dir = strcmp(verb, "init") == 0 ? bench_dir_create(h->dir) :
+	    bench_dir_guard(h->dir);
 	char *cmd = NULL;
 	int r = NP_ERR_NOMEM;
 
-	if (qdir != NULL && env != NULL && (cmd = str_printf("%s %s %s "
-	    "--config-dir %s", env, h->otela, verb, qdir)) != NULL)
+	if (qdir != NULL && env != NULL && dir != NULL && (cmd =
+	    str_printf("%s%s %s %s --config-dir %s", dir, env, h->otela, verb,
+	    qdir)) != NULL)
 		r = submit(h, cmd, NULL, STEP_TIMEOUT, cb);
 	free(env);
+	free(dir);
 	free(qdir);
 	free(cmd);
 	return r;
@@ -211,13 +225,19 @@ static int
 push_start(struct bench_host *h)
 {
 	char *qdir = shell_quote(h->dir), *cmd = NULL;
+	char *guard = bench_dir_guard(h->dir);
 	int r = NP_ERR_NOMEM;
 
-	/* through the channel's stdin: no temporary file here, no base64 */
-	if (qdir != NULL && (cmd = str_printf("umask 077 && cat >%s/"
-	    "cfg.yaml.tmp && mv -f %s/cfg.yaml.tmp %s/cfg.yaml", qdir, qdir,
-	    qdir)) != NULL)
+	/*
+	 * Through the channel's stdin: no temporary file here, no base64.
+	 * set -C: the temp is created new (O_EXCL), never through a link.
+	 */
+	if (qdir != NULL && guard != NULL && (cmd = str_printf("%srm -f -- "
+	    "%s/cfg.yaml.tmp && set -C && cat >%s/cfg.yaml.tmp && mv -f -- "
+	    "%s/cfg.yaml.tmp %s/cfg.yaml", guard, qdir, qdir, qdir, qdir))
+	    != NULL)
 		r = submit(h, cmd, h->cfg, STEP_TIMEOUT, push_done_cb);
+	free(guard);
 	free(qdir);
 	free(cmd);
 	return r;
@@ -310,15 +330,20 @@ static void
 fail_with_log(struct bench_host *h, enum error_class cls, char *why)
 {
 	char *qdir = shell_quote(h->dir), *cmd = NULL;
+	char *guard = bench_dir_guard(h->dir);
 
 	h->error_class = cls;
 	h->log_tail = why;
-	if (qdir != NULL && (cmd = str_printf("tail -n 20 %s/log 2>&1",
-	    qdir)) != NULL && submit(h, cmd, NULL, 10, tail_done_cb) == 0) {
+	/* bytes first: a log of one endless line is still a short tail */
+	if (qdir != NULL && guard != NULL && (cmd = str_printf("%stail -c "
+	    "%d %s/log 2>&1 | tail -n 20", guard, BENCH_LOG_TAIL_MAX, qdir))
+	    != NULL && submit(h, cmd, NULL, 10, tail_done_cb) == 0) {
+		free(guard);
 		free(qdir);
 		free(cmd);
 		return;
 	}
+	free(guard);
 	free(qdir);
 	free(cmd);
 	h->log_tail = NULL;
@@ -474,17 +499,27 @@ start_done_cb(const struct machine *m, const struct engine_result *res,
 
 	(void)m;
 	h->job = NULL;
+	/*
+	 * The PID (and its start time) come first, before the pid file is
+	 * written: a node whose pid file failed is still known, and stopped.
+	 */
+	if (res->error == NP_OK && bench_pid_parse(res->out, &pid, &end) &&
+	    *end == '\n') {
+		h->pid = pid;
+		h->pid_start = strtoll(end + 1, &end, 10);
+		if (h->pid_start < 0 || (*end != '\n' && *end != '\0'))
+			h->pid_start = 0;
+		log_debug(m->name, "node started, pid %ld (start time %lld)",
+		    pid, h->pid_start);
+		bench_run_json_checkpoint(h->b);
+	}
 	if (check_job(h, res, "otela start"))
 		return;
-	pid = strtol(res->out, &end, 10);
-	if (pid <= 1 || (*end != '\n' && *end != '\0')) {
+	if (h->pid == 0) {
 		bench_host_step_fail(h, ERROR_CLASS_PARSE, str_printf("%s: starting the "
 		    "node printed no PID: '%.80s'", m->name, res->out));
 		return;
 	}
-	h->pid = pid;
-	log_debug(m->name, "node started, pid %ld", pid);
-	bench_run_json_checkpoint(h->b);
 	h->attempts = 0;
 	health_poll(h);
 }
@@ -494,18 +529,25 @@ start_start(struct bench_host *h)
 {
 	char *qdir = shell_quote(h->dir), *env = bench_otela_env(h->dir);
 	char *cmd = NULL;
+	char *guard = bench_dir_guard(h->dir);
 	int r = NP_ERR_NOMEM;
 
 	/*
 	 * Backgrounded with its output in D/log and its PID in D/pid (for
-	 * teardown by PID, and for --teardown after a killed netprof).
+	 * --teardown after a killed netprof). The PID and its start time
+	 * (field 22 of /proc/PID/stat, fixed at fork, kept across exec) are
+	 * printed first. set -C: log and pid are new files, never links; a
+	 * log that exists says a node was started there.
 	 */
-	if (qdir != NULL && env != NULL && (cmd = str_printf("%s nohup %s "
-	    "start --config %s/cfg.yaml --config-dir %s >>%s/log 2>&1 "
-	    "</dev/null & echo $! >%s/pid && echo $!", env, h->otela, qdir,
-	    qdir, qdir, qdir)) != NULL)
+	if (qdir != NULL && env != NULL && guard != NULL && (cmd = str_printf(
+	    "%sset -C; : >%s/log || exit 1; %s nohup %s start --config "
+	    "%s/cfg.yaml --config-dir %s >>%s/log 2>&1 </dev/null & P=$!; "
+	    "echo $P; sed 's/.*) //' /proc/$P/stat 2>/dev/null | cut -d' ' "
+	    "-f20; echo $P >%s/pid", guard, qdir, env, h->otela, qdir, qdir,
+	    qdir, qdir)) != NULL)
 		r = submit(h, cmd, NULL, STEP_TIMEOUT, start_done_cb);
 	free(env);
+	free(guard);
 	free(qdir);
 	free(cmd);
 	return r;
@@ -645,7 +687,7 @@ teardown_done_cb(const struct machine *m, const struct engine_result *res,
 static int
 teardown_start(struct bench_host *h)
 {
-	char *cmd = bench_teardown_command(h->dir, h->pid,
+	char *cmd = bench_teardown_command(h->dir, h->pid, h->pid_start,
 	    h->b->o->stop_grace);
 	int r;
 

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "bench_record.h"
@@ -200,6 +201,10 @@ machine_json(const struct bench *b, const struct bench_host *h)
 		cJSON_AddNumberToObject(o, "pid", (double)h->pid);
 	else
 		cJSON_AddNullToObject(o, "pid");
+	if (h->pid > 0 && h->pid_start > 0)
+		cJSON_AddNumberToObject(o, "pid_start", (double)h->pid_start);
+	else
+		cJSON_AddNullToObject(o, "pid_start");
 	cJSON_AddStringToObject(o, "status", h->failed ? "failed" : "ok");
 	add_string_or_null(o, "failed_phase", h->failed ?
 	    bench_phase_name(h->failed_phase) : NULL);
@@ -374,17 +379,36 @@ bench_run_json_write(const struct bench *b, char **cause)
 	cJSON *root;
 	char *raw = NULL, *text = NULL, *tmp = NULL;
 	FILE *f = NULL;
-	int r = NP_ERR_NOMEM;
+	mode_t mask;
+	int r = NP_ERR_NOMEM, fd;
 
 	*cause = NULL;
 	if ((root = bench_run_json(b)) == NULL ||
 	    (raw = cJSON_Print(root)) == NULL ||
 	    (text = two_space_layout(raw)) == NULL ||
-	    (tmp = str_printf("%s.tmp", b->run_json_path)) == NULL)
+	    (tmp = str_printf("%s.XXXXXX", b->run_json_path)) == NULL)
 		goto out;
 	r = NP_ERR_IO;
-	if ((f = fopen(tmp, "w")) == NULL ||
-	    fputs(text, f) == EOF || fputc('\n', f) == EOF) {
+	/*
+	 * mkstemp: a new file of a name nobody could guess and plant a link
+	 * at; synced before the rename, so run.json is the old one or the
+	 * whole new one, also after a crash.
+	 */
+	mask = umask(0);
+	umask(mask);
+	if ((fd = mkstemp(tmp)) == -1) {
+		*cause = str_printf("%s: %s", tmp, strerror(errno));
+		free(tmp);
+		tmp = NULL;
+		goto out;
+	}
+	if (fchmod(fd, 0644 & ~mask) != 0 || (f = fdopen(fd, "w")) == NULL) {
+		*cause = str_printf("%s: %s", tmp, strerror(errno));
+		close(fd);
+		goto out;
+	}
+	if (fputs(text, f) == EOF || fputc('\n', f) == EOF ||
+	    fflush(f) != 0 || fsync(fileno(f)) != 0) {
 		*cause = str_printf("%s: %s", tmp, strerror(errno));
 		goto out;
 	}

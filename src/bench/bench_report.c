@@ -155,9 +155,11 @@ summary_punch(const struct bench *b, FILE *f)
 			fprintf(f, "    ... (run.json's punch has them all)\n");
 			break;
 		}
-		fprintf(f, "    %s->%s %s%s%s\n", b->hosts[t->src].m->name,
+		fprintf(f, "    %s->%s %s%s", b->hosts[t->src].m->name,
 		    b->hosts[t->dst].m->name, connectedness_word(t),
-		    t->error ? ": " : "", t->error ? t->error : "");
+		    t->error ? ": " : "");
+		log_fputs_safe(t->error ? t->error : "", f);
+		fputc('\n', f);
 	}
 }
 
@@ -211,10 +213,13 @@ bench_report_summary(const struct bench *b, FILE *f)
 	fputc('\n', f);
 	for (i = 0; i < b->n; i++)
 		if (b->hosts[i].failed)
-			fprintf(f, "  %s FAILED at %s: %s\n",
+		{
+			fprintf(f, "  %s FAILED at %s: ",
 			    b->hosts[i].m->name,
-			    bench_phase_name(b->hosts[i].failed_phase),
-			    b->hosts[i].error);
+			    bench_phase_name(b->hosts[i].failed_phase));
+			log_fputs_safe(b->hosts[i].error, f);
+			fputc('\n', f);
+		}
 	for (i = 0; i < b->n; i++)
 		if (!b->hosts[i].failed && b->hosts[i].n_missing > 0 &&
 		    !b->hosts[i].converged)

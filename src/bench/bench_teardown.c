@@ -22,33 +22,84 @@
 #include "shell.h"
 #include "util.h"
 
-char *
-bench_teardown_command(const char *dir, long pid, double grace_s)
+int
+bench_pid_parse(const char *s, long *pid, char **end)
 {
-	char *qdir = shell_quote(dir), *s = NULL, p[24] = "";
+	const char *p = s;
+	long v = 0;
+
+	*pid = 0;
+	if (*p < '1' || *p > '9')
+		return 0;
+	while (*p >= '0' && *p <= '9' && p - s < 10)
+		v = v * 10 + (*p++ - '0');
+	if ((*p >= '0' && *p <= '9') || v > 2147483647L)
+		return 0;
+	*pid = v;
+	if (end != NULL)
+		*end = (char *)p;
+	return 1;
+}
+
+char *
+bench_teardown_command(const char *dir, long pid, long long start,
+    double grace_s)
+{
+	char *qdir = shell_quote(dir), *s = NULL, p[24] = "", st[24] = "";
 
 	if (pid > 0)
 		snprintf(p, sizeof p, "%ld", pid);
+	if (pid > 0 && start > 0)
+		snprintf(st, sizeof st, "%lld", start);
 	if (qdir == NULL)
 		return NULL;
 	/*
-	 * ours: P runs, is not a zombie and (where /proc says) is D's node.
-	 * Checked before every signal and in every wait: on a busy host a
-	 * PID freed by the node may belong to someone else a moment later.
+	 * D is touched only if it is the user's own directory (not a link).
+	 * P is a positive decimal or nothing: "-1" or "0" would signal every
+	 * process the user may. ours: P runs, is not a zombie, one element
+	 * of its argv is exactly D (not a substring: ...-h1 is not ...-h10)
+	 * and it started when the node did (S, when known). Checked before
+	 * every signal and in every wait: on a busy host a PID freed by the
+	 * node may belong to someone else a moment later.
 	 */
 	s = str_printf(
-	    "D=%s; P=%s\n"
-	    "[ -n \"$P\" ] || P=$(cat \"$D/pid\" 2>/dev/null) || P=\n"
+	    "D=%s; P=%s; S=%s; mine=0\n"
+	    "if [ -L \"$D\" ] || { [ -e \"$D\" ] && { [ ! -d \"$D\" ] || "
+	    "[ ! -O \"$D\" ]; }; }; then\n"
+	    "  echo \"$D is not a directory of this user (a link, or made by "
+	    "someone else): left alone\" >&2; exit 1\n"
+	    "fi\n"
+	    "[ -d \"$D\" ] && mine=1\n"
+	    "if [ -z \"$P\" ] && [ $mine = 1 ] && [ -f \"$D/pid\" ] && "
+	    "[ ! -L \"$D/pid\" ]; then\n"
+	    "  P=$(head -c 24 \"$D/pid\" | tr -d '\\n')\n"
+	    "  case $P in\n"
+	    "  [1-9]|[1-9]*[0-9]) case $P in *[!0-9]*|???????????*) P=bad;; esac;;\n"
+	    "  *) P=bad;;\n"
+	    "  esac\n"
+	    "  if [ \"$P\" = bad ]; then echo \"$D/pid holds no PID: the "
+	    "node may still run; $D left in place\" >&2; exit 1; fi\n"
+	    "fi\n"
+	    "if [ -z \"$P\" ] && [ $mine = 1 ] && [ -e \"$D/log\" ]; then\n"
+	    "  echo \"no PID known for the node started in $D: the node may "
+	    "still run; $D left in place\" >&2; exit 1\n"
+	    "fi\n"
 	    "ours() {\n"
 	    "  kill -0 \"$P\" 2>/dev/null || return 1\n"
-	    "  [ -r /proc/\"$P\"/stat ] || return 0\n"
-	    "  [ \"$(sed 's/.*) //' /proc/\"$P\"/stat 2>/dev/null | cut -c1)\" "
-	    "!= Z ] || return 1\n"
-	    "  tr '\\0' ' ' </proc/\"$P\"/cmdline 2>/dev/null | "
-	    "grep -qF -- \"$D\"\n"
+	    "  t=$(sed 's/.*) //' /proc/\"$P\"/stat 2>/dev/null) || return 1\n"
+	    "  [ -n \"$t\" ] && [ \"${t%%%% *}\" != Z ] || return 1\n"
+	    "  tr '\\0' '\\n' </proc/\"$P\"/cmdline 2>/dev/null | "
+	    "grep -qxF -- \"$D\" || return 1\n"
+	    "  [ -z \"$S\" ] || [ \"$(echo \"$t\" | cut -d' ' -f20)\" = "
+	    "\"$S\" ]\n"
 	    "}\n"
 	    "wait_gone() { i=0; while ours && [ $i -lt %d ]; do sleep 0.1; "
 	    "i=$((i+1)); done; }\n"
+	    "if [ -n \"$P\" ] && kill -0 \"$P\" 2>/dev/null && "
+	    "[ ! -r /proc/\"$P\"/stat ]; then\n"
+	    "  echo \"cannot tell whether PID $P is the node of $D (no /proc "
+	    "there): left alone; the node may still run\" >&2; exit 1\n"
+	    "fi\n"
 	    "if [ -n \"$P\" ] && ours; then\n"
 	    "  kill -TERM \"$P\" 2>/dev/null; wait_gone\n"
 	    "  if ours; then kill -KILL \"$P\" 2>/dev/null; wait_gone; fi\n"
@@ -57,8 +108,8 @@ bench_teardown_command(const char *dir, long pid, double grace_s)
 	    "elif [ -n \"$P\" ] && [ -r /proc/\"$P\"/cmdline ]; then\n"
 	    "  echo \"PID $P is not the node of $D (left alone)\" >&2\n"
 	    "fi\n"
-	    "rm -rf -- \"$D\"\n",
-	    qdir, p, (int)(grace_s * 10 + 0.5));
+	    "[ $mine = 0 ] || rm -rf -- \"$D\"\n",
+	    qdir, p, st, (int)(grace_s * 10 + 0.5));
 	free(qdir);
 	return s;
 }
@@ -86,8 +137,8 @@ load_machines(struct bench *b, const cJSON *root, const char *path)
 
 	cJSON_ArrayForEach(m, machines) {
 		const cJSON *name = cJSON_GetObjectItem(m, "name");
-		const cJSON *dir = cJSON_GetObjectItem(m, "dir");
 		const cJSON *pid = cJSON_GetObjectItem(m, "pid");
+		const cJSON *start = cJSON_GetObjectItem(m, "pid_start");
 
 		if (!cJSON_IsString(name))
 			continue;
@@ -99,13 +150,18 @@ load_machines(struct bench *b, const cJSON *root, const char *path)
 			    "node is left alone", path, name->valuestring);
 			continue;
 		}
-		if (cJSON_IsString(dir)) {
-			free(b->hosts[i].dir);
-			if ((b->hosts[i].dir = strdup(dir->valuestring)) == NULL)
-				return NP_ERR_NOMEM;
-		}
-		if (cJSON_IsNumber(pid))
+		/*
+		 * Its "dir" is not read: the directory comes from the run id
+		 * and the host's name, so an edited run.json cannot point
+		 * rm -rf elsewhere. A PID is a positive integer or unknown.
+		 */
+		if (cJSON_IsNumber(pid) && pid->valuedouble >= 1 &&
+		    pid->valuedouble <= 2147483647.0 &&
+		    pid->valuedouble == (double)(long)pid->valuedouble)
 			b->hosts[i].pid = (long)pid->valuedouble;
+		if (b->hosts[i].pid > 0 && cJSON_IsNumber(start) &&
+		    start->valuedouble >= 1 && start->valuedouble < 9e15)
+			b->hosts[i].pid_start = (long long)start->valuedouble;
 		b->hosts[i].touched = 1;
 	}
 	return 0;

@@ -10,13 +10,24 @@
 #include "bench.h"
 
 /*
- * The shell command that stops the node of dir and removes dir: TERM,
- * up to grace_s seconds for the node to end, then KILL. pid <= 0:
- * read dir/pid on the host. The PID is signalled only if its command line
- * names dir, so a recycled PID is never killed. Exit 0 when the node is
- * gone and dir removed; 1 with the reason on stderr otherwise.
+ * The shell command that stops the node of dir and removes dir: TERM, up
+ * to grace_s seconds for the node to end, then KILL. pid <= 0:
+ * read dir/pid on the host (a positive decimal, or the host's teardown
+ * fails saying the node may still run). The PID is signalled only if one
+ * element of its argv is exactly dir and, when start > 0, its start time
+ * (field 22 of /proc/PID/stat) is start, so a recycled PID is never
+ * killed; without /proc it is not signalled at all. dir is touched only if
+ * it is the user's directory, not a link. Exit 0 when the node is gone and
+ * dir removed; 1 with the reason on stderr otherwise.
  */
-char *bench_teardown_command(const char *dir, long pid, double grace_s);
+char *bench_teardown_command(const char *dir, long pid, long long start,
+    double grace_s);
+
+/*
+ * A PID at the start of s: a positive decimal (no sign, no leading zero)
+ * up to 2^31-1. 1 and *pid set (*end after it, if end is not NULL), or 0.
+ */
+int bench_pid_parse(const char *s, long *pid, char **end);
 
 /*
  * For --teardown ARG: ARG is DIR/run.json (or a directory holding one) or

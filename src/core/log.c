@@ -3,6 +3,7 @@
  */
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <time.h>
 
 #include "log.h"
@@ -21,12 +22,40 @@ log_get_level(void)
 	return level;
 }
 
+void
+log_fputs_safe(const char *s, FILE *f)
+{
+	const unsigned char *p = (const unsigned char *)s;
+
+	for (; *p != '\0'; p++)
+		if ((*p < 0x20 && *p != '\n' && *p != '\t') || *p == 0x7f)
+			fprintf(f, "\\x%02x", *p);
+		else
+			fputc(*p, f);
+}
+
+/*
+ * Messages carry remote text (a node's error, a command's stderr): its
+ * control bytes are shown escaped, so no escape sequence from a host
+ * reaches the terminal.
+ */
+static void
+print_safe(FILE *f, const char *fmt, va_list ap)
+{
+	char *text = NULL;
+
+	if (vasprintf(&text, fmt, ap) < 0)
+		return;
+	log_fputs_safe(text, f);
+	free(text);
+}
+
 static void
 emit(const char *prefix, const char *fmt, va_list ap)
 {
 	fputs("netprof: ", stderr);
 	fputs(prefix, stderr);
-	vfprintf(stderr, fmt, ap);
+	print_safe(stderr, fmt, ap);
 	fputc('\n', stderr);
 }
 
@@ -76,7 +105,7 @@ log_debug(const char *host, const char *fmt, ...)
 	fprintf(stderr, "[%5lld.%03ld] %s: ", (long long)ts.tv_sec,
 	    ts.tv_nsec / 1000000, host != NULL ? host : "-");
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	print_safe(stderr, fmt, ap);
 	va_end(ap);
 	fputc('\n', stderr);
 }

@@ -5,6 +5,8 @@
 #ifndef NETPROF_LOG_H
 #define NETPROF_LOG_H
 
+#include <stdio.h>
+
 enum log_level { LOG_QUIET = 0, LOG_NORMAL = 1, LOG_VERBOSE = 2, LOG_TRACE = 3 };
 
 void log_set_level(enum log_level level);
@@ -22,5 +24,8 @@ void log_debug(const char *host, const char *fmt, ...)
 
 /* The plural ending of a count in a message: "s" unless n is 1. */
 #define PLURAL(n) ((n) == 1 ? "" : "s")
+
+/* s on f with its control bytes (but newline and tab) as \xNN. */
+void log_fputs_safe(const char *s, FILE *f);
 
 #endif

@@ -328,8 +328,16 @@ engine_job_output(struct engine_job *j, int stream, const char *buf,
 		return;
 	if (j->on_output != NULL)
 		j->on_output(j->machine, stream, buf, len, j->arg);
-	/* a cut output must not be parsed as whole: the job fails at its end */
-	if (buf_append(stream == 2 ? &j->err : &j->out, buf, len) != 0)
+	/*
+	 * A cut output must not be parsed as whole: the job fails at its end.
+	 * Bounded: a remote command that prints without end costs this
+	 * machine no more than ENGINE_OUTPUT_MAX per stream.
+	 */
+	if (j->output_lost)
+		return;
+	if ((stream == 2 ? j->err.len : j->out.len) + len > ENGINE_OUTPUT_MAX)
+		j->output_lost = 2;
+	else if (buf_append(stream == 2 ? &j->err : &j->out, buf, len) != 0)
 		j->output_lost = 1;
 }
 
@@ -343,7 +351,13 @@ engine_job_finish(struct engine_job *j, int error, int exit_status,
 	if (j->state == JOB_DONE)
 		return;
 	j->state = JOB_DONE;
-	if (j->output_lost && error == 0) {
+	if (j->output_lost == 2 && error == 0) {
+		error = NP_ERR_PROTOCOL;
+		j->error_text = str_printf("%s: the command printed more than "
+		    "%u bytes; the rest was not kept", j->machine->name,
+		    ENGINE_OUTPUT_MAX);
+		fmt = NULL;
+	} else if (j->output_lost && error == 0) {
 		error = NP_ERR_NOMEM;
 		j->error_text = str_printf("%s: the command's output could not "
 		    "all be kept: %s", j->machine->name,

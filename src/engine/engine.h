@@ -22,6 +22,8 @@ struct engine_job;
 
 /* OpenSSH's sshd allows MaxSessions (10) channels per connection. */
 #define ENGINE_DEFAULT_MAX_CHANNELS 8
+/* Output kept of a job, per stream; more fails the job. */
+#define ENGINE_OUTPUT_MAX (80u << 20)
 
 struct engine_result {
 	int error;		/* NP_OK if the command ran to an exit status;

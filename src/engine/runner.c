@@ -126,8 +126,8 @@ fds_open_now(void)
 	return n > 3 ? n - 3 : 0;
 }
 
-size_t
-runner_fd_hosts(unsigned long long *limit)
+static size_t
+fd_hosts(unsigned long long *limit, size_t per_host)
 {
 	struct rlimit rl;
 	size_t used;
@@ -137,17 +137,30 @@ runner_fd_hosts(unsigned long long *limit)
 		return 0;
 	*limit = (unsigned long long)rl.rlim_cur;
 	used = fds_open_now() + RUNNER_FDS_RESERVE;
-	if (rl.rlim_cur <= used + RUNNER_FDS_PER_HOST)
+	if (rl.rlim_cur <= used + per_host)
 		return 1;	/* one at a time: the best there is */
-	return (size_t)((rl.rlim_cur - used) / RUNNER_FDS_PER_HOST);
+	return (size_t)((rl.rlim_cur - used) / per_host);
+}
+
+size_t
+runner_fd_hosts(unsigned long long *limit)
+{
+	return fd_hosts(limit, RUNNER_FDS_PER_HOST);
 }
 
 int
 runner_fd_room(const struct inventory *inv, const char *command,
     struct runner_options *ro)
 {
+	return runner_fd_room_for(inv, command, ro, RUNNER_FDS_PER_HOST);
+}
+
+int
+runner_fd_room_for(const struct inventory *inv, const char *command,
+    struct runner_options *ro, size_t per_host)
+{
 	unsigned long long limit;
-	size_t max = runner_fd_hosts(&limit);
+	size_t max = fd_hosts(&limit, per_host);
 
 	if (max == 0 || inv->n_machines <= max) {
 		ro->all_hosts_at_once = 1;
@@ -159,8 +172,8 @@ runner_fd_room(const struct inventory *inv, const char *command,
 	    "`ulimit -n %llu` (as root for the hard limit, or LimitNOFILE= "
 	    "in a unit), or run on at most %zu hosts with --hosts", command,
 	    inv->n_machines, (unsigned long long)(inv->n_machines *
-	    RUNNER_FDS_PER_HOST + RUNNER_FDS_RESERVE), limit, command,
-	    (unsigned long long)((inv->n_machines * RUNNER_FDS_PER_HOST +
+	    per_host + RUNNER_FDS_RESERVE), limit, command,
+	    (unsigned long long)((inv->n_machines * per_host +
 	    RUNNER_FDS_RESERVE) * 2), max);
 	return NP_ERR_USAGE;
 }

@@ -117,6 +117,9 @@ size_t runner_fd_hosts(unsigned long long *limit);
  */
 int runner_fd_room(const struct inventory *inv, const char *command,
     struct runner_options *ro);
+/* The same with per_host descriptors per host, not RUNNER_FDS_PER_HOST. */
+int runner_fd_room_for(const struct inventory *inv, const char *command,
+    struct runner_options *ro, size_t per_host);
 
 /*
  * A loop, an engine for inv with ro's options (inv must outlive it) and the

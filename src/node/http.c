@@ -55,6 +55,7 @@ struct http_call {
 	char *url;
 	char errbuf[CURL_ERROR_SIZE];
 	struct buf body;	/* the answer */
+	size_t max_body;	/* its cap */
 	int too_big;
 	int retired;		/* finished or cancelled: waits for the pump */
 	uint64_t started_ns;
@@ -317,8 +318,11 @@ call_complete(struct http_call *call, CURLcode code)
 		    &call->status);
 		call->error = NP_OK;
 	} else if (call->too_big) {
-		call_set_error(call, NP_ERR_PROTOCOL, "answer larger than "
-		    "64 MiB", "");
+		char cap[64];
+
+		snprintf(cap, sizeof cap, "answer larger than %zu bytes",
+		    call->max_body);
+		call_set_error(call, NP_ERR_PROTOCOL, cap, "");
 	} else {
 		what = error_kind(code, &call->error);
 		call_set_error(call, call->error, what, call->errbuf[0] ?
@@ -349,7 +353,7 @@ call_write_cb(char *data, size_t size, size_t n, void *arg)
 	struct http_call *call = arg;
 	size_t len = size * n;
 
-	if (call->body.len + len > HTTP_MAX_BODY) {
+	if (call->body.len + len > call->max_body) {
 		call->too_big = 1;
 		return 0;
 	}
@@ -377,17 +381,17 @@ client_bridge_closed_cb(struct http_bridge *b, void *arg)
 
 /*
  * Requests on the caller's socket go through a bridge (http_bridge.h):
- * libcurl connects to the bridge's port instead of the URL's. Such a
- * connection is never kept for reuse: every node answers at
- * 127.0.0.1:PORT, and a kept connection would be one host's tunnel.
+ * libcurl connects to the bridge's Unix socket instead of the URL's host
+ * (which then only names the Host header). Such a connection is never
+ * kept for reuse: a kept connection would be one host's tunnel.
  */
 static int
 call_bridge(struct http_call *call, int fd)
 {
 	struct http_client *c = call->client;
 	struct bridge_ref *ref;
-	char connect_to[64];
-	int port, r;
+	char path[108];
+	int r;
 
 	if ((ref = calloc(1, sizeof *ref)) == NULL) {
 		close(fd);
@@ -395,7 +399,7 @@ call_bridge(struct http_call *call, int fd)
 	}
 	ref->client = c;
 	if ((r = http_bridge_open(c->loop, fd, client_bridge_closed_cb, ref,
-	    &ref->bridge, &port)) != 0) {
+	    &ref->bridge, path, sizeof path)) != 0) {
 		free(ref);
 		return r;
 	}
@@ -406,10 +410,8 @@ call_bridge(struct http_call *call, int fd)
 	c->open_handles++;
 	ref->call = call;
 	call->bridge = ref;
-	snprintf(connect_to, sizeof connect_to, "::127.0.0.1:%d", port);
-	if ((call->connect_to = curl_slist_append(NULL, connect_to)) == NULL)
-		return NP_ERR_NOMEM;
-	curl_easy_setopt(call->easy, CURLOPT_CONNECT_TO, call->connect_to);
+	/* libcurl copies the string */
+	curl_easy_setopt(call->easy, CURLOPT_UNIX_SOCKET_PATH, path);
 	curl_easy_setopt(call->easy, CURLOPT_FRESH_CONNECT, 1L);
 	curl_easy_setopt(call->easy, CURLOPT_FORBID_REUSE, 1L);
 	return 0;
@@ -422,6 +424,8 @@ call_setup(struct http_call *call, const struct http_request *req)
 	char header[256];
 	long timeout_ms = (long)(req->timeout_s * 1000);
 
+	call->max_body = req->max_body > 0 && req->max_body < HTTP_MAX_BODY ?
+	    req->max_body : HTTP_MAX_BODY;
 	curl_easy_setopt(e, CURLOPT_PRIVATE, call);
 	curl_easy_setopt(e, CURLOPT_URL, call->url);
 	curl_easy_setopt(e, CURLOPT_NOSIGNAL, 1L);

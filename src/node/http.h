@@ -37,6 +37,8 @@ struct http_request {
 	size_t body_len;
 	const char *content_type; /* for body; NULL: application/json */
 	double timeout_s;	/* > 0: bounds the whole request */
+	size_t max_body;	/* > 0: a longer answer fails (NP_ERR_PROTOCOL);
+				   0: the client's cap, 64 MiB */
 	int fd;			/* >= 0: a connected stream socket to use
 				   instead of connecting (the URL's host and
 				   port then only name the Host header); owned

@@ -1,14 +1,22 @@
 /*
- * A loopback bridge from libcurl to a caller's socket (see http_bridge.h
- * for why it exists). Bytes are copied both ways as they come; a side that
+ * A bridge from libcurl to a caller's socket (see http_bridge.h for why
+ * it exists), listening on a Unix socket in a directory of its own, mode
+ * 0700, so that no other user of this machine can connect: a TCP port on
+ * 127.0.0.1 would take the first connection from anyone, and hand them
+ * the remote node's API through this user's SSH session. The one
+ * connection accepted must come from this process (SO_PEERCRED); the
+ * socket and its directory are removed as soon as it is accepted. Bytes are copied both ways as they come; a side that
  * cannot keep up stops the other side's reads. The client side (libcurl)
  * decides the end: when it closes, the request is over and the caller's
  * socket is closed too, which is what ends an SSH tunnel. When the
  * caller's side ends first (the server closed), libcurl's side gets EOF
  * and the bridge waits for libcurl to close.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "error.h"
@@ -24,8 +32,10 @@ struct bridge_write {
 };
 
 struct http_bridge {
-	uv_tcp_t listener;
-	uv_tcp_t client;	/* libcurl's connection, once accepted */
+	uv_pipe_t listener;
+	uv_pipe_t client;	/* libcurl's connection, once accepted */
+	char dir[96];		/* the private directory; "" once removed */
+	char path[108];		/* dir/s, the socket */
 	uv_pipe_t peer;		/* the caller's socket */
 	uv_shutdown_t shutdown;
 	int accepted;
@@ -61,12 +71,24 @@ close_handle(struct http_bridge *b, uv_handle_t *h)
 	}
 }
 
+/* Once accepted (or closing) nobody needs the socket's name. */
+static void
+remove_socket(struct http_bridge *b)
+{
+	if (b->dir[0] == '\0')
+		return;
+	unlink(b->path);
+	rmdir(b->dir);
+	b->dir[0] = '\0';
+}
+
 void
 http_bridge_close(struct http_bridge *b)
 {
 	if (b->closing)
 		return;
 	b->closing = 1;
+	remove_socket(b);
 	close_handle(b, (uv_handle_t *)&b->listener);
 	close_handle(b, (uv_handle_t *)&b->peer);
 	if (b->accepted)
@@ -180,14 +202,26 @@ bridge_read_cb(uv_stream_t *s, ssize_t n, const uv_buf_t *buf)
 	http_bridge_close(b);	/* libcurl closed, or an error */
 }
 
+/* The peer of fd is this process (libcurl), as this user. */
+static int
+peer_is_us(int fd)
+{
+	struct ucred cr;
+	socklen_t len = sizeof cr;
+
+	return getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cr, &len) == 0 &&
+	    cr.pid == getpid() && cr.uid == getuid();
+}
+
 static void
 bridge_connection_cb(uv_stream_t *listener, int status)
 {
 	struct http_bridge *b = listener->data;
+	uv_os_fd_t fd;
 
 	if (b->closing || b->accepted)
 		return;
-	if (status < 0 || uv_tcp_init(listener->loop, &b->client) != 0) {
+	if (status < 0 || uv_pipe_init(listener->loop, &b->client, 0) != 0) {
 		http_bridge_close(b);
 		return;
 	}
@@ -198,7 +232,13 @@ bridge_connection_cb(uv_stream_t *listener, int status)
 		http_bridge_close(b);
 		return;
 	}
+	if (uv_fileno((uv_handle_t *)&b->client, &fd) != 0 || !peer_is_us(fd)) {
+		/* not libcurl: only root could reach the directory */
+		http_bridge_close(b);
+		return;
+	}
 	/* one connection only */
+	remove_socket(b);
 	close_handle(b, (uv_handle_t *)&b->listener);
 	b->peer.data = b;
 	uv_read_start((uv_stream_t *)&b->client, bridge_alloc_cb,
@@ -207,26 +247,54 @@ bridge_connection_cb(uv_stream_t *listener, int status)
 	    bridge_read_cb);
 }
 
+/*
+ * The socket's directory: new, 0700, under $XDG_RUNTIME_DIR (the user's
+ * own, where there is one), else $TMPDIR, else /tmp, short enough for a
+ * socket's name.
+ */
 static int
-bridge_listen(struct http_bridge *b, int *port)
+make_dir(struct http_bridge *b)
 {
-	struct sockaddr_in addr;
-	int len = sizeof addr;
+	const char *base[3] = { getenv("XDG_RUNTIME_DIR"), getenv("TMPDIR"),
+	    "/tmp" };
+	struct stat st;
+	size_t i;
+	int n;
 
-	uv_ip4_addr("127.0.0.1", 0, &addr);
-	if (uv_tcp_bind(&b->listener, (const struct sockaddr *)&addr, 0) != 0 ||
+	for (i = 0; i < 3; i++) {
+		if (base[i] == NULL || base[i][0] != '/' ||
+		    stat(base[i], &st) != 0 || !S_ISDIR(st.st_mode))
+			continue;
+		n = snprintf(b->dir, sizeof b->dir, "%s/netprof-XXXXXX",
+		    base[i]);
+		if (n < 0 || (size_t)n >= sizeof b->dir)
+			continue;
+		/* mkdtemp: mode 0700, a name nobody else holds */
+		if (mkdtemp(b->dir) == NULL)
+			continue;
+		snprintf(b->path, sizeof b->path, "%s/s", b->dir);
+		return 0;
+	}
+	b->dir[0] = '\0';
+	return NP_ERR_SYSTEM;
+}
+
+static int
+bridge_listen(struct http_bridge *b, char *path, size_t size)
+{
+	if (make_dir(b) != 0)
+		return NP_ERR_SYSTEM;
+	if (uv_pipe_bind(&b->listener, b->path) != 0 ||
 	    uv_listen((uv_stream_t *)&b->listener, 1,
 	    bridge_connection_cb) != 0 ||
-	    uv_tcp_getsockname(&b->listener, (struct sockaddr *)&addr,
-	    &len) != 0)
+	    (size_t)snprintf(path, size, "%s", b->path) >= size)
 		return NP_ERR_SYSTEM;
-	*port = ntohs(addr.sin_port);
 	return 0;
 }
 
 int
 http_bridge_open(uv_loop_t *loop, int fd, http_bridge_closed_cb closed_cb,
-    void *arg, struct http_bridge **self, int *port)
+    void *arg, struct http_bridge **self, char *path, size_t size)
 {
 	struct http_bridge *b;
 	int r = NP_ERR_SYSTEM;
@@ -238,7 +306,7 @@ http_bridge_open(uv_loop_t *loop, int fd, http_bridge_closed_cb closed_cb,
 	b->closed_cb = closed_cb;
 	b->arg = arg;
 	uv_pipe_init(loop, &b->peer, 0);
-	uv_tcp_init(loop, &b->listener);
+	uv_pipe_init(loop, &b->listener, 0);
 	b->peer.data = b;
 	b->listener.data = b;
 	b->open_handles = 2;
@@ -246,7 +314,7 @@ http_bridge_open(uv_loop_t *loop, int fd, http_bridge_closed_cb closed_cb,
 		close(fd);
 		goto fail;
 	}
-	if ((r = bridge_listen(b, port)) != 0)
+	if ((r = bridge_listen(b, path, size)) != 0)
 		goto fail;
 	b->self = self;
 	if (self != NULL)

@@ -261,12 +261,31 @@ call_http_done_cb(const struct http_response *res, void *arg)
 	}
 }
 
+/*
+ * The longest answer taken from path: health, table and punch answers are
+ * small, a probe's (throughput iterations) larger; a node that sends more
+ * has its call fail, on both paths, before its answer is parsed (cJSON
+ * needs many times a body's size).
+ */
+static size_t
+answer_cap(const char *url)
+{
+	const char *path = strstr(url, "/v1/");
+
+	if (path != NULL && strncmp(path, "/v1/dnt/table", 13) == 0)
+		return NODE_API_TABLE_MAX;
+	if (path != NULL && strncmp(path, "/v1/probe/run", 13) == 0)
+		return NODE_API_PROBE_MAX;
+	return NODE_API_SMALL_MAX;
+}
+
 static int
 call_start_tunnel(struct node_call *c, int fd, const char *body,
     double timeout_s)
 {
 	struct http_request req = {
 		.method = c->method, .url = c->url, .body = body,
+		.max_body = answer_cap(c->url),
 		.body_len = body != NULL ? strlen(body) : 0,
 		.timeout_s = timeout_s, .fd = fd,
 		.on_done = call_http_done_cb, .arg = c,
@@ -285,8 +304,10 @@ curl_command(const struct node_call *c, int has_body, double timeout_s)
 	char *cmd = NULL;
 
 	if (url != NULL && method != NULL)
-		cmd = str_printf("curl -sS --noproxy '*' -m %.3f -X %s%s "
-		    "-o - -w '\\n%%{http_code}' %s", timeout_s, method,
+		/* -q first: no ~/.curlrc of the host's user is read */
+		cmd = str_printf("curl -q -sS --noproxy '*' --max-filesize %zu "
+		    "-m %.3f -X %s%s -o - -w '\\n%%{http_code}' %s",
+		    answer_cap(c->url), timeout_s, method,
 		    has_body ? " -H 'Content-Type: application/json' "
 		    "--data-binary @-" : "", url);
 	free(url);
@@ -306,6 +327,10 @@ curl_exit_error(int status, const char **what)
 	case 28:
 		*what = "timed out";
 		return NP_ERR_TIMEOUT;
+	case 63:
+		*what = "the node's answer was larger than netprof takes from "
+		    "that endpoint";
+		return NP_ERR_PROTOCOL;
 	case 52:
 	case 55:
 	case 56:

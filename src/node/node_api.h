@@ -21,6 +21,11 @@
 #ifndef NETPROF_NODE_API_H
 #define NETPROF_NODE_API_H
 
+/* The longest answer taken, per endpoint (see docs/bench.md). */
+#define NODE_API_SMALL_MAX (64u << 10)	/* health, punch, anything else */
+#define NODE_API_TABLE_MAX (4u << 20)	/* /v1/dnt/table */
+#define NODE_API_PROBE_MAX (16u << 20)	/* /v1/probe/run */
+
 #include <stddef.h>
 #include <uv.h>
 

@@ -123,42 +123,89 @@ looks_like_peer_id(const char *s)
 	    strncmp(s, "Qm", 2) == 0);
 }
 
-static int
-peer_ids_add(char ***ids, size_t *n, size_t *cap, const char *s)
+/*
+ * The PeerIDs found so far: in order, and in an open-addressing hash set
+ * (indexes into ids), so that each is looked up in constant time and a
+ * table of any size is read in time linear in it; a node answering a big
+ * table stalls nothing else on the loop.
+ */
+struct id_set {
+	char **ids;		/* NULL-terminated */
+	size_t n, cap;
+	size_t *slot;		/* index + 1; 0: empty */
+	size_t n_slots;		/* a power of two, > 2 n */
+};
+
+static size_t
+id_hash(const char *s)
 {
-	size_t i;
+	size_t h = 1469598103934665603u;
 
-	for (i = 0; i < *n; i++)
-		if (strcmp((*ids)[i], s) == 0)
-			return 0;
-	if (*n + 1 >= *cap) {
-		size_t ncap = *cap ? *cap * 2 : 8;
-		char **p = realloc(*ids, ncap * sizeof *p);
+	while (*s != '\0')
+		h = (h ^ (unsigned char)*s++) * 1099511628211u;
+	return h;
+}
 
-		if (p == NULL)
-			return NP_ERR_NOMEM;
-		*ids = p;
-		*cap = ncap;
-	}
-	if (((*ids)[*n] = strdup(s)) == NULL)
+static int
+set_grow(struct id_set *set)
+{
+	size_t n = set->n_slots ? set->n_slots * 2 : 64, i, k;
+	size_t *slot = calloc(n, sizeof *slot);
+
+	if (slot == NULL)
 		return NP_ERR_NOMEM;
-	(*ids)[++*n] = NULL;
+	for (i = 0; i < set->n; i++) {
+		for (k = id_hash(set->ids[i]) & (n - 1); slot[k] != 0;
+		    k = (k + 1) & (n - 1))
+			;
+		slot[k] = i + 1;
+	}
+	free(set->slot);
+	set->slot = slot;
+	set->n_slots = n;
 	return 0;
 }
 
 static int
-table_walk(const cJSON *item, char ***ids, size_t *n, size_t *cap)
+peer_ids_add(struct id_set *set, const char *s)
+{
+	size_t k;
+
+	if ((set->n + 1) * 2 >= set->n_slots && set_grow(set) != 0)
+		return NP_ERR_NOMEM;
+	for (k = id_hash(s) & (set->n_slots - 1); set->slot[k] != 0;
+	    k = (k + 1) & (set->n_slots - 1))
+		if (strcmp(set->ids[set->slot[k] - 1], s) == 0)
+			return 0;
+	if (set->n + 1 >= set->cap) {
+		size_t ncap = set->cap ? set->cap * 2 : 8;
+		char **p = realloc(set->ids, ncap * sizeof *p);
+
+		if (p == NULL)
+			return NP_ERR_NOMEM;
+		set->ids = p;
+		set->cap = ncap;
+	}
+	if ((set->ids[set->n] = strdup(s)) == NULL)
+		return NP_ERR_NOMEM;
+	set->slot[k] = set->n + 1;
+	set->ids[++set->n] = NULL;
+	return 0;
+}
+
+static int
+table_walk(const cJSON *item, struct id_set *set)
 {
 	const cJSON *child;
 	int r;
 
 	if (item->string != NULL && looks_like_peer_id(item->string) &&
-	    (r = peer_ids_add(ids, n, cap, item->string)) != 0)
+	    (r = peer_ids_add(set, item->string)) != 0)
 		return r;
 	if (cJSON_IsString(item) && looks_like_peer_id(item->valuestring))
-		return peer_ids_add(ids, n, cap, item->valuestring);
+		return peer_ids_add(set, item->valuestring);
 	cJSON_ArrayForEach(child, item)
-		if ((r = table_walk(child, ids, n, cap)) != 0)
+		if ((r = table_walk(child, set)) != 0)
 			return r;
 	return 0;
 }
@@ -167,8 +214,7 @@ int
 node_parse_table(const char *body, size_t len, char ***peer_ids, size_t *n,
     char **cause)
 {
-	char **ids = NULL;
-	size_t count = 0, cap = 0;
+	struct id_set set = { 0 };
 	cJSON *root;
 	int r = NP_ERR_PARSE;
 
@@ -182,18 +228,19 @@ node_parse_table(const char *body, size_t len, char ***peer_ids, size_t *n,
 		    "object or array", "/v1/dnt/table");
 		goto out;
 	}
-	if ((r = table_walk(root, &ids, &count, &cap)) != 0)
+	if ((r = table_walk(root, &set)) != 0)
 		goto out;
-	if (ids == NULL && (ids = calloc(1, sizeof *ids)) == NULL) {
+	if (set.ids == NULL && (set.ids = calloc(1, sizeof *set.ids)) == NULL) {
 		r = NP_ERR_NOMEM;
 		goto out;
 	}
-	*peer_ids = ids;
-	ids = NULL;	/* transferred */
-	*n = count;
+	*peer_ids = set.ids;
+	set.ids = NULL;	/* transferred */
+	*n = set.n;
 	r = 0;
 out:
-	node_peer_ids_free(ids);
+	node_peer_ids_free(set.ids);
+	free(set.slot);
 	cJSON_Delete(root);
 	return r;
 }

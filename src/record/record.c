@@ -140,7 +140,8 @@ record_writer_open(const char *path, int append, struct record_writer **out,
     char **cause)
 {
 	struct record_writer *w;
-	int flags = O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC;
+	/* O_NOFOLLOW: a link planted at the name is not written through */
+	int flags = O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW;
 	int fd, r;
 
 	*out = NULL;
@@ -160,8 +161,11 @@ record_writer_open(const char *path, int append, struct record_writer **out,
 	else
 		flags |= O_TRUNC;
 	if ((fd = open(path, flags, 0644)) == -1) {
-		*cause = str_printf("%s: %s (check that the directory exists "
-		    "and is writable)", path, strerror(errno));
+		*cause = errno == ELOOP ? str_printf("%s is a symbolic link: "
+		    "netprof does not write through one (remove it, or choose "
+		    "another output)", path) : str_printf("%s: %s (check that "
+		    "the directory exists and is writable)", path,
+		    strerror(errno));
 		free(w);
 		return NP_ERR_IO;
 	}

@@ -83,7 +83,7 @@ assert_eq 2 "$rc" "exit status with only a global option"
 
 usage_line="usage: netprof check --config FILE [--hosts A,B] [--for PURPOSE] [--json] [--accept-new-host-keys]"
 assert_status 2 np check
-assert_eq "netprof check: --config FILE is required
+assert_eq "netprof check: --config FILE or --slurm is required
 $usage_line
 Run 'netprof check --help' for the options." "$OUT"
 assert_status 2 np check --config

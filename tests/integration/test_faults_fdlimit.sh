@@ -55,6 +55,16 @@ assert_contains "$OUT" "the open-file limit is 64"
 assert_contains "$OUT" "ulimit -n"
 [ ! -s "$T/never.jsonl" ] || fail "collect wrote records although it refused"
 
+# --- (3) so does bench, counting what a node API call holds --------------
+# 8 hosts: a session each, and per call in flight a socket pair, the
+# bridge's listener and libcurl's connection, at --max-probes 2: 128 + 20.
+jq '.machines |= .[:8]' "$T/machines.json" >"$T/bench8.json"
+assert_status 2 with_hard_limit 64 "$NETPROF_BIN" bench --config "$T/bench8.json" \
+    --output "$T/bench-never" --run-id fdl1
+assert_contains "$OUT" "bench: 8 hosts need about 148 open files at once"
+assert_status 2 "$NETPROF_BIN" bench --config "$T/bench8.json" --max-probes 65
+assert_contains "$OUT" "--max-probes: '65' is not a number from 1 to 64"
+
 # --- (2) over SSH, on the lab -------------------------------------------
 require_root
 lab_up tfdlim 32

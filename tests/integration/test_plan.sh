@@ -108,7 +108,7 @@ assert_contains "$OUT" "ping: 1 round, 2 probes"
 
 # usage errors
 assert_status 2 "$NETPROF_BIN" plan
-assert_contains "$OUT" "--config FILE is required"
+assert_contains "$OUT" "--config FILE or --slurm is required"
 assert_status 2 "$NETPROF_BIN" collect --config "$inv" --resume --output -
 assert_contains "$OUT" "--resume needs --output FILE"
 assert_status 2 "$NETPROF_BIN" collect --config "$inv" --serial --rounds

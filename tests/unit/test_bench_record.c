@@ -221,7 +221,7 @@ test_run_json_fields(void **state)
 	m = cJSON_GetArrayItem(cJSON_GetObjectItem(j, "machines"), 0);
 	assert_string_equal(keys_of(m), "address dir error error_class "
 	    "failed_phase http_port libp2p_port log_tail name peer_id "
-	    "phase_times phases pid status");
+	    "phase_times phases pid pid_start status");
 	assert_true(cJSON_GetArrayItem(cJSON_GetObjectItem(cJSON_GetObjectItem(
 	    m, "phase_times"), "init"), 0)->valuedouble == 1);
 	assert_true(cJSON_GetArrayItem(cJSON_GetObjectItem(cJSON_GetObjectItem(

@@ -3,7 +3,10 @@
  * that stops on TERM is gone and its directory removed; one that ignores
  * TERM is KILLed after the grace; the PID is read from DIR/pid when none
  * is given; a PID whose command line does not name the directory (a
- * recycled PID) is never signalled.
+ * recycled PID) is never signalled, nor one that names it only as a
+ * substring (...-h1 in ...-h10) or started at another time; a pid file
+ * holding "-1" or "0" signals nothing and keeps the directory; a node
+ * started without a known PID keeps it too; a link is left alone.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -50,11 +53,21 @@ make_dir(void)
 	return strdup(dir);
 }
 
-/* Run the teardown with a grace of grace_s; returns its exit status. */
-static int
-run_teardown_grace(const char *dir, long pid, double grace_s)
+/* rm -rf dir (a test's own directory under /tmp). */
+static void
+rmdir_all(const char *dir)
 {
-	char *cmd = bench_teardown_command(dir, pid, grace_s);
+	char cmd[300];
+
+	snprintf(cmd, sizeof cmd, "rm -rf -- '%s'", dir);
+	assert_int_equal(system(cmd), 0);
+}
+
+/* Run the teardown (grace_s from TERM to KILL); returns its exit status. */
+static int
+run_teardown_full(const char *dir, long pid, long long start, double grace_s)
+{
+	char *cmd = bench_teardown_command(dir, pid, start, grace_s);
 	int st;
 	pid_t c;
 
@@ -72,7 +85,66 @@ run_teardown_grace(const char *dir, long pid, double grace_s)
 static int
 run_teardown(const char *dir, long pid)
 {
-	return run_teardown_grace(dir, pid, 5);
+	return run_teardown_full(dir, pid, 0, 5);
+}
+
+static int
+run_teardown_at(const char *dir, long pid, long long start)
+{
+	return run_teardown_full(dir, pid, start, 5);
+}
+
+/* Run the teardown with a grace of grace_s; returns its exit status. */
+static int
+run_teardown_grace(const char *dir, long pid, double grace_s)
+{
+	return run_teardown_full(dir, pid, 0, grace_s);
+}
+
+/* Field 22 of /proc/PID/stat. */
+static long long
+start_time(pid_t pid)
+{
+	char path[64], buf[1024], *p;
+	long long v = 0;
+	size_t n;
+	FILE *f;
+	int i;
+
+	snprintf(path, sizeof path, "/proc/%ld/stat", (long)pid);
+	assert_non_null(f = fopen(path, "r"));
+	n = fread(buf, 1, sizeof buf - 1, f);
+	fclose(f);
+	buf[n] = '\0';
+	assert_non_null(p = strrchr(buf, ')'));
+	p += 2;
+	for (i = 3; i < 22; i++) {
+		p = strchr(p, ' ');
+		assert_non_null(p);
+		p++;
+	}
+	sscanf(p, "%lld", &v);
+	return v;
+}
+
+static void
+write_file(const char *dir, const char *name, const char *text)
+{
+	char path[256];
+	FILE *f;
+
+	snprintf(path, sizeof path, "%s/%s", dir, name);
+	assert_non_null(f = fopen(path, "w"));
+	fputs(text, f);
+	fclose(f);
+}
+
+static int
+exists(const char *path)
+{
+	struct stat sb;
+
+	return lstat(path, &sb) == 0;
 }
 
 /* The node was signalled: it is a zombie of ours now, or gone. */
@@ -183,6 +255,90 @@ test_grace_covers_cleanup(void **state)
 	free(dir);
 }
 
+static void
+test_bad_pid_file_signals_nothing(void **state)
+{
+	static const char *const bad[] = { "-1\n", "0\n", "-0\n", "01\n",
+	    "1 2\n", "$(id)\n", "99999999999\n", "" };
+	char *dir = make_dir();
+	pid_t node = spawn_node(dir, 0);
+	size_t i;
+
+	for (i = 0; i < sizeof bad / sizeof *bad; i++) {
+		write_file(dir, "pid", bad[i]);
+		/* "-1" would be kill -TERM -1: every process of the user */
+		assert_int_equal(run_teardown(dir, 0), 1);
+		assert_true(exists(dir));
+		assert_false(reaped(node));
+	}
+	kill(node, SIGKILL);
+	waitpid(node, NULL, 0);
+	rmdir_all(dir);
+	free(dir);
+}
+
+static void
+test_substring_of_dir_left_alone(void **state)
+{
+	char *dir = make_dir(), longer[256];
+	pid_t stranger;
+
+	/* another run's node: its dir has ours as a prefix (-h1, -h10) */
+	snprintf(longer, sizeof longer, "%s0", dir);
+	stranger = spawn_node(longer, 0);
+	assert_int_equal(run_teardown(dir, stranger), 0);
+	assert_false(reaped(stranger));
+	assert_int_equal(kill(stranger, 0), 0);
+	assert_false(exists(dir));
+	kill(stranger, SIGKILL);
+	waitpid(stranger, NULL, 0);
+	free(dir);
+}
+
+static void
+test_other_start_time_left_alone(void **state)
+{
+	char *dir = make_dir();
+	pid_t node = spawn_node(dir, 0);
+	long long t = start_time(node);
+
+	/* same PID and argv, another start: a PID recycled into a rerun */
+	assert_int_equal(run_teardown_at(dir, node, t + 1), 0);
+	assert_false(reaped(node));
+	assert_int_equal(kill(node, 0), 0);
+	assert_true(mkdir(dir, 0700) == 0);
+	assert_int_equal(run_teardown_at(dir, node, t), 0);
+	assert_true(reaped(node));
+	free(dir);
+}
+
+static void
+test_started_without_pid_keeps_dir(void **state)
+{
+	char *dir = make_dir();
+
+	write_file(dir, "log", "");
+	assert_int_equal(run_teardown(dir, 0), 1);
+	assert_true(exists(dir));
+	rmdir_all(dir);
+	free(dir);
+}
+
+static void
+test_link_left_alone(void **state)
+{
+	char *target = make_dir(), link[256];
+
+	snprintf(link, sizeof link, "%s-link", target);
+	assert_int_equal(symlink(target, link), 0);
+	assert_int_equal(run_teardown(link, 0), 1);
+	assert_true(exists(link));
+	assert_true(exists(target));
+	unlink(link);
+	rmdir_all(target);
+	free(target);
+}
+
 int
 main(void)
 {
@@ -192,6 +348,11 @@ main(void)
 		cmocka_unit_test(test_pid_read_from_dir),
 		cmocka_unit_test(test_recycled_pid_left_alone),
 		cmocka_unit_test(test_grace_covers_cleanup),
+		cmocka_unit_test(test_bad_pid_file_signals_nothing),
+		cmocka_unit_test(test_substring_of_dir_left_alone),
+		cmocka_unit_test(test_other_start_time_left_alone),
+		cmocka_unit_test(test_started_without_pid_keeps_dir),
+		cmocka_unit_test(test_link_left_alone),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

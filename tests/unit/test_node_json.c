@@ -417,11 +417,43 @@ peer_id_valid_rejects_everything_else(void **state)
 	assert_false(peer_id_valid(NULL));
 }
 
+/*
+ * A big table (the size that took seconds with a linear search per ID):
+ * every PeerID once, however often and wherever it is listed, in order.
+ */
+static void
+table_of_thousands_deduplicated(void **state)
+{
+	enum { N = 5000 };
+	size_t cap = (size_t)N * 140 + 32, len = 0, n = 0, k;
+	char *body = malloc(cap), **ids = NULL, *cause = NULL, id[64];
+
+	(void)state;
+	assert_non_null(body);
+	len += (size_t)snprintf(body + len, cap - len, "{\"peers\":[");
+	for (k = 0; k < N; k++)
+		len += (size_t)snprintf(body + len, cap - len, "%s{\"peer\":"
+		    "\"12D3KooW%044zu\",\"via\":\"12D3KooW%044zu\"}",
+		    k ? "," : "", k, k / 2);
+	len += (size_t)snprintf(body + len, cap - len, "]}");
+	assert_int_equal(node_parse_table(body, len, &ids, &n, &cause), 0);
+	assert_null(cause);
+	assert_int_equal(n, N);
+	for (k = 0; k < N; k++) {
+		snprintf(id, sizeof id, "12D3KooW%044zu", k);
+		assert_string_equal(ids[k], id);
+	}
+	assert_null(ids[N]);
+	node_peer_ids_free(ids);
+	free(body);
+}
+
 int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(table_lists_self_and_every_peer_once),
+		cmocka_unit_test(table_of_thousands_deduplicated),
 		cmocka_unit_test(table_keeps_a_disconnected_peer),
 		cmocka_unit_test(table_finds_peer_ids_at_any_depth_and_in_arrays),
 		cmocka_unit_test(table_that_is_not_json_is_a_parse_error),

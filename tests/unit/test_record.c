@@ -342,12 +342,42 @@ resume_refuses_a_file_that_is_not_jsonl(void **state)
 	}
 }
 
+/* A link planted at the output's name is not written through. */
+static void
+symlinked_output_refused(void **state)
+{
+	struct record_writer *w = NULL;
+	char target[4200], *cause = NULL;
+	FILE *f;
+
+	(void)state;
+	snprintf(target, sizeof target, "%s.target", path);
+	assert_non_null(f = fopen(target, "w"));
+	fputs("the user's file\n", f);
+	fclose(f);
+	assert_int_equal(symlink(target, path), 0);
+	assert_int_equal(record_writer_open(path, 0, &w, &cause), NP_ERR_IO);
+	assert_null(w);
+	assert_non_null(strstr(cause, "is a symbolic link"));
+	free(cause);
+	assert_int_equal(record_writer_open(path, 1, &w, &cause), NP_ERR_IO);
+	free(cause);
+	assert_non_null(f = fopen(target, "r"));
+	assert_non_null(fgets(target, sizeof target, f));
+	fclose(f);
+	assert_string_equal(target, "the user's file\n");
+	snprintf(target, sizeof target, "%s.target", path);
+	unlink(target);
+}
+
 int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(
 		    record_has_upstream_and_added_fields, setup, teardown),
+		cmocka_unit_test_setup_teardown(symlinked_output_refused,
+		    setup, teardown),
 		cmocka_unit_test_setup_teardown(ok_record_has_null_error,
 		    setup, teardown),
 		cmocka_unit_test_setup_teardown(

@@ -1,0 +1,43 @@
+/*
+ * The host's bench directory, made and checked by shell text put before
+ * each remote step (see bench_dir.h for why). /tmp is sticky, so once the
+ * directory is the user's, 0700, nobody else can rename it or put a link
+ * inside; the checks before each step catch a directory that was swapped
+ * anyway (by root, or before the sticky bit mattered).
+ */
+#include <stdlib.h>
+
+#include "bench_dir.h"
+#include "shell.h"
+#include "util.h"
+
+char *
+bench_dir_create(const char *dir)
+{
+	char *q = shell_quote(dir), *s;
+
+	if (q == NULL)
+		return NULL;
+	s = str_printf("umask 077; if [ -e %s ] || [ -L %s ]; then echo "
+	    "%s' exists already (someone else made it, or a run of this id "
+	    "left it): refusing to use it; choose another --run-id, or if it "
+	    "is yours, remove it (bench --teardown RUN_ID)' >&2; exit %d; fi; "
+	    "mkdir -m 700 -- %s || exit 1; ", q, q, q, BENCH_DIR_REFUSED, q);
+	free(q);
+	return s;
+}
+
+char *
+bench_dir_guard(const char *dir)
+{
+	char *q = shell_quote(dir), *s;
+
+	if (q == NULL)
+		return NULL;
+	s = str_printf("umask 077; if [ -L %s ] || [ ! -d %s ] || [ ! -O %s ]"
+	    "; then echo %s' is not a directory of this user (a link, or "
+	    "made by someone else): left alone' >&2; exit %d; fi; ", q, q, q,
+	    q, BENCH_DIR_REFUSED);
+	free(q);
+	return s;
+}

@@ -1,0 +1,61 @@
+#!/usr/bin/env bash
+# Bounded node answers: a fake node (tests/integration/fake_node.py) on a
+# lab host, reached through the SSH tunnel, and on loopback, reached with
+# curl (the local transport). A 390 KB table is taken; a table just under
+# 64 MiB and a 1 MiB health answer are refused before they are parsed (the
+# caps of docs/bench.md: 64 KiB health, 4 MiB table), on both paths. And
+# the tunnel path listens on no TCP port of this machine: its bridge is a
+# Unix socket in a new 0700 directory (traced with strace).
+. "$(dirname "$0")/lib.sh"
+require_root
+require_cmd python3 curl strace
+[ -x "${NODE_API_DRIVER:-}" ] || skip "NODE_API_DRIVER is not set (run through ctest)"
+lab_up tnans 1
+fake=$NETPROF_SRC/tests/integration/fake_node.py
+# port, health bytes, table ids: 390 KB table; 63.9 MiB table, 1 MiB health
+lab run h1 -- sh -c "nohup python3 '$fake' 19690 10 2500 >/dev/null 2>&1 &"
+lab run h1 -- sh -c "nohup python3 '$fake' 19691 1048576 415000 >/dev/null 2>&1 &"
+python3 "$fake" 29690 10 2500 >/dev/null 2>&1 &
+at_exit "kill $! 2>/dev/null"
+python3 "$fake" 29691 1048576 415000 >/dev/null 2>&1 &
+at_exit "kill $! 2>/dev/null"
+for (( i = 0; i < 600; i++ )); do
+	lab run h1 -- curl -sf -o /dev/null http://127.0.0.1:19691/v1/health &&
+	    curl -sf -o /dev/null http://127.0.0.1:29691/v1/health && break
+	sleep 0.1
+done
+cat >"$NETPROF_TEST_TMP/local.json" <<'JSON'
+{"transport": "local", "machines": [{"name": "here", "address": "127.0.0.1"}]}
+JSON
+
+drive() {	# drive INVENTORY HOST PORT PATH
+	assert_status 0 "$NODE_API_DRIVER" --config "$1" --host "$2" --port "$3" \
+	    --path "$4" --timeout 30
+}
+for via in "$LAB_INVENTORY h1 19690 19691" "$NETPROF_TEST_TMP/local.json here 29690 29691"; do
+	set -- $via
+	drive "$1" "$2" "$3" /v1/dnt/table
+	assert_contains "$OUT" "call 0: host=$2 error=0 status=200" "$2: a 390 KB table is taken"
+	assert_eq 1 "$(grep -c 'call 0: body: {"peers":\[{"peer":"12D3KooW' <<<"$OUT")" "$2: the table's body"
+	drive "$1" "$2" "$4" /v1/dnt/table
+	assert_contains "$OUT" "call 0: host=$2 error=-18 " "$2: a 64 MiB table refused"
+	assert_contains "$OUT" "larger than" "$2: saying why"
+	drive "$1" "$2" "$4" /v1/health
+	assert_contains "$OUT" "call 0: host=$2 error=-18 " "$2: a 1 MiB health answer refused"
+done
+
+# --- the bridge: no TCP listener, a Unix socket in a 0700 directory ------
+trace=$NETPROF_TEST_TMP/trace
+assert_status 0 strace -f -qq -e trace=bind,mkdir -o "$trace" \
+    "$NODE_API_DRIVER" --config "$LAB_INVENTORY" --host h1 --port 19690 \
+    --path /v1/health --calls 3 --timeout 30
+assert_contains "$OUT" "call 2: host=h1 error=0 status=200 via_tunnel=1"
+assert_eq "" "$(grep -E 'bind\(.*sa_family=AF_INET' "$trace" || true)" \
+    "no TCP (or UDP) socket bound on this machine"
+assert_eq 3 "$(grep -cE 'bind\(.*sa_family=AF_UNIX, sun_path="[^"]*/netprof-[A-Za-z0-9]{6}/s"' "$trace")" \
+    "one Unix socket per call"
+assert_eq 3 "$(grep -cE 'mkdir\("[^"]*/netprof-[A-Za-z0-9]{6}", 0700\) = 0' "$trace")" \
+    "each in a new 0700 directory"
+assert_eq "" "$(ls -d "${TMPDIR:-/tmp}"/netprof-?????? 2>/dev/null | while read -r d; do
+	grep -qF "\"$d\"" "$trace" && echo "$d"; done)" "the directories removed"
+test_pass
