@@ -101,9 +101,11 @@ s1=$(query 'netprof_sweep_number' "$t1")
 [ "$s1" -ge $clean ] || fail "sweep at the instant after: $s1, expected >= $clean"
 
 # jsonl SWEEP SOURCE TARGET: the pair's p50 in seconds from the JSONL
+jq -r --argjson a "$s0" --argjson b "$s1" \
+    'select((.sweep == $a or .sweep == $b) and .kind == "ping" and .ok) | "\(.sweep) \(.source) \(.target) \(.metrics.p50 / 1000)"' \
+    sweeps.jsonl >jsonl.txt
 jsonl() {
-	jq -r --argjson s "$1" --arg a "$2" --arg b "$3" \
-	    'select(.sweep == $s and .kind == "ping" and .source == $a and .target == $b and .ok) | .metrics.p50 / 1000' sweeps.jsonl
+	awk -v s="$1" -v a="$2" -v b="$3" '$1 == s && $2 == a && $3 == b { print $4 }' jsonl.txt
 }
 site() { case $1 in h1 | h2) echo a ;; *) echo b ;; esac; }
 
