@@ -537,3 +537,49 @@ out:
 	free(tmp);
 	return rc;
 }
+
+int
+metrics_openmetrics(const char *text, size_t len, char **out,
+    size_t *out_len)
+{
+	static const char eof[] = "# EOF\n", total[] = "_total";
+	const size_t tl = sizeof total - 1;
+	const char *p = text, *end = text + len, *nl, *name, *sp;
+	char *o;
+	size_t n = 0;
+
+	*out = NULL;
+	*out_len = 0;
+	o = malloc(len + sizeof eof + 1);	/* it only gets shorter */
+	if (o == NULL)
+		return NP_ERR_NOMEM;
+	while (p < end) {
+		nl = memchr(p, '\n', (size_t)(end - p));
+		nl = nl != NULL ? nl + 1 : end;
+		/* "# HELP name ..." or "# TYPE name ...": name_total -> name */
+		if (nl - p > 7 && (memcmp(p, "# HELP ", 7) == 0 ||
+		    memcmp(p, "# TYPE ", 7) == 0)) {
+			name = p + 7;
+			sp = memchr(name, ' ', (size_t)(nl - name));
+			if (sp != NULL && (size_t)(sp - name) > tl &&
+			    memcmp(sp - tl, total, tl) == 0) {
+				memcpy(o + n, p, (size_t)(sp - tl - p));
+				n += (size_t)(sp - tl - p);
+				memcpy(o + n, sp, (size_t)(nl - sp));
+				n += (size_t)(nl - sp);
+				p = nl;
+				continue;
+			}
+		}
+		memcpy(o + n, p, (size_t)(nl - p));
+		n += (size_t)(nl - p);
+		p = nl;
+	}
+	if (n > 0 && o[n - 1] != '\n')
+		o[n++] = '\n';
+	memcpy(o + n, eof, sizeof eof);
+	n += sizeof eof - 1;
+	*out = o;
+	*out_len = n;
+	return 0;
+}

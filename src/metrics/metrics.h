@@ -3,9 +3,10 @@
  * 0.0.4, which Prometheus, node_exporter's textfile collector and
  * `promtool check metrics` read) of the latest record of every pair and
  * kind, collect's and bench's alike, with per host reachability, the
- * sweep's number, time and duration, and netprof's build info. Names
- * follow Prometheus' rules: base units (seconds, bytes), `_ratio` for
- * fractions, `_total` only for counters. docs/metrics.md lists them.
+ * sweep's number, time and duration, and netprof's build info (and the
+ * same in OpenMetrics, metrics_openmetrics(), for a scraper that asks).
+ * Names follow Prometheus' rules: base units (seconds, bytes), `_ratio`
+ * for fractions, `_total` only for counters. docs/metrics.md lists them.
  */
 #ifndef NETPROF_METRICS_H
 #define NETPROF_METRICS_H
@@ -66,5 +67,14 @@ int metrics_write_from_records(const char *records, const char *path,
  */
 int metrics_write_file(const char *path, const char *text, size_t len,
     char **cause);
+
+/*
+ * The same exposition in the OpenMetrics text format (1.0.0), for a
+ * scraper that asks for it: a counter's family is named without its
+ * `_total` (its sample keeps it) and the text ends in `# EOF`. *out is
+ * NUL-terminated, *out_len its length; NP_ERR_NOMEM.
+ */
+int metrics_openmetrics(const char *text, size_t len, char **out,
+    size_t *out_len);
 
 #endif

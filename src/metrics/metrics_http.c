@@ -18,18 +18,22 @@
 
 #include "error.h"
 #include "log.h"
+#include "metrics.h"
 #include "metrics_http.h"
 #include "util.h"
 
 #define CONTENT_TYPE "text/plain; version=0.0.4; charset=utf-8"
+#define OPENMETRICS_TYPE "application/openmetrics-text; version=1.0.0; charset=utf-8"
 
 struct metrics_http {
 	struct MHD_Daemon *daemon;
 	uv_poll_t poll;
 	uv_timer_t timer;
 	int handles;		/* open: freed when the last is closed */
-	char *text;
+	char *text;		/* the text format */
 	size_t len;
+	char *om;		/* the same in OpenMetrics */
+	size_t om_len;
 	int port;
 	void (*closed_cb)(void *);
 	void *closed_arg;
@@ -101,7 +105,7 @@ bad:
 
 static enum MHD_Result
 answer(struct MHD_Connection *conn, unsigned int status, const char *body,
-    size_t len, int copy)
+    size_t len, int copy, int om)
 {
 	struct MHD_Response *resp;
 	enum MHD_Result r;
@@ -110,10 +114,11 @@ answer(struct MHD_Connection *conn, unsigned int status, const char *body,
 	    MHD_RESPMEM_MUST_COPY : MHD_RESPMEM_PERSISTENT);
 	if (resp == NULL)
 		return MHD_NO;
-	if (status == MHD_HTTP_OK)
+	if (status == MHD_HTTP_OK) {
 		MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE,
-		    CONTENT_TYPE);
-	else if (status == MHD_HTTP_METHOD_NOT_ALLOWED)
+		    om ? OPENMETRICS_TYPE : CONTENT_TYPE);
+		MHD_add_response_header(resp, MHD_HTTP_HEADER_VARY, "Accept");
+	} else if (status == MHD_HTTP_METHOD_NOT_ALLOWED)
 		MHD_add_response_header(resp, MHD_HTTP_HEADER_ALLOW,
 		    "GET, HEAD");
 	r = MHD_queue_response(conn, status, resp);
@@ -129,16 +134,23 @@ request_cb(void *arg, struct MHD_Connection *conn, const char *url,
 	static const char not_found[] = "only /metrics is here\n";
 	static const char not_allowed[] = "GET /metrics\n";
 	struct metrics_http *mh = arg;
+	const char *accept;
 
 	if (strcmp(method, MHD_HTTP_METHOD_GET) != 0 &&
 	    strcmp(method, MHD_HTTP_METHOD_HEAD) != 0)
 		return answer(conn, MHD_HTTP_METHOD_NOT_ALLOWED, not_allowed,
-		    sizeof not_allowed - 1, 0);
+		    sizeof not_allowed - 1, 0, 0);
 	if (strcmp(url, "/metrics") != 0)
 		return answer(conn, MHD_HTTP_NOT_FOUND, not_found,
-		    sizeof not_found - 1, 0);
+		    sizeof not_found - 1, 0, 0);
+	/* OpenMetrics when the scraper names it (Prometheus does, first) */
+	accept = MHD_lookup_connection_value(conn, MHD_HEADER_KIND,
+	    MHD_HTTP_HEADER_ACCEPT);
+	if (accept != NULL && mh->om != NULL &&
+	    strstr(accept, "application/openmetrics-text") != NULL)
+		return answer(conn, MHD_HTTP_OK, mh->om, mh->om_len, 1, 1);
 	return answer(conn, MHD_HTTP_OK, mh->text != NULL ? mh->text : "",
-	    mh->len, 1);
+	    mh->len, 1, 0);
 }
 
 static void daemon_run(struct metrics_http *mh);
@@ -252,15 +264,21 @@ metrics_http_start(uv_loop_t *loop, const struct sockaddr_storage *addr,
 int
 metrics_http_set(struct metrics_http *mh, const char *text, size_t len)
 {
-	char *copy = malloc(len + 1);
+	char *copy = malloc(len + 1), *om;
+	size_t om_len;
 
-	if (copy == NULL)
+	if (copy == NULL || metrics_openmetrics(text, len, &om, &om_len) != 0) {
+		free(copy);
 		return NP_ERR_NOMEM;
+	}
 	memcpy(copy, text, len);
 	copy[len] = '\0';
 	free(mh->text);
+	free(mh->om);
 	mh->text = copy;
 	mh->len = len;
+	mh->om = om;
+	mh->om_len = om_len;
 	return 0;
 }
 
@@ -280,6 +298,7 @@ handle_closed_cb(uv_handle_t *h)
 	if (mh->closed_cb != NULL)
 		mh->closed_cb(mh->closed_arg);
 	free(mh->text);
+	free(mh->om);
 	free(mh);
 }
 

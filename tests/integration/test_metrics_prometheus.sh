@@ -43,6 +43,16 @@ wait_for 20 listening || fail "no listener: $(cat netprof.log)"
 np_port=$(sed -n 's|.*metrics on http://127.0.0.1:\([0-9]*\)/metrics.*|\1|p' netprof.log)
 curl -sf "http://127.0.0.1:$np_port/metrics" >first.prom || fail "GET /metrics failed"
 assert_file_contains first.prom 'netprof_build_info{version='
+# OpenMetrics for a scraper that asks as Prometheus does (which makes
+# every scrape below an OpenMetrics one, read by Prometheus' strict parser)
+om_accept='application/openmetrics-text;version=1.0.0,application/openmetrics-text;version=0.0.1;q=0.75,text/plain;version=0.0.4;q=0.5,*/*;q=0.1'
+assert_eq 'application/openmetrics-text; version=1.0.0; charset=utf-8' \
+    "$(curl -sf -H "Accept: $om_accept" -o first.om -w '%{content_type}' "http://127.0.0.1:$np_port/metrics")"
+assert_eq '# EOF' "$(tail -n 1 first.om)" "OpenMetrics ends in # EOF"
+assert_file_contains first.om 'netprof_build_info{version='
+assert_eq 'text/plain; version=0.0.4; charset=utf-8' \
+    "$(curl -sf -o /dev/null -w '%{content_type}' "http://127.0.0.1:$np_port/metrics")"
+assert_ne '# EOF' "$(tail -n 1 first.prom)" "the text format has no # EOF"
 assert_eq 404 "$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$np_port/other")"
 assert_eq 405 "$(curl -s -o /dev/null -w '%{http_code}' -X POST "http://127.0.0.1:$np_port/metrics")"
 

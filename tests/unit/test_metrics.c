@@ -3,7 +3,8 @@
  * loopback rule, the exposition of a sweep's record lines (base units, a
  * failed pair, escaped labels), and the listener on the loop answering a
  * real HTTP client on loopback: 200 with the text, 404, 405, and a
- * request larger than its memory bound refused.
+ * request larger than its memory bound refused; OpenMetrics (counter
+ * families without `_total`, `# EOF`) for a scraper that asks for it.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -243,6 +244,64 @@ test_listener_answers_metrics(void **state)
 	assert_non_null(strstr(x.answer, "\r\n\r\nnetprof_build_info{version=\"t\"} 1\n"));
 }
 
+static const char counters[] =
+    "# HELP netprof_sweeps_total Sweeps completed\n"
+    "# TYPE netprof_sweeps_total counter\n"
+    "netprof_sweeps_total 3\n"
+    "# HELP netprof_sweep_number Number of the sweep\n"
+    "# TYPE netprof_sweep_number gauge\n"
+    "netprof_sweep_number 3\n";
+
+static void
+test_openmetrics(void **state)
+{
+	char *om;
+	size_t n;
+
+	assert_int_equal(0, metrics_openmetrics(counters, strlen(counters),
+	    &om, &n));
+	assert_int_equal(strlen(om), n);
+	assert_string_equal(
+	    "# HELP netprof_sweeps Sweeps completed\n"
+	    "# TYPE netprof_sweeps counter\n"
+	    "netprof_sweeps_total 3\n"
+	    "# HELP netprof_sweep_number Number of the sweep\n"
+	    "# TYPE netprof_sweep_number gauge\n"
+	    "netprof_sweep_number 3\n"
+	    "# EOF\n", om);
+	free(om);
+	/* nothing yet, or a last line without its newline */
+	assert_int_equal(0, metrics_openmetrics("", 0, &om, &n));
+	assert_string_equal("# EOF\n", om);
+	free(om);
+	assert_int_equal(0, metrics_openmetrics("x 1", 3, &om, &n));
+	assert_string_equal("x 1\n# EOF\n", om);
+	free(om);
+}
+
+static void
+test_listener_openmetrics_when_asked(void **state)
+{
+	struct exchange x = { .request = "GET /metrics HTTP/1.0\r\n"
+	    "Accept: application/openmetrics-text;version=1.0.0,"
+	    "text/plain;version=0.0.4;q=0.5\r\n\r\n" };
+
+	x.request_len = strlen(x.request);
+	exchange(&x, counters);
+	assert_non_null(strstr(x.answer,
+	    "application/openmetrics-text; version=1.0.0"));
+	assert_non_null(strstr(x.answer, "# TYPE netprof_sweeps counter\n"));
+	assert_non_null(strstr(x.answer, "netprof_sweep_number 3\n# EOF\n"));
+	/* without the header: the text format, no # EOF */
+	memset(&x, 0, sizeof x);
+	x.request = "GET /metrics HTTP/1.0\r\nAccept: */*\r\n\r\n";
+	x.request_len = strlen(x.request);
+	exchange(&x, counters);
+	assert_non_null(strstr(x.answer, "text/plain; version=0.0.4"));
+	assert_non_null(strstr(x.answer, "# TYPE netprof_sweeps_total counter"));
+	assert_null(strstr(x.answer, "# EOF"));
+}
+
 static void
 test_listener_other_paths_and_methods(void **state)
 {
@@ -288,6 +347,8 @@ main(void)
 		cmocka_unit_test(test_set_exposition),
 		cmocka_unit_test(test_from_records_file),
 		cmocka_unit_test(test_listener_answers_metrics),
+		cmocka_unit_test(test_openmetrics),
+		cmocka_unit_test(test_listener_openmetrics_when_asked),
 		cmocka_unit_test(test_listener_other_paths_and_methods),
 		cmocka_unit_test(test_listener_bounds_request_size),
 	};
