@@ -48,13 +48,22 @@ status=0
 echo "== tests: -Werror build (all tests)"
 (cd "$build/main" && ctest -j "$test_jobs" --output-on-failure "$@") 2>&1 | tee "$build/main.log"
 [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
-# Two lab tests are left out of the sanitized pass: what they prove is
-# about processes and time on the hosts (iperf3 servers ending by
-# themselves after a SIGKILL, 16 connect timeouts that must not add up),
-# their C paths are the ones test_collect*, test_check and
-# test_faults_fdlimit run under the sanitizers, and together they would
-# add two minutes of waiting to CI.
-asan_skip='test_collect_sigkill|test_faults_blackhole'
+# Lab tests left out of the sanitized pass: what they prove is about
+# processes and time on the hosts, and their C paths are ones other tests
+# run under the sanitizers:
+# - test_collect_sigkill, test_faults_blackhole: iperf3 servers ending by
+#   themselves after a SIGKILL, 16 connect timeouts that must not add up
+#   (test_collect*, test_check and test_faults_fdlimit run their paths);
+# - test_wan_*, test_metrics_wan: fidelity on the WAN lab, i.e. the
+#   emulator's timing (collect's and bench's paths run in test_collect*,
+#   test_bench*, the listener's in test_metrics_prometheus);
+# - test_slurm: Slurm's daemons (the spawn transport runs in
+#   test_collect_local and test_exec);
+# - test_node_api_caps: answers of up to 64 MiB made by a fake node (the
+#   caps' code runs in unit.test_node_json, unit.test_http and
+#   test_node_api).
+# Together they would add many minutes of waiting to CI.
+asan_skip='test_collect_sigkill|test_faults_blackhole|test_wan_|test_metrics_wan|test_slurm|test_node_api_caps'
 echo "== tests: ASan+UBSan build (unit, integration and fuzz corpus tests; not $asan_skip)"
 (cd "$build/asan" && ctest -j "$test_jobs" --output-on-failure -L 'unit|integration|fuzz' \
     -E "$asan_skip" "$@") 2>&1 |
