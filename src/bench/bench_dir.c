@@ -5,6 +5,13 @@
  * inside; the checks before each step catch a directory that was swapped
  * anyway (by root, or before the sticky bit mattered).
  */
+/*
+ * bench_dir_create, bench_dir_guard and bench_plan.c's bench_otela_env
+ * share a shape (quote the directory, format the shell text, free the
+ * quoted copy) but not their text: a helper taking the format would still
+ * need the quoted word once per %s, and would hide what each is about, its
+ * shell text.
+ */
 #include <stdlib.h>
 
 #include "bench_dir.h"

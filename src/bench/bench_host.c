@@ -840,5 +840,5 @@ bench_peer_id_from_output(const char *out, char **id)
 		return NP_ERR_PARSE;
 	if ((*id = strndup(line, n > 120 ? 120 : n)) == NULL)
 		return NP_ERR_NOMEM;
-	return peer_id_valid(*id) ? 0 : NP_ERR_PARSE;
+	return node_json_peer_id_valid(*id) ? 0 : NP_ERR_PARSE;
 }

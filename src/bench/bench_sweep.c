@@ -136,7 +136,7 @@ write_sweep_record(struct bench *b, struct bench_task *t)
 static void
 write_baseline_record(struct bench *b, struct bench_task *t)
 {
-	struct record rec = {
+	struct record_out rec = {
 		.kind = RECORD_KIND_PING,
 		.source = src_of(t)->m->name,
 		.target = dst_of(t)->m->name,

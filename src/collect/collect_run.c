@@ -253,7 +253,7 @@ task_write(struct collector *c, struct task *t)
 	const struct machine *src = machine_at(c, t->pair.source);
 	const struct machine *dst = machine_at(c, t->pair.target);
 	char *line, *server_line;
-	struct record rec = {
+	struct record_out rec = {
 		.kind = probe_kind_name(t->kind),
 		.source = src->name,
 		.target = dst->name,

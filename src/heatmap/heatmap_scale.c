@@ -2,8 +2,8 @@
  * What a metric means on the heatmap: its unit, whether lower or higher is
  * better (latency kinds: lower; throughput: higher), the upstream default
  * metric of each kind, and the colour scale. The page's script applies the
- * same rules to the views it switches to, so keep heatmap_html.c's script in
- * step with heatmap_badness() and heatmap_color().
+ * same rules to the views it switches to, so keep page.js (the page's
+ * script) in step with heatmap_badness() and heatmap_color().
  */
 #include <math.h>
 #include <string.h>

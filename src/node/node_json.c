@@ -50,7 +50,7 @@ base58_decode(const char *s, unsigned char *buf, int size)
 }
 
 int
-peer_id_valid(const char *s)
+node_json_peer_id_valid(const char *s)
 {
 	/* identity multihash of a protobuf Ed25519 key; sha2-256 multihash */
 	static const unsigned char ed25519[] = { 0x00, 0x24, 0x08, 0x01,

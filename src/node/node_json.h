@@ -66,6 +66,6 @@ char *node_error_text(const char *body, size_t len);
  * "12D3KooW" + 44 more characters (an Ed25519 identity multihash, 52 in all)
  * or "Qm" + 44 more (a sha2-256 multihash, 46 in all). Nothing else.
  */
-int peer_id_valid(const char *s);
+int node_json_peer_id_valid(const char *s);
 
 #endif

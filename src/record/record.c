@@ -67,7 +67,7 @@ add_time(cJSON *o, const char *name, double unix_s,
 }
 
 cJSON *
-record_to_json(struct record *rec)
+record_to_json(struct record_out *rec)
 {
 	cJSON *o;
 

@@ -14,7 +14,8 @@
 
 #include "record_schema.h"
 
-struct record {
+/* One record on its way out (record_to_json); the reader's is struct record. */
+struct record_out {
 	const char *kind;	/* RECORD_KIND_* (record_schema.h) */
 	const char *source;
 	const char *target;
@@ -43,7 +44,7 @@ struct record {
  * and started_at (ISO-8601 UTC with milliseconds), keys sorted as upstream
  * writes them. Takes rec->metrics.
  */
-cJSON *record_to_json(struct record *rec);
+cJSON *record_to_json(struct record_out *rec);
 
 /*
  * Order the keys of obj, and of every object inside it, by byte value:

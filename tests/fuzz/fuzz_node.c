@@ -35,7 +35,7 @@ fuzz_table(const char *body, size_t len)
 	check(r, cause, r == 0 ? ids != NULL && ids[n] == NULL :
 	    ids == NULL && n == 0);
 	for (i = 0; i < n; i++)
-		(void)peer_id_valid(ids[i]);
+		(void)node_json_peer_id_valid(ids[i]);
 	node_peer_ids_free(ids);
 }
 
@@ -68,7 +68,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	fuzz_answers(body, size);
 	free(node_error_text(body, size));
 	if ((text = fuzz_string(data, size)) != NULL)
-		(void)peer_id_valid(text);
+		(void)node_json_peer_id_valid(text);
 	free(text);
 	return 0;
 }

@@ -379,10 +379,10 @@ holepunch_malformed_or_mistyped_is_a_parse_error(void **state)
 static void
 peer_id_valid_accepts_ed25519_and_rsa_ids(void **state)
 {
-	assert_true(peer_id_valid(PEER_A));
-	assert_true(peer_id_valid(PEER_B));
-	assert_true(peer_id_valid(PEER_D));
-	assert_true(peer_id_valid(PEER_RSA));
+	assert_true(node_json_peer_id_valid(PEER_A));
+	assert_true(node_json_peer_id_valid(PEER_B));
+	assert_true(node_json_peer_id_valid(PEER_D));
+	assert_true(node_json_peer_id_valid(PEER_RSA));
 }
 
 static void
@@ -412,9 +412,9 @@ peer_id_valid_rejects_everything_else(void **state)
 	size_t i;
 
 	for (i = 0; i < sizeof bad / sizeof bad[0]; i++)
-		if (peer_id_valid(bad[i]))
+		if (node_json_peer_id_valid(bad[i]))
 			fail_msg("\"%s\" taken as a PeerID", bad[i]);
-	assert_false(peer_id_valid(NULL));
+	assert_false(node_json_peer_id_valid(NULL));
 }
 
 /*

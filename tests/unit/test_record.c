@@ -62,7 +62,7 @@ static void
 put(struct record_writer *w, const char *src, const char *dst,
     const char *kind, int ok)
 {
-	struct record rec = {
+	struct record_out rec = {
 		.kind = kind, .source = src, .target = dst,
 		.target_address = "198.18.0.2", .ok = ok,
 		.started_at = 1796028911.4171, .ended_at = 1796028912.5,

@@ -1,0 +1,284 @@
+(function () {
+'use strict';
+var D = JSON.parse(document.getElementById('heatmap-data').textContent);
+document.getElementById('controls').hidden = false;
+var N = D.hosts.length;
+var table = document.getElementById('matrix');
+var tds = [];
+var rows = table.tBodies[0].rows;
+for (var i = 0; i < rows.length; i++)
+  for (var j = 1; j < rows[i].cells.length; j++) tds.push(rows[i].cells[j]);
+/* The table shows a block of the matrix: rows R0.., columns C0.. (all of
+   it up to D.block hosts; above, the overview picks the block). */
+var R0 = 0, C0 = 0, BR = rows.length, BC = BR ? rows[0].cells.length - 1 : 0;
+function cellIdx(i) { return (R0 + Math.floor(i / BC)) * N + C0 + i % BC; }
+function tdOf(idx) {
+  var r = Math.floor(idx / N) - R0, c = idx % N - C0;
+  return r >= 0 && r < BR && c >= 0 && c < BC ? tds[r * BC + c] : null;
+}
+var selKind = document.getElementById('kind');
+var selMetric = document.getElementById('metric');
+var chkLog = document.getElementById('log');
+var tip = document.getElementById('tip');
+var view = { k: D.view[0], m: D.view[1] };
+function badness(v, lo, hi, hb, lg) {
+  var t;
+  if (!(hi > lo)) return 0;
+  if (lg && lo > 0 && v > 0)
+    t = (Math.log(v) - Math.log(lo)) / (Math.log(hi) - Math.log(lo));
+  else t = (v - lo) / (hi - lo);
+  t = Math.min(1, Math.max(0, t));
+  return hb ? 1 - t : t;
+}
+function fmt(v) {
+  var a = Math.abs(v);
+  if (v === null || v === undefined) return '?';
+  if (a >= 100 || a === Math.floor(a)) return v.toFixed(0);
+  if (a >= 10) return v.toFixed(1);
+  return v.toFixed(2);
+}
+function fill(sel, labels, chosen) {
+  sel.textContent = '';
+  labels.forEach(function (l, i) {
+    var o = document.createElement('option');
+    o.value = String(i); o.textContent = l; sel.appendChild(o);
+  });
+  sel.value = String(chosen);
+}
+function mlabel(m) { return m.name + (m.unit ? ' (' + m.unit + ')' : ''); }
+/* A large page holds the values of the default and first metric only. */
+function mlabelOf(k) {
+  return function (m, i) {
+    return mlabel(m) + (k.values[i] ? '' : ' \u2014 not on this page (--metric)');
+  };
+}
+function when(t) {
+  var d = new Date(t * 1000);
+  return isNaN(d.getTime()) ? 'not a valid time' : d.toISOString();
+}
+function range(k, m) {
+  var vals = k.values[m] || [], lo = null, hi = null;
+  for (var i = 0; i < vals.length; i++) {
+    var v = vals[i];
+    if (k.state.charAt(i) !== 'v' || v === null) continue;
+    if (lo === null || v < lo) lo = v;
+    if (hi === null || v > hi) hi = v;
+  }
+  return lo === null ? null : { lo: lo, hi: hi };
+}
+/* heatmap_scale_span(): the colours spread over at least a floor. */
+function span(m, r) {
+  if (r === null) return null;
+  var need = Math.max(D.rel * Math.max(Math.abs(r.lo), Math.abs(r.hi)),
+    m.fl || 0);
+  if (r.hi - r.lo >= need) return r;
+  return m.hb ? { lo: r.hi - need, hi: r.hi } : { lo: r.lo, hi: r.lo + need };
+}
+function setText(id, s) { document.getElementById(id).textContent = s; }
+function render() {
+  var k = D.kinds[view.k], m = k.metrics[view.m] || null;
+  var vals = k.values[view.m] || [];
+  var r = m ? span(m, range(k, view.m)) : null;
+  var canLog = r !== null && r.lo > 0 && r.hi / r.lo > 10;
+  chkLog.disabled = !canLog;
+  var lg = canLog && chkLog.checked;
+  for (var i = 0; i < tds.length; i++) {
+    var ci = cellIdx(i), td = tds[i], st = k.state.charAt(ci), v = vals[ci];
+    if (st === 'v' && v != null) {
+      td.className = 'v q' + Math.round(badness(v, r.lo, r.hi, m.hb, lg) *
+        D.steps);
+      td.textContent = fmt(v);
+      continue;
+    }
+    if (st === 's') { td.className = 's'; td.textContent = '\u2014'; }
+    else if (st === 'f') { td.className = 'f'; td.textContent = '\u2715'; }
+    else { td.className = 'm'; td.textContent = '?'; }
+  }
+  setText('view-title', k.label + ': ' +
+    (m ? mlabel(m) : 'no metric (every record failed)'));
+  setText('lg-best', r ? fmt(m.hb ? r.hi : r.lo) : '-');
+  setText('lg-worst', r ? fmt(m.hb ? r.lo : r.hi) : '-');
+  setText('lg-unit', m ? m.unit : '');
+  setText('lg-dir', !m ? '' : (m.hb ? 'higher is better' :
+    'lower is better') + (lg ? ', log scale' : ''));
+  document.body.setAttribute('data-view', k.name + '\/' + (m ? m.name : ''));
+}
+fill(selKind, D.kinds.map(function (k) { return k.label; }), view.k);
+fill(selMetric, D.kinds[view.k].metrics.map(mlabelOf(D.kinds[view.k])), view.m);
+selKind.addEventListener('change', function () {
+  view.k = Number(selKind.value); view.m = D.kinds[view.k]['default'];
+  fill(selMetric, D.kinds[view.k].metrics.map(mlabelOf(D.kinds[view.k])), view.m);
+  render();
+});
+selMetric.addEventListener('change', function () {
+  view.m = Number(selMetric.value); render();
+});
+chkLog.addEventListener('change', render);
+function row(tb, label, value, cls) {
+  var tr = document.createElement('tr'), a = document.createElement('td'),
+    b = document.createElement('td');
+  a.textContent = label; b.textContent = value;
+  if (cls) b.className = cls;
+  tr.appendChild(a); tr.appendChild(b); tb.appendChild(tr);
+}
+function showTip(idx, x, y, ki) {
+  var k = D.kinds[ki === undefined ? view.k : ki], st = k.state.charAt(idx);
+  var s = Math.floor(idx / N), t = idx % N;
+  tip.textContent = '';
+  var h = document.createElement('div');
+  h.textContent = D.hosts[s] + ' \u2192 ' + D.hosts[t] + ' \u00b7 ' + k.label;
+  h.style.fontWeight = '600';
+  tip.appendChild(h);
+  var tb = document.createElement('table');
+  if (st === 's') row(tb, 'self', 'a host is not measured against itself');
+  else if (st === 'm') row(tb, 'missing', 'no record for this pair');
+  else {
+    if (st === 'f') row(tb, 'status', 'failed', 'err');
+    k.metrics.forEach(function (m, mi) {
+      var v = (k.values[mi] || [])[idx];
+      if (st === 'v' && v != null)
+        row(tb, m.name, fmt(v) + (m.unit ? ' ' + m.unit : ''));
+    });
+    if (k.n && k.n[idx] >= 0) row(tb, 'samples', String(k.n[idx]));
+    if (k.rec) row(tb, 'records', k.rec[idx] + (k.fail[idx] ?
+      ' (' + k.fail[idx] + ' failed)' : ''));
+    if (k.t && k.t[idx] >= 0)
+      row(tb, 'time', when(D.t0 + k.t[idx]));
+    var e = k.err && k.err[idx];
+    if (typeof e === 'number') e = D.errs[e];
+    if (e) row(tb, (st === 'f' ? 'error' : 'last error') + ' (' + e[0] + ')',
+      e[1], 'err');
+  }
+  tip.appendChild(tb);
+  tip.hidden = false;
+  moveTip(x, y);
+}
+function moveTip(x, y) {
+  var w = tip.offsetWidth, hh = tip.offsetHeight;
+  var left = x + 14, top = y + 14;
+  if (left + w > window.innerWidth) left = Math.max(0, x - w - 14);
+  if (top + hh > window.innerHeight) top = Math.max(0, y - hh - 14);
+  tip.style.left = left + 'px'; tip.style.top = top + 'px';
+}
+table.addEventListener('mouseover', function (e) {
+  var td = e.target.closest ? e.target.closest('td') : null;
+  if (!td || td.parentNode.parentNode !== table.tBodies[0]) {
+    tip.hidden = true; return;
+  }
+  var idx = (R0 + td.parentNode.sectionRowIndex) * N + C0 + td.cellIndex - 1;
+  showTip(idx, e.clientX, e.clientY);
+  highlight(idx);
+});
+table.addEventListener('mousemove', function (e) {
+  if (!tip.hidden) moveTip(e.clientX, e.clientY);
+});
+table.addEventListener('mouseleave', function () {
+  tip.hidden = true; highlight(-1);
+});
+/* Small multiples: every kind's matrix, same hosts in the same order,
+   each with its own scale; hovering one highlights the pair in all. */
+var STOPS = [[26, 152, 80], [254, 224, 139], [215, 48, 39]];
+/* heatmap_color() */
+function rgbOf(b) {
+  var a = b <= 0.5 ? STOPS[0] : STOPS[1], c = b <= 0.5 ? STOPS[1] : STOPS[2];
+  var t = b <= 0.5 ? b * 2 : (b - 0.5) * 2;
+  return a.map(function (x, i) { return Math.round(x + (c[i] - x) * t); });
+}
+var mults = [].slice.call(document.querySelectorAll('canvas.mult'));
+var cpx = Math.max(1, Math.floor(240 / Math.max(1, N)));
+/* The palette of the colour classes, as RGBA bytes. */
+var PAL = [];
+for (var q = 0; q <= D.steps; q++) PAL.push(rgbOf(q / D.steps));
+var SPECIAL = { s: [74, 74, 74], f: [139, 0, 0], m: [228, 228, 228] };
+function drawMult(cv) {
+  var ki = Number(cv.getAttribute('data-k')), k = D.kinds[ki];
+  var m = k.metrics[k['default']] || null, vals = m ? k.values[k['default']] || [] : [];
+  var r = m ? span(m, range(k, k['default'])) : null;
+  var W = N * cpx, g, img, px, i, j, x, y;
+  cv.width = cv.height = W;
+  g = cv.getContext('2d');
+  img = g.createImageData(W, W); px = img.data;
+  for (i = 0; i < N * N; i++) {
+    var st = k.state.charAt(i), v = vals[i], c;
+    if (st === 'v' && m && v != null)
+      c = PAL[Math.round(badness(v, r.lo, r.hi, m.hb, 0) * D.steps)];
+    else c = SPECIAL[st === 'v' ? 'm' : st];
+    var x0 = (i % N) * cpx, y0 = Math.floor(i / N) * cpx;
+    for (y = y0; y < y0 + cpx; y++)
+      for (x = x0, j = (y * W + x0) * 4; x < x0 + cpx; x++, j += 4) {
+        px[j] = c[0]; px[j + 1] = c[1]; px[j + 2] = c[2]; px[j + 3] = 255;
+      }
+  }
+  g.putImageData(img, 0, 0);
+  if (D.group) {
+    g.fillStyle = '#111';
+    for (j = 1; j < N; j++) if (D.group[j] !== D.group[j - 1]) {
+      g.fillRect(j * cpx, 0, 1, W); g.fillRect(0, j * cpx, W, 1);
+    }
+  }
+  cv.base = g.getImageData(0, 0, W, W);
+}
+var lit = -1;
+function highlight(idx) {
+  if (idx === lit) return;
+  var old = lit >= 0 ? tdOf(lit) : null;
+  if (old) old.removeAttribute('data-hl');
+  lit = idx;
+  if (idx >= 0 && tdOf(idx)) tdOf(idx).setAttribute('data-hl', '');
+  mults.forEach(function (cv) {
+    var g = cv.getContext('2d');
+    g.putImageData(cv.base, 0, 0);
+    cv.setAttribute('data-hl', String(idx));
+    if (idx < 0) return;
+    var x = (idx % N) * cpx, y = Math.floor(idx / N) * cpx, w = Math.max(cpx, 3);
+    g.fillStyle = 'rgba(0,0,0,.12)';
+    g.fillRect(0, y, N * cpx, cpx); g.fillRect(x, 0, cpx, N * cpx);
+    g.strokeStyle = '#000'; g.lineWidth = 2;
+    g.strokeRect(x - 1, y - 1, w + 2, w + 2);
+  });
+}
+mults.forEach(function (cv) {
+  drawMult(cv);
+  cv.style.width = cv.style.height = Math.max(N * cpx, 160) + 'px';
+  cv.addEventListener('mousemove', function (e) {
+    var rc = cv.getBoundingClientRect(), sc = rc.width / (N * cpx);
+    var col = Math.floor((e.clientX - rc.left) / sc / cpx);
+    var row = Math.floor((e.clientY - rc.top) / sc / cpx);
+    if (col < 0 || row < 0 || col >= N || row >= N) return;
+    highlight(row * N + col);
+    showTip(row * N + col, e.clientX, e.clientY, Number(cv.getAttribute('data-k')));
+  });
+  cv.addEventListener('mouseleave', function () { tip.hidden = true; highlight(-1); });
+  cv.addEventListener('click', function (e) {
+    var rc = cv.getBoundingClientRect(), sc = rc.width / (N * cpx);
+    zoom(Math.floor((e.clientY - rc.top) / sc / cpx),
+      Math.floor((e.clientX - rc.left) / sc / cpx));
+  });
+});
+/* Zoom: the table shows the block around (row, col) of the overview. */
+function zoom(row, col) {
+  if (BR >= N && BC >= N) return;
+  R0 = Math.max(0, Math.min(N - BR, row - (BR >> 1)));
+  C0 = Math.max(0, Math.min(N - BC, col - (BC >> 1)));
+  var heads = table.tHead.rows[0].cells, cols = table.querySelectorAll('col');
+  for (var j = 0; j < BC; j++) {
+    heads[j + 1].textContent = D.hosts[C0 + j];
+    if (cols[j + 1]) cols[j + 1].className = D.group && j > 0 &&
+      D.group[C0 + j] !== D.group[C0 + j - 1] ? 'gl' : '';
+  }
+  for (var i = 0; i < BR; i++) {
+    rows[i].cells[0].textContent = D.hosts[R0 + i];
+    rows[i].className = D.group && i > 0 &&
+      D.group[R0 + i] !== D.group[R0 + i - 1] ? 'gt' : '';
+  }
+  table.setAttribute('data-r0', String(R0));
+  table.setAttribute('data-c0', String(C0));
+  setText('block', 'rows ' + (R0 + 1) + '-' + (R0 + BR) + ', columns ' +
+    (C0 + 1) + '-' + (C0 + BC) + ' of ' + N);
+  render();
+}
+if (mults.length) document.getElementById('multiples').hidden = false;
+document.body.setAttribute('data-view', D.kinds[view.k].name + '\/' +
+  (D.kinds[view.k].metrics[view.m] || { name: '' }).name);
+if (window.performance && performance.mark) performance.mark('heatmap-ready');
+})();
