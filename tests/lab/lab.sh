@@ -404,7 +404,9 @@ wan_pid() {
 	[ -f "$1" ] || return 0
 	pid=$(cat "$1" 2>/dev/null) || return 0
 	[[ $pid =~ ^[0-9]+$ ]] || return 0
-	[ "$(readlink "/proc/$pid/exe" 2>/dev/null)" = "$(command -v "$2")" ] || return 0
+	# the program's real path: PATH may hold a link to it (tests/deps/only.sh)
+	[ "$(readlink "/proc/$pid/exe" 2>/dev/null)" = \
+	    "$(readlink -f "$(command -v "$2")")" ] || return 0
 	running "$pid" && echo "$pid"
 	return 0
 }
