@@ -149,7 +149,7 @@ for plant in planted "$NETPROF_TEST_TMP/truncated"; do
 	[ "$plant" = planted ] || cp "$plant" "$cache/otela-$sha"
 	chmod 755 "$cache/otela-$sha" && chown "$LAB_USER:" "$cache/otela-$sha"
 	assert_status 0 "$NETPROF_BIN" bench --config "$NETPROF_TEST_TMP/bare.json" \
-	    --output "$NETPROF_TEST_TMP/deploy" --run-id s4 --otela-bin "$bindir" "${small[@]}"
+	    --output "$NETPROF_TEST_TMP/deploy" --force --run-id s4 --otela-bin "$bindir" "${small[@]}"
 	cmp -s "$bin" "$cache/otela-$sha" || fail "the cached binary was not replaced ($plant)"
 	assert_eq "700" "$(stat -c %a "$cache")" "the cache directory is private"
 done
