@@ -75,6 +75,9 @@ static const struct option_spec bench_specs[] = {
 	  .offset = BENCH_OPT(output), .arg = "DIR",
 	  .help = "measurements.jsonl and run.json (default:\n"
 	  "results/RUN_ID)" },
+	{ .name = "force", .type = OPTION_FLAG, .offset = BENCH_OPT(force),
+	  .help = "write over DIR's measurements.jsonl and run.json\n"
+	  "when an earlier run left them (refused otherwise)" },
 	{ .name = "run-id", .type = OPTION_CUSTOM, .offset = BENCH_OPT(run_id),
 	  .arg = "ID", .parse = run_id_parse,
 	  .what = "a name of letters, digits, '.', '_' and '-' (at most 47, "
@@ -211,7 +214,7 @@ const struct cmd_entry cmd_bench_entry = {
 	.name = "bench",
 	.summary = "the OpenTela libp2p mesh sweep: start otela on every host, "
 	    "probe every pair",
-	.usage = "--config FILE [--output DIR] [--run-id ID] [--kinds K,...] "
+	.usage = "--config FILE [--output DIR [--force]] [--run-id ID] [--kinds K,...] "
 	    "[--serial] [--baseline] [--keep] [--teardown RUN_ID|DIR/run.json]\n"
 	    "       [--metrics-file FILE.prom]",
 	.options = bench_options_table,

@@ -94,6 +94,7 @@ struct bench_options {
 	size_t n_bootstrap;
 	int max_probes;		/* light probes per node at once */
 	int keep, serial, baseline, no_punch, quiet;
+	int force;		/* --force: write over an earlier run's output */
 };
 
 struct bench;

@@ -216,6 +216,25 @@ make_dirs(const char *path, char **cause)
 	return r;
 }
 
+/*
+ * An earlier run's output in dir (a reused --run-id, or the same --output):
+ * opening it would truncate its records, so it is refused unless --force.
+ */
+static int
+refuse_earlier_run(const struct bench *b, char **cause)
+{
+	struct stat st;
+
+	if (b->o->force || (lstat(b->records_path, &st) != 0 &&
+	    lstat(b->run_json_path, &st) != 0))
+		return 0;
+	*cause = str_printf("%s holds an earlier run's measurements.jsonl or "
+	    "run.json: refusing to write over them; choose another %s, move "
+	    "them away, or add --force to replace them", b->outdir,
+	    b->o->output != NULL ? "--output DIR" : "--run-id");
+	return NP_ERR_USAGE;
+}
+
 static int
 open_output(struct bench *b, char **cause)
 {
@@ -231,7 +250,8 @@ open_output(struct bench *b, char **cause)
 	    (b->run_json_path = str_printf("%s/run.json", b->outdir)) ==
 	    NULL)
 		return NP_ERR_NOMEM;
-	if ((r = make_dirs(b->outdir, cause)) != 0)
+	if ((r = refuse_earlier_run(b, cause)) != 0 ||
+	    (r = make_dirs(b->outdir, cause)) != 0)
 		return r;
 	return record_writer_open(b->records_path, 0, &b->writer, cause);
 }

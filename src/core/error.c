@@ -27,6 +27,8 @@ static const char *const error_texts[] = {
 	[-NP_ERR_PROTOCOL] = "protocol error",
 	[-NP_ERR_TOOL_MISSING] = "tool not installed",
 	[-NP_ERR_UNSUPPORTED] = "not supported on this transport",
+	[-NP_ERR_NOFILES] =
+	    "too many open files (raise the limit with ulimit -n)",
 };
 
 const char *

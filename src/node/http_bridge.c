@@ -282,12 +282,17 @@ make_dir(struct http_bridge *b)
 static int
 bridge_listen(struct http_bridge *b, char *path, size_t size)
 {
+	int r;
+
 	if (make_dir(b) != 0)
 		return NP_ERR_SYSTEM;
-	if (uv_pipe_bind(&b->listener, b->path) != 0 ||
-	    uv_listen((uv_stream_t *)&b->listener, 1,
-	    bridge_connection_cb) != 0 ||
-	    (size_t)snprintf(path, size, "%s", b->path) >= size)
+	if ((r = uv_pipe_bind(&b->listener, b->path)) != 0 ||
+	    (r = uv_listen((uv_stream_t *)&b->listener, 1,
+	    bridge_connection_cb)) != 0)
+		/* the listener's socket is one more descriptor */
+		return r == UV_EMFILE || r == UV_ENFILE ? NP_ERR_NOFILES :
+		    NP_ERR_SYSTEM;
+	if ((size_t)snprintf(path, size, "%s", b->path) >= size)
 		return NP_ERR_SYSTEM;
 	return 0;
 }

@@ -130,11 +130,12 @@ at_exit "rm -f '$cache/otela-$sha'"
 bare=$NETPROF_TEST_TMP/bare.json
 jq 'del(.remote_setup)' "$LAB_INVENTORY" >"$bare"
 out=$NETPROF_TEST_TMP/deploy
+rm -rf "$out"	# its earlier run's output is refused
 assert_status 1 "$NETPROF_BIN" bench --config "$bare" --output "$out" \
     --run-id t4 --kinds libp2p_ping --no-punch "${small[@]}"
 assert_contains "$OUT" "otela is not installed or not on PATH there"
 assert_status 0 "$NETPROF_BIN" -v bench --config "$bare" --output "$out" \
-    --run-id t5 --kinds libp2p_ping --no-punch --otela-bin "$bindir" "${small[@]}"
+    --run-id t5 --force --kinds libp2p_ping --no-punch --otela-bin "$bindir" "${small[@]}"
 # The lab's hosts share one home directory (as hosts with an NFS home
 # do): each host either uploads or finds the file another host has just
 # renamed into place; at least one uploads, none does both or neither.
@@ -149,13 +150,14 @@ assert_contains "$(jq -r .command "$out/measurements.jsonl" | sed -n 1p)" \
     "\"\$HOME\"/.cache/netprof/otela-$sha probe --target"
 before=$(stat -c %Y.%i "$cache/otela-$sha")
 assert_status 0 "$NETPROF_BIN" -v bench --config "$bare" --output "$out" \
-    --run-id t6 --kinds libp2p_ping --no-punch --otela-bin "$bindir" "${small[@]}"
+    --run-id t6 --force --kinds libp2p_ping --no-punch --otela-bin "$bindir" "${small[@]}"
 assert_eq 4 "$(grep -c 'already there: reused' <<<"$OUT")" "reused when present"
 assert_eq "$before" "$(stat -c %Y.%i "$cache/otela-$sha")" "the cached binary untouched"
 assert_nothing_left t6 "--otela-bin"
 
 # --- --serial and --baseline: the same pairs --------------------------
 out=$NETPROF_TEST_TMP/serial
+rm -rf "$out"	# its earlier run's output is refused
 assert_status 0 "$NETPROF_BIN" bench --config "$inv" --output "$out" \
     --run-id t3 --serial --baseline --no-punch --metrics-file "$out/netprof.prom" "${small[@]}"
 assert_eq 36 "$(jq -r 'select(.run_id=="t3" and .ok)|[.source,.target,.kind]|@tsv' "$out/measurements.jsonl" | sort -u | wc -l)" \
@@ -200,6 +202,7 @@ cat >"$NETPROF_TEST_TMP/local.json" <<EOF
    "http_port": 29190, "libp2p_port": 29191}]}
 EOF
 out=$NETPROF_TEST_TMP/local
+rm -rf "$out"	# its earlier run's output is refused
 assert_status 0 "$NETPROF_BIN" bench --config "$NETPROF_TEST_TMP/local.json" \
     --output "$out" --run-id t7 "${small[@]}"
 assert_eq 6 "$(jq -r 'select(.ok)|.kind' "$out/measurements.jsonl" | wc -l)" "local: 2 pairs x 3 kinds ok"

@@ -39,6 +39,7 @@ count() { jq -c "$2" "$1" | wc -l; }
 inv=$NETPROF_TEST_TMP/missing.json
 inventory h3 'true' >"$inv"
 out=$NETPROF_TEST_TMP/missing
+rm -rf "$out"	# its earlier run's output is refused
 assert_status 1 "$NETPROF_BIN" bench --config "$inv" --output "$out" \
     --run-id f1 "${small[@]}"
 assert_contains "$OUT" "h3 FAILED at init"
@@ -59,6 +60,7 @@ assert_nothing_left f1 "otela missing"
 inv=$NETPROF_TEST_TMP/unhealthy.json
 inventory h2 "$path; export OTELA_FAKE_NEVER_HEALTHY=1" >"$inv"
 out=$NETPROF_TEST_TMP/unhealthy
+rm -rf "$out"	# its earlier run's output is refused
 assert_status 1 "$NETPROF_BIN" bench --config "$inv" --output "$out" \
     --run-id f2 --health-wait 8 "${small[@]}"
 rec=$out/measurements.jsonl
@@ -85,6 +87,7 @@ table inet npbench {
 EOF
 at_exit "lab run h4 -- nft delete table inet npbench 2>/dev/null || true"
 out=$NETPROF_TEST_TMP/blocked
+rm -rf "$out"	# its earlier run's output is refused
 assert_status 1 "$NETPROF_BIN" bench --config "$inv" --output "$out" \
     --run-id f3 --converge-wait 3 --probe-timeout 5 "${small[@]}"
 lab run h4 -- nft delete table inet npbench
@@ -107,6 +110,7 @@ assert_nothing_left f3 "blocked port"
 inv=$NETPROF_TEST_TMP/nohttp.json
 inventory h1 "$path; export OTELA_FAKE_NO_HTTP=1" >"$inv"
 out=$NETPROF_TEST_TMP/nohttp
+rm -rf "$out"	# its earlier run's output is refused
 assert_status 1 "$NETPROF_BIN" bench --config "$inv" --output "$out" \
     --run-id f4 --no-punch "${small[@]}"
 rec=$out/measurements.jsonl
@@ -122,6 +126,7 @@ assert_nothing_left f4 "no HTTP"
 inv=$NETPROF_TEST_TMP/timeout.json
 inventory none '' >"$inv"
 out=$NETPROF_TEST_TMP/timeout
+rm -rf "$out"	# its earlier run's output is refused
 assert_status 1 "$NETPROF_BIN" bench --config "$inv" --output "$out" \
     --run-id f5 --hosts h1,h2 --no-punch --kinds libp2p_ping,throughput \
     --throughput-bytes 1073741824 --throughput-count 1 --probe-timeout 1

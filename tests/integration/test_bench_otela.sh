@@ -76,6 +76,7 @@ fi
 # --- bench on the shared home, kept: the node's files are in the run's
 # --- directory, and after teardown nothing is in $HOME ------------------
 out=$NETPROF_TEST_TMP/keep
+rm -rf "$out"	# its earlier run's output is refused
 assert_status 0 "$NETPROF_BIN" bench --config "$inv" --output "$out" \
     --run-id o1 --keep --kinds libp2p_ping --no-punch "${small[@]}"
 assert_eq 12 "$(jq -r 'select(.ok)|.kind' "$out/measurements.jsonl" | wc -l)" "every pair ok on the shared home"
@@ -96,6 +97,7 @@ jq --arg p "$setup" '.remote_setup = $p | .machines = [
     (.machines[0] | .name = "b" | .http_port = 29190 | .libp2p_port = 29191)]' \
     "$LAB_INVENTORY" >"$NETPROF_TEST_TMP/smoke.json"
 out=$NETPROF_TEST_TMP/smoke
+rm -rf "$out"	# its earlier run's output is refused
 assert_status 0 "$NETPROF_BIN" bench --config "$NETPROF_TEST_TMP/smoke.json" \
     --output "$out" --run-id o2 "${small[@]}"
 assert_eq 6 "$(jq -r 'select(.ok)|.kind' "$out/measurements.jsonl" | wc -l)" "smoke: 2 pairs x 3 kinds ok"
@@ -117,6 +119,7 @@ for _ in $(seq 100); do
 	sleep 0.1
 done
 out=$NETPROF_TEST_TMP/taken
+rm -rf "$out"	# its earlier run's output is refused
 assert_status 1 "$NETPROF_BIN" bench --config "$inv" --output "$out" \
     --run-id o3 --hosts h1,h2 --kinds libp2p_ping --no-punch "${small[@]}"
 assert_eq "failed start" "$(jq -r '.machines[]|select(.name=="h2")|"\(.status) \(.failed_phase)"' "$out/run.json")"
@@ -130,6 +133,7 @@ assert_nothing_left o3 "a node on the port"
 jq --arg p "$setup; export OF_PORT=19990 OF_TCPPORT=19991" '.remote_setup = $p' \
     "$LAB_INVENTORY" >"$NETPROF_TEST_TMP/of.json"
 out=$NETPROF_TEST_TMP/of
+rm -rf "$out"	# its earlier run's output is refused
 assert_status 0 "$NETPROF_BIN" bench --config "$NETPROF_TEST_TMP/of.json" \
     --output "$out" --run-id o4 --hosts h1,h2 --kinds libp2p_ping,latency \
     --no-punch --probe-timeout 1.2345 --health-wait 10 "${small[@]}"

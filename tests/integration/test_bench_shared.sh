@@ -54,6 +54,7 @@ runuser -u "$other" -- sh -c "mkdir -m 777 '$d' &&
     ln -s '$victim/bashrc' '$d/cfg.yaml.tmp' &&
     ln -s '$victim/authorized_keys' '$d/log'"
 out=$NETPROF_TEST_TMP/hostile
+rm -rf "$out"	# its earlier run's output is refused
 assert_status 1 "$NETPROF_BIN" bench --config "$inv" --output "$out" \
     --run-id s1 "${small[@]}"
 assert_contains "$OUT" "h1 FAILED at init"
@@ -71,6 +72,7 @@ rm -rf "$d"
 
 # --- run.json has the PID and its start time; the directory is 0700 ----
 out=$NETPROF_TEST_TMP/keep
+rm -rf "$out"	# its earlier run's output is refused
 assert_status 0 "$NETPROF_BIN" bench --config "$inv" --output "$out" \
     --run-id s2 --keep "${small[@]}"
 assert_eq "700 $LAB_USER" "$(stat -c '%a %U' /tmp/otela-bench-s2-h1)" "the bench directory is private"
@@ -104,6 +106,7 @@ jq --arg w "export PATH=$wrap:\$PATH" \
     '.machines |= map(if .name == "h1" then .remote_setup = $w else . end)' \
     "$inv" >"$NETPROF_TEST_TMP/nopid.json"
 out=$NETPROF_TEST_TMP/nopid
+rm -rf "$out"	# its earlier run's output is refused
 assert_status 1 "$NETPROF_BIN" bench --config "$NETPROF_TEST_TMP/nopid.json" \
     --output "$out" --run-id s3 "${small[@]}"
 assert_contains "$OUT" "h1 FAILED at start"
@@ -111,6 +114,23 @@ assert_ne "null" "$(jq -r '.machines[0].pid' "$out/run.json")" "the PID is known
 assert_eq "ok" "$(jq -r '.machines[0].phases.teardown' "$out/run.json")" "h1's node torn down"
 nothing_left "unwritable pid file"
 assert_eq "" "$(ls -d /tmp/otela-bench-s3-* 2>/dev/null || true)" "directories removed"
+
+# --- a reused run id: the earlier run's output is not written over -------
+# (before any host is reached; --force replaces it, test_bench's deploy)
+kept=$(cat "$out/measurements.jsonl" "$out/run.json" | sha256sum)
+assert_status 2 "$NETPROF_BIN" bench --config "$NETPROF_TEST_TMP/nopid.json" \
+    --output "$out" --run-id s3 "${small[@]}"
+assert_contains "$OUT" "bench: $out holds an earlier run's measurements.jsonl or run.json: refusing"
+assert_contains "$OUT" "or add --force to replace them"
+rid=$NETPROF_TEST_TMP/rid
+rm -rf "$rid" && mkdir -p "$rid/results" && cp -r "$out" "$rid/results/s3"
+assert_status 2 sh -c 'cd "$1" && shift && exec "$@"' sh "$rid" \
+    "$NETPROF_BIN" bench --config "$NETPROF_TEST_TMP/nopid.json" --run-id s3 "${small[@]}"
+assert_contains "$OUT" "bench: results/s3 holds an earlier run's"
+assert_contains "$OUT" "choose another --run-id"
+assert_eq "$kept" "$(cat "$out/measurements.jsonl" "$out/run.json" | sha256sum)" "the first run's output untouched"
+assert_eq "$kept" "$(cat "$rid/results/s3/measurements.jsonl" "$rid/results/s3/run.json" | sha256sum)" \
+    "the first run's output untouched (results/RUN_ID)"
 
 # --- the deploy cache: a planted and a truncated file --------------------
 bindir=$NETPROF_TEST_TMP/otela-bin
@@ -129,7 +149,7 @@ for plant in planted "$NETPROF_TEST_TMP/truncated"; do
 	[ "$plant" = planted ] || cp "$plant" "$cache/otela-$sha"
 	chmod 755 "$cache/otela-$sha" && chown "$LAB_USER:" "$cache/otela-$sha"
 	assert_status 0 "$NETPROF_BIN" bench --config "$NETPROF_TEST_TMP/bare.json" \
-	    --output "$NETPROF_TEST_TMP/deploy" --run-id s4 --otela-bin "$bindir" "${small[@]}"
+	    --output "$NETPROF_TEST_TMP/deploy" --force --run-id s4 --otela-bin "$bindir" "${small[@]}"
 	cmp -s "$bin" "$cache/otela-$sha" || fail "the cached binary was not replaced ($plant)"
 	assert_eq "700" "$(stat -c %a "$cache")" "the cache directory is private"
 done

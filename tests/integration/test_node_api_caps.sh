@@ -5,7 +5,8 @@
 # 64 MiB and a 1 MiB health answer are refused before they are parsed (the
 # caps of docs/bench.md: 64 KiB health, 4 MiB table), on both paths. And
 # the tunnel path listens on no TCP port of this machine: its bridge is a
-# Unix socket in a new 0700 directory (traced with strace).
+# Unix socket in a new 0700 directory (traced with strace), which another
+# unprivileged local user cannot connect to while a call is in flight.
 . "$(dirname "$0")/lib.sh"
 require_root
 require_cmd python3 curl strace
@@ -58,4 +59,42 @@ assert_eq 3 "$(grep -cE 'mkdir\("[^"]*/netprof-[A-Za-z0-9]{6}", 0700\) = 0' "$tr
     "each in a new 0700 directory"
 assert_eq "" "$(ls -d "${TMPDIR:-/tmp}"/netprof-?????? 2>/dev/null | while read -r d; do
 	grep -qF "\"$d\"" "$trace" && echo "$d"; done)" "the directories removed"
+
+# --- another local user cannot reach the socket while a call is in flight
+# strace holds every connect() for 1.5 s, so the socket is there that long
+# before libcurl's connect takes it; another unprivileged user, who can
+# enter the directory above it, is refused at connect (EACCES: the 0700
+# directory).
+require_cmd useradd runuser
+other=npbr$$
+other=${other:0:16}
+useradd --no-create-home --home-dir /nonexistent --shell /bin/sh "$other"
+at_exit "userdel '$other' 2>/dev/null || true"
+base=$(mktemp -d /tmp/npbr.XXXXXX)
+chmod 755 "$base"
+at_exit "rm -rf '$base' '$base.out'"
+# every connect is slower (the session's, name lookups'): more time for it
+jq '.connect_timeout_seconds = 30' "$LAB_INVENTORY" >"$NETPROF_TEST_TMP/slow.json"
+env -u XDG_RUNTIME_DIR TMPDIR="$base" strace -f -qq -o /dev/null -e trace=connect \
+    -e inject=connect:delay_enter=1500000 "$NODE_API_DRIVER" --config "$NETPROF_TEST_TMP/slow.json" \
+    --host h1 --port 19690 --path /v1/health --timeout 60 >"$base.out" 2>&1 &
+drv=$!
+at_exit "kill $drv 2>/dev/null || true"
+sock=
+for (( i = 0; i < 300 && ${#sock} == 0; i++ )); do
+	sock=$(ls "$base"/netprof-??????/s 2>/dev/null | head -n1 || true)
+	[ -n "$sock" ] || sleep 0.05
+done
+[ -n "$sock" ] || fail "no bridge socket appeared under $base"
+runuser -u "$other" -- test -r "$base" -a -x "$base" || fail "$other cannot enter $base"
+try=$(runuser -u "$other" -- python3 -c 'import socket, sys
+s = socket.socket(socket.AF_UNIX)
+try:
+    s.connect(sys.argv[1]); print("connected")
+except OSError as e:
+    print("refused errno=%d" % e.errno)' "$sock" 2>&1)
+assert_eq "refused errno=13" "$try" "another user cannot connect to the bridge's socket"
+wait "$drv" || fail "the call failed: $(cat "$base.out")"
+assert_contains "$(cat "$base.out")" "call 0: host=h1 error=0 status=200 via_tunnel=1" \
+    "the call itself went through"
 test_pass

@@ -8,7 +8,8 @@
 # a bounded amount: peak RSS), the caller closing its fd (the server sees
 # the connection end), the
 # engine closed under open tunnels (NP_ERR_CANCELLED, the fd reads EOF),
-# and NP_ERR_UNSUPPORTED on the local transport. The driver checks the
+# NP_ERR_NOFILES when the open-file limit is used up (not "out of
+# memory"), and NP_ERR_UNSUPPORTED on the local transport. The driver checks the
 # contract (on_closed once, never inside the open, every handle closed)
 # and exits 3 when it is broken.
 . "$(dirname "$0")/lib.sh"
@@ -152,6 +153,15 @@ drive --engine-close-after 1 127.0.0.1 $PORT
 assert_contains "$OUT" "closing the engine"
 assert_contains "$OUT" "tunnel 0: closed host=h1 error=-15"
 assert_contains "$OUT" "tunnel 0: eof after 0 bytes"
+
+# --- out of descriptors: "too many open files", not "out of memory" -----
+# Under `ulimit -n 24` the socket pairs use up the limit: the first that
+# cannot be made fails the open with the limit's own error and hint.
+OUT=$(timeout -k 5 60 bash -c 'ulimit -n 24 && exec "$@"' sh "$DRIVER" \
+    --config "$INV" --host h1 --tunnels 16 127.0.0.1 $PORT 2>&1) || true
+assert_contains "$OUT" "open failed: error=-21 too many open files (raise the limit with ulimit -n"
+assert_not_contains "$OUT" "out of memory"
+assert_not_contains "$OUT" "VIOLATION"
 
 # --- no tunnels on the local transport ----------------------------------
 jq '.machines += [{"name": "here", "address": "127.0.0.1",

@@ -370,7 +370,9 @@ transport_ssh_tunnel_open(void *state, struct engine_tunnel *et,
 	if ((h = transport_ssh_host_get(st, et->machine)) == NULL)
 		return NP_ERR_NOMEM;
 	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0)
-		return NP_ERR_NOMEM;
+		return errno == EMFILE || errno == ENFILE ? NP_ERR_NOFILES :
+		    errno == ENOMEM || errno == ENOBUFS ? NP_ERR_NOMEM :
+		    NP_ERR_SYSTEM;
 	if ((t = calloc(1, sizeof *t)) == NULL ||
 	    (t->target_host = strdup(host)) == NULL ||
 	    uv_poll_init(engine_loop(e), &t->poll, sv[0]) != 0) {
