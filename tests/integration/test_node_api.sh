@@ -77,25 +77,31 @@ node_api_checks() {
 
 	drive "$inv" h1 --port $PORT
 	assert_contains "$OUT" "call 0: host=h1 error=0 status=200 via_tunnel=$via "
-	assert_contains "$OUT" "call 0: body: {\"status\":\"ok\",\"peer_id\":\"$PEER\"}"
+	assert_contains "$OUT" "call 0: body: {\"status\":\"ok\"}"
+	# the node's own record (loopback only, as the real node's): the
+	# call reached h1's node, not another
+	drive "$inv" h1 --port $PORT --path /v1/self
+	assert_contains "$OUT" "call 0: host=h1 error=0 status=200 via_tunnel=$via "
+	assert_contains "$OUT" "call 0: body: {\"id\":\"$PEER\","
 
+	# the real table's shape: connected peers only (h1's node has none)
 	drive "$inv" h1 --port $PORT --path /v1/dnt/table
 	assert_contains "$OUT" "status=200"
-	assert_contains "$OUT" "\"$PEER\":{\"id\":\"$PEER\""
+	assert_contains "$OUT" "call 0: body: {}"
 
 	# the body reaches the node as it is: quotes, $, a newline
 	drive "$inv" h1 --port $PORT --method POST --path /v1/probe/run \
 	    --body "{\"kind\": \"latency\", \"note\": \"it's \\\"\$HOME\\\"\"
 }"
 	assert_contains "$OUT" "call 0: host=h1 error=0 status=400 via_tunnel=$via "
-	assert_contains "$OUT" "call 0: body: {\"error\":\"missing target\"}"
+	assert_contains "$OUT" "call 0: body: {\"error\":\"target is required\"}"
 	drive "$inv" h1 --port $PORT --method POST --path /v1/probe/run \
 	    --body '{"target": '
 	assert_contains "$OUT" "status=400"
-	assert_contains "$OUT" "{\"error\":\"bad JSON: "
+	assert_contains "$OUT" "{\"error\":\"invalid JSON body: "
 	drive "$inv" h1 --port $PORT --method POST --path /v1/probe/run \
 	    --body "{\"target\": \"$PEER\", \"kind\": \"nope\"}"
-	assert_contains "$OUT" "{\"error\":\"unknown kind \\\"nope\\\""
+	assert_contains "$OUT" "{\"error\":\"unknown kind: nope\"}"
 
 	# nothing listens on h2's port
 	drive "$inv" h2 --port $PORT --timeout 5
@@ -159,7 +165,7 @@ done
 drive "$T/local.json" here --port "$port"
 assert_contains "$OUT" "call 0: host=here error=0 status=200 via_tunnel=0 "
 drive "$T/local.json" here --port "$port" --method POST --path /v1/probe/run --body '{}'
-assert_contains "$OUT" "call 0: body: {\"error\":\"missing target\"}"
+assert_contains "$OUT" "call 0: body: {\"error\":\"target is required\"}"
 drive "$T/local.json" here --port "$port" --calls 20
 assert_eq 20 "$(grep -c "error=0 status=200 via_tunnel=0 " <<<"$OUT")" "20 answers"
 echo "local: $(grep ' calls in ' <<<"$OUT")"
