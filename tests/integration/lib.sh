@@ -98,6 +98,24 @@ require_cmd() {
 	done
 }
 
+# --- waiting and ports ----------------------------------------------------
+
+# free_port: a TCP port of 127.0.0.1 that nothing listens on now
+free_port() {
+	python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
+}
+
+# wait_for SECONDS CMD...: until CMD succeeds (polled every 0.5 s); 1 if
+# it did not within SECONDS
+wait_for() {
+	local end=$((SECONDS + $1))
+	shift
+	until "$@"; do
+		[ $SECONDS -lt $end ] || return 1
+		sleep 0.5
+	done
+}
+
 # --- the lab -----------------------------------------------------------
 
 # lab_up NAME N [lab.sh up options...]

@@ -19,19 +19,6 @@ rm -rf "$T"
 mkdir -p "$T/tsdb" "$T/textfile"
 cd "$T" || exit 1
 
-free_port() {
-	python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
-}
-# wait_for SECONDS CMD...: until CMD succeeds
-wait_for() {
-	local end=$((SECONDS + $1))
-	shift
-	until "$@"; do
-		[ $SECONDS -lt $end ] || return 1
-		sleep 0.5
-	done
-}
-
 # --- netprof, sweeping every 2 s ------------------------------------------
 "$NETPROF_BIN" collect --config "$LAB_INVENTORY" --output sweeps.jsonl \
     --every 2s --ping-count 3 --ping-interval 0.2 \

@@ -23,19 +23,6 @@ rm -rf "$T"
 mkdir -p "$T/tsdb"
 cd "$T" || exit 1
 
-free_port() {
-	python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
-}
-# wait_for SECONDS CMD...: until CMD succeeds
-wait_for() {
-	local end=$((SECONDS + $1))
-	shift
-	until "$@"; do
-		[ $SECONDS -lt $end ] || return 1
-		sleep 0.5
-	done
-}
-
 "$NETPROF_BIN" collect --config "$LAB_INVENTORY" --output sweeps.jsonl \
     --every 2s --ping-count 5 --ping-interval 0.1 \
     --metrics-listen 127.0.0.1:0 -q 2>netprof.log &
