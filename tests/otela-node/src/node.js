@@ -12,7 +12,7 @@ import { identify } from '@libp2p/identify'
 import { multiaddr } from '@multiformats/multiaddr'
 import { peerIdFromString } from '@libp2p/peer-id'
 import { handle } from './api.js'
-import { PING_PROTOCOL, PING_SIZE, HTTP_PROTOCOL } from './probe.js'
+import { PING_PROTOCOL, PING_SIZE, HTTP_PROTOCOL, closeIdleStreams } from './probe.js'
 import { StreamReader, sendAll, readRequest, writeResponse, MAX_REQUEST_BODY } from './wire.js'
 import { openDb, removeDb } from './home.js'
 
@@ -85,16 +85,28 @@ function pingHandler (ctx) {
 	}
 }
 
-// Serves one HTTP/1.1 request per stream through the shared API routes.
+// Serves HTTP/1.1 requests on a stream through the shared API routes, one
+// after the other while the client keeps the stream alive (as Go's
+// http.Server on the real node's gostream listener).
 function httpStreamHandler (ctx) {
-	return async (stream) => {
+	return async (stream, connection) => {
 		if (ctx.faults.noHttp) {
 			stream.abort(new Error('failed to dial: no reservation (OTELA_FAKE_NO_HTTP)'))
 			return
 		}
+		// One line per stream, not per request: the tests count streams.
+		log('info', `HTTP-over-libp2p stream ${++ctx.httpStreams} from ${connection?.remotePeer?.toString() ?? 'unknown peer'}`)
 		try {
-			const req = await readRequest(new StreamReader(stream))
-			await writeResponse(stream, await handle(ctx, req))
+			const reader = new StreamReader(stream)
+			for (;;) {
+				const req = await readRequest(reader)
+				if (req === null) {
+					await stream.close()
+					return
+				}
+				await writeResponse(stream, await handle(ctx, req), { close: req.close })
+				if (req.close) return
+			}
 		} catch (err) {
 			log('warn', `HTTP-over-libp2p request failed: ${err.message}`)
 			stream.abort(err)
@@ -261,7 +273,9 @@ async function keepDialled (ctx, addr) {
 // delay, the bootstrap dialers and running probes. Returns { ctx, stop } or
 // null when stopSignal fired before the node was created.
 export async function startNode ({ cfg, privateKey, peerId, faults, stopSignal }) {
-	const ctx = { peerId, faults, log, stopSignal, seenPeers: new Set(), node: null }
+	// httpPool: kept-alive HTTP-over-libp2p streams to each peer (probe.js);
+	// httpStreams: how many such streams peers opened to this node.
+	const ctx = { peerId, faults, log, stopSignal, seenPeers: new Set(), node: null, httpPool: new Map(), httpStreams: 0 }
 	let server = null
 	let stopping = null
 
@@ -275,6 +289,7 @@ export async function startNode ({ cfg, privateKey, peerId, faults, stopSignal }
 			const never = new AbortController().signal
 			await sleep(stopMs / 2, never)
 			if (db) removeDb(db)
+			closeIdleStreams(ctx)
 			if (server) {
 				server.close()
 				server.closeAllConnections()

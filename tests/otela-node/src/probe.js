@@ -1,7 +1,7 @@
 // Probe runners behind POST /v1/probe/run: libp2p_ping (round trips on the
 // ping protocol), latency (GET /v1/health over HTTP-over-libp2p) and
-// throughput (GET /v1/probe/echo?bytes=B over HTTP-over-libp2p), plus the
-// metric shapes of the contract. Times come from process.hrtime.bigint().
+// throughput (GET /v1/probe/echo?bytes=B over HTTP-over-libp2p), both on
+// kept-alive streams, plus the metric shapes of the contract. Times come from process.hrtime.bigint().
 import crypto from 'node:crypto'
 import { peerIdFromString } from '@libp2p/peer-id'
 import { StreamReader, writeRequest, readResponseHead } from './wire.js'
@@ -123,33 +123,100 @@ async function pingSamples (ctx, req, deadline) {
 	return out
 }
 
-// One HTTP/1.1 GET over a fresh HTTP-over-libp2p stream. Returns
-// { status, bytes, ns } with ns from before the stream is opened to the last
-// body byte.
+// Kept-alive HTTP-over-libp2p streams, as the real node's global
+// http.Transport over gostream keeps them (internal/server/
+// libp2p_http_transport.go): per peer at most POOL_PER_PEER idle streams,
+// each closed after POOL_IDLE_MS unused; shared by every probe run, so only
+// the first request to a peer pays for opening a stream.
+const POOL_PER_PEER = 64
+const POOL_IDLE_MS = 90000
+
+function reusable (stream) {
+	return stream.status === 'open' && stream.writeStatus === 'writable' &&
+		stream.readStatus !== 'closed' && stream.remoteWriteStatus === 'writable'
+}
+
+function takeIdle (ctx, peer) {
+	const idle = ctx.httpPool.get(peer) ?? []
+	while (idle.length > 0) {
+		const conn = idle.pop()
+		clearTimeout(conn.timer)
+		if (reusable(conn.stream)) return conn
+		conn.stream.abort(new Error('idle stream no longer usable'))
+	}
+	return null
+}
+
+function putIdle (ctx, peer, conn) {
+	const idle = ctx.httpPool.get(peer) ?? []
+	if (ctx.stopSignal.aborted || idle.length >= POOL_PER_PEER || !reusable(conn.stream)) {
+		conn.stream.close().catch(() => {})
+		return
+	}
+	conn.timer = setTimeout(() => {
+		const i = idle.indexOf(conn)
+		if (i >= 0) idle.splice(i, 1)
+		conn.stream.close().catch(() => {})
+	}, POOL_IDLE_MS)
+	conn.timer.unref()
+	idle.push(conn)
+	ctx.httpPool.set(peer, idle)
+}
+
+// Closes every idle stream (at stop).
+export function closeIdleStreams (ctx) {
+	for (const idle of ctx.httpPool.values()) {
+		for (const conn of idle.splice(0)) {
+			clearTimeout(conn.timer)
+			conn.stream.close().catch(() => {})
+		}
+	}
+}
+
+// One HTTP/1.1 GET over a kept-alive HTTP-over-libp2p stream (an idle one
+// to the peer, or a new one). Returns { status, bytes, ns } with ns from
+// before a stream is taken or opened to the last body byte, as the real
+// node's time.Now() before client.Do. A reused stream that fails before any
+// response byte is dropped and the request sent once more on a new stream,
+// as Go's transport retries an idempotent request on a reused connection.
 async function httpGet (ctx, peer, target, deadline, { keepBody = false } = {}) {
 	const t0 = now()
-	const stream = await openStream(ctx, peer, HTTP_PROTOCOL, Math.max(1, deadline - Date.now()))
-	const work = (async () => {
-		const reader = new StreamReader(stream)
-		await writeRequest(stream, 'GET', target, peer)
-		const head = await readResponseHead(reader)
-		const parts = []
-		const want = head.length ?? Number.MAX_SAFE_INTEGER
-		const bytes = await reader.readBody(want, keepBody ? c => parts.push(Buffer.from(c)) : null)
-		const ns = Number(now() - t0)
-		if (head.length !== null && bytes < head.length) {
-			throw new Error(`stream reset: body ended after ${bytes} of ${head.length} bytes`)
+	let conn = takeIdle(ctx, peer)
+	for (;;) {
+		const reused = conn !== null
+		if (!reused) {
+			const stream = await openStream(ctx, peer, HTTP_PROTOCOL, Math.max(1, deadline - Date.now()))
+			conn = { stream, reader: new StreamReader(stream), timer: null }
 		}
-		return { status: head.status, bytes, ns, body: keepBody ? Buffer.concat(parts) : null }
-	})()
-	try {
-		return await within(work, Math.max(1, deadline - Date.now()), `GET ${target}`, err => stream.abort(err))
-	} catch (err) {
-		const reset = stream.status === 'reset' && !/reset/i.test(err?.message ?? '')
-		stream.abort(err instanceof Error ? err : new Error(String(err)))
-		throw reset ? new Error(`stream reset by ${peer}: ${err?.message}`) : err
-	} finally {
-		if (stream.status === 'open') stream.close().catch(() => {})
+		const { stream, reader } = conn
+		let answered = false
+		const work = (async () => {
+			await writeRequest(stream, 'GET', target, peer)
+			const head = await readResponseHead(reader)
+			answered = true
+			const parts = []
+			const want = head.length ?? Number.MAX_SAFE_INTEGER
+			const bytes = await reader.readBody(want, keepBody ? c => parts.push(Buffer.from(c)) : null)
+			const ns = Number(now() - t0)
+			if (head.length !== null && bytes < head.length) {
+				throw new Error(`stream reset: body ended after ${bytes} of ${head.length} bytes`)
+			}
+			return { status: head.status, bytes, ns, body: keepBody ? Buffer.concat(parts) : null, keep: head.length !== null && !head.close }
+		})()
+		try {
+			const r = await within(work, Math.max(1, deadline - Date.now()), `GET ${target}`, err => stream.abort(err))
+			if (r.keep) putIdle(ctx, peer, conn)
+			else stream.close().catch(() => {})
+			return r
+		} catch (err) {
+			const reset = stream.status === 'reset' && !/reset/i.test(err?.message ?? '')
+			stream.abort(err instanceof Error ? err : new Error(String(err)))
+			if (reused && !answered && !(err instanceof ProbeTimeout)) {
+				conn = null
+				continue
+			}
+			throw reset ? new Error(`stream reset by ${peer}: ${err?.message}`) : err
+		}
 	}
 }
 

@@ -1,7 +1,8 @@
 // Byte-level helpers over libp2p streams (js-libp2p 3.x stream API) and the
-// HTTP/1.1 framing used to carry the node's HTTP API over libp2p: one request
-// per stream, the client half-closes after the request, the server answers
-// with Content-Length and closes its side.
+// HTTP/1.1 framing used to carry the node's HTTP API over libp2p. As Go's
+// net/http over go-libp2p-gostream in the real node: a stream is an HTTP/1.1
+// connection kept alive between requests (responses carry Content-Length),
+// until either side sends `Connection: close` or closes the stream.
 
 export const MAX_HEAD = 64 * 1024
 export const MAX_REQUEST_BODY = 1024 * 1024
@@ -47,13 +48,16 @@ export class StreamReader {
 		return Buffer.from(this.take(n))
 	}
 
-	// Reads up to and including the blank line ending an HTTP head.
-	async readHead () {
+	// Reads up to and including the blank line ending an HTTP head; with
+	// endOk, null when the stream ends cleanly before any byte of it (a
+	// kept-alive connection closed between requests).
+	async readHead ({ endOk = false } = {}) {
 		for (;;) {
 			const end = this.buffered.indexOf('\r\n\r\n')
 			if (end >= 0) return this.take(end + 4).toString('latin1')
 			if (this.buffered.length > MAX_HEAD) throw new Error('HTTP head too large')
 			if (!(await this.fill())) {
+				if (endOk && this.buffered.length === 0) return null
 				throw new Error(this.buffered.length === 0 ? 'stream closed before any response' : 'stream closed inside HTTP head')
 			}
 		}
@@ -97,10 +101,21 @@ function contentLength (headers) {
 	return Number(value)
 }
 
-// Server side: reads one request from the stream.
+// A request or response that ends its connection: `Connection: close`, or
+// HTTP/1.0 without `Connection: keep-alive`.
+export function wantsClose (version, headers) {
+	const conn = (headers.connection ?? '').toLowerCase()
+	return conn.split(',').some(t => t.trim() === 'close') ||
+		(version === '1.0' && !conn.split(',').some(t => t.trim() === 'keep-alive'))
+}
+
+// Server side: reads the next request from the stream; null when the client
+// closed the stream between requests.
 export async function readRequest (reader) {
-	const lines = (await reader.readHead()).split('\r\n').slice(0, -2)
-	const m = /^([A-Z]+) (\S+) HTTP\/1\.[01]$/.exec(lines[0] ?? '')
+	const text = await reader.readHead({ endOk: true })
+	if (text === null) return null
+	const lines = text.split('\r\n').slice(0, -2)
+	const m = /^([A-Z]+) (\S+) HTTP\/(1\.[01])$/.exec(lines[0] ?? '')
 	if (!m) throw new Error(`malformed HTTP request line ${JSON.stringify(lines[0])}`)
 	const headers = parseHeaders(lines.slice(1))
 	const length = contentLength(headers) ?? 0
@@ -108,40 +123,46 @@ export async function readRequest (reader) {
 	const parts = []
 	const got = await reader.readBody(length, c => parts.push(Buffer.from(c)))
 	if (got < length) throw new Error('stream closed inside request body')
-	return { method: m[1], target: m[2], headers, body: Buffer.concat(parts) }
+	return { method: m[1], target: m[2], headers, body: Buffer.concat(parts), close: wantsClose(m[3], headers) }
 }
 
 const REASONS = { 200: 'OK', 400: 'Bad Request', 404: 'Not Found', 405: 'Method Not Allowed', 500: 'Internal Server Error', 503: 'Service Unavailable' }
 
-// Server side: writes a handler response (see api.js) to the stream.
-export async function writeResponse (stream, res) {
+// Server side: writes a handler response (see api.js) to the stream; with
+// close, says `Connection: close` and closes the stream after it, otherwise
+// the stream stays open for the client's next request.
+export async function writeResponse (stream, res, { close = true } = {}) {
 	const length = res.body ? res.body.length : res.length
 	let head = `HTTP/1.1 ${res.status} ${REASONS[res.status] ?? 'Status'}\r\n`
 	for (const [k, v] of Object.entries(res.headers)) head += `${k}: ${v}\r\n`
-	head += `Content-Length: ${length}\r\nConnection: close\r\n\r\n`
+	head += `Content-Length: ${length}\r\n${close ? 'Connection: close\r\n' : ''}\r\n`
 	await sendAll(stream, Buffer.from(head, 'latin1'))
 	if (res.body) {
 		if (res.body.length > 0) await sendAll(stream, res.body)
 	} else {
 		for await (const chunk of res.chunks()) await sendAll(stream, chunk)
 	}
-	await stream.close()
+	if (close) await stream.close()
 }
 
-// Client side: writes a request and half-closes the stream.
-export async function writeRequest (stream, method, target, host, body) {
-	let head = `${method} ${target} HTTP/1.1\r\nHost: ${host}\r\nUser-Agent: otela-standin\r\nConnection: close\r\n`
+// Client side: writes a request on a kept-alive stream (no `Connection:
+// close`, no half-close, as Go's http.Transport); with close, asks for the
+// stream's end and half-closes it.
+export async function writeRequest (stream, method, target, host, body, { close = false } = {}) {
+	let head = `${method} ${target} HTTP/1.1\r\nHost: ${host}\r\nUser-Agent: otela-standin\r\n`
+	if (close) head += 'Connection: close\r\n'
 	if (body) head += `Content-Type: application/json\r\nContent-Length: ${body.length}\r\n`
 	await sendAll(stream, Buffer.from(head + '\r\n', 'latin1'))
 	if (body) await sendAll(stream, body)
-	await stream.close()
+	if (close) await stream.close()
 }
 
-// Client side: reads the response head; returns { status, headers, length }.
+// Client side: reads the response head; returns { status, headers, length,
+// close } (close: the server ends the stream after this response).
 export async function readResponseHead (reader) {
 	const lines = (await reader.readHead()).split('\r\n').slice(0, -2)
-	const m = /^HTTP\/1\.[01] (\d{3})/.exec(lines[0] ?? '')
+	const m = /^HTTP\/(1\.[01]) (\d{3})/.exec(lines[0] ?? '')
 	if (!m) throw new Error(`malformed HTTP status line ${JSON.stringify(lines[0])}`)
 	const headers = parseHeaders(lines.slice(1))
-	return { status: Number(m[1]), headers, length: contentLength(headers) }
+	return { status: Number(m[2]), headers, length: contentLength(headers), close: wantsClose(m[1], headers) }
 }

@@ -73,6 +73,19 @@ describe('three-node mesh', () => {
 		}
 	})
 
+	it('keeps HTTP-over-libp2p streams alive across samples and probe runs, as the real node', async () => {
+		const [a, , c] = nodes
+		const streams = () => logOf(c).split('\n').filter(l => / HTTP-over-libp2p stream \d+ from /.test(l) && l.endsWith(` from ${a.peerId}`)).length
+		for (let i = 0; i < 2; i++) {
+			const lat = await probe(a, { target: c.peerId, kind: 'latency', count: 5 })
+			assert.equal(checkLatencyResult(lat, { kind: 'latency', target: c.peerId, count: 5 }).failed_samples, 0)
+		}
+		const tp = await probe(a, { target: c.peerId, kind: 'throughput', count: 3, bytes: 65536 })
+		assert.equal(checkThroughputResult(tp, { target: c.peerId, count: 3, bytes: 65536 }).failed_samples, 0)
+		// 13 requests (and those of the test before), one stream
+		assert.equal(streams(), 1, logOf(c))
+	})
+
 	it('applies the defaults: count 20, timeout_ms 60000, throughput bytes 10 MiB', async () => {
 		const [a, b] = nodes
 		const r = await probe(a, { target: b.peerId, kind: 'libp2p_ping' })
