@@ -4,9 +4,11 @@
 # plain ping of that pair alone, run as root in the source's namespace),
 # with the fan-out and with --serial, and the two runs are close to each
 # other pair by pair; no median is below the configured RTT (less 1 ms:
-# the emulator's clock), which the emulator only adds to. The lab's own parts are checked on the way: the
-# inventory's sites, topology.json's RTTs, and a run-time change of a link
-# through the management socket.
+# the emulator's clock), which the emulator only adds to. The lab's own
+# parts are checked on the way: the inventory's sites, topology.json's
+# RTTs, a pair of sites with a path of its own (--pair) taken by that pair
+# only, and run-time changes of a site's link and of a pair's path through
+# the management socket.
 #
 # Tolerance: max(3 ms, 10 %) of the ground truth, from docs/lab.md's
 # figures: the emulator adds 1-3 ms per inter-site round trip on an idle
@@ -26,9 +28,20 @@ assert_status 2 "$LAB_SH" up --name wping --home delay=3
 assert_contains "$OUT" "give the sites too"
 assert_status 2 "$LAB_SH" up --name wping --site a=1,rate=fast
 assert_contains "$OUT" "rate=fast: like 100mbit"
+assert_status 2 "$LAB_SH" up --name wping --site a=1 --site b=1 --pair a-x,delay=5
+assert_contains "$OUT" "--pair a-x,delay=5: no site 'x' (sites: a b)"
+assert_status 2 "$LAB_SH" up --name wping --site a=1 --pair a-a
+assert_contains "$OUT" "a pair joins two different sites"
+assert_status 2 "$LAB_SH" up --name wping --site a=1 --pair a-home
+assert_contains "$OUT" "home's path is its link (--home)"
+assert_status 2 "$LAB_SH" up --name wping --site a=1 --site b=1 --pair a-b --pair b-a,delay=1
+assert_contains "$OUT" "the pair b-a is given twice"
+assert_status 2 "$LAB_SH" up --name wping --pair a-b
+assert_contains "$OUT" "--pair: give the sites too"
 
+# b-c has a path of its own, longer than the star's 2 x (6 + 12).
 lab_up wping 4 --site a=2,delay=2 --site b=1,delay=6 --site c=1,delay=12 \
-    --home delay=3
+    --home delay=3 --pair b-c,delay=25
 inv=$LAB_INVENTORY
 topo=$LAB_TOPOLOGY
 
@@ -39,6 +52,8 @@ assert_eq 0 "$(jq '.rtt_ms.h1.h2' "$topo")" "same site: no added delay"
 assert_eq 16 "$(jq '.rtt_ms.h1.h3' "$topo")" "a-b: 2 x (2 + 6)"
 assert_eq 28 "$(jq '.rtt_ms.h2.h4' "$topo")" "a-c: 2 x (2 + 12)"
 assert_eq 30 "$(jq '.rtt_ms.home.h4' "$topo")" "home-c: 2 x (3 + 12)"
+assert_eq 50 "$(jq '.rtt_ms.h3.h4' "$topo")" "b-c, a pair of its own: 2 x 25"
+assert_eq "b c 25" "$(jq -r '.pairs[0] | "\(.sites[0]) \(.sites[1]) \(.delay_ms)"' "$topo")" "topology's pairs"
 
 # The median of "time=" samples printed by ping on standard input.
 ping_median() {
@@ -95,6 +110,13 @@ for s in $LAB_HOSTS; do
 done
 echo "$report" | tee "$NETPROF_TEST_TMP/wan-ping-report.txt"
 
+# The pair's path is the pair's: 50 ms where the star gives 36, both ways.
+for st in h3,h4 h4,h3; do
+	awk -v v="${truth[$st]}" 'BEGIN { exit !(v >= 49 && v < 56) }' ||
+	    fail "${st/,/ -> }: ground truth ${truth[$st]} ms, expected the pair's 50 ms (2 x 25) and a little more, not the star's 36"
+	TEST_CHECKS=$((TEST_CHECKS + 1))
+done
+
 # --- a link changed at run time ------------------------------------------
 assert_status 0 lab link b delay 20
 assert_contains "$OUT" "link b: delay 20 ms"
@@ -102,7 +124,19 @@ assert_contains "$(lab status)" "Delay L->R 20+0U R->L 20+0U" "b's wirefilter ha
 g=$(lab run h1 -- ping -n -c 10 -i 0.05 -W 2 "$(lab_addr h3)" | ping_median)
 awk -v v="$g" 'BEGIN { exit !(v >= 44 && v < 60) }' ||
     fail "h1 -> h3 after link b delay 20: median $g ms, expected 44 ms (2 x (2 + 20)) and a little more"
-TEST_CHECKS=$((TEST_CHECKS + 1))
+# b's link is not on the b-c pair's path; the pair's own change is.
+g=$(lab run h3 -- ping -n -c 10 -i 0.05 -W 2 "$(lab_addr h4)" | ping_median)
+awk -v v="$g" 'BEGIN { exit !(v >= 49 && v < 56) }' ||
+    fail "h3 -> h4 after link b delay 20: median $g ms, expected the pair's 50 ms still"
+assert_status 0 lab link b-c delay 40 loss 0
+assert_contains "$OUT" "link b-c: delay 40 ms, jitter 0 ms, loss 0%, rate unlimited"
+assert_contains "$(lab status)" "b-c:Loss L->R 0+0U R->L 0+0U;Delay L->R 40+0U R->L 40+0U" "the pair's wirefilter has the new delay"
+g=$(lab run h4 -- ping -n -c 10 -i 0.05 -W 2 "$(lab_addr h3)" | ping_median)
+awk -v v="$g" 'BEGIN { exit !(v >= 79 && v < 90) }' ||
+    fail "h4 -> h3 after link b-c delay 40: median $g ms, expected 80 ms (2 x 40) and a little more"
+TEST_CHECKS=$((TEST_CHECKS + 3))
+assert_status 2 lab link a-b delay 1
+assert_contains "$OUT" "no pair 'a-b'"
 assert_status 2 lab link nosuch delay 1
 assert_contains "$OUT" "no site 'nosuch'"
 assert_status 2 lab link b loss lots

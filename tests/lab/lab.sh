@@ -29,7 +29,8 @@ commands:
   up   [--name NAME] [--hosts N] [--subnet K] [--dir DIR]
        [--rate HOST=RATE]... [--delay HOST=MS]...
        [--site NAME=N[,delay=MS][,jitter=MS][,loss=PCT][,rate=RATE]]...
-       [--home delay=MS[,jitter=MS][,loss=PCT][,rate=RATE]] [--slurm]
+       [--home delay=MS[,jitter=MS][,loss=PCT][,rate=RATE]]
+       [--pair A-B[,delay=MS][,jitter=MS][,loss=PCT][,rate=RATE]]... [--slurm]
                          create (or verify and repair) the lab; writes
                          DIR/machines.json, DIR/lab.env, keys and configs
                          (and DIR/topology.json with sites)
@@ -46,10 +47,10 @@ commands:
                          run CMD as root inside HOST's namespace
   pids       [--name NAME]        pids of processes in the lab's namespaces
                          other than sshd, one per line
-  link       [--name NAME] SITE [delay MS] [jitter MS] [loss PCT] [rate RATE]
-                         change SITE's link to the core now (SITE may be
-                         home), through its wirefilter's management socket;
-                         rate 0 is unlimited
+  link       [--name NAME] SITE|A-B [delay MS] [jitter MS] [loss PCT] [rate RATE]
+                         change SITE's link to the core (SITE may be home),
+                         or the path of pair A-B, now, through its
+                         wirefilter's management socket; rate 0 is unlimited
 
 options:
   --name NAME     lab name, 1-8 lower-case letters or digits (default: lab)
@@ -69,11 +70,16 @@ options:
                   unlimited). --hosts defaults to the sum of the sites'.
   --home ...        this machine's link to the core (default delay=0);
                   SSH from here crosses it and the host's site link
+  --pair A-B,...    a path of its own between host sites A and B, in place
+                  of their two links to the core: one wirefilter with the
+                  pair's delay, jitter, loss and rate each way (so its
+                  round trip is 2 x delay); at most 9 pairs
   -h, --help      show this help
 
 Connect with OpenSSH:  ssh -F DIR/ssh_config.openssh h1
 Use with netprof:      netprof check --config DIR/machines.json
 Sites:  $PROG up --site a=2,delay=5 --site b=2,delay=15,rate=100mbit --home delay=10
+One slow pair:  ... --site c=2,delay=5 --pair a-c,delay=40,rate=10mbit
 EOF
 }
 
@@ -151,6 +157,7 @@ registry_load() {
 	HOSTS=$LAB_NHOSTS
 	SITE_SPECS=${LAB_SITE_SPECS:-}
 	HOME_SPEC=${LAB_HOME_SPEC:-}
+	PAIR_SPECS=${LAB_PAIR_SPECS:-}
 	parse_sites
 }
 
@@ -292,6 +299,10 @@ SITE_LINK=()		# "delay jitter loss rate" per site (rate: bytes/s, 0 = none)
 SITE_OF=()		# site index of host I (SITE_OF[I])
 SITE_SPECS=''		# --site values as given (the registry keeps them)
 HOME_SPEC=''
+PAIR_A=()		# pair P's sites (indices), P = 1..9
+PAIR_B=()
+PAIR_LINK=()		# "delay jitter loss rate" per pair
+PAIR_SPECS=''		# --pair values as given
 
 wan_dir() { echo "$DIR/wan"; }
 site_bridge_of() { echo "npb-$NAME-$1"; }
@@ -316,7 +327,8 @@ rate_text() {
 }
 
 # Parse "delay=MS,jitter=MS,loss=PCT,rate=RATE" ($2) for site $1 into
-# SITE_LINK[$1]. $3 names the option for errors.
+# SITE_LINK[$1] (or, with $4 = pair, for pair $1 into PAIR_LINK[$1]). $3
+# names the option for errors.
 parse_link_spec() {
 	local i=$1 spec=$2 opt=$3 kv k v delay=0 jitter=0 loss=0 rate=0
 	local IFS=,
@@ -342,7 +354,11 @@ parse_link_spec() {
 		*) usage_error "$opt: unknown key '$k' (keys: delay, jitter, loss, rate)" ;;
 		esac
 	done
-	SITE_LINK[$i]="$delay $jitter $loss $rate"
+	if [ "${4:-}" = pair ]; then
+		PAIR_LINK[$i]="$delay $jitter $loss $rate"
+	else
+		SITE_LINK[$i]="$delay $jitter $loss $rate"
+	fi
 }
 
 # Parse the --site values ($SITE_SPECS, space separated) and --home.
@@ -371,6 +387,46 @@ parse_sites() {
 		done
 	done
 	SITE_HOSTS_TOTAL=$h
+	parse_pairs
+}
+
+# Parse the --pair values ($PAIR_SPECS) into PAIR_A, PAIR_B, PAIR_LINK.
+parse_pairs() {
+	local spec p=0 a b ia ib q
+	PAIR_A=() PAIR_B=() PAIR_LINK=()
+	for spec in $PAIR_SPECS; do
+		p=$(( p + 1 ))
+		[[ $spec =~ ^([a-z0-9]{1,8})-([a-z0-9]{1,8})(,(.*))?$ ]] ||
+		    usage_error "--pair $spec: expected A-B[,delay=MS][,jitter=MS][,loss=PCT][,rate=RATE] (two sites' names)"
+		a=${BASH_REMATCH[1]} b=${BASH_REMATCH[2]}
+		(( p <= 9 )) || usage_error "--pair: at most 9 pairs"
+		for q in "$a" "$b"; do
+			[ "$q" != home ] ||
+			    usage_error "--pair $spec: home's path is its link (--home); a pair joins two host sites"
+		done
+		ia=$(site_index "$a") ||
+		    usage_error "--pair $spec: no site '$a' (sites: ${SITES[*]:1})"
+		ib=$(site_index "$b") ||
+		    usage_error "--pair $spec: no site '$b' (sites: ${SITES[*]:1})"
+		[ "$ia" != "$ib" ] || usage_error "--pair $spec: a pair joins two different sites"
+		(( ia < ib )) || { q=$ia; ia=$ib; ib=$q; }
+		for (( q = 1; q < p; q++ )); do
+			[ "${PAIR_A[$q]}:${PAIR_B[$q]}" != "$ia:$ib" ] ||
+			    usage_error "--pair $spec: the pair $a-$b is given twice"
+		done
+		PAIR_A[$p]=$ia PAIR_B[$p]=$ib
+		parse_link_spec "$p" "${BASH_REMATCH[4]}" "--pair $spec" pair
+	done
+}
+
+# The pair (1..9) joining sites $1 and $2, if any.
+pair_of() {
+	local p a=$1 b=$2
+	(( a < b )) || { a=$2; b=$1; }
+	for (( p = 1; p < ${#PAIR_A[@]} + 1; p++ )); do
+		[ "${PAIR_A[$p]:-}:${PAIR_B[$p]:-}" = "$a:$b" ] && { echo "$p"; return 0; }
+	done
+	return 1
 }
 
 wan_on() { [ -n "$SITE_SPECS" ]; }
@@ -454,23 +510,39 @@ queue_bytes() {
 	awk -v r="$1" 'BEGIN { q = r / 20; if (q < 16384) q = 16384; printf "%d\n", q }'
 }
 
-# Send one management command to site $1's wirefilter. unixcmd exits 255
-# whatever the answer, so callers read the result back with wf_show.
+# A wirefilter's files are DIR/wan/KEY.{mgmt,link}: KEY is sI for site I
+# (a number given) and qP for pair P (given as qP).
+wf_key() { case $1 in q*) echo "$1" ;; *) echo "s$1" ;; esac; }
+
+# What wirefilter $1 joins, for messages: "site NAME" or "pair A-B".
+wf_label() {
+	case $1 in
+	q*) echo "pair ${SITES[${PAIR_A[${1#q}]}]}-${SITES[${PAIR_B[${1#q}]}]}" ;;
+	*) echo "site ${SITES[$1]}" ;;
+	esac
+}
+
+# Send one management command to wirefilter $1 (a site's index or qP).
+# unixcmd exits 255 whatever the answer, so callers read the result back
+# with wf_show.
 wf_cmd() {
-	local i=$1
+	local k
+	k=$(wf_key "$1")
 	shift
-	unixcmd -f /etc/vde2/vdecmd -s "$(wan_dir)/s$i.mgmt" "$@" >/dev/null 2>&1 || true
+	unixcmd -f /etc/vde2/vdecmd -s "$(wan_dir)/$k.mgmt" "$@" >/dev/null 2>&1 || true
 }
 
-# Site $1's wirefilter's showinfo, without the NUL bytes it sends.
+# Wirefilter $1's showinfo, without the NUL bytes it sends.
 wf_show() {
-	unixcmd -f /etc/vde2/vdecmd -s "$(wan_dir)/s$1.mgmt" showinfo 2>/dev/null | tr -d '\0' || true
+	unixcmd -f /etc/vde2/vdecmd -s "$(wan_dir)/$(wf_key "$1").mgmt" showinfo 2>/dev/null | tr -d '\0' || true
 }
 
-# Apply SITE_LINK[$1] through the management socket and check it took.
+# Apply SITE_LINK[$1] (or PAIR_LINK[P] for $1 = qP) through the management
+# socket and check it took.
 wf_apply() {
-	local i=$1 delay jitter loss rate info want
-	read -r delay jitter loss rate <<<"${SITE_LINK[$i]}"
+	local i=$1 link delay jitter loss rate info want
+	case $i in q*) link=${PAIR_LINK[${i#q}]} ;; *) link=${SITE_LINK[$i]} ;; esac
+	read -r delay jitter loss rate <<<"$link"
 	wf_cmd "$i" delay "$(wf_delay "$delay" "$jitter")"
 	wf_cmd "$i" loss "$loss"
 	wf_cmd "$i" bandwidth "$rate"
@@ -480,9 +552,9 @@ wf_apply() {
 	[ "$jitter" = 0 ] && want="$want+0"
 	case $info in
 	*"$want"*) ;;
-	*) die "site ${SITES[$i]}: its wirefilter did not take the delay (wanted '$want'; it says: $(grep -a Delay <<<"$info"))" ;;
+	*) die "$(wf_label "$i"): its wirefilter did not take the delay (wanted '$want'; it says: $(grep -a Delay <<<"$info"))" ;;
 	esac
-	printf '%s\n' "${SITE_LINK[$i]}" >"$(wan_dir)/s$i.link"
+	printf '%s\n' "$link" >"$(wan_dir)/$(wf_key "$i").link"
 }
 
 # Create or repair site $1: its switch with its tap, its bridge (host
@@ -554,6 +626,131 @@ wan_up() {
 	for (( i = 0; i < ${#SITES[@]}; i++ )); do
 		site_up "$i"
 	done
+	for (( i = 1; i <= ${#PAIR_A[@]}; i++ )); do
+		pair_up "$i"
+	done
+	pairs_stale
+}
+
+# Pair P's names: a switch per side (DIR/wan/qPa.ctl, qPb.ctl) with its tap
+# npv-NAME-Pa|b in a kernel bridge npu-NAME-Pa|b, which holds a second
+# interface (pP) of every host of that side's site; one wirefilter
+# (DIR/wan/qP.mgmt) between the two switches. In a host of site A the
+# other site's hosts are /32 routes through pP, with their pP's MAC as a
+# permanent neighbour, so a pair's traffic takes the pair's path and every
+# other pair's the star.
+pair_tap_of() { echo "npv-$NAME-$1$2"; }
+pair_bridge_of() { echo "npu-$NAME-$1$2"; }
+pair_veth_of() { echo "q$1-$NAME-${2#h}"; }
+pair_mac() { printf '02:6e:%02x:%02x:%02x:%02x\n' $(( 0x80 + $1 )) "$SUBNET" $(( ${2#h} >> 8 )) $(( ${2#h} & 255 )); }
+
+# Create or repair pair $1: its two switches, taps, bridges, wirefilter.
+pair_up() {
+	local p=$1 w side sw tap br restart=0 delay jitter loss rate
+	w=$(wan_dir)
+	for side in a b; do
+		sw=$(wan_pid "$w/swq$p$side.pid" vde_switch)
+		tap=$(pair_tap_of "$p" "$side")
+		if [ -z "$sw" ] || ! ip link show "$tap" >/dev/null 2>&1; then
+			restart=1
+			wan_stop "$w/wfq$p.pid" wirefilter
+			wan_stop "$w/swq$p$side.pid" vde_switch
+			rm -rf "$w/q$p$side.ctl"
+			ip link del "$tap" 2>/dev/null || true
+			wan_prio vde_switch --sock "$w/q$p$side.ctl" --tap "$tap" --numports 4 9<&- \
+			    --daemon --pidfile "$w/swq$p$side.pid" </dev/null >/dev/null 2>&1 ||
+			    die "$(wf_label "q$p"): vde_switch did not start"
+			wait_path "$w/q$p$side.ctl/ctl" && wait_link "$tap" ||
+			    die "$(wf_label "q$p"): vde_switch made no socket or tap $tap"
+		fi
+		br=$(pair_bridge_of "$p" "$side")
+		if ! ip link show "$br" >/dev/null 2>&1; then
+			ip link add "$br" type bridge stp_state 0 forward_delay 0
+		fi
+		echo 1 >"/proc/sys/net/ipv6/conf/$br/disable_ipv6" 2>/dev/null || true
+		echo 1 >"/proc/sys/net/ipv6/conf/$tap/disable_ipv6" 2>/dev/null || true
+		ip link set "$tap" master "$br"
+		ip link set "$br" up
+		ip link set "$tap" up
+	done
+	[ -n "$(wan_pid "$w/wfq$p.pid" wirefilter)" ] || restart=1
+	if [ $restart = 1 ]; then
+		wan_stop "$w/wfq$p.pid" wirefilter
+		rm -f "$w/q$p.mgmt"
+		read -r delay jitter loss rate <<<"${PAIR_LINK[$p]}"
+		wan_prio wirefilter --vde-plug "$w/q${p}a.ctl:$w/q${p}b.ctl" --mgmt "$w/q$p.mgmt" \
+		    --delay "$(wf_delay "$delay" "$jitter")" --loss "$loss" \
+		    --band "$rate" --daemon --pidfile "$w/wfq$p.pid" 9<&- \
+		    </dev/null >/dev/null 2>&1 ||
+		    die "$(wf_label "q$p"): wirefilter did not start"
+		wait_path "$w/q$p.mgmt" ||
+		    die "$(wf_label "q$p"): wirefilter made no management socket"
+	fi
+	wf_apply "q$p"
+}
+
+# Pairs a previous up had and this one has not: their daemons and links.
+pairs_stale() {
+	local w pf p link
+	w=$(wan_dir)
+	for pf in "$w"/wfq*.pid "$w"/swq*.pid; do
+		[ -f "$pf" ] || continue
+		p=${pf##*/}
+		p=${p#wfq} p=${p#swq} p=${p%.pid} p=${p%[ab]}
+		(( p <= ${#PAIR_A[@]} )) && continue
+		case $pf in */wfq*) wan_stop "$pf" wirefilter ;; *) wan_stop "$pf" vde_switch ;; esac
+		rm -rf "$w/q$p.mgmt" "$w/q$p.link" "$w/q${p}a.ctl" "$w/q${p}b.ctl"
+	done
+	for link in $(ip -o link show | awk -F': ' '{print $2}' | sed 's/@.*//' |
+	    grep -E "^(npv-$NAME-[1-9][ab]|npu-$NAME-[1-9][ab]|q[1-9]-$NAME-[0-9]+)\$" || true); do
+		p=${link#npv-"$NAME"-} p=${p#npu-"$NAME"-} p=${p#q}
+		p=${p:0:1}
+		(( p <= ${#PAIR_A[@]} )) && continue
+		ip link del "$link" 2>/dev/null || true
+	done
+}
+
+# Host $1's interfaces and routes for the pairs its site is in: pP into
+# the bridge of its side, and a /32 route and a permanent neighbour for
+# each host of the other site. A host no longer in a pair loses them.
+host_pairs_up() {
+	local h=$1 ns me p side other veth br o
+	ns=$(netns_of "$h")
+	me=${SITE_OF[${h#h}]}
+	ip netns exec "$ns" sh -c 'echo 0 >/proc/sys/net/ipv4/conf/all/rp_filter'
+	for (( p = 1; p <= 9; p++ )); do
+		veth=$(pair_veth_of "$p" "$h")
+		side="" other=""
+		if (( p <= ${#PAIR_A[@]} )); then
+			if [ "${PAIR_A[$p]}" = "$me" ]; then side=a other=${PAIR_B[$p]}
+			elif [ "${PAIR_B[$p]}" = "$me" ]; then side=b other=${PAIR_A[$p]}
+			fi
+		fi
+		if [ -z "$side" ]; then
+			ip link del "$veth" 2>/dev/null || true
+			continue
+		fi
+		br=$(pair_bridge_of "$p" "$side")
+		if ! ip -n "$ns" link show "p$p" >/dev/null 2>&1 ||
+		    ! ip link show "$veth" >/dev/null 2>&1; then
+			ip -n "$ns" link del "p$p" 2>/dev/null || true
+			ip link del "$veth" 2>/dev/null || true
+			ip link add "$veth" type veth peer name "p$p" netns "$ns" \
+			    address "$(pair_mac "$p" "$h")"
+		fi
+		ip link set "$veth" master "$br" up
+		echo 1 >"/proc/sys/net/ipv6/conf/$veth/disable_ipv6" 2>/dev/null || true
+		{
+		echo "link set p$p up"
+		for o in $(host_list); do
+			[ "${SITE_OF[${o#h}]}" = "$other" ] || continue
+			echo "route replace $(addr_of "$o")/32 dev p$p src $(addr_of "$h")"
+			echo "neigh replace $(addr_of "$o") lladdr $(pair_mac "$p" "$o") dev p$p nud permanent"
+		done
+		} | ip -n "$ns" -batch -
+		ip netns exec "$ns" sh -c "echo 0 >/proc/sys/net/ipv4/conf/p$p/rp_filter
+			echo 1 >/proc/sys/net/ipv6/conf/p$p/disable_ipv6" 2>/dev/null || true
+	done
 }
 
 # Stop every WAN process of the lab in DIR: by their pid files, then any
@@ -579,10 +776,16 @@ wan_down() {
 }
 
 # The round trip `up` configured between sites $1 and $2 (ms): each
-# crossing of a wirefilter adds its delay, both ways.
+# crossing of a wirefilter adds its delay, both ways; a pair of its own
+# crosses only its wirefilter.
 site_rtt() {
-	local a=$1 b=$2 da db
+	local a=$1 b=$2 da db p
 	[ "$a" = "$b" ] && { echo 0; return; }
+	if p=$(pair_of "$a" "$b"); then
+		read -r da _ <<<"${PAIR_LINK[$p]}"
+		awk -v a="$da" 'BEGIN { printf "%g\n", 2 * a }'
+		return
+	fi
 	read -r da _ <<<"${SITE_LINK[$a]}"
 	read -r db _ <<<"${SITE_LINK[$b]}"
 	awk -v a="$da" -v b="$db" 'BEGIN { printf "%g\n", 2 * (a + b) }'
@@ -605,7 +808,15 @@ write_topology() {
 			    "${SITES[$i]}" "$delay" "$jitter" "$loss" "$rate" "$hs" \
 			    "$( (( i + 1 < ${#SITES[@]} )) && echo ,)"
 		done
-		printf '  ],\n  "rtt_ms": {\n'
+		printf '  ],\n  "pairs": ['
+		for (( i = 1; i <= ${#PAIR_A[@]}; i++ )); do
+			read -r delay jitter loss rate <<<"${PAIR_LINK[$i]}"
+			printf '%s\n    {"sites": ["%s", "%s"], "delay_ms": %s, "jitter_ms": %s, "loss_pct": %s, "rate_bytes_per_s": %s}' \
+			    "$( (( i > 1 )) && echo ,)" "${SITES[${PAIR_A[$i]}]}" "${SITES[${PAIR_B[$i]}]}" \
+			    "$delay" "$jitter" "$loss" "$rate"
+		done
+		(( ${#PAIR_A[@]} > 0 )) && printf '\n  '
+		printf '],\n  "rtt_ms": {\n'
 		first=1
 		for h in home $(host_list); do
 			[ $first = 1 ] || printf ',\n'
@@ -644,6 +855,12 @@ print_topology() {
 		fi
 		printf '  %-8s delay %s ms  jitter %s ms  loss %s%%  rate %s: %s\n' \
 		    "${SITES[$i]}" "$delay" "$jitter" "$loss" "$(rate_text "$rate")" "$hs"
+	done
+	for (( i = 1; i <= ${#PAIR_A[@]}; i++ )); do
+		read -r delay jitter loss rate <<<"${PAIR_LINK[$i]}"
+		(( i == 1 )) && echo "pairs with a path of their own (one wirefilter, in place of both sites' links; values each way):"
+		printf '  %-17s delay %s ms  jitter %s ms  loss %s%%  rate %s\n' \
+		    "${SITES[${PAIR_A[$i]}]}-${SITES[${PAIR_B[$i]}]}" "$delay" "$jitter" "$loss" "$(rate_text "$rate")"
 	done
 	echo "expected RTT between sites, ms (configured; each crossing of the emulator adds a little):"
 	line=$(printf '  %-8s' "")
@@ -891,6 +1108,7 @@ LAB_SSH_CONFIG='$DIR/ssh_config.openssh'
 LAB_BRIDGE='$(bridge_of)'
 LAB_SITE_SPECS='$SITE_SPECS'
 LAB_HOME_SPEC='$HOME_SPEC'
+LAB_PAIR_SPECS='$PAIR_SPECS'
 LAB_SITES='$sites'
 LAB_HOST_SITES='$host_sites'
 LAB_TOPOLOGY='$(wan_on && echo "$DIR/topology.json")'
@@ -937,7 +1155,7 @@ host_ping() {
 cmd_up() {
 	local -A rate=() delay=()
 	local h v arg hosts_given=0 slurm=0
-	HOSTS=4 SUBNET=0 DIR= SITE_SPECS= HOME_SPEC=
+	HOSTS=4 SUBNET=0 DIR= SITE_SPECS= HOME_SPEC= PAIR_SPECS=
 	while [ $# -gt 0 ]; do
 		case $1 in
 		--name) NAME=${2:?--name needs a value}; shift 2 ;;
@@ -950,6 +1168,9 @@ cmd_up() {
 		--home)
 			[[ ${2:-} =~ ^[^[:space:]]+$ ]] || usage_error "--home needs KEY=VALUE[,...] (like delay=10)"
 			HOME_SPEC=$2; shift 2 ;;
+		--pair)
+			[[ ${2:-} =~ ^[^[:space:]]+$ ]] || usage_error "--pair needs A-B[,KEY=VALUE...] (like a-c,delay=40)"
+			PAIR_SPECS="$PAIR_SPECS${PAIR_SPECS:+ }$2"; shift 2 ;;
 		--slurm) slurm=1; shift ;;
 		--rate|--delay)
 			arg=${2:-}
@@ -972,6 +1193,7 @@ cmd_up() {
 	done
 	check_name
 	[ -z "$HOME_SPEC" ] || wan_on || usage_error "--home: give the sites too (--site NAME=N,...)"
+	[ -z "$PAIR_SPECS" ] || wan_on || usage_error "--pair: give the sites too (--site NAME=N,...)"
 	parse_sites
 	if wan_on && [ $hosts_given = 0 ]; then
 		HOSTS=$SITE_HOSTS_TOTAL
@@ -1001,7 +1223,7 @@ cmd_up() {
 	chmod 0755 "$STATE"
 
 	local want_dir=$DIR want_subnet=$SUBNET want_hosts=$HOSTS
-	local want_sites=$SITE_SPECS want_home=$HOME_SPEC
+	local want_sites=$SITE_SPECS want_home=$HOME_SPEC want_pairs=$PAIR_SPECS
 	if registry_load; then
 		[ "$DIR" = "$want_dir" ] && [ "$SUBNET" = "$want_subnet" ] ||
 		    die "lab '$NAME' is already up with --subnet $SUBNET --dir $DIR;" \
@@ -1009,7 +1231,7 @@ cmd_up() {
 		[ "$SITE_SPECS" = "$want_sites" ] ||
 		    die "lab '$NAME' is already up with other sites (${SITE_SPECS:-none, a flat bridge});" \
 		    "change a link with: $PROG link --name $NAME SITE ..., or take it down first"
-		HOSTS=$want_hosts HOME_SPEC=$want_home
+		HOSTS=$want_hosts HOME_SPEC=$want_home PAIR_SPECS=$want_pairs
 		parse_sites
 	fi
 	# Another lab, or anything else, on this subnet?
@@ -1051,6 +1273,7 @@ cmd_up() {
 	local restart
 	for h in $(host_list); do
 		host_net_up "$h"
+		wan_on && host_pairs_up "$h"
 		host_qdisc "$h" "${rate[$h]:-}" "${delay[$h]:-}"
 		restart=0
 		host_files "$h" && restart=1
@@ -1116,7 +1339,7 @@ cmd_down() {
 	done
 	wan_down
 	for link in $(ip -o link show | awk -F': ' '{print $2}' | sed 's/@.*//' |
-	    grep -E "^(np-$NAME-[0-9]+|npbr-$NAME|np[bw]-$NAME-[0-9]+)\$" || true); do
+	    grep -E "^(np-$NAME-[0-9]+|npbr-$NAME|np[bw]-$NAME-[0-9]+|np[uv]-$NAME-[1-9][ab]|q[1-9]-$NAME-[0-9]+)\$" || true); do
 		ip link del "$link" 2>/dev/null || true
 	done
 	if [ -f "$DIR/.netprof-lab" ]; then
@@ -1198,21 +1421,44 @@ cmd_status() {
 			info=$(wf_show "$i" | { grep -aE '^(Loss|Delay|Bandw) ' || true; } | tr -s ' ' | paste -sd';' -)
 			echo "  ${SITES[$i]}:${info}"
 		done
+		(( ${#PAIR_A[@]} == 0 )) || echo "pair paths (wirefilter, left = first site):"
+		for (( i = 1; i <= ${#PAIR_A[@]}; i++ )); do
+			if [ -z "$(wan_pid "$(wan_dir)/wfq$i.pid" wirefilter)" ]; then
+				echo "  $(wf_label "q$i"): wirefilter not running"
+				bad=1
+				continue
+			fi
+			info=$(wf_show "q$i" | { grep -aE '^(Loss|Delay|Bandw) ' || true; } | tr -s ' ' | paste -sd';' -)
+			echo "  ${SITES[${PAIR_A[$i]}]}-${SITES[${PAIR_B[$i]}]}:${info}"
+		done
 	fi
 	return $bad
 }
 
-# lab.sh link SITE [delay MS] [jitter MS] [loss PCT] [rate RATE]: change a
-# site's link now; what is not named keeps its value.
+# lab.sh link SITE|A-B [delay MS] [jitter MS] [loss PCT] [rate RATE]:
+# change a site's link, or a pair's path, now; what is not named keeps its
+# value.
 cmd_link() {
 	parse_small "$@"
 	require_lab
 	wan_on || die "lab '$NAME' has no sites (bring it up with --site)"
-	[ ${#ARGS[@]} -ge 1 ] || usage_error "link: expected SITE [delay MS] [jitter MS] [loss PCT] [rate RATE]"
-	local site=${ARGS[0]} i k v spec="" delay jitter loss rate
-	i=$(site_index "$site") ||
-	    usage_error "link: no site '$site' in lab '$NAME' (sites: ${SITES[*]})"
-	[ -f "$(wan_dir)/s$i.link" ] && read -r delay jitter loss rate <"$(wan_dir)/s$i.link"
+	[ ${#ARGS[@]} -ge 1 ] || usage_error "link: expected SITE or A-B, then [delay MS] [jitter MS] [loss PCT] [rate RATE]"
+	local site=${ARGS[0]} i k v spec="" delay jitter loss rate a b p key pid
+	if [[ $site =~ ^([a-z0-9]{1,8})-([a-z0-9]{1,8})$ ]]; then
+		a=$(site_index "${BASH_REMATCH[1]}") && b=$(site_index "${BASH_REMATCH[2]}") && p=$(pair_of "$a" "$b") ||
+		    usage_error "link: no pair '$site' in lab '$NAME' (pairs: $(for (( i = 1; i <= ${#PAIR_A[@]}; i++ )); do printf '%s ' "${SITES[${PAIR_A[$i]}]}-${SITES[${PAIR_B[$i]}]}"; done)(give one with up --pair A-B,...))"
+		key=q$p pid=wfq$p
+	else
+		i=$(site_index "$site") ||
+		    usage_error "link: no site '$site' in lab '$NAME' (sites: ${SITES[*]})"
+		key=$i pid=wf$i
+	fi
+	# The current values: what the last change wrote, else what up set.
+	case $key in
+	q*) read -r delay jitter loss rate <<<"${PAIR_LINK[$p]}" ;;
+	*) read -r delay jitter loss rate <<<"${SITE_LINK[$i]}" ;;
+	esac
+	[ -f "$(wan_dir)/$(wf_key "$key").link" ] && read -r delay jitter loss rate <"$(wan_dir)/$(wf_key "$key").link"
 	set -- "${ARGS[@]:1}"
 	[ $# -ge 2 ] || usage_error "link $site: expected KEY VALUE pairs (delay, jitter, loss, rate)"
 	while [ $# -gt 0 ]; do
@@ -1222,23 +1468,27 @@ cmd_link() {
 		spec="$spec${spec:+,}$k=$v"
 		shift 2
 	done
-	SITE_LINK[$i]="$delay $jitter $loss $rate"
 	# The named keys over the current ones.
-	local cur=${SITE_LINK[$i]}
-	parse_link_spec "$i" "$spec" "link $site"
-	local nd nj nl nr
-	read -r nd nj nl nr <<<"${SITE_LINK[$i]}"
+	local cur="$delay $jitter $loss $rate" new nd nj nl nr
+	case $key in
+	q*) parse_link_spec "$p" "$spec" "link $site" pair; new=${PAIR_LINK[$p]} ;;
+	*) parse_link_spec "$i" "$spec" "link $site"; new=${SITE_LINK[$i]} ;;
+	esac
+	read -r nd nj nl nr <<<"$new"
 	read -r delay jitter loss rate <<<"$cur"
 	[[ $spec == *delay=* ]] && delay=$nd
 	[[ $spec == *jitter=* ]] && jitter=$nj
 	[[ $spec == *loss=* ]] && loss=$nl
 	[[ $spec == *rate=* ]] && rate=$nr
-	SITE_LINK[$i]="$delay $jitter $loss $rate"
+	case $key in
+	q*) PAIR_LINK[$p]="$delay $jitter $loss $rate" ;;
+	*) SITE_LINK[$i]="$delay $jitter $loss $rate" ;;
+	esac
 	# No machine-wide lock: only this lab's wirefilter is touched, and a
 	# cut must land mid-sweep, not after other labs' ups and downs.
-	[ -n "$(wan_pid "$(wan_dir)/wf$i.pid" wirefilter)" ] ||
-	    die "site $site: its wirefilter is not running (repair with: $PROG up ...)"
-	wf_apply "$i"
+	[ -n "$(wan_pid "$(wan_dir)/$pid.pid" wirefilter)" ] ||
+	    die "$(wf_label "$key"): its wirefilter is not running (repair with: $PROG up ...)"
+	wf_apply "$key"
 	echo "link $site: delay $delay ms, jitter $jitter ms, loss $loss%, rate $(rate_text "$rate")"
 }
 

@@ -15,7 +15,10 @@
 #        BENCH_ARGS (default: --latency-count 20 --throughput-count 3
 #        --throughput-bytes 1048576),
 #        BENCH_RATE (e.g. 50mbit: every lab host's egress shaped to it, so
-#        probes wait on each host's own link rather than on the shared CPU)
+#        probes wait on each host's own link rather than on the shared CPU),
+#        BENCH_WAN (1: a lab with distance instead of the flat one, as
+#        tests/perf/wan.sh brings up: the hosts in 3 sites one-way 5, 15
+#        and 30 ms from the core, this machine 10 ms from it)
 #
 # All lab hosts share this machine's cores. The script prints how busy the
 # cores were during each run and the ceiling that puts on the speed-up: the
@@ -31,7 +34,9 @@ read -r -a ARGS <<<"${BENCH_ARGS:---latency-count 20 --throughput-count 3 --thro
 MAX_PROBES=2
 PHASES="init discover configure push start converge punch sweep teardown"
 
-bench_lab_setup bench.sh benchb jq node bc /usr/bin/time
+tools=(jq node bc /usr/bin/time)
+[ "${BENCH_WAN:-0}" = 1 ] && tools+=(wirefilter vde_switch)
+bench_lab_setup bench.sh benchb "${tools[@]}"
 "$SRC/tests/otela-node/install.sh" >/dev/null
 
 # run LABEL ARGS...: bench with ARGS into $WORK/LABEL; sets WALL, RSS (MB),
@@ -81,15 +86,22 @@ lower_bound() {
 	LB=$(echo "$rounds * $tp + $light" | bc -l)
 }
 
-printf 'netprof bench benchmark: %s, per-node light probes %d, host egress %s\n' \
-    "${ARGS[*]}" $MAX_PROBES "${BENCH_RATE:-unshaped}"
+printf 'netprof bench benchmark: %s, per-node light probes %d, host egress %s, %s\n' \
+    "${ARGS[*]}" $MAX_PROBES "${BENCH_RATE:-unshaped}" \
+    "$([ "${BENCH_WAN:-0}" = 1 ] && echo "3 sites 5/15/30 ms from the core, home 10 ms" || echo "a flat lab")"
+echo "load before: $(uptime | sed 's/.*load average: //')"
 for n in $SIZES; do
 	cleanup
 	shape=()
 	if [ -n "${BENCH_RATE:-}" ]; then
 		for i in $(seq 1 "$n"); do shape+=(--rate "h$i=$BENCH_RATE"); done
 	fi
-	"$LAB" up --name benchb --hosts "$n" --dir "$WORK/lab" "${shape[@]}" >/dev/null
+	sites=()
+	if [ "${BENCH_WAN:-0}" = 1 ]; then
+		sites=(--site "a=$(( (n + 2) / 3 )),delay=5" --site "b=$(( (n + 1) / 3 )),delay=15"
+		    --site "c=$(( n / 3 )),delay=30" --home delay=10)
+	fi
+	"$LAB" up --name benchb --hosts "$n" --dir "$WORK/lab" "${shape[@]}" "${sites[@]}" >/dev/null
 	jq --arg p "$SRC/tests/otela-node/bin" '.remote_setup = "export PATH=\($p):$PATH"' \
 	    "$WORK/lab/machines.json" >"$WORK/inv.json"
 	pairs=$(( n * (n - 1) ))
@@ -138,3 +150,4 @@ for n in $SIZES; do
 	    "$(durations "$WORK/par-$n/measurements.jsonl" '.kind=="throughput"' | median)"
 	printf '  peak RSS: bench %s MB\n' "$p_rss"
 done
+echo "load after: $(uptime | sed 's/.*load average: //')"

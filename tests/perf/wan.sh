@@ -8,8 +8,10 @@
 # - collect ping, the fan-out against --serial (upstream's order), each
 #   with the ratio to its schedule's lower bound (fan-out: one probe;
 #   serial: every pair's probe one after the other);
-# - with --bench, bench against bench --serial (the stand-in otela node),
-#   wall time and peak RSS.
+# - with --bench, bench against bench --serial (the stand-in otela node):
+#   tests/perf/bench.sh with BENCH_WAN=1 on a lab of the same shape (each
+#   phase, the speed-up, the sweep against its lower bound, peak RSS;
+#   --serial measured up to BENCH_SERIAL_MAX hosts, default N).
 # Prints the machine's load (uptime) first and last: figures measured
 # under load say so.
 #
@@ -66,25 +68,13 @@ awk -v f="$fan" -v s="$ser" -v p=$pairs -v c=$PING_COUNT -v i=$PING_INTERVAL \
 	printf "collect ping: fan-out is %.1fx --serial\n", s / f }'
 
 # --- bench: against --serial -------------------------------------------
+# tests/perf/bench.sh on a lab of the same shape: every phase of both, the
+# speed-up, the sweep against its lower bound, peak RSS.
 if [ $do_bench = 1 ]; then
-	otela=$SRC/tests/otela-node
-	"$otela/install.sh" >/dev/null
-	jq --arg p "$otela/bin" '.remote_setup = "export PATH=\($p):$PATH"' \
-	    "$inv" >"$WORK/bench.json"
-	for mode in parallel serial; do
-		extra=()
-		[ $mode = serial ] && extra=(--serial)
-		t0=$(now)
-		/usr/bin/time -f '%M' -o "$WORK/$mode.rss" "$BIN" -q bench \
-		    --config "$WORK/bench.json" --output "$WORK/bench-$mode" \
-		    "${extra[@]}" || echo "bench $mode: exit $? (some probes failed)"
-		t1=$(now)
-		awk -v a="$t0" -v b="$t1" -v m=$mode -v r="$(cat "$WORK/$mode.rss")" \
-		    'BEGIN { printf "bench %s: %.1f s, peak RSS %.1f MB\n", m, b - a, r / 1024 }'
-		eval "bench_$mode=\$(awk -v a=$t0 -v b=$t1 'BEGIN { print b - a }')"
-	done
-	# shellcheck disable=SC2154
-	awk -v p="$bench_parallel" -v s="$bench_serial" \
-	    'BEGIN { printf "bench: parallel is %.1fx --serial\n", s / p }'
+	echo "load after collect: $(uptime | sed 's/.*load average: //')"
+	cleanup
+	BENCH_WAN=1 BENCH_SERIAL_MAX=${BENCH_SERIAL_MAX:-$N} NETPROF_BIN=$BIN \
+	    "$SRC/tests/perf/bench.sh" "$N"
+	exit
 fi
 echo "load after: $(uptime | sed 's/.*load average: //')"
