@@ -2,9 +2,10 @@
 # bench on a lab with distance (two sites and home behind wirefilters):
 # every probe ok; no libp2p_ping p50 below the configured RTT (less 1 ms)
 # nor below --baseline's ICMP p50 of the same pair (the overlay cannot beat
-# the link); latency (HTTP over libp2p) not below libp2p_ping. With the
-# real otela (NETPROF_TEST_OTELA) also the target: libp2p_ping p50 within
-# 10 % + 2 ms of the configured RTT. With the
+# the link); latency (HTTP over libp2p) not below libp2p_ping (less 1 ms).
+# With the real otela (NETPROF_TEST_OTELA) also the target: libp2p_ping
+# p50 within 10 % + 2 ms of the configured RTT, and latency within 10 % +
+# 2 ms of libp2p_ping (one round trip on a kept-alive stream). With the
 # stand-in that target does not hold on this machine: the Node.js node
 # adds 4-38 ms of its own CPU per round trip under load (docs/lab.md); the
 # test prints the excess either way.
@@ -41,12 +42,20 @@ for s in $LAB_HOSTS; do
 		    fail "$s -> $t: libp2p_ping p50 $p2p ms is below the configured $want ms"$'\n'"$report"
 		awk -v v="$p2p" -v i="$icmp" 'BEGIN { exit !(v >= i - 1) }' ||
 		    fail "$s -> $t: libp2p_ping p50 $p2p ms is below ICMP's $icmp ms"$'\n'"$report"
-		awk -v l="$lat" -v p="$p2p" 'BEGIN { exit !(l >= p) }' ||
+		# Both are one round trip on a kept-alive stream (the real
+		# node's transport, and the stand-in's since it copies it), so
+		# the HTTP one may not be below the ping less the 1 ms of the
+		# emulator's clock.
+		awk -v l="$lat" -v p="$p2p" 'BEGIN { exit !(l >= p - 1) }' ||
 		    fail "$s -> $t: latency p50 $lat ms is below libp2p_ping's $p2p ms"$'\n'"$report"
 		if [ -n "${NETPROF_TEST_OTELA:-}" ]; then
-			TEST_CHECKS=$((TEST_CHECKS + 1))
+			TEST_CHECKS=$((TEST_CHECKS + 2))
 			awk -v v="$p2p" -v w="$want" 'BEGIN { exit !(v <= w * 1.1 + 2) }' ||
 			    fail "$s -> $t: the real node's libp2p_ping p50 $p2p ms is not within 10 % + 2 ms of the configured $want ms"$'\n'"$report"
+			# a request per sample on a kept-alive stream: one round
+			# trip, not the two a new stream would add
+			awk -v l="$lat" -v p="$p2p" 'BEGIN { exit !(l <= p * 1.1 + 2) }' ||
+			    fail "$s -> $t: the real node's latency p50 $lat ms is not within 10 % + 2 ms of its libp2p_ping $p2p ms (a stream per sample?)"$'\n'"$report"
 		fi
 	done
 done
