@@ -266,14 +266,6 @@ apply_order(struct heatmap *hm, const size_t *perm)
 		free(k->cells);
 		k->cells = cells;
 	}
-	for (i = 0; i < hm->input.nrecords; i++) {
-		struct record *r = hm->input.records[i];
-
-		if (r->kind_index >= 0 && r->src >= 0 && r->tgt >= 0) {
-			r->src = (int)inv[r->src];
-			r->tgt = (int)inv[r->tgt];
-		}
-	}
 	for (i = 0; i < hm->nworse; i++) {
 		hm->worse[i].src = inv[hm->worse[i].src];
 		hm->worse[i].tgt = inv[hm->worse[i].tgt];

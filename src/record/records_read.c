@@ -143,6 +143,7 @@ record_free(struct record *r)
 	free(r->target);
 	free(r->error);
 	free(r->error_class);
+	free(r->run_id);
 	for (i = 0; i < r->nmetrics; i++)
 		free(r->metrics[i].name);
 	free(r->metrics);
@@ -369,6 +370,14 @@ record_from_json(const cJSON *obj, struct record **out, char **cause)
 		    strdup(record_classify_error(r->error))) == NULL)
 			goto out;
 	}
+	r->started_at = time_field(obj, RECORD_F_STARTED_AT);
+	v = cJSON_GetObjectItemCaseSensitive(obj, RECORD_F_ROUND);
+	if (cJSON_IsNumber(v) && v->valuedouble >= 1 &&
+	    v->valuedouble <= RECORD_ROUND_MAX)
+		r->round = (int)v->valuedouble;
+	v = cJSON_GetObjectItemCaseSensitive(obj, RECORD_F_RUN_ID);
+	if (cJSON_IsString(v) && (r->run_id = strdup(v->valuestring)) == NULL)
+		goto out;
 	r->time = NAN;
 	if (!isnan(t = time_field(obj, RECORD_F_ENDED_AT)) ||
 	    !isnan(t = time_field(obj, RECORD_F_TIMESTAMP)) ||
@@ -585,7 +594,11 @@ record_input_free(struct record_input *in)
 	for (i = 0; i < in->nruns; i++)
 		run_info_free(in->runs[i]);
 	free(in->runs);
-	memset(in, 0, sizeof *in);
+	in->records = NULL;
+	in->runs = NULL;
+	in->nrecords = in->records_alloc = in->nruns = 0;
+	in->malformed = in->left_out = 0;
+	in->next_seq = 0;
 }
 
 static int
@@ -850,13 +863,17 @@ read_one_line(struct record_input *in, const char *line, size_t len,
 	}
 	if (rc != 0)
 		return rc;
+	r->file = path;
+	r->line = lineno;
+	if (in->sink != NULL) {
+		r->seq = in->next_seq++;
+		return in->sink(in->sink_arg, r);
+	}
 	if (in->nrecords >= RECORDS_MAX) {
 		in->left_out++;
 		record_free(r);
 		return 0;
 	}
-	r->file = path;
-	r->line = lineno;
 	if ((rc = input_add_record(in, r)) != 0)
 		record_free(r);
 	return rc;
