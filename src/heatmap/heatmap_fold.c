@@ -342,6 +342,13 @@ fold_metrics(struct heatmap *hm, struct hm_kind *k, struct record *r)
 	int idx;
 
 	for (j = 0; j < r->nmetrics; j++) {
+		/* Records of a kind list their metrics in one order: the
+		 * name at the same place is the first one looked at. */
+		if (j < k->nmetrics &&
+		    strcmp(k->metrics[j].name, r->metrics[j].name) == 0) {
+			r->metrics[j].index = (int)j;
+			continue;
+		}
 		r->metrics[j].index = heatmap_find_metric(k,
 		    r->metrics[j].name);
 		if (r->metrics[j].index >= 0 ||
