@@ -49,17 +49,17 @@ budget_take(struct heatmap *hm, size_t bytes, const struct record *r)
 	}
 	if (r != NULL)
 		log_error("%s:%d: the heatmap's cells would take more than its "
-		    "memory budget of %zu MiB (%zu hosts, %zu kinds so far): "
+		    "memory budget of %zu MiB (%zu hosts, %zu kind%s so far): "
 		    "give fewer records (--kind KIND keeps one kind; fewer "
 		    "--input files), or a larger budget with --max-memory MIB",
 		    r->file, r->line, hm->budget >> 20, hm->nhosts,
-		    hm->nkinds);
+		    hm->nkinds, hm->nkinds == 1 ? "" : "s");
 	else
-		log_error("the heatmap's matrix of %zu hosts and %zu kinds "
+		log_error("the heatmap's matrix of %zu hosts and %zu kind%s "
 		    "would take more than its memory budget of %zu MiB: give "
 		    "fewer hosts or kinds (--kind KIND), or a larger budget "
 		    "with --max-memory MIB", hm->nhosts, hm->nkinds,
-		    hm->budget >> 20);
+		    hm->nkinds == 1 ? "" : "s", hm->budget >> 20);
 	return NP_ERR_BUDGET;
 }
 

@@ -403,7 +403,11 @@ write_sites(FILE *f, const struct heatmap *hm)
 		fputs("</li>", f);
 	}
 	fputs("</ul>\n<div class=multiples>\n", f);
-	for (k = 0; k < hm->nkinds; k++) {
+	if (hm->ngroups > HEATMAP_SITES_MAX)
+		fprintf(f, "<p class=summary>%zu groups: no site &times; site "
+		    "table above %d (<code>--text</code> lists every site "
+		    "pair).</p>\n", hm->ngroups, HEATMAP_SITES_MAX);
+	for (k = 0; k < hm->nkinds && hm->ngroups <= HEATMAP_SITES_MAX; k++) {
 		const struct hm_kind *kind = &hm->kinds[k];
 		size_t m = kind->default_metric;
 
