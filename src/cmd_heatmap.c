@@ -47,6 +47,7 @@ struct heatmap_args {
 	double group_rtt;		/* ms */
 	int metrics;		/* --metrics: the exposition on stdout */
 	const char *metrics_file;
+	int max_memory;		/* MiB; 0: HEATMAP_BUDGET_DEFAULT */
 };
 
 /* No --input: collect's default output, as upstream. */
@@ -67,6 +68,8 @@ static const char *const aggregates[] = { "latest", "median", NULL };
 /* in enum heatmap_group_by's order; "auto" is the default's name */
 static const char *const group_bys[] = { "auto", "site", "rtt", "none", NULL };
 static const struct bounds group_rtt_bounds = { 0.001, 1e6 };
+/* MiB: up to 1 TiB */
+static const struct bounds max_memory_bounds = { 16, 1 << 20 };
 
 static const struct option_spec heatmap_specs[] = {
 	{ .name = "input", .letter = 'i', .type = OPTION_LIST,
@@ -134,6 +137,12 @@ static const struct option_spec heatmap_specs[] = {
 	  .help = "an older run's records (repeat it): colour each pair by\n"
 	  "how many times worse it got, and list the pairs worse\n"
 	  "by 1.25x and the metric's floor, or failed since" },
+	{ .name = "max-memory", .type = OPTION_INT,
+	  .offset = offsetof(struct heatmap_args, max_memory), .arg = "MIB",
+	  .bounds = &max_memory_bounds,
+	  .what = "a size in MiB from 16 to 1048576",
+	  .help = "memory budget of the records' cells, per run read\n"
+	  "(default 1024 MiB; a 1,000-host bench run takes ~400)" },
 	{ .name = NULL }
 };
 
@@ -154,6 +163,9 @@ build_old(const struct heatmap_args *a, struct heatmap **out)
 	*out = NULL;
 	if ((old = heatmap_new()) == NULL)
 		return NP_ERR_NOMEM;
+	heatmap_set_aggregate(old, (enum heatmap_aggregate)a->aggregate);
+	if (a->max_memory > 0)
+		heatmap_set_budget(old, (size_t)a->max_memory << 20);
 	for (i = 0; i < a->ncompare && rc == 0; i++)
 		rc = heatmap_read(old, a->compare[i], a->strict);
 	if (rc == 0 && (rc = heatmap_build(old, a->aggregate, a->kind)) ==
@@ -464,6 +476,11 @@ cmd_heatmap_exec(const struct cmd_entry *self, int argc, char **argv)
 	exit_code = NP_EXIT_USAGE;
 	if ((hm = heatmap_new()) == NULL)
 		goto nomem;
+	/* What the cells keep is decided as the records are read. */
+	heatmap_set_aggregate(hm, a.metrics || a.metrics_file != NULL ?
+	    HEATMAP_LATEST : (enum heatmap_aggregate)a.aggregate);
+	if (a.max_memory > 0)
+		heatmap_set_budget(hm, (size_t)a.max_memory << 20);
 	for (i = 0; i < a.ninputs; i++)
 		if ((rc = heatmap_read(hm, a.inputs[i], a.strict)) != 0) {
 			if (rc == NP_ERR_NOMEM)
@@ -487,6 +504,8 @@ cmd_heatmap_exec(const struct cmd_entry *self, int argc, char **argv)
 		    a.kind ? " " : "");
 		goto out;
 	}
+	if (rc == NP_ERR_BUDGET)	/* reported */
+		goto out;
 	if (rc != 0)
 		goto nomem;
 	if (a.ncompare > 0) {
@@ -504,11 +523,10 @@ cmd_heatmap_exec(const struct cmd_entry *self, int argc, char **argv)
 	}
 	if (heatmap_group(hm, (enum heatmap_group_by)a.group_by, a.group_rtt) != 0)
 		goto nomem;
-	if (hm->left_out + hm->input.left_out > 0)
+	if (hm->left_out > 0)
 		log_warn("%zu records left out: a page shows at most %d hosts "
-		    "(the first met), %d kinds and %d records",
-		    hm->left_out + hm->input.left_out, HEATMAP_MAX_HOSTS,
-		    HEATMAP_MAX_KINDS, RECORDS_MAX);
+		    "(the first met) and %d kinds", hm->left_out,
+		    HEATMAP_MAX_HOSTS, HEATMAP_MAX_KINDS);
 	if (a.kind != NULL && a.metric != NULL &&
 	    heatmap_find_metric(&hm->kinds[0], a.metric) < 0) {
 		char names[512];
@@ -561,6 +579,7 @@ const struct cmd_entry cmd_heatmap_entry = {
 	.usage = "[--input FILE ...] [--output FILE.html] [--text]\n"
 	    "       [--kind KIND] [--metric METRIC] [--title TEXT] "
 	    "[--aggregate latest|median] [--strict]\n"
+	    "       [--max-memory MIB]\n"
 	    "       [--metrics] [--metrics-file FILE.prom]",
 	.options = heatmap_options_table,
 	.exec = cmd_heatmap_exec,

@@ -29,6 +29,7 @@ static const char *const error_texts[] = {
 	[-NP_ERR_UNSUPPORTED] = "not supported on this transport",
 	[-NP_ERR_NOFILES] =
 	    "too many open files (raise the limit with ulimit -n)",
+	[-NP_ERR_BUDGET] = "over the memory budget",
 };
 
 const char *

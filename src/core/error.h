@@ -30,7 +30,8 @@ enum np_error {
 	NP_ERR_TOOL_MISSING = -19,
 	NP_ERR_UNSUPPORTED = -20,	/* not possible on this transport */
 	NP_ERR_NOFILES = -21,	/* EMFILE, ENFILE: the open-file limit */
-	NP_ERR_MAX = -22
+	NP_ERR_BUDGET = -22,	/* over a memory budget (the heatmap's) */
+	NP_ERR_MAX = -23
 };
 
 /* One line of text for a code from enum np_error; never NULL. */

@@ -3,7 +3,8 @@
  * escape is found by a small scan of the string tokens, and duplicate keys
  * are resolved after cJSON's parse by sorting each object's members by key
  * (O(n log n), so an object of many keys in a hostile file stays cheap) and
- * deleting all but the last of each run of equal keys.
+ * deleting all but the last of each run of equal keys; a small object
+ * whose keys' hashes all differ has none and is left as it is.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -17,6 +18,9 @@ json_find_nul(const char *text, size_t len)
 	size_t i;
 	int in_string = 0;
 
+	/* Most lines have no escape at all: one fast scan says so. */
+	if (memchr(text, '\\', len) == NULL)
+		return -1;
 	for (i = 0; i < len; i++) {
 		if (!in_string) {
 			in_string = text[i] == '"';
@@ -50,6 +54,38 @@ cmp_member(const void *a, const void *b)
 	return x->pos < y->pos ? -1 : x->pos > y->pos;
 }
 
+static size_t
+key_hash(const char *s)
+{
+	size_t h = 1469598103934665603ULL;
+
+	for (; *s != '\0'; s++)
+		h = (h ^ (unsigned char)*s) * 1099511628211ULL;
+	return h;
+}
+
+/*
+ * A small object (a record's, its metrics') without a repeated key, told
+ * by comparing hashes of its keys: no sort and no allocation for the
+ * common case.
+ */
+#define SMALL_OBJECT 32
+
+static int
+small_object_unique(const cJSON *obj, size_t n)
+{
+	size_t h[SMALL_OBJECT], i, j;
+	const cJSON *c;
+
+	for (i = 0, c = obj->child; c != NULL; c = c->next, i++)
+		h[i] = key_hash(c->string);
+	for (i = 0; i < n; i++)
+		for (j = i + 1; j < n; j++)
+			if (h[i] == h[j])
+				return 0;
+	return 1;
+}
+
 static int
 object_keep_last(cJSON *obj)
 {
@@ -59,7 +95,7 @@ object_keep_last(cJSON *obj)
 
 	for (c = obj->child; c != NULL; c = c->next)
 		n++;
-	if (n < 2)
+	if (n < 2 || (n <= SMALL_OBJECT && small_object_unique(obj, n)))
 		return 0;
 	if ((m = malloc(n * sizeof *m)) == NULL)
 		return NP_ERR_NOMEM;

@@ -1,16 +1,20 @@
 /*
  * The heatmap's matrix model: hosts, the kinds of measurement found in the
  * inputs, and per kind an N x N grid of cells (row = source, column =
- * target) holding what the page shows for that pair. Records are read with
- * heatmap_read(), then heatmap_build() decides each cell: the latest record
- * wins (by time, else by reading order), or the median of the ok records
- * with HEATMAP_MEDIAN. When both collect and bench records cover a pair, a
- * derived "overlay" kind holds libp2p/ICMP ratios.
+ * target) holding what the page shows for that pair. No record is kept:
+ * heatmap_read() folds each record into its cell as it is read
+ * (heatmap_fold.c: counts, the latest record's outcome and values, the
+ * latest failure), within a memory budget in bytes; heatmap_build() then
+ * orders hosts and kinds. The latest record wins (by time, else by reading
+ * order), or with HEATMAP_MEDIAN (set before reading) each metric is the
+ * median over the ok records. When both collect and bench records cover a
+ * pair, a derived "overlay" kind holds libp2p/ICMP ratios.
  */
 #ifndef NETPROF_HEATMAP_H
 #define NETPROF_HEATMAP_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "heatmap_records.h"
 
@@ -31,14 +35,43 @@ struct hm_metric {
 	double span_min;	/* the smallest difference worth a colour */
 };
 
+/* The latest failed record of a pair: its error, class and port. */
+struct hm_failure {
+	const char *error;	/* the heatmap's one copy (its string pool) */
+	const char *error_class;
+	double time;		/* NAN if none */
+	int port;		/* iperf3: the port its command names; else 0 */
+};
+
+/*
+ * What the page and the diagnosis need of a pair's records, folded as they
+ * are read (about 40 bytes, and 8 per metric for a pair with values).
+ */
 struct hm_cell {
-	enum cell_state state;
+	union {
+		double *values;	/* one per metric of the kind; NAN if none */
+		size_t row;	/* while folding: 1 + its row of values, or 0 */
+	};
+	double time;		/* the latest record's; NAN if none */
+	const struct hm_failure *last_failed;	/* NULL if none failed */
 	int count, nfail;	/* records for the pair, failed ones */
-	struct record *latest;	/* the latest record; NULL if none */
-	struct record *last_failed;
-	struct record *first;	/* every record of the pair, reading order */
-	struct record *last;
-	double *values;		/* one per metric of the kind; NAN if none */
+	int nsamples;		/* the latest record's sample count, or -1 */
+	unsigned short port;	/* the latest record's (iperf3) port, or 0 */
+	unsigned char state;	/* enum cell_state */
+};
+
+/* A round of a bench run's sweep, from its records' times. */
+struct hm_round {
+	const char *run_id;	/* the pool's copy; NULL if the records name none */
+	int round;		/* from 1 */
+	double start, end;	/* Unix time: the earliest start, latest end */
+	int count, nfail;	/* records, failed ones */
+};
+
+/* --aggregate median: one metric value of an ok record, kept to the end. */
+struct hm_sample {
+	double value;
+	uint16_t src, tgt, metric;
 };
 
 struct hm_kind {
@@ -46,8 +79,14 @@ struct hm_kind {
 	struct hm_metric *metrics;
 	size_t nmetrics;
 	size_t default_metric;
-	struct hm_cell *cells;	/* nhosts * nhosts, row-major by source */
+	struct hm_cell *cells;	/* nhosts * nhosts, row-major by source
+				 * (while folding: fold_cap * fold_cap) */
 	double *values_base;	/* the one allocation cells' values point in */
+	double *nan_row;	/* the values of a cell without any */
+	size_t stride;		/* values per row of values_base */
+	size_t nrows, rows_alloc;
+	struct hm_sample *samples;	/* --aggregate median, while folding */
+	size_t nsamples, samples_alloc;
 	int derived;		/* computed from other kinds (the overlay) */
 	size_t nrecords, nfailed;
 };
@@ -57,11 +96,24 @@ struct heatmap {
 	size_t nhosts, hosts_alloc;
 	struct hm_kind *kinds;
 	size_t nkinds;
-	struct record_input input;
+	struct record_input input;	/* run.json summaries; no records */
 	enum heatmap_aggregate aggregate;
 	size_t *host_slots;	/* open-addressing index into hosts, +1 */
 	size_t nslots;
 	size_t left_out;	/* records past the bounds below, not shown */
+
+	/* Folding (heatmap_fold.c). */
+	size_t fold_cap;	/* rows and columns of each kind's grid */
+	int built;		/* heatmap_build() ran: cells are nhosts^2 */
+	size_t nread;		/* records folded or left out */
+	double time_lo, time_hi;	/* of every record read; NAN if none */
+	size_t budget, used;	/* memory budget and use, in bytes */
+	struct hm_failure **fail_blocks;
+	size_t nfail_blocks, fail_used;	/* used of the last block */
+	char **pool;		/* one copy of each error text and class */
+	size_t pool_slots, pool_n;
+	struct hm_round *rounds;	/* in order met; HEATMAP_MAX_ROUNDS */
+	size_t nrounds, last_round;
 
 	/* Sites (heatmap_sites.c): hints by name, then one group per host. */
 	struct hm_site_hint *site_hints;
@@ -95,19 +147,44 @@ struct hm_site_hint {
  * per metric. Records beyond these bounds are counted in left_out, and
  * the page and the terminal say so.
  */
-#define HEATMAP_MAX_HOSTS 512
+#define HEATMAP_MAX_HOSTS 1024
 #define HEATMAP_MAX_KINDS 16
 #define HEATMAP_MAX_METRICS 64
+#define HEATMAP_MAX_ROUNDS 4096
+/*
+ * What the folded records may take, in bytes (the cells, their values,
+ * the failures and their texts, the median's values): a 1,000-host bench
+ * run (three kinds, three million records) takes about 400 MB.
+ */
+#define HEATMAP_BUDGET_DEFAULT ((size_t)1 << 30)
 
 struct heatmap *heatmap_new(void);
 void heatmap_free(struct heatmap *hm);
 
-/* Read one input file (JSONL or run.json) into the heatmap. */
+/* The aggregate folded: call before the first heatmap_read(). */
+void heatmap_set_aggregate(struct heatmap *hm, enum heatmap_aggregate agg);
+/* The memory budget in bytes: call before the first heatmap_read(). */
+void heatmap_set_budget(struct heatmap *hm, size_t bytes);
+
+/*
+ * Read one input file (JSONL or run.json) into the heatmap, each record
+ * folded into its cell. NP_ERR_BUDGET (reported: file, line, the budget,
+ * the fix) when the cells would need more than the budget.
+ */
 int heatmap_read(struct heatmap *hm, const char *path, int strict);
 
 /*
- * Decide hosts, kinds and cells. only_kind (NULL for all) keeps one kind.
- * Returns NP_ERR_NOT_FOUND if only_kind has no records.
+ * Fold one record into its cell (record_sink; r is freed): the first
+ * HEATMAP_MAX_HOSTS hosts and HEATMAP_MAX_KINDS kinds met have cells, the
+ * records of others are counted in left_out. A later record (by time, else
+ * by reading order) replaces the latest's outcome and values.
+ */
+int heatmap_fold(void *hm, struct record *r);
+
+/*
+ * Decide hosts, kinds and cells from what was folded. only_kind (NULL for
+ * all) keeps one kind; aggregate must be the one folded. Returns
+ * NP_ERR_NOT_FOUND if only_kind has no records. Call once.
  */
 int heatmap_build(struct heatmap *hm, enum heatmap_aggregate aggregate,
     const char *only_kind);
@@ -126,6 +203,19 @@ struct hm_kind *heatmap_add_derived(struct heatmap *hm, const char *name,
     const char *const *metrics, size_t nmetrics);
 /* Rebuild the name index after the hosts were reordered. */
 int heatmap_rehash(struct heatmap *hm, size_t nslots);
+
+/*
+ * For the model's files: add a host (*index -1 past HEATMAP_MAX_HOSTS) or
+ * a kind (found or added; the caller keeps to HEATMAP_MAX_KINDS), 0 or
+ * NP_ERR_NOMEM; add a metric: its index, or NP_ERR_NOMEM.
+ */
+int heatmap_host_add(struct heatmap *hm, const char *name, long *index);
+int heatmap_kind_add(struct heatmap *hm, const char *name, int derived,
+    size_t *index);
+int heatmap_metric_add(struct hm_kind *k, const char *name);
+/* The folding's part of heatmap_free() and of heatmap_build(). */
+void heatmap_fold_free(struct heatmap *hm);
+int heatmap_fold_finish(struct heatmap *hm, const size_t *order);
 
 /* The upstream default metric of a kind ("avg" for ping, ...). */
 const char *heatmap_default_metric(const char *kind);

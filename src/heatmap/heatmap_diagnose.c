@@ -216,10 +216,10 @@ rule_intermittent(const struct heatmap *hm, struct diagnosis *dx, size_t a,
 
 	if (isnan(failed) || failed <= 0)
 		return 0;
-	if (c->latest != NULL && c->latest->nsamples >= 0)
+	if (c->nsamples >= 0)
 		return finding_add(dx, "intermittent_peer",
 		    "%s -> %s: %.0f of %.0f samples failed", hm->hosts[a],
-		    hm->hosts[b], failed, failed + c->latest->nsamples);
+		    hm->hosts[b], failed, failed + c->nsamples);
 	return finding_add(dx, "intermittent_peer",
 	    "%s -> %s: %.0f samples failed", hm->hosts[a], hm->hosts[b], failed);
 }
@@ -263,8 +263,8 @@ inbound_need(const struct heatmap *hm, const struct hm_kind *kind,
 	}
 	if (ba->last_failed != NULL)
 		port = ba->last_failed->port;
-	if (port == 0 && ab->latest != NULL)
-		port = ab->latest->port;
+	if (port == 0)
+		port = ab->port;	/* 0 without a record */
 	snprintf(buf, size, "TCP port %d", port > 0 ? port :
 	    DIAGNOSE_IPERF3_PORT);
 }

@@ -403,7 +403,11 @@ write_sites(FILE *f, const struct heatmap *hm)
 		fputs("</li>", f);
 	}
 	fputs("</ul>\n<div class=multiples>\n", f);
-	for (k = 0; k < hm->nkinds; k++) {
+	if (hm->ngroups > HEATMAP_SITES_MAX)
+		fprintf(f, "<p class=summary>%zu groups: no site &times; site "
+		    "table above %d (<code>--text</code> lists every site "
+		    "pair).</p>\n", hm->ngroups, HEATMAP_SITES_MAX);
+	for (k = 0; k < hm->nkinds && hm->ngroups <= HEATMAP_SITES_MAX; k++) {
 		const struct hm_kind *kind = &hm->kinds[k];
 		size_t m = kind->default_metric;
 
@@ -560,7 +564,7 @@ write_failures(FILE *f, const struct heatmap *hm)
 		    "<th>count</th><th>error class</th><th>last error</th>"
 		    "</tr></thead><tbody>\n", f);
 	for (i = 0; i < n && i < FAILURE_ROWS_SHOWN; i++) {
-		const struct record *last = rows[i].cell->last_failed;
+		const struct hm_failure *last = rows[i].cell->last_failed;
 
 		fputs("<tr><td>", f);
 		heatmap_html_escape(f, hm->hosts[rows[i].src]);
@@ -588,16 +592,7 @@ write_failures(FILE *f, const struct heatmap *hm)
 static double
 first_time(const struct heatmap *hm)
 {
-	size_t i;
-	double t0 = NAN;
-
-	for (i = 0; i < hm->input.nrecords; i++) {
-		double t = hm->input.records[i]->time;
-
-		if (!isnan(t) && (isnan(t0) || t < t0))
-			t0 = t;
-	}
-	return isnan(t0) ? 0 : floor(t0);
+	return isnan(hm->time_lo) ? 0 : floor(hm->time_lo);
 }
 
 /*
@@ -605,12 +600,12 @@ first_time(const struct heatmap *hm)
  * by index: a thousand hosts' failures repeat a few texts many times.
  */
 struct err_dict {
-	const struct record **slots;	/* by hash of class and text */
+	const struct hm_failure **slots;	/* by hash of class and text */
 	size_t *index, nslots, n;
 };
 
 static size_t
-err_hash(const struct record *r)
+err_hash(const struct hm_failure *r)
 {
 	size_t h = 1469598103934665603ULL;
 	const char *s;
@@ -624,13 +619,13 @@ err_hash(const struct record *r)
 
 /* The index of r's class and text, added if new; -1 without memory. */
 static long
-err_index(struct err_dict *d, const struct record *r)
+err_index(struct err_dict *d, const struct hm_failure *r)
 {
 	size_t j;
 
 	if (d->n * 2 >= d->nslots) {
 		size_t ns = d->nslots ? d->nslots * 2 : 256, i, k;
-		const struct record **slots = calloc(ns, sizeof *slots);
+		const struct hm_failure **slots = calloc(ns, sizeof *slots);
 		size_t *index = calloc(ns, sizeof *index);
 
 		if (slots == NULL || index == NULL) {
@@ -736,7 +731,7 @@ write_kind_json(FILE *f, const struct heatmap *hm, const struct hm_kind *k,
 	if (large) {
 		fputs(",\n\"err\":{", f);
 		for (i = 0, first = 1; i < n; i++) {
-			const struct record *r = k->cells[i].last_failed;
+			const struct hm_failure *r = k->cells[i].last_failed;
 			long e;
 
 			if (r == NULL || (e = err_index(errs, r)) < 0)
@@ -755,23 +750,23 @@ write_kind_json(FILE *f, const struct heatmap *hm, const struct hm_kind *k,
 		fprintf(f, i ? ",%d" : "%d", k->cells[i].nfail);
 	fputs("],\n\"n\":[", f);
 	for (i = 0; i < n; i++)
-		fprintf(f, i ? ",%ld" : "%ld", k->cells[i].latest != NULL ?
-		    k->cells[i].latest->nsamples : -1L);
+		fprintf(f, i ? ",%d" : "%d", k->cells[i].count > 0 ?
+		    k->cells[i].nsamples : -1);
 	fputs("],\n\"t\":[", f);
 	for (i = 0; i < n; i++) {
-		const struct record *r = k->cells[i].latest;
+		const struct hm_cell *c = &k->cells[i];
 
 		if (i)
 			fputc(',', f);
-		if (r == NULL || isnan(r->time))
+		if (c->count == 0 || isnan(c->time))
 			fputs("-1", f);
 		else
-			put_number(f, floor((r->time - t0) * 1000) / 1000);
+			put_number(f, floor((c->time - t0) * 1000) / 1000);
 	}
 	fputs("],\n\"err\":{", f);
 	first = 1;
 	for (i = 0; i < n; i++) {
-		const struct record *r = k->cells[i].last_failed;
+		const struct hm_failure *r = k->cells[i].last_failed;
 
 		if (r == NULL)
 			continue;
@@ -823,7 +818,7 @@ write_data(FILE *f, const struct heatmap *hm, const struct html_options *opt)
 	}
 	fputs("]", f);
 	if (large) {
-		const struct record **byindex = calloc(errs.n + 1,
+		const struct hm_failure **byindex = calloc(errs.n + 1,
 		    sizeof *byindex);
 
 		fputs(",\n\"errs\":[", f);
@@ -874,11 +869,11 @@ write_head(FILE *f, const struct heatmap *hm, const struct html_options *opt)
 	    hm->aggregate == HEATMAP_MEDIAN ?
 	    "median of the ok records per pair" : "latest record per pair",
 	    time_iso8601(opt->generated, when, sizeof when));
-	if (hm->left_out + hm->input.left_out > 0)
+	if (hm->left_out > 0)
 		fprintf(f, "<p class=summary><strong>%zu records left out"
-		    "</strong>: a page shows at most %d hosts, %d kinds and %d "
-		    "records</p>\n", hm->left_out + hm->input.left_out,
-		    HEATMAP_MAX_HOSTS, HEATMAP_MAX_KINDS, RECORDS_MAX);
+		    "</strong>: a page shows at most %d hosts and %d kinds"
+		    "</p>\n", hm->left_out, HEATMAP_MAX_HOSTS,
+		    HEATMAP_MAX_KINDS);
 	fputs("<nav id=controls hidden>"
 	    "<label>Kind <select id=kind></select></label>"
 	    "<label>Metric <select id=metric></select></label>"

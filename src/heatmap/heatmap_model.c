@@ -1,11 +1,8 @@
 /*
- * The heatmap's matrix model: turns the records read from every input into
- * hosts (natural order), kinds (collect kinds, then bench kinds) and one
- * N x N grid of cells per kind. A cell keeps every record of its pair in
- * reading order; the one that counts is the latest (by time, else by
- * reading order), or with the median aggregate the median of each metric
- * over the ok records. The derived "overlay" kind puts libp2p results over
- * the raw-IP baseline of the same pair.
+ * The heatmap's matrix model: turns what was folded from every input
+ * (heatmap_fold.c) into hosts (natural order), kinds (collect kinds, then
+ * bench kinds) and one N x N grid of cells per kind. The derived "overlay"
+ * kind puts libp2p results over the raw-IP baseline of the same pair.
  */
 #include <ctype.h>
 #include <math.h>
@@ -15,7 +12,6 @@
 #include "error.h"
 #include "heatmap.h"
 #include "record_schema.h"
-#include "stats.h"
 
 #define OVERLAY_KIND "overlay"
 /* The smallest ICMP round trip a ratio is taken over (ms). */
@@ -24,11 +20,19 @@
 struct heatmap *
 heatmap_new(void)
 {
-	return calloc(1, sizeof(struct heatmap));
+	struct heatmap *hm = calloc(1, sizeof(struct heatmap));
+
+	if (hm == NULL)
+		return NULL;
+	hm->time_lo = hm->time_hi = NAN;
+	hm->budget = HEATMAP_BUDGET_DEFAULT;
+	hm->input.sink = heatmap_fold;
+	hm->input.sink_arg = hm;
+	return hm;
 }
 
 static void
-kind_clear(struct hm_kind *k, size_t ncells)
+kind_clear(struct hm_kind *k)
 {
 	size_t i;
 
@@ -36,8 +40,9 @@ kind_clear(struct hm_kind *k, size_t ncells)
 	for (i = 0; i < k->nmetrics; i++)
 		free(k->metrics[i].name);
 	free(k->metrics);
-	(void)ncells;
 	free(k->values_base);
+	free(k->nan_row);
+	free(k->samples);
 	free(k->cells);
 }
 
@@ -49,7 +54,7 @@ heatmap_free(struct heatmap *hm)
 	if (hm == NULL)
 		return;
 	for (i = 0; i < hm->nkinds; i++)
-		kind_clear(&hm->kinds[i], hm->nhosts * hm->nhosts);
+		kind_clear(&hm->kinds[i]);
 	free(hm->kinds);
 	for (i = 0; i < hm->nhosts; i++)
 		free(hm->hosts[i]);
@@ -65,6 +70,7 @@ heatmap_free(struct heatmap *hm)
 	free(hm->groups);
 	free(hm->host_group);
 	free(hm->worse);
+	heatmap_fold_free(hm);
 	record_input_free(&hm->input);
 	free(hm);
 }
@@ -156,14 +162,17 @@ heatmap_host_index(const struct heatmap *hm, const char *name)
 	return -1;
 }
 
-static int
-host_add(struct heatmap *hm, const char *name)
+int
+heatmap_host_add(struct heatmap *hm, const char *name, long *index)
 {
 	char **hosts;
 	size_t j;
 
-	if (heatmap_host_index(hm, name) >= 0)
+	if ((*index = heatmap_host_index(hm, name)) >= 0)
 		return 0;
+	if (hm->nhosts >= HEATMAP_MAX_HOSTS)
+		return 0;
+	*index = (long)hm->nhosts;
 	if (hm->nhosts == hm->hosts_alloc) {
 		size_t n = hm->hosts_alloc ? hm->hosts_alloc * 2 : 16;
 
@@ -184,42 +193,62 @@ host_add(struct heatmap *hm, const char *name)
 	return 0;
 }
 
+struct host_order {
+	const char *name;
+	size_t index;		/* where it was met */
+};
+
 static int
-cmp_host_ptr(const void *a, const void *b)
+cmp_host_order(const void *a, const void *b)
 {
-	return heatmap_host_compare(*(char *const *)a, *(char *const *)b);
+	return heatmap_host_compare(((const struct host_order *)a)->name,
+	    ((const struct host_order *)b)->name);
 }
 
 /*
  * Every host of every record and run is a row and a column, whatever kind
  * is shown: a host with no record of that kind is a row of missing cells,
- * not absent from the matrix (as upstream shows it).
+ * not absent from the matrix (as upstream shows it). The hosts of records
+ * were met while folding (the first HEATMAP_MAX_HOSTS); a run.json's
+ * machines without records come after them. *order maps each host's place
+ * in natural order to the index it was met at.
  */
 static int
-collect_hosts(struct heatmap *hm)
+collect_hosts(struct heatmap *hm, size_t **order)
 {
 	struct record_input *in = &hm->input;
+	struct host_order *sorted;
+	char **hosts;
 	size_t i, j;
+	long idx;
 	int rc;
 
-	/* The first HEATMAP_MAX_HOSTS names met, those with records before a
-	 * run.json's machines without; records of others are left out
-	 * (assign_metrics counts them). */
-	for (i = 0; i < in->nrecords && hm->nhosts < HEATMAP_MAX_HOSTS; i++) {
-		struct record *r = in->records[i];
-
-		if ((rc = host_add(hm, r->source)) != 0 ||
-		    (hm->nhosts < HEATMAP_MAX_HOSTS &&
-		    (rc = host_add(hm, r->target)) != 0))
-			return rc;
-	}
 	for (i = 0; i < in->nruns; i++)
-		for (j = 0; j < in->runs[i]->nmachines &&
-		    hm->nhosts < HEATMAP_MAX_HOSTS; j++)
-			if ((rc = host_add(hm, in->runs[i]->machines[j])) != 0)
+		for (j = 0; j < in->runs[i]->nmachines; j++)
+			if ((rc = heatmap_host_add(hm,
+			    in->runs[i]->machines[j], &idx)) != 0)
 				return rc;
+	if ((*order = malloc((hm->nhosts + 1) * sizeof **order)) == NULL ||
+	    (hosts = malloc((hm->nhosts + 1) * sizeof *hosts)) == NULL)
+		return NP_ERR_NOMEM;
+	if ((sorted = malloc((hm->nhosts + 1) * sizeof *sorted)) == NULL) {
+		free(hosts);
+		return NP_ERR_NOMEM;
+	}
+	for (i = 0; i < hm->nhosts; i++) {
+		sorted[i].name = hm->hosts[i];
+		sorted[i].index = i;
+	}
 	if (hm->nhosts > 1)
-		qsort(hm->hosts, hm->nhosts, sizeof *hm->hosts, cmp_host_ptr);
+		qsort(sorted, hm->nhosts, sizeof *sorted, cmp_host_order);
+	for (i = 0; i < hm->nhosts; i++) {
+		(*order)[i] = sorted[i].index;
+		hosts[i] = hm->hosts[sorted[i].index];
+	}
+	free(sorted);
+	free(hm->hosts);
+	hm->hosts = hosts;
+	hm->hosts_alloc = hm->nhosts + 1;
 	return heatmap_rehash(hm, hm->nslots ? hm->nslots : 64);
 }
 
@@ -267,13 +296,16 @@ cmp_kind(const void *a, const void *b)
 	return strcmp(x->name, y->name);
 }
 
-static int
-kind_add(struct heatmap *hm, const char *name, int derived)
+int
+heatmap_kind_add(struct heatmap *hm, const char *name, int derived,
+    size_t *index)
 {
 	struct hm_kind *kinds, *k;
 
-	if (heatmap_find_kind(hm, name) != NULL)
+	if ((k = heatmap_find_kind(hm, name)) != NULL) {
+		*index = (size_t)(k - hm->kinds);
 		return 0;
+	}
 	kinds = realloc(hm->kinds, (hm->nkinds + 1) * sizeof *kinds);
 	if (kinds == NULL)
 		return NP_ERR_NOMEM;
@@ -283,12 +315,12 @@ kind_add(struct heatmap *hm, const char *name, int derived)
 	if ((k->name = strdup(name)) == NULL)
 		return NP_ERR_NOMEM;
 	k->derived = derived;
-	hm->nkinds++;
+	*index = hm->nkinds++;
 	return 0;
 }
 
-static int
-metric_add(struct hm_kind *k, const char *name)
+int
+heatmap_metric_add(struct hm_kind *k, const char *name)
 {
 	struct hm_metric *m;
 	int i;
@@ -306,66 +338,21 @@ metric_add(struct hm_kind *k, const char *name)
 	return (int)k->nmetrics++;
 }
 
+/* Only only_kind's grid stays (--kind). */
 static int
-collect_kinds(struct heatmap *hm, const char *only_kind)
+keep_kind(struct heatmap *hm, const char *only_kind)
 {
-	struct record_input *in = &hm->input;
-	size_t i;
-	int rc;
+	size_t i, n = 0;
 
-	for (i = 0; i < in->nrecords; i++) {
-		const char *kind = in->records[i]->kind;
-
-		if (only_kind != NULL && strcmp(kind, only_kind) != 0)
-			continue;
-		if (hm->nkinds < HEATMAP_MAX_KINDS &&
-		    (rc = kind_add(hm, kind, 0)) != 0)
-			return rc;
-	}
-	if (hm->nkinds > 1)
-		qsort(hm->kinds, hm->nkinds, sizeof *hm->kinds, cmp_kind);
-	return 0;
-}
-
-static int
-assign_metrics(struct heatmap *hm, const char *only_kind)
-{
-	struct record_input *in = &hm->input;
-	size_t i, j;
-	int idx;
-
-	for (i = 0; i < in->nrecords; i++) {
-		struct record *r = in->records[i];
-		struct hm_kind *k;
-
-		r->kind_index = -1;
-		if (only_kind != NULL && strcmp(r->kind, only_kind) != 0)
-			continue;
-		k = heatmap_find_kind(hm, r->kind);
-		r->src = (int)heatmap_host_index(hm, r->source);
-		r->tgt = (int)heatmap_host_index(hm, r->target);
-		if (k == NULL || r->src < 0 || r->tgt < 0) {
-			hm->left_out++;	/* past a HEATMAP_MAX_* bound */
-			continue;
-		}
-		r->kind_index = (int)(k - hm->kinds);
-		for (j = 0; j < r->nmetrics; j++) {
-			r->metrics[j].index = -1;
-			if (k->nmetrics >= HEATMAP_MAX_METRICS &&
-			    heatmap_find_metric(k, r->metrics[j].name) < 0)
-				continue;
-			if ((idx = metric_add(k, r->metrics[j].name)) < 0)
-				return idx;
-			r->metrics[j].index = idx;
-		}
-	}
 	for (i = 0; i < hm->nkinds; i++) {
-		struct hm_kind *k = &hm->kinds[i];
-
-		idx = heatmap_find_metric(k, heatmap_default_metric(k->name));
-		k->default_metric = idx >= 0 ? (size_t)idx : 0;
+		if (strcmp(hm->kinds[i].name, only_kind) != 0) {
+			kind_clear(&hm->kinds[i]);
+			continue;
+		}
+		hm->kinds[n++] = hm->kinds[i];
 	}
-	return 0;
+	hm->nkinds = n;
+	return n == 0 ? NP_ERR_NOT_FOUND : 0;
 }
 
 static int
@@ -396,114 +383,6 @@ heatmap_cell(const struct heatmap *hm, const struct hm_kind *kind,
     size_t src, size_t tgt)
 {
 	return &kind->cells[src * hm->nhosts + tgt];
-}
-
-/* Is a later than b? Times decide when both have one; else reading order. */
-static int
-record_later(const struct record *a, const struct record *b)
-{
-	if (!isnan(a->time) && !isnan(b->time) && a->time != b->time)
-		return a->time > b->time;
-	return a->seq > b->seq;
-}
-
-static void
-cell_median(struct hm_cell *c, size_t nmetrics, double *scratch)
-{
-	struct record *r;
-	size_t m, n, j;
-
-	for (m = 0; m < nmetrics; m++) {
-		n = 0;
-		for (r = c->first; r != NULL; r = r->next_in_cell) {
-			if (!r->ok)
-				continue;
-			for (j = 0; j < r->nmetrics; j++)
-				if (r->metrics[j].index == (int)m)
-					scratch[n++] = r->metrics[j].value;
-		}
-		if (n == 0)
-			continue;
-		c->values[m] = stats_median(scratch, n);
-	}
-}
-
-static void
-cell_decide(struct hm_cell *c, size_t nmetrics, enum heatmap_aggregate agg,
-    double *scratch)
-{
-	struct record *r;
-	size_t j;
-	int any_ok = 0;
-
-	for (r = c->first; r != NULL; r = r->next_in_cell) {
-		if (c->latest == NULL || record_later(r, c->latest))
-			c->latest = r;
-		if (!r->ok && (c->last_failed == NULL ||
-		    record_later(r, c->last_failed)))
-			c->last_failed = r;
-		any_ok |= r->ok;
-	}
-	if (c->latest == NULL)
-		return;
-	if (agg == HEATMAP_MEDIAN) {
-		c->state = any_ok ? CELL_VALUE : CELL_FAILED;
-		if (any_ok)
-			cell_median(c, nmetrics, scratch);
-		return;
-	}
-	c->state = c->latest->ok ? CELL_VALUE : CELL_FAILED;
-	if (c->latest->ok)
-		for (j = 0; j < c->latest->nmetrics; j++)
-			if (c->latest->metrics[j].index >= 0)
-				c->values[c->latest->metrics[j].index] =
-				    c->latest->metrics[j].value;
-}
-
-static int
-fill_cells(struct heatmap *hm)
-{
-	struct record_input *in = &hm->input;
-	size_t i, n = hm->nhosts * hm->nhosts;
-	double *scratch;
-
-	if ((scratch = malloc((in->nrecords + 1) * sizeof *scratch)) == NULL)
-		return NP_ERR_NOMEM;
-	for (i = 0; i < in->nrecords; i++) {
-		struct record *r = in->records[i];
-		struct hm_kind *k;
-		struct hm_cell *c;
-
-		/* A host measured against itself (a file's mistake) has no
-		 * cell: the diagonal is the "self" mark. */
-		if (r->kind_index < 0 || r->src == r->tgt)
-			continue;
-		k = &hm->kinds[r->kind_index];
-		k->nrecords++;
-		k->nfailed += !r->ok;
-		c = heatmap_cell(hm, k, (size_t)r->src, (size_t)r->tgt);
-		r->next_in_cell = NULL;
-		if (c->last != NULL)
-			c->last->next_in_cell = r;
-		else
-			c->first = r;
-		c->last = r;
-		c->count++;
-		c->nfail += !r->ok;
-	}
-	for (i = 0; i < hm->nkinds; i++) {
-		struct hm_kind *k = &hm->kinds[i];
-		size_t j;
-
-		for (j = 0; j < n; j++) {
-			if (k->cells[j].state == CELL_SELF)
-				continue;
-			cell_decide(&k->cells[j], k->nmetrics, hm->aggregate,
-			    scratch);
-		}
-	}
-	free(scratch);
-	return 0;
 }
 
 /* The default-metric value of kind for a pair, or NAN. */
@@ -562,11 +441,11 @@ build_overlay(struct heatmap *hm)
 		;
 	if (m == NRATIOS)
 		goto out;
-	if ((rc = kind_add(hm, OVERLAY_KIND, 1)) != 0)
+	if ((rc = heatmap_kind_add(hm, OVERLAY_KIND, 1, &m)) != 0)
 		goto out;
-	k = &hm->kinds[hm->nkinds - 1];
+	k = &hm->kinds[m];
 	for (m = 0; m < NRATIOS; m++)
-		if (have[m] > 0 && (idx = metric_add(k,
+		if (have[m] > 0 && (idx = heatmap_metric_add(k,
 		    overlay_ratios[m].metric)) < 0) {
 			rc = idx;
 			goto out;
@@ -599,11 +478,11 @@ heatmap_add_derived(struct heatmap *hm, const char *name,
 	struct hm_kind *k;
 	size_t i;
 
-	if (kind_add(hm, name, 1) != 0)
+	if (heatmap_kind_add(hm, name, 1, &i) != 0)
 		return NULL;
-	k = &hm->kinds[hm->nkinds - 1];
+	k = &hm->kinds[i];
 	for (i = 0; i < nmetrics; i++)
-		if (metric_add(k, metrics[i]) < 0)
+		if (heatmap_metric_add(k, metrics[i]) < 0)
 			return NULL;
 	if (kind_alloc_cells(hm, k) != 0)
 		return NULL;
@@ -614,25 +493,30 @@ int
 heatmap_build(struct heatmap *hm, enum heatmap_aggregate aggregate,
     const char *only_kind)
 {
-	size_t i;
-	int rc;
+	size_t i, *order = NULL;
+	int rc, idx;
 
-	hm->aggregate = aggregate;
-	if ((rc = collect_hosts(hm)) != 0 ||
-	    (rc = collect_kinds(hm, only_kind)) != 0)
+	/* The aggregate decides what was folded: it is set before reading. */
+	if (hm->built || aggregate != hm->aggregate)
+		return NP_ERR_USAGE;
+	if (only_kind != NULL && (rc = keep_kind(hm, only_kind)) != 0)
 		return rc;
-	if (only_kind != NULL && hm->nkinds == 0)
-		return NP_ERR_NOT_FOUND;
-	if ((rc = assign_metrics(hm, only_kind)) != 0)
-		return rc;
-	for (i = 0; i < hm->nkinds; i++)
-		if ((rc = kind_alloc_cells(hm, &hm->kinds[i])) != 0)
-			return rc;
-	if ((rc = fill_cells(hm)) != 0)
-		return rc;
+	if (hm->nkinds > 1)
+		qsort(hm->kinds, hm->nkinds, sizeof *hm->kinds, cmp_kind);
+	for (i = 0; i < hm->nkinds; i++) {
+		struct hm_kind *k = &hm->kinds[i];
+
+		idx = heatmap_find_metric(k, heatmap_default_metric(k->name));
+		k->default_metric = idx >= 0 ? (size_t)idx : 0;
+	}
+	if ((rc = collect_hosts(hm, &order)) != 0 ||
+	    (rc = heatmap_fold_finish(hm, order)) != 0)
+		goto out;
 	if (only_kind == NULL)
-		return build_overlay(hm);
-	return 0;
+		rc = build_overlay(hm);
+out:
+	free(order);
+	return rc;
 }
 
 int

@@ -266,14 +266,6 @@ apply_order(struct heatmap *hm, const size_t *perm)
 		free(k->cells);
 		k->cells = cells;
 	}
-	for (i = 0; i < hm->input.nrecords; i++) {
-		struct record *r = hm->input.records[i];
-
-		if (r->kind_index >= 0 && r->src >= 0 && r->tgt >= 0) {
-			r->src = (int)inv[r->src];
-			r->tgt = (int)inv[r->tgt];
-		}
-	}
 	for (i = 0; i < hm->nworse; i++) {
 		hm->worse[i].src = inv[hm->worse[i].src];
 		hm->worse[i].tgt = inv[hm->worse[i].tgt];
@@ -374,10 +366,11 @@ heatmap_group(struct heatmap *hm, enum heatmap_group_by by, double threshold)
 		goto out;
 	if (!found && (rc = group_by_rtt(hm, threshold)) != 0)
 		goto out;
-	/* Found, not asked for: one cluster of all, or every host alone,
-	 * says nothing about sites. */
+	/* Found, not asked for: one cluster of all, every host alone, or
+	 * more clusters than a summary can show (a run.json's machines
+	 * without records are each alone) says nothing about sites. */
 	if (by == HEATMAP_GROUP_AUTO && !found && (hm->ngroups == 1 ||
-	    hm->ngroups == hm->nhosts)) {
+	    hm->ngroups == hm->nhosts || hm->ngroups > HEATMAP_SITES_MAX)) {
 		for (i = 0; i < hm->ngroups; i++)
 			free(hm->groups[i]);
 		free(hm->groups);

@@ -24,6 +24,12 @@ enum heatmap_group_by {
 
 /* Hosts whose average round trip is at most this (ms) form one site. */
 #define HEATMAP_GROUP_RTT_MS 5.0
+/*
+ * More groups than this make no site x site table on the page (a table
+ * of 1,000 lone hosts is a megabyte of cells), and found clusters (not
+ * asked for) say nothing about sites.
+ */
+#define HEATMAP_SITES_MAX 64
 /* What a host without a site is grouped as under --group-by site. */
 #define HEATMAP_NO_SITE "(no site)"
 

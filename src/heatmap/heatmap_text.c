@@ -343,7 +343,7 @@ write_failures(FILE *f, const struct heatmap *hm)
 		fprintf(f, "Failures (%zu pair%s): source -> target, kind, "
 		    "failed/records, class: last error\n", n, PLURAL(n));
 	for (i = 0; i < n; i++) {
-		const struct record *last = rows[i].cell->last_failed;
+		const struct hm_failure *last = rows[i].cell->last_failed;
 
 		fputs("  ", f);
 		put_clean(f, hm->hosts[rows[i].src]);

@@ -1,10 +1,11 @@
 /*
  * The run's timeline: an inline SVG per bench run.json, one row for the
  * run's phases (netprof's phase_times, or upstream's durations laid end
- * to end), one per host with its steps, failed steps outlined in red and
- * crossed, and a tick per record whose source is the host (the sweep's
- * rounds show as bands of ticks). In text, each phase's share of the run
- * and the host that took longest in it.
+ * to end), one for the sweep's rounds (a bar per round, from the times of
+ * the records that name it), one per host with its steps, failed steps
+ * outlined in red and crossed, and a tick per pair whose source is the
+ * host, at its latest record's time. In text, each phase's share of the
+ * run and the host that took longest in it, and the rounds' summary.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -103,28 +104,38 @@ put_bar(FILE *f, const char *host, const struct phase_span *s, double total,
 		    y + BAR_H);
 }
 
-/* A tick per record of host in the run's span. */
+/*
+ * A tick per pair and kind host measured in the run's span, at the time of
+ * the pair's latest record (the records are folded into their cells).
+ */
 static size_t
 put_ticks(FILE *f, const struct heatmap *hm, const struct run_info *run,
     const char *host, double total, double y, size_t budget)
 {
-	size_t i, n = 0;
+	long h = heatmap_host_index(hm, host);
+	size_t i, j, n = 0;
 
-	if (isnan(run->started_at))
+	if (isnan(run->started_at) || h < 0)
 		return 0;
-	for (i = 0; i < hm->input.nrecords && n < budget; i++) {
-		const struct record *r = hm->input.records[i];
-		double t;
+	for (i = 0; i < hm->nkinds; i++) {
+		if (hm->kinds[i].derived)
+			continue;
+		for (j = 0; j < hm->nhosts && n < budget; j++) {
+			const struct hm_cell *c = heatmap_cell(hm,
+			    &hm->kinds[i], (size_t)h, j);
+			double t;
 
-		if (isnan(r->time) || strcmp(r->source, host) != 0)
-			continue;
-		t = r->time - run->started_at;
-		if (t < 0 || t > total)
-			continue;
-		fprintf(f, "<rect class=tick x=\"%.1f\" y=\"%.1f\" width=\"1\" "
-		    "height=\"4\" fill=\"%s\"></rect>", LABEL_W + t / total *
-		    PLOT_W, y + BAR_H + 1, r->ok ? "#333" : "#c00");
-		n++;
+			if (c->count == 0 || isnan(c->time))
+				continue;
+			t = c->time - run->started_at;
+			if (t < 0 || t > total)
+				continue;
+			fprintf(f, "<rect class=tick x=\"%.1f\" y=\"%.1f\" "
+			    "width=\"1\" height=\"4\" fill=\"%s\"></rect>",
+			    LABEL_W + t / total * PLOT_W, y + BAR_H + 1,
+			    c->state == CELL_FAILED ? "#c00" : "#333");
+			n++;
+		}
 	}
 	return n;
 }
@@ -166,6 +177,62 @@ put_axis(FILE *f, double total, double y)
 	}
 }
 
+/* Is round of run (by its records' run_id)? */
+static int
+round_of_run(const struct hm_round *d, const struct run_info *run)
+{
+	if (d->run_id == NULL || run->run_id == NULL)
+		return d->run_id == NULL && run->run_id == NULL;
+	return strcmp(d->run_id, run->run_id) == 0;
+}
+
+static size_t
+count_rounds(const struct heatmap *hm, const struct run_info *run)
+{
+	size_t i, n = 0;
+
+	if (isnan(run->started_at))
+		return 0;
+	for (i = 0; i < hm->nrounds; i++)
+		n += round_of_run(&hm->rounds[i], run);
+	return n;
+}
+
+/* The sweep's rounds, a bar each (from the records' times). */
+static void
+put_rounds(FILE *f, const struct heatmap *hm, const struct run_info *run,
+    double total, double y)
+{
+	size_t i;
+	char a[32], b[32];
+
+	put_label(f, y, "rounds");
+	for (i = 0; i < hm->nrounds; i++) {
+		const struct hm_round *d = &hm->rounds[i];
+		double s = d->start - run->started_at, e = d->end -
+		    run->started_at, w;
+
+		if (!round_of_run(d, run) || e < 0 || s > total)
+			continue;
+		if (s < 0)
+			s = 0;
+		if (e > total)
+			e = total;
+		if ((w = (e - s) / total * PLOT_W) < 1)
+			w = 1;
+		heatmap_format_value(s, a, sizeof a);
+		heatmap_format_value(e, b, sizeof b);
+		fprintf(f, "<rect class=\"round%s\" data-round=\"%d\" "
+		    "x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%d\" "
+		    "fill=\"%s\"%s><title>round %d: %s .. %s s, %d record%s, "
+		    "%d failed</title></rect>", d->nfail ? " failed" : "",
+		    d->round, LABEL_W + s / total * PLOT_W, y, w, BAR_H,
+		    d->round % 2 ? "#74c476" : "#a1d99b", d->nfail ?
+		    " stroke=\"#c00\" stroke-width=\"1\"" : "", d->round, a, b,
+		    d->count, d->count == 1 ? "" : "s", d->nfail);
+	}
+}
+
 /* Machine index of host in run, or -1. */
 static long
 machine_of(const struct run_info *run, const char *host)
@@ -182,20 +249,24 @@ static void
 write_run(FILE *f, const struct heatmap *hm, const struct run_info *run)
 {
 	double total = run_length(run), y;
-	size_t rows = 1, i, j, ticks = 0;
+	size_t rows = 1, i, j, ticks = 0, nrounds = count_rounds(hm, run);
 	long mi;
 
 	for (i = 0; i < hm->nhosts; i++)
 		rows += machine_of(run, hm->hosts[i]) >= 0;
 	if (rows > TIMELINE_MAX_ROWS + 1)
 		rows = 1;
+	rows += nrounds > 0;	/* the sweep's rounds under the run's row */
 	fputs("<section class=timeline><h2>Timeline of run ", f);
 	heatmap_html_escape(f, run->run_id != NULL ? run->run_id : run->file);
 	fprintf(f, "</h2>\n<p class=summary>%.0f s (%.1f min)%s. A row per "
-	    "host, a bar per step (failed ones crossed), a tick per record "
-	    "the host measured.</p>\n", total, total / 60,
+	    "host, a bar per step (failed ones crossed), a tick per pair "
+	    "the host measured (its latest record)%s.</p>\n", total,
+	    total / 60,
 	    run->from_durations ? "; phases from their durations, laid end "
-	    "to end (this run.json has no phase_times)" : "");
+	    "to end (this run.json has no phase_times)" : "", nrounds > 0 ?
+	    "; a bar per round of the sweep, from its records' times, "
+	    "outlined in red when one failed" : "");
 	fprintf(f, "<svg class=timeline width=\"%d\" height=\"%zu\" "
 	    "viewBox=\"0 0 %d %zu\" role=img aria-label=\"timeline\">",
 	    LABEL_W + PLOT_W + 20, rows * ROW_H + 30, LABEL_W + PLOT_W + 20,
@@ -205,7 +276,11 @@ write_run(FILE *f, const struct heatmap *hm, const struct run_info *run)
 	for (i = 0; i < run->nphases; i++)
 		put_bar(f, "run", &run->phases[i], total, 2);
 	y = 2 + ROW_H;
-	for (i = 0; rows > 1 && i < hm->nhosts; i++) {
+	if (nrounds > 0) {
+		put_rounds(f, hm, run, total, y);
+		y += ROW_H;
+	}
+	for (i = 0; rows > 1 + (nrounds > 0) && i < hm->nhosts; i++) {
 		if ((mi = machine_of(run, hm->hosts[i])) < 0)
 			continue;
 		fprintf(f, "<g class=host data-host=\"");
@@ -242,6 +317,32 @@ heatmap_write_timeline_html(FILE *f, const struct heatmap *hm)
 		if (hm->input.runs[i]->nphases > 0 &&
 		    run_length(hm->input.runs[i]) > 0)
 			write_run(f, hm, hm->input.runs[i]);
+}
+
+/* The sweep's rounds: how many, the longest, how many had failures. */
+static void
+write_rounds_text(FILE *f, const struct heatmap *hm,
+    const struct run_info *run)
+{
+	const struct hm_round *longest = NULL;
+	size_t i, n = 0, failed = 0;
+
+	if (count_rounds(hm, run) == 0)
+		return;
+	for (i = 0; i < hm->nrounds; i++) {
+		const struct hm_round *d = &hm->rounds[i];
+
+		if (!round_of_run(d, run))
+			continue;
+		n++;
+		failed += d->nfail > 0;
+		if (longest == NULL || d->end - d->start >
+		    longest->end - longest->start)
+			longest = d;
+	}
+	fprintf(f, "  %zu round%s of the sweep, the longest round %d "
+	    "(%.1f s), %zu with a failed record\n", n, n == 1 ? "" : "s",
+	    longest->round, longest->end - longest->start, failed);
 }
 
 void
@@ -288,6 +389,7 @@ heatmap_write_timeline_text(FILE *f, const struct heatmap *hm)
 				    worst);
 			fputc('\n', f);
 		}
+		write_rounds_text(f, hm, run);
 		for (m = 0; m < run->nmachines; m++)
 			for (j = 0; j < run->nhost_phases[m]; j++)
 				if (run->host_phases[m][j].failed)

@@ -1,8 +1,9 @@
 /*
  * The run's timeline on the heatmap: from a bench run.json, one row for
- * the run's phases and one per host with a bar per step (failed steps
- * marked), and a tick per record the host measured, so that "why did this
- * run take 25 minutes?" is answered by looking.
+ * the run's phases, one for the sweep's rounds (from the records' round
+ * and times) and one per host with a bar per step (failed steps marked),
+ * and a tick per pair the host measured, so that "why did this run take
+ * 25 minutes?" is answered by looking.
  */
 #ifndef NETPROF_HEATMAP_TIMELINE_H
 #define NETPROF_HEATMAP_TIMELINE_H

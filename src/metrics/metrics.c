@@ -213,14 +213,14 @@ put_probes(struct buf *out, const struct heatmap *hm,
 			for (t = 0; t < hm->nhosts; t++) {
 				const struct hm_cell *c = heatmap_cell(hm, k,
 				    s, t);
-				const struct record *r = c->latest;
+				const struct hm_failure *r = c->last_failed;
 				int ok = c->state == CELL_VALUE;
 				int rc;
 
-				if (r == NULL || (c->state != CELL_VALUE &&
+				if (c->count == 0 || (c->state != CELL_VALUE &&
 				    c->state != CELL_FAILED))
 					continue;
-				if ((which == 1 && isnan(r->time)) ||
+				if ((which == 1 && isnan(c->time)) ||
 				    (which == 2 && ok))
 					continue;
 				if (!header && put_header(out, names[which],
@@ -234,13 +234,13 @@ put_probes(struct buf *out, const struct heatmap *hm,
 				else if (which == 1)
 					rc = put_pair_sample(out, info,
 					    names[1], k->name, hm->hosts[s],
-					    hm->hosts[t], NULL, NULL, r->time);
+					    hm->hosts[t], NULL, NULL, c->time);
 				else
 					rc = put_pair_sample(out, info,
 					    names[2], k->name, hm->hosts[s],
 					    hm->hosts[t], "error_class",
-					    r->error_class != NULL ?
-					    r->error_class : "tool_failed", 1);
+					    r != NULL ? r->error_class :
+					    "tool_failed", 1);
 				if (rc != 0)
 					return rc;
 			}
@@ -275,10 +275,14 @@ put_hosts(struct buf *out, const struct heatmap *hm,
 				    h, t);
 				const char *cls;
 
-				if (c->latest == NULL)
+				if (c->count == 0)
 					continue;
 				seen = 1;
-				cls = c->latest->error_class;
+				/* the latest's class, when it failed: the
+				 * latest failure is the latest record then */
+				cls = c->state == CELL_FAILED &&
+				    c->last_failed != NULL ?
+				    c->last_failed->error_class : NULL;
 				up = c->state == CELL_VALUE || cls == NULL ||
 				    (strcmp(cls, "unreachable") != 0 &&
 				    strcmp(cls, "auth") != 0);
@@ -304,19 +308,8 @@ put_hosts(struct buf *out, const struct heatmap *hm,
 static void
 records_span(const struct heatmap *hm, double *lo, double *hi)
 {
-	size_t i;
-
-	*lo = *hi = NAN;
-	for (i = 0; i < hm->input.nrecords; i++) {
-		double t = hm->input.records[i]->time;
-
-		if (isnan(t))
-			continue;
-		if (isnan(*lo) || t < *lo)
-			*lo = t;
-		if (isnan(*hi) || t > *hi)
-			*hi = t;
-	}
+	*lo = hm->time_lo;
+	*hi = hm->time_hi;
 }
 
 static int
@@ -420,27 +413,15 @@ metrics_set_add_line(struct metrics_set *set, const char *line, size_t len)
 		free(cause);
 		return rc == NP_ERR_PARSE ? 0 : rc;
 	}
-	if (in->nrecords == in->records_alloc) {
-		size_t n = in->records_alloc ? in->records_alloc * 2 : 256;
-		struct record **p = realloc(in->records, n * sizeof *p);
-
-		if (p == NULL) {
-			record_free(r);
-			return NP_ERR_NOMEM;
-		}
-		in->records = p;
-		in->records_alloc = n;
-	}
 	r->seq = in->next_seq++;
 	r->file = "sweep";
-	in->records[in->nrecords++] = r;
-	return 0;
+	return heatmap_fold(set->hm, r);
 }
 
 size_t
 metrics_set_count(const struct metrics_set *set)
 {
-	return set->hm->input.nrecords;
+	return set->hm->nread;
 }
 
 int

@@ -13,15 +13,18 @@
 
 /*
  * Bounds on what hostile or broken input can make the reader hold: a line
- * (no record comes near it), a run.json, the records kept (the rest are
- * counted in left_out and reported), the metrics of one record, and the
- * times kept (JavaScript's Date range, so the page can show every time).
+ * (no record comes near it), a run.json, the records kept when they are
+ * kept (without a sink; the rest are counted in left_out), the metrics of
+ * one record, and the times kept (JavaScript's Date range, so the page can
+ * show every time). The heatmap keeps no record: it folds each into its
+ * cell as it is read (a sink), within a memory budget of its own.
  */
 #define RECORDS_LINE_MAX (1 << 20)
 #define RUN_JSON_MAX (16 << 20)
 #define RECORDS_MAX 500000
 #define RECORD_METRICS_MAX 64
 #define RECORD_TIME_MAX 8.64e12
+#define RECORD_ROUND_MAX 1000000
 
 struct record_metric {
 	char *name;
@@ -42,12 +45,11 @@ struct record {
 	size_t nmetrics;
 	long nsamples;		/* samples_ms/samples_ns/iterations length, or -1 */
 	int port;		/* iperf3: the port its command names; else 0 */
+	int round;		/* bench: the sweep's round (from 1); else 0 */
+	double started_at;	/* NAN if not given */
+	char *run_id;		/* NULL if not given */
 	const char *file;	/* not owned */
 	int line;
-
-	/* Filled by the model. */
-	int kind_index, src, tgt;
-	struct record *next_in_cell;
 };
 
 struct convergence {
@@ -85,8 +87,20 @@ struct run_info {
 	size_t nconvergence;
 };
 
-/* What one input file held. */
+/*
+ * Takes each record as it is read (r->file, r->line and r->seq set) and
+ * owns it from then on; returns 0, or an error (reported by the sink)
+ * that stops the reading.
+ */
+typedef int (*record_sink)(void *arg, struct record *r);
+
+/*
+ * What the input files held: the records (only without a sink), the
+ * run.json summaries and the lines skipped.
+ */
 struct record_input {
+	record_sink sink;	/* NULL: keep the records */
+	void *sink_arg;
 	struct record **records;
 	size_t nrecords, records_alloc;
 	struct run_info **runs;
@@ -125,6 +139,7 @@ int records_read_file(struct record_input *in, const char *path, int strict);
 /* The same from an open stream; path names it in messages. */
 int records_read_stream(struct record_input *in, FILE *f, const char *path,
     int strict);
+/* Frees what in holds (records, runs); its sink stays. */
 void record_input_free(struct record_input *in);
 
 #endif

@@ -25,35 +25,95 @@
 #include "record_schema.h"
 #include "util.h"
 
+/* n decimal digits at s into *v; 0 if one is not a digit. */
+static int
+fixed_digits(const char *s, int n, int *v)
+{
+	int i;
+
+	for (*v = 0, i = 0; i < n; i++) {
+		if (!isdigit((unsigned char)s[i]))
+			return 0;
+		*v = *v * 10 + (s[i] - '0');
+	}
+	return 1;
+}
+
+/*
+ * "YYYY-MM-DDTHH:MM:" (or a space for the T), the form every record has,
+ * read without sscanf: the reader parses a time per record, millions of
+ * them for a large run. 0 if s is not of that form.
+ */
+static int
+time_fields(const char *s, int *y, int *mo, int *d, int *h, int *mi)
+{
+	return fixed_digits(s, 4, y) && s[4] == '-' &&
+	    fixed_digits(s + 5, 2, mo) && s[7] == '-' &&
+	    fixed_digits(s + 8, 2, d) && (s[10] == 'T' || s[10] == ' ') &&
+	    fixed_digits(s + 11, 2, h) && s[13] == ':' &&
+	    fixed_digits(s + 14, 2, mi) && s[16] == ':';
+}
+
+/*
+ * Seconds since 1970 of a UTC date and time, as timegm() gives them (days
+ * and hours past their range carry over), for years from 1: the number of
+ * days before the year, the month and the day, then the time of day.
+ */
+static double
+utc_seconds(int y, int mo, int d, int h, int mi, int sec)
+{
+	static const int before[12] = { 0, 31, 59, 90, 120, 151, 181, 212, 243,
+	    273, 304, 334 };
+	long leaps = (y - 1) / 4 - (y - 1) / 100 + (y - 1) / 400 - 477;
+	long days = 365L * (y - 1970) + leaps + before[mo - 1] + d - 1;
+	int leap = (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
+
+	if (mo > 2 && leap)
+		days++;
+	return (double)days * 86400 + h * 3600 + mi * 60 + sec;
+}
+
 double
 record_parse_time(const char *s)
 {
 	struct tm tm;
-	int y, mo, d, h, mi, n = 0;
-	double sec, frac = 0;
+	int y, mo, d, h, mi, n = 0, fast;
+	double sec, frac = 0, t;
 	const char *p;
-	time_t t;
+	char *end;
+	time_t tt;
 
 	if (s == NULL)
 		return NAN;
-	if (sscanf(s, "%4d-%2d-%2dT%2d:%2d:%lf%n", &y, &mo, &d, &h, &mi, &sec,
-	    &n) != 6 && sscanf(s, "%4d-%2d-%2d %2d:%2d:%lf%n", &y, &mo, &d, &h,
-	    &mi, &sec, &n) != 6)
+	if ((fast = time_fields(s, &y, &mo, &d, &h, &mi) && y >= 1)) {
+		/* what %lf reads: strtod's number */
+		sec = strtod(s + 17, &end);
+		if (end == s + 17)
+			return NAN;
+		n = (int)(end - s);
+	} else if (sscanf(s, "%4d-%2d-%2dT%2d:%2d:%lf%n", &y, &mo, &d, &h,
+	    &mi, &sec, &n) != 6 && sscanf(s, "%4d-%2d-%2d %2d:%2d:%lf%n", &y,
+	    &mo, &d, &h, &mi, &sec, &n) != 6)
 		return NAN;
 	/* Fields out of range (a second of 1e300 or inf) are no time. */
 	if (!(sec >= 0 && sec < 61) || mo < 1 || mo > 12 || d < 1 || d > 31 ||
 	    h < 0 || h > 24 || mi < 0 || mi > 59)
 		return NAN;
-	memset(&tm, 0, sizeof tm);
-	tm.tm_year = y - 1900;
-	tm.tm_mon = mo - 1;
-	tm.tm_mday = d;
-	tm.tm_hour = h;
-	tm.tm_min = mi;
-	tm.tm_sec = (int)sec;
 	frac = sec - (int)sec;
-	if ((t = timegm(&tm)) == (time_t)-1)
-		return NAN;
+	if (fast)
+		t = utc_seconds(y, mo, d, h, mi, (int)sec);
+	else {
+		memset(&tm, 0, sizeof tm);
+		tm.tm_year = y - 1900;
+		tm.tm_mon = mo - 1;
+		tm.tm_mday = d;
+		tm.tm_hour = h;
+		tm.tm_min = mi;
+		tm.tm_sec = (int)sec;
+		if ((tt = timegm(&tm)) == (time_t)-1)
+			return NAN;
+		t = (double)tt;
+	}
 	p = s + n;
 	if ((*p == '+' || *p == '-') && isdigit((unsigned char)p[1])) {
 		int oh = 0, om = 0;
@@ -62,7 +122,7 @@ record_parse_time(const char *s)
 			sscanf(p + 1, "%2d%2d", &oh, &om);
 		t += (*p == '+' ? -1 : 1) * (oh * 3600 + om * 60);
 	}
-	return (double)t + frac;
+	return t + frac;
 }
 
 const char *
@@ -83,6 +143,7 @@ record_free(struct record *r)
 	free(r->target);
 	free(r->error);
 	free(r->error_class);
+	free(r->run_id);
 	for (i = 0; i < r->nmetrics; i++)
 		free(r->metrics[i].name);
 	free(r->metrics);
@@ -309,6 +370,14 @@ record_from_json(const cJSON *obj, struct record **out, char **cause)
 		    strdup(record_classify_error(r->error))) == NULL)
 			goto out;
 	}
+	r->started_at = time_field(obj, RECORD_F_STARTED_AT);
+	v = cJSON_GetObjectItemCaseSensitive(obj, RECORD_F_ROUND);
+	if (cJSON_IsNumber(v) && v->valuedouble >= 1 &&
+	    v->valuedouble <= RECORD_ROUND_MAX)
+		r->round = (int)v->valuedouble;
+	v = cJSON_GetObjectItemCaseSensitive(obj, RECORD_F_RUN_ID);
+	if (cJSON_IsString(v) && (r->run_id = strdup(v->valuestring)) == NULL)
+		goto out;
 	r->time = NAN;
 	if (!isnan(t = time_field(obj, RECORD_F_ENDED_AT)) ||
 	    !isnan(t = time_field(obj, RECORD_F_TIMESTAMP)) ||
@@ -525,7 +594,11 @@ record_input_free(struct record_input *in)
 	for (i = 0; i < in->nruns; i++)
 		run_info_free(in->runs[i]);
 	free(in->runs);
-	memset(in, 0, sizeof *in);
+	in->records = NULL;
+	in->runs = NULL;
+	in->nrecords = in->records_alloc = in->nruns = 0;
+	in->malformed = in->left_out = 0;
+	in->next_seq = 0;
 }
 
 static int
@@ -790,13 +863,17 @@ read_one_line(struct record_input *in, const char *line, size_t len,
 	}
 	if (rc != 0)
 		return rc;
+	r->file = path;
+	r->line = lineno;
+	if (in->sink != NULL) {
+		r->seq = in->next_seq++;
+		return in->sink(in->sink_arg, r);
+	}
 	if (in->nrecords >= RECORDS_MAX) {
 		in->left_out++;
 		record_free(r);
 		return 0;
 	}
-	r->file = path;
-	r->line = lineno;
 	if ((rc = input_add_record(in, r)) != 0)
 		record_free(r);
 	return rc;

@@ -209,8 +209,13 @@ try {
   assert.deepEqual(tl.filter((r) => r[2] === 'failed').map((r) => `${r[0]} ${r[1]}`), ['n9 teardown']);
   const ticks = await page.$$eval('svg.timeline g.host', (gs) => gs.map((g) => g.querySelectorAll('rect.tick').length));
   assert.deepEqual(ticks, ticks.map(() => 8 * 3), 'each host\'s 8 targets x 3 bench kinds');
+  // The sweep's rounds: a bar each, from the records that name them, in order.
+  const rounds = await page.$$eval('svg.timeline rect.round', (rs) => rs.map((r) =>
+    [Number(r.getAttribute('data-round')), Number(r.getAttribute('x'))]));
+  assert.deepEqual(rounds.map((r) => r[0]), [1, 2, 3, 4, 5, 6, 7, 8, 9], 'a bar per round of the sweep');
+  assert.ok(rounds.every((r, i) => i === 0 || r[1] > rounds[i - 1][1]), 'the rounds one after another');
   await (await page.$('section.timeline')).screenshot({ path: path.join(OUT, 'wan-timeline.png') });
-  ok('the timeline shows every host\'s phases, the failed step and the sweep\'s records');
+  ok('the timeline shows every host\'s phases, the failed step, the sweep\'s rounds and records');
 
   // The compared page: its list holds the slowed link only, and the change
   // view colours that pair worst.

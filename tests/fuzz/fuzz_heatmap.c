@@ -37,6 +37,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		heatmap_free(hm);
 		return 0;
 	}
+	heatmap_set_aggregate(hm, data[0] & 1 ? HEATMAP_MEDIAN : HEATMAP_LATEST);
 	if (records_read_stream(&hm->input, in, "fuzz.jsonl", 0) == 0 &&
 	    heatmap_build(hm, data[0] & 1 ? HEATMAP_MEDIAN : HEATMAP_LATEST,
 	    NULL) == 0 && heatmap_group(hm, (enum heatmap_group_by)(data[0] >> 1 &

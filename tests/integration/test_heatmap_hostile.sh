@@ -81,9 +81,19 @@ for i in $(seq 1 600); do
 	printf '{"kind":"ping","source":"s%d","target":"t%d","ok":true,"metrics":{"avg":1}}\n' "$i" "$i"
 done >many.jsonl
 assert_status 0 np heatmap -i many.jsonl -o many.html
-assert_contains "$OUT" "344 records left out: a page shows at most 512 hosts"
-assert_contains "$OUT" "wrote many.html (512 hosts"
-assert_file_contains many.html "344 records left out"
+assert_contains "$OUT" "88 records left out: a page shows at most 1024 hosts"
+assert_contains "$OUT" "wrote many.html (1024 hosts"
+assert_file_contains many.html "88 records left out"
+
+# The cells' memory budget: past it, an error with the file, the line, the
+# budget and the fix, and no page (1,024 hosts' grid of ping cells is
+# more than 16 MiB).
+assert_status 2 /usr/bin/time -f peak_kib=%M "$NETPROF_BIN" heatmap -i many.jsonl -o over.html --max-memory 16
+assert_contains "$OUT" "many.jsonl:257: the heatmap's cells would take more than its memory budget of 16 MiB"
+assert_contains "$OUT" "or a larger budget with --max-memory MIB"
+assert_not_contains "$OUT" "out of memory"
+[ ! -e over.html ] || fail "a page was written past the budget"
+[ "$(peak_kib)" -lt 100000 ] || fail "a budget of 16 MiB took $(peak_kib) KiB"
 
 # A small run.json naming 3,000 machines: the page keeps to its bound.
 {
@@ -94,7 +104,7 @@ assert_file_contains many.html "344 records left out"
 jq -e '.machines | length == 3000' big-run.json >/dev/null || fail "big-run.json is not the run.json meant"
 assert_status 0 /usr/bin/time -f peak_kib=%M "$NETPROF_BIN" heatmap -i big-run.json -i "$in" -o big.html
 [ "$(peak_kib)" -lt 300000 ] || fail "a run.json of 3,000 machines took $(peak_kib) KiB"
-assert_contains "$OUT" "wrote big.html (512 hosts, 2 kinds, 26 records"
+assert_contains "$OUT" "wrote big.html (1024 hosts, 2 kinds, 26 records"
 assert_not_contains "$OUT" "left out" "hosts with records come before a run's machines without"
 
 # --- NUL, duplicate keys, absurd times, names with escape sequences ----------

@@ -1,0 +1,298 @@
+/*
+ * Folding records into cells as they are read (heatmap_fold.c): of
+ * duplicate records for a pair the latest by time wins, of equal or
+ * missing times the one read last; the counts and the latest failure
+ * (its text kept once for every cell); metrics met late, and a latest
+ * failure clearing the values; cells kept while the grids grow past
+ * their first size; the median over the ok records; the host bound; and
+ * the memory budget, which stops the reading with NP_ERR_BUDGET.
+ */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "error.h"
+#include "heatmap.h"
+#include "log.h"
+
+#define PING(src, tgt, when, rest) \
+	"{\"kind\":\"ping\",\"source\":\"" src "\",\"target\":\"" tgt "\"" \
+	when "," rest "}\n"
+
+/* A new temporary file holding text; its path is in path. */
+static void
+temp_jsonl(char *path, size_t size, const char *text)
+{
+	FILE *f;
+	int fd;
+
+	snprintf(path, size, "/tmp/netprof-fold-XXXXXX");
+	fd = mkstemp(path);
+	assert_true(fd >= 0);
+	f = fdopen(fd, "w");
+	assert_non_null(f);
+	fputs(text, f);
+	fclose(f);
+}
+
+static struct heatmap *
+fold_text(const char *text, enum heatmap_aggregate agg, size_t budget,
+    int want)
+{
+	struct heatmap *hm = heatmap_new();
+	char path[64];
+
+	assert_non_null(hm);
+	heatmap_set_aggregate(hm, agg);
+	if (budget > 0)
+		heatmap_set_budget(hm, budget);
+	temp_jsonl(path, sizeof path, text);
+	assert_int_equal(heatmap_read(hm, path, 0), want);
+	unlink(path);
+	if (want == 0)
+		assert_int_equal(heatmap_build(hm, agg, NULL), 0);
+	return hm;
+}
+
+static const struct hm_cell *
+cell(const struct heatmap *hm, const char *kind, const char *src,
+    const char *tgt)
+{
+	const struct hm_kind *k = heatmap_find_kind(hm, kind);
+	long s = heatmap_host_index(hm, src), t = heatmap_host_index(hm, tgt);
+
+	assert_non_null(k);
+	assert_true(s >= 0 && t >= 0);
+	return heatmap_cell(hm, k, (size_t)s, (size_t)t);
+}
+
+static double
+value(const struct heatmap *hm, const char *kind, const char *src,
+    const char *tgt, const char *metric)
+{
+	const struct hm_kind *k = heatmap_find_kind(hm, kind);
+	int m = heatmap_find_metric(k, metric);
+
+	assert_true(m >= 0);
+	return cell(hm, kind, src, tgt)->values[m];
+}
+
+static void
+test_duplicates_latest_wins(void **state)
+{
+	struct heatmap *hm = fold_text(
+	    /* by time: the 11:00:05 record, though read first */
+	    PING("a", "b", ",\"timestamp\":\"2026-05-03T11:00:05Z\"",
+	    "\"ok\":true,\"metrics\":{\"avg\":5}")
+	    PING("a", "b", ",\"timestamp\":\"2026-05-03T11:00:01Z\"",
+	    "\"ok\":true,\"metrics\":{\"avg\":1}")
+	    /* equal times: the one read last */
+	    PING("b", "a", ",\"timestamp\":\"2026-05-03T11:00:01Z\"",
+	    "\"ok\":true,\"metrics\":{\"avg\":1}")
+	    PING("b", "a", ",\"timestamp\":\"2026-05-03T11:00:01Z\"",
+	    "\"ok\":true,\"metrics\":{\"avg\":2}")
+	    /* a record without a time: the one read last */
+	    PING("a", "c", ",\"timestamp\":\"2026-05-03T11:00:09Z\"",
+	    "\"ok\":true,\"metrics\":{\"avg\":9}")
+	    PING("a", "c", "", "\"ok\":true,\"metrics\":{\"avg\":3}"),
+	    HEATMAP_LATEST, 0, 0);
+
+	(void)state;
+	assert_true(value(hm, "ping", "a", "b", "avg") == 5);
+	assert_int_equal(cell(hm, "ping", "a", "b")->count, 2);
+	assert_true(cell(hm, "ping", "a", "b")->time ==
+	    record_parse_time("2026-05-03T11:00:05Z"));
+	assert_true(value(hm, "ping", "b", "a", "avg") == 2);
+	assert_true(value(hm, "ping", "a", "c", "avg") == 3);
+	assert_true(isnan(cell(hm, "ping", "a", "c")->time));
+	assert_int_equal(heatmap_find_kind(hm, "ping")->nrecords, 6);
+	heatmap_free(hm);
+}
+
+static void
+test_failures_counted_and_latest_kept(void **state)
+{
+	struct heatmap *hm = fold_text(
+	    PING("a", "b", ",\"timestamp\":\"2026-05-03T11:00:03Z\"",
+	    "\"ok\":false,\"error\":\"Request timeout for icmp_seq 1\"")
+	    PING("a", "b", ",\"timestamp\":\"2026-05-03T11:00:01Z\"",
+	    "\"ok\":false,\"error\":\"connect: No route to host\"")
+	    PING("a", "b", ",\"timestamp\":\"2026-05-03T11:00:02Z\"",
+	    "\"ok\":true,\"metrics\":{\"avg\":2}")
+	    PING("b", "a", ",\"timestamp\":\"2026-05-03T11:00:02Z\"",
+	    "\"ok\":false,\"error\":\"Request timeout for icmp_seq 1\"")
+	    PING("c", "a", "", "\"ok\":true,\"metrics\":{\"avg\":1}")
+	    PING("c", "a", "", "\"ok\":false,\"error\":\"x\","
+	    "\"error_class\":\"auth\""),
+	    HEATMAP_LATEST, 0, 0);
+	const struct hm_cell *ab = cell(hm, "ping", "a", "b");
+	const struct hm_cell *ba = cell(hm, "ping", "b", "a");
+	const struct hm_cell *ca = cell(hm, "ping", "c", "a");
+
+	(void)state;
+	/* the latest (11:00:03) failed: the cell is failed, no values */
+	assert_int_equal(ab->state, CELL_FAILED);
+	assert_int_equal(ab->count, 3);
+	assert_int_equal(ab->nfail, 2);
+	assert_true(isnan(value(hm, "ping", "a", "b", "avg")));
+	assert_string_equal(ab->last_failed->error,
+	    "Request timeout for icmp_seq 1");
+	assert_string_equal(ab->last_failed->error_class, "timeout");
+	/* one copy of a text however many cells have it */
+	assert_ptr_equal(ab->last_failed->error, ba->last_failed->error);
+	/* a failure after an ok record without times: failed */
+	assert_int_equal(ca->state, CELL_FAILED);
+	assert_string_equal(ca->last_failed->error_class, "auth");
+	assert_int_equal(heatmap_find_kind(hm, "ping")->nfailed, 4);
+	assert_int_equal(cell(hm, "ping", "b", "c")->state, CELL_MISSING);
+	assert_null(cell(hm, "ping", "b", "c")->last_failed);
+	assert_int_equal(cell(hm, "ping", "b", "c")->nsamples, -1);
+	heatmap_free(hm);
+}
+
+static void
+test_metrics_met_late(void **state)
+{
+	struct heatmap *hm = fold_text(
+	    PING("a", "b", "", "\"ok\":true,\"metrics\":{\"avg\":1}")
+	    PING("b", "a", "", "\"ok\":true,\"metrics\":{\"avg\":2,"
+	    "\"max\":4,\"loss_pct\":0,\"samples_ms\":[1,2,3]}")
+	    PING("a", "c", "", "\"ok\":false,\"error\":\"x\","
+	    "\"metrics\":{\"failed_samples\":3}"),
+	    HEATMAP_LATEST, 0, 0);
+	const struct hm_kind *k = heatmap_find_kind(hm, "ping");
+
+	(void)state;
+	assert_int_equal(k->nmetrics, 4);
+	/* the first row widened: its value kept, the new metrics NAN */
+	assert_true(value(hm, "ping", "a", "b", "avg") == 1);
+	assert_true(isnan(value(hm, "ping", "a", "b", "max")));
+	assert_true(value(hm, "ping", "b", "a", "max") == 4);
+	assert_int_equal(cell(hm, "ping", "b", "a")->nsamples, 3);
+	/* a failed record's metric is in the list, not in the cell */
+	assert_true(heatmap_find_metric(k, "failed_samples") >= 0);
+	assert_true(isnan(value(hm, "ping", "a", "c", "failed_samples")));
+	heatmap_free(hm);
+}
+
+/* Records of n hosts, a full mesh, avg = 1000 * source + target. */
+static char *
+mesh(size_t n)
+{
+	size_t i, j, len = 0, size = n * n * 100 + 1;
+	char *text = malloc(size);
+
+	assert_non_null(text);
+	for (i = 0; i < n; i++)
+		for (j = 0; j < n; j++)
+			if (i != j)
+				len += (size_t)snprintf(text + len, size - len,
+				    "{\"kind\":\"ping\",\"source\":\"h%zu\","
+				    "\"target\":\"h%zu\",\"ok\":true,"
+				    "\"metrics\":{\"avg\":%zu}}\n", i, j,
+				    1000 * i + j);
+	return text;
+}
+
+static void
+test_grids_grow_and_median(void **state)
+{
+	char *text = mesh(40), *twice;
+	struct heatmap *hm = fold_text(text, HEATMAP_LATEST, 0, 0);
+	size_t len = strlen(text);
+
+	(void)state;
+	assert_int_equal(hm->nhosts, 40);
+	/* natural order; the first cells folded survived three doublings */
+	assert_string_equal(hm->hosts[2], "h2");
+	assert_string_equal(hm->hosts[10], "h10");
+	assert_true(value(hm, "ping", "h0", "h1", "avg") == 1);
+	assert_true(value(hm, "ping", "h39", "h17", "avg") == 39017);
+	assert_int_equal(cell(hm, "ping", "h3", "h3")->state, CELL_SELF);
+	heatmap_free(hm);
+
+	/* the mesh and a second record for two pairs (and a failed one,
+	 * left out of the median): the median of the two */
+	twice = malloc(2 * len + 1);
+	assert_non_null(twice);
+	memcpy(twice, text, len + 1);
+	hm = fold_text(text, HEATMAP_MEDIAN, 0, 0);
+	assert_true(value(hm, "ping", "h0", "h1", "avg") == 1);
+	heatmap_free(hm);
+	strcat(twice, PING("h0", "h1", "", "\"ok\":true,"
+	    "\"metrics\":{\"avg\":3}")
+	    PING("h39", "h17", "", "\"ok\":true,\"metrics\":{\"avg\":39019}")
+	    PING("h39", "h17", "", "\"ok\":false,\"error\":\"x\","
+	    "\"metrics\":{\"avg\":0}"));
+	hm = fold_text(twice, HEATMAP_MEDIAN, 0, 0);
+	assert_true(value(hm, "ping", "h0", "h1", "avg") == 2);
+	assert_true(value(hm, "ping", "h39", "h17", "avg") == 39018);
+	assert_int_equal(cell(hm, "ping", "h39", "h17")->state, CELL_VALUE);
+	heatmap_free(hm);
+	free(twice);
+	free(text);
+}
+
+static void
+test_host_bound(void **state)
+{
+	size_t i, len = 0, size = (HEATMAP_MAX_HOSTS + 10) * 100;
+	char *text = malloc(size);
+	struct heatmap *hm;
+
+	(void)state;
+	assert_non_null(text);
+	for (i = 0; i < HEATMAP_MAX_HOSTS / 2 + 5; i++)
+		len += (size_t)snprintf(text + len, size - len,
+		    "{\"kind\":\"ping\",\"source\":\"s%zu\",\"target\":"
+		    "\"t%zu\",\"ok\":true,\"metrics\":{\"avg\":1}}\n", i, i);
+	hm = fold_text(text, HEATMAP_LATEST, 0, 0);
+	assert_int_equal(hm->nhosts, HEATMAP_MAX_HOSTS);
+	assert_int_equal(hm->left_out, 5);
+	assert_int_equal(hm->nread, HEATMAP_MAX_HOSTS / 2 + 5);
+	heatmap_free(hm);
+	free(text);
+}
+
+static void
+test_budget(void **state)
+{
+	char *text = mesh(60);
+	struct heatmap *hm;
+
+	(void)state;
+	log_set_level(LOG_QUIET);	/* the budget's error is expected */
+	/* 64 x 64 cells of about 40 bytes are over 64 KiB */
+	hm = fold_text(text, HEATMAP_LATEST, 64 << 10, NP_ERR_BUDGET);
+	assert_true(hm->used <= (size_t)64 << 10);
+	heatmap_free(hm);
+	/* within a budget: what is used is counted, and below it */
+	hm = fold_text(text, HEATMAP_LATEST, 8 << 20, 0);
+	assert_true(hm->used > 64 * 64 * sizeof(struct hm_cell));
+	assert_true(hm->used <= (size_t)8 << 20);
+	heatmap_free(hm);
+	free(text);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_duplicates_latest_wins),
+		cmocka_unit_test(test_failures_counted_and_latest_kept),
+		cmocka_unit_test(test_metrics_met_late),
+		cmocka_unit_test(test_grids_grow_and_median),
+		cmocka_unit_test(test_host_bound),
+		cmocka_unit_test(test_budget),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
