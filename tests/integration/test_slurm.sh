@@ -164,8 +164,8 @@ kill -STOP "$srun_pid"
 rc=0
 wait $pid || rc=$?
 assert_eq 255 "$rc" "exit status of the stuck step's exec: $(cat "$T/stuck.out")"
+wait_gone || fail "after a srun stuck on SIGTERM: steps $(steps_left | xargs), processes $(procs_left | xargs)"
 assert_file_contains "$T/stuck.out" "timed out after 2 s"
 assert_file_contains "$T/stuck.out" "cancelling step netprof-$pid-1 of job $alloc (scancel)"
-wait_gone || fail "after a srun stuck on SIGTERM: steps $(steps_left | xargs), processes $(procs_left | xargs)"
 
 test_pass
