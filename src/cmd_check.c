@@ -183,6 +183,10 @@ step_state(const struct host_check *h, enum check_step step)
 
 	if (!h->done)
 		return "?";
+	/* a job step: no host key and no authentication of netprof's;
+	   CONNECT is whether the step started on the node */
+	if (h->machine->transport == TRANSPORT_SLURM && step != STEP_CONNECT)
+		return h->error == NP_ERR_CANCELLED ? "?" : "n/a";
 	switch (h->error) {
 	case NP_ERR_CONNECT: failed_at = STEP_CONNECT; break;
 	case NP_ERR_HOSTKEY_UNKNOWN: failed_at = STEP_HOSTKEY; why = "UNKNOWN"; break;
@@ -483,7 +487,10 @@ const struct cmd_entry cmd_check_entry = {
 	    "architecture (uname -m) and which of bash, ping, iperf3, otela\n"
 	    "and curl are on PATH (after the machine's remote_setup). MISSING\n"
 	    "marks a tool that --for needs, NOEXEC an otela that cannot be\n"
-	    "executed (a build for another architecture).\n",
+	    "executed (a build for another architecture). With --slurm, a row\n"
+	    "per node of the job, each checked by a job step there: CONNECT\n"
+	    "says whether the step ran (a drained or down node fails with\n"
+	    "Slurm's reason), HOSTKEY and AUTH are n/a.\n",
 	.options = check_options_table,
 	.notes =
 	    "exit status: 0 every host is ready, 1 some host is not, 2 usage or\n"

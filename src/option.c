@@ -153,6 +153,7 @@ option_parse(const struct cmd_entry *self, int argc, char **argv,
 	struct option *longopts = NULL;
 	char *shortopts = NULL, *sp;
 	const struct option_spec *s;
+	const char *arg;
 	size_t n, i, base;
 	int ch, r = 0;
 
@@ -202,7 +203,13 @@ option_parse(const struct cmd_entry *self, int argc, char **argv,
 			r = OPTION_HELP_PRINTED;
 			goto out;
 		}
-		if ((r = spec_take(self, s, (char *)opts + base, optarg)) != 0)
+		arg = optarg;
+		/* the word after it, as getopt takes a required argument's */
+		if (s->type == OPTION_OPTIONAL && arg == NULL &&
+		    s->next_word != NULL && optind < argc &&
+		    s->next_word(argv[optind]))
+			arg = argv[optind++];
+		if ((r = spec_take(self, s, (char *)opts + base, arg)) != 0)
 			goto out;
 	}
 	*operand = optind;
@@ -237,8 +244,8 @@ option_print_help(const struct cmd_entry *self, FILE *f)
 		else
 			len = fprintf(f, "      --%s", s->name);
 		if (s->arg != NULL)
-			len += fprintf(f, s->type == OPTION_OPTIONAL ? "[=%s]" :
-			    " %s", s->arg);
+			len += fprintf(f, s->type != OPTION_OPTIONAL ? " %s" :
+			    s->next_word != NULL ? " [%s]" : "[=%s]", s->arg);
 		if (len >= HELP_COLUMN - 1)
 			len += fprintf(f, "  ");
 		fprintf(f, "%*s", len < HELP_COLUMN ? HELP_COLUMN - len : 0, "");

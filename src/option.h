@@ -27,7 +27,9 @@ enum option_type {
 	OPTION_FLAG,		/* int: set to 1 */
 	OPTION_STRING,		/* const char *: the argument itself */
 	OPTION_OPTIONAL,	/* const char *: --NAME=ARG gives ARG, a bare
-				   --NAME "" (long only: --slurm[=JOBID]) */
+				   --NAME "" (long only: --slurm [JOBID]);
+				   with .next_word, --NAME ARG too when ARG
+				   is such a word */
 	OPTION_LIST,		/* const char **, repeatable, grown (the
 				   caller frees the array); its count is the
 				   size_t at .count */
@@ -49,6 +51,12 @@ struct option_spec {
 	size_t count;		/* OPTION_LIST: offset of its size_t count */
 	/* OPTION_CUSTOM: arg into field; 0, or NP_ERR_USAGE */
 	int (*parse)(const char *arg, void *field);
+	/*
+	 * OPTION_OPTIONAL: nonzero if the word after a bare --NAME is its
+	 * argument (--slurm 42, as srun --jobid 42), not the first operand.
+	 * NULL: only --NAME=ARG gives one (GNU getopt's rule).
+	 */
+	int (*next_word)(const char *word);
 	/* "'ARG' is not WHAT": what the argument must be; NULL: said from
 	   the type, the bounds or the choices */
 	const char *what;

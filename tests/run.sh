@@ -57,8 +57,9 @@ echo "== tests: -Werror build (all tests)"
 # - test_wan_*, test_metrics_wan: fidelity on the WAN lab, i.e. the
 #   emulator's timing (collect's and bench's paths run in test_collect*,
 #   test_bench*, the listener's in test_metrics_prometheus);
-# - test_slurm: Slurm's daemons (the spawn transport runs in
-#   test_collect_local and test_exec);
+# - test_slurm, test_slurm_bench (the pattern test_slurm matches both):
+#   Slurm's daemons (the spawn transport runs in test_collect_local and
+#   test_exec, bench's paths in test_bench*);
 # - test_node_api_caps: answers of up to 64 MiB made by a fake node (the
 #   caps' code runs in unit.test_node_json, unit.test_http and
 #   test_node_api).

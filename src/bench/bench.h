@@ -135,6 +135,18 @@ struct bench_host {
 	uv_timer_t timer;
 	int timer_active;
 	int attempts;
+	/*
+	 * The slurm transport (without --keep): the node runs in a job step
+	 * of its own that netprof holds open for the run (srun's process),
+	 * so a site that ends a step's leftovers with the step
+	 * (proctrack/cgroup) does not end the node. Torn down by PID like
+	 * every node; the step is cancelled if it outlives that.
+	 */
+	struct engine_job *node_job;	/* the node's step; NULL once it ended */
+	char node_out[64];	/* its first output: PID and start time */
+	size_t node_out_len;
+	int node_wait;		/* start: waiting for the node step's PID */
+	int node_end_wait;	/* teardown: waiting for the node step to end */
 	struct bench_binary *deploy_bin;	/* --otela-bin: its binary */
 	int busy;		/* pair tasks using this node now */
 	int exclusive;		/* in a throughput probe now */

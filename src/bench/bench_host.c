@@ -31,6 +31,8 @@
 #define POLL_MAX_MS 1000
 /* Every so many failed health polls, check that the node still runs. */
 #define LIVENESS_EVERY 4
+/* After its teardown, how long the node's job step has to end by itself. */
+#define NODE_STEP_END_MS 5000
 
 static void launch_more(struct bench *b);
 
@@ -553,6 +555,145 @@ start_start(struct bench_host *h)
 	return r;
 }
 
+/*
+ * The slurm transport: the node in a job step of its own, held open by
+ * netprof for the run. The step's shell prints its PID and start time,
+ * writes D/pid, then execs the node in its place, so the step lives as
+ * long as the node and the PID printed is the node's. A site whose
+ * proctrack plugin ends what a step leaves behind (proctrack/cgroup)
+ * would end a node started in the background of a short step with it.
+ * With --keep the node must outlive netprof, which ends the steps it
+ * holds when it exits: it is started in the background, as elsewhere.
+ */
+static int
+node_held(const struct bench_host *h)
+{
+	return h->m->transport == TRANSPORT_SLURM && !h->b->o->keep;
+}
+
+static void
+node_pid_read(struct bench_host *h)
+{
+	char *end;
+	long pid;
+
+	if (!bench_pid_parse(h->node_out, &pid, &end) || *end != '\n')
+		return;
+	h->pid = pid;
+	h->pid_start = strtoll(end + 1, &end, 10);
+	if (h->pid_start < 0 || *end != '\n')
+		h->pid_start = 0;
+	log_debug(h->m->name, "node started in its own job step, pid %ld "
+	    "(start time %lld)", pid, h->pid_start);
+	bench_run_json_checkpoint(h->b);
+}
+
+static void
+node_output_cb(const struct machine *m, int stream, const char *buf,
+    size_t len, void *arg)
+{
+	struct bench_host *h = arg;
+	size_t room = sizeof h->node_out - 1 - h->node_out_len, lines = 0, i;
+
+	(void)m;
+	if (stream != 1 || h->pid != 0 || room == 0)
+		return;
+	if (len > room)
+		len = room;
+	memcpy(h->node_out + h->node_out_len, buf, len);
+	h->node_out_len += len;
+	h->node_out[h->node_out_len] = '\0';
+	for (i = 0; i < h->node_out_len; i++)
+		lines += h->node_out[i] == '\n';
+	if (lines < 2 && h->node_out_len < sizeof h->node_out - 1)
+		return;
+	node_pid_read(h);
+	if (!h->node_wait)
+		return;
+	h->node_wait = 0;
+	if (h->pid == 0) {
+		bench_host_step_fail(h, ERROR_CLASS_PARSE, str_printf("%s: "
+		    "starting the node printed no PID: '%.40s'", h->m->name,
+		    h->node_out));
+		return;
+	}
+	h->attempts = 0;
+	health_poll(h);
+}
+
+static void node_end_timer_cb(uv_timer_t *t);
+
+static void
+node_done_cb(const struct machine *m, const struct engine_result *res,
+    void *arg)
+{
+	struct bench_host *h = arg;
+
+	h->node_job = NULL;
+	log_debug(m->name, "the node's job step ended: %s, exit %d",
+	    error_string(res->error), res->exit_status);
+	if (h->node_wait) {
+		/* it ended before it printed the node's PID */
+		h->node_wait = 0;
+		if (check_job(h, res, "otela start"))
+			return;
+		bench_host_step_fail(h, ERROR_CLASS_TOOL_FAILED, str_printf(
+		    "%s: the node's job step ended before the node started "
+		    "(printed '%.40s')", m->name, h->node_out));
+		return;
+	}
+	if (h->node_end_wait) {
+		h->node_end_wait = 0;
+		uv_timer_stop(&h->timer);
+		h->timer_active = 0;
+		bench_host_step_done(h);
+		return;
+	}
+	if (h->b->phase != BENCH_TEARDOWN && !h->b->closing &&
+	    !h->b->interrupted)
+		log_warn("%s: the node's job step ended before the teardown "
+		    "(%s)", m->name, res->error != NP_OK ? (res->error_text !=
+		    NULL ? res->error_text : error_string(res->error)) :
+		    res->exit_status == 0 ? "the node exited" :
+		    "the node exited with an error; see its log");
+}
+
+static int
+start_held(struct bench_host *h)
+{
+	char *qdir = shell_quote(h->dir), *env = bench_otela_env(h->dir);
+	char *cmd = NULL;
+	char *guard = bench_dir_guard(h->dir);
+	struct engine_request req = {
+		.timeout_s = 0,		/* the node's life: the run's */
+		.on_output = node_output_cb,
+		.on_done = node_done_cb,
+		.arg = h,
+	};
+	int r = NP_ERR_NOMEM;
+
+	/* $$ is the shell that exec makes the node: its PID, its start time */
+	if (qdir != NULL && env != NULL && guard != NULL && (cmd = str_printf(
+	    "%sset -C; : >%s/log || exit 1; echo $$; sed 's/.*) //' "
+	    "/proc/$$/stat 2>/dev/null | cut -d' ' -f20; echo $$ >%s/pid; "
+	    "%s exec %s start --config %s/cfg.yaml --config-dir %s >>%s/log "
+	    "2>&1 </dev/null", guard, qdir, qdir, env, h->otela, qdir, qdir,
+	    qdir)) != NULL) {
+		req.command = cmd;
+		h->node_out_len = 0;
+		h->node_out[0] = '\0';
+		log_debug(h->m->name, "start: %s", cmd);
+		if ((r = engine_submit(h->b->engine, h->m, &req,
+		    &h->node_job)) == 0)
+			h->node_wait = 1;
+	}
+	free(env);
+	free(guard);
+	free(qdir);
+	free(cmd);
+	return r;
+}
+
 /* ---- converge ------------------------------------------------------ */
 
 static void converge_poll(struct bench_host *h);
@@ -681,7 +822,32 @@ teardown_done_cb(const struct machine *m, const struct engine_result *res,
 			free(why);
 	} else
 		h->torn_down = 1;
+	if (h->node_job != NULL) {
+		/*
+		 * The node's step ends when the node does: given a moment
+		 * after a teardown that stopped it, cancelled at once after
+		 * one that did not (Slurm then ends what the step runs).
+		 */
+		h->node_end_wait = 1;
+		h->timer_active = 1;
+		uv_timer_start(&h->timer, node_end_timer_cb, h->torn_down ?
+		    NODE_STEP_END_MS : 0, 0);
+		return;
+	}
 	bench_host_step_done(h);
+}
+
+static void
+node_end_timer_cb(uv_timer_t *t)
+{
+	struct bench_host *h = t->data;
+
+	h->timer_active = 0;
+	if (h->node_job == NULL)
+		return;
+	log_warn("%s: the node's job step still runs after the teardown: "
+	    "cancelling it", h->m->name);
+	engine_cancel(h->node_job);	/* node_done_cb ends the step */
 }
 
 static int
@@ -717,7 +883,7 @@ step_start(struct bench_host *h, enum bench_phase p)
 	case BENCH_PUSH:
 		return push_start(h);
 	case BENCH_START:
-		return start_start(h);
+		return node_held(h) ? start_held(h) : start_start(h);
 	case BENCH_CONVERGE:
 		return converge_start(h);
 	case BENCH_TEARDOWN:
@@ -784,7 +950,12 @@ bench_host_cancel(struct bench_host *h)
 		engine_cancel(h->job);
 	if (h->call != NULL)
 		node_call_cancel(h->call);
-	if (h->timer_active) {
+	if (h->node_wait) {
+		/* the node's step is left to the teardown; the step ends */
+		h->node_wait = 0;
+		uv_timer_start(&h->timer, health_timer_cb, 0, 0);
+		h->timer_active = 1;
+	} else if (h->timer_active) {
 		uv_timer_stop(&h->timer);
 		h->timer_active = 0;
 		/* the step ended waiting: end it on a later turn */

@@ -46,9 +46,11 @@ const struct option_spec runner_inventory_specs[] = {
 	  .help = "only these machines" },
 	{ .name = "slurm", .type = OPTION_OPTIONAL,
 	  .offset = offsetof(struct runner_options, slurm), .arg = "JOBID",
+	  .next_word = inventory_slurm_job_id_valid,
 	  .help = "the nodes of a running Slurm job (default\n"
-	  "$SLURM_JOB_ID) as the machines; --config\n"
-	  "then gives only defaults" },
+	  "$SLURM_JOB_ID; --slurm 42 or --slurm=42)\n"
+	  "as the machines; --config then gives\n"
+	  "only defaults" },
 	{ .name = "transport", .type = OPTION_ENUM,
 	  .offset = offsetof(struct runner_options, transport), .arg = "T",
 	  .choices = runner_transports, .what = "one of slurm, ssh",

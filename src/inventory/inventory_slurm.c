@@ -132,8 +132,8 @@ field(const char *line, const char *key)
 }
 
 /* Job ids as Slurm writes them: 42, or an array task 42_3. */
-static int
-job_id_valid(const char *s)
+int
+inventory_slurm_job_id_valid(const char *s)
 {
 	size_t n = strspn(s, "0123456789");
 
@@ -275,7 +275,7 @@ inventory_slurm_load(const char *job, const char *defaults_path,
 		    "the job: --slurm=JOBID");
 		return NP_ERR_USAGE;
 	}
-	if (!job_id_valid(job)) {
+	if (!inventory_slurm_job_id_valid(job)) {
 		*cause = str_printf("--slurm: '%s' is not a job id (like 42 or "
 		    "42_3)", job);
 		return NP_ERR_USAGE;

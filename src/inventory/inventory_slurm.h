@@ -22,6 +22,9 @@
 int inventory_slurm_load(const char *job, const char *defaults_path,
     enum transport_kind transport, struct inventory **out, char **cause);
 
+/* Nonzero if s is a job id: 42, or an array job's task 42_3. */
+int inventory_slurm_job_id_valid(const char *s);
+
 /*
  * The argv of a job step running command on node: srun --jobid=JOB
  * --overlap -N1 -n1 -w NODE [--job-name=STEP] --chdir=HOME /bin/sh -c

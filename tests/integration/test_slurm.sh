@@ -6,7 +6,9 @@
 # check and collect over the slurm transport, each command a job step on
 # its node; --transport ssh keeping SSH sessions to the nodes' NodeAddr;
 # Ctrl-C and a timeout leaving no step (squeue --steps) and no process on
-# any node; a node drained mid-job failing its pairs with Slurm's reason.
+# any node, and so does a srun that does not end (scancel of its step); a
+# node drained mid-job failing its pairs with Slurm's reason. bench over
+# the slurm transport: test_slurm_bench.sh.
 . "$(dirname "$0")/lib.sh"
 require_root
 require_cmd slurmctld slurmd munged srun salloc sbatch squeue scontrol jq
@@ -30,6 +32,14 @@ assert_status 2 "$NETPROF_BIN" collect --slurm=4x
 assert_contains "$OUT" "--slurm: '4x' is not a job id"
 assert_status 2 "$NETPROF_BIN" exec --slurm=999999 -- true
 assert_contains "$OUT" "job 999999: scontrol show job failed: slurm_load_jobs error: Invalid job id specified"
+# The job id as the next word, as srun --jobid 42 takes it; a word that is
+# no job id is not taken (the first operand, or the command of exec).
+assert_status 2 "$NETPROF_BIN" exec --slurm 999999 -- true
+assert_contains "$OUT" "job 999999: scontrol show job failed"
+assert_status 2 "$NETPROF_BIN" collect --slurm 4x
+assert_contains "$OUT" "unexpected argument '4x'"
+assert_status 0 "$NETPROF_BIN" collect --help
+assert_contains "$OUT" "--slurm [JOBID]"
 pending=$(sbatch --parsable --begin=now+1hour --wrap true)
 assert_status 2 "$NETPROF_BIN" exec --slurm="$pending" -- true
 assert_contains "$OUT" "job $pending is PENDING, not RUNNING (reason: BeginTime)"
@@ -132,5 +142,30 @@ wait_gone || fail "after Ctrl-C: steps $(steps_left | xargs), processes $(procs_
 assert_status 255 "$NETPROF_BIN" exec --slurm="$alloc" --timeout 2 -- sleep 300
 assert_contains "$OUT" "timed out after 2 s"
 wait_gone || fail "after --timeout: steps $(steps_left | xargs), processes $(procs_left | xargs)"
+
+# The kill path's last resort: a srun that does not end on SIGTERM
+# (stopped here, like a srun that cannot reach slurmctld), over a step
+# that ignores SIGTERM. (A srun that runs turns SIGTERM into SIGKILL of
+# its step, "forcing job termination": a step's own trap does not keep it.)
+# 2 s after the SIGTERM srun is killed, which leaves its step running:
+# netprof then cancels the step (scancel), and the run ends only once
+# that has.
+"$NETPROF_BIN" -v exec --slurm="$alloc" --hosts h1 --timeout 2 -- \
+    'trap "" TERM; sleep 300; sleep 300' >"$T/stuck.out" 2>&1 &
+pid=$!
+for (( i = 0; i < 200; i++ )); do
+	[ "$(steps_left | wc -l)" = 1 ] && [ "$(procs_left | wc -l)" = 1 ] && break
+	sleep 0.1
+done
+assert_eq 1 "$(steps_left | wc -l)"
+srun_pid=$(ps -o pid= --ppid $pid | xargs)
+assert_eq srun "$(cat "/proc/$srun_pid/comm" 2>/dev/null)" "netprof's child is srun"
+kill -STOP "$srun_pid"
+rc=0
+wait $pid || rc=$?
+assert_eq 255 "$rc" "exit status of the stuck step's exec: $(cat "$T/stuck.out")"
+wait_gone || fail "after a srun stuck on SIGTERM: steps $(steps_left | xargs), processes $(procs_left | xargs)"
+assert_file_contains "$T/stuck.out" "timed out after 2 s"
+assert_file_contains "$T/stuck.out" "cancelling step netprof-$pid-1 of job $alloc (scancel)"
 
 test_pass

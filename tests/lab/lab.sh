@@ -30,7 +30,8 @@ commands:
        [--rate HOST=RATE]... [--delay HOST=MS]...
        [--site NAME=N[,delay=MS][,jitter=MS][,loss=PCT][,rate=RATE]]...
        [--home delay=MS[,jitter=MS][,loss=PCT][,rate=RATE]]
-       [--pair A-B[,delay=MS][,jitter=MS][,loss=PCT][,rate=RATE]]... [--slurm]
+       [--pair A-B[,delay=MS][,jitter=MS][,loss=PCT][,rate=RATE]]...
+       [--slurm] [--slurm-proctrack linuxproc|cgroup]
                          create (or verify and repair) the lab; writes
                          DIR/machines.json, DIR/lab.env, keys and configs
                          (and DIR/topology.json with sites)
@@ -60,6 +61,8 @@ options:
                   (default: /tmp/netprof-lab-NAME)
   --rate HOST=RATE  limit HOST's egress, e.g. h3=100mbit (tc htb)
   --slurm         also start a Slurm cluster on the lab (tests/lab/slurm.sh)
+  --slurm-proctrack linuxproc|cgroup  --slurm, its steps' processes tracked
+                  so (default linuxproc; cgroup ends a step's leftovers)
   --delay HOST=MS   add MS milliseconds of delay to HOST's egress (tc netem;
                   skipped with a warning when the kernel has no netem)
   --site NAME=N,... a site of N hosts (the next N of h1..hN, in the order
@@ -1154,7 +1157,7 @@ host_ping() {
 
 cmd_up() {
 	local -A rate=() delay=()
-	local h v arg hosts_given=0 slurm=0
+	local h v arg hosts_given=0 slurm=0 proctrack=linuxproc
 	HOSTS=4 SUBNET=0 DIR= SITE_SPECS= HOME_SPEC= PAIR_SPECS=
 	while [ $# -gt 0 ]; do
 		case $1 in
@@ -1172,6 +1175,11 @@ cmd_up() {
 			[[ ${2:-} =~ ^[^[:space:]]+$ ]] || usage_error "--pair needs A-B[,KEY=VALUE...] (like a-c,delay=40)"
 			PAIR_SPECS="$PAIR_SPECS${PAIR_SPECS:+ }$2"; shift 2 ;;
 		--slurm) slurm=1; shift ;;
+		--slurm-proctrack)
+			proctrack=${2:-}
+			[[ $proctrack =~ ^(linuxproc|cgroup)$ ]] ||
+			    usage_error "--slurm-proctrack: '$proctrack' is not linuxproc or cgroup"
+			slurm=1; shift 2 ;;
 		--rate|--delay)
 			arg=${2:-}
 			[[ $arg =~ ^(h[1-9][0-9]*)=(.+)$ ]] ||
@@ -1296,7 +1304,7 @@ cmd_up() {
 	wan_on && write_topology
 	check_forwarding
 	wan_on && print_topology
-	[ $slurm = 0 ] || "$(dirname "$0")/slurm.sh" up --name "$NAME"
+	[ $slurm = 0 ] || "$(dirname "$0")/slurm.sh" up --name "$NAME" --proctrack "$proctrack"
 	echo "lab '$NAME' is up: $HOSTS hosts in 198.18.$SUBNET.0/24, files in $DIR"
 	echo "  ssh -F $DIR/ssh_config.openssh h1"
 	echo "  inventory: $DIR/machines.json    tear down: $0 down --name $NAME"

@@ -19,13 +19,18 @@ MUNGED=$(readlink -f /usr/sbin/munged)
 
 usage() {
 	cat <<EOF
-usage: $PROG COMMAND [--name NAME]
+usage: $PROG COMMAND [--name NAME] [--proctrack linuxproc|cgroup]
 
 A Slurm cluster on lab NAME (default: lab), which must be up: munged and
 slurmctld on the bridge (198.18.K.1, port 17000+K), a slurmd per lab host in
 its namespace (NodeName hI, NodeAddr its address, partition "lab").
 Needs root. Files go to the lab's DIR/slurm; DIR/slurm/slurm.env sets
 SLURM_CONF for sinfo, salloc, srun and netprof.
+
+--proctrack (up): how slurmd tracks a step's processes: linuxproc (the
+default: by parent PID, what a step leaves behind lives on) or cgroup (a
+freezer cgroup per step, all of it ended with the step, as on most
+production clusters; needs the machine's cgroup v1 freezer hierarchy).
 
 commands:
   up       start (or verify) the cluster and wait until every node is idle
@@ -111,7 +116,7 @@ SlurmctldLogFile=$SD/ctld/slurmctld.log
 SlurmdSpoolDir=$SD/nodes/%n/spool
 SlurmdPidFile=$SD/nodes/%n/slurmd.pid
 SlurmdLogFile=$SD/nodes/%n/slurmd.log
-ProctrackType=proctrack/linuxproc
+ProctrackType=proctrack/$PROCTRACK
 TaskPlugin=task/none
 JobAcctGatherType=jobacct_gather/none
 AccountingStorageType=accounting_storage/none
@@ -159,12 +164,18 @@ ctld_up() {
 	    die "slurmctld did not start (log: $SD/ctld/slurmctld.log)"
 }
 
+# ip netns exec gives the node a mount namespace with a sysfs of its own,
+# which has no cgroup hierarchies: proctrack/cgroup's slurmd gets the
+# machine's freezer hierarchy mounted there again (the same hierarchy: the
+# steps' cgroups are the machine's).
 slurmd_up() {
-	local h=$1
+	local h=$1 mounts=:
 	[ -n "$(pid_of "$SD/nodes/$h/slurmd.pid" "$SLURMD")" ] && return 0
 	mkdir -p "$SD/nodes/$h/spool"
+	[ "$PROCTRACK" = cgroup ] &&
+	    mounts='mount -t tmpfs -o mode=0755 cgroup /sys/fs/cgroup && mkdir /sys/fs/cgroup/freezer && mount -t cgroup -o freezer freezer /sys/fs/cgroup/freezer'
 	ip netns exec "np-$LAB_NAME-$h" unshare --uts sh -c \
-	    'hostname "$1" && exec "$2" -f "$3" -N "$1"' sh "$h" "$SLURMD" "$SLURM_CONF" ||
+	    "$mounts"' && hostname "$1" && exec "$2" -f "$3" -N "$1"' sh "$h" "$SLURMD" "$SLURM_CONF" ||
 	    die "$h: slurmd did not start (log: $SD/nodes/$h/slurmd.log)"
 }
 
@@ -186,6 +197,8 @@ cmd_up() {
 	for d in "$SLURMD" "$SLURMCTLD" "$MUNGED" /usr/bin/sinfo /usr/bin/srun; do
 		[ -x "$d" ] || die "$d not found; install the lab's packages: tests/install-deps.sh lab"
 	done
+	[ "$PROCTRACK" = linuxproc ] || [ -w /sys/fs/cgroup/freezer/cgroup.procs ] ||
+	    die "--proctrack cgroup needs the cgroup v1 freezer hierarchy at /sys/fs/cgroup/freezer, writable (not there)" 
 	mkdir -p "$SD"
 	chmod 0755 "$SD"
 	new=$(conf_text)
@@ -231,6 +244,14 @@ cmd_down() {
 	[ -n "$p" ] && stop_pids "$p"
 	p=$(pid_of "$SD/munge/munged.pid" "$MUNGED")
 	[ -n "$p" ] && stop_pids "$p"
+	# proctrack/cgroup: the nodes' freezer cgroups, empty once the
+	# steps are gone, leaves first
+	if grep -q '^ProctrackType=proctrack/cgroup' "$SLURM_CONF" 2>/dev/null; then
+		for h in $LAB_HOSTS; do
+			[ -d "/sys/fs/cgroup/freezer/slurm_$h" ] &&
+			    find "/sys/fs/cgroup/freezer/slurm_$h" -depth -type d -exec rmdir {} \; 2>/dev/null
+		done
+	fi
 	rm -rf "$SD" "$MS"
 	echo "slurm of lab '$LAB_NAME' is down"
 }
@@ -252,12 +273,18 @@ for fd in 3 4 5 6 7 8 9; do
 done
 
 NAME=lab
+PROCTRACK=linuxproc
 COMMAND=${1:-}
 [ $# -gt 0 ] && shift
 ARGS=()
 while [ $# -gt 0 ]; do
 	case $1 in
 	--name) NAME=${2:?--name needs a value}; shift 2 ;;
+	--proctrack)
+		PROCTRACK=${2:-}
+		[[ $PROCTRACK =~ ^(linuxproc|cgroup)$ ]] ||
+		    usage_error "--proctrack: '$PROCTRACK' is not linuxproc or cgroup"
+		shift 2 ;;
 	-h|--help) usage; exit 0 ;;
 	*) ARGS+=("$1"); shift ;;
 	esac
