@@ -108,17 +108,13 @@ cmd_need_config(const struct cmd_entry *entry, int n_operands,
 }
 
 int
-cmd_load_inventory(const char *config, const char *hosts,
-    struct inventory **out)
+cmd_inventory_loaded(int r, struct inventory *inv, char *cause,
+    const char *hosts, struct inventory **out)
 {
-	struct inventory *inv = NULL;
-	char *cause = NULL;
-	int r;
-
 	*out = NULL;
-	if ((r = inventory_load(config, &inv, &cause)) != 0 ||
-	    (hosts != NULL && (r = inventory_select(inv, hosts,
-	    &cause)) != 0)) {
+	if (r == 0 && hosts != NULL)
+		r = inventory_select(inv, hosts, &cause);
+	if (r != 0) {
 		log_error("%s", cause != NULL ? cause : error_string(r));
 		free(cause);
 		inventory_free(inv);
@@ -126,6 +122,17 @@ cmd_load_inventory(const char *config, const char *hosts,
 	}
 	*out = inv;
 	return NP_EXIT_OK;
+}
+
+int
+cmd_load_inventory(const char *config, const char *hosts,
+    struct inventory **out)
+{
+	struct inventory *inv = NULL;
+	char *cause = NULL;
+	int r = inventory_load(config, &inv, &cause);
+
+	return cmd_inventory_loaded(r, inv, cause, hosts, out);
 }
 
 int

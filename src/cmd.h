@@ -67,6 +67,13 @@ struct inventory;
  */
 int cmd_load_inventory(const char *config, const char *hosts,
     struct inventory **out);
+/*
+ * The end of loading an inventory, whichever loader (machines.json,
+ * --slurm) returned r, inv and cause: inv narrowed to hosts, or the error
+ * reported once and inv freed, as above. Takes inv and cause.
+ */
+int cmd_inventory_loaded(int r, struct inventory *inv, char *cause,
+    const char *hosts, struct inventory **out);
 
 /*
  * Upstream's default files: collect writes its records to

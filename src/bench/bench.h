@@ -1,18 +1,23 @@
 /*
  * netprof bench: the state of one run of the libp2p mesh sweep, shared by
- * the bench modules. A run goes through phases (enum bench_phase); each
- * per-host phase runs on every live host at once through the engine (one at
- * a time with --serial), each pair phase (punch, sweep, baseline) runs the
- * ordered pairs under per-node limits. A host that fails a phase is marked
- * failed with the reason and skipped by the later phases (teardown
- * excepted); its pairs are recorded failed with that reason.
+ * the bench modules. A run goes through phases (enum bench_phase), each
+ * described once, in bench_phases[] (bench_phase.c): a host phase runs on
+ * every live host at once through the engine (one at a time with
+ * --serial), a pair phase (punch, sweep, baseline) runs the ordered pairs
+ * under per-node limits. A host that fails a phase is marked failed with
+ * the reason and skipped by the later phases (teardown excepted); its
+ * pairs are recorded failed with that reason.
  *
- * Files: cmd_bench.c (options), bench_run.c (the run: loop, engine,
- * signals, phase order, exit status), bench_plan.c (run id, per-host
- * directories and ports), bench_cfg.c (cfg.yaml), bench_host.c (the
- * per-host phases), bench_sweep.c (punch, sweep, baseline), bench_record.c
- * (records, run.json), bench_teardown.c (teardown by PID, --teardown),
- * bench_deploy.c (--otela-bin), bench_report.c (progress, summary).
+ * Files, in the order a run meets them: cmd_bench.c (options),
+ * bench_run.c (the run: loop, engine, signals, the walk through the
+ * phase table, exit status), bench_plan.c (run id, per-host directories
+ * and ports), bench_phase.c (the phase table), bench_deploy.c
+ * (--otela-bin), bench_host.c (the host phases' launcher; init, discover,
+ * configure, push, start, converge), bench_cfg.c (cfg.yaml),
+ * bench_sweep.c (punch, sweep, baseline), bench_teardown.c (teardown by
+ * PID, --teardown), bench_record.c (records, run.json), bench_report.c
+ * (progress, summary). The phases' files tell the run that a phase has
+ * ended through struct bench_hooks, never by calling into bench_run.c.
  */
 #ifndef NETPROF_BENCH_H
 #define NETPROF_BENCH_H
@@ -23,12 +28,14 @@
 #include <uv.h>
 #include <cjson/cJSON.h>
 
+#include "engine.h"
 #include "inventory.h"
 #include "record.h"
 #include "runner.h"
 
+/* In the order a run goes through them; what each is: bench_phases[]. */
 enum bench_phase {
-	BENCH_DEPLOY = 0,	/* --otela-bin only */
+	BENCH_DEPLOY = 0,
 	BENCH_INIT,
 	BENCH_DISCOVER,
 	BENCH_CONFIGURE,
@@ -37,7 +44,7 @@ enum bench_phase {
 	BENCH_CONVERGE,
 	BENCH_PUNCH,
 	BENCH_SWEEP,
-	BENCH_BASELINE,		/* --baseline only */
+	BENCH_BASELINE,
 	BENCH_TEARDOWN,
 	BENCH_N_PHASES
 };
@@ -56,6 +63,58 @@ enum bench_status {
 	BENCH_ST_FAILED,
 	BENCH_ST_SKIPPED,	/* the host had failed earlier */
 	BENCH_ST_INTERRUPTED	/* stopped by SIGINT/SIGTERM */
+};
+
+struct bench;
+struct bench_host;
+struct bench_task;
+
+/* Whom a phase's work is for. */
+enum bench_scope {
+	BENCH_SCOPE_HOST = 0,	/* every live host: a step each */
+	BENCH_SCOPE_PAIR	/* every ordered pair: a task each */
+};
+
+/* run.json's "phases" has NAME_s even when it did not run (upstream's) */
+#define BENCH_PHASE_UPSTREAM 0x1
+/* no remote work: a host's step ends as it starts (configure) */
+#define BENCH_PHASE_LOCAL 0x2
+/*
+ * visits every host that init reached, failed ones too, and goes on
+ * through an interrupt, which skips every other phase (teardown)
+ */
+#define BENCH_PHASE_CLEANUP 0x4
+
+/*
+ * One phase, as bench_phases[] lists it (OpenSSH's channel_pre[]): run
+ * when runs() says so (NULL: always), in the order of enum bench_phase.
+ * A host phase starts each host's step with host_start(), a pair phase
+ * each pair's task with pair_start(). 0: the step or task is under way
+ * and ends later (bench_host_step_done(), the task's reply), or, in a
+ * BENCH_PHASE_LOCAL phase, is done; a negative code: it could not start
+ * (the host or the task fails with it).
+ */
+struct bench_phase_spec {
+	const char *name;	/* "init", "discover", ... */
+	enum bench_scope scope;
+	int (*runs)(const struct bench *b);
+	int (*host_start)(struct bench_host *h);
+	int (*pair_start)(struct bench *b, struct bench_task *t);
+	unsigned flags;		/* BENCH_PHASE_* */
+};
+
+extern const struct bench_phase_spec bench_phases[BENCH_N_PHASES];
+
+/*
+ * What the phases' files tell the run (bench_run.c sets them, as a
+ * command sets its runner_hooks): bench_host.c and bench_sweep.c call
+ * these, and never into bench_run.c.
+ */
+struct bench_hooks {
+	/* Every host or pair of the current phase is done. */
+	void (*phase_ended)(struct bench *b);
+	/* h's node has started and its PID is known (run.json wants it). */
+	void (*node_started)(struct bench_host *h);
 };
 
 /* Defaults (the upstream profiler's). */
@@ -97,7 +156,6 @@ struct bench_options {
 	int force;		/* --force: write over an earlier run's output */
 };
 
-struct bench;
 struct bench_binary;
 struct engine_job;
 struct node_call;
@@ -183,6 +241,7 @@ struct bench_pairs {
 
 struct bench {
 	const struct bench_options *o;
+	struct bench_hooks hooks;	/* the run's */
 	struct inventory *inv;
 	char run_id[64];
 	char *outdir, *records_path, *run_json_path;
@@ -218,8 +277,16 @@ struct bench {
 	double prog_drawn;
 };
 
-/* "init", "discover", ... */
+/* bench_phase.c: "init", "discover", ... (bench_phases[p].name). */
 const char *bench_phase_name(enum bench_phase p);
+/* Does this run have phase p (its runs() predicate)? */
+int bench_phase_runs(const struct bench *b, enum bench_phase p);
+/*
+ * Does phase p visit host h? A cleanup phase the hosts that init reached,
+ * every other phase the hosts that have not failed.
+ */
+int bench_phase_visits(enum bench_phase p, const struct bench_host *h);
+
 /* "libp2p_ping", "latency", "throughput" */
 const char *bench_kind_name(enum bench_kind k);
 /* The kind named s, or -1. */
@@ -252,27 +319,49 @@ char *bench_host_dir(const char *run_id, const char *name);
  */
 char *bench_otela_env(const char *dir);
 
-/* bench_run.c: the phase that ended; starts the next. */
-void bench_phase_done(struct bench *b);
-/* Rewrite run.json now (after a node started: its PID is in it). */
-void bench_run_json_checkpoint(struct bench *b);
+/* bench_deploy.c (--otela-bin): read the binaries; deploy to one host. */
+int bench_deploy_load(struct bench *b, char **cause);
+int bench_deploy_host(struct bench_host *h);
+void bench_deploy_free(struct bench *b);
 
-/* bench_host.c: start per-host phase p on every live host. */
-void bench_host_phase_start(struct bench *b, enum bench_phase p);
+/*
+ * bench_host.c: start the host phase b->phase on every host it visits
+ * (one at a time with --serial); it ends through b->hooks.phase_ended.
+ */
+void bench_hosts_start(struct bench *b);
 /* The host's step of the current phase ended (ok unless marked). */
 void bench_host_step_done(struct bench_host *h);
 /* It failed: mark the host (takes error), then end the step. */
 void bench_host_step_fail(struct bench_host *h, enum error_class cls,
     char *error);
+/* A remote command of h's step (engine_submit, logged with -v). */
+int bench_host_submit(struct bench_host *h, const char *command,
+    const char *input, double timeout, engine_done_cb cb);
+/* The host steps, in their phases' order (bench_phases[]'s host_start). */
+int bench_host_init(struct bench_host *h);
+int bench_host_discover(struct bench_host *h);
+int bench_host_configure(struct bench_host *h);
+int bench_host_push(struct bench_host *h);
+int bench_host_start_node(struct bench_host *h);
+int bench_host_converge(struct bench_host *h);
 /* Stop what a host is doing (interrupt): its step ends cancelled. */
 void bench_host_cancel(struct bench_host *h);
 /* Set up the hosts' timers on b->loop. */
-void bench_hosts_init(struct bench *b);
+void bench_hosts_open(struct bench *b);
 /* Close the hosts' timers (before the loop ends). */
 void bench_hosts_close(struct bench *b);
 
-/* bench_sweep.c: start pair phase p (punch, sweep, baseline). */
-int bench_pairs_start(struct bench *b, enum bench_phase p);
+/*
+ * bench_sweep.c: start the pair phase b->phase (punch, sweep, baseline):
+ * its tasks, then as many as may run; it ends through
+ * b->hooks.phase_ended (at once after an error, which it reports and
+ * which stops the run).
+ */
+void bench_pairs_start(struct bench *b);
+/* The tasks' starters (bench_phases[]'s pair_start). */
+int bench_sweep_punch(struct bench *b, struct bench_task *t);
+int bench_sweep_probe(struct bench *b, struct bench_task *t);
+int bench_sweep_ping(struct bench *b, struct bench_task *t);
 void bench_pairs_cancel(struct bench *b);
 /* A probe's timeout_ms: whole milliseconds (the node wants an integer). */
 long long bench_timeout_ms(double seconds);
@@ -286,11 +375,6 @@ double bench_punch_limit(int attempts, int wait_ms, int timeout_ms,
     double dcutr_s);
 /* Free the pair tasks, the punch results too (at the end of the run). */
 void bench_pairs_free(struct bench *b);
-
-/* bench_deploy.c (--otela-bin): read the binaries; deploy to one host. */
-int bench_deploy_load(struct bench *b, char **cause);
-int bench_deploy_host(struct bench_host *h);
-void bench_deploy_free(struct bench *b);
 
 /* bench_report.c: progress on stderr, and the final summary. */
 void bench_report_open(struct bench *b);

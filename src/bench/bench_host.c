@@ -1,11 +1,14 @@
 /*
- * The per-host phases of a bench run: init, discover, configure, push,
- * start (and the health wait), converge and teardown, each on every live
- * host at once through the engine, or host by host with --serial (the
- * upstream order, for comparison). A step that fails marks its host
- * failed with the reason; the phase goes on with the others. Waiting
- * (health, convergence) is a per-host uv_timer with backoff, so a host
- * that is slow to come up holds nobody else back.
+ * The host phases of a bench run (bench_phases[]'s HOST entries): a
+ * launcher that starts a phase's step on every host it visits at once
+ * through the engine, or host by host with --serial (the upstream order,
+ * for comparison), and tells the run when the last step has ended
+ * (b->hooks.phase_ended); then the steps of init, discover, configure,
+ * push, start (and the health wait) and converge, in that order (deploy's
+ * is bench_deploy.c's, teardown's bench_teardown.c's). A step that fails
+ * marks its host failed with the reason; the phase goes on with the
+ * others. Waiting (health, convergence) is a per-host uv_timer with
+ * backoff, so a host that is slow to come up holds nobody else back.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -31,10 +34,52 @@
 #define POLL_MAX_MS 1000
 /* Every so many failed health polls, check that the node still runs. */
 #define LIVENESS_EVERY 4
-/* After its teardown, how long the node's job step has to end by itself. */
-#define NODE_STEP_END_MS 5000
 
-static void launch_more(struct bench *b);
+/* ---- the launcher -------------------------------------------------- */
+
+static void
+launch_more(struct bench *b)
+{
+	enum bench_phase p = b->phase;
+	const struct bench_phase_spec *ph = &bench_phases[p];
+	int cleanup = (ph->flags & BENCH_PHASE_CLEANUP) != 0;
+	struct bench_host *h;
+	int r;
+
+	if (b->launching)
+		return;
+	b->launching = 1;
+	while (b->next_host < b->n && !(b->o->serial && b->outstanding > 0) &&
+	    !(b->interrupted && !cleanup)) {
+		h = &b->hosts[b->next_host++];
+		if (!bench_phase_visits(p, h)) {
+			if (!cleanup)	/* it failed before */
+				h->status[p] = BENCH_ST_SKIPPED;
+			continue;
+		}
+		b->outstanding++;
+		h->step_t0 = bench_now();
+		h->step_at[p] = time_wall();
+		if ((r = ph->host_start(h)) != 0)
+			bench_host_step_fail(h, ERROR_CLASS_TOOL_FAILED, str_printf("%s: "
+			    "%s: %s", h->m->name, bench_phase_name(p),
+			    error_string(r)));
+		else if (ph->flags & BENCH_PHASE_LOCAL)
+			bench_host_step_done(h);
+	}
+	b->launching = 0;
+	if (b->outstanding == 0 && (b->next_host >= b->n || b->interrupted))
+		b->hooks.phase_ended(b);
+}
+
+void
+bench_hosts_start(struct bench *b)
+{
+	b->outstanding = 0;
+	b->next_host = 0;
+	bench_report_phase(b);
+	launch_more(b);
+}
 
 void
 bench_host_step_done(struct bench_host *h)
@@ -45,7 +90,8 @@ bench_host_step_done(struct bench_host *h)
 	h->phase_s[p] = bench_now() - h->step_t0;
 	h->step_end[p] = time_wall();
 	if (h->status[p] == BENCH_ST_NONE)
-		h->status[p] = b->interrupted && p != BENCH_TEARDOWN ?
+		h->status[p] = b->interrupted &&
+		    !(bench_phases[p].flags & BENCH_PHASE_CLEANUP) ?
 		    BENCH_ST_INTERRUPTED : BENCH_ST_OK;
 	bench_report_host(b, h);
 	b->outstanding--;
@@ -57,6 +103,24 @@ bench_host_step_fail(struct bench_host *h, enum error_class cls, char *error)
 {
 	bench_host_fail(h, h->b->phase, cls, error);
 	bench_host_step_done(h);
+}
+
+int
+bench_host_submit(struct bench_host *h, const char *command,
+    const char *input, double timeout, engine_done_cb cb)
+{
+	struct engine_request req = {
+		.command = command,
+		.input = input,
+		.input_len = input != NULL ? strlen(input) : 0,
+		.timeout_s = timeout,
+		.on_done = cb,
+		.arg = h,
+	};
+
+	log_debug(h->m->name, "%s: %s", bench_phase_name(h->b->phase),
+	    command);
+	return engine_submit(h->b->engine, h->m, &req, &h->job);
 }
 
 /* The first line of text, at most 200 bytes of it, into buf. */
@@ -128,25 +192,28 @@ check_job(struct bench_host *h, const struct engine_result *res,
 	return 1;
 }
 
+/* ---- init, discover, configure, push ------------------------------- */
+
+/* init first creates the directory; every other step checks it. */
 static int
-submit(struct bench_host *h, const char *command, const char *input,
-    double timeout, engine_done_cb cb)
+run_otela(struct bench_host *h, const char *verb, engine_done_cb cb)
 {
-	struct engine_request req = {
-		.command = command,
-		.input = input,
-		.input_len = input != NULL ? strlen(input) : 0,
-		.timeout_s = timeout,
-		.on_done = cb,
-		.arg = h,
-	};
+	char *qdir = shell_quote(h->dir), *env = bench_otela_env(h->dir);
+	char *dir = strcmp(verb, "init") == 0 ? bench_dir_create(h->dir) :
+	    bench_dir_guard(h->dir);
+	char *cmd = NULL;
+	int r = NP_ERR_NOMEM;
 
-	log_debug(h->m->name, "%s: %s", bench_phase_name(h->b->phase),
-	    command);
-	return engine_submit(h->b->engine, h->m, &req, &h->job);
+	if (qdir != NULL && env != NULL && dir != NULL && (cmd =
+	    str_printf("%s%s %s %s --config-dir %s", dir, env, h->otela, verb,
+	    qdir)) != NULL)
+		r = bench_host_submit(h, cmd, NULL, STEP_TIMEOUT, cb);
+	free(env);
+	free(dir);
+	free(qdir);
+	free(cmd);
+	return r;
 }
-
-/* ---- init, discover, push ------------------------------------------ */
 
 static void
 init_done_cb(const struct machine *m, const struct engine_result *res,
@@ -166,6 +233,13 @@ init_done_cb(const struct machine *m, const struct engine_result *res,
 	}
 	if (!check_job(h, res, "otela init"))
 		bench_host_step_done(h);
+}
+
+int
+bench_host_init(struct bench_host *h)
+{
+	h->touched = 1;		/* from now on, teardown must visit */
+	return run_otela(h, "init", init_done_cb);
 }
 
 static void
@@ -190,64 +264,15 @@ discover_done_cb(const struct machine *m, const struct engine_result *res,
 	bench_host_step_done(h);
 }
 
-static void
-push_done_cb(const struct machine *m, const struct engine_result *res,
-    void *arg)
+int
+bench_host_discover(struct bench_host *h)
 {
-	struct bench_host *h = arg;
-
-	(void)m;
-	h->job = NULL;
-	if (!check_job(h, res, "writing cfg.yaml"))
-		bench_host_step_done(h);
+	return run_otela(h, "peer-id", discover_done_cb);
 }
 
-/* init first creates the directory; every other step checks it. */
-static int
-run_otela(struct bench_host *h, const char *verb, engine_done_cb cb)
-{
-	char *qdir = shell_quote(h->dir), *env = bench_otela_env(h->dir);
-	char *dir = strcmp(verb, "init") == 0 ? bench_dir_create(h->dir) :
-	    bench_dir_guard(h->dir);
-	char *cmd = NULL;
-	int r = NP_ERR_NOMEM;
-
-	if (qdir != NULL && env != NULL && dir != NULL && (cmd =
-	    str_printf("%s%s %s %s --config-dir %s", dir, env, h->otela, verb,
-	    qdir)) != NULL)
-		r = submit(h, cmd, NULL, STEP_TIMEOUT, cb);
-	free(env);
-	free(dir);
-	free(qdir);
-	free(cmd);
-	return r;
-}
-
-static int
-push_start(struct bench_host *h)
-{
-	char *qdir = shell_quote(h->dir), *cmd = NULL;
-	char *guard = bench_dir_guard(h->dir);
-	int r = NP_ERR_NOMEM;
-
-	/*
-	 * Through the channel's stdin: no temporary file here, no base64.
-	 * set -C: the temp is created new (O_EXCL), never through a link.
-	 */
-	if (qdir != NULL && guard != NULL && (cmd = str_printf("%srm -f -- "
-	    "%s/cfg.yaml.tmp && set -C && cat >%s/cfg.yaml.tmp && mv -f -- "
-	    "%s/cfg.yaml.tmp %s/cfg.yaml", guard, qdir, qdir, qdir, qdir))
-	    != NULL)
-		r = submit(h, cmd, h->cfg, STEP_TIMEOUT, push_done_cb);
-	free(guard);
-	free(qdir);
-	free(cmd);
-	return r;
-}
-
-/* Render every live host's cfg.yaml (no remote work). */
-static int
-configure_host(struct bench_host *h)
+/* Render the host's cfg.yaml (no remote work: BENCH_PHASE_LOCAL). */
+int
+bench_host_configure(struct bench_host *h)
 {
 	struct bench *b = h->b;
 	struct bench_cfg_peer *peers;
@@ -277,6 +302,41 @@ configure_host(struct bench_host *h)
 	h->cfg = bench_cfg_render(&c);
 	free(peers);
 	return h->cfg != NULL ? 0 : NP_ERR_NOMEM;
+}
+
+static void
+push_done_cb(const struct machine *m, const struct engine_result *res,
+    void *arg)
+{
+	struct bench_host *h = arg;
+
+	(void)m;
+	h->job = NULL;
+	if (!check_job(h, res, "writing cfg.yaml"))
+		bench_host_step_done(h);
+}
+
+int
+bench_host_push(struct bench_host *h)
+{
+	char *qdir = shell_quote(h->dir), *cmd = NULL;
+	char *guard = bench_dir_guard(h->dir);
+	int r = NP_ERR_NOMEM;
+
+	/*
+	 * Through the channel's stdin: no temporary file here, no base64.
+	 * set -C: the temp is created new (O_EXCL), never through a link.
+	 */
+	if (qdir != NULL && guard != NULL && (cmd = str_printf("%srm -f -- "
+	    "%s/cfg.yaml.tmp && set -C && cat >%s/cfg.yaml.tmp && mv -f -- "
+	    "%s/cfg.yaml.tmp %s/cfg.yaml", guard, qdir, qdir, qdir, qdir))
+	    != NULL)
+		r = bench_host_submit(h, cmd, h->cfg, STEP_TIMEOUT,
+		    push_done_cb);
+	free(guard);
+	free(qdir);
+	free(cmd);
+	return r;
 }
 
 /* ---- start and the health wait ------------------------------------- */
@@ -339,7 +399,7 @@ fail_with_log(struct bench_host *h, enum error_class cls, char *why)
 	/* bytes first: a log of one endless line is still a short tail */
 	if (qdir != NULL && guard != NULL && (cmd = str_printf("%stail -c "
 	    "%d %s/log 2>&1 | tail -n 20", guard, BENCH_LOG_TAIL_MAX, qdir))
-	    != NULL && submit(h, cmd, NULL, 10, tail_done_cb) == 0) {
+	    != NULL && bench_host_submit(h, cmd, NULL, 10, tail_done_cb) == 0) {
 		free(guard);
 		free(qdir);
 		free(cmd);
@@ -380,7 +440,8 @@ check_alive(struct bench_host *h)
 	char *cmd = str_printf("if kill -0 %ld 2>/dev/null; then echo alive;"
 	    " else echo dead; fi", h->pid);
 
-	if (cmd == NULL || submit(h, cmd, NULL, 10, alive_done_cb) != 0)
+	if (cmd == NULL ||
+	    bench_host_submit(h, cmd, NULL, 10, alive_done_cb) != 0)
 		poll_later(h, health_timer_cb);
 	free(cmd);
 }
@@ -513,7 +574,7 @@ start_done_cb(const struct machine *m, const struct engine_result *res,
 			h->pid_start = 0;
 		log_debug(m->name, "node started, pid %ld (start time %lld)",
 		    pid, h->pid_start);
-		bench_run_json_checkpoint(h->b);
+		h->b->hooks.node_started(h);
 	}
 	if (check_job(h, res, "otela start"))
 		return;
@@ -527,7 +588,7 @@ start_done_cb(const struct machine *m, const struct engine_result *res,
 }
 
 static int
-start_start(struct bench_host *h)
+start_background(struct bench_host *h)
 {
 	char *qdir = shell_quote(h->dir), *env = bench_otela_env(h->dir);
 	char *cmd = NULL;
@@ -547,7 +608,8 @@ start_start(struct bench_host *h)
 	    "echo $P; sed 's/.*) //' /proc/$P/stat 2>/dev/null | cut -d' ' "
 	    "-f20; echo $P >%s/pid", guard, qdir, env, h->otela, qdir, qdir,
 	    qdir, qdir)) != NULL)
-		r = submit(h, cmd, NULL, STEP_TIMEOUT, start_done_cb);
+		r = bench_host_submit(h, cmd, NULL, STEP_TIMEOUT,
+		    start_done_cb);
 	free(env);
 	free(guard);
 	free(qdir);
@@ -585,7 +647,7 @@ node_pid_read(struct bench_host *h)
 		h->pid_start = 0;
 	log_debug(h->m->name, "node started in its own job step, pid %ld "
 	    "(start time %lld)", pid, h->pid_start);
-	bench_run_json_checkpoint(h->b);
+	h->b->hooks.node_started(h);
 }
 
 static void
@@ -620,8 +682,6 @@ node_output_cb(const struct machine *m, int stream, const char *buf,
 	h->attempts = 0;
 	health_poll(h);
 }
-
-static void node_end_timer_cb(uv_timer_t *t);
 
 static void
 node_done_cb(const struct machine *m, const struct engine_result *res,
@@ -692,6 +752,13 @@ start_held(struct bench_host *h)
 	free(qdir);
 	free(cmd);
 	return r;
+}
+
+/* The start phase's step: the node held in a step, or in the background. */
+int
+bench_host_start_node(struct bench_host *h)
+{
+	return node_held(h) ? start_held(h) : start_background(h);
 }
 
 /* ---- converge ------------------------------------------------------ */
@@ -785,8 +852,8 @@ converge_poll(struct bench_host *h)
 		    "table: %s", h->m->name, error_string(r)));
 }
 
-static int
-converge_start(struct bench_host *h)
+int
+bench_host_converge(struct bench_host *h)
 {
 	if (h->missing == NULL &&
 	    (h->missing = calloc(h->b->n + 1, sizeof *h->missing)) == NULL)
@@ -796,151 +863,14 @@ converge_start(struct bench_host *h)
 	return 0;
 }
 
-/* ---- teardown ------------------------------------------------------ */
-
+/* A step stopped while it waited (health, convergence): it ends now. */
 static void
-teardown_done_cb(const struct machine *m, const struct engine_result *res,
-    void *arg)
-{
-	struct bench_host *h = arg;
-	char *why = NULL;
-
-	h->job = NULL;
-	if (res->error != NP_OK)
-		why = str_printf("%s: teardown: %s", m->name,
-		    res->error_text != NULL ? res->error_text :
-		    error_string(res->error));
-	else if (res->exit_status != 0)
-		why = str_printf("%s: teardown: %s", m->name,
-		    res->err[0] != '\0' ? res->err : "failed");
-	if (why != NULL) {
-		h->status[BENCH_TEARDOWN] = BENCH_ST_FAILED;
-		log_error("%s", why);
-		if (h->error == NULL)
-			h->error = why;
-		else
-			free(why);
-	} else
-		h->torn_down = 1;
-	if (h->node_job != NULL) {
-		/*
-		 * The node's step ends when the node does: given a moment
-		 * after a teardown that stopped it, cancelled at once after
-		 * one that did not (Slurm then ends what the step runs).
-		 */
-		h->node_end_wait = 1;
-		h->timer_active = 1;
-		uv_timer_start(&h->timer, node_end_timer_cb, h->torn_down ?
-		    NODE_STEP_END_MS : 0, 0);
-		return;
-	}
-	bench_host_step_done(h);
-}
-
-static void
-node_end_timer_cb(uv_timer_t *t)
+cancelled_timer_cb(uv_timer_t *t)
 {
 	struct bench_host *h = t->data;
 
 	h->timer_active = 0;
-	if (h->node_job == NULL)
-		return;
-	log_warn("%s: the node's job step still runs after the teardown: "
-	    "cancelling it", h->m->name);
-	engine_cancel(h->node_job);	/* node_done_cb ends the step */
-}
-
-static int
-teardown_start(struct bench_host *h)
-{
-	char *cmd = bench_teardown_command(h->dir, h->pid, h->pid_start,
-	    h->b->o->stop_grace);
-	int r;
-
-	if (cmd == NULL)
-		return NP_ERR_NOMEM;
-	/* every host's at once (the phase): the grace is paid once a run */
-	r = submit(h, cmd, NULL, h->b->o->stop_grace + 15, teardown_done_cb);
-	free(cmd);
-	return r;
-}
-
-/* ---- the phase runner ---------------------------------------------- */
-
-static int
-step_start(struct bench_host *h, enum bench_phase p)
-{
-	switch (p) {
-	case BENCH_DEPLOY:
-		return bench_deploy_host(h);
-	case BENCH_INIT:
-		h->touched = 1;
-		return run_otela(h, "init", init_done_cb);
-	case BENCH_DISCOVER:
-		return run_otela(h, "peer-id", discover_done_cb);
-	case BENCH_CONFIGURE:
-		return configure_host(h);	/* synchronous */
-	case BENCH_PUSH:
-		return push_start(h);
-	case BENCH_START:
-		return node_held(h) ? start_held(h) : start_start(h);
-	case BENCH_CONVERGE:
-		return converge_start(h);
-	case BENCH_TEARDOWN:
-		return teardown_start(h);
-	default:
-		return NP_ERR_USAGE;
-	}
-}
-
-/* Does phase p visit host h? Failed hosts only get their teardown. */
-static int
-visits(const struct bench_host *h, enum bench_phase p)
-{
-	if (p == BENCH_TEARDOWN)
-		return h->touched;
-	return !h->failed;
-}
-
-static void
-launch_more(struct bench *b)
-{
-	enum bench_phase p = b->phase;
-	struct bench_host *h;
-	int r;
-
-	if (b->launching)
-		return;
-	b->launching = 1;
-	while (b->next_host < b->n && !(b->o->serial && b->outstanding > 0) &&
-	    !(b->interrupted && p != BENCH_TEARDOWN)) {
-		h = &b->hosts[b->next_host++];
-		if (!visits(h, p)) {
-			if (h->failed && p != BENCH_TEARDOWN)
-				h->status[p] = BENCH_ST_SKIPPED;
-			continue;
-		}
-		b->outstanding++;
-		h->step_t0 = bench_now();
-		h->step_at[p] = time_wall();
-		if ((r = step_start(h, p)) != 0)
-			bench_host_step_fail(h, ERROR_CLASS_TOOL_FAILED, str_printf("%s: "
-			    "%s: %s", h->m->name, bench_phase_name(p),
-			    error_string(r)));
-		else if (p == BENCH_CONFIGURE)
-			bench_host_step_done(h);
-	}
-	b->launching = 0;
-	if (b->outstanding == 0 && (b->next_host >= b->n || b->interrupted))
-		bench_phase_done(b);
-}
-
-void
-bench_host_phase_start(struct bench *b, enum bench_phase p)
-{
-	b->outstanding = 0;
-	b->next_host = 0;
-	launch_more(b);
+	bench_host_step_done(h);
 }
 
 void
@@ -959,14 +889,13 @@ bench_host_cancel(struct bench_host *h)
 		uv_timer_stop(&h->timer);
 		h->timer_active = 0;
 		/* the step ended waiting: end it on a later turn */
-		uv_timer_start(&h->timer, h->b->phase == BENCH_START ?
-		    health_timer_cb : converge_timer_cb, 0, 0);
+		uv_timer_start(&h->timer, cancelled_timer_cb, 0, 0);
 		h->timer_active = 1;
 	}
 }
 
 void
-bench_hosts_init(struct bench *b)
+bench_hosts_open(struct bench *b)
 {
 	size_t i;
 

@@ -1,8 +1,8 @@
 /*
- * What a bench run is before it runs: the names of its phases and probe
- * kinds, its run id (upstream's form, so run directories sort by time),
- * and per host the directory on the host, the ports and how otela is
- * called there.
+ * What a bench run is before it runs: the names of its probe kinds (its
+ * phases' are bench_phase.c's), its run id (upstream's form, so run
+ * directories sort by time), and per host the directory on the host, the
+ * ports and how otela is called there.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,20 +17,9 @@
 #include "timeutil.h"
 #include "util.h"
 
-static const char *const phase_names[BENCH_N_PHASES] = {
-	"deploy", "init", "discover", "configure", "push", "start",
-	"converge", "punch", "sweep", "baseline", "teardown"
-};
-
 static const char *const kind_names[BENCH_N_KINDS] = {
 	RECORD_KIND_LIBP2P_PING, RECORD_KIND_LATENCY, RECORD_KIND_THROUGHPUT
 };
-
-const char *
-bench_phase_name(enum bench_phase p)
-{
-	return (unsigned)p < BENCH_N_PHASES ? phase_names[p] : "?";
-}
 
 const char *
 bench_kind_name(enum bench_kind k)

@@ -285,8 +285,8 @@ add_phases(cJSON *root, const struct bench *b)
 
 	for (p = 0; p < BENCH_N_PHASES; p++) {
 		/* upstream's eight keys are always there; netprof's when run */
-		if (!b->phase_ran[p] && (p == BENCH_DEPLOY || p == BENCH_PUSH ||
-		    p == BENCH_BASELINE))
+		if (!b->phase_ran[p] &&
+		    !(bench_phases[p].flags & BENCH_PHASE_UPSTREAM))
 			continue;
 		snprintf(key, sizeof key, "%s_s", bench_phase_name(p));
 		cJSON_AddNumberToObject(ph, key, round2(b->phase_s[p]));

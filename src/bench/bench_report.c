@@ -25,7 +25,7 @@ quiet(const struct bench *b)
 static int
 is_pair_phase(enum bench_phase p)
 {
-	return p == BENCH_PUNCH || p == BENCH_SWEEP || p == BENCH_BASELINE;
+	return bench_phases[p].scope == BENCH_SCOPE_PAIR;
 }
 
 static void
@@ -74,8 +74,7 @@ bench_report_phase(struct bench *b)
 	if (!is_pair_phase(b->phase)) {
 		b->prog_total = 0;
 		for (i = 0; i < b->n; i++)
-			if (b->phase == BENCH_TEARDOWN ? b->hosts[i].touched :
-			    !b->hosts[i].failed)
+			if (bench_phase_visits(b->phase, &b->hosts[i]))
 				b->prog_total++;
 	}
 	draw(b, 1);

@@ -1,9 +1,12 @@
 /*
  * One bench run: the loop, the engine and the node API client, SIGINT and
- * SIGTERM, the order of the phases and the exit status. Every phase ends
- * in bench_phase_done(), which times it, rewrites run.json (so that a
- * killed netprof leaves enough behind for --teardown) and starts the next
- * phase; an interrupt jumps to the teardown. Nothing here talks to a host.
+ * SIGTERM, the walk through the phase table (bench_phases[]) and the exit
+ * status. A phase is started by its scope, bench_hosts_start() or
+ * bench_pairs_start(), and tells its end through the run's hooks
+ * (phase_ended_cb), which time it, rewrite run.json (so that a killed
+ * netprof leaves enough behind for --teardown) and start the next phase
+ * the run has; an interrupt skips to the cleanup phase (the teardown).
+ * Nothing here talks to a host.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -24,25 +27,9 @@
 #include "timeutil.h"
 #include "util.h"
 
-static int
-phase_wanted(const struct bench *b, enum bench_phase p)
-{
-	switch (p) {
-	case BENCH_DEPLOY:
-		return b->o->otela_bin != NULL;
-	case BENCH_PUNCH:
-		return !b->o->no_punch;
-	case BENCH_BASELINE:
-		return b->o->baseline;
-	case BENCH_TEARDOWN:
-		return !b->o->keep || b->interrupted;
-	default:
-		return 1;
-	}
-}
-
-void
-bench_run_json_checkpoint(struct bench *b)
+/* Rewrite run.json now (after each phase, and once a node's PID is known). */
+static void
+checkpoint(struct bench *b)
 {
 	char *cause = NULL;
 
@@ -64,7 +51,7 @@ run_close(struct bench *b)
 		return;
 	b->closing = 1;
 	b->ended_at = time_wall();
-	bench_run_json_checkpoint(b);
+	checkpoint(b);
 	runner_finish(b->runner);
 }
 
@@ -99,66 +86,57 @@ waiting_for_cb(struct runner *rn, void *arg)
 static void
 phase_begin(struct bench *b, enum bench_phase p)
 {
-	int r;
-
 	b->phase = p;
 	b->phase_ran[p] = 1;
 	b->phase_t0 = bench_now();
 	b->phase_at[p] = time_wall();
 	log_debug(NULL, "phase %s", bench_phase_name(p));
-	if (p == BENCH_PUNCH || p == BENCH_SWEEP || p == BENCH_BASELINE) {
-		/* bench_pairs_start reports it, once it knows the total */
-		if ((r = bench_pairs_start(b, p)) != 0) {
-			log_error("bench: %s: %s", bench_phase_name(p),
-			    error_string(r));
-			b->interrupted = 1;	/* stop, but tear down */
-			bench_phase_done(b);
-		}
-		return;
-	}
-	bench_report_phase(b);
-	bench_host_phase_start(b, p);
+	/* a pair phase reports itself, once it knows its total */
+	if (bench_phases[p].scope == BENCH_SCOPE_PAIR)
+		bench_pairs_start(b);
+	else
+		bench_hosts_start(b);
 }
 
-/* A pair phase, per host: it took part, or had failed before. */
-static void
-pair_phase_status(struct bench *b, enum bench_phase p)
+/*
+ * The first phase after p that this run has, BENCH_N_PHASES after the
+ * last; after an interrupt, only a cleanup phase. --teardown RUN has
+ * nothing but the cleanup.
+ */
+static enum bench_phase
+phase_next(const struct bench *b, int p)
 {
-	size_t i;
+	int only_cleanup = b->interrupted || b->teardown_only;
 
-	for (i = 0; i < b->n; i++)
-		if (b->hosts[i].status[p] == BENCH_ST_NONE)
-			b->hosts[i].status[p] = b->hosts[i].failed ?
-			    BENCH_ST_SKIPPED : b->interrupted ?
-			    BENCH_ST_INTERRUPTED : BENCH_ST_OK;
+	for (p++; p < BENCH_N_PHASES; p++)
+		if (bench_phase_runs(b, p) && (!only_cleanup ||
+		    (bench_phases[p].flags & BENCH_PHASE_CLEANUP)))
+			break;
+	return p;
 }
 
-void
-bench_phase_done(struct bench *b)
+/* The hook: every host or pair of the phase is done; start the next. */
+static void
+phase_ended_cb(struct bench *b)
 {
 	enum bench_phase p = b->phase, next;
 
 	b->phase_s[p] = bench_now() - b->phase_t0;
 	b->phase_end[p] = time_wall();
-	if (p == BENCH_PUNCH || p == BENCH_SWEEP || p == BENCH_BASELINE)
-		pair_phase_status(b, p);
 	bench_report_phase_end(b);
-	bench_run_json_checkpoint(b);
-	if (p == BENCH_TEARDOWN) {
-		run_close(b);
-		return;
-	}
-	if (b->interrupted)
-		next = BENCH_TEARDOWN;
-	else
-		for (next = p + 1; next < BENCH_N_PHASES &&
-		    !phase_wanted(b, next); next++)
-			;
-	if (next >= BENCH_N_PHASES) {
+	checkpoint(b);
+	if ((next = phase_next(b, p)) >= BENCH_N_PHASES) {
 		run_close(b);
 		return;
 	}
 	phase_begin(b, next);
+}
+
+/* The hook: a node's PID is known; run.json has it from now on. */
+static void
+node_started_cb(struct bench_host *h)
+{
+	checkpoint(h->b);
 }
 
 /*
@@ -177,8 +155,9 @@ interrupt_cb(struct runner *rn, void *arg)
 		return;
 	b->interrupted = 1;
 	bench_report_interrupt(b);
-	if (b->phase == BENCH_TEARDOWN) {
-		log_warn("the teardown is running; it is left to finish");
+	if (bench_phases[b->phase].flags & BENCH_PHASE_CLEANUP) {
+		log_warn("the %s is running; it is left to finish",
+		    bench_phase_name(b->phase));
 		return;
 	}
 	log_warn("stopping: the probes running are cancelled (not "
@@ -346,14 +325,10 @@ loop_run(struct bench *b)
 		b->runner = NULL;
 		return;
 	}
-	bench_hosts_init(b);
+	bench_hosts_open(b);
 	b->started_at = time_wall();
-	bench_run_json_checkpoint(b);
-	if (b->teardown_only)
-		phase_begin(b, BENCH_TEARDOWN);
-	else
-		phase_begin(b, b->o->otela_bin != NULL ? BENCH_DEPLOY :
-		    BENCH_INIT);
+	checkpoint(b);
+	phase_begin(b, phase_next(b, -1));
 	runner_run(b->runner);
 	node_api_free(b->api);
 	runner_free(b->runner);
@@ -370,6 +345,8 @@ bench_run(const struct bench_options *o, struct inventory *inv)
 
 	memset(&b, 0, sizeof b);
 	b.o = o;
+	b.hooks.phase_ended = phase_ended_cb;
+	b.hooks.node_started = node_started_cb;
 	b.inv = inv;
 	b.n = inv->n_machines;
 	if (o->run_id != NULL)

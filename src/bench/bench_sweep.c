@@ -1,16 +1,17 @@
 /*
- * The pair phases of a bench run: punch (a holepunch request for every
- * ordered pair), the sweep (POST /v1/probe/run to the source's node for
- * every pair and kind) and, with --baseline, collect's ICMP ping over the
- * same pairs. Tasks run in stages: the light probes (libp2p_ping,
- * latency) overlap, at most max_probes per node at once as source or
- * target (holepunch requests and ICMP pings, being no load, as many as a
- * session has channels, as collect's pings); then throughput runs in the
- * scheduler's exclusive rounds (no node in two transfers at once, as
- * collect's iperf3), because two transfers through one node would measure
- * each other. --serial runs
+ * The pair phases of a bench run (bench_phases[]'s PAIR entries): punch
+ * (a holepunch request for every ordered pair), the sweep (POST
+ * /v1/probe/run to the source's node for every pair and kind) and, with
+ * --baseline, collect's ICMP ping over the same pairs. Tasks run in
+ * stages: the light probes (libp2p_ping, latency) overlap, at most
+ * max_probes per node at once as source or target (holepunch requests and
+ * ICMP pings, being no load, as many as a session has channels, as
+ * collect's pings); then throughput runs in the scheduler's exclusive
+ * rounds (no node in two transfers at once, as collect's iperf3), because
+ * two transfers through one node would measure each other. --serial runs
  * one task at a time in the upstream order (kind, source, target). Each
- * record is written the moment its probe ends.
+ * record is written the moment its probe ends; when the phase's last task
+ * has ended, the run is told (b->hooks.phase_ended).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -387,8 +388,8 @@ bench_punch_limit(int attempts, int wait_ms, int timeout_ms, double dcutr_s)
 	return all < late ? all : late;
 }
 
-static int
-start_probe(struct bench *b, struct bench_task *t)
+int
+bench_sweep_probe(struct bench *b, struct bench_task *t)
 {
 	char *body;
 	int r;
@@ -413,8 +414,8 @@ start_probe(struct bench *b, struct bench_task *t)
 	return r;
 }
 
-static int
-start_punch(struct bench *b, struct bench_task *t)
+int
+bench_sweep_punch(struct bench *b, struct bench_task *t)
 {
 	char *body;
 	int r;
@@ -436,8 +437,8 @@ start_punch(struct bench *b, struct bench_task *t)
 	return r;
 }
 
-static int
-start_ping(struct bench *b, struct bench_task *t)
+int
+bench_sweep_ping(struct bench *b, struct bench_task *t)
 {
 	struct probe_settings ps = {
 		.ping_count = b->inv->ping_count,
@@ -470,13 +471,7 @@ task_start(struct bench *b, struct bench_task *t)
 	d->busy++;
 	if (task_stage(t) == 1)
 		s->exclusive = d->exclusive = 1;
-	if (t->phase == BENCH_PUNCH)
-		r = start_punch(b, t);
-	else if (t->phase == BENCH_BASELINE)
-		r = start_ping(b, t);
-	else
-		r = start_probe(b, t);
-	if (r != 0) {
+	if ((r = bench_phases[t->phase].pair_start(b, t)) != 0) {
 		task_fail(t, ERROR_CLASS_TOOL_FAILED, str_printf("%s: %s",
 		    s->m->name, error_string(r)));
 		task_finish(t, 1);
@@ -497,6 +492,24 @@ can_start(const struct bench *b, const struct bench_task *t)
 		return s->busy == 0 && d->busy == 0;
 	return !s->exclusive && !d->exclusive && s->busy < limit &&
 	    d->busy < limit;
+}
+
+/*
+ * The phase's last task has ended: each host took part, or had failed
+ * before; then the run is told.
+ */
+static void
+pairs_end(struct bench *b)
+{
+	enum bench_phase p = b->phase;
+	size_t i;
+
+	for (i = 0; i < b->n; i++)
+		if (b->hosts[i].status[p] == BENCH_ST_NONE)
+			b->hosts[i].status[p] = b->hosts[i].failed ?
+			    BENCH_ST_SKIPPED : b->interrupted ?
+			    BENCH_ST_INTERRUPTED : BENCH_ST_OK;
+	b->hooks.phase_ended(b);
 }
 
 static void
@@ -526,26 +539,20 @@ dispatch(struct bench *b)
 	}
 	b->dispatching = 0;
 	if (ps->running == 0 && (ps->left == 0 || b->interrupted))
-		bench_phase_done(b);
+		pairs_end(b);
 }
 
 /* ---- building the task list ---------------------------------------- */
 
 static void tasks_free(struct bench_task *tasks, size_t n);
 
-static struct bench_task *
+/* The next task: what it is, all else (its state, its outcome) zero. */
+static void
 add_task(struct bench *b, enum bench_phase p, enum bench_kind k, size_t src,
     size_t dst, int round)
 {
-	struct bench_task *t = &b->pairs.tasks[b->pairs.n++];
-
-	t->b = b;
-	t->phase = p;
-	t->kind = k;
-	t->src = src;
-	t->dst = dst;
-	t->round = round;
-	return t;
+	b->pairs.tasks[b->pairs.n++] = (struct bench_task){ .b = b,
+	    .phase = p, .kind = k, .src = src, .dst = dst, .round = round };
 }
 
 /* Light tasks: shift rounds (i -> i+k), so that load spreads evenly. */
@@ -617,8 +624,9 @@ fail_dead_pairs(struct bench *b)
 	}
 }
 
-int
-bench_pairs_start(struct bench *b, enum bench_phase p)
+/* The phase's tasks, in the order they are to run. */
+static int
+add_tasks(struct bench *b, enum bench_phase p)
 {
 	static const enum bench_kind light[] = { BENCH_KIND_PING,
 		BENCH_KIND_LATENCY };
@@ -627,13 +635,14 @@ bench_pairs_start(struct bench *b, enum bench_phase p)
 	struct bench_pairs *ps = &b->pairs;
 
 	tasks_free(b->task_sets[p], b->n_task_sets[p]);
+	b->task_sets[p] = NULL;
+	b->n_task_sets[p] = 0;
 	memset(ps, 0, sizeof *ps);
 	if ((ps->tasks = calloc(per * BENCH_N_KINDS + 1, sizeof *ps->tasks)) ==
 	    NULL)
 		return NP_ERR_NOMEM;
-	if (p == BENCH_PUNCH)
-		add_light(b, p, light, 1);
-	else if (p == BENCH_BASELINE)
+	b->task_sets[p] = ps->tasks;	/* freed at the end, whatever comes */
+	if (p != BENCH_SWEEP)	/* punch, baseline: a task per pair */
 		add_light(b, p, light, 1);
 	else {
 		for (j = 0; j < 2; j++)
@@ -644,14 +653,29 @@ bench_pairs_start(struct bench *b, enum bench_phase p)
 		    add_throughput(b) != 0)
 			return NP_ERR_NOMEM;
 	}
+	return 0;
+}
+
+void
+bench_pairs_start(struct bench *b)
+{
+	enum bench_phase p = b->phase;
+	struct bench_pairs *ps = &b->pairs;
+	int r;
+
+	if ((r = add_tasks(b, p)) != 0) {
+		log_error("bench: %s: %s", bench_phase_name(p),
+		    error_string(r));
+		b->interrupted = 1;	/* stop, but tear down */
+		pairs_end(b);
+		return;
+	}
 	ps->left = ps->n;
 	b->prog_total = ps->n;
 	bench_report_phase(b);
-	b->task_sets[p] = ps->tasks;
 	b->n_task_sets[p] = ps->n;
 	fail_dead_pairs(b);
 	dispatch(b);
-	return 0;
 }
 
 void

@@ -3,11 +3,13 @@
  * directory before signalling (a PID recycled since the node died belongs
  * to someone else), sends TERM, waits up to the grace (--stop-grace: the
  * real node announces its leave, sleeps 5 s, deletes its database and
- * shuts down, about 10 s in all), sends KILL, and then verifies that the process is gone (a zombie counts
- * as gone: it holds no port and no file; a loaded host may take a while
- * to free a big process after KILL, so that is waited for too) before
- * removing the directory.
- * Nothing is matched on names, unlike upstream's `pkill -f`.
+ * shuts down, about 10 s in all), sends KILL, and then verifies that the
+ * process is gone (a zombie counts as gone: it holds no port and no file;
+ * a loaded host may take a while to free a big process after KILL, so
+ * that is waited for too) before removing the directory. Nothing is
+ * matched on names, unlike upstream's `pkill -f`. The teardown phase runs
+ * it on every host init reached (the last step of a host's run), and
+ * `bench --teardown RUN` on every host a run left behind.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -113,6 +115,82 @@ bench_teardown_command(const char *dir, long pid, long long start,
 	free(qdir);
 	return s;
 }
+
+/* ---- the teardown phase's step ------------------------------------ */
+
+/* After its teardown, how long the node's job step has to end by itself. */
+#define NODE_STEP_END_MS 5000
+
+static void
+node_end_timer_cb(uv_timer_t *t)
+{
+	struct bench_host *h = t->data;
+
+	h->timer_active = 0;
+	if (h->node_job == NULL)
+		return;
+	log_warn("%s: the node's job step still runs after the teardown: "
+	    "cancelling it", h->m->name);
+	engine_cancel(h->node_job);	/* node_done_cb ends the step */
+}
+
+static void
+teardown_done_cb(const struct machine *m, const struct engine_result *res,
+    void *arg)
+{
+	struct bench_host *h = arg;
+	char *why = NULL;
+
+	h->job = NULL;
+	if (res->error != NP_OK)
+		why = str_printf("%s: teardown: %s", m->name,
+		    res->error_text != NULL ? res->error_text :
+		    error_string(res->error));
+	else if (res->exit_status != 0)
+		why = str_printf("%s: teardown: %s", m->name,
+		    res->err[0] != '\0' ? res->err : "failed");
+	if (why != NULL) {
+		h->status[BENCH_TEARDOWN] = BENCH_ST_FAILED;
+		log_error("%s", why);
+		if (h->error == NULL)
+			h->error = why;
+		else
+			free(why);
+	} else
+		h->torn_down = 1;
+	if (h->node_job != NULL) {
+		/*
+		 * The node's step ends when the node does: given a moment
+		 * after a teardown that stopped it, cancelled at once after
+		 * one that did not (Slurm then ends what the step runs).
+		 * node_done_cb (bench_host.c) ends the step of the phase.
+		 */
+		h->node_end_wait = 1;
+		h->timer_active = 1;
+		uv_timer_start(&h->timer, node_end_timer_cb, h->torn_down ?
+		    NODE_STEP_END_MS : 0, 0);
+		return;
+	}
+	bench_host_step_done(h);
+}
+
+int
+bench_teardown_host(struct bench_host *h)
+{
+	char *cmd = bench_teardown_command(h->dir, h->pid, h->pid_start,
+	    h->b->o->stop_grace);
+	int r;
+
+	if (cmd == NULL)
+		return NP_ERR_NOMEM;
+	/* every host's at once (the phase): the grace is paid once a run */
+	r = bench_host_submit(h, cmd, NULL, h->b->o->stop_grace + 15,
+	    teardown_done_cb);
+	free(cmd);
+	return r;
+}
+
+/* ---- --teardown RUN: what a run left behind ---------------------- */
 
 /* Where run.json is for ARG; new string. */
 static char *

@@ -30,6 +30,14 @@ char *bench_teardown_command(const char *dir, long pid, long long start,
 int bench_pid_parse(const char *s, long *pid, char **end);
 
 /*
+ * The teardown phase's step on h (bench_phases[]'s host_start): the
+ * command above, every host at once, so the grace is paid once a run.
+ * A failure is the host's teardown's, said and counted in the exit
+ * status, not a failure of the host.
+ */
+int bench_teardown_host(struct bench_host *h);
+
+/*
  * For --teardown ARG: ARG is DIR/run.json (or a directory holding one) or
  * a run id, looked up as OUTDIR/RUN_ID/run.json (OUTDIR: "results", the
  * default output's parent). Fills b->run_id and, for every machine of

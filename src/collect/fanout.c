@@ -381,6 +381,13 @@ split_line(struct fanout_split *sp, const char *line)
 	return tagged_line(sp, line);
 }
 
+/*
+ * Made as every context of ours is (calloc, then its callback, argument
+ * and owned copies; duplicates pairs it with node_api_call(),
+ * engine_tunnel_open() and transport_ssh_host_get()): the fields are each
+ * struct's own, and a shared constructor would only take them back as
+ * arguments.
+ */
 int
 fanout_split_new(const char *source, char *const *addresses, size_t n,
     fanout_outcome_cb on_outcome, void *arg, struct fanout_split **out)

@@ -18,6 +18,11 @@
 #include "json_get.h"
 #include "util.h"
 
+/*
+ * Its first lines are every variadic formatter's (transport_ssh_host_fail
+ * has them too): the va_list must start in the function that takes the
+ * "...", and str_vprintf() is the part they share.
+ */
 int
 json_fail(struct json_doc *doc, const char *where, const char *fmt, ...)
 {

@@ -99,17 +99,9 @@ runner_load_inventory(const struct runner_options *o, struct inventory **out)
 	*out = NULL;
 	if (o->slurm == NULL)
 		return cmd_load_inventory(o->config, o->hosts, out);
-	if ((r = inventory_slurm_load(o->slurm, o->config,
-	    o->transport == 2 ? TRANSPORT_SSH : TRANSPORT_SLURM, &inv, &cause)) != 0 ||
-	    (o->hosts != NULL && (r = inventory_select(inv, o->hosts,
-	    &cause)) != 0)) {
-		log_error("%s", cause != NULL ? cause : error_string(r));
-		free(cause);
-		inventory_free(inv);
-		return NP_EXIT_USAGE;
-	}
-	*out = inv;
-	return NP_EXIT_OK;
+	r = inventory_slurm_load(o->slurm, o->config, o->transport == 2 ?
+	    TRANSPORT_SSH : TRANSPORT_SLURM, &inv, &cause);
+	return cmd_inventory_loaded(r, inv, cause, o->hosts, out);
 }
 
 /* Descriptors open now (inherited ones too); 3 if it cannot tell. */

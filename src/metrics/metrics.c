@@ -20,7 +20,11 @@
 #include "metrics.h"
 #include "record_schema.h"
 
-/* A record metric and the Prometheus gauge it becomes. */
+/*
+ * A record metric and the Prometheus gauge it becomes. The rows below look
+ * alike on purpose (duplicates lists them): they are data, one gauge
+ * each, and what they share (kind, scale) is what the exposition reads.
+ */
 struct metric_map {
 	const char *kind;
 	const char *field;	/* in the record's metrics */

@@ -469,6 +469,7 @@ node_api_call(struct node_api *api, const struct machine *m, int port,
 	    method == NULL || path == NULL || path[0] != '/' ||
 	    timeout_s <= 0 || cb == NULL)
 		return NP_ERR_USAGE;
+	/* a context made as fanout_split_new()'s is (see there) */
 	if ((c = calloc(1, sizeof *c)) == NULL)
 		return NP_ERR_NOMEM;
 	c->api = api;
