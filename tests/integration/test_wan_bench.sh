@@ -2,7 +2,8 @@
 # bench on a lab with distance (two sites and home behind wirefilters):
 # every probe ok; no libp2p_ping p50 below the configured RTT (less 1 ms)
 # nor below --baseline's ICMP p50 of the same pair (the overlay cannot beat
-# the link); latency (HTTP over libp2p) not below libp2p_ping (less 1 ms).
+# the link); latency (HTTP over libp2p) not below ICMP either, and its
+# fastest sample not below libp2p_ping's (less 1 ms).
 # With the real otela (NETPROF_TEST_OTELA) also the target: libp2p_ping
 # p50 within 10 % + 2 ms of the configured RTT, and latency within 10 % +
 # 2 ms of libp2p_ping (one round trip on a kept-alive stream). With the
@@ -44,10 +45,18 @@ for s in $LAB_HOSTS; do
 		    fail "$s -> $t: libp2p_ping p50 $p2p ms is below ICMP's $icmp ms"$'\n'"$report"
 		# Both are one round trip on a kept-alive stream (the real
 		# node's transport, and the stand-in's since it copies it), so
-		# the HTTP one may not be below the ping less the 1 ms of the
-		# emulator's clock.
-		awk -v l="$lat" -v p="$p2p" 'BEGIN { exit !(l >= p - 1) }' ||
-		    fail "$s -> $t: latency p50 $lat ms is below libp2p_ping's $p2p ms"$'\n'"$report"
+		# their medians differ by the node's own noise, which on the
+		# stand-in is milliseconds (a p50 of latency 2.6 ms under
+		# libp2p_ping's 3.7 inside a site, both 3-4 ms over ICMP). What
+		# holds: the HTTP round trip cannot beat the link (p50 not below
+		# ICMP's), and its floor is not below the ping's (min against
+		# min), each less the 1 ms of the emulator's clock.
+		lmin=$(get latency min_ms) pmin=$(get libp2p_ping min_ms)
+		TEST_CHECKS=$((TEST_CHECKS + 1))
+		awk -v l="$lat" -v i="$icmp" 'BEGIN { exit !(l >= i - 1) }' ||
+		    fail "$s -> $t: latency p50 $lat ms is below ICMP's $icmp ms"$'\n'"$report"
+		awk -v l="$lmin" -v p="$pmin" 'BEGIN { exit !(l >= p - 1) }' ||
+		    fail "$s -> $t: latency's fastest sample $lmin ms is below libp2p_ping's $pmin ms"$'\n'"$report"
 		if [ -n "${NETPROF_TEST_OTELA:-}" ]; then
 			TEST_CHECKS=$((TEST_CHECKS + 2))
 			awk -v v="$p2p" -v w="$want" 'BEGIN { exit !(v <= w * 1.1 + 2) }' ||
