@@ -11,6 +11,7 @@
 
 #include "error.h"
 #include "json_strict.h"
+#include "util.h"
 
 long
 json_find_nul(const char *text, size_t len)
@@ -54,16 +55,6 @@ cmp_member(const void *a, const void *b)
 	return x->pos < y->pos ? -1 : x->pos > y->pos;
 }
 
-static size_t
-key_hash(const char *s)
-{
-	size_t h = 1469598103934665603ULL;
-
-	for (; *s != '\0'; s++)
-		h = (h ^ (unsigned char)*s) * 1099511628211ULL;
-	return h;
-}
-
 /*
  * A small object (a record's, its metrics') without a repeated key, told
  * by comparing hashes of its keys: no sort and no allocation for the
@@ -78,7 +69,7 @@ small_object_unique(const cJSON *obj, size_t n)
 	const cJSON *c;
 
 	for (i = 0, c = obj->child; c != NULL; c = c->next, i++)
-		h[i] = key_hash(c->string);
+		h[i] = str_hash(c->string);
 	for (i = 0; i < n; i++)
 		for (j = i + 1; j < n; j++)
 			if (h[i] == h[j])

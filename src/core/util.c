@@ -80,6 +80,16 @@ str_printf(const char *fmt, ...)
 	return s;
 }
 
+size_t
+str_hash(const char *s)
+{
+	size_t h = 1469598103934665603ULL;
+
+	for (; *s != '\0'; s++)
+		h = (h ^ (unsigned char)*s) * 1099511628211ULL;
+	return h;
+}
+
 int
 str_ends_with(const char *s, const char *suffix)
 {

@@ -36,6 +36,9 @@ int file_same(const char *a, const char *b);
 /* 1 if s ends with suffix. */
 int str_ends_with(const char *s, const char *suffix);
 
+/* FNV-1a of s, for the hash tables of names and keys. */
+size_t str_hash(const char *s);
+
 /*
  * The whole file at path ("-": standard input), NUL-terminated, in *text
  * (length *len if not NULL). Errors: NP_ERR_IO with *cause naming the file and why.

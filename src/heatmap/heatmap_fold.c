@@ -23,6 +23,7 @@
 #include "heatmap.h"
 #include "log.h"
 #include "stats.h"
+#include "util.h"
 
 #define FOLD_CAP_MIN 16
 #define FAIL_BLOCK 4096
@@ -63,16 +64,6 @@ budget_take(struct heatmap *hm, size_t bytes, const struct record *r)
 	return NP_ERR_BUDGET;
 }
 
-static size_t
-hash_text(const char *s)
-{
-	size_t h = 1469598103934665603ULL;
-
-	for (; *s != '\0'; s++)
-		h = (h ^ (unsigned char)*s) * 1099511628211ULL;
-	return h;
-}
-
 static int
 pool_grow(struct heatmap *hm)
 {
@@ -84,7 +75,7 @@ pool_grow(struct heatmap *hm)
 	for (i = 0; i < hm->pool_slots; i++) {
 		if (hm->pool[i] == NULL)
 			continue;
-		j = hash_text(hm->pool[i]) & (n - 1);
+		j = str_hash(hm->pool[i]) & (n - 1);
 		while (slots[j] != NULL)
 			j = (j + 1) & (n - 1);
 		slots[j] = hm->pool[i];
@@ -110,7 +101,7 @@ pool_intern(struct heatmap *hm, const char *s, const struct record *r,
 		    (rc = pool_grow(hm)) != 0)
 			return rc;
 	}
-	j = hash_text(s) & (hm->pool_slots - 1);
+	j = str_hash(s) & (hm->pool_slots - 1);
 	while (hm->pool[j] != NULL) {
 		if (strcmp(hm->pool[j], s) == 0) {
 			*out = hm->pool[j];

@@ -12,6 +12,7 @@
 #include "error.h"
 #include "heatmap.h"
 #include "record_schema.h"
+#include "util.h"
 
 #define OVERLAY_KIND "overlay"
 /* The smallest ICMP round trip a ratio is taken over (ms). */
@@ -117,16 +118,6 @@ heatmap_host_compare(const char *a, const char *b)
 	return (*a != '\0') - (*b != '\0');
 }
 
-static size_t
-hash_name(const char *s)
-{
-	size_t h = 1469598103934665603ULL;
-
-	for (; *s != '\0'; s++)
-		h = (h ^ (unsigned char)*s) * 1099511628211ULL;
-	return h;
-}
-
 int
 heatmap_rehash(struct heatmap *hm, size_t nslots)
 {
@@ -135,7 +126,7 @@ heatmap_rehash(struct heatmap *hm, size_t nslots)
 	if ((slots = calloc(nslots, sizeof *slots)) == NULL)
 		return NP_ERR_NOMEM;
 	for (i = 0; i < hm->nhosts; i++) {
-		j = hash_name(hm->hosts[i]) & (nslots - 1);
+		j = str_hash(hm->hosts[i]) & (nslots - 1);
 		while (slots[j] != 0)
 			j = (j + 1) & (nslots - 1);
 		slots[j] = i + 1;
@@ -153,7 +144,7 @@ heatmap_host_index(const struct heatmap *hm, const char *name)
 
 	if (hm->nslots == 0)
 		return -1;
-	j = hash_name(name) & (hm->nslots - 1);
+	j = str_hash(name) & (hm->nslots - 1);
 	while (hm->host_slots[j] != 0) {
 		if (strcmp(hm->hosts[hm->host_slots[j] - 1], name) == 0)
 			return (long)hm->host_slots[j] - 1;
@@ -186,7 +177,7 @@ heatmap_host_add(struct heatmap *hm, const char *name, long *index)
 	hm->nhosts++;
 	if (hm->nhosts * 2 > hm->nslots)
 		return heatmap_rehash(hm, hm->nslots ? hm->nslots * 2 : 64);
-	j = hash_name(name) & (hm->nslots - 1);
+	j = str_hash(name) & (hm->nslots - 1);
 	while (hm->host_slots[j] != 0)
 		j = (j + 1) & (hm->nslots - 1);
 	hm->host_slots[j] = hm->nhosts;

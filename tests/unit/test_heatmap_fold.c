@@ -21,6 +21,7 @@
 
 #include "error.h"
 #include "heatmap.h"
+#include "heatmap_cell.h"
 #include "log.h"
 
 #define PING(src, tgt, when, rest) \
@@ -60,29 +61,6 @@ fold_text(const char *text, enum heatmap_aggregate agg, size_t budget,
 	if (want == 0)
 		assert_int_equal(heatmap_build(hm, agg, NULL), 0);
 	return hm;
-}
-
-static const struct hm_cell *
-cell(const struct heatmap *hm, const char *kind, const char *src,
-    const char *tgt)
-{
-	const struct hm_kind *k = heatmap_find_kind(hm, kind);
-	long s = heatmap_host_index(hm, src), t = heatmap_host_index(hm, tgt);
-
-	assert_non_null(k);
-	assert_true(s >= 0 && t >= 0);
-	return heatmap_cell(hm, k, (size_t)s, (size_t)t);
-}
-
-static double
-value(const struct heatmap *hm, const char *kind, const char *src,
-    const char *tgt, const char *metric)
-{
-	const struct hm_kind *k = heatmap_find_kind(hm, kind);
-	int m = heatmap_find_metric(k, metric);
-
-	assert_true(m >= 0);
-	return cell(hm, kind, src, tgt)->values[m];
 }
 
 static void

@@ -20,6 +20,7 @@
 #include "error.h"
 #include "fixture.h"
 #include "heatmap.h"
+#include "heatmap_cell.h"
 #include "log.h"
 
 
@@ -52,29 +53,6 @@ load(const char *const *paths, enum heatmap_aggregate agg, const char *kind)
 		assert_int_equal(heatmap_read(hm, *paths, 0), 0);
 	assert_int_equal(heatmap_build(hm, agg, kind), 0);
 	return hm;
-}
-
-static const struct hm_cell *
-cell(const struct heatmap *hm, const char *kind, const char *src,
-    const char *tgt)
-{
-	const struct hm_kind *k = heatmap_find_kind(hm, kind);
-	long s = heatmap_host_index(hm, src), t = heatmap_host_index(hm, tgt);
-
-	assert_non_null(k);
-	assert_true(s >= 0 && t >= 0);
-	return heatmap_cell(hm, k, (size_t)s, (size_t)t);
-}
-
-static double
-value(const struct heatmap *hm, const char *kind, const char *src,
-    const char *tgt, const char *metric)
-{
-	const struct hm_kind *k = heatmap_find_kind(hm, kind);
-	int m = heatmap_find_metric(k, metric);
-
-	assert_true(m >= 0);
-	return cell(hm, kind, src, tgt)->values[m];
 }
 
 /* alpha->beta ping: 0.5 ms at 11:10 (first line), 2.0 at 11:00, failed 11:05. */
