@@ -19,6 +19,11 @@ require_cmd ssh jq node useradd runuser
 	skip "needs the stand-in node's packages (tests/otela-node/install.sh)"
 
 lab_up tbsec 2
+# The run directories of a killed earlier run of this test (the lab's hosts
+# share this machine's /tmp) would be refused like any planted one: they go
+# first, and at exit.
+rm -rf /tmp/otela-bench-s[1-4]-h[12]
+at_exit "rm -rf /tmp/otela-bench-s[1-4]-h[12]"
 path="export PATH=$NETPROF_SRC/tests/otela-node/bin:\$PATH"
 inv=$NETPROF_TEST_TMP/shared.json
 jq --arg p "$path" '.remote_setup = $p' "$LAB_INVENTORY" >"$inv"
