@@ -37,7 +37,7 @@ static const struct option_spec plan_own_specs[] = {
 /*
  * plan prints the plan collect --dry-run prints: this table's blocks and
  * the first steps of cmd_plan_exec are cmd_collect.c's on purpose
- * (duplicates pairs them); what they share lives in the blocks and the
+ * (a copy finder pairs them); what they share lives in the blocks and the
  * runner already, and the rest is each command's own.
  */
 static const struct option_block plan_options_table[] = {

@@ -5,7 +5,7 @@
  * them all (curl's tool_getparam.c, tmux's args_parse). A range comes
  * from bounds.h, which the inventory loader uses too.
  *
- * The tables of the commands look alike on purpose (duplicates lists
+ * The tables of the commands look alike on purpose (a copy finder lists
  * them): they are data, one entry per option, and what they share is
  * already shared as the blocks above.
  *

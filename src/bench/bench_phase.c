@@ -5,7 +5,7 @@
  * one pair starts it. bench_run.c walks the table in its order; the
  * starters name the files that do the work, in the order a host meets
  * them: bench_deploy.c, bench_host.c, bench_sweep.c, bench_teardown.c.
- * The rows look alike on purpose (duplicates pairs them): they are data,
+ * The rows look alike on purpose (a copy finder pairs them): they are data,
  * one phase each.
  */
 #include "bench.h"

@@ -383,7 +383,7 @@ split_line(struct fanout_split *sp, const char *line)
 
 /*
  * Made as every context of ours is (calloc, then its callback, argument
- * and owned copies; duplicates pairs it with node_api_call(),
+ * and owned copies; a copy finder pairs it with node_api_call(),
  * engine_tunnel_open() and transport_ssh_host_get()): the fields are each
  * struct's own, and a shared constructor would only take them back as
  * arguments.

@@ -22,7 +22,7 @@
 
 /*
  * A record metric and the Prometheus gauge it becomes. The rows below look
- * alike on purpose (duplicates lists them): they are data, one gauge
+ * alike on purpose (a copy finder lists them): they are data, one gauge
  * each, and what they share (kind, scale) is what the exposition reads.
  */
 struct metric_map {
