@@ -27,11 +27,14 @@ describe('fault switches', () => {
 		startNode(slow, { OTELA_FAKE_START_DELAY_MS: '1500' })
 		await waitHealthy(n)
 		await waitHealthy(noHttp)
-		// The sick node never becomes healthy: wait until it is connected.
+		// The sick node never becomes healthy: wait until it is connected
+		// and its API answers (it comes up after the dials and the API
+		// delay, so being connected is not enough).
 		await eventually('normal node sees the others', async () => {
 			const ids = peerIdsIn((await api(n, 'GET', '/v1/dnt/table')).json)
 			return [noHttp, sick].every(x => ids.has(x.peerId))
 		})
+		await eventually('sick node\'s API answers', async () => (await api(sick, 'GET', '/v1/health')).status === 503)
 	})
 
 	after(async () => {
