@@ -1,10 +1,31 @@
 /*
- * A heatmap cell and one of its values by kind, source and target names,
- * for the heatmap's unit tests (the model's and the fold's). Include after
- * <cmocka.h> and "heatmap.h".
+ * For the heatmap's unit tests (the model's and the fold's): a temporary
+ * JSONL file, and a cell and one of its values by kind, source and target
+ * names. Include after <cmocka.h> and "heatmap.h".
  */
 #ifndef NETPROF_TEST_HEATMAP_CELL_H
 #define NETPROF_TEST_HEATMAP_CELL_H
+
+#include <stdio.h>
+#include <stdlib.h>
+
+/* A new temporary file holding text; its path, valid until the next call. */
+static inline const char *
+temp_jsonl(const char *text)
+{
+	static char path[64];
+	FILE *f;
+	int fd;
+
+	snprintf(path, sizeof path, "/tmp/netprof-heatmap-XXXXXX");
+	fd = mkstemp(path);
+	assert_true(fd >= 0);
+	f = fdopen(fd, "w");
+	assert_non_null(f);
+	fputs(text, f);
+	fclose(f);
+	return path;
+}
 
 static inline const struct hm_cell *
 cell(const struct heatmap *hm, const char *kind, const char *src,

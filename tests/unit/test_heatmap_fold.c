@@ -28,34 +28,18 @@
 	"{\"kind\":\"ping\",\"source\":\"" src "\",\"target\":\"" tgt "\"" \
 	when "," rest "}\n"
 
-/* A new temporary file holding text; its path is in path. */
-static void
-temp_jsonl(char *path, size_t size, const char *text)
-{
-	FILE *f;
-	int fd;
-
-	snprintf(path, size, "/tmp/netprof-fold-XXXXXX");
-	fd = mkstemp(path);
-	assert_true(fd >= 0);
-	f = fdopen(fd, "w");
-	assert_non_null(f);
-	fputs(text, f);
-	fclose(f);
-}
-
 static struct heatmap *
 fold_text(const char *text, enum heatmap_aggregate agg, size_t budget,
     int want)
 {
 	struct heatmap *hm = heatmap_new();
-	char path[64];
+	const char *path;
 
 	assert_non_null(hm);
 	heatmap_set_aggregate(hm, agg);
 	if (budget > 0)
 		heatmap_set_budget(hm, budget);
-	temp_jsonl(path, sizeof path, text);
+	path = temp_jsonl(text);
 	assert_int_equal(heatmap_read(hm, path, 0), want);
 	unlink(path);
 	if (want == 0)

@@ -23,25 +23,6 @@
 #include "heatmap_cell.h"
 #include "log.h"
 
-
-/* Writes text to a fresh temporary file; returns its path (static). */
-static const char *
-temp_jsonl(const char *text)
-{
-	static char path[64];
-	FILE *f;
-	int fd;
-
-	snprintf(path, sizeof path, "/tmp/netprof-heatmap-XXXXXX");
-	fd = mkstemp(path);
-	assert_true(fd >= 0);
-	f = fdopen(fd, "w");
-	assert_non_null(f);
-	fputs(text, f);
-	fclose(f);
-	return path;
-}
-
 static struct heatmap *
 load(const char *const *paths, enum heatmap_aggregate agg, const char *kind)
 {
