@@ -458,6 +458,17 @@ measured_kinds(const struct heatmap *hm)
 	return n;
 }
 
+/* With -v, how long each step of the page took: where a large run's time
+ * goes (tests/perf/heatmap.sh prints these). */
+static void
+step_done(const char *step, uint64_t *t)
+{
+	uint64_t now = time_mono_ns();
+
+	log_debug(NULL, "heatmap: %s in %.2f s", step, (now - *t) / 1e9);
+	*t = now;
+}
+
 static int
 cmd_heatmap_exec(const struct cmd_entry *self, int argc, char **argv)
 {
@@ -465,6 +476,7 @@ cmd_heatmap_exec(const struct cmd_entry *self, int argc, char **argv)
 	struct diagnosis dx;
 	struct heatmap *hm = NULL;
 	size_t i, kind, metric, records, failed;
+	uint64_t t = time_mono_ns();
 	int rc, stop, exit_code = NP_EXIT_USAGE;
 
 	memset(&a, 0, sizeof a);
@@ -492,6 +504,7 @@ cmd_heatmap_exec(const struct cmd_entry *self, int argc, char **argv)
 			goto nomem;
 		goto out;
 	}
+	step_done("records read", &t);
 	if (hm->input.malformed > 0)
 		log_warn("skipped %zu malformed line%s (--strict makes this "
 		    "an error)", hm->input.malformed,
@@ -508,6 +521,7 @@ cmd_heatmap_exec(const struct cmd_entry *self, int argc, char **argv)
 		goto out;
 	if (rc != 0)
 		goto nomem;
+	step_done("cells laid out", &t);
 	if (a.ncompare > 0) {
 		struct heatmap *old;
 
@@ -523,6 +537,7 @@ cmd_heatmap_exec(const struct cmd_entry *self, int argc, char **argv)
 	}
 	if (heatmap_group(hm, (enum heatmap_group_by)a.group_by, a.group_rtt) != 0)
 		goto nomem;
+	step_done(a.ncompare > 0 ? "compared and grouped" : "grouped", &t);
 	if (hm->left_out > 0)
 		log_warn("%zu records left out: a page shows at most %d hosts "
 		    "(the first met) and %d kinds", hm->left_out,
@@ -540,6 +555,7 @@ cmd_heatmap_exec(const struct cmd_entry *self, int argc, char **argv)
 		goto out;
 	if ((rc = heatmap_diagnose(hm, &dx)) != 0)
 		goto nomem;
+	step_done("diagnosed", &t);
 	if (a.text && heatmap_write_text(hm, &dx, a.kind || a.metric ?
 	    (long)kind : -1, (long)metric, use_color(), stdout) != 0)
 		goto nomem;
@@ -553,6 +569,8 @@ cmd_heatmap_exec(const struct cmd_entry *self, int argc, char **argv)
 		exit_code = NP_EXIT_FAILED;
 		goto out;
 	}
+	if (a.output != NULL)
+		step_done("page written", &t);
 	heatmap_totals(hm, &records, &failed);
 	if (log_get_level() != LOG_QUIET)	/* netprof -q heatmap */
 		fprintf(stderr, "%s %s (%zu host%s, %zu kind%s, %zu record%s, "
