@@ -138,25 +138,86 @@ finding_add(struct diagnosis *dx, const char *rule, const char *fmt, ...)
 	return 0;
 }
 
-static const struct hm_cell *
-cell_of(const struct heatmap *hm, const char *kind, size_t src, size_t tgt)
-{
-	const struct hm_kind *k = heatmap_find_kind(hm, kind);
+/*
+ * The kinds and metrics the rules read, looked up by name once: the rules
+ * run for every pair, and a million pairs' lookups by name were most of
+ * the diagnosis of a large run.
+ */
+enum { DX_PING, DX_LIBP2P_PING, DX_LATENCY, DX_THROUGHPUT, DX_NKINDS };
 
-	return k == NULL ? NULL : heatmap_cell(hm, k, src, tgt);
+struct dx_view {
+	const struct heatmap *hm;
+	const struct hm_kind *kind[DX_NKINDS];	/* NULL if not read */
+	int ping_avg, p2p_p50, p2p_failed, latency_p50;	/* -1 if none */
+	/* Per kind of hm, its cells' states, row-major: the one-way rule
+	 * reads each pair's reverse too, a column of cells apart, which at
+	 * a thousand hosts misses the cache on every pair; a byte each
+	 * stays in it. */
+	unsigned char **state;
+};
+
+static int
+metric_of(const struct hm_kind *k, const char *metric)
+{
+	return k == NULL ? -1 : heatmap_find_metric(k, metric);
 }
 
-static double
-cell_metric(const struct heatmap *hm, const char *kind,
-    const struct hm_cell *c, const char *metric)
+static void
+dx_view_free(struct dx_view *v)
 {
-	const struct hm_kind *k = heatmap_find_kind(hm, kind);
-	int m;
+	size_t k;
 
-	if (k == NULL || c == NULL || c->state != CELL_VALUE ||
-	    (m = heatmap_find_metric(k, metric)) < 0)
+	for (k = 0; v->state != NULL && k < v->hm->nkinds; k++)
+		free(v->state[k]);
+	free(v->state);
+	v->state = NULL;
+}
+
+static int
+dx_view_init(struct dx_view *v, const struct heatmap *hm)
+{
+	size_t n = hm->nhosts * hm->nhosts, k, i;
+
+	v->hm = hm;
+	if ((v->state = calloc(hm->nkinds + 1, sizeof *v->state)) == NULL)
+		return NP_ERR_NOMEM;
+	for (k = 0; k < hm->nkinds; k++) {
+		if ((v->state[k] = malloc(n ? n : 1)) == NULL) {
+			dx_view_free(v);
+			return NP_ERR_NOMEM;
+		}
+		for (i = 0; i < n; i++)
+			v->state[k][i] = hm->kinds[k].cells[i].state;
+	}
+	v->kind[DX_PING] = heatmap_find_kind(hm, "ping");
+	v->kind[DX_LIBP2P_PING] = heatmap_find_kind(hm, "libp2p_ping");
+	v->kind[DX_LATENCY] = heatmap_find_kind(hm, "latency");
+	v->kind[DX_THROUGHPUT] = heatmap_find_kind(hm, "throughput");
+	v->ping_avg = metric_of(v->kind[DX_PING], "avg");
+	v->p2p_p50 = metric_of(v->kind[DX_LIBP2P_PING], "p50_ms");
+	v->p2p_failed = metric_of(v->kind[DX_LIBP2P_PING], "failed_samples");
+	v->latency_p50 = metric_of(v->kind[DX_LATENCY], "p50_ms");
+	return 0;
+}
+
+static const struct hm_cell *
+cell_of(const struct dx_view *v, int kind, size_t src, size_t tgt)
+{
+	const struct hm_kind *k = v->kind[kind];
+
+	return k == NULL ? NULL : heatmap_cell(v->hm, k, src, tgt);
+}
+
+/* metric (-1: the kind has none) of the kind's cell at src, tgt, or NAN. */
+static double
+cell_metric(const struct dx_view *v, int kind, int metric, size_t src,
+    size_t tgt)
+{
+	const struct hm_cell *c = cell_of(v, kind, src, tgt);
+
+	if (c == NULL || c->state != CELL_VALUE || metric < 0)
 		return NAN;
-	return c->values[m];
+	return c->values[metric];
 }
 
 static const char *
@@ -166,17 +227,20 @@ short_error(const struct hm_cell *c)
 }
 
 static int
-rule_relay(const struct heatmap *hm, struct diagnosis *dx, size_t a, size_t b)
+rule_relay(const struct dx_view *v, struct diagnosis *dx, size_t a,
+    size_t b)
 {
 	static const char *const http_kinds[] = { "latency", "throughput" };
-	const struct hm_cell *ping = cell_of(hm, "libp2p_ping", a, b), *c;
+	static const int http_index[] = { DX_LATENCY, DX_THROUGHPUT };
+	const struct heatmap *hm = v->hm;
+	const struct hm_cell *ping = cell_of(v, DX_LIBP2P_PING, a, b), *c;
 	size_t i;
 	int rc;
 
 	if (ping == NULL || ping->state != CELL_VALUE)
 		return 0;
 	for (i = 0; i < 2; i++) {
-		c = cell_of(hm, http_kinds[i], a, b);
+		c = cell_of(v, http_index[i], a, b);
 		if (c == NULL || c->state != CELL_FAILED)
 			continue;
 		if ((rc = finding_add(dx, "relay_reservation",
@@ -208,11 +272,12 @@ rule_backoff(const struct heatmap *hm, struct diagnosis *dx, size_t a,
 }
 
 static int
-rule_intermittent(const struct heatmap *hm, struct diagnosis *dx, size_t a,
+rule_intermittent(const struct dx_view *v, struct diagnosis *dx, size_t a,
     size_t b)
 {
-	const struct hm_cell *c = cell_of(hm, "libp2p_ping", a, b);
-	double failed = cell_metric(hm, "libp2p_ping", c, "failed_samples");
+	const struct heatmap *hm = v->hm;
+	const struct hm_cell *c = cell_of(v, DX_LIBP2P_PING, a, b);
+	double failed = cell_metric(v, DX_LIBP2P_PING, v->p2p_failed, a, b);
 
 	if (isnan(failed) || failed <= 0)
 		return 0;
@@ -270,22 +335,23 @@ inbound_need(const struct heatmap *hm, const struct hm_kind *kind,
 }
 
 static int
-rule_one_way(const struct heatmap *hm, struct diagnosis *dx, size_t a,
+rule_one_way(const struct dx_view *v, struct diagnosis *dx, size_t a,
     size_t b)
 {
+	const struct heatmap *hm = v->hm;
+	size_t n = hm->nhosts, k;
 	char need[64];
-
-	size_t k;
 	int rc;
 
 	for (k = 0; k < hm->nkinds; k++) {
 		const struct hm_kind *kind = &hm->kinds[k];
-		const struct hm_cell *ab = heatmap_cell(hm, kind, a, b);
-		const struct hm_cell *ba = heatmap_cell(hm, kind, b, a);
+		const struct hm_cell *ab, *ba;
 
-		if (kind->derived || ab->state != CELL_VALUE ||
-		    ba->state != CELL_FAILED)
+		if (kind->derived || v->state[k][a * n + b] != CELL_VALUE ||
+		    v->state[k][b * n + a] != CELL_FAILED)
 			continue;
+		ab = heatmap_cell(hm, kind, a, b);
+		ba = heatmap_cell(hm, kind, b, a);
 		inbound_need(hm, kind, ab, ba, a, need, sizeof need);
 		if ((rc = finding_add(dx, "one_way",
 		    "%s: %s -> %s ok, %s -> %s failed (%s): inbound "
@@ -298,19 +364,18 @@ rule_one_way(const struct heatmap *hm, struct diagnosis *dx, size_t a,
 }
 
 static int
-rule_gap(const struct heatmap *hm, struct diagnosis *dx, size_t a, size_t b)
+rule_gap(const struct dx_view *v, struct diagnosis *dx, size_t a, size_t b)
 {
+	const struct heatmap *hm = v->hm;
 	const char *base_kind = "ping", *base_metric = "avg";
 	double lat, base;
 
-	lat = cell_metric(hm, "latency", cell_of(hm, "latency", a, b),
-	    "p50_ms");
-	base = cell_metric(hm, "ping", cell_of(hm, "ping", a, b), "avg");
+	lat = cell_metric(v, DX_LATENCY, v->latency_p50, a, b);
+	base = cell_metric(v, DX_PING, v->ping_avg, a, b);
 	if (isnan(base)) {
 		base_kind = "libp2p_ping";
 		base_metric = "p50_ms";
-		base = cell_metric(hm, base_kind, cell_of(hm, base_kind, a, b),
-		    base_metric);
+		base = cell_metric(v, DX_LIBP2P_PING, v->p2p_p50, a, b);
 	}
 	if (isnan(lat) || isnan(base) || base <= 0 ||
 	    lat < base * DIAGNOSE_GAP_RATIO ||
@@ -323,14 +388,14 @@ rule_gap(const struct heatmap *hm, struct diagnosis *dx, size_t a, size_t b)
 }
 
 static int
-rule_relayed(const struct heatmap *hm, struct diagnosis *dx, size_t a,
+rule_relayed(const struct dx_view *v, struct diagnosis *dx, size_t a,
     size_t b)
 {
+	const struct heatmap *hm = v->hm;
 	double p2p, icmp;
 
-	p2p = cell_metric(hm, "libp2p_ping", cell_of(hm, "libp2p_ping", a, b),
-	    "p50_ms");
-	icmp = cell_metric(hm, "ping", cell_of(hm, "ping", a, b), "avg");
+	p2p = cell_metric(v, DX_LIBP2P_PING, v->p2p_p50, a, b);
+	icmp = cell_metric(v, DX_PING, v->ping_avg, a, b);
 	if (isnan(p2p) || isnan(icmp) || icmp <= 0 ||
 	    p2p < icmp * DIAGNOSE_RELAY_RATIO ||
 	    p2p - icmp < DIAGNOSE_RELAY_MIN_MS)
@@ -392,30 +457,34 @@ cmp_finding(const void *a, const void *b)
 int
 heatmap_diagnose(const struct heatmap *hm, struct diagnosis *dx)
 {
+	struct dx_view v;
 	size_t a, b;
 	int rc;
 
 	memset(dx, 0, sizeof *dx);
+	if ((rc = dx_view_init(&v, hm)) != 0)
+		return rc;
 	for (a = 0; a < hm->nhosts; a++)
 		for (b = 0; b < hm->nhosts; b++) {
 			if (a == b)
 				continue;
-			if ((rc = rule_relay(hm, dx, a, b)) != 0 ||
+			if ((rc = rule_relay(&v, dx, a, b)) != 0 ||
 			    (rc = rule_backoff(hm, dx, a, b)) != 0 ||
-			    (rc = rule_intermittent(hm, dx, a, b)) != 0 ||
-			    (rc = rule_one_way(hm, dx, a, b)) != 0 ||
-			    (rc = rule_relayed(hm, dx, a, b)) != 0 ||
-			    (rc = rule_gap(hm, dx, a, b)) != 0)
-				goto fail;
+			    (rc = rule_intermittent(&v, dx, a, b)) != 0 ||
+			    (rc = rule_one_way(&v, dx, a, b)) != 0 ||
+			    (rc = rule_relayed(&v, dx, a, b)) != 0 ||
+			    (rc = rule_gap(&v, dx, a, b)) != 0)
+				goto out;
 		}
 	if ((rc = rule_convergence(hm, dx)) != 0)
-		goto fail;
+		goto out;
 	if (dx->nfindings > 1)
 		qsort(dx->findings, dx->nfindings, sizeof *dx->findings,
 		    cmp_finding);
-	return 0;
-fail:
-	heatmap_diagnosis_free(dx);
+out:
+	dx_view_free(&v);
+	if (rc != 0)
+		heatmap_diagnosis_free(dx);
 	return rc;
 }
 
