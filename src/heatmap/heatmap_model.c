@@ -376,11 +376,10 @@ heatmap_cell(const struct heatmap *hm, const struct hm_kind *kind,
 	return &kind->cells[src * hm->nhosts + tgt];
 }
 
-/* The default-metric value of kind for a pair, or NAN. */
+/* The default-metric value of kind (NULL if not read) for a pair, or NAN. */
 static double
-pair_value(const struct heatmap *hm, const char *kind, size_t i)
+pair_value(const struct hm_kind *k, size_t i)
 {
-	const struct hm_kind *k = heatmap_find_kind(hm, kind);
 	const struct hm_cell *c;
 
 	if (k == NULL || k->nmetrics == 0)
@@ -405,18 +404,30 @@ static int
 build_overlay(struct heatmap *hm)
 {
 	size_t n = hm->nhosts * hm->nhosts, i, m, have[NRATIOS] = { 0 };
+	const struct hm_kind *over_kind[NRATIOS], *under_kind[NRATIOS];
+	int metric[NRATIOS];
 	struct hm_kind *k;
 	double *ratios;
 	int rc, idx;
 
+	/* Looked up once: the loops below visit every pair. */
+	for (m = 0; m < NRATIOS; m++) {
+		over_kind[m] = heatmap_find_kind(hm, overlay_ratios[m].over);
+		under_kind[m] = heatmap_find_kind(hm, overlay_ratios[m].under);
+	}
 	if ((ratios = malloc((n ? n : 1) * NRATIOS * sizeof *ratios)) == NULL)
 		return NP_ERR_NOMEM;
 	for (i = 0; i < n; i++) {
 		for (m = 0; m < NRATIOS; m++) {
-			double over = pair_value(hm, overlay_ratios[m].over, i);
-			double under = pair_value(hm, overlay_ratios[m].under, i);
+			double over, under;
 
 			ratios[i * NRATIOS + m] = NAN;
+			/* A ratio without both kinds has no value anywhere. */
+			if (over_kind[m] == NULL || under_kind[m] == NULL)
+				continue;
+			over = pair_value(over_kind[m], i);
+			under = pair_value(under_kind[m], i);
+
 			if (isnan(over) || isnan(under) || under <= 0)
 				continue;
 			/* Below a millisecond a round trip is timer and
@@ -444,6 +455,8 @@ build_overlay(struct heatmap *hm)
 	k->default_metric = 0;
 	if ((rc = kind_alloc_cells(hm, k)) != 0)
 		goto out;
+	for (m = 0; m < NRATIOS; m++)
+		metric[m] = heatmap_find_metric(k, overlay_ratios[m].metric);
 	for (i = 0; i < n; i++) {
 		if (k->cells[i].state == CELL_SELF)
 			continue;
@@ -452,8 +465,7 @@ build_overlay(struct heatmap *hm)
 
 			if (isnan(v))
 				continue;
-			idx = heatmap_find_metric(k, overlay_ratios[m].metric);
-			k->cells[i].values[idx] = v;
+			k->cells[i].values[metric[m]] = v;
 			k->cells[i].state = CELL_VALUE;
 		}
 	}
