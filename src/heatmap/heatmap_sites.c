@@ -16,12 +16,38 @@
 #include "heatmap_sites.h"
 #include "stats.h"
 
+/*
+ * Row i's nearest cluster among those after it: the first j > i (both
+ * representatives, with pairs measured) at the smallest average distance,
+ * or n if none.
+ */
+static void
+row_nearest(const double *sum, const double *cnt, const size_t *root,
+    size_t n, size_t i, size_t *near, double *dist)
+{
+	double best = INFINITY;
+	size_t j;
+
+	near[i] = n;
+	for (j = i + 1; j < n; j++) {
+		double c = cnt[i * n + j];
+
+		if (root[j] != j || c == 0)
+			continue;
+		if (sum[i * n + j] / c < best) {
+			best = sum[i * n + j] / c;
+			near[i] = j;
+		}
+	}
+	dist[i] = best;
+}
+
 int
 heatmap_cluster(const double *dist, size_t n, double threshold,
     size_t *group, size_t *ngroups)
 {
-	double *sum = NULL, *cnt = NULL;
-	size_t *root = NULL, i, j, x, a, b, next;
+	double *sum = NULL, *cnt = NULL, *ndist = NULL;
+	size_t *root = NULL, *near = NULL, i, j, x, a, b, next;
 	int rc = NP_ERR_NOMEM;
 
 	*ngroups = 0;
@@ -29,7 +55,9 @@ heatmap_cluster(const double *dist, size_t n, double threshold,
 		return 0;
 	if ((sum = calloc(n * n, sizeof *sum)) == NULL ||
 	    (cnt = calloc(n * n, sizeof *cnt)) == NULL ||
-	    (root = malloc(n * sizeof *root)) == NULL)
+	    (root = malloc(n * sizeof *root)) == NULL ||
+	    (near = malloc(n * sizeof *near)) == NULL ||
+	    (ndist = malloc(n * sizeof *ndist)) == NULL)
 		goto out;
 	for (i = 0; i < n; i++) {
 		root[i] = i;
@@ -48,27 +76,28 @@ heatmap_cluster(const double *dist, size_t n, double threshold,
 			cnt[i * n + j] = 1;
 		}
 	}
-	/* root[i] == i: i is a cluster's representative; rows of merged
-	 * clusters are folded into their representative's. */
+	/*
+	 * root[i] == i: i is a cluster's representative; rows of merged
+	 * clusters are folded into their representative's. Each merge joins
+	 * the closest pair, the first (by row, then column) of equals: each
+	 * representative's nearest later cluster is kept (near, ndist), so
+	 * that finding the pair is a pass over the rows, not over every pair
+	 * (a thousand hosts would take a billion steps). A merge of b into a
+	 * changes only row and column a and retires b: the other rows keep
+	 * their nearest unless it was a or b, or a became nearer.
+	 */
+	for (i = 0; i < n; i++)
+		row_nearest(sum, cnt, root, n, i, near, ndist);
 	for (;;) {
 		double best = INFINITY;
 
 		a = b = n;
-		for (i = 0; i < n; i++) {
-			if (root[i] != i)
-				continue;
-			for (j = i + 1; j < n; j++) {
-				double c = cnt[i * n + j];
-
-				if (root[j] != j || c == 0)
-					continue;
-				if (sum[i * n + j] / c < best) {
-					best = sum[i * n + j] / c;
-					a = i;
-					b = j;
-				}
+		for (i = 0; i < n; i++)
+			if (root[i] == i && near[i] < n && ndist[i] < best) {
+				best = ndist[i];
+				a = i;
+				b = near[i];
 			}
-		}
 		if (a == n || best > threshold)
 			break;
 		for (x = 0; x < n; x++) {
@@ -80,6 +109,23 @@ heatmap_cluster(const double *dist, size_t n, double threshold,
 		for (x = 0; x < n; x++)
 			if (root[x] == b)
 				root[x] = a;
+		for (i = 0; i < b; i++) {
+			double c, d;
+
+			if (root[i] != i)
+				continue;
+			if (i == a || near[i] == a || near[i] == b) {
+				row_nearest(sum, cnt, root, n, i, near, ndist);
+				continue;
+			}
+			if (i > a || (c = cnt[i * n + a]) == 0)
+				continue;
+			d = sum[i * n + a] / c;
+			if (d < ndist[i] || (d == ndist[i] && a < near[i])) {
+				ndist[i] = d;
+				near[i] = a;
+			}
+		}
 	}
 	/* Number the clusters by their first member. */
 	for (i = 0; i < n; i++)
@@ -99,6 +145,8 @@ out:
 	free(sum);
 	free(cnt);
 	free(root);
+	free(near);
+	free(ndist);
 	return rc;
 }
 
@@ -393,7 +441,11 @@ heatmap_group(struct heatmap *hm, enum heatmap_group_by by, double threshold)
 	sort_hm = hm;
 	qsort(perm, hm->nhosts, sizeof *perm, cmp_grouped);
 	sort_hm = NULL;
-	rc = apply_order(hm, perm);
+	/* Groups that already stand together (hosts named by site, as
+	 * usual) need no copy of every kind's cells. */
+	for (i = 0; i < hm->nhosts && perm[i] == i; i++)
+		;
+	rc = i < hm->nhosts ? apply_order(hm, perm) : 0;
 out:
 	free(perm);
 	return rc;
