@@ -21,6 +21,7 @@
 #include "heatmap_timeline.h"
 #include "log.h"
 #include "timeutil.h"
+#include "util.h"
 
 #define DIAG_ITEMS_SHOWN 100
 #define FAILURE_ROWS_SHOWN 250
@@ -659,22 +660,195 @@ err_index(struct err_dict *d, const struct hm_failure *r)
 }
 
 /* Numbers of a large page: three significant digits, as the cells show. */
+#define SHORT_SIZE 32
+static void
+short_text(double v, char *buf)
+{
+	if (isnan(v) || isinf(v))
+		snprintf(buf, SHORT_SIZE, "null");
+	else if (v == floor(v) && fabs(v) < 1e15)
+		snprintf(buf, SHORT_SIZE, "%.0f", v);
+	else
+		snprintf(buf, SHORT_SIZE, "%.3g", v);
+}
+
 static void
 put_short(FILE *f, double v)
 {
-	if (isnan(v) || isinf(v))
-		fputs("null", f);
-	else if (v == floor(v) && fabs(v) < 1e15)
-		fprintf(f, "%.0f", v);
-	else
-		fprintf(f, "%.3g", v);
+	char buf[SHORT_SIZE];
+
+	short_text(v, buf);
+	fputs(buf, f);
+}
+
+/*
+ * A large page's values of one metric, packed: each distinct number once
+ * ("dict", as put_short() writes it) and per cell its index into dict in
+ * w digits of base 64 ("codes", most significant first; page.js unpacks
+ * them). Three significant digits leave a few thousand distinct numbers
+ * among a million cells, so a cell takes two characters instead of four
+ * or five, and the browser parses a string instead of a million numbers:
+ * the page's parse was most of its first render.
+ */
+static const char code_digits[] =
+    "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+
+struct value_dict {
+	double *values;		/* distinct bits, in order met */
+	uint32_t *slots;	/* by hash of the bits: 1 + index, 0 free */
+	size_t n, alloc, nslots;
+};
+
+static size_t
+value_hash(uint64_t bits, size_t nslots)
+{
+	return (size_t)((bits * 0x9e3779b97f4a7c15ULL) >> 32) & (nslots - 1);
+}
+
+/* The index of v (by its bits: the same bits print the same), added if
+ * new; -1 without memory. */
+static long
+value_index(struct value_dict *d, double v)
+{
+	uint64_t bits, other;
+	size_t j;
+
+	if (d->n * 2 >= d->nslots) {
+		size_t ns = d->nslots ? d->nslots * 2 : 4096, i;
+		uint32_t *slots = calloc(ns, sizeof *slots);
+
+		if (slots == NULL)
+			return -1;
+		for (i = 0; i < d->n; i++) {
+			memcpy(&bits, &d->values[i], sizeof bits);
+			for (j = value_hash(bits, ns); slots[j] != 0;
+			    j = (j + 1) & (ns - 1))
+				;
+			slots[j] = (uint32_t)i + 1;
+		}
+		free(d->slots);
+		d->slots = slots;
+		d->nslots = ns;
+	}
+	memcpy(&bits, &v, sizeof bits);
+	for (j = value_hash(bits, d->nslots); d->slots[j] != 0;
+	    j = (j + 1) & (d->nslots - 1)) {
+		memcpy(&other, &d->values[d->slots[j] - 1], sizeof other);
+		if (other == bits)
+			return (long)d->slots[j] - 1;
+	}
+	if (d->n == d->alloc) {
+		size_t na = d->alloc ? d->alloc * 2 : 1024;
+		double *values = realloc(d->values, na * sizeof *values);
+
+		if (values == NULL)
+			return -1;
+		d->values = values;
+		d->alloc = na;
+	}
+	d->values[d->n] = v;
+	d->slots[j] = (uint32_t)d->n + 1;
+	return (long)d->n++;
+}
+
+/*
+ * Which of d's values print alike: remap[j] is the index of value j's text
+ * among the distinct texts, *texts those texts (SHORT_SIZE each) in order
+ * met. Many doubles share their three digits; each is printed once.
+ */
+static int
+dict_texts(const struct value_dict *d, uint32_t *remap, char **texts,
+    size_t *ntexts)
+{
+	size_t ns = 64, i, j, n = 0;
+	uint32_t *slots;
+	char *t;
+
+	while (ns < d->n * 2)
+		ns *= 2;
+	if ((slots = calloc(ns, sizeof *slots)) == NULL ||
+	    (t = malloc((d->n ? d->n : 1) * SHORT_SIZE)) == NULL) {
+		free(slots);
+		return NP_ERR_NOMEM;
+	}
+	for (i = 0; i < d->n; i++) {
+		char *s = t + n * SHORT_SIZE;
+
+		short_text(d->values[i], s);
+		for (j = str_hash(s) & (ns - 1); slots[j] != 0 &&
+		    strcmp(t + (slots[j] - 1) * SHORT_SIZE, s) != 0;
+		    j = (j + 1) & (ns - 1))
+			;
+		if (slots[j] == 0)
+			slots[j] = (uint32_t)++n;
+		remap[i] = slots[j] - 1;
+	}
+	free(slots);
+	*texts = t;
+	*ntexts = n;
+	return 0;
+}
+
+/* Metric m of k's n cells packed; NP_ERR_NOMEM (nothing written) without
+ * memory. A cell without a value is 0, as the unpacked form writes it. */
+static int
+write_packed(FILE *f, const struct hm_kind *k, size_t n, size_t m)
+{
+	struct value_dict d;
+	uint32_t *code, *remap = NULL;
+	char *digits = NULL, *texts = NULL;
+	size_t i, w, x, ntexts;
+	long e;
+	int rc = NP_ERR_NOMEM;
+
+	memset(&d, 0, sizeof d);
+	if ((code = malloc((n ? n : 1) * sizeof *code)) == NULL)
+		return NP_ERR_NOMEM;
+	for (i = 0; i < n; i++) {
+		e = value_index(&d, k->cells[i].state == CELL_VALUE ?
+		    k->cells[i].values[m] : 0);
+		if (e < 0)
+			goto out;
+		code[i] = (uint32_t)e;
+	}
+	if ((remap = malloc((d.n ? d.n : 1) * sizeof *remap)) == NULL ||
+	    dict_texts(&d, remap, &texts, &ntexts) != 0)
+		goto out;
+	for (i = 0; i < n; i++)
+		code[i] = remap[code[i]];
+	for (w = 1; ntexts > ((size_t)1 << (6 * w)); w++)
+		;
+	if ((digits = malloc(n * w + 1)) == NULL)
+		goto out;
+	for (i = 0; i < n; i++)
+		for (x = 0; x < w; x++)
+			digits[i * w + x] = code_digits[(code[i] >>
+			    (6 * (w - 1 - x))) & 63];
+	fprintf(f, "{\"w\":%zu,\"dict\":[", w);
+	for (i = 0; i < ntexts; i++) {
+		if (i)
+			fputc(',', f);
+		fputs(texts + i * SHORT_SIZE, f);
+	}
+	fputs("],\"codes\":\"", f);
+	fwrite(digits, 1, n * w, f);
+	fputs("\"}", f);
+	rc = 0;
+out:
+	free(digits);
+	free(texts);
+	free(remap);
+	free(code);
+	free(d.values);
+	free(d.slots);
+	return rc;
 }
 
 /*
  * One kind as JSON. A large page (more than HEATMAP_TABLE_HOSTS hosts)
  * keeps it within bounds: the values of the kind's default metric and of
- * the view's (others null), three digits, no per-cell counts and times,
- * error texts by index into errs.
+ * the view's (others null), three digits and packed, states as runs, no
+ * per-cell counts and times, error texts by index into errs.
  */
 static void
 write_kind_json(FILE *f, const struct heatmap *hm, const struct hm_kind *k,
@@ -700,7 +874,17 @@ write_kind_json(FILE *f, const struct heatmap *hm, const struct hm_kind *k,
 		fputc('}', f);
 	}
 	fputs("],\n\"state\":\"", f);
-	for (i = 0; i < n; i++)
+	/* A large page's states as runs (a state, then its count if more
+	 * than one): a million cells are mostly long runs of values. */
+	for (i = 0; large && i < n; i = m) {
+		for (m = i + 1; m < n && k->cells[m].state ==
+		    k->cells[i].state; m++)
+			;
+		fputc(state_char[k->cells[i].state], f);
+		if (m - i > 1)
+			fprintf(f, "%zu", m - i);
+	}
+	for (i = 0; !large && i < n; i++)
 		fputc(state_char[k->cells[i].state], f);
 	fputs("\",\n\"values\":[", f);
 	for (m = 0; m < k->nmetrics; m++) {
@@ -710,6 +894,8 @@ write_kind_json(FILE *f, const struct heatmap *hm, const struct hm_kind *k,
 			fputs("null", f);
 			continue;
 		}
+		if (large && write_packed(f, k, n, m) == 0)
+			continue;
 		fputc('[', f);
 		for (i = 0; i < n; i++) {
 			if (i)

@@ -1,6 +1,33 @@
 (function () {
 'use strict';
 var D = JSON.parse(document.getElementById('heatmap-data').textContent);
+/* A large page packs each metric's values: the distinct numbers once, and
+   per cell w base-64 digits of its index among them (heatmap_html.c). */
+var DIGITS = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
+function unpack(p) {
+  if (!p || Array.isArray(p)) return p;
+  var of = new Int32Array(128), s = p.codes, w = p.w, n = s.length / w;
+  var dict = p.dict, i, j, x, c;
+  /* Numbers only (no null) fit a typed array, much faster to fill. */
+  var out = dict.indexOf(null) < 0 ? new Float64Array(n) : new Array(n);
+  for (i = 0; i < 64; i++) of[DIGITS.charCodeAt(i)] = i;
+  for (i = 0, j = 0; i < n; i++) {
+    for (x = 0, c = 0; x < w; x++) c = (c << 6) | of[s.charCodeAt(j++)];
+    out[i] = dict[c];
+  }
+  return out;
+}
+/* ... and its states as runs: a state, then its count if more than one. */
+function unrun(s) {
+  var parts = [], re = /([a-z])([0-9]*)/g, m;
+  if (!/[0-9]/.test(s)) return s;
+  while ((m = re.exec(s)) !== null)
+    parts.push(m[2] ? m[1].repeat(Number(m[2])) : m[1]);
+  return parts.join('');
+}
+D.kinds.forEach(function (k) {
+  k.state = unrun(k.state); k.values = k.values.map(unpack);
+});
 document.getElementById('controls').hidden = false;
 var N = D.hosts.length;
 var table = document.getElementById('matrix');
