@@ -278,53 +278,82 @@ cmp_name(const void *a, const void *b)
 	return heatmap_host_compare(x, y);
 }
 
+/*
+ * One kind's cells in the new order, in place: each row's columns through
+ * a row's copy, then the rows along perm's cycles. A fresh grid per kind
+ * would be written to new pages (the first touch of each faults), and
+ * gathered a cell at a time from rows all over the old one.
+ */
+static void
+permute_cells(struct hm_cell *cells, const size_t *perm, size_t n,
+    struct hm_cell *tmp, unsigned char *done)
+{
+	size_t a, b, j;
+
+	for (a = 0; a < n; a++) {
+		struct hm_cell *row = cells + a * n;
+
+		memcpy(tmp, row, n * sizeof *tmp);
+		for (b = 0; b < n; b++)
+			row[b] = tmp[perm[b]];
+	}
+	memset(done, 0, n);
+	for (a = 0; a < n; a++) {
+		if (done[a] || perm[a] == a)
+			continue;
+		memcpy(tmp, cells + a * n, n * sizeof *tmp);
+		for (j = a; perm[j] != a; j = perm[j]) {
+			memcpy(cells + j * n, cells + perm[j] * n,
+			    n * sizeof *cells);
+			done[j] = 1;
+		}
+		memcpy(cells + j * n, tmp, n * sizeof *tmp);
+		done[j] = 1;
+	}
+}
+
 /* Reorder hosts, groups' members together: perm[new] = old. */
 static int
 apply_order(struct heatmap *hm, const size_t *perm)
 {
-	size_t n = hm->nhosts, i, a, b, *inv, *grp;
-	struct hm_cell *cells;
-	char **hosts;
+	size_t n = hm->nhosts, i, *inv = NULL, *grp = NULL;
+	struct hm_cell *tmp = NULL;
+	unsigned char *done = NULL;
+	char **hosts = NULL;
+	int rc = NP_ERR_NOMEM;
 
-	if ((inv = malloc(n * sizeof *inv)) == NULL)
-		return NP_ERR_NOMEM;
-	if ((hosts = malloc(n * sizeof *hosts)) == NULL ||
-	    (grp = malloc(n * sizeof *grp)) == NULL) {
-		free(hosts);
-		free(inv);
-		return NP_ERR_NOMEM;
-	}
+	if ((inv = malloc(n * sizeof *inv)) == NULL ||
+	    (hosts = malloc(n * sizeof *hosts)) == NULL ||
+	    (grp = malloc(n * sizeof *grp)) == NULL ||
+	    (tmp = malloc(n * sizeof *tmp)) == NULL ||
+	    (done = malloc(n)) == NULL)
+		goto out;
 	for (i = 0; i < n; i++) {
 		inv[perm[i]] = i;
 		hosts[i] = hm->hosts[perm[i]];
 		grp[i] = hm->host_group[perm[i]];
 	}
-	for (i = 0; i < hm->nkinds; i++) {
-		struct hm_kind *k = &hm->kinds[i];
-
-		if ((cells = malloc(n * n * sizeof *cells)) == NULL) {
-			free(hosts);
-			free(grp);
-			free(inv);
-			return NP_ERR_NOMEM;
-		}
-		for (a = 0; a < n; a++)
-			for (b = 0; b < n; b++)
-				cells[a * n + b] = k->cells[perm[a] * n + perm[b]];
-		free(k->cells);
-		k->cells = cells;
-	}
+	for (i = 0; i < hm->nkinds; i++)
+		permute_cells(hm->kinds[i].cells, perm, n, tmp, done);
 	for (i = 0; i < hm->nworse; i++) {
 		hm->worse[i].src = inv[hm->worse[i].src];
 		hm->worse[i].tgt = inv[hm->worse[i].tgt];
 	}
 	free(hm->hosts);
 	hm->hosts = hosts;
+	hosts = NULL;
 	hm->hosts_alloc = n;
 	free(hm->host_group);
 	hm->host_group = grp;
+	grp = NULL;
+	rc = heatmap_rehash(hm, hm->nslots ? hm->nslots : 64);
+out:
 	free(inv);
-	return heatmap_rehash(hm, hm->nslots ? hm->nslots : 64);
+	free(hosts);
+	free(grp);
+	free(tmp);
+	free(done);
+	return rc;
 }
 
 /* Groups from sites; 0 if some host has none and by is AUTO (*found = 0). */
@@ -451,6 +480,73 @@ out:
 	return rc;
 }
 
+/*
+ * The value of rank k among v's n numbers (no NAN), v reordered so that
+ * the ones before k are no larger: a three-way partition, for the many
+ * equal values a site pair has.
+ */
+static double
+select_rank(double *v, size_t n, size_t k)
+{
+	size_t lo = 0, hi = n;
+
+	while (hi - lo > 1) {
+		double a = v[lo], b = v[lo + (hi - lo) / 2], c = v[hi - 1], p, t;
+		size_t lt = lo, i = lo, gt = hi;
+
+		p = a < b ? (b < c ? b : (a < c ? c : a)) :
+		    (a < c ? a : (b < c ? c : b));
+		while (i < gt) {
+			if (v[i] < p) {
+				t = v[lt];
+				v[lt++] = v[i];
+				v[i++] = t;
+			} else if (v[i] > p) {
+				t = v[--gt];
+				v[gt] = v[i];
+				v[i] = t;
+			} else
+				i++;
+		}
+		if (k < lt)
+			hi = lt;
+		else if (k >= gt)
+			lo = gt;
+		else
+			return p;
+	}
+	return v[k];
+}
+
+/*
+ * stats_median() without its sort: a site pair of a thousand hosts has a
+ * hundred thousand values, and sorting every pair's was most of writing
+ * the page. The same value: the middle one, or the mean of the two
+ * middle ones (the lower is the largest before the upper). A -0 among
+ * them is left to the sort, whose order of equal values decides which
+ * zero is the middle one.
+ */
+static double
+site_median(double *v, size_t n)
+{
+	double upper, lower;
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (v[i] == 0 && signbit(v[i]))
+			return stats_median(v, n);
+	if (n == 0)
+		return NAN;
+	upper = select_rank(v, n, n / 2);
+	if (n % 2)
+		return upper;
+	lower = v[0];
+	for (i = 1; i < n / 2; i++)
+		if (v[i] > lower)
+			lower = v[i];
+	return (lower + upper) / 2;
+}
+
 int
 heatmap_site_summary(const struct heatmap *hm, const struct hm_kind *k,
     size_t metric, struct site_cell **out)
@@ -501,7 +597,7 @@ heatmap_site_summary(const struct heatmap *hm, const struct hm_kind *k,
 	for (i = 0; i < g * g; i++) {
 		sc[i].nvalues = fill[i];
 		if (fill[i] > 0)
-			sc[i].median = stats_median(vals[i], fill[i]);
+			sc[i].median = site_median(vals[i], fill[i]);
 	}
 	*out = sc;
 	sc = NULL;
