@@ -252,16 +252,20 @@ rule_relay(const struct dx_view *v, struct diagnosis *dx, size_t a,
 }
 
 static int
-rule_backoff(const struct heatmap *hm, struct diagnosis *dx, size_t a,
+rule_backoff(const struct dx_view *v, struct diagnosis *dx, size_t a,
     size_t b)
 {
+	const struct heatmap *hm = v->hm;
 	size_t k;
 	int rc;
 
 	for (k = 0; k < hm->nkinds; k++) {
-		const struct hm_cell *c = heatmap_cell(hm, &hm->kinds[k], a, b);
+		const struct hm_cell *c;
 
-		if (c->state != CELL_FAILED || c->last_failed == NULL ||
+		if (v->state[k][a * hm->nhosts + b] != CELL_FAILED)
+			continue;
+		c = heatmap_cell(hm, &hm->kinds[k], a, b);
+		if (c->last_failed == NULL ||
 		    strstr(c->last_failed->error, "dial backoff") == NULL)
 			continue;
 		if ((rc = finding_add(dx, "dial_backoff", "%s -> %s (%s)",
@@ -469,7 +473,7 @@ heatmap_diagnose(const struct heatmap *hm, struct diagnosis *dx)
 			if (a == b)
 				continue;
 			if ((rc = rule_relay(&v, dx, a, b)) != 0 ||
-			    (rc = rule_backoff(hm, dx, a, b)) != 0 ||
+			    (rc = rule_backoff(&v, dx, a, b)) != 0 ||
 			    (rc = rule_intermittent(&v, dx, a, b)) != 0 ||
 			    (rc = rule_one_way(&v, dx, a, b)) != 0 ||
 			    (rc = rule_relayed(&v, dx, a, b)) != 0 ||
