@@ -411,10 +411,13 @@ build_overlay(struct heatmap *hm)
 	int rc, idx;
 
 	/* Looked up once: the loops below visit every pair. */
-	for (m = 0; m < NRATIOS; m++) {
+	for (m = 0, i = 0; m < NRATIOS; m++) {
 		over_kind[m] = heatmap_find_kind(hm, overlay_ratios[m].over);
 		under_kind[m] = heatmap_find_kind(hm, overlay_ratios[m].under);
+		i += over_kind[m] != NULL && under_kind[m] != NULL;
 	}
+	if (i == 0)
+		return 0;	/* no pair of kinds: no overlay */
 	if ((ratios = malloc((n ? n : 1) * NRATIOS * sizeof *ratios)) == NULL)
 		return NP_ERR_NOMEM;
 	for (i = 0; i < n; i++) {
