@@ -253,9 +253,10 @@ function highlight(idx) {
   lit = idx;
   if (idx >= 0 && tdOf(idx)) tdOf(idx).setAttribute('data-hl', '');
   mults.forEach(function (cv) {
+    cv.setAttribute('data-hl', String(idx));
+    if (!cv.base) return;	/* not drawn yet */
     var g = cv.getContext('2d');
     g.putImageData(cv.base, 0, 0);
-    cv.setAttribute('data-hl', String(idx));
     if (idx < 0) return;
     var x = (idx % N) * cpx, y = Math.floor(idx / N) * cpx, w = Math.max(cpx, 3);
     g.fillStyle = 'rgba(0,0,0,.12)';
@@ -265,7 +266,6 @@ function highlight(idx) {
   });
 }
 mults.forEach(function (cv) {
-  drawMult(cv);
   cv.style.width = cv.style.height = Math.max(N * cpx, 160) + 'px';
   cv.addEventListener('mousemove', function (e) {
     var rc = cv.getBoundingClientRect(), sc = rc.width / (N * cpx);
@@ -308,4 +308,11 @@ if (mults.length) document.getElementById('multiples').hidden = false;
 document.body.setAttribute('data-view', D.kinds[view.k].name + '\/' +
   (D.kinds[view.k].metrics[view.m] || { name: '' }).name);
 if (window.performance && performance.mark) performance.mark('heatmap-ready');
+/* The overviews below the matrix are drawn after it is shown: a pixel per
+   pair of a thousand hosts is a few hundred ms the first view need not
+   wait for. */
+setTimeout(function () {
+  mults.forEach(drawMult);
+  if (lit >= 0) { var l = lit; lit = -1; highlight(l); }
+}, 0);
 })();
