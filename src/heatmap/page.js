@@ -19,10 +19,14 @@ function unpack(p) {
 }
 /* ... and its states as runs: a state, then its count if more than one. */
 function unrun(s) {
-  var parts = [], re = /([a-z])([0-9]*)/g, m;
+  var parts = [], i = 0, n = s.length, c, k, st;
   if (!/[0-9]/.test(s)) return s;
-  while ((m = re.exec(s)) !== null)
-    parts.push(m[2] ? m[1].repeat(Number(m[2])) : m[1]);
+  while (i < n) {
+    st = s.charAt(i++);
+    for (k = 0; i < n && (c = s.charCodeAt(i)) >= 48 && c <= 57; i++)
+      k = k * 10 + c - 48;
+    parts.push(k > 1 ? st.repeat(k) : st);
+  }
   return parts.join('');
 }
 D.kinds.forEach(function (k) {
