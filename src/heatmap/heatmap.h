@@ -174,7 +174,7 @@ void heatmap_set_budget(struct heatmap *hm, size_t bytes);
 int heatmap_read(struct heatmap *hm, const char *path, int strict);
 
 /*
- * Fold one record into its cell (record_sink; r is freed): the first
+ * Fold one record into its cell (record_sink; r is the reader's): the first
  * HEATMAP_MAX_HOSTS hosts and HEATMAP_MAX_KINDS kinds met have cells, the
  * records of others are counted in left_out. A later record (by time, else
  * by reading order) replaces the latest's outcome and values.

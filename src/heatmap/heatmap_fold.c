@@ -487,10 +487,7 @@ fold_record(struct heatmap *hm, struct record *r)
 int
 heatmap_fold(void *arg, struct record *r)
 {
-	int rc = fold_record(arg, r);
-
-	record_free(r);
-	return rc;
+	return fold_record(arg, r);
 }
 
 static int

@@ -419,7 +419,9 @@ metrics_set_add_line(struct metrics_set *set, const char *line, size_t len)
 	}
 	r->seq = in->next_seq++;
 	r->file = "sweep";
-	return heatmap_fold(set->hm, r);
+	rc = heatmap_fold(set->hm, r);	/* a sink borrows the record */
+	record_free(r);
+	return rc;
 }
 
 size_t

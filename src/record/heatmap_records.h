@@ -88,9 +88,10 @@ struct run_info {
 };
 
 /*
- * Takes each record as it is read (r->file, r->line and r->seq set) and
- * owns it from then on; returns 0, or an error (reported by the sink)
- * that stops the reading.
+ * Takes each record as it is read (r->file, r->line and r->seq set); the
+ * record is the reader's again when the sink returns, so a sink copies
+ * what it keeps. Returns 0, or an error (reported by the sink) that stops
+ * the reading.
  */
 typedef int (*record_sink)(void *arg, struct record *r);
 
@@ -123,6 +124,12 @@ void record_free(struct record *r);
  * "2026-05-03T11:37:42+00:00", with milliseconds, with "Z", any offset.
  */
 double record_parse_time(const char *s);
+
+/*
+ * The port an iperf3 command line names ("iperf3 ... -p 5298 ..."), after
+ * the word iperf3 so that an ssh -p in front of it is not taken; 0 if none.
+ */
+int record_command_port(const char *command);
 
 /* "unreachable", "auth", "tool_missing", "timeout", "parse" or "tool_failed". */
 const char *record_classify_error(const char *error);

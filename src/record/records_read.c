@@ -22,7 +22,10 @@
 #include "json_pos.h"
 #include "json_strict.h"
 #include "log.h"
+#include "line_reader.h"
 #include "record_schema.h"
+#include "records_line.h"
+#include "records_pipe.h"
 #include "util.h"
 
 /* n decimal digits at s into *v; 0 if one is not a digit. */
@@ -86,8 +89,16 @@ record_parse_time(const char *s)
 	if (s == NULL)
 		return NAN;
 	if ((fast = time_fields(s, &y, &mo, &d, &h, &mi) && y >= 1)) {
-		/* what %lf reads: strtod's number */
-		sec = strtod(s + 17, &end);
+		int whole;
+
+		/* what %lf reads: strtod's number, here often two digits */
+		if (fixed_digits(s + 17, 2, &whole) && s[19] != '.' &&
+		    s[19] != 'e' && s[19] != 'E' &&
+		    !isdigit((unsigned char)s[19])) {
+			sec = whole;
+			end = (char *)s + 19;
+		} else
+			sec = strtod(s + 17, &end);
 		if (end == s + 17)
 			return NAN;
 		n = (int)(end - s);
@@ -118,7 +129,10 @@ record_parse_time(const char *s)
 	if ((*p == '+' || *p == '-') && isdigit((unsigned char)p[1])) {
 		int oh = 0, om = 0;
 
-		if (sscanf(p + 1, "%2d:%2d", &oh, &om) < 1)
+		if (fixed_digits(p + 1, 2, &oh) && p[3] == ':' &&
+		    fixed_digits(p + 4, 2, &om) && !isdigit((unsigned char)p[6]))
+			;	/* "+HH:MM", as sscanf would read it */
+		else if (sscanf(p + 1, "%2d:%2d", &oh, &om) < 1)
 			sscanf(p + 1, "%2d%2d", &oh, &om);
 		t += (*p == '+' ? -1 : 1) * (oh * 3600 + om * 60);
 	}
@@ -286,20 +300,13 @@ read_metrics(struct record *r, const cJSON *metrics)
 	return 0;
 }
 
-/*
- * The port an iperf3 command line names ("iperf3 ... -p 5298 ..."), after
- * the word iperf3 so that an ssh -p in front of it is not taken; 0 if none.
- */
-static int
-command_port(const cJSON *obj)
+int
+record_command_port(const char *command)
 {
-	const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj,
-	    RECORD_F_COMMAND);
 	const char *p;
 	long port;
 
-	if (!cJSON_IsString(v) || (p = strstr(v->valuestring, "iperf3")) ==
-	    NULL)
+	if ((p = strstr(command, "iperf3")) == NULL)
 		return 0;
 	while ((p = strstr(p, " -p")) != NULL) {
 		p += 3;
@@ -309,6 +316,15 @@ command_port(const cJSON *obj)
 		return port > 0 && port < 65536 ? (int)port : 0;
 	}
 	return 0;
+}
+
+static int
+command_port(const cJSON *obj)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj,
+	    RECORD_F_COMMAND);
+
+	return cJSON_IsString(v) ? record_command_port(v->valuestring) : 0;
 }
 
 static int
@@ -707,78 +723,6 @@ input_add_record(struct record_input *in, struct record *r)
 	return 0;
 }
 
-/*
- * The input is read through a buffer of at most one line (RECORDS_LINE_MAX)
- * plus one read: a file of any size streams, and a file that is not text
- * (/dev/zero) stops at its first over-long line instead of filling memory.
- * Only a file that may be a run.json (one document of at most
- * RUN_JSON_MAX bytes) is held whole.
- */
-struct reader {
-	FILE *f;
-	char *buf;
-	size_t start, end, alloc;	/* unread bytes: buf[start, end) */
-	int eof;
-};
-
-/* Read more, keeping the unread bytes; room for a NUL after them. */
-static int
-reader_more(struct reader *r)
-{
-	size_t n, unread = r->end - r->start;
-	char *p;
-
-	if (r->start > 0) {
-		memmove(r->buf, r->buf + r->start, unread);
-		r->start = 0;
-		r->end = unread;
-	}
-	if (r->alloc - r->end < 65536 + 1) {
-		n = r->alloc ? r->alloc * 2 : 1 << 20;
-		if ((p = realloc(r->buf, n)) == NULL)
-			return NP_ERR_NOMEM;
-		r->buf = p;
-		r->alloc = n;
-	}
-	n = fread(r->buf + r->end, 1, r->alloc - r->end - 1, r->f);
-	r->end += n;
-	if (n == 0) {
-		if (ferror(r->f))
-			return NP_ERR_IO;
-		r->eof = 1;
-	}
-	return 0;
-}
-
-/* The next line, without its newline; 1 at the end of the input. */
-static int
-reader_line(struct reader *r, const char **line, size_t *len)
-{
-	size_t scanned = 0;
-	char *nl;
-	int rc;
-
-	for (;;) {
-		nl = memchr(r->buf + r->start + scanned, '\n',
-		    r->end - r->start - scanned);
-		if (nl != NULL || r->eof) {
-			if (nl == NULL && r->start == r->end)
-				return 1;
-			*line = r->buf + r->start;
-			*len = nl != NULL ? (size_t)(nl - *line) :
-			    r->end - r->start;
-			r->start = nl != NULL ? (size_t)(nl + 1 - r->buf) :
-			    r->end;
-			return *len > RECORDS_LINE_MAX ? NP_ERR_PARSE : 0;
-		}
-		scanned = r->end - r->start;
-		if (scanned > RECORDS_LINE_MAX)
-			return NP_ERR_PARSE;
-		if ((rc = reader_more(r)) != 0)
-			return rc;
-	}
-}
-
 /* A run.json is one (usually pretty-printed) object with convergence. */
 static int
 try_run_json(struct record_input *in, const char *path, const char *text,
@@ -823,14 +767,14 @@ try_run_json(struct record_input *in, const char *path, const char *text,
 
 /* Read ahead up to RUN_JSON_MAX + 1 bytes: is it a whole run.json? */
 static int
-reader_run_json(struct reader *r, struct record_input *in, const char *path,
-    int *taken)
+reader_run_json(struct line_reader *r, struct record_input *in,
+    const char *path, int *taken)
 {
 	int rc;
 
 	*taken = 0;
 	while (!r->eof && r->end - r->start <= RUN_JSON_MAX)
-		if ((rc = reader_more(r)) != 0)
+		if ((rc = line_reader_more(r)) != 0)
 			return rc;
 	if (r->end - r->start > RUN_JSON_MAX)
 		return 0;
@@ -839,35 +783,45 @@ reader_run_json(struct reader *r, struct record_input *in, const char *path,
 	    taken);
 }
 
-static int
-read_one_line(struct record_input *in, const char *line, size_t len,
-    const char *path, int lineno, int strict)
+int
+records_line_parse(const char *line, size_t len, struct record **out,
+    char **cause)
 {
-	struct record *r;
-	char *cause;
-	int rc;
-
+	*out = NULL;
+	*cause = NULL;
 	if (blank(line, len))
 		return 0;
-	rc = record_parse(line, len, &r, &cause);
-	if (rc == NP_ERR_PARSE) {
-		if (strict)
-			log_error("%s:%d: %s (--strict: stopping)", path,
-			    lineno, cause);
-		else
-			log_warn("%s:%d: %s; line skipped", path, lineno,
-			    cause);
-		free(cause);
-		in->malformed++;
-		return strict ? NP_ERR_PARSE : 0;
-	}
-	if (rc != 0)
-		return rc;
+	return record_parse(line, len, out, cause);
+}
+
+int
+records_malformed(struct record_input *in, const char *path, int lineno,
+    char *cause, int strict)
+{
+	if (strict)
+		log_error("%s:%d: %s (--strict: stopping)", path, lineno,
+		    cause);
+	else
+		log_warn("%s:%d: %s; line skipped", path, lineno, cause);
+	free(cause);
+	in->malformed++;
+	return strict ? NP_ERR_PARSE : 0;
+}
+
+int
+records_take(struct record_input *in, struct record *r, int owned,
+    const char *path, int lineno)
+{
+	int rc;
+
 	r->file = path;
 	r->line = lineno;
 	if (in->sink != NULL) {
 		r->seq = in->next_seq++;
-		return in->sink(in->sink_arg, r);
+		rc = in->sink(in->sink_arg, r);
+		if (owned)
+			record_free(r);
+		return rc;
 	}
 	if (in->nrecords >= RECORDS_MAX) {
 		in->left_out++;
@@ -879,31 +833,63 @@ read_one_line(struct record_input *in, const char *line, size_t len,
 	return rc;
 }
 
+void
+records_read_failed(int rc, int err, const char *path, int lineno)
+{
+	if (rc == NP_ERR_PARSE)
+		log_error("%s:%d: a line longer than %d MiB: not a file of "
+		    "records; give a collect or bench .jsonl or a run.json",
+		    path, lineno + 1, RECORDS_LINE_MAX >> 20);
+	else if (rc == NP_ERR_IO)
+		log_error("%s: read error: %s", path, strerror(err));
+}
+
+/* Kept records (no sink): read here, line after line. */
+static int
+read_lines(struct record_input *in, struct line_reader *rd, const char *path,
+    int strict)
+{
+	struct record *r;
+	const char *line;
+	char *cause;
+	size_t len;
+	int rc, lineno = 0;
+
+	while ((rc = line_reader_next(rd, &line, &len)) == 0) {
+		rc = records_line_parse(line, len, &r, &cause);
+		++lineno;
+		if (rc == NP_ERR_PARSE)
+			rc = records_malformed(in, path, lineno, cause, strict);
+		else if (rc == 0 && r != NULL)
+			rc = records_take(in, r, 1, path, lineno);
+		if (rc != 0)
+			return rc;
+	}
+	if (rc == 1)
+		return 0;
+	records_read_failed(rc, errno, path, lineno);
+	return rc;
+}
+
 int
 records_read_stream(struct record_input *in, FILE *f, const char *path,
     int strict)
 {
-	struct reader rd = { .f = f };
-	const char *line;
-	size_t len;
-	int rc, lineno = 0, taken;
+	struct line_reader rd = { .f = f };
+	int rc, taken;
 
-	if ((rc = reader_run_json(&rd, in, path, &taken)) != 0 || taken)
+	if ((rc = reader_run_json(&rd, in, path, &taken)) != 0) {
+		if (rc == NP_ERR_IO)	/* the rest are reported */
+			records_read_failed(rc, errno, path, 0);
 		goto out;
-	while ((rc = reader_line(&rd, &line, &len)) == 0)
-		if ((rc = read_one_line(in, line, len, path, ++lineno,
-		    strict)) != 0)
-			goto out;
-	if (rc == 1)
-		rc = 0;
-	else if (rc == NP_ERR_PARSE)
-		log_error("%s:%d: a line longer than %d MiB: not a file of "
-		    "records; give a collect or bench .jsonl or a run.json",
-		    path, lineno + 1, RECORDS_LINE_MAX >> 20);
+	}
+	if (taken)
+		goto out;
+	/* A sink's records are read on a thread of their own. */
+	rc = in->sink != NULL ? records_pipe(in, &rd, path, strict) :
+	    read_lines(in, &rd, path, strict);
 out:
-	if (rc == NP_ERR_IO)
-		log_error("%s: read error: %s", path, strerror(errno));
-	free(rd.buf);
+	line_reader_free(&rd);
 	return rc;
 }
 

@@ -17,6 +17,7 @@ set(NETPROF_FUZZ_SEEDS
   "json_pos|${FUZZ_FIX}/inventory,${FUZZ_FIX}/iperf3"
   "template|"
   "heatmap|${FUZZ_FIX}/heatmap"
+  "record_scan|${FUZZ_FIX}/heatmap,${FUZZ_FIX}/upstream,${FUZZ_FIX}/upstream/bench-4,${FUZZ_FIX}/wan,${FUZZ_DIR}/corpus/heatmap"
   "node|${FUZZ_FIX}/node")
 
 if(NETPROF_FUZZ)

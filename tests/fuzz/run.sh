@@ -41,7 +41,7 @@ fi
 seeds() {
 	awk -F'"' -v t="$1" '$2 ~ "^" t "[|]" { sub("^[^|]*[|]", "", $2); print $2 }' \
 	    "$src/tests/fuzz/ctest.cmake" |
-	    sed "s|\${FUZZ_FIX}|$fix|g; s|\${PROJECT_SOURCE_DIR}|$src|g" | tr ',' ' '
+	    sed "s|\${FUZZ_FIX}|$fix|g; s|\${FUZZ_DIR}|$src/tests/fuzz|g; s|\${PROJECT_SOURCE_DIR}|$src|g" | tr ',' ' '
 }
 
 CC=clang cmake -S "$src" -B "$build" -DNETPROF_TESTS=ON -DNETPROF_FUZZ=ON \

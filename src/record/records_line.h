@@ -1,0 +1,32 @@
+/*
+ * One line of a records file, as both ways of reading one take it
+ * (records_read.c, records_pipe.c): parsed, then handed on or reported.
+ */
+#ifndef NETPROF_RECORDS_LINE_H
+#define NETPROF_RECORDS_LINE_H
+
+#include <stddef.h>
+
+#include "heatmap_records.h"
+
+/* record_parse() of a line that is not blank; *out NULL for a blank one. */
+int records_line_parse(const char *line, size_t len, struct record **out,
+    char **cause);
+
+/*
+ * A record read from path:lineno: to in's sink, which borrows it, or kept
+ * in in. owned: r came from record_parse() and is freed when not kept.
+ */
+int records_take(struct record_input *in, struct record *r, int owned,
+    const char *path, int lineno);
+
+/* A line that is no record: warned of and skipped, or with strict an
+ * error (NP_ERR_PARSE). Frees cause. */
+int records_malformed(struct record_input *in, const char *path, int lineno,
+    char *cause, int strict);
+
+/* The reading stopped after lineno lines by rc: an over-long line
+ * (NP_ERR_PARSE) or a read error (NP_ERR_IO, err its errno) reported. */
+void records_read_failed(int rc, int err, const char *path, int lineno);
+
+#endif
