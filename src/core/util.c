@@ -4,9 +4,12 @@
  */
 #include <errno.h>
 #include <stdio.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "error.h"
 #include "util.h"
@@ -145,4 +148,67 @@ file_same(const char *a, const char *b)
 	if (a == NULL || b == NULL || stat(a, &sa) != 0 || stat(b, &sb) != 0)
 		return 0;
 	return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+}
+
+void
+mem_advise_huge(void *p, size_t len)
+{
+	const uintptr_t huge = (uintptr_t)2 << 20;
+	uintptr_t start = ((uintptr_t)p + huge - 1) & ~(huge - 1);
+	uintptr_t end = ((uintptr_t)p + len) & ~(huge - 1);
+
+	if (p == NULL || len < 2 * huge || end <= start)
+		return;
+	(void)madvise((void *)start, end - start, MADV_HUGEPAGE);
+}
+
+static size_t
+page_round(size_t n)
+{
+	size_t page = (size_t)sysconf(_SC_PAGESIZE);
+
+	return (n + page - 1) / page * page;
+}
+
+/* The advice for the whole mapping: advice for a part would split it in
+ * two, which mremap() cannot then grow. */
+static void
+map_advise_huge(void *p, size_t len)
+{
+	if (len >= (size_t)4 << 20)
+		(void)madvise(p, page_round(len), MADV_HUGEPAGE);
+}
+
+void *
+mem_map(size_t len)
+{
+	void *p = mmap(NULL, page_round(len ? len : 1), PROT_READ | PROT_WRITE,
+	    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	if (p == MAP_FAILED)
+		return NULL;
+	map_advise_huge(p, len);
+	return p;
+}
+
+void *
+mem_map_grow(void *p, size_t old, size_t len)
+{
+	void *q;
+
+	if (p == NULL)
+		return mem_map(len);
+	q = mremap(p, page_round(old ? old : 1), page_round(len ? len : 1),
+	    MREMAP_MAYMOVE);
+	if (q == MAP_FAILED)
+		return NULL;
+	map_advise_huge(q, len);
+	return q;
+}
+
+void
+mem_map_free(void *p, size_t len)
+{
+	if (p != NULL)
+		(void)munmap(p, page_round(len ? len : 1));
 }

@@ -40,6 +40,24 @@ int str_ends_with(const char *s, const char *suffix);
 size_t str_hash(const char *s);
 
 /*
+ * Ask for huge pages for a large block just allocated (a heatmap's grids
+ * of a thousand hosts: a quarter GB faulted in 4 KiB pages costs more
+ * than filling it). Advice only; nothing if it is small or refused.
+ */
+void mem_advise_huge(void *p, size_t len);
+
+/*
+ * A block of len bytes mapped on its own, zeroed, with huge pages advised:
+ * for an array that grows to hundreds of MB. mem_map_grow() makes the
+ * block p of old bytes len bytes long, moved by the kernel (no copy, no
+ * fault again) when it must move; NULL when out of memory (p stays).
+ * mem_map_free() takes the length it was mapped with.
+ */
+void *mem_map(size_t len);
+void *mem_map_grow(void *p, size_t old, size_t len);
+void mem_map_free(void *p, size_t len);
+
+/*
  * The whole file at path ("-": standard input), NUL-terminated, in *text
  * (length *len if not NULL). Errors: NP_ERR_IO with *cause naming the file and why.
  */

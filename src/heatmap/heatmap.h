@@ -82,6 +82,7 @@ struct hm_kind {
 	struct hm_cell *cells;	/* nhosts * nhosts, row-major by source
 				 * (while folding: fold_cap * fold_cap) */
 	double *values_base;	/* the one allocation cells' values point in */
+	size_t values_mapped;	/* its bytes if mem_map()ed (the fold's), or 0 */
 	double *nan_row;	/* the values of a cell without any */
 	size_t stride;		/* values per row of values_base */
 	size_t nrows, rows_alloc;

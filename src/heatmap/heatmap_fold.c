@@ -158,10 +158,11 @@ grid_resize(struct heatmap *hm, struct hm_kind *k, size_t old, size_t cap,
 
 	if ((rc = budget_take(hm, cap * cap * sizeof *cells, r)) != 0)
 		return rc;
+	/* Zero pages until used: a cell of count 0 is empty, whatever its
+	 * time (kind_finish gives those NAN). */
 	if ((cells = calloc(cap * cap, sizeof *cells)) == NULL)
 		return NP_ERR_NOMEM;
-	for (i = 0; i < cap * cap; i++)
-		cells[i].time = NAN;
+	mem_advise_huge(cells, cap * cap * sizeof *cells);
 	for (i = 0; i < old && k->cells != NULL; i++)
 		memcpy(&cells[i * cap], &k->cells[i * old], old * sizeof *cells);
 	free(k->cells);
@@ -208,16 +209,17 @@ rows_widen(struct heatmap *hm, struct hm_kind *k, size_t stride,
 		if ((rc = budget_take(hm, k->rows_alloc * stride *
 		    sizeof *rows, r)) != 0)
 			return rc;
-		if ((rows = malloc(k->rows_alloc * stride * sizeof *rows)) ==
+		if ((rows = mem_map(k->rows_alloc * stride * sizeof *rows)) ==
 		    NULL)
 			return NP_ERR_NOMEM;
 		for (i = 0; i < k->nrows; i++)
 			for (j = 0; j < stride; j++)
 				rows[i * stride + j] = j < k->stride ?
 				    k->values_base[i * k->stride + j] : NAN;
-		free(k->values_base);
+		mem_map_free(k->values_base, k->values_mapped);
 		hm->used -= k->rows_alloc * k->stride * sizeof *rows;
 		k->values_base = rows;
+		k->values_mapped = k->rows_alloc * stride * sizeof *rows;
 	}
 	k->stride = stride;
 	return 0;
@@ -239,10 +241,12 @@ row_new(struct heatmap *hm, struct hm_kind *k, size_t *row,
 		if ((rc = budget_take(hm, (n - k->rows_alloc) * k->stride *
 		    sizeof *rows, r)) != 0)
 			return rc;
-		if ((rows = realloc(k->values_base, n * k->stride *
-		    sizeof *rows)) == NULL)
+		/* Hundreds of MB for a thousand hosts: moved, not copied. */
+		if ((rows = mem_map_grow(k->values_base, k->values_mapped,
+		    n * k->stride * sizeof *rows)) == NULL)
 			return NP_ERR_NOMEM;
 		k->values_base = rows;
+		k->values_mapped = n * k->stride * sizeof *rows;
 		k->rows_alloc = n;
 	}
 	for (i = 0; i < k->stride; i++)
@@ -538,56 +542,90 @@ fold_medians(struct heatmap *hm, struct hm_kind *k)
 	return rc;
 }
 
+/* The model's view of a cell: values pointing in the rows, empty cells
+ * without a time, the diagonal the "self" mark. */
+static void
+cell_finish(const struct heatmap *hm, const struct hm_kind *k,
+    struct hm_cell *c, int self)
+{
+	c->values = c->row != 0 ? k->values_base + (c->row - 1) * k->stride :
+	    k->nan_row;
+	if (c->count == 0) {
+		c->nsamples = -1;
+		c->time = NAN;
+	}
+	if (hm->aggregate == HEATMAP_MEDIAN && c->count > 0)
+		c->state = c->nfail < c->count ? CELL_VALUE : CELL_FAILED;
+	if (self)
+		c->state = CELL_SELF;
+}
+
+/* Is the display order the order met (hosts met in name order)? */
+static int
+order_is_met(const size_t *order, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (order[i] != i)
+			return 0;
+	return 1;
+}
+
 /*
  * One kind's grid as the model's: nhosts x nhosts in display order (order
- * maps a display index to the index met), values pointing in the rows.
+ * maps a display index to the index met), values pointing in the rows. In
+ * the order met the grid is packed where it is, row by row (a row only
+ * moves towards the start); otherwise cells are copied to a new grid.
  */
 static int
 kind_finish(struct heatmap *hm, struct hm_kind *k, const size_t *order)
 {
-	size_t n = hm->nhosts, nm = k->stride ? k->stride : 1, a, b, i;
-	struct hm_cell *cells;
+	size_t n = hm->nhosts, cap = hm->fold_cap, a, b, i;
+	struct hm_cell *cells, *c;
 	int rc;
 
 	if (hm->aggregate == HEATMAP_MEDIAN && (rc = fold_medians(hm, k)) != 0)
 		return rc;
-	if ((rc = budget_take(hm, (n ? n * n : 1) * sizeof *cells +
-	    nm * sizeof *k->nan_row, NULL)) != 0)
+	k->stride = k->stride ? k->stride : 1;
+	if ((rc = budget_take(hm, k->stride * sizeof *k->nan_row, NULL)) != 0)
 		return rc;
-	if ((k->nan_row = malloc(nm * sizeof *k->nan_row)) == NULL ||
-	    (cells = calloc(n ? n * n : 1, sizeof *cells)) == NULL)
+	if ((k->nan_row = malloc(k->stride * sizeof *k->nan_row)) == NULL)
 		return NP_ERR_NOMEM;
-	for (i = 0; i < nm; i++)
+	for (i = 0; i < k->stride; i++)
 		k->nan_row[i] = NAN;
+	if (k->cells != NULL && n > 0 && order_is_met(order, n)) {
+		for (a = 0; a < n; a++) {
+			memmove(&k->cells[a * n], &k->cells[a * cap],
+			    n * sizeof *k->cells);
+			for (b = 0; b < n; b++)
+				cell_finish(hm, k, &k->cells[a * n + b], a == b);
+		}
+		hm->used -= (cap * cap - n * n) * sizeof *k->cells;
+		if ((cells = realloc(k->cells, n * n * sizeof *cells)) != NULL)
+			k->cells = cells;
+		return 0;
+	}
+	if ((rc = budget_take(hm, (n ? n * n : 1) * sizeof *cells, NULL)) != 0)
+		return rc;
+	if ((cells = calloc(n ? n * n : 1, sizeof *cells)) == NULL)
+		return NP_ERR_NOMEM;
+	mem_advise_huge(cells, n * n * sizeof *cells);
 	for (a = 0; a < n; a++)
 		for (b = 0; b < n; b++) {
-			struct hm_cell *c = &cells[a * n + b];
 			size_t oa = order[a], ob = order[b];
 
-			if (k->cells != NULL && oa < hm->fold_cap &&
-			    ob < hm->fold_cap)
-				*c = k->cells[oa * hm->fold_cap + ob];
-			else {
-				memset(c, 0, sizeof *c);
-				c->time = NAN;
-			}
-			c->values = c->row != 0 ? k->values_base +
-			    (c->row - 1) * k->stride : k->nan_row;
-			if (c->count == 0)
-				c->nsamples = -1;
-			if (hm->aggregate == HEATMAP_MEDIAN && c->count > 0)
-				c->state = c->nfail < c->count ? CELL_VALUE :
-				    CELL_FAILED;
-			if (a == b)
-				c->state = CELL_SELF;
+			c = &cells[a * n + b];
+			if (k->cells != NULL && oa < cap && ob < cap)
+				*c = k->cells[oa * cap + ob];
+			cell_finish(hm, k, c, a == b);
 		}
 	if (n == 0)
 		cells[0].values = k->nan_row;
 	if (k->cells != NULL)
-		hm->used -= hm->fold_cap * hm->fold_cap * sizeof *cells;
+		hm->used -= cap * cap * sizeof *cells;
 	free(k->cells);
 	k->cells = cells;
-	k->stride = nm;
 	return 0;
 }
 

@@ -41,7 +41,10 @@ kind_clear(struct hm_kind *k)
 	for (i = 0; i < k->nmetrics; i++)
 		free(k->metrics[i].name);
 	free(k->metrics);
-	free(k->values_base);
+	if (k->values_mapped > 0)
+		mem_map_free(k->values_base, k->values_mapped);
+	else
+		free(k->values_base);
 	free(k->nan_row);
 	free(k->samples);
 	free(k->cells);
