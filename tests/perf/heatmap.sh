@@ -4,7 +4,8 @@
 # throughput, ~2% failed with dial backoff), then prints the generation
 # time, the heatmap's time and peak memory, the page size and the time to
 # first render in headless Chromium, against the targets (page <= 20 MB,
-# first render <= 3 s, netprof heatmap <= 5 s), and the machine's load.
+# first render <= 3 s, netprof heatmap <= 5 s), and the machine's load;
+# with netprof -v's lines: the reading's threads and each step's time.
 # Prints figures; asserts nothing.
 # Usage: tests/perf/heatmap.sh [NETPROF_BIN] [HOSTS]
 set -euo pipefail
@@ -63,14 +64,17 @@ fs.writeSync(out, buf.join('\n') + '\n');
 fs.closeSync(out);
 JS
 t1=$(now)
-/usr/bin/time -f %M -o "$work/peak_kib" "$bin" heatmap --input "$work/measurements.jsonl" \
-    --output "$work/heatmap.html" --title "synthetic $hosts hosts"
+/usr/bin/time -f %M -o "$work/peak_kib" "$bin" -v heatmap --input "$work/measurements.jsonl" \
+    --output "$work/heatmap.html" --title "synthetic $hosts hosts" 2>"$work/steps.log"
 t2=$(now)
 
 echo "hosts:              $hosts ($((hosts * (hosts - 1))) pairs x 3 kinds)"
 echo "input:              $(wc -l <"$work/measurements.jsonl") records, $(du -m "$work/measurements.jsonl" | cut -f1) MB"
 echo "generation:         $(elapsed "$t0" "$t1")"
 echo "netprof heatmap:    $(elapsed "$t1" "$t2") (target <= 5 s), peak $(awk '{ printf "%.0f MB", $1 / 1024 }' "$work/peak_kib")"
+# -v: the reading's threads, then each step's time.
+sed -n 's/^\[[0-9.]*\] -: //p' "$work/steps.log" |
+    sed 's|^[^ ]*measurements.jsonl: |reading:            |; s/^heatmap: /  /'
 echo "page size:          $(stat -c %s "$work/heatmap.html" | awk '{ printf "%.2f MB (target <= 20 MB)", $1 / 1048576 }')"
 if [ -x /usr/bin/chromium ] && [ -d "$src/tests/browser/node_modules/playwright-core" ]; then
 	echo "first render:       $(node "$src/tests/browser/first-render.mjs" "$work/heatmap.html") (target <= 3 s)"
