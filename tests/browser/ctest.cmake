@@ -14,4 +14,10 @@ if(NETPROF_NODE)
   set_tests_properties(browser.heatmap_wan PROPERTIES LABELS browser
     SKIP_RETURN_CODE 77 TIMEOUT 180
     ENVIRONMENT "${NETPROF_TEST_ENV};NETPROF_BROWSER_OUT=${CMAKE_CURRENT_BINARY_DIR}/browser")
+  # 1,000 hosts: 999,000 records written, read and drawn.
+  add_test(NAME browser.heatmap_scale
+    COMMAND ${NETPROF_NODE} ${CMAKE_CURRENT_LIST_DIR}/scale.test.mjs)
+  set_tests_properties(browser.heatmap_scale PROPERTIES LABELS browser
+    SKIP_RETURN_CODE 77 TIMEOUT 300
+    ENVIRONMENT "${NETPROF_TEST_ENV};NETPROF_BROWSER_OUT=${CMAKE_CURRENT_BINARY_DIR}/browser")
 endif()
