@@ -4,41 +4,14 @@
 // hover, the matrix renders without JavaScript, and hostile host names stay
 // text. Saves a screenshot into the build tree. Exit 77 = skipped.
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import assert from 'node:assert/strict';
+import { BIN, CHROMIUM, FLAGS, OUT, chromium } from './setup.mjs';
 
-const CHROMIUM = process.env.CHROMIUM || '/usr/bin/chromium';
-const BIN = process.env.NETPROF_BIN;
 const FIXTURES = path.join(process.env.NETPROF_FIXTURES || '', 'heatmap');
-const OUT = process.env.NETPROF_BROWSER_OUT ||
-  path.join(process.env.NETPROF_TEST_TMP || tmpdir(), 'browser');
-const FLAGS = ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run',
-  '--disable-background-networking', '--disable-component-update',
-  '--disable-sync', '--disable-quic'];
-
-function skip(why) {
-  // CI (NETPROF_TESTS_NO_SKIP=1) ran the install step: missing is a failure.
-  if (process.env.NETPROF_TESTS_NO_SKIP === '1') {
-    console.log(`FAIL: ${why}`);
-    process.exit(1);
-  }
-  console.log(`SKIP: ${why}`);
-  process.exit(77);
-}
-
-if (!BIN || !existsSync(BIN)) skip('NETPROF_BIN is not set to the built netprof');
-if (!existsSync(CHROMIUM)) skip(`${CHROMIUM} is missing; run tests/browser/install.sh`);
-let chromium;
-try {
-  ({ chromium } = await import('playwright-core'));
-} catch {
-  skip('playwright-core is not installed; run tests/browser/install.sh');
-}
-
-mkdirSync(OUT, { recursive: true });
 
 function heatmap(args) {
   execFileSync(BIN, ['heatmap', ...args], { stdio: ['ignore', 'inherit', 'inherit'] });

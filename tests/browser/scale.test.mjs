@@ -6,43 +6,18 @@
 // are the four sites, and nothing is fetched. The time to the first view
 // is printed, not asserted. Exit 77 = skipped.
 import { spawnSync } from 'node:child_process';
-import { closeSync, existsSync, mkdirSync, mkdtempSync, openSync, rmSync, writeSync } from 'node:fs';
+import { closeSync, mkdtempSync, openSync, rmSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import assert from 'node:assert/strict';
+import { BIN, CHROMIUM, FLAGS, OUT, chromium } from './setup.mjs';
 
-const CHROMIUM = process.env.CHROMIUM || '/usr/bin/chromium';
-const BIN = process.env.NETPROF_BIN;
-const OUT = process.env.NETPROF_BROWSER_OUT ||
-  path.join(process.env.NETPROF_TEST_TMP || tmpdir(), 'browser');
-const FLAGS = ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run',
-  '--disable-background-networking', '--disable-component-update',
-  '--disable-sync', '--disable-quic'];
 const N = 1000, SITE = 250;
 
-function skip(why) {
-  if (process.env.NETPROF_TESTS_NO_SKIP === '1') {
-    console.log(`FAIL: ${why}`);
-    process.exit(1);
-  }
-  console.log(`SKIP: ${why}`);
-  process.exit(77);
-}
-
-if (!BIN || !existsSync(BIN)) skip('NETPROF_BIN is not set to the built netprof');
-if (!existsSync(CHROMIUM)) skip(`${CHROMIUM} is missing; run tests/browser/install.sh`);
-let chromium;
-try {
-  ({ chromium } = await import('playwright-core'));
-} catch {
-  skip('playwright-core is not installed; run tests/browser/install.sh');
-}
-mkdirSync(OUT, { recursive: true });
-
-// The run, in collect's form: round trips of 0.2-0.5 ms inside a site, 20 ms per site apart
-// between sites; h999 -> h3 slowed to 400 ms; pair k (in reading order)
-// failed when k % 997 == 0.
+// The run, in collect's form: round trips of 0.2-0.5 ms inside a site,
+// 20 ms per site apart between sites; h999 -> h3 slowed to 400 ms; pair k
+// (in reading order) failed when k % 997 == 0.
 const name = (i) => `h${i}`;
 const site = (i) => Math.floor((i - 1) / SITE);
 const input = path.join(OUT, 'scale-1000.jsonl');

@@ -7,42 +7,17 @@
 // and no other. Saves screenshots of each view. Exit 77 =
 // skipped.
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import assert from 'node:assert/strict';
+import { BIN, CHROMIUM, FLAGS, OUT, chromium } from './setup.mjs';
 
-const CHROMIUM = process.env.CHROMIUM || '/usr/bin/chromium';
-const BIN = process.env.NETPROF_BIN;
 const WAN = path.join(process.env.NETPROF_FIXTURES || '', 'wan');
-const OUT = process.env.NETPROF_BROWSER_OUT ||
-  path.join(process.env.NETPROF_TEST_TMP || tmpdir(), 'browser');
-const FLAGS = ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run',
-  '--disable-background-networking', '--disable-component-update',
-  '--disable-sync', '--disable-quic'];
 // What the fixtures model (gen.py).
 const SITE = { n1: 'zrh', n5: 'zrh', n9: 'zrh', n2: 'fra', n4: 'fra', n7: 'fra',
   n3: 'iad', n6: 'iad', n8: 'iad' };
-
-function skip(why) {
-  if (process.env.NETPROF_TESTS_NO_SKIP === '1') {
-    console.log(`FAIL: ${why}`);
-    process.exit(1);
-  }
-  console.log(`SKIP: ${why}`);
-  process.exit(77);
-}
-
-if (!BIN || !existsSync(BIN)) skip('NETPROF_BIN is not set to the built netprof');
-if (!existsSync(CHROMIUM)) skip(`${CHROMIUM} is missing; run tests/browser/install.sh`);
-let chromium;
-try {
-  ({ chromium } = await import('playwright-core'));
-} catch {
-  skip('playwright-core is not installed; run tests/browser/install.sh');
-}
-mkdirSync(OUT, { recursive: true });
 
 const inputs = (prefix, run) => ['--input', path.join(WAN, `${prefix}collect.jsonl`),
   '--input', path.join(WAN, `${prefix}measurements.jsonl`),
