@@ -113,14 +113,21 @@ for n in $SIZES; do
 		run "ser-$n" --serial
 		s_wall=$WALL s_note="measured" s_n=$n s_label="ser-$n"
 		s_busy=$BUSY s_cpu=$CPU_S
-	else
+	elif [ -n "${s_n:-}" ]; then
 		s_note="estimated from N=$s_n"
+		s_wall=0 s_busy="?"
+	else
+		# Nothing to estimate it from: a size above BENCH_SERIAL_MAX alone.
+		s_note="not measured (N > BENCH_SERIAL_MAX=$SERIAL_MAX)"
 		s_wall=0 s_busy="?"
 	fi
 	printf '  %-10s %9s %9s\n' phase bench --serial
 	for p in $PHASES; do
 		a=$(phase "par-$n" "$p")
-		if [ "$s_note" = measured ]; then
+		if [ -z "${s_n:-}" ]; then
+			printf '  %-10s %8.2fs %9s\n' "$p" "$a" -
+			continue
+		elif [ "$s_note" = measured ]; then
 			b=$(phase "ser-$n" "$p")
 		elif [ "$p" = sweep ]; then
 			b=$(echo "$(phase "$s_label" "$p") * $pairs / ($s_n * ($s_n - 1))" | bc -l)
@@ -132,7 +139,7 @@ for n in $SIZES; do
 		printf '  %-10s %8.2fs %8.2fs\n' "$p" "$a" "$b"
 	done
 	printf '  %-10s %8.2fs %8.2fs (%s)\n' wall "$p_wall" "$s_wall" "$s_note"
-	printf '  speed-up %.1fx\n' "$(echo "$s_wall / $p_wall" | bc -l)"
+	[ -n "${s_n:-}" ] && printf '  speed-up %.1fx\n' "$(echo "$s_wall / $p_wall" | bc -l)"
 	printf '  cores busy: bench %s%%, --serial %s%% (of %d); netprof itself %s CPU-s\n' \
 	    "$p_busy" "${s_busy:-?}" "$(nproc)" "$p_own"
 	if [ "$s_note" = measured ]; then
