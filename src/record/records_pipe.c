@@ -225,7 +225,7 @@ job_scan(struct pipe *p, struct pipe_job *j)
 	struct record *r;
 	size_t len, i;
 	char *cause;
-	int rc;
+	int rc = 0;
 
 	for (; line < end; line = nl + 1) {
 		if (atomic_load_explicit(&p->cancel, memory_order_relaxed))
@@ -238,13 +238,14 @@ job_scan(struct pipe *p, struct pipe_job *j)
 			break;
 		}
 		j->nlines++;
+		/* Out of memory: the reading stops at this job. */
 		if ((rc = record_scan_room(&j->scan, len)) < 0 ||
 		    (rc = entry_new(j, &e)) != 0)
-			goto nomem;
+			break;
 		e->line = j->nlines;
 		if ((rc = record_scan(&j->scan, line, len, &j->rec[j->n])) <
 		    0)
-			goto nomem;
+			break;
 		if (rc == 1) {
 			e->owned = -1;	/* the batch's: pointed at below */
 			j->n++;
@@ -252,24 +253,17 @@ job_scan(struct pipe *p, struct pipe_job *j)
 		}
 		rc = records_line_parse(line, len, &r, &cause);
 		if (rc == NP_ERR_PARSE)
-			e->cause = cause;
+			e->cause = cause, rc = 0;
 		else if (rc != 0)
-			goto nomem;
+			break;
 		else if (r == NULL)
 			continue;	/* blank */
 		else
 			e->r = r, e->owned = 1;
 		j->n++;
 	}
-	for (i = 0; i < j->n; i++)
-		if (j->e[i].owned == -1) {
-			j->e[i].r = &j->rec[i];
-			j->e[i].owned = 0;
-		}
-	return;
-nomem:
-	j->nlines--;
-	j->end = NP_ERR_NOMEM;
+	if (rc < 0)
+		j->end = NP_ERR_NOMEM;
 	for (i = 0; i < j->n; i++)
 		if (j->e[i].owned == -1) {
 			j->e[i].r = &j->rec[i];
