@@ -60,8 +60,12 @@ late=$(tail -n 1 rss.txt | awk '{ print $2 }')
 echo "RSS growth from sweep 20 to the end: $((late - early)) kB"
 # ASan holds freed memory in its quarantine, so RSS grows there by design;
 # its leak check at exit (the exit status 0 above) covers that build.
-if ldd "$NETPROF_BIN" 2>/dev/null | grep -q libasan ||
-    nm "$NETPROF_BIN" 2>/dev/null | grep -q __asan_init; then
+# The tools' output is read whole first: under pipefail, `nm | grep -q`
+# fails whenever grep stops reading before nm is done (SIGPIPE), and so
+# did `ldd | grep -q` now and then on a loaded machine.
+libs=$(ldd "$NETPROF_BIN" 2>/dev/null || true)
+syms=$(nm "$NETPROF_BIN" 2>/dev/null || true)
+if [[ $libs == *libasan* || $syms == *__asan_init* ]]; then
 	echo "(sanitized build: RSS not bounded; LeakSanitizer found no leak)"
 else
 	[ $((late - early)) -lt 2048 ] || fail "RSS grew $((late - early)) kB between sweep 20 and the end"
@@ -77,7 +81,12 @@ assert_eq "netprof_sweeps_late_total 3" "$(grep '^netprof_sweeps_late_total ' la
 "$NETPROF_BIN" collect --config "$LAB_INVENTORY" --output wait.jsonl \
     --every 1h --ping-count 1 --ping-interval 0.05 -q 2>wait.log &
 pid=$!
-until [ "$(wc -l <wait.jsonl 2>/dev/null || echo 0)" -ge 6 ]; do sleep 0.2; done
+for (( i = 0; i < 150; i++ )); do
+	[ "$(wc -l 2>/dev/null <wait.jsonl || echo 0)" -ge 6 ] && break
+	kill -0 $pid 2>/dev/null || fail "collect --every 1h ended before its first sweep was out: $(cat wait.log)"
+	sleep 0.2
+done
+[ "$(wc -l <wait.jsonl)" -ge 6 ] || fail "the first sweep's 6 records not out in 30 s: $(cat wait.log)"
 sleep 0.5
 start=$SECONDS
 kill -TERM $pid

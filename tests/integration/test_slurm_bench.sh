@@ -38,7 +38,9 @@ steps_left() {
 nodes_left() {
 	local p
 	for p in $(lab pids); do
-		tr '\0' ' ' <"/proc/$p/cmdline" 2>/dev/null | grep -q "/tmp/otela-bench-$1-" &&
+		# read whole, then matched: a pipe into grep -q can fail
+		# under pipefail when grep stops first (SIGPIPE)
+		grep -q "/tmp/otela-bench-$1-" <<<"$(tr '\0' ' ' <"/proc/$p/cmdline" 2>/dev/null)" &&
 		    echo "$p"
 	done
 	return 0

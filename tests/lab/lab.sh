@@ -772,7 +772,9 @@ wan_down() {
 	for pid in $(ls /proc | grep -E '^[0-9]+$'); do
 		exe=$(readlink "/proc/$pid/exe" 2>/dev/null) || continue
 		case ${exe##*/} in wirefilter|vde_switch) ;; *) continue ;; esac
-		tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null | grep -qF "$w/" || continue
+		# read whole, then matched (a pipe into grep -q may fail by
+		# SIGPIPE under pipefail and leave the process running)
+		grep -qF "$w/" <<<"$(tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null)" || continue
 		running "$pid" || continue
 		kill "$pid" 2>/dev/null || true
 	done
