@@ -43,25 +43,41 @@ rm -rf "$home/.config/opentela" "$home/.ocfcore"
 # --- the race: init on 4 hosts with one HOME, then a HOME each ----------
 if [ -z "${NETPROF_TEST_OTELA:-}" ]; then
 	otela=$NETPROF_SRC/tests/otela-node/bin/otela
-	# init_all shared|own: init on every host 0.1 s apart, with one HOME
-	# or one each; prints "host exit-status stdout's-last-line" per host.
-	# The stand-in writes accounts.json in two halves 1 s apart here (the
-	# real os.WriteFile's window is narrower, not closed).
+	# init_all shared|own: init on every host, with one HOME or one
+	# each; prints "host exit-status stdout's-last-line" per host. The
+	# stand-in writes accounts.json in two halves 3 s apart here (the
+	# real os.WriteFile's window is narrower, not closed). With one HOME,
+	# h1 goes first and the others start 0.1 s apart once its half file
+	# is there: a start order by delays alone lost to a loaded machine's
+	# scheduling once (h2 wrote first and h1 read its half).
+	init_one() {	# DIR HOST HOME
+		local st=0
+		lab run "$2" -- env HOME="$3" OTELA_FAKE_WALLET_WRITE_MS=3000 \
+		    "$otela" init --config-dir "$1/$2" >"$1/$2.out" 2>&1 || st=$?
+		echo "$2 $st $(tail -n 1 "$1/$2.out")" >"$1/$2.res"
+	}
 	init_all() {
-		local h k=0 d=$NETPROF_TEST_TMP/race-$1
+		local h i k=0 d=$NETPROF_TEST_TMP/race-$1
 		rm -rf "$d"
 		mkdir -p "$d"
-		for h in h1 h2 h3 h4; do
-			(sleep "$(awk "BEGIN { print $k * 0.1 }")"
-			 hd=$d/home
-			 [ "$1" = shared ] || hd=$d/home-$h
-			 st=0
-			 lab run "$h" -- env HOME="$hd" OTELA_FAKE_WALLET_WRITE_MS=1000 \
-			     "$otela" init \
-			     --config-dir "$d/$h" >"$d/$h.out" 2>&1 || st=$?
-			 echo "$h $st $(tail -n 1 "$d/$h.out")" >"$d/$h.res") &
-			k=$((k + 1))
-		done
+		if [ "$1" = shared ]; then
+			init_one "$d" h1 "$d/home" &
+			for (( i = 0; i < 200; i++ )); do
+				[ -s "$d/home/.config/opentela/accounts.json" ] && break
+				sleep 0.05
+			done
+			[ -s "$d/home/.config/opentela/accounts.json" ] ||
+				fail "one HOME: h1's init wrote no accounts.json in 10 s: $(cat "$d/h1.out" 2>/dev/null)"
+			for h in h2 h3 h4; do
+				(sleep "$(awk "BEGIN { print $k * 0.1 }")"
+				 init_one "$d" "$h" "$d/home") &
+				k=$((k + 1))
+			done
+		else
+			for h in h1 h2 h3 h4; do
+				init_one "$d" "$h" "$d/home-$h" &
+			done
+		fi
 		wait
 		cat "$d"/h?.res
 	}
