@@ -46,6 +46,7 @@ trap 'exit 130' INT TERM
 # (linked as otela in a directory of the test's). OTELA_FAKE_* shorten the
 # stand-in's real-length waits (3 s to its API, 10 s of SIGTERM cleanup)
 # for tests that are not about them; the real binary ignores them.
+OTELA_SHORT_WAITS="export OTELA_FAKE_API_DELAY_MS=100 OTELA_FAKE_STOP_MS=300"
 otela_setup() {
 	local dir=$NETPROF_SRC/tests/otela-node/bin
 	if [ -n "${NETPROF_TEST_OTELA:-}" ]; then
@@ -63,7 +64,7 @@ otela_setup() {
 	fi
 	printf 'export PATH=%s:$PATH' "$dir"
 	[ "${1:-}" = real-timing ] ||
-		printf '; export OTELA_FAKE_API_DELAY_MS=100 OTELA_FAKE_STOP_MS=300'
+		printf '; %s' "$OTELA_SHORT_WAITS"
 }
 
 # Skip unless the stand-in's packages are there (not needed for the real

@@ -26,8 +26,7 @@ rm -rf /tmp/otela-bench-s[1-4]-h[12]
 at_exit "rm -rf /tmp/otela-bench-s[1-4]-h[12]"
 # the stand-in's API up in 0.1 s and its SIGTERM cleanup in 0.3 s, not its
 # real-length 3 and 10 s: this test is about what is left, not how long
-fakes="export OTELA_FAKE_API_DELAY_MS=100 OTELA_FAKE_STOP_MS=300"
-path="export PATH=$NETPROF_SRC/tests/otela-node/bin:\$PATH; $fakes"
+path="export PATH=$NETPROF_SRC/tests/otela-node/bin:\$PATH; $OTELA_SHORT_WAITS"
 inv=$NETPROF_TEST_TMP/shared.json
 jq --arg p "$path" '.remote_setup = $p' "$LAB_INVENTORY" >"$inv"
 small=(--kinds libp2p_ping --latency-count 2 --no-punch)
@@ -151,7 +150,7 @@ cache=$(getent passwd "$LAB_USER" | cut -d: -f6)/.cache/netprof
 mkdir -p "$cache" && chown "$LAB_USER:" "$cache"
 at_exit "rm -f '$cache/otela-$sha'"
 # no otela on PATH: it comes over the session
-jq --arg f "$fakes" '.remote_setup = $f' "$LAB_INVENTORY" >"$NETPROF_TEST_TMP/bare.json"
+jq --arg f "$OTELA_SHORT_WAITS" '.remote_setup = $f' "$LAB_INVENTORY" >"$NETPROF_TEST_TMP/bare.json"
 printf '#!/bin/sh\necho planted >&2; exit 1\n' >"$cache/otela-$sha"
 head -c 20 "$bin" >"$NETPROF_TEST_TMP/truncated"
 for plant in planted "$NETPROF_TEST_TMP/truncated"; do
