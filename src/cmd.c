@@ -3,16 +3,15 @@
  * usage error, number options, loading the inventory (with --hosts) with
  * its error reported once, and the directories of an output file.
  */
-#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cmd.h"
 #include "error.h"
+#include "file.h"
 #include "inventory.h"
 #include "log.h"
 
@@ -138,34 +137,13 @@ cmd_load_inventory(const char *config, const char *hosts,
 int
 cmd_make_parent_dirs(const char *path, const char *option)
 {
-	char *dir, *p;
-	int r = NP_EXIT_OK;
+	char *cause = NULL;
+	int r;
 
-	if (strcmp(path, "-") == 0 || strchr(path, '/') == NULL)
+	if ((r = file_make_parent_dirs(path, &cause)) == 0)
 		return NP_EXIT_OK;
-	if ((dir = strdup(path)) == NULL)
-		return NP_EXIT_FAILED;
-	*strrchr(dir, '/') = '\0';
-	if (*dir == '\0') {		/* "/file": the root exists */
-		free(dir);
-		return NP_EXIT_OK;
-	}
-	/* each prefix in turn, the whole directory last */
-	for (p = dir + 1; r == NP_EXIT_OK; p++) {
-		int last = *p == '\0';
-
-		if (*p != '/' && !last)
-			continue;
-		*p = '\0';
-		if (mkdir(dir, 0777) != 0 && errno != EEXIST) {
-			log_error("%s %s: cannot create the directory %s: %s",
-			    option, path, dir, strerror(errno));
-			r = NP_EXIT_USAGE;
-		}
-		if (last)
-			break;
-		*p = '/';
-	}
-	free(dir);
-	return r;
+	log_error("%s %s: %s", option, path, cause != NULL ? cause :
+	    error_string(r));
+	free(cause);
+	return r == NP_ERR_NOMEM ? NP_EXIT_FAILED : NP_EXIT_USAGE;
 }

@@ -10,6 +10,7 @@
 #include "cmd.h"
 #include "collect_run.h"
 #include "error.h"
+#include "file.h"
 #include "inventory.h"
 #include "log.h"
 #include "option.h"

@@ -17,6 +17,7 @@
 #include "cmd.h"
 #include "engine.h"
 #include "error.h"
+#include "file.h"
 #include "inventory.h"
 #include "log.h"
 #include "option.h"

@@ -16,6 +16,7 @@
 #include "bounds.h"
 #include "cmd.h"
 #include "error.h"
+#include "file.h"
 #include "heatmap.h"
 #include "heatmap_compare.h"
 #include "record_schema.h"
@@ -302,10 +303,8 @@ static int
 output_check(const char *path, mode_t *mode)
 {
 	struct stat st;
-	mode_t mask = umask(0);
 
-	umask(mask);
-	*mode = 0666 & ~mask;
+	*mode = file_new_mode();
 	if (lstat(path, &st) != 0) {
 		if (errno == ENOENT)
 			return 0;
@@ -332,78 +331,40 @@ output_check(const char *path, mode_t *mode)
 	return NP_ERR_USAGE;
 }
 
-/* A new temporary file beside path (O_CREAT|O_EXCL, never a planted link). */
-static int
-temp_beside(const char *path, char **tmp, FILE **f)
-{
-	const char *slash = strrchr(path, '/');
-	size_t dirlen = slash != NULL ? (size_t)(slash - path) + 1 : 0;
-	size_t len = strlen(path) + 16;
-	int fd;
-
-	if ((*tmp = malloc(len)) == NULL)
-		return NP_ERR_NOMEM;
-	snprintf(*tmp, len, "%.*s.%s.XXXXXX", (int)dirlen, path,
-	    path + dirlen);
-	if ((fd = mkstemp(*tmp)) < 0) {
-		log_error("%s: cannot create a file in its directory: %s; "
-		    "check that the directory exists and is writable", path,
-		    strerror(errno));
-		free(*tmp);
-		*tmp = NULL;
-		return NP_ERR_IO;
-	}
-	if ((*f = fdopen(fd, "w")) == NULL) {
-		close(fd);
-		unlink(*tmp);
-		free(*tmp);
-		*tmp = NULL;
-		return NP_ERR_NOMEM;
-	}
-	return 0;
-}
-
 static int
 write_page(const struct heatmap *hm, const struct diagnosis *dx,
     const struct heatmap_args *a, size_t kind, size_t metric)
 {
 	struct html_options opt;
-	char *tmp = NULL;
-	FILE *f = NULL;
+	struct file_atomic fa;
+	char *cause = NULL;
 	mode_t mode;
-	int rc, err = 0;
+	int rc;
 
 	opt.title = a->title != NULL ? a->title : "netprof heatmap";
 	opt.kind = kind;
 	opt.metric = metric;
 	opt.generated = time_wall();
-	if ((rc = output_check(a->output, &mode)) != 0 ||
-	    (rc = temp_beside(a->output, &tmp, &f)) != 0)
+	if ((rc = output_check(a->output, &mode)) != 0)
 		return rc;
-	setvbuf(f, NULL, _IOFBF, 1 << 20);
-	rc = heatmap_write_html(hm, dx, &opt, f);
-	if (rc == NP_ERR_IO)
-		err = errno;
-	if (rc == 0 && fchmod(fileno(f), mode) != 0) {
-		err = errno;
-		rc = NP_ERR_IO;
+	if ((rc = file_atomic_open(&fa, a->output, &cause)) != 0) {
+		log_error("%s", cause != NULL ? cause : error_string(rc));
+		free(cause);
+		return rc;
 	}
-	if (fclose(f) != 0 && rc == 0) {
-		err = errno;
-		rc = NP_ERR_IO;
-	}
-	if (rc == 0 && rename(tmp, a->output) != 0) {
-		err = errno;
-		rc = NP_ERR_IO;
-	}
-	if (rc != 0) {
+	setvbuf(fa.f, NULL, _IOFBF, 1 << 20);
+	if ((rc = heatmap_write_html(hm, dx, &opt, fa.f)) != 0) {
 		/* errno only where a system call failed (and set it). */
 		log_error("%s: could not write the page: %s", a->output,
-		    rc == NP_ERR_IO && err != 0 ? strerror(err) :
+		    rc == NP_ERR_IO && errno != 0 ? strerror(errno) :
 		    error_string(rc));
-		unlink(tmp);
+		file_atomic_abort(&fa);
+		return rc;
 	}
-	free(tmp);
+	if ((rc = file_atomic_commit(&fa, mode, &cause)) != 0) {
+		log_error("%s", cause != NULL ? cause : error_string(rc));
+		free(cause);
+	}
 	return rc;
 }
 
@@ -426,8 +387,8 @@ write_metrics(const struct heatmap *hm, const struct heatmap_args *a)
 	}
 	if (a->metrics_file != NULL && ((rc = cmd_make_parent_dirs(
 	    a->metrics_file, "--metrics-file")) != NP_EXIT_OK ||
-	    (rc = metrics_write_file(a->metrics_file, text.data, text.len,
-	    &cause)) != 0)) {
+	    (rc = file_write_atomic(a->metrics_file, text.data, text.len,
+	    METRICS_FILE_MODE, &cause)) != 0)) {
 		if (cause != NULL)
 			log_error("--metrics-file %s", cause);
 		rc = NP_ERR_IO;

@@ -19,6 +19,7 @@
 #include "bench.h"
 #include "engine.h"
 #include "error.h"
+#include "file.h"
 #include "log.h"
 #include "util.h"
 

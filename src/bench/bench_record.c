@@ -15,43 +15,11 @@
 
 #include "bench_record.h"
 #include "error.h"
+#include "file.h"
+#include "json_sort.h"
 #include "shell.h"
 #include "timeutil.h"
 #include "util.h"
-
-static int
-key_cmp(const void *a, const void *b)
-{
-	const cJSON *x = *(const cJSON *const *)a, *y = *(const cJSON *const *)b;
-
-	return strcmp(x->string, y->string);
-}
-
-void
-bench_json_sort(cJSON *item)
-{
-	cJSON *c, **v;
-	size_t n = 0, i;
-
-	if (item == NULL)
-		return;
-	for (c = item->child; c != NULL; c = c->next) {
-		bench_json_sort(c);
-		n++;
-	}
-	if (!cJSON_IsObject(item) || n < 2 ||
-	    (v = malloc(n * sizeof *v)) == NULL)
-		return;
-	for (i = 0, c = item->child; c != NULL; c = c->next)
-		v[i++] = c;
-	qsort(v, n, sizeof *v, key_cmp);
-	item->child = NULL;
-	for (i = 0; i < n; i++) {
-		v[i]->next = v[i]->prev = NULL;
-		cJSON_AddItemToArray(item, v[i]);	/* keeps ->string */
-	}
-	free(v);
-}
 
 static void
 add_string_or_null(cJSON *o, const char *key, const char *s)
@@ -114,7 +82,7 @@ bench_record_json(struct bench_record *rec)
 	cJSON_AddNumberToObject(o, RECORD_F_ROUND, rec->round);
 	add_string_or_null(o, RECORD_F_ERROR_CLASS, rec->ok ? NULL :
 	    error_class_name(rec->error_class));
-	bench_json_sort(o);
+	json_sort_keys(o);
 	return o;
 }
 
@@ -341,7 +309,7 @@ bench_run_json(const struct bench *b)
 		cJSON_AddNumberToObject(tot, "failed",
 		    (double)b->baseline_failed);
 	}
-	bench_json_sort(root);
+	json_sort_keys(root);
 	return root;
 }
 
@@ -353,7 +321,7 @@ bench_run_json(const struct bench *b)
 static char *
 two_space_layout(const char *text)
 {
-	char *out = malloc(strlen(text) * 2 + 1), *o = out;
+	char *out = malloc(strlen(text) * 2 + 2), *o = out;
 	const char *s;
 
 	if (out == NULL)
@@ -369,6 +337,7 @@ two_space_layout(const char *text)
 		} else
 			*o++ = *s;
 	}
+	*o++ = '\n';		/* a text file's last line ends */
 	*o = '\0';
 	return out;
 }
@@ -377,59 +346,17 @@ int
 bench_run_json_write(const struct bench *b, char **cause)
 {
 	cJSON *root;
-	char *raw = NULL, *text = NULL, *tmp = NULL;
-	FILE *f = NULL;
-	mode_t mask;
-	int r = NP_ERR_NOMEM, fd;
+	char *raw = NULL, *text = NULL;
+	int r = NP_ERR_NOMEM;
 
 	*cause = NULL;
 	if ((root = bench_run_json(b)) == NULL ||
 	    (raw = cJSON_Print(root)) == NULL ||
-	    (text = two_space_layout(raw)) == NULL ||
-	    (tmp = str_printf("%s.XXXXXX", b->run_json_path)) == NULL)
+	    (text = two_space_layout(raw)) == NULL)
 		goto out;
-	r = NP_ERR_IO;
-	/*
-	 * mkstemp: a new file of a name nobody could guess and plant a link
-	 * at; synced before the rename, so run.json is the old one or the
-	 * whole new one, also after a crash.
-	 */
-	mask = umask(0);
-	umask(mask);
-	if ((fd = mkstemp(tmp)) == -1) {
-		*cause = str_printf("%s: %s", tmp, strerror(errno));
-		free(tmp);
-		tmp = NULL;
-		goto out;
-	}
-	if (fchmod(fd, 0644 & ~mask) != 0 || (f = fdopen(fd, "w")) == NULL) {
-		*cause = str_printf("%s: %s", tmp, strerror(errno));
-		close(fd);
-		goto out;
-	}
-	if (fputs(text, f) == EOF || fputc('\n', f) == EOF ||
-	    fflush(f) != 0 || fsync(fileno(f)) != 0) {
-		*cause = str_printf("%s: %s", tmp, strerror(errno));
-		goto out;
-	}
-	if (fclose(f) != 0) {
-		f = NULL;
-		*cause = str_printf("%s: %s", tmp, strerror(errno));
-		goto out;
-	}
-	f = NULL;
-	if (rename(tmp, b->run_json_path) != 0) {
-		*cause = str_printf("%s: %s", b->run_json_path,
-		    strerror(errno));
-		goto out;
-	}
-	r = 0;
+	r = file_write_atomic(b->run_json_path, text, strlen(text),
+	    file_new_mode() & 0644, cause);
 out:
-	if (f != NULL)
-		fclose(f);
-	if (r != 0 && tmp != NULL)
-		unlink(tmp);
-	free(tmp);
 	free(text);
 	cJSON_free(raw);
 	cJSON_Delete(root);

@@ -39,9 +39,6 @@ char *bench_probe_command(const char *otela, const char *target_peer_id,
     enum bench_kind kind, int count, long bytes, const char *dir,
     double timeout_s);
 
-/* Sort an object's keys (recursively), as upstream's json.dumps does. */
-void bench_json_sort(cJSON *item);
-
 /* run.json of b as it stands. NULL: out of memory. */
 cJSON *bench_run_json(const struct bench *b);
 

@@ -20,6 +20,7 @@
 #include "bench_teardown.h"
 #include "engine.h"
 #include "error.h"
+#include "file.h"
 #include "log.h"
 #include "metrics.h"
 #include "node_api.h"
@@ -167,34 +168,6 @@ interrupt_cb(struct runner *rn, void *arg)
 	bench_pairs_cancel(b);
 }
 
-/* mkdir -p */
-static int
-make_dirs(const char *path, char **cause)
-{
-	char *p = strdup(path), *s;
-	int r = 0;
-
-	if (p == NULL)
-		return NP_ERR_NOMEM;
-	for (s = p + 1; ; s++) {
-		if (*s != '/' && *s != '\0')
-			continue;
-		char c = *s;
-
-		*s = '\0';
-		if (mkdir(p, 0755) != 0 && errno != EEXIST) {
-			*cause = str_printf("%s: %s", p, strerror(errno));
-			r = NP_ERR_IO;
-			break;
-		}
-		*s = c;
-		if (c == '\0')
-			break;
-	}
-	free(p);
-	return r;
-}
-
 /*
  * An earlier run's output in dir (a reused --run-id, or the same --output):
  * opening it would truncate its records, so it is refused unless --force.
@@ -230,7 +203,7 @@ open_output(struct bench *b, char **cause)
 	    NULL)
 		return NP_ERR_NOMEM;
 	if ((r = refuse_earlier_run(b, cause)) != 0 ||
-	    (r = make_dirs(b->outdir, cause)) != 0)
+	    (r = file_make_dirs(b->outdir, 0755, cause)) != 0)
 		return r;
 	return record_writer_open(b->records_path, 0, &b->writer, cause);
 }

@@ -20,6 +20,7 @@
 
 #include "bench_teardown.h"
 #include "error.h"
+#include "file.h"
 #include "log.h"
 #include "shell.h"
 #include "util.h"

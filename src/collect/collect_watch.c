@@ -21,6 +21,7 @@
 #include "cmd.h"
 #include "collect_run.h"
 #include "collect.h"
+#include "file.h"
 #include "log.h"
 #include "option.h"
 #include "metrics.h"
@@ -213,8 +214,8 @@ publish(struct collect_watch *w, const struct metrics_info *info)
 		log_error("metrics of sweep %ld: %s", w->sweep, error_string(r));
 		goto out;
 	}
-	if (w->opt.metrics_file != NULL && metrics_write_file(
-	    w->opt.metrics_file, text.data != NULL ? text.data : "", text.len,
+	if (w->opt.metrics_file != NULL && file_write_atomic(
+	    w->opt.metrics_file, text.data, text.len, METRICS_FILE_MODE,
 	    &cause) != 0) {
 		log_error("--metrics-file %s", cause);
 		free(cause);

@@ -1,6 +1,6 @@
 /*
  * The small helpers of util.h: one way to format into a new string
- * (vasprintf), one growable buffer, one whole-file reader.
+ * (vasprintf), one growable buffer, large blocks of memory.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -99,55 +99,6 @@ str_ends_with(const char *s, const char *suffix)
 	size_t ls = strlen(s), lx = strlen(suffix);
 
 	return ls >= lx && strcmp(s + ls - lx, suffix) == 0;
-}
-
-int
-file_read(const char *path, char **text, size_t *len, char **cause)
-{
-	struct buf b = { 0 };
-	char chunk[65536];
-	size_t n;
-	FILE *f;
-	int r = 0;
-
-	*text = NULL;
-	if (strcmp(path, "-") == 0)
-		f = stdin;
-	else if ((f = fopen(path, "rb")) == NULL) {
-		*cause = str_printf("%s: cannot read: %s", path,
-		    strerror(errno));
-		return NP_ERR_IO;
-	}
-	while ((n = fread(chunk, 1, sizeof chunk, f)) > 0)
-		if ((r = buf_append(&b, chunk, n)) != 0)
-			goto out;
-	if (ferror(f)) {
-		*cause = str_printf("%s: cannot read: %s", path,
-		    strerror(errno));
-		r = NP_ERR_IO;
-		goto out;
-	}
-	if ((r = buf_append(&b, "", 0)) != 0)
-		goto out;
-	*text = b.data;
-	if (len != NULL)
-		*len = b.len;
-	b.data = NULL;
-out:
-	if (f != stdin)
-		fclose(f);
-	buf_free(&b);
-	return r;
-}
-
-int
-file_same(const char *a, const char *b)
-{
-	struct stat sa, sb;
-
-	if (a == NULL || b == NULL || stat(a, &sa) != 0 || stat(b, &sb) != 0)
-		return 0;
-	return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
 }
 
 void

@@ -1,7 +1,7 @@
 /*
  * Small helpers every module uses, so each is written once: formatting
- * into a new string (vasprintf), one growable byte buffer, one whole-file
- * reader.
+ * into a new string (vasprintf), one growable byte buffer, large blocks of
+ * memory. Files are file.h's.
  */
 #ifndef NETPROF_UTIL_H
 #define NETPROF_UTIL_H
@@ -27,12 +27,6 @@ char *str_printf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 char *str_vprintf(const char *fmt, va_list ap)
     __attribute__((format(printf, 1, 0)));
 
-/*
- * 1 if paths a and b name the same existing file (device and inode: a
- * link or another spelling counts), so an output never replaces an input.
- */
-int file_same(const char *a, const char *b);
-
 /* 1 if s ends with suffix. */
 int str_ends_with(const char *s, const char *suffix);
 
@@ -56,11 +50,5 @@ void mem_advise_huge(void *p, size_t len);
 void *mem_map(size_t len);
 void *mem_map_grow(void *p, size_t old, size_t len);
 void mem_map_free(void *p, size_t len);
-
-/*
- * The whole file at path ("-": standard input), NUL-terminated, in *text
- * (length *len if not NULL). Errors: NP_ERR_IO with *cause naming the file and why.
- */
-int file_read(const char *path, char **text, size_t *len, char **cause);
 
 #endif

@@ -22,6 +22,7 @@
 
 #include "bounds.h"
 #include "error.h"
+#include "file.h"
 #include "inventory.h"
 #include "json_get.h"
 #include "json_pos.h"

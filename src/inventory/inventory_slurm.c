@@ -18,6 +18,7 @@
 #include <cjson/cJSON.h>
 
 #include "error.h"
+#include "file.h"
 #include "inventory_slurm.h"
 #include "log.h"
 #include "template.h"

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "error.h"
+#include "file.h"
 #include "heatmap.h"
 #include "metrics.h"
 #include "record_schema.h"
@@ -469,59 +470,11 @@ metrics_write_from_records(const char *records, const char *path,
 	rc = heatmap_build(hm, HEATMAP_LATEST, NULL);
 	if ((rc == 0 || rc == NP_ERR_NOT_FOUND) &&
 	    (rc = metrics_render(hm, NULL, &text)) == 0)
-		rc = metrics_write_file(path, text.data != NULL ? text.data :
-		    "", text.len, cause);
+		rc = file_write_atomic(path, text.data, text.len,
+		    METRICS_FILE_MODE, cause);
 out:
 	buf_free(&text);
 	heatmap_free(hm);
-	return rc;
-}
-
-int
-metrics_write_file(const char *path, const char *text, size_t len,
-    char **cause)
-{
-	char *tmp = NULL;
-	ssize_t n;
-	size_t off = 0;
-	int fd = -1, rc = NP_ERR_IO;
-
-	*cause = NULL;
-	if ((tmp = str_printf("%s.tmp.%ld", path, (long)getpid())) == NULL)
-		return NP_ERR_NOMEM;
-	if ((fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC,
-	    0644)) < 0) {
-		if (errno == EEXIST && unlink(tmp) == 0)
-			fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC,
-			    0644);
-		if (fd < 0)
-			goto fail;
-	}
-	while (off < len) {
-		if ((n = write(fd, text + off, len - off)) < 0) {
-			if (errno == EINTR)
-				continue;
-			goto fail;
-		}
-		off += (size_t)n;
-	}
-	if (fchmod(fd, 0644) != 0 || close(fd) != 0) {
-		fd = -1;
-		goto fail;
-	}
-	fd = -1;
-	if (rename(tmp, path) != 0)
-		goto fail;
-	rc = 0;
-	goto out;
-fail:
-	*cause = str_printf("%s: %s; check that its directory exists and is "
-	    "writable", path, strerror(errno));
-	if (fd >= 0)
-		close(fd);
-	unlink(tmp);
-out:
-	free(tmp);
 	return rc;
 }
 

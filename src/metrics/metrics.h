@@ -60,13 +60,9 @@ void metrics_set_free(struct metrics_set *set);
 int metrics_write_from_records(const char *records, const char *path,
     char **cause);
 
-/*
- * Write text to path atomically: a temporary file beside it, renamed over
- * it, so a reader (node_exporter) sees the old file or the new one, never
- * half of one. Mode 0644. NP_ERR_IO with *cause (the file and why).
- */
-int metrics_write_file(const char *path, const char *text, size_t len,
-    char **cause);
+/* What a metrics file is written with (file_write_atomic()): readable by
+   node_exporter, whatever the umask. */
+#define METRICS_FILE_MODE 0644
 
 /*
  * The same exposition in the OpenMetrics text format (1.0.0), for a

@@ -15,47 +15,11 @@
 #include <unistd.h>
 
 #include "error.h"
+#include "json_sort.h"
 #include "output.h"
 #include "record.h"
 #include "timeutil.h"
 #include "util.h"
-
-/* Insert item into the sorted list at *head. */
-static void
-insert_sorted(cJSON **head, cJSON *item)
-{
-	cJSON **at = head;
-
-	while (*at != NULL && strcmp((*at)->string, item->string) <= 0)
-		at = &(*at)->next;
-	item->next = *at;
-	*at = item;
-}
-
-void
-record_sort_keys(cJSON *obj)
-{
-	cJSON *item, *next, *sorted = NULL, *prev = NULL;
-
-	if (obj == NULL)
-		return;
-	for (item = obj->child; item != NULL; item = item->next)
-		record_sort_keys(item);
-	if (!cJSON_IsObject(obj))
-		return;
-	for (item = obj->child; item != NULL; item = next) {
-		next = item->next;
-		insert_sorted(&sorted, item);
-	}
-	/* cJSON lists: prev links, and the head's prev is the tail */
-	for (item = sorted; item != NULL; item = item->next) {
-		item->prev = prev;
-		prev = item;
-	}
-	if (sorted != NULL)
-		sorted->prev = prev;
-	obj->child = sorted;
-}
 
 static void
 add_time(cJSON *o, const char *name, double unix_s,
@@ -105,7 +69,7 @@ record_to_json(struct record_out *rec)
 		cJSON_AddNumberToObject(o, RECORD_F_SWEEP, (double)rec->sweep);
 	if (rec->mode != NULL)
 		cJSON_AddStringToObject(o, RECORD_F_MODE, rec->mode);
-	record_sort_keys(o);
+	json_sort_keys(o);
 	return o;
 }
 

@@ -46,13 +46,6 @@ struct record_out {
  */
 cJSON *record_to_json(struct record_out *rec);
 
-/*
- * Order the keys of obj, and of every object inside it, by byte value:
- * the order of upstream's json.dumps(sort_keys=True), so that files from
- * either tool line up field by field.
- */
-void record_sort_keys(cJSON *obj);
-
 struct record_writer;
 
 /*

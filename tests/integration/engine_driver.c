@@ -18,6 +18,7 @@
 #include "driver.h"
 #include "engine.h"
 #include "error.h"
+#include "file.h"
 #include "util.h"
 
 struct run {

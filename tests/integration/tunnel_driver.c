@@ -20,6 +20,7 @@
 #include "driver.h"
 #include "engine.h"
 #include "error.h"
+#include "file.h"
 #include "util.h"
 
 #if defined(__SANITIZE_ADDRESS__)

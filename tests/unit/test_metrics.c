@@ -23,6 +23,7 @@
 #include <uv.h>
 
 #include "error.h"
+#include "file.h"
 #include "metrics.h"
 #include "metrics_http.h"
 #include "util.h"

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "error.h"
+#include "json_sort.h"
 #include "record.h"
 #include "fixture.h"
 
@@ -198,7 +199,7 @@ keys_are_sorted_at_every_depth(void **state)
 	    "\"c\":0},\"ab\":null}");
 	char *text;
 
-	record_sort_keys(o);
+	json_sort_keys(o);
 	text = cJSON_PrintUnformatted(o);
 	assert_string_equal(text,
 	    "{\"a\":{\"c\":0,\"z\":[{\"x\":2,\"y\":1}]},\"ab\":null,\"b\":1}");
@@ -210,7 +211,7 @@ keys_are_sorted_at_every_depth(void **state)
 	assert_non_null(strstr(text, "\"b\":1,\"0\":0}"));
 	free(text);
 	cJSON_Delete(o);
-	record_sort_keys(NULL);
+	json_sort_keys(NULL);
 }
 
 static void

@@ -23,6 +23,7 @@
 #include <cjson/cJSON.h>
 
 #include "error.h"
+#include "file.h"
 #include "fixture.h"
 #include "heatmap.h"
 #include "heatmap_diagnose.h"
