@@ -1,7 +1,8 @@
 /*
  * The command table: one file per command (src/cmd_*.c), each exporting a
  * struct cmd_entry. main.c lists them and dispatches by exact name or
- * unique prefix.
+ * unique prefix. A command's usage, help and usage errors are its option
+ * table's (option.h).
  */
 #ifndef NETPROF_CMD_H
 #define NETPROF_CMD_H
@@ -28,36 +29,6 @@ extern const struct cmd_entry cmd_collect_entry;
 extern const struct cmd_entry cmd_exec_entry;
 extern const struct cmd_entry cmd_heatmap_entry;
 extern const struct cmd_entry cmd_plan_entry;
-
-/* Print "usage: netprof NAME USAGE" and, if full, the help: the summary,
-   about, the options from the table, notes. */
-void cmd_print_usage(const struct cmd_entry *entry, FILE *f, int full);
-
-/*
- * Report a usage error ("netprof NAME: msg" plus the synopsis) and return
- * NP_EXIT_USAGE, so that commands can write: return cmd_usage_error(...).
- */
-int cmd_usage_error(const struct cmd_entry *entry, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-
-/*
- * For getopt_long's ':' and '?' (the optstring must start with ':', after
- * any '+'): report the option that was wrong; returns NP_EXIT_USAGE.
- */
-int cmd_option_error(const struct cmd_entry *entry, int c, char **argv);
-
-/* s as an integer in [lo, hi] into *out; NP_ERR_USAGE otherwise. */
-int cmd_parse_int(const char *s, int lo, int hi, int *out);
-/* s as a number in [lo, hi] into *out; NP_ERR_USAGE otherwise. */
-int cmd_parse_number(const char *s, double lo, double hi, double *out);
-
-/*
- * After option_parse(): no operand may remain (operands: the n_operands
- * left) and --config must have been given. Returns NP_EXIT_OK, or reports
- * the usage error and returns NP_EXIT_USAGE.
- */
-int cmd_need_config(const struct cmd_entry *entry, int n_operands,
-    char **operands, const char *config);
 
 struct inventory;
 /*

@@ -57,7 +57,7 @@ bytes_parse(const char *s, void *field)
 {
 	double d;
 
-	if (cmd_parse_number(s, bounds_bytes.lo, bounds_bytes.hi, &d) != 0 ||
+	if (option_parse_number(s, bounds_bytes.lo, bounds_bytes.hi, &d) != 0 ||
 	    d != (double)(long)d)
 		return NP_ERR_USAGE;
 	*(long *)field = (long)d;
@@ -189,7 +189,7 @@ cmd_bench_exec(const struct cmd_entry *self, int argc, char **argv)
 	}
 	if (o.teardown != NULL && (o.keep || o.serial || o.baseline)) {
 		free(o.bootstrap);
-		return cmd_usage_error(self, "--teardown only tears a run "
+		return option_usage_error(self, "--teardown only tears a run "
 		    "down: --keep, --serial and --baseline do not apply");
 	}
 	if (runner_load_inventory(&o.common, &inv) != 0) {

@@ -4,6 +4,8 @@
  * and collect_fanout.c; the summary is collect_report.c's.
  */
 #include <stddef.h>
+#include <stdlib.h>
+#include <sys/socket.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -13,6 +15,7 @@
 #include "file.h"
 #include "inventory.h"
 #include "log.h"
+#include "metrics_http.h"
 #include "option.h"
 #include "plan.h"
 #include "probe.h"
@@ -57,6 +60,43 @@ static const struct option_block collect_options_table[] = {
 	{ NULL, 0 }
 };
 
+/* --every, --count, --rotate and --metrics-*, which go together. */
+static int
+watch_check(const struct cmd_entry *self, struct collect_watch_options *o,
+    const char *output, int resume)
+{
+	struct sockaddr_storage ss;
+	char *cause = NULL;
+
+	o->output = output;
+	if (o->every < 0 && (o->count > 0 || o->rotate > 0))
+		return option_usage_error(self, "--count and --rotate go with "
+		    "--every DURATION (continuous sweeps)");
+	if (o->every >= 0 && resume)
+		return option_usage_error(self, "--resume completes one sweep; "
+		    "it does not go with --every");
+	if (o->rotate > 0 && strcmp(output, "-") == 0)
+		return option_usage_error(self, "--rotate needs --output FILE, "
+		    "not standard output");
+	if (o->metrics_public && o->metrics_listen == NULL)
+		return option_usage_error(self, "--metrics-public goes with "
+		    "--metrics-listen ADDR:PORT");
+	if (o->metrics_file != NULL && (file_same(o->metrics_file, output) ||
+	    strcmp(o->metrics_file, output) == 0))
+		return option_usage_error(self, "--metrics-file %s is --output; "
+		    "give another file", o->metrics_file);
+	if (o->metrics_listen != NULL && metrics_http_parse_addr(
+	    o->metrics_listen, o->metrics_public, &ss, &cause) != 0) {
+		option_usage_error(self, "--metrics-listen %s", cause);
+		free(cause);
+		return NP_EXIT_USAGE;
+	}
+	if (o->metrics_file != NULL && cmd_make_parent_dirs(o->metrics_file,
+	    "--metrics-file") != NP_EXIT_OK)
+		return NP_EXIT_USAGE;
+	return NP_EXIT_OK;
+}
+
 static int
 cmd_collect_exec(const struct cmd_entry *self, int argc, char **argv)
 {
@@ -75,17 +115,17 @@ cmd_collect_exec(const struct cmd_entry *self, int argc, char **argv)
 		return NP_EXIT_USAGE;
 	if (strcmp(o.output, "-") != 0 && o.common.config != NULL &&
 	    file_same(o.output, o.common.config))
-		return cmd_usage_error(self, "--output %s is the inventory "
+		return option_usage_error(self, "--output %s is the inventory "
 		    "(--config): the records would replace it; give another "
 		    "--output", o.output);
 	if (o.resume && strcmp(o.output, "-") == 0)
-		return cmd_usage_error(self, "--resume needs --output FILE "
+		return option_usage_error(self, "--resume needs --output FILE "
 		    "(the file of the run to complete), not standard output");
-	if ((r = collect_watch_check(self, &o.watch, o.output, o.resume)) !=
+	if ((r = watch_check(self, &o.watch, o.output, o.resume)) !=
 	    NP_EXIT_OK)
 		return r;
 	if (o.plan.serial && o.plan.rounds)
-		return cmd_usage_error(self, "--serial and --rounds exclude "
+		return option_usage_error(self, "--serial and --rounds exclude "
 		    "each other");
 	if (runner_load_inventory(&o.common, &inv) != 0)
 		return NP_EXIT_USAGE;

@@ -225,12 +225,12 @@ cmd_exec_exec(const struct cmd_entry *self, int argc, char **argv)
 	run.req.timeout_s = o.timeout;
 	input_path = o.input;
 	if (ro->config == NULL && ro->slurm == NULL)
-		return cmd_usage_error(self, "--config FILE or --slurm is "
+		return option_usage_error(self, "--config FILE or --slurm is "
 		    "required");
 	if (ro->transport != 0 && ro->slurm == NULL)
-		return cmd_usage_error(self, "--transport is for --slurm's nodes");
+		return option_usage_error(self, "--transport is for --slurm's nodes");
 	if (operand >= argc)
-		return cmd_usage_error(self, "no command given (after --)");
+		return option_usage_error(self, "no command given (after --)");
 	if ((command = join_command(argc - operand, argv + operand)) == NULL)
 		return NP_EXIT_FAILED;
 	if (input_path != NULL &&

@@ -56,7 +56,7 @@ static int
 default_input(const struct cmd_entry *self, struct heatmap_args *a)
 {
 	if (access(CMD_DEFAULT_RECORDS, F_OK) != 0)
-		return cmd_usage_error(self, "no --input FILE, and no %s here "
+		return option_usage_error(self, "no --input FILE, and no %s here "
 		    "(collect's default output): give a collect or bench "
 		    ".jsonl, or a bench run.json", CMD_DEFAULT_RECORDS);
 	if ((a->inputs = malloc(sizeof *a->inputs)) == NULL)
@@ -219,7 +219,7 @@ parse_args(const struct cmd_entry *self, int argc, char **argv,
 	if ((rc = option_parse(self, argc, argv, a, &operand)) != 0)
 		return option_exit(rc);
 	if (operand < argc)
-		return cmd_usage_error(self, "unexpected argument '%s'",
+		return option_usage_error(self, "unexpected argument '%s'",
 		    argv[operand]);
 	if (a->ninputs == 0 && (rc = default_input(self, a)) != NP_EXIT_OK)
 		return rc;
@@ -228,23 +228,23 @@ parse_args(const struct cmd_entry *self, int argc, char **argv,
 		a->output = CMD_DEFAULT_PAGE;
 	for (i = 0; a->metrics_file != NULL && i < a->ninputs; i++)
 		if (file_same(a->metrics_file, a->inputs[i]))
-			return cmd_usage_error(self, "--metrics-file %s is the "
+			return option_usage_error(self, "--metrics-file %s is the "
 			    "input %s; give another --metrics-file",
 			    a->metrics_file, a->inputs[i]);
 	for (i = 0; a->output != NULL && i < a->ninputs; i++) {
 		if (file_same(a->output, a->inputs[i]))
-			return cmd_usage_error(self, "--output %s is the input "
+			return option_usage_error(self, "--output %s is the input "
 			    "%s: writing the page would replace the records; "
 			    "give another --output", a->output, a->inputs[i]);
 	}
 	for (i = 0; a->output != NULL && i < a->ncompare; i++) {
 		if (file_same(a->output, a->compare[i]))
-			return cmd_usage_error(self, "--output %s is the "
+			return option_usage_error(self, "--output %s is the "
 			    "--compare input: writing the page would replace "
 			    "the records; give another --output", a->output);
 	}
 	if (a->kind != NULL && !record_kind_known(a->kind))
-		return cmd_usage_error(self, "--kind: '%s' is not ping, "
+		return option_usage_error(self, "--kind: '%s' is not ping, "
 		    "iperf3, libp2p_ping, latency or throughput", a->kind);
 	*stop = 0;
 	return NP_EXIT_OK;

@@ -87,7 +87,7 @@ cmd_help(int argc, char **argv)
 	}
 	if ((entry = cmd_find(argv[1])) == NULL)
 		return NP_EXIT_USAGE;
-	cmd_print_usage(entry, stdout, 1);
+	option_print_usage(entry, stdout, 1);
 	return NP_EXIT_OK;
 }
 

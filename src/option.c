@@ -1,10 +1,13 @@
 /*
  * The one option parser: a command's table (option.h) becomes getopt_long's
  * table, each argument is checked by its entry's type and bounds, and every
- * error is said one way, naming the option. The help is printed from the
- * same table, so the two cannot drift.
+ * error is said one way, naming the option. The usage and the help are
+ * printed from the same table, so the two cannot drift. It needs nothing
+ * of the commands but their entry (cmd.h's struct cmd_entry).
  */
 #include <getopt.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -21,6 +24,86 @@ static const struct option_spec help_spec = {
 	.name = "help", .letter = 'h', .type = OPTION_FLAG,
 	.help = "this help",
 };
+
+/*
+ * Two parsers on purpose: an integer option takes digits only (strtol:
+ * "1e3" and "5.0" are refused), a number of seconds any decimal form
+ * (strtod), for OPTION_INT and OPTION_SECONDS and the custom parsers.
+ */
+int
+option_parse_int(const char *s, int lo, int hi, int *out)
+{
+	char *end;
+	long v;
+
+	if (*s == '\0')
+		return NP_ERR_USAGE;
+	v = strtol(s, &end, 10);
+	if (*end != '\0' || v < lo || v > hi)
+		return NP_ERR_USAGE;
+	*out = (int)v;
+	return 0;
+}
+
+int
+option_parse_number(const char *s, double lo, double hi, double *out)
+{
+	char *end;
+	double v;
+
+	if (*s == '\0')
+		return NP_ERR_USAGE;
+	v = strtod(s, &end);
+	if (*end != '\0' || !(v >= lo && v <= hi))
+		return NP_ERR_USAGE;
+	*out = v;
+	return 0;
+}
+
+void
+option_print_usage(const struct cmd_entry *self, FILE *f, int full)
+{
+	fprintf(f, "usage: netprof %s %s\n", self->name, self->usage);
+	if (full) {
+		fprintf(f, "\n%s.\n", self->summary);
+		if (self->about != NULL)
+			fprintf(f, "\n%s", self->about);
+		fputs("\noptions:\n", f);
+		option_print_help(self, f);
+		if (self->notes != NULL)
+			fprintf(f, "\n%s", self->notes);
+	}
+}
+
+int
+option_usage_error(const struct cmd_entry *self, const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "netprof %s: ", self->name);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	option_print_usage(self, stderr, 0);
+	fprintf(stderr, "Run 'netprof %s --help' for the options.\n",
+	    self->name);
+	return NP_EXIT_USAGE;
+}
+
+/* getopt_long's ':' and '?': the option that was wrong, said once. */
+static void
+getopt_error(const struct cmd_entry *self, int c, char **argv)
+{
+	const char *word = argv[optind - 1];
+
+	if (c == ':')
+		option_usage_error(self, "option '%s' needs an argument", word);
+	else if (optopt != 0 && word[0] == '-' && word[1] != '-')
+		option_usage_error(self, "unknown option '-%c'", optopt);
+	else
+		option_usage_error(self, "unknown option '%s'", word);
+}
 
 /* The entries of a table in order, the help last; NULL past the end. */
 static const struct option_spec *
@@ -82,7 +165,7 @@ spec_error(const struct cmd_entry *self, const struct option_spec *s,
 	else
 		snprintf(what, sizeof what, "a number from %.15g to %.15g",
 		    s->bounds->lo, s->bounds->hi);
-	cmd_usage_error(self, "--%s: '%s' is not %s", s->name, arg, what);
+	option_usage_error(self, "--%s: '%s' is not %s", s->name, arg, what);
 	return NP_ERR_USAGE;
 }
 
@@ -122,12 +205,12 @@ spec_take(const struct cmd_entry *self, const struct option_spec *s,
 		}
 		return 0;
 	case OPTION_INT:
-		if (cmd_parse_int(arg, (int)s->bounds->lo, (int)s->bounds->hi,
+		if (option_parse_int(arg, (int)s->bounds->lo, (int)s->bounds->hi,
 		    (int *)field) != 0)
 			return spec_error(self, s, arg);
 		return 0;
 	case OPTION_SECONDS:
-		if (cmd_parse_number(arg, s->bounds->lo, s->bounds->hi, &d) != 0)
+		if (option_parse_number(arg, s->bounds->lo, s->bounds->hi, &d) != 0)
 			return spec_error(self, s, arg);
 		*(double *)field = d;
 		return 0;
@@ -190,7 +273,7 @@ option_parse(const struct cmd_entry *self, int argc, char **argv,
 	opterr = 0;
 	while ((ch = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
 		if (ch == ':' || ch == '?') {
-			cmd_option_error(self, ch, argv);
+			getopt_error(self, ch, argv);
 			r = NP_ERR_USAGE;
 			goto out;
 		}
@@ -199,7 +282,7 @@ option_parse(const struct cmd_entry *self, int argc, char **argv,
 				break;
 		s = spec_at(self, i, &base);
 		if (s == &help_spec) {
-			cmd_print_usage(self, stdout, 1);
+			option_print_usage(self, stdout, 1);
 			r = OPTION_HELP_PRINTED;
 			goto out;
 		}

@@ -91,6 +91,23 @@ int option_exit(int r);
 /* Print self's options in the one help layout. */
 void option_print_help(const struct cmd_entry *self, FILE *f);
 
+/* "usage: netprof NAME USAGE" and, if full, the help: the summary, about,
+   the options from the table, notes. */
+void option_print_usage(const struct cmd_entry *self, FILE *f, int full);
+
+/*
+ * A usage error of command self, said once ("netprof NAME: msg", the
+ * synopsis, the hint to --help); returns NP_EXIT_USAGE, so that a command
+ * can write: return option_usage_error(...).
+ */
+int option_usage_error(const struct cmd_entry *self, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+/* s as an integer in [lo, hi] into *out; NP_ERR_USAGE otherwise. */
+int option_parse_int(const char *s, int lo, int hi, int *out);
+/* s as a number in [lo, hi] into *out; NP_ERR_USAGE otherwise. */
+int option_parse_number(const char *s, double lo, double hi, double *out);
+
 /* Call fn for every long option of self (for the test of the docs). */
 void option_each(const struct cmd_entry *self,
     void (*fn)(const struct option_spec *spec, void *arg), void *arg);

@@ -28,7 +28,6 @@ struct progress;
 struct fanout_split;
 struct collect_watch;
 struct collect_watch_options;
-struct cmd_entry;
 struct plan_options;
 
 enum task_state {

@@ -26,12 +26,6 @@ struct collect_watch_options {
 
 /* The block of collect's table for struct collect_watch_options. */
 extern const struct option_spec collect_watch_specs[];
-/* Options that go together (cmd_collect.c's check, after parsing);
-   NP_EXIT_OK or a usage exit code. */
-struct cmd_entry;
-int collect_watch_check(const struct cmd_entry *self,
-    struct collect_watch_options *o, const char *output, int resume);
-
 struct collect_options {
 	struct runner_options common;
 	const char *output;

@@ -18,7 +18,6 @@
 #include <sys/stat.h>
 
 #include "bounds.h"
-#include "cmd.h"
 #include "collect_run.h"
 #include "collect.h"
 #include "file.h"
@@ -153,42 +152,6 @@ const struct option_spec collect_watch_specs[] = {
 	  .help = "allow a non-loopback --metrics-listen address" },
 	{ .name = NULL }
 };
-
-int
-collect_watch_check(const struct cmd_entry *self,
-    struct collect_watch_options *o, const char *output, int resume)
-{
-	struct sockaddr_storage ss;
-	char *cause = NULL;
-
-	o->output = output;
-	if (o->every < 0 && (o->count > 0 || o->rotate > 0))
-		return cmd_usage_error(self, "--count and --rotate go with "
-		    "--every DURATION (continuous sweeps)");
-	if (o->every >= 0 && resume)
-		return cmd_usage_error(self, "--resume completes one sweep; "
-		    "it does not go with --every");
-	if (o->rotate > 0 && strcmp(output, "-") == 0)
-		return cmd_usage_error(self, "--rotate needs --output FILE, "
-		    "not standard output");
-	if (o->metrics_public && o->metrics_listen == NULL)
-		return cmd_usage_error(self, "--metrics-public goes with "
-		    "--metrics-listen ADDR:PORT");
-	if (o->metrics_file != NULL && (file_same(o->metrics_file, output) ||
-	    strcmp(o->metrics_file, output) == 0))
-		return cmd_usage_error(self, "--metrics-file %s is --output; "
-		    "give another file", o->metrics_file);
-	if (o->metrics_listen != NULL && metrics_http_parse_addr(
-	    o->metrics_listen, o->metrics_public, &ss, &cause) != 0) {
-		cmd_usage_error(self, "--metrics-listen %s", cause);
-		free(cause);
-		return NP_EXIT_USAGE;
-	}
-	if (o->metrics_file != NULL && cmd_make_parent_dirs(o->metrics_file,
-	    "--metrics-file") != NP_EXIT_OK)
-		return NP_EXIT_USAGE;
-	return NP_EXIT_OK;
-}
 
 /* The site label of a host: machines.json's site, if it has one. */
 static const char *

@@ -14,7 +14,6 @@
 #include <cjson/cJSON.h>
 
 #include "bounds.h"
-#include "cmd.h"
 #include "command_line.h"
 #include "engine.h"
 #include "error.h"
@@ -49,7 +48,7 @@ fanout_parse(const char *arg, void *field)
 		*fanout = -1;
 		return 0;
 	}
-	return cmd_parse_int(arg, (int)bounds_fanout.lo, (int)bounds_fanout.hi,
+	return option_parse_int(arg, (int)bounds_fanout.lo, (int)bounds_fanout.hi,
 	    fanout);
 }
 

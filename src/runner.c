@@ -77,13 +77,13 @@ runner_need_inventory(const struct cmd_entry *self, int n_operands,
     char **operands, const struct runner_options *o)
 {
 	if (n_operands > 0)
-		return cmd_usage_error(self, "unexpected argument '%s'",
+		return option_usage_error(self, "unexpected argument '%s'",
 		    operands[0]);
 	if (o->config == NULL && o->slurm == NULL)
-		return cmd_usage_error(self, "--config FILE or --slurm is "
+		return option_usage_error(self, "--config FILE or --slurm is "
 		    "required");
 	if (o->transport != 0 && o->slurm == NULL)
-		return cmd_usage_error(self, "--transport %s is for --slurm's "
+		return option_usage_error(self, "--transport %s is for --slurm's "
 		    "nodes; machines.json sets each machine's transport",
 		    runner_transports[o->transport]);
 	return NP_EXIT_OK;
