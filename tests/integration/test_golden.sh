@@ -66,12 +66,22 @@ keep() {
 }
 
 run() {
-	"$NETPROF_BIN" -q "$@" || fail "netprof $*: exit $?"
+	OUT=$("$NETPROF_BIN" -q "$@") || fail "netprof $*: exit $?"
 }
 
-# collect in each mode; d answers nothing
+# collect in each mode, and its plans; d answers nothing
 c=$dir/collect
 mkdir -p "$c"
+for mode in "--iperf" "--iperf --iperf-mode duplex --fanout off" "--iperf --serial" "--rounds"; do
+	# shellcheck disable=SC2086
+	run plan --config "$inv" $mode
+	printf '%s\n' "$OUT" >>"$c/plan.txt"
+	# shellcheck disable=SC2086
+	run plan --config "$inv" $mode --json
+	printf '%s\n' "$OUT" >>"$c/plan.json"
+done
+keep plan.txt "$c/plan.txt"
+keep plan.json "$c/plan.json"
 set +e
 "$NETPROF_BIN" -q collect --config "$inv" --output "$c/fanout.jsonl" --iperf --ping-tool ping
 assert_eq 1 $? "collect with d unreachable"
@@ -84,9 +94,11 @@ for f in fanout channels serial every; do
 	keep "collect-$f.jsonl" "$c/$f.jsonl" sort
 done
 keep collect-every.prom "$c/every.prom"
-run heatmap --input "$c/fanout.jsonl" --text >"$c/text"
+run heatmap --input "$c/fanout.jsonl" --text
+printf '%s\n' "$OUT" >"$c/text"
 keep collect-heatmap.txt "$c/text"
-run heatmap --input "$c/fanout.jsonl" --metrics >"$c/heatmap.prom"
+run heatmap --input "$c/fanout.jsonl" --metrics
+printf '%s\n' "$OUT" >"$c/heatmap.prom"
 keep collect-heatmap.prom "$c/heatmap.prom"
 run heatmap --input "$c/fanout.jsonl" --input "$c/channels.jsonl" --output "$c/page.html"
 keep collect-heatmap.html "$c/page.html"
@@ -111,7 +123,8 @@ set -e
 keep bench-measurements.jsonl "$b/measurements.jsonl" sort
 keep bench-run.json "$b/run.json"
 keep bench.prom "$b/bench.prom"
-run heatmap --input "$b/measurements.jsonl" --input "$b/run.json" --text >"$b/text"
+run heatmap --input "$b/measurements.jsonl" --input "$b/run.json" --text
+printf '%s\n' "$OUT" >"$b/text"
 keep bench-heatmap.txt "$b/text"
 run heatmap --input "$b/measurements.jsonl" --input "$c/fanout.jsonl" \
     --input "$b/run.json" --output "$b/page.html"
