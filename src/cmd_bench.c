@@ -14,26 +14,29 @@
 #include "inventory.h"
 #include "log.h"
 #include "option.h"
+#include "probe_kind.h"
 #include "runner.h"
 
-/* --kinds K,...: bits (1 << enum bench_kind) */
+/* --kinds K,...: the node kinds of the table, bits (1 << their index) */
 static int
 parse_kinds(const char *list, void *field)
 {
 	unsigned *out = field;
 	char *copy = strdup(list), *save = NULL, *w;
-	int k, r = 0;
+	const struct probe_kind *k;
+	int r = 0;
 
 	*out = 0;
 	if (copy == NULL)
 		return NP_ERR_USAGE;
 	for (w = strtok_r(copy, ",", &save); w != NULL;
 	    w = strtok_r(NULL, ",", &save)) {
-		if ((k = bench_kind_parse(w)) < 0) {
+		if ((k = probe_kind_find(w)) == NULL ||
+		    k->via != PROBE_VIA_NODE) {
 			r = NP_ERR_USAGE;
 			break;
 		}
-		*out |= 1u << k;
+		*out |= 1u << probe_kind_index(k);
 	}
 	free(copy);
 	return r == 0 && *out == 0 ? NP_ERR_USAGE : r;
@@ -161,6 +164,8 @@ static const struct option_block bench_options_table[] = {
 static void
 defaults(struct bench_options *o)
 {
+	const struct probe_kind *k;
+
 	memset(o, 0, sizeof *o);
 	o->latency_count = BENCH_DEFAULT_LATENCY_COUNT;
 	o->throughput_count = BENCH_DEFAULT_THROUGHPUT_COUNT;
@@ -170,7 +175,9 @@ defaults(struct bench_options *o)
 	o->probe_timeout = BENCH_DEFAULT_PROBE_TIMEOUT;
 	o->stop_grace = BENCH_DEFAULT_STOP_GRACE;
 	o->max_probes = BENCH_DEFAULT_MAX_PROBES;
-	o->kinds = (1u << BENCH_N_KINDS) - 1;
+	for (k = probe_kinds; k->name != NULL; k++)	/* every node kind */
+		if (k->via == PROBE_VIA_NODE)
+			o->kinds |= 1u << probe_kind_index(k);
 }
 
 static int

@@ -29,7 +29,9 @@
 #include <cjson/cJSON.h>
 
 #include "engine.h"
+#include "dispatch.h"
 #include "inventory.h"
+#include "probe_kind.h"
 #include "record.h"
 #include "runner.h"
 
@@ -47,13 +49,6 @@ enum bench_phase {
 	BENCH_BASELINE,
 	BENCH_TEARDOWN,
 	BENCH_N_PHASES
-};
-
-enum bench_kind {
-	BENCH_KIND_PING = 0,	/* libp2p_ping */
-	BENCH_KIND_LATENCY,
-	BENCH_KIND_THROUGHPUT,
-	BENCH_N_KINDS
 };
 
 /* Per host and phase. */
@@ -148,7 +143,8 @@ struct bench_options {
 	int latency_count, throughput_count;
 	long throughput_bytes;
 	double health_wait, converge_wait, probe_timeout, stop_grace;
-	unsigned kinds;		/* bit (1 << enum bench_kind) */
+	unsigned kinds;		/* the sweep's node kinds: bit
+				   (1 << probe_kind_index()) */
 	const char **bootstrap;	/* --bootstrap, in order */
 	size_t n_bootstrap;
 	int max_probes;		/* light probes per node at once */
@@ -216,7 +212,9 @@ struct bench_host {
 struct bench_task {
 	struct bench *b;
 	enum bench_phase phase;	/* BENCH_PUNCH, _SWEEP, _BASELINE */
-	enum bench_kind kind;	/* for the sweep */
+	const struct probe_kind *kind;	/* the sweep's, baseline's; punch:
+					   NULL */
+	struct dispatch_task *dt;	/* its place in the dispatcher */
 	size_t src, dst;	/* host indexes */
 	int round;		/* 1-based */
 	int state;		/* 0 waiting, 1 running, 2 done */
@@ -236,7 +234,8 @@ struct bench_task {
 
 struct bench_pairs {
 	struct bench_task *tasks;
-	size_t n, next, running, left;
+	size_t n;
+	struct dispatch *d;	/* the phase's pair dispatcher */
 };
 
 struct bench {
@@ -286,11 +285,6 @@ int bench_phase_runs(const struct bench *b, enum bench_phase p);
  * every other phase the hosts that have not failed.
  */
 int bench_phase_visits(enum bench_phase p, const struct bench_host *h);
-
-/* "libp2p_ping", "latency", "throughput" */
-const char *bench_kind_name(enum bench_kind k);
-/* The kind named s, or -1. */
-int bench_kind_parse(const char *s);
 
 /* Monotonic seconds. */
 double bench_now(void);

@@ -1,8 +1,8 @@
 /*
- * What a bench run is before it runs: the names of its probe kinds (its
- * phases' are bench_phase.c's), its run id (upstream's form, so run
+ * What a bench run is before it runs: its run id (upstream's form, so run
  * directories sort by time), and per host the directory on the host, the
- * ports and how otela is called there.
+ * ports and how otela is called there. Its phases are bench_phase.c's,
+ * its kinds of probe the kinds' table's (probe_kind.h).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,27 +16,6 @@
 #include "shell.h"
 #include "timeutil.h"
 #include "util.h"
-
-static const char *const kind_names[BENCH_N_KINDS] = {
-	RECORD_KIND_LIBP2P_PING, RECORD_KIND_LATENCY, RECORD_KIND_THROUGHPUT
-};
-
-const char *
-bench_kind_name(enum bench_kind k)
-{
-	return (unsigned)k < BENCH_N_KINDS ? kind_names[k] : "?";
-}
-
-int
-bench_kind_parse(const char *s)
-{
-	int k;
-
-	for (k = 0; k < BENCH_N_KINDS; k++)
-		if (strcmp(s, kind_names[k]) == 0)
-			return k;
-	return -1;
-}
 
 double
 bench_now(void)

@@ -86,29 +86,6 @@ bench_record_json(struct bench_record *rec)
 	return o;
 }
 
-char *
-bench_probe_command(const char *otela, const char *target_peer_id,
-    enum bench_kind kind, int count, long bytes, const char *dir,
-    double timeout_s)
-{
-	char n[24], b[24], t[32], *cfg = str_printf("%s/cfg.yaml", dir);
-	char *argv[] = { "probe", "--target", (char *)(target_peer_id != NULL ?
-	    target_peer_id : "UNKNOWN"), "--kind", (char *)bench_kind_name(kind),
-	    "--count", n, "--bytes", b, "--config", cfg, "--timeout", t };
-	char *words = NULL, *s = NULL;
-
-	snprintf(n, sizeof n, "%d", count);
-	snprintf(b, sizeof b, "%ld", bytes);
-	snprintf(t, sizeof t, "%gs", timeout_s);
-	/* otela is shell text already ("$HOME"/... for a deployed binary) */
-	if (cfg != NULL && (words = shell_join(argv, sizeof argv /
-	    sizeof *argv)) != NULL)
-		s = str_printf("%s %s", otela, words);
-	free(words);
-	free(cfg);
-	return s;
-}
-
 static double
 round2(double s)
 {
@@ -267,7 +244,7 @@ bench_run_json(const struct bench *b)
 {
 	cJSON *root = cJSON_CreateObject(), *machines, *tot, *cfg, *kinds;
 	size_t i;
-	int k;
+	const struct probe_kind *k;
 
 	if (root == NULL)
 		return NULL;
@@ -294,10 +271,11 @@ bench_run_json(const struct bench *b)
 	cJSON_AddNumberToObject(cfg, "throughput_bytes",
 	    (double)b->o->throughput_bytes);
 	kinds = cJSON_AddArrayToObject(cfg, "kinds");
-	for (k = 0; k < BENCH_N_KINDS; k++)
-		if (b->o->kinds & (1u << k))
+	for (k = probe_kinds; k->name != NULL; k++)
+		if (k->via == PROBE_VIA_NODE &&
+		    ((b->o->kinds >> probe_kind_index(k)) & 1))
 			cJSON_AddItemToArray(kinds,
-			    cJSON_CreateString(bench_kind_name(k)));
+			    cJSON_CreateString(k->name));
 	cJSON_AddBoolToObject(cfg, "serial", b->o->serial);
 	cJSON_AddBoolToObject(cfg, "baseline", b->o->baseline);
 	cJSON_AddBoolToObject(root, "interrupted", b->interrupted);

@@ -3,8 +3,7 @@
  * (source, target, kind), in the upstream profiler's shape (its field
  * names, types and sorted key order) plus netprof's started_at, ended_at,
  * round and error_class; and run.json, upstream's summary plus per-host
- * phase status and errors. Also the `otela probe` line that reproduces a
- * probe by hand, which records carry as `command`.
+ * phase status and errors.
  */
 #ifndef NETPROF_BENCH_RECORD_H
 #define NETPROF_BENCH_RECORD_H
@@ -29,15 +28,6 @@ struct bench_record {
 
 /* The record as JSON; takes rec->metrics. NULL: out of memory. */
 cJSON *bench_record_json(struct bench_record *rec);
-
-/*
- * "otela probe --target PEER --kind KIND --count N --bytes B --config
- * DIR/cfg.yaml --timeout 60s" (new string), otela being how the host runs
- * it; every value shell-quoted where needed.
- */
-char *bench_probe_command(const char *otela, const char *target_peer_id,
-    enum bench_kind kind, int count, long bytes, const char *dir,
-    double timeout_s);
 
 /* run.json of b as it stands. NULL: out of memory. */
 cJSON *bench_run_json(const struct bench *b);

@@ -162,10 +162,13 @@ summary_punch(const struct bench *b, FILE *f)
 	}
 }
 
-/* The worst ok probe of kind k: highest p50, or lowest Mbps. */
+/* The worst ok probe of kind k: by its summary's figure (highest p50,
+   lowest Mbps). */
 static void
-summary_slowest(const struct bench *b, FILE *f, enum bench_kind k)
+summary_slowest(const struct bench *b, FILE *f, const struct probe_kind *k)
 {
+	const struct probe_metric *m = probe_kind_metric(k, k->summary.metric);
+	int higher_better = m != NULL && m->unit->higher_better;
 	const struct bench_task *worst = NULL;
 	size_t i;
 
@@ -174,22 +177,26 @@ summary_slowest(const struct bench *b, FILE *f, enum bench_kind k)
 
 		if (t->phase != BENCH_SWEEP || t->kind != k || !t->ok)
 			continue;
-		if (worst == NULL || (k == BENCH_KIND_THROUGHPUT ?
+		if (worst == NULL || (higher_better ?
 		    t->value < worst->value : t->value > worst->value))
 			worst = t;
 	}
 	if (worst == NULL)
 		return;
-	fprintf(f, "  slowest %s: %s->%s %.3f %s\n", bench_kind_name(k),
+	fprintf(f, "  slowest %s: %s->%s %.*f %s%s%s%s\n", k->name,
 	    b->hosts[worst->src].m->name, b->hosts[worst->dst].m->name,
-	    worst->value, k == BENCH_KIND_THROUGHPUT ? "Mbps" : "ms (p50)");
+	    k->summary.decimals, worst->value, k->summary.unit,
+	    k->summary.what != NULL ? " (" : "",
+	    k->summary.what != NULL ? k->summary.what : "",
+	    k->summary.what != NULL ? ")" : "");
 }
 
 void
 bench_report_summary(const struct bench *b, FILE *f)
 {
 	size_t i;
-	int p, k;
+	const struct probe_kind *k;
+	int p;
 
 	if (b->teardown_only) {
 		for (i = 0; i < b->n; i++)
@@ -225,7 +232,8 @@ bench_report_summary(const struct bench *b, FILE *f)
 			fprintf(f, "  %s did not converge: %zu peers missing\n",
 			    b->hosts[i].m->name, b->hosts[i].n_missing);
 	summary_punch(b, f);
-	for (k = 0; k < BENCH_N_KINDS; k++)
-		summary_slowest(b, f, k);
+	for (k = probe_kinds; k->name != NULL; k++)
+		if (k->via == PROBE_VIA_NODE)
+			summary_slowest(b, f, k);
 	fprintf(f, "  records: %s\n", b->records_path);
 }

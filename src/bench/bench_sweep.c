@@ -1,15 +1,17 @@
 /*
  * The pair phases of a bench run (bench_phases[]'s PAIR entries): punch
  * (a holepunch request for every ordered pair), the sweep (POST
- * /v1/probe/run to the source's node for every pair and kind) and, with
- * --baseline, collect's ICMP ping over the same pairs. Tasks run in
- * stages: the light probes (libp2p_ping, latency) overlap, at most
- * max_probes per node at once as source or target (holepunch requests and
- * ICMP pings, being no load, as many as a session has channels, as
- * collect's pings); then throughput runs in the scheduler's exclusive
- * rounds (no node in two transfers at once, as collect's iperf3), because
- * two transfers through one node would measure each other. --serial runs
- * one task at a time in the upstream order (kind, source, target). Each
+ * /v1/probe/run to the source's node for every pair and node kind of the
+ * kinds' table) and, with --baseline, the PROBE_BASELINE shell kind (ICMP
+ * ping) over the same pairs, all on the pair dispatcher (dispatch.h), as
+ * collect's sweep. Tasks run in stages by their kind's shape: the light
+ * kinds (libp2p_ping, latency) overlap, at most max_probes per node at
+ * once as source or target (holepunch requests and ICMP pings, being no
+ * load, as many as a session has channels, as collect's pings); then the
+ * exclusive ones (throughput) in the scheduler's exclusive rounds (no
+ * node in two transfers at once, as collect's iperf3), because two
+ * transfers through one node would measure each other. --serial runs one
+ * task at a time in the upstream order (kind, source, target). Each
  * record is written the moment its probe ends; when the phase's last task
  * has ended, the run is told (b->hooks.phase_ended).
  */
@@ -25,8 +27,10 @@
 #include "log.h"
 #include "node_api.h"
 #include "node_json.h"
-#include "ping_parse.h"
+#include "dispatch.h"
 #include "probe.h"
+#include "probe_kind.h"
+#include "probe_node.h"
 #include "schedule.h"
 #include "timeutil.h"
 #include "util.h"
@@ -47,12 +51,11 @@
 
 enum task_state { T_WAITING = 0, T_RUNNING, T_DONE };
 
-static void dispatch(struct bench *b);
-
-static int
+/* The stage of a task: a sweep's exclusive kinds after the light ones. */
+static size_t
 task_stage(const struct bench_task *t)
 {
-	return t->phase == BENCH_SWEEP && t->kind == BENCH_KIND_THROUGHPUT;
+	return t->phase == BENCH_SWEEP && t->kind->shape == PROBE_EXCLUSIVE;
 }
 
 static const struct bench_host *
@@ -81,31 +84,38 @@ task_fail(struct bench_task *t, enum error_class cls, char *error)
 
 /* ---- records ------------------------------------------------------- */
 
+/* A node kind's count, and its bytes (-1: it moves none, null). */
 static int
-kind_count(const struct bench *b, enum bench_kind k)
+kind_count(const struct bench *b, const struct probe_kind *k)
 {
-	return k == BENCH_KIND_THROUGHPUT ? b->o->throughput_count :
+	return (k->flags & PROBE_TRANSFER) ? b->o->throughput_count :
 	    b->o->latency_count;
+}
+
+static long
+kind_bytes(const struct bench *b, const struct probe_kind *k)
+{
+	return (k->flags & PROBE_TRANSFER) ? b->o->throughput_bytes : -1;
 }
 
 static void
 write_sweep_record(struct bench *b, struct bench_task *t)
 {
 	const struct bench_host *s = src_of(t), *d = dst_of(t);
-	char *command = bench_probe_command(s->otela, d->peer_id, t->kind,
-	    kind_count(b, t->kind), t->kind == BENCH_KIND_THROUGHPUT ?
-	    b->o->throughput_bytes : 0, s->dir, b->o->probe_timeout);
+	long bytes = kind_bytes(b, t->kind);
+	char *command = probe_node_command(s->otela, d->peer_id, t->kind,
+	    kind_count(b, t->kind), bytes >= 0 ? bytes : 0, s->dir,
+	    b->o->probe_timeout);
 	struct bench_record rec = {
 		.run_id = b->run_id,
-		.kind = bench_kind_name(t->kind),
+		.kind = t->kind->name,
 		.source = s->m->name,
 		.target = d->m->name,
 		.source_peer_id = s->peer_id,
 		.target_peer_id = d->peer_id,
 		.ok = t->ok,
 		.count = kind_count(b, t->kind),
-		.bytes = t->kind == BENCH_KIND_THROUGHPUT ?
-		    b->o->throughput_bytes : -1,
+		.bytes = bytes,
 		.metrics = t->metrics,
 		.error = t->error,
 		.error_class = t->error_class,
@@ -138,7 +148,7 @@ static void
 write_baseline_record(struct bench *b, struct bench_task *t)
 {
 	struct record_out rec = {
-		.kind = RECORD_KIND_PING,
+		.kind = t->kind->name,
 		.source = src_of(t)->m->name,
 		.target = dst_of(t)->m->name,
 		.target_address = dst_of(t)->m->address,
@@ -172,18 +182,7 @@ write_baseline_record(struct bench *b, struct bench_task *t)
 /* ---- finishing a task ---------------------------------------------- */
 
 static void
-release(struct bench_task *t)
-{
-	struct bench_host *s = &t->b->hosts[t->src], *d = &t->b->hosts[t->dst];
-
-	if (task_stage(t) == 1)
-		s->exclusive = d->exclusive = 0;
-	s->busy--;
-	d->busy--;
-}
-
-static void
-task_finish(struct bench_task *t, int running)
+task_finish(struct bench_task *t)
 {
 	struct bench *b = t->b;
 
@@ -192,11 +191,7 @@ task_finish(struct bench_task *t, int running)
 		t->ended_at = time_wall();
 	if (t->started_at == 0)
 		t->started_at = t->ended_at;
-	if (running) {
-		release(t);
-		b->pairs.running--;
-	}
-	b->pairs.left--;
+	dispatch_task_end(b->pairs.d, t->dt);
 	if (t->phase == BENCH_SWEEP)
 		write_sweep_record(b, t);
 	else if (t->phase == BENCH_BASELINE)
@@ -212,10 +207,8 @@ task_finish(struct bench_task *t, int running)
 static void
 task_drop(struct bench_task *t)
 {
-	release(t);
 	t->state = T_DONE;
-	t->b->pairs.running--;
-	t->b->pairs.left--;
+	dispatch_task_end(t->b->pairs.d, t->dt);
 }
 
 /* ---- node replies -------------------------------------------------- */
@@ -248,38 +241,34 @@ reply_failed(struct bench_task *t, const struct node_reply *r,
 	return 0;
 }
 
-static double
-metric(const cJSON *metrics, const char *key)
+/* The outcome of a probe, as its kind's parser made it. */
+static void
+take_result(struct bench_task *t, struct probe_result *res)
 {
-	const cJSON *v = cJSON_GetObjectItem(metrics, key);
-
-	return cJSON_IsNumber(v) ? v->valuedouble : 0;
+	t->ok = res->ok;
+	t->metrics = res->metrics;
+	res->metrics = NULL;
+	if (!res->ok)
+		task_fail(t, res->error_class, res->error);
+	else {
+		free(res->error);
+		t->value = res->value;
+	}
+	res->error = NULL;
 }
 
 /* A probe's answer: the node's metrics and verdict. */
 static void
 take_probe(struct bench_task *t, const struct node_reply *r)
 {
-	struct node_probe p;
-	char *cause = NULL;
+	struct probe_output o = { .out = r->body, .len = r->body_len,
+	    .err = "", .kind = t->kind, .host = src_of(t)->m->name, .who = "" };
+	struct probe_result res = { 0 };
 
-	if (node_parse_probe(r->body, r->body_len, &p, &cause) != 0) {
-		task_fail(t, ERROR_CLASS_PARSE, str_printf("%s: probe: %s",
-		    src_of(t)->m->name, cause != NULL ? cause :
-		    "unreadable answer"));
-		free(cause);
-		return;
-	}
-	t->ok = p.ok;
-	t->metrics = p.metrics;
-	p.metrics = NULL;
-	if (!p.ok)
-		task_fail(t, error_class_of_text(p.error), strdup(p.error !=
-		    NULL ? p.error : "the node reported ok: false"));
+	if (t->kind->parse(&o, &res) != 0)
+		task_fail(t, ERROR_CLASS_TOOL_FAILED, NULL);
 	else
-		t->value = t->kind == BENCH_KIND_THROUGHPUT ?
-		    metric(t->metrics, "mbps") : metric(t->metrics, "p50_ms");
-	node_probe_free(&p);
+		take_result(t, &res);
 }
 
 /* A holepunch answer: connectedness and attempts, for run.json. */
@@ -324,49 +313,40 @@ task_reply_cb(const struct machine *m, const struct node_reply *r,
 			else
 				take_probe(t, r);
 		}
-		task_finish(t, 1);
+		task_finish(t);
 	}
-	dispatch(t->b);
+	dispatch_run(t->b->pairs.d);
 }
 
+/* --baseline's shell kind has ended: its parser reads what it printed. */
 static void
-ping_done_cb(const struct machine *m, const struct engine_result *res,
+baseline_done_cb(const struct machine *m, const struct engine_result *res,
     void *arg)
 {
 	struct bench_task *t = arg;
-	struct ping_result *p = NULL;
-	char *cause = NULL;
+	struct probe_output o = { .out = res->out, .len = strlen(res->out),
+	    .err = res->err, .exit_status = res->exit_status, .kind = t->kind,
+	    .host = m->name, .who = "" };
+	struct probe_result pr = { 0 };
 
 	t->job = NULL;
 	t->started_at = res->started_at > 0 ? res->started_at : res->queued_at;
 	t->ended_at = res->ended_at;
 	if (res->error == NP_ERR_CANCELLED && t->b->interrupted) {
 		task_drop(t);
-		dispatch(t->b);
+		dispatch_run(t->b->pairs.d);
 		return;
 	}
 	if (res->error != NP_OK)
 		task_fail(t, error_class_of_code(res->error), str_printf(
 		    "%s", res->error_text != NULL ? res->error_text :
 		    error_string(res->error)));
-	else if (ping_parse(res->out, &p, &cause) != 0)
-		task_fail(t, res->exit_status == 127 ? ERROR_CLASS_TOOL_MISSING :
-		    ERROR_CLASS_PARSE, res->exit_status == 127 ? str_printf(
-		    "%s: ping is not installed or not on PATH there",
-		    m->name) : cause), cause = NULL;
-	else if (p->received == 0)
-		task_fail(t, ERROR_CLASS_TOOL_FAILED, str_printf("100%% "
-		    "packet loss: %d sent, none answered", p->transmitted));
+	else if (t->kind->parse(&o, &pr) != 0)
+		task_fail(t, ERROR_CLASS_TOOL_FAILED, NULL);
 	else
-		t->ok = 1;
-	if (p != NULL) {
-		t->metrics = ping_result_metrics(p);
-		t->value = p->p50_ms;
-	}
-	free(cause);
-	ping_result_free(p);
-	task_finish(t, 1);
-	dispatch(t->b);
+		take_result(t, &pr);
+	task_finish(t);
+	dispatch_run(t->b->pairs.d);
 }
 
 /* ---- starting tasks ------------------------------------------------ */
@@ -391,21 +371,13 @@ bench_punch_limit(int attempts, int wait_ms, int timeout_ms, double dcutr_s)
 int
 bench_sweep_probe(struct bench *b, struct bench_task *t)
 {
+	long bytes = kind_bytes(b, t->kind);
 	char *body;
 	int r;
-	cJSON *o = cJSON_CreateObject();
 
-	cJSON_AddStringToObject(o, "target", dst_of(t)->peer_id);
-	cJSON_AddStringToObject(o, "kind", bench_kind_name(t->kind));
-	cJSON_AddNumberToObject(o, "count", kind_count(b, t->kind));
-	cJSON_AddNumberToObject(o, "bytes", t->kind == BENCH_KIND_THROUGHPUT ?
-	    (double)b->o->throughput_bytes : 0);
-	/* the node decodes it into an integer: 1234.5 would be a 400 */
-	cJSON_AddNumberToObject(o, "timeout_ms", (double)bench_timeout_ms(
-	    b->o->probe_timeout));
-	body = cJSON_PrintUnformatted(o);
-	cJSON_Delete(o);
-	if (body == NULL)
+	if ((body = probe_node_request(t->kind, dst_of(t)->peer_id,
+	    kind_count(b, t->kind), bytes >= 0 ? bytes : 0, bench_timeout_ms(
+	    b->o->probe_timeout))) == NULL)
 		return NP_ERR_NOMEM;
 	r = node_api_call(b->api, src_of(t)->m, src_of(t)->http_port, "POST",
 	    "/v1/probe/run", body, b->o->probe_timeout + CALL_SLACK,
@@ -445,53 +417,39 @@ bench_sweep_ping(struct bench *b, struct bench_task *t)
 		.ping_interval = b->inv->ping_interval,
 	};
 	struct engine_request req = {
-		.on_done = ping_done_cb,
+		.on_done = baseline_done_cb,
 		.arg = t,
 	};
 
-	if (t->command == NULL &&
-	    (t->command = probe_ping_command(&ps, dst_of(t)->m->address)) ==
-	    NULL)
+	if (t->command == NULL && (t->command = t->kind->command(&ps,
+	    dst_of(t)->m->address)) == NULL)
 		return NP_ERR_NOMEM;
 	req.command = t->command;
-	req.timeout_s = probe_ping_timeout(&ps, b->inv->connect_timeout_seconds);
+	req.timeout_s = t->kind->timeout(&ps,
+	    b->inv->connect_timeout_seconds);
 	return engine_submit(b->engine, src_of(t)->m, &req, &t->job);
 }
 
-static void
-task_start(struct bench *b, struct bench_task *t)
+static struct bench_task *
+task_of(struct dispatch_task *dt)
 {
-	struct bench_host *s = &b->hosts[t->src], *d = &b->hosts[t->dst];
+	return dt->arg;
+}
+
+static void
+start_cb(struct dispatch *d, struct dispatch_task *dt)
+{
+	struct bench_task *t = task_of(dt);
+	struct bench *b = t->b;
 	int r;
 
 	t->state = T_RUNNING;
 	t->started_at = time_wall();
-	b->pairs.running++;
-	s->busy++;
-	d->busy++;
-	if (task_stage(t) == 1)
-		s->exclusive = d->exclusive = 1;
 	if ((r = bench_phases[t->phase].pair_start(b, t)) != 0) {
 		task_fail(t, ERROR_CLASS_TOOL_FAILED, str_printf("%s: %s",
-		    s->m->name, error_string(r)));
-		task_finish(t, 1);
+		    src_of(t)->m->name, error_string(r)));
+		task_finish(t);
 	}
-}
-
-static int
-can_start(const struct bench *b, const struct bench_task *t)
-{
-	const struct bench_host *s = src_of(t), *d = dst_of(t);
-	/* ICMP pings and holepunch requests are no load: as collect */
-	int limit = t->phase == BENCH_SWEEP ? b->o->max_probes :
-	    ENGINE_DEFAULT_MAX_CHANNELS;
-
-	if (b->o->serial)
-		return b->pairs.running == 0;
-	if (task_stage(t) == 1)
-		return s->busy == 0 && d->busy == 0;
-	return !s->exclusive && !d->exclusive && s->busy < limit &&
-	    d->busy < limit;
 }
 
 /*
@@ -513,33 +471,9 @@ pairs_end(struct bench *b)
 }
 
 static void
-dispatch(struct bench *b)
+ended_cb(struct dispatch *d)
 {
-	struct bench_pairs *ps = &b->pairs;
-	int stage = -1;
-	size_t i;
-
-	if (b->dispatching)
-		return;
-	b->dispatching = 1;
-	for (i = 0; i < ps->n && !b->interrupted; i++) {
-		struct bench_task *t = &ps->tasks[i];
-
-		if (t->state == T_DONE)
-			continue;
-		/* a stage starts when the one before it has ended */
-		if (stage < 0)
-			stage = task_stage(t);
-		else if (task_stage(t) != stage)
-			break;
-		if (t->state == T_WAITING && can_start(b, t))
-			task_start(b, t);
-		if (b->o->serial && ps->running > 0)
-			break;
-	}
-	b->dispatching = 0;
-	if (ps->running == 0 && (ps->left == 0 || b->interrupted))
-		pairs_end(b);
+	pairs_end(dispatch_arg(d));
 }
 
 /* ---- building the task list ---------------------------------------- */
@@ -548,8 +482,8 @@ static void tasks_free(struct bench_task *tasks, size_t n);
 
 /* The next task: what it is, all else (its state, its outcome) zero. */
 static void
-add_task(struct bench *b, enum bench_phase p, enum bench_kind k, size_t src,
-    size_t dst, int round)
+add_task(struct bench *b, enum bench_phase p, const struct probe_kind *k,
+    size_t src, size_t dst, int round)
 {
 	b->pairs.tasks[b->pairs.n++] = (struct bench_task){ .b = b,
 	    .phase = p, .kind = k, .src = src, .dst = dst, .round = round };
@@ -557,8 +491,8 @@ add_task(struct bench *b, enum bench_phase p, enum bench_kind k, size_t src,
 
 /* Light tasks: shift rounds (i -> i+k), so that load spreads evenly. */
 static void
-add_light(struct bench *b, enum bench_phase p, const enum bench_kind *kinds,
-    size_t n_kinds)
+add_light(struct bench *b, enum bench_phase p,
+    const struct probe_kind *const *kinds, size_t n_kinds)
 {
 	size_t i, k, j;
 
@@ -578,8 +512,9 @@ add_light(struct bench *b, enum bench_phase p, const enum bench_kind *kinds,
 				    (int)k);
 }
 
+/* An exclusive kind's tasks: the scheduler's exclusive rounds. */
 static int
-add_throughput(struct bench *b)
+add_exclusive(struct bench *b, const struct probe_kind *kind)
 {
 	struct schedule *s = NULL;
 	size_t r, q, i, k;
@@ -588,16 +523,15 @@ add_throughput(struct bench *b)
 		for (i = 0; i < b->n; i++)
 			for (k = 0; k < b->n; k++)
 				if (i != k)
-					add_task(b, BENCH_SWEEP,
-					    BENCH_KIND_THROUGHPUT, i, k,
+					add_task(b, BENCH_SWEEP, kind, i, k,
 					    (int)b->pairs.n + 1);
 		return 0;
 	}
-	if (schedule_iperf3(b->n, &s) != 0)
+	if (schedule_exclusive(b->n, &s) != 0)
 		return NP_ERR_NOMEM;
 	for (r = 0; r < s->n_rounds; r++)
 		for (q = 0; q < s->rounds[r].n_pairs; q++)
-			add_task(b, BENCH_SWEEP, BENCH_KIND_THROUGHPUT,
+			add_task(b, BENCH_SWEEP, kind,
 			    s->rounds[r].pairs[q].source,
 			    s->rounds[r].pairs[q].target, (int)r + 1);
 	schedule_free(s);
@@ -620,38 +554,84 @@ fail_dead_pairs(struct bench *b)
 		task_fail(t, dead->error_class, str_printf("%s failed at %s: "
 		    "%s", dead->m->name, bench_phase_name(dead->failed_phase),
 		    dead->error));
-		task_finish(t, 0);
+		task_finish(t);
 	}
+}
+
+/* Is k one of this run's sweep kinds (--kinds)? */
+static int
+run_has(const struct bench *b, const struct probe_kind *k)
+{
+	return k->via == PROBE_VIA_NODE &&
+	    ((b->o->kinds >> probe_kind_index(k)) & 1);
 }
 
 /* The phase's tasks, in the order they are to run. */
 static int
 add_tasks(struct bench *b, enum bench_phase p)
 {
-	static const enum bench_kind light[] = { BENCH_KIND_PING,
-		BENCH_KIND_LATENCY };
-	enum bench_kind kinds[2];
-	size_t n_kinds = 0, per = b->n * (b->n - 1), j;
+	const struct probe_kind *light[sizeof b->o->kinds * 8] = { NULL }, *k;
+	size_t n_light = 0, n_kinds = 0, per = b->n * (b->n - 1);
 	struct bench_pairs *ps = &b->pairs;
 
 	tasks_free(b->task_sets[p], b->n_task_sets[p]);
 	b->task_sets[p] = NULL;
 	b->n_task_sets[p] = 0;
+	dispatch_free(ps->d);
 	memset(ps, 0, sizeof *ps);
-	if ((ps->tasks = calloc(per * BENCH_N_KINDS + 1, sizeof *ps->tasks)) ==
-	    NULL)
+	for (k = probe_kinds; k->name != NULL; k++)
+		n_kinds += run_has(b, k);
+	if ((ps->tasks = calloc(per * (n_kinds > 0 ? n_kinds : 1) + 1,
+	    sizeof *ps->tasks)) == NULL)
 		return NP_ERR_NOMEM;
 	b->task_sets[p] = ps->tasks;	/* freed at the end, whatever comes */
-	if (p != BENCH_SWEEP)	/* punch, baseline: a task per pair */
+	if (p != BENCH_SWEEP) {	/* punch, baseline: a task per pair */
+		light[0] = NULL;	/* punch: no kind of probe */
+		for (k = probe_kinds; p == BENCH_BASELINE && k->name != NULL;
+		    k++)
+			if (k->flags & PROBE_BASELINE)
+				light[0] = k;
 		add_light(b, p, light, 1);
-	else {
-		for (j = 0; j < 2; j++)
-			if (b->o->kinds & (1u << light[j]))
-				kinds[n_kinds++] = light[j];
-		add_light(b, p, kinds, n_kinds);
-		if ((b->o->kinds & (1u << BENCH_KIND_THROUGHPUT)) &&
-		    add_throughput(b) != 0)
+		return 0;
+	}
+	for (k = probe_kinds; k->name != NULL; k++)
+		if (run_has(b, k) && k->shape == PROBE_OVERLAP)
+			light[n_light++] = k;
+	add_light(b, p, light, n_light);
+	for (k = probe_kinds; k->name != NULL; k++)
+		if (run_has(b, k) && k->shape == PROBE_EXCLUSIVE &&
+		    add_exclusive(b, k) != 0)
 			return NP_ERR_NOMEM;
+	return 0;
+}
+
+/* The phase's dispatcher: its stages, its tasks in order. */
+static int
+dispatch_build(struct bench *b, enum bench_phase p)
+{
+	static const struct dispatch_hooks hooks = { .start = start_cb,
+	    .ended = ended_cb };
+	struct dispatch_hooks h = hooks;
+	struct bench_pairs *ps = &b->pairs;
+	/* ICMP pings and holepunch requests are no load: as collect */
+	struct dispatch_stage stages[2] = {
+		{ DISPATCH_BOTH_WAYS, p == BENCH_SWEEP ?
+		    (size_t)b->o->max_probes : ENGINE_DEFAULT_MAX_CHANNELS },
+		{ DISPATCH_EXCLUSIVE, 0 },
+	};
+	size_t i;
+	int r;
+
+	h.arg = b;
+	if ((r = dispatch_new(b->n, ps->n, stages, p == BENCH_SWEEP ? 2 : 1,
+	    &h, &ps->d)) != 0)
+		return r;
+	dispatch_set_serial(ps->d, b->o->serial);
+	for (i = 0; i < ps->n; i++) {
+		struct bench_task *t = &ps->tasks[i];
+
+		t->dt = dispatch_add(ps->d, t->src, t->dst, task_stage(t),
+		    (size_t)t->round - 1, t);
 	}
 	return 0;
 }
@@ -663,19 +643,18 @@ bench_pairs_start(struct bench *b)
 	struct bench_pairs *ps = &b->pairs;
 	int r;
 
-	if ((r = add_tasks(b, p)) != 0) {
+	if ((r = add_tasks(b, p)) != 0 || (r = dispatch_build(b, p)) != 0) {
 		log_error("bench: %s: %s", bench_phase_name(p),
 		    error_string(r));
 		b->interrupted = 1;	/* stop, but tear down */
 		pairs_end(b);
 		return;
 	}
-	ps->left = ps->n;
 	b->prog_total = ps->n;
 	bench_report_phase(b);
 	b->n_task_sets[p] = ps->n;
 	fail_dead_pairs(b);
-	dispatch(b);
+	dispatch_run(ps->d);
 }
 
 void
@@ -683,6 +662,8 @@ bench_pairs_cancel(struct bench *b)
 {
 	size_t i;
 
+	if (b->pairs.d != NULL)
+		dispatch_stop(b->pairs.d);
 	for (i = 0; i < b->pairs.n; i++) {
 		struct bench_task *t = &b->pairs.tasks[i];
 
@@ -719,5 +700,6 @@ bench_pairs_free(struct bench *b)
 		b->task_sets[p] = NULL;
 		b->n_task_sets[p] = 0;
 	}
+	dispatch_free(b->pairs.d);
 	memset(&b->pairs, 0, sizeof b->pairs);
 }

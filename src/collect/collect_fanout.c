@@ -10,7 +10,6 @@
 
 #include "collect.h"
 #include "log.h"
-#include "ping_parse.h"
 #include "timeutil.h"
 #include "util.h"
 
@@ -34,7 +33,7 @@ fanout_pair_cb(struct fanout_outcome *o, void *arg)
 	struct task *t = run->tasks[o->index];
 	char *cmd;
 
-	if (t->state != TASK_RUNNING || t->fan != run)
+	if (t->dt->state != DISPATCH_RUNNING || t->fan != run)
 		return;
 	t->started_at = run->running_at > 0 ? run->running_at :
 	    run->started_at;
@@ -44,11 +43,11 @@ fanout_pair_cb(struct fanout_outcome *o, void *arg)
 		free(t->command);
 		t->command = cmd;
 	}
-	if (o->ping != NULL)
-		t->metrics = ping_result_metrics(o->ping);
+	t->res.metrics = o->metrics;
+	o->metrics = NULL;	/* taken */
 	if (o->ok) {
-		t->ok = 1;
-		t->rtt_ms = o->ping->p50_ms;
+		t->res.ok = 1;
+		t->res.value = o->value;
 	} else {
 		collect_task_fail(t, o->error_class, o->error);
 		o->error = NULL;	/* taken */
@@ -78,9 +77,9 @@ fanout_requeue(struct fanout_run *run, int single)
 	for (i = 0; i < run->n; i++) {
 		struct task *t = run->tasks[i];
 
-		if (t->state != TASK_RUNNING || t->fan != run)
+		if (t->dt->state != DISPATCH_RUNNING || t->fan != run)
 			continue;
-		collect_task_requeue(run->c, t);
+		collect_task_requeue(t);
 		t->fan = NULL;
 		t->single = single;
 		if (single)
@@ -100,10 +99,15 @@ fanout_done_cb(const struct machine *m, const struct engine_result *res,
 	int host_level;
 
 	run->job = NULL;
+	c->fanouts_up--;
 	if (res->error == NP_ERR_CANCELLED) {
 		fanout_requeue(run, 0);		/* --resume redoes them */
 	} else if (res->error != NP_OK) {
-		cls = class_of_engine_error(res->error, &host_level);
+		cls = error_class_of_code(res->error);
+		host_level = res->error == NP_ERR_CONNECT ||
+		    res->error == NP_ERR_AUTH ||
+		    res->error == NP_ERR_HOSTKEY_UNKNOWN ||
+		    res->error == NP_ERR_HOSTKEY_CHANGED;
 		text = res->error_text != NULL ? res->error_text :
 		    error_string(res->error);
 		if (host_level && h->down == NULL) {
@@ -122,17 +126,18 @@ fanout_done_cb(const struct machine *m, const struct engine_result *res,
 		fanout_split_end(run->split, ERROR_CLASS_TOOL_FAILED, NULL);
 	fanout_requeue(run, 0);		/* cut short by Ctrl-C */
 	h->fanout = NULL;
-	c->running--;
 	fanout_run_free(run);
-	collect_dispatch(c);
+	collect_jobs_changed(c);
 }
 
-/* Start source's fan-out over its waiting pairs of round. */
+/* Start source's fan-out over its waiting pairs of t's round. */
 static void
-fanout_start(struct collector *c, struct phase *ph, size_t source,
-    size_t round)
+fanout_start(struct collector *c, struct task *first)
 {
+	size_t source = first->source, round = first->round;
+	size_t stage = first->dt->stage;
 	const struct machine *src = machine_at(c, source);
+	struct dispatch_task *dt = dispatch_host_next_waiting(c->d, source, 0);
 	struct fanout_run *run;
 	struct task *t;
 	size_t i;
@@ -145,13 +150,15 @@ fanout_start(struct collector *c, struct phase *ph, size_t source,
 		goto fail;
 	run->c = c;
 	run->source = source;
-	for (i = ph->src_cur[source]; (t = collect_host_task(ph, source, 0, i)) != NULL
-	    && t->round <= round && run->n < c->fanout; i++) {
-		if (t->state == TASK_WAITING && !t->single &&
-		    t->round == round) {
+	for (i = dt != NULL ? dt->src_pos : 0; (dt = dispatch_host_task(c->d,
+	    source, 0, i)) != NULL && dt->stage == stage &&
+	    dt->round <= round && run->n < c->fanout; i++) {
+		t = dt->arg;
+		if (dt->state == DISPATCH_WAITING && !t->single &&
+		    dt->round == round) {
 			run->tasks[run->n] = t;
 			run->addresses[run->n++] =
-			    machine_at(c, t->pair.target)->address;
+			    machine_at(c, t->target)->address;
 		}
 	}
 	if ((run->command = fanout_command(&c->ps, run->addresses, run->n,
@@ -160,16 +167,16 @@ fanout_start(struct collector *c, struct phase *ph, size_t source,
 		goto fail;
 	run->started_at = time_wall();
 	for (i = 0; i < run->n; i++) {
-		run->tasks[i]->state = TASK_RUNNING;
+		dispatch_take(c->d, run->tasks[i]->dt);
 		run->tasks[i]->fan = run;
 	}
 	c->hosts[source].fanout = run;
-	c->running++;
+	c->fanouts_up++;
 	log_debug(src->name, "ping fan-out to %zu targets", run->n);
 	{
 		struct engine_request req = {
 			.command = run->command,
-			.timeout_s = probe_ping_timeout(&c->ps,
+			.timeout_s = first->stage->kind->timeout(&c->ps,
 			    c->connect_timeout),
 			.on_output = fanout_output_cb,
 			.on_done = fanout_done_cb,
@@ -183,27 +190,28 @@ fanout_start(struct collector *c, struct phase *ph, size_t source,
 	fanout_split_end(run->split, ERROR_CLASS_TOOL_FAILED,
 	    error_string(r));
 	c->hosts[source].fanout = NULL;
-	c->running--;
+	c->fanouts_up--;
 	fanout_run_free(run);
 	return;
 fail:
 	log_error("%s: ping fan-out: %s", src->name, error_string(r));
 	fanout_run_free(run);
-	for (i = 0; (t = collect_host_task(ph, source, 0, i)) != NULL; i++)
-		t->single = 1;	/* the slow way */
-	c->dispatch_again = 1;
+	for (i = 0; (dt = dispatch_host_task(c->d, source, 0, i)) != NULL; i++)
+		((struct task *)dt->arg)->single = 1;	/* the slow way */
 }
 
-/* A ping pair that goes with its source's fan-out: start it if none runs. */
+/*
+ * A pair of a fan-out kind goes with its source's fan-out: its fan-out is
+ * started if none runs (1), unless the pair runs on its own (0).
+ */
 int
-collect_fanout_take(struct collector *c, struct phase *ph, struct task *t)
+collect_fanout_take(struct collector *c, struct task *t)
 {
-	struct host_state *h = &c->hosts[t->pair.source];
+	struct host_state *h = &c->hosts[t->source];
 
-	if (t->kind != PROBE_PING || c->fanout == 0 || t->single ||
-	    h->no_fanout)
+	if (!t->stage->fanout || t->single || h->no_fanout)
 		return 0;
 	if (h->fanout == NULL)
-		fanout_start(c, ph, t->pair.source, t->round);
-	return 1;
+		fanout_start(c, t);
+	return !t->single;
 }

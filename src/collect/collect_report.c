@@ -1,6 +1,7 @@
 /*
  * collect's report: the summary printed when a run ends (per source: probes
- * ok and failed, median RTT, why a host was down; then the extreme pairs).
+ * ok and failed, median RTT, why a host was down; then each kind's extreme
+ * pairs, by the figure its row names).
  */
 #include <stdio.h>
 
@@ -9,26 +10,28 @@
 #include "log.h"
 #include "stats.h"
 
-/* "  KIND: slowest A->B V UNIT, fastest C->D V UNIT SUFFIX" */
+/* "  KIND: slowest A->B V UNIT, fastest C->D V UNIT (WHAT)" */
 static void
-print_extremes(FILE *f, const struct collector *c, const char *kind,
-    const struct task *slow, const struct task *fast, double slow_v,
-    double fast_v, int decimals, const char *unit, const char *suffix)
+print_extremes(FILE *f, const struct collector *c,
+    const struct probe_kind *k, const struct task *slow,
+    const struct task *fast)
 {
-	fprintf(f, "  %s: slowest %s->%s %.*f %s, fastest %s->%s %.*f %s%s\n",
-	    kind, machine_at(c, slow->pair.source)->name,
-	    machine_at(c, slow->pair.target)->name, decimals, slow_v, unit,
-	    machine_at(c, fast->pair.source)->name,
-	    machine_at(c, fast->pair.target)->name, decimals, fast_v, unit,
-	    suffix);
+	const struct probe_summary *sum = &k->summary;
+
+	fprintf(f, "  %s: slowest %s->%s %.*f %s, fastest %s->%s %.*f %s%s%s%s\n",
+	    k->name, machine_at(c, slow->source)->name,
+	    machine_at(c, slow->target)->name, sum->decimals,
+	    slow->res.value, sum->unit, machine_at(c, fast->source)->name,
+	    machine_at(c, fast->target)->name, sum->decimals,
+	    fast->res.value, sum->unit, sum->what != NULL ? " (" : "",
+	    sum->what != NULL ? sum->what : "", sum->what != NULL ? ")" : "");
 }
 
-/* Per source: ok, failed, median RTT; then the extreme pairs. */
+/* Per source: ok, failed, median RTT; then each kind's extreme pairs. */
 void
 collect_report_summary(const struct collector *c, FILE *f)
 {
-	const struct task *slow = NULL, *fast = NULL, *lo = NULL, *hi = NULL;
-	size_t i, p;
+	size_t i, s;
 
 	fprintf(f, "netprof: %zu probe%s ok, %zu failed\n", c->ok,
 	    PLURAL(c->ok), c->failed);
@@ -44,31 +47,28 @@ collect_report_summary(const struct collector *c, FILE *f)
 			fprintf(f, "  (%s)", h->down);
 		fputc('\n', f);
 	}
-	for (p = 0; p < c->n_phases; p++) {
-		const struct phase *ph = &c->phases[p];
+	for (s = 0; s < c->n_stages; s++) {
+		const struct probe_kind *k = c->stages[s].kind;
+		const struct probe_metric *m = probe_kind_metric(k,
+		    k->summary.metric);
+		int higher_better = m != NULL && m->unit->higher_better;
+		const struct task *slow = NULL, *fast = NULL;
 
-		for (i = 0; i < ph->n_tasks; i++) {
-			const struct task *t = &ph->tasks[i];
+		for (i = 0; i < c->n_tasks; i++) {
+			const struct task *t = &c->tasks[i];
+			double v = t->res.value;
 
-			if (t->state != TASK_DONE || !t->ok)
+			if (t->stage != &c->stages[s] ||
+			    t->dt->state != DISPATCH_DONE || !t->res.ok)
 				continue;
-			if (t->kind == PROBE_PING) {
-				if (slow == NULL || t->rtt_ms > slow->rtt_ms)
-					slow = t;
-				if (fast == NULL || t->rtt_ms < fast->rtt_ms)
-					fast = t;
-			} else {
-				if (lo == NULL || t->mbps < lo->mbps)
-					lo = t;
-				if (hi == NULL || t->mbps > hi->mbps)
-					hi = t;
-			}
+			if (slow == NULL || (higher_better ?
+			    v < slow->res.value : v > slow->res.value))
+				slow = t;
+			if (fast == NULL || (higher_better ?
+			    v > fast->res.value : v < fast->res.value))
+				fast = t;
 		}
+		if (slow != NULL)
+			print_extremes(f, c, k, slow, fast);
 	}
-	if (slow != NULL)
-		print_extremes(f, c, "ping", slow, fast, slow->rtt_ms,
-		    fast->rtt_ms, 3, "ms", " (median RTT)");
-	if (lo != NULL)
-		print_extremes(f, c, "iperf3", lo, hi, lo->mbps, hi->mbps,
-		    1, "Mbps", "");
 }

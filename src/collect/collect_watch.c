@@ -363,7 +363,8 @@ next_sweep_cb(uv_timer_t *t)
 	if ((r = collect_sweep_restart(c)) != 0) {
 		log_error("sweep %ld: %s", w->sweep, error_string(r));
 		c->write_failed = 1;
-		collect_dispatch(c);
+		c->sweep_over = 1;	/* nothing of it runs */
+		collect_jobs_changed(c);
 		return;
 	}
 	backoff_apply(w);

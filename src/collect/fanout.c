@@ -19,6 +19,7 @@
 
 #include "error.h"
 #include "fanout.h"
+#include "probe_ping.h"
 #include "shell.h"
 #include "util.h"
 
@@ -139,7 +140,7 @@ fanout_target_command(const struct probe_settings *ps, const char *address,
 	int p = fping_period_ms(ps);
 
 	if (!fping)
-		return probe_ping_command(ps, address);
+		return probe_kind_of_role(PROBE_ROLE_IP_RTT)->command(ps, address);
 	snprintf(count, sizeof count, "%d", ps->ping_count);
 	snprintf(period, sizeof period, "%d", p);
 	snprintf(timeout, sizeof timeout, "%d", p < 500 ? 500 : p);
@@ -168,23 +169,6 @@ text_add(struct buf *t, const char *s, size_t n)
 	return buf_append(t, s, n);
 }
 
-/* The line that says why a tool failed: not ping's "PING ..." header. */
-static char *
-reason_line(const char *text)
-{
-	const char *p = text, *nl;
-	size_t len;
-
-	while (*p != '\0') {
-		nl = strchr(p, '\n');
-		len = nl != NULL ? (size_t)(nl - p) : strlen(p);
-		if (len > 0 && strncmp(p, "PING ", 5) != 0)
-			return strndup(p, len > 200 ? 200 : len);
-		p += len + (nl != NULL);
-	}
-	return NULL;
-}
-
 static void
 outcome_fail(struct fanout_outcome *o, enum error_class cls, char *error)
 {
@@ -193,45 +177,31 @@ outcome_fail(struct fanout_outcome *o, enum error_class cls, char *error)
 	o->error = error;
 }
 
+/* The classifier's verdict as the outcome's (its texts and metrics). */
+static void
+outcome_take(struct fanout_outcome *o, struct probe_result *res)
+{
+	o->ok = res->ok;
+	o->error_class = res->error_class;
+	o->error = res->error;
+	o->metrics = res->metrics;
+	o->value = res->value;
+}
+
 int
 fanout_outcome_from_ping(const char *source, const char *text,
     int exit_status, struct fanout_outcome *o)
 {
-	struct ping_result *p = NULL;
-	char *cause = NULL, *line;
+	struct probe_output po = { .out = text, .len = strlen(text),
+	    .err = text, .exit_status = exit_status, .host = source,
+	    .who = "" };
+	struct probe_result res;
 	int r;
 
-	o->ok = 0;
 	o->ping = NULL;
-	o->error = NULL;
-	if (exit_status == 127 || (exit_status != 0 &&
-	    (strstr(text, ": not found") != NULL ||
-	    strstr(text, "command not found") != NULL))) {
-		outcome_fail(o, ERROR_CLASS_TOOL_MISSING, str_printf("%s: ping is "
-		    "not installed or not on PATH there (exit %d)", source,
-		    exit_status));
-		return o->error != NULL ? 0 : NP_ERR_NOMEM;
-	}
-	if ((r = ping_parse(text, &p, &cause)) == NP_ERR_NOMEM)
+	if ((r = probe_ping_classify(&po, &o->ping, &res)) != 0)
 		return r;
-	if (r != 0) {
-		line = exit_status != 0 ? reason_line(text) : NULL;
-		if (line != NULL) {
-			outcome_fail(o, ERROR_CLASS_TOOL_FAILED, str_printf("ping "
-			    "exited %d: %s", exit_status, line));
-			free(cause);
-		} else
-			outcome_fail(o, ERROR_CLASS_PARSE, cause);
-		free(line);
-		return o->error != NULL ? 0 : NP_ERR_NOMEM;
-	}
-	o->ping = p;
-	if (p->received == 0) {
-		outcome_fail(o, ERROR_CLASS_TOOL_FAILED, str_printf("100%% packet "
-		    "loss: %d sent, none answered", p->transmitted));
-		return o->error != NULL ? 0 : NP_ERR_NOMEM;
-	}
-	o->ok = 1;
+	outcome_take(o, &res);
 	return 0;
 }
 
@@ -246,6 +216,7 @@ deliver(struct fanout_split *sp, size_t i, struct fanout_outcome *o)
 	sp->cb(o, sp->arg);
 	ping_result_free(o->ping);
 	free(o->error);
+	cJSON_Delete(o->metrics);
 }
 
 static int
@@ -289,6 +260,7 @@ static int
 fping_line(struct fanout_split *sp, const char *line)
 {
 	struct fanout_outcome o = { 0 };
+	struct probe_result res;
 	double v[4096];
 	size_t i, n = 0, alen = strcspn(line, " ");
 	const char *p = line + alen;
@@ -320,11 +292,13 @@ fping_line(struct fanout_split *sp, const char *line)
 	o.fping = 1;
 	if ((r = ping_result_from_samples(sent, v, n, &o.ping)) != 0)
 		return r;
-	if (n == 0)
-		outcome_fail(&o, ERROR_CLASS_TOOL_FAILED, str_printf("100%% packet "
-		    "loss: %d sent, none answered", sent));
-	else
-		o.ok = 1;
+	memset(&res, 0, sizeof res);
+	if ((r = probe_ping_judge(o.ping, &res)) != 0) {
+		ping_result_free(o.ping);
+		probe_result_clear(&res);
+		return r;
+	}
+	outcome_take(&o, &res);
 	deliver(sp, i, &o);
 	return 0;
 }
@@ -337,7 +311,7 @@ fping_end(struct fanout_split *sp)
 	    sp->fping_other.data : "";
 	int missing = sp->fping_status == 127 ||
 	    strstr(other, ": not found") != NULL;
-	char *line = reason_line(other);
+	char *line = probe_ping_reason(other);
 	size_t i;
 
 	for (i = 0; i < sp->n; i++) {

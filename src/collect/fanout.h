@@ -47,6 +47,8 @@ struct fanout_outcome {
 	enum error_class error_class;	/* when !ok */
 	char *error;		/* when !ok */
 	struct ping_result *ping;	/* parsed figures (also at 100% loss) */
+	struct cJSON *metrics;	/* the record's (the callback may take them) */
+	double value;		/* the p50, when ok */
 	int fping;		/* measured by fping */
 };
 

@@ -1,5 +1,6 @@
 /*
- * Plans: the schedules collect runs for an inventory, and their text or
+ * Plans: the stages collect runs for an inventory (a kind of probe each,
+ * from the kinds' table, scheduled by the kind's shape), and their text or
  * JSON form (as the upstream tool's plan: source, target, ping,
  * iperf_server, iperf_client, each the command line that runs the probe
  * by hand through the machine's transport, with the rounds the scheduler
@@ -30,12 +31,6 @@ plan_fanout(const struct plan_options *o)
 	if (o->serial || o->rounds || o->fanout < 0)
 		return 0;
 	return o->fanout > 0 ? (size_t)o->fanout : PLAN_DEFAULT_FANOUT;
-}
-
-const char *
-plan_iperf_mode(const struct plan_options *o)
-{
-	return o->duplex ? "duplex" : "exclusive";
 }
 
 /* --fanout N|off: 0 (and off) is -1, one channel per probe */
@@ -88,37 +83,94 @@ const struct option_spec plan_option_specs[] = {
 	{ .name = NULL }
 };
 
-int
-plan_schedules(const struct inventory *inv, const struct plan_options *o,
-    struct schedule **ping, struct schedule **iperf3)
+unsigned
+plan_kinds(const struct plan_options *o)
+{
+	const struct probe_kind *rtt = probe_kind_of_role(PROBE_ROLE_IP_RTT);
+	const struct probe_kind *rate = probe_kind_of_role(PROBE_ROLE_IP_RATE);
+	unsigned kinds = 0;
+
+	if (rtt != NULL)
+		kinds |= 1u << probe_kind_index(rtt);
+	if (o->iperf && rate != NULL)
+		kinds |= 1u << probe_kind_index(rate);
+	return kinds;
+}
+
+/* A kind's stage: its rounds by its shape and the run's options. */
+static int
+stage_build(const struct inventory *inv, const struct plan_options *o,
+    const struct probe_kind *k, struct plan_stage *st)
 {
 	size_t n = inv->n_machines, width;
-	int r;
+	int duplex = o->duplex && !o->serial && (k->flags & PROBE_DUPLEX);
 
-	*ping = *iperf3 = NULL;
+	st->kind = k;
 	width = o->max_channels > 0 ? (size_t)o->max_channels :
 	    ENGINE_DEFAULT_MAX_CHANNELS;
 	if (o->rounds)
 		width = 1;
-	if (plan_fanout(o) > 0)		/* round k: each source's k-th fan-out */
-		width = plan_fanout(o);
-	if (o->serial)
-		r = schedule_serial(n, PROBE_PING, ping);
-	else
-		r = schedule_ping(n, width, ping);
-	if (r != 0 || !o->iperf)
-		return r;
-	if (o->serial)
-		r = schedule_serial(n, PROBE_IPERF3, iperf3);
-	else if (o->duplex)
-		r = schedule_iperf3_duplex(n, iperf3);
-	else
-		r = schedule_iperf3(n, iperf3);
-	if (r != 0) {
-		schedule_free(*ping);
-		*ping = NULL;
+	if (k->shape == PROBE_OVERLAP) {
+		st->share.share = DISPATCH_EACH_WAY;
+		st->share.limit = width;
+		st->fanout = (k->flags & PROBE_FANOUT) && plan_fanout(o) > 0;
+		st->mode = o->serial ? "serial" : st->fanout ? "fanout" :
+		    "channel";
+		st->plan_mode = o->serial ? "serial" : st->fanout ? "fanout" :
+		    o->rounds ? "rounds" : "channels";
+		if (st->fanout)	/* round k: each source's k-th fan-out */
+			width = plan_fanout(o);
+	} else {
+		st->share.share = duplex ? DISPATCH_DUPLEX :
+		    DISPATCH_EXCLUSIVE;
+		st->mode = st->plan_mode = o->serial ? "serial" : duplex ?
+		    "duplex" : "exclusive";
 	}
-	return r;
+	if (o->serial)
+		return schedule_serial(n, &st->sched);
+	if (k->shape == PROBE_OVERLAP)
+		return schedule_overlap(n, width, &st->sched);
+	if (duplex)
+		return schedule_duplex(n, &st->sched);
+	return schedule_exclusive(n, &st->sched);
+}
+
+int
+plan_stages(const struct inventory *inv, const struct plan_options *o,
+    struct plan_stage **out, size_t *n)
+{
+	unsigned kinds = plan_kinds(o);
+	const struct probe_kind *k;
+	struct plan_stage *st;
+	size_t i = 0;
+	int r;
+
+	*out = NULL;
+	*n = 0;
+	if ((st = calloc(sizeof kinds * 8 + 1, sizeof *st)) == NULL)
+		return NP_ERR_NOMEM;
+	for (k = probe_kinds; k->name != NULL; k++) {
+		if (!((kinds >> probe_kind_index(k)) & 1) ||
+		    k->via != PROBE_VIA_SHELL)
+			continue;
+		if ((r = stage_build(inv, o, k, &st[i++])) != 0) {
+			plan_stages_free(st, i);
+			return r;
+		}
+	}
+	*out = st;
+	*n = i;
+	return 0;
+}
+
+void
+plan_stages_free(struct plan_stage *stages, size_t n)
+{
+	size_t i;
+
+	for (i = 0; stages != NULL && i < n; i++)
+		schedule_free(stages[i].sched);
+	free(stages);
 }
 
 /*
@@ -181,14 +233,18 @@ plan_line(const struct inventory *inv, const struct machine *m,
 
 static void
 write_rounds_text(FILE *f, const struct inventory *inv,
-    const struct schedule *s, const char *what)
+    const struct plan_stage *st, const char *what, const char *after)
 {
+	const struct schedule *s = st->sched;
 	size_t k, p;
 
-	fprintf(f, "%s: %zu round%s, %zu probe%s\n", probe_kind_name(s->kind),
+	fprintf(f, "%s: %zu round%s, %zu probe%s\n", st->kind->name,
 	    s->n_rounds, PLURAL(s->n_rounds), schedule_n_pairs(s),
 	    PLURAL(schedule_n_pairs(s)));
-	fprintf(f, "  (%s)\n", what);
+	if (after != NULL)
+		fprintf(f, "  (%s; starts after the %s phase)\n", what, after);
+	else
+		fprintf(f, "  (%s)\n", what);
 	for (k = 0; k < s->n_rounds; k++) {
 		fprintf(f, "  round %zu:", k + 1);
 		for (p = 0; p < s->rounds[k].n_pairs; p++) {
@@ -201,15 +257,21 @@ write_rounds_text(FILE *f, const struct inventory *inv,
 	}
 }
 
+/* How a stage's pairs run, in words. */
 static const char *
-ping_what(const struct plan_options *o)
+stage_what(const struct plan_options *o, const struct plan_stage *st)
 {
 	if (o->serial)
 		return "one pair at a time";
+	if (st->kind->shape == PROBE_EXCLUSIVE)
+		return st->share.share == DISPATCH_DUPLEX ? "duplex: each host "
+		    "is the client of one test and the server of another at "
+		    "once (valid on full-duplex links without a shared "
+		    "bottleneck)" : "exclusive: no host in two tests at once";
 	if (o->rounds)
 		return "shift rounds: each host sends one probe and answers "
 		    "one per round";
-	if (plan_fanout(o) > 0)
+	if (st->fanout)
 		return o->ping_tool == FANOUT_TOOL_PING ? "fan-out: one "
 		    "command per source host and round pings all of its "
 		    "targets of the round at once (one ping per target)" :
@@ -222,100 +284,137 @@ ping_what(const struct plan_options *o)
 	return "probes overlap, at most max_channels per host at once";
 }
 
+/* A stage as the plan shows it: its rounds' index, the settings its
+   commands are built with (a server bounded as collect runs it). */
+struct plan_view {
+	const struct plan_stage *st;
+	uint32_t *idx;
+	struct probe_settings ps;
+};
+
 static int
 write_text(FILE *f, const struct inventory *inv,
-    const struct probe_settings *ps, const struct plan_options *o,
-    const struct schedule *ping, const struct schedule *iperf3,
-    const uint32_t *ping_idx, const uint32_t *iperf3_idx)
+    const struct plan_options *o, const struct plan_view *v, size_t nv)
 {
-	size_t n = inv->n_machines;
-	char *server, *cmd;
-	size_t i, j;
-	int r = 0;
+	size_t n = inv->n_machines, i, j, s;
+	char *cmd;
 
-	write_rounds_text(f, inv, ping, ping_what(o));
-	if (iperf3 != NULL)
-		write_rounds_text(f, inv, iperf3, o->serial ?
-		    "one pair at a time" : o->duplex ? "duplex: each host is "
-		    "the client of one test and the server of another at "
-		    "once (valid on full-duplex links without a shared "
-		    "bottleneck); starts after the ping phase" :
-		    "exclusive: no host in two tests at once; starts after "
-		    "the ping phase");
+	for (s = 0; s < nv; s++)
+		write_rounds_text(f, inv, v[s].st, stage_what(o, v[s].st),
+		    s > 0 && !o->serial && v[s].st->kind->shape ==
+		    PROBE_EXCLUSIVE ? v[s - 1].st->kind->name : NULL);
 	fprintf(f, "\ncommands:\n");
-	for (i = 0; i < inv->n_machines; i++) {
-		for (j = 0; j < inv->n_machines; j++) {
+	for (i = 0; i < n; i++) {
+		for (j = 0; j < n; j++) {
 			const struct machine *a = &inv->machines[i];
 			const struct machine *b = &inv->machines[j];
 
 			if (i == j)
 				continue;
 			fprintf(f, "%s -> %s\n", a->name, b->name);
-			if ((cmd = plan_line(inv, a, probe_ping_command(ps,
-			    b->address))) == NULL)
-				goto nomem;
-			fprintf(f, "  ping, on %s, round %zu: %s\n", a->name,
-			    round_of(ping_idx, n, i, j), cmd);
-			free(cmd);
-			if (iperf3 == NULL)
-				continue;
-			if ((server = plan_line(inv, b,
-			    probe_iperf3_server_command(ps))) == NULL)
-				goto nomem;
-			fprintf(f, "  iperf_server, on %s, round %zu: %s\n",
-			    b->name, round_of(iperf3_idx, n, i, j), server);
-			free(server);
-			if ((cmd = plan_line(inv, a, probe_iperf3_client_command(
-			    ps, b->address))) == NULL)
-				goto nomem;
-			fprintf(f, "  iperf_client, on %s: %s\n", a->name, cmd);
-			free(cmd);
+			for (s = 0; s < nv; s++) {
+				const struct probe_kind *k = v[s].st->kind;
+				size_t round = round_of(v[s].idx, n, i, j);
+
+				if (k->server_command == NULL) {
+					if ((cmd = plan_line(inv, a, k->command(
+					    &v[s].ps, b->address))) == NULL)
+						return NP_ERR_NOMEM;
+					fprintf(f, "  %s, on %s, round %zu: %s\n",
+					    k->plan_name, a->name, round, cmd);
+					free(cmd);
+					continue;
+				}
+				if ((cmd = plan_line(inv, b, k->server_command(
+				    &v[s].ps))) == NULL)
+					return NP_ERR_NOMEM;
+				fprintf(f, "  %s_server, on %s, round %zu: %s\n",
+				    k->plan_name, b->name, round, cmd);
+				free(cmd);
+				if ((cmd = plan_line(inv, a, k->command(&v[s].ps,
+				    b->address))) == NULL)
+					return NP_ERR_NOMEM;
+				fprintf(f, "  %s_client, on %s: %s\n",
+				    k->plan_name, a->name, cmd);
+				free(cmd);
+			}
 		}
 	}
-	return r;
-nomem:
-	return NP_ERR_NOMEM;
+	return 0;
 }
 
-/* One row of plan --json: the pair's commands and rounds. */
+/* The view of kind k, if the plan has it. */
+static const struct plan_view *
+view_of(const struct plan_view *v, size_t nv, const struct probe_kind *k)
+{
+	size_t s;
+
+	for (s = 0; s < nv; s++)
+		if (v[s].st->kind == k)
+			return &v[s];
+	return NULL;
+}
+
+static void
+add_string(cJSON *row, const char *key, char *value)
+{
+	cJSON_AddStringToObject(row, key, value != NULL ? value : "");
+	free(value);
+}
+
+/*
+ * One row of plan --json: the pair's command lines, then its rounds and
+ * modes, under each shell kind's plan names (null for a kind not run).
+ */
 static cJSON *
-json_row(const struct inventory *inv, const struct probe_settings *ps,
-    const struct plan_options *o, size_t i, size_t j, int iperf,
-    size_t ping_round, size_t iperf_round)
+json_row(const struct inventory *inv, const struct plan_view *v, size_t nv,
+    size_t i, size_t j)
 {
 	const struct machine *a = &inv->machines[i], *b = &inv->machines[j];
+	const struct probe_kind *k;
+	const struct plan_view *kv;
+	char key[64];
 	cJSON *row;
-	char *cmd;
 
 	if ((row = cJSON_CreateObject()) == NULL)
 		return NULL;
 	cJSON_AddStringToObject(row, "source", a->name);
 	cJSON_AddStringToObject(row, "target", b->name);
-	cmd = plan_line(inv, a, probe_ping_command(ps, b->address));
-	cJSON_AddStringToObject(row, "ping", cmd ? cmd : "");
-	free(cmd);
-	if (iperf) {
-		cmd = plan_line(inv, b, probe_iperf3_server_command(ps));
-		cJSON_AddStringToObject(row, "iperf_server", cmd ? cmd : "");
-		free(cmd);
-		cmd = plan_line(inv, a, probe_iperf3_client_command(ps,
-		    b->address));
-		cJSON_AddStringToObject(row, "iperf_client", cmd ? cmd : "");
-		free(cmd);
-	} else {
-		cJSON_AddNullToObject(row, "iperf_server");
-		cJSON_AddNullToObject(row, "iperf_client");
+	for (k = probe_kinds; k->name != NULL; k++) {
+		if (k->plan_name == NULL)
+			continue;
+		kv = view_of(v, nv, k);
+		if (k->server_command != NULL) {
+			snprintf(key, sizeof key, "%s_server", k->plan_name);
+			if (kv != NULL)
+				add_string(row, key, plan_line(inv, b,
+				    k->server_command(&kv->ps)));
+			else
+				cJSON_AddNullToObject(row, key);
+			snprintf(key, sizeof key, "%s_client", k->plan_name);
+		} else
+			snprintf(key, sizeof key, "%s", k->plan_name);
+		if (kv != NULL)
+			add_string(row, key, plan_line(inv, a, k->command(
+			    &kv->ps, b->address)));
+		else
+			cJSON_AddNullToObject(row, key);
 	}
-	cJSON_AddNumberToObject(row, "ping_round", (double)ping_round);
-	cJSON_AddStringToObject(row, "ping_mode", o->serial ? "serial" :
-	    plan_fanout(o) > 0 ? "fanout" : o->rounds ? "rounds" : "channels");
-	if (iperf) {
-		cJSON_AddNumberToObject(row, "iperf_round", (double)iperf_round);
-		cJSON_AddStringToObject(row, "iperf_mode", o->serial ?
-		    "serial" : plan_iperf_mode(o));
-	} else {
-		cJSON_AddNullToObject(row, "iperf_round");
-		cJSON_AddNullToObject(row, "iperf_mode");
+	for (k = probe_kinds; k->name != NULL; k++) {
+		if (k->plan_name == NULL)
+			continue;
+		kv = view_of(v, nv, k);
+		snprintf(key, sizeof key, "%s_round", k->plan_name);
+		if (kv != NULL)
+			cJSON_AddNumberToObject(row, key, (double)round_of(
+			    kv->idx, inv->n_machines, i, j));
+		else
+			cJSON_AddNullToObject(row, key);
+		snprintf(key, sizeof key, "%s_mode", k->plan_name);
+		if (kv != NULL)
+			cJSON_AddStringToObject(row, key, kv->st->plan_mode);
+		else
+			cJSON_AddNullToObject(row, key);
 	}
 	return row;
 }
@@ -325,10 +424,8 @@ json_row(const struct inventory *inv, const struct probe_settings *ps,
  * in memory as one tree (1,000 machines are a million rows).
  */
 static int
-write_json(FILE *f, const struct inventory *inv,
-    const struct probe_settings *ps, const struct plan_options *o,
-    const struct schedule *ping, const struct schedule *iperf3,
-    const uint32_t *ping_idx, const uint32_t *iperf3_idx)
+write_json(FILE *f, const struct inventory *inv, const struct plan_view *v,
+    size_t nv)
 {
 	size_t n = inv->n_machines, i, j;
 	const char *sep = "\n";
@@ -340,9 +437,7 @@ write_json(FILE *f, const struct inventory *inv,
 		for (j = 0; j < n; j++) {
 			if (i == j)
 				continue;
-			row = json_row(inv, ps, o, i, j, iperf3 != NULL,
-			    round_of(ping_idx, n, i, j),
-			    round_of(iperf3_idx, n, i, j));
+			row = json_row(inv, v, nv, i, j);
 			text = row != NULL ? cJSON_PrintUnformatted(row) : NULL;
 			cJSON_Delete(row);
 			if (text == NULL)
@@ -360,34 +455,41 @@ int
 plan_write(FILE *f, const struct inventory *inv,
     const struct probe_settings *ps, const struct plan_options *o)
 {
-	struct schedule *ping = NULL, *iperf3 = NULL;
-	struct probe_settings bounded = *ps;
-	int r;
+	struct plan_stage *stages = NULL;
+	struct plan_view *v = NULL;
+	size_t n = 0, s;
+	int r, nomem = 0;
 
-	uint32_t *ping_idx = NULL, *iperf3_idx = NULL;
-	int nomem = 0;
-
-	if ((r = plan_schedules(inv, o, &ping, &iperf3)) != 0)
+	if ((r = plan_stages(inv, o, &stages, &n)) != 0)
 		return r;
-	if (iperf3 != NULL) {	/* the servers as collect starts them */
-		bounded.iperf_server_keep = o->duplex && !o->serial;
-		bounded.iperf_server_bound = probe_iperf3_server_bound(
-		    &bounded, inv->connect_timeout_seconds, iperf3->n_rounds);
+	if ((v = calloc(n + 1, sizeof *v)) == NULL) {
+		plan_stages_free(stages, n);
+		return NP_ERR_NOMEM;
 	}
-	ps = &bounded;
-	ping_idx = round_index(ping, inv->n_machines, &nomem);
-	iperf3_idx = round_index(iperf3, inv->n_machines, &nomem);
+	for (s = 0; s < n; s++) {
+		const struct probe_kind *k = stages[s].kind;
+
+		v[s].st = &stages[s];
+		v[s].ps = *ps;
+		if (k->server_command != NULL) {	/* as collect runs it */
+			v[s].ps.server_keep = stages[s].share.share ==
+			    DISPATCH_DUPLEX;
+			v[s].ps.server_bound = k->server_bound(&v[s].ps,
+			    inv->connect_timeout_seconds,
+			    stages[s].sched->n_rounds);
+		}
+		v[s].idx = round_index(stages[s].sched, inv->n_machines,
+		    &nomem);
+	}
 	if (nomem)
 		r = NP_ERR_NOMEM;
 	else if (o->json)
-		r = write_json(f, inv, ps, o, ping, iperf3, ping_idx,
-		    iperf3_idx);
+		r = write_json(f, inv, v, n);
 	else
-		r = write_text(f, inv, ps, o, ping, iperf3, ping_idx,
-		    iperf3_idx);
-	free(ping_idx);
-	free(iperf3_idx);
-	schedule_free(ping);
-	schedule_free(iperf3);
+		r = write_text(f, inv, o, v, n);
+	for (s = 0; s < n; s++)
+		free(v[s].idx);
+	free(v);
+	plan_stages_free(stages, n);
 	return r;
 }

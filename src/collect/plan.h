@@ -1,14 +1,17 @@
 /*
- * Plans: what collect would run, for netprof plan and collect --dry-run,
- * and the schedules collect itself follows.
+ * Plans: the stages a collect sweep runs (a kind of probe each, its
+ * rounds and how its pairs share the hosts), for collect itself, and
+ * their text or JSON form for netprof plan and collect --dry-run.
  */
 #ifndef NETPROF_PLAN_H
 #define NETPROF_PLAN_H
 
 #include <stdio.h>
 
+#include "dispatch.h"
 #include "option.h"
 #include "probe.h"
+#include "probe_kind.h"
 #include "schedule.h"
 
 struct inventory;
@@ -21,22 +24,35 @@ struct inventory;
 #define PLAN_DEFAULT_FANOUT 256
 
 struct plan_options {
-	int iperf;		/* include the iperf3 phase */
-	int rounds;		/* ping in shift rounds, one probe per host */
+	int iperf;		/* with the raw-IP throughput kind (iperf3) */
+	int rounds;		/* overlapping kinds in shift rounds, one
+				   probe per host */
 	int serial;		/* one pair at a time, as upstream */
 	int max_channels;	/* per-host cap; 0: the engine's default */
 	int json;		/* JSON rows instead of text */
 	int fanout;		/* targets per fan-out command; 0: default;
 				   -1: off (one channel per probe) */
-	int duplex;		/* iperf3 in duplex shift rounds */
+	int duplex;		/* exclusive kinds that may, in duplex rounds */
 	int ping_tool;		/* enum fanout_tool */
+};
+
+/*
+ * One stage of a sweep: a kind, its rounds, how its pairs share the hosts,
+ * and how its records and the plan name that.
+ */
+struct plan_stage {
+	const struct probe_kind *kind;
+	struct schedule *sched;
+	struct dispatch_stage share;
+	int fanout;		/* a PROBE_FANOUT kind's pairs in fan-outs */
+	const char *mode;	/* the records': "fanout", "channel",
+				   "exclusive", "duplex" or "serial" */
+	const char *plan_mode;	/* the plan's: "fanout", "channels",
+				   "rounds", "exclusive", "duplex", "serial" */
 };
 
 /* Targets per fan-out command, or 0 when pings run one per channel. */
 size_t plan_fanout(const struct plan_options *o);
-
-/* "exclusive" or "duplex", as records name the iperf3 mode. */
-const char *plan_iperf_mode(const struct plan_options *o);
 
 /*
  * The options plan and collect share, a block of a command's table
@@ -45,9 +61,16 @@ const char *plan_iperf_mode(const struct plan_options *o);
  */
 extern const struct option_spec plan_option_specs[];
 
-/* Build the ping (and iperf3) schedules collect runs for inv. */
-int plan_schedules(const struct inventory *inv, const struct plan_options *o,
-    struct schedule **ping, struct schedule **iperf3);
+/*
+ * The kinds a sweep runs, a bit (1 << probe_kind_index()) each: the
+ * raw-IP round trip's, and with --iperf the raw-IP throughput's.
+ */
+unsigned plan_kinds(const struct plan_options *o);
+
+/* The stages collect runs for inv, in the table's order. */
+int plan_stages(const struct inventory *inv, const struct plan_options *o,
+    struct plan_stage **out, size_t *n);
+void plan_stages_free(struct plan_stage *stages, size_t n);
 
 /* Print the plan: rounds and per-pair commands (text or JSON). */
 int plan_write(FILE *f, const struct inventory *inv,

@@ -83,6 +83,17 @@ str_printf(const char *fmt, ...)
 	return s;
 }
 
+char *
+str_first_line(const char *text, size_t max)
+{
+	size_t n;
+
+	while (*text == '\n')
+		text++;
+	n = strcspn(text, "\n");
+	return strndup(text, n > max ? max : n);
+}
+
 size_t
 str_hash(const char *s)
 {

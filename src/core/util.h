@@ -27,6 +27,10 @@ char *str_printf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 char *str_vprintf(const char *fmt, va_list ap)
     __attribute__((format(printf, 1, 0)));
 
+/* The first line of text that has any (leading newlines skipped), at
+   most max bytes (new string; NULL: out of memory), for a message. */
+char *str_first_line(const char *text, size_t max);
+
 /* 1 if s ends with suffix. */
 int str_ends_with(const char *s, const char *suffix);
 

@@ -18,6 +18,7 @@
 
 #include "bench.h"
 #include "bench_record.h"
+#include "probe_node.h"
 #include "error.h"
 #include "inventory.h"
 
@@ -107,7 +108,7 @@ test_record_failed_without_metrics(void **state)
 static void
 test_probe_command_reproduces_probe(void **state)
 {
-	char *s = bench_probe_command("otela", PID_B, BENCH_KIND_THROUGHPUT, 3,
+	char *s = probe_node_command("otela", PID_B, probe_kind_find("throughput"), 3,
 	    10485760, "/tmp/otela-bench-r1-h1", 60);
 
 	assert_string_equal(s, "otela probe --target " PID_B " --kind "
@@ -115,8 +116,8 @@ test_probe_command_reproduces_probe(void **state)
 	    "/tmp/otela-bench-r1-h1/cfg.yaml --timeout 60s");
 	free(s);
 	/* a deployed binary is shell text; a path with a blank is quoted */
-	s = bench_probe_command("\"$HOME\"/.cache/netprof/otela-ab", PID_B,
-	    BENCH_KIND_PING, 20, 0, "/tmp/a b", 1.5);
+	s = probe_node_command("\"$HOME\"/.cache/netprof/otela-ab", PID_B,
+	    probe_kind_find("libp2p_ping"), 20, 0, "/tmp/a b", 1.5);
 	assert_string_equal(s, "\"$HOME\"/.cache/netprof/otela-ab probe "
 	    "--target " PID_B " --kind libp2p_ping --count 20 --bytes 0 "
 	    "--config '/tmp/a b/cfg.yaml' --timeout 1.5s");

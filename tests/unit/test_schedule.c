@@ -75,8 +75,7 @@ iperf3_rounds_are_exclusive_and_complete(void **state)
 	size_t n;
 
 	for (n = 1; n <= 17; n++) {
-		assert_int_equal(schedule_iperf3(n, &s), 0);
-		assert_int_equal(s->kind, PROBE_IPERF3);
+		assert_int_equal(schedule_exclusive(n, &s), 0);
 		assert_all_pairs_once(s, n);
 		assert_true(schedule_is_exclusive(s));
 		if (n >= 2)
@@ -93,7 +92,7 @@ ping_shift_rounds_one_probe_per_host(void **state)
 	size_t n;
 
 	for (n = 1; n <= 17; n++) {
-		assert_int_equal(schedule_ping(n, 1, &s), 0);
+		assert_int_equal(schedule_overlap(n, 1, &s), 0);
 		assert_all_pairs_once(s, n);
 		assert_ping_width(s, n, 1);
 		assert_int_equal(s->n_rounds, n < 2 ? 0 : n - 1);
@@ -109,7 +108,7 @@ ping_wide_rounds_respect_the_channel_cap(void **state)
 
 	for (width = 2; width <= 9; width++) {
 		for (n = 1; n <= 17; n++) {
-			assert_int_equal(schedule_ping(n, width, &s), 0);
+			assert_int_equal(schedule_overlap(n, width, &s), 0);
 			assert_all_pairs_once(s, n);
 			assert_ping_width(s, n, width);
 			assert_int_equal(s->n_rounds,
@@ -126,8 +125,7 @@ iperf3_duplex_rounds_one_client_one_server_per_host(void **state)
 	size_t n, k, i;
 
 	for (n = 1; n <= 17; n++) {
-		assert_int_equal(schedule_iperf3_duplex(n, &s), 0);
-		assert_int_equal(s->kind, PROBE_IPERF3);
+		assert_int_equal(schedule_duplex(n, &s), 0);
 		assert_all_pairs_once(s, n);
 		assert_true(schedule_is_duplex(s));
 		assert_int_equal(s->n_rounds, n < 2 ? 0 : n - 1);
@@ -148,16 +146,16 @@ duplex_check_catches_a_second_client_or_server(void **state)
 	struct schedule *s;
 
 	/* two shifts in a round: every host is the client of two pairs */
-	assert_int_equal(schedule_ping(5, 2, &s), 0);
+	assert_int_equal(schedule_overlap(5, 2, &s), 0);
 	assert_false(schedule_is_duplex(s));
 	schedule_free(s);
 	/* one shift: legal duplex, but not exclusive */
-	assert_int_equal(schedule_ping(5, 1, &s), 0);
+	assert_int_equal(schedule_overlap(5, 1, &s), 0);
 	assert_true(schedule_is_duplex(s));
 	assert_false(schedule_is_exclusive(s));
 	schedule_free(s);
 	/* a server twice in a round (0->2, 1->2) is refused */
-	assert_int_equal(schedule_iperf3_duplex(3, &s), 0);
+	assert_int_equal(schedule_duplex(3, &s), 0);
 	s->rounds[0].pairs[1].target = 2;
 	s->rounds[0].pairs[0].target = 2;
 	assert_false(schedule_is_duplex(s));
@@ -169,7 +167,7 @@ serial_is_one_pair_per_round_source_major(void **state)
 {
 	struct schedule *s;
 
-	assert_int_equal(schedule_serial(4, PROBE_PING, &s), 0);
+	assert_int_equal(schedule_serial(4, &s), 0);
 	assert_all_pairs_once(s, 4);
 	assert_int_equal(s->n_rounds, 12);
 	assert_int_equal(s->rounds[0].pairs[0].source, 0);
@@ -185,7 +183,7 @@ exclusivity_check_catches_a_shared_host(void **state)
 	struct schedule *s;
 
 	/* ping shift rounds with width 1 share hosts: i sends, i answers */
-	assert_int_equal(schedule_ping(4, 1, &s), 0);
+	assert_int_equal(schedule_overlap(4, 1, &s), 0);
 	assert_false(schedule_is_exclusive(s));
 	schedule_free(s);
 	schedule_free(NULL);

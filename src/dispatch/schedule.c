@@ -1,7 +1,8 @@
 /*
- * Pair scheduling: shift rounds for ping, circle-method rounds for iperf3,
- * and the one-pair-at-a-time order of the upstream tool. Rounds are built
- * as plain arrays; the collector decides how strictly to follow them.
+ * Pair scheduling: shift rounds for the probes that overlap, circle-method
+ * rounds for the exclusive ones, shift rounds again for duplex, and the
+ * one-pair-at-a-time order of the upstream tool. Rounds are built as plain
+ * arrays; the dispatcher decides how strictly to follow them.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -10,15 +11,13 @@
 #include "schedule.h"
 
 static int
-schedule_alloc(size_t n, enum probe_kind kind, size_t n_rounds,
-    struct schedule **out)
+schedule_alloc(size_t n, size_t n_rounds, struct schedule **out)
 {
 	struct schedule *s;
 
 	*out = NULL;
 	if ((s = calloc(1, sizeof *s)) == NULL)
 		return NP_ERR_NOMEM;
-	s->kind = kind;
 	s->n_hosts = n;
 	if (n_rounds > 0 &&
 	    (s->rounds = calloc(n_rounds, sizeof *s->rounds)) == NULL) {
@@ -48,9 +47,8 @@ round_add(struct round *r, size_t source, size_t target)
 
 /* Rounds of `width` consecutive shifts: round k holds shifts k*width+1 ..
    (k+1)*width, host i -> (i + shift) mod n. */
-static int
-schedule_shifts(size_t n, size_t width, enum probe_kind kind,
-    struct schedule **out)
+int
+schedule_overlap(size_t n, size_t width, struct schedule **out)
 {
 	struct schedule *s;
 	size_t n_rounds, k, i, shift;
@@ -59,7 +57,7 @@ schedule_shifts(size_t n, size_t width, enum probe_kind kind,
 	if (width < 1)
 		width = 1;
 	n_rounds = n < 2 ? 0 : (n - 2) / width + 1;
-	if ((r = schedule_alloc(n, kind, n_rounds, &s)) != 0)
+	if ((r = schedule_alloc(n, n_rounds, &s)) != 0)
 		return r;
 	for (k = 0; k < n_rounds; k++) {
 		struct round *rd = &s->rounds[k];
@@ -79,21 +77,15 @@ fail:
 	return r;
 }
 
-int
-schedule_ping(size_t n, size_t width, struct schedule **out)
-{
-	return schedule_shifts(n, width, PROBE_PING, out);
-}
-
 /*
- * Duplex iperf3: shift round k has host i send to (i + k) mod n, so every
- * host is the client of one test and the server of another, at once:
- * n - 1 rounds instead of the exclusive 2(n - 1).
+ * Duplex: shift round k has host i send to (i + k) mod n, so every host is
+ * the client of one test and the server of another, at once: n - 1 rounds
+ * instead of the exclusive 2(n - 1).
  */
 int
-schedule_iperf3_duplex(size_t n, struct schedule **out)
+schedule_duplex(size_t n, struct schedule **out)
 {
-	return schedule_shifts(n, 1, PROBE_IPERF3, out);
+	return schedule_overlap(n, 1, out);
 }
 
 /*
@@ -102,7 +94,7 @@ schedule_iperf3_duplex(size_t n, struct schedule **out)
  * virtual host (index n) takes the missing place; its partner sits out.
  */
 int
-schedule_iperf3(size_t n, struct schedule **out)
+schedule_exclusive(size_t n, struct schedule **out)
 {
 	struct schedule *s;
 	size_t m, j, p, *pos = NULL;
@@ -111,8 +103,8 @@ schedule_iperf3(size_t n, struct schedule **out)
 	*out = NULL;
 	m = n % 2 == 0 ? n : n + 1;
 	if (n < 2)
-		return schedule_alloc(n, PROBE_IPERF3, 0, out);
-	if ((r = schedule_alloc(n, PROBE_IPERF3, 2 * (m - 1), &s)) != 0)
+		return schedule_alloc(n, 0, out);
+	if ((r = schedule_alloc(n, 2 * (m - 1), &s)) != 0)
 		return r;
 	if ((pos = calloc(m, sizeof *pos)) == NULL) {
 		r = NP_ERR_NOMEM;
@@ -153,13 +145,13 @@ fail:
 }
 
 int
-schedule_serial(size_t n, enum probe_kind kind, struct schedule **out)
+schedule_serial(size_t n, struct schedule **out)
 {
 	struct schedule *s;
 	size_t i, j, k = 0;
 	int r;
 
-	if ((r = schedule_alloc(n, kind, n < 2 ? 0 : n * (n - 1), &s)) != 0)
+	if ((r = schedule_alloc(n, n < 2 ? 0 : n * (n - 1), &s)) != 0)
 		return r;
 	for (i = 0; i < n; i++) {
 		for (j = 0; j < n; j++) {

@@ -1,39 +1,31 @@
 /*
- * collect's iperf3 tests: the client of each test, and the servers. A
- * duplex host keeps one iperf3 server for every test it serves in the
- * phase; exclusive mode starts a one-off server per test. Every server
- * ends by itself within a bound (probe.h).
+ * collect's tests of the kinds that need a server on the target
+ * (PROBE_SERVER: iperf3): the servers, and the client of each test. A
+ * duplex host keeps one server for every test it serves in the phase;
+ * exclusive mode starts a one-off server per test. Every server ends by
+ * itself within a bound (the kind's server_bound), and says each time it
+ * listens for a client (the kind's server_ready).
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "collect.h"
-#include "iperf_parse.h"
 #include "log.h"
 #include "timeutil.h"
 #include "util.h"
 
-static void iperf_start_client(struct task *t);
+static void start_client(struct task *t);
 
-static cJSON *
-iperf_metrics(const struct iperf_result *ir)
+/* "iperf3 server: ", "iperf3 client: ": before a text of t's tool's */
+static const char *
+who(const struct task *t, const char *role, char *buf, size_t size)
 {
-	cJSON *o = cJSON_CreateObject();
-
-	cJSON_AddNumberToObject(o, "mbps", ir->receiver_mbps);
-	cJSON_AddNumberToObject(o, "seconds", ir->seconds);
-	cJSON_AddNumberToObject(o, "bytes", (double)ir->bytes);
-	cJSON_AddNumberToObject(o, "sender_mbps", ir->sender_mbps);
-	cJSON_AddNumberToObject(o, "receiver_mbps", ir->receiver_mbps);
-	if (ir->retransmits >= 0)
-		cJSON_AddNumberToObject(o, "retransmits", ir->retransmits);
-	else
-		cJSON_AddNullToObject(o, "retransmits");
-	return o;
+	snprintf(buf, size, "%s %s: ", t->stage->kind->tool, role);
+	return buf;
 }
 
-/* ---- iperf3: one server per host for the phase ----------------------- */
+/* ---- one server per host for the phase --------------------------------- */
 
 /*
  * Count the ready lines in a chunk of the server's output. The marker's
@@ -41,17 +33,17 @@ iperf_metrics(const struct iperf_result *ir)
  * only begin at the current character: no back-tracking is needed.
  */
 static size_t
-server_count_ready(struct iperf_server *s, const char *buf, size_t len)
+server_count_ready(struct probe_server *s, const char *buf, size_t len)
 {
-	static const char marker[] = PROBE_IPERF3_READY;
-	size_t i, n = 0;
+	const char *marker = s->ready;
+	size_t i, n = 0, mlen = strlen(marker);
 
 	for (i = 0; i < len; i++) {
 		if (buf[i] == marker[s->matched])
 			s->matched++;
 		else
 			s->matched = buf[i] == marker[0];
-		if (s->matched == sizeof marker - 1) {
+		if (s->matched == mlen) {
 			n++;
 			s->matched = 0;
 		}
@@ -60,7 +52,7 @@ server_count_ready(struct iperf_server *s, const char *buf, size_t len)
 }
 
 static void
-server_cancel(struct iperf_server *s)
+server_cancel(struct probe_server *s)
 {
 	if (s->job != NULL && !s->cancelled) {
 		s->cancelled = 1;
@@ -68,39 +60,42 @@ server_cancel(struct iperf_server *s)
 	}
 }
 
-static void server_serve(struct iperf_server *s);
+static void server_serve(struct probe_server *s);
 
 /* The server listens again (a new test may come): hand it to its waiter. */
 static void
 server_output_cb(const struct machine *m, int stream, const char *buf,
     size_t len, void *arg)
 {
-	struct iperf_server *s = arg;
+	struct probe_server *s = arg;
 	size_t n;
 
 	if (stream != 1 || (n = server_count_ready(s, buf, len)) == 0)
 		return;
 	s->listening = 1;
 	s->listens += n;
-	log_debug(m->name, "iperf3 server listening");
+	log_debug(m->name, "server listening");
 	server_serve(s);
 }
 
 /* The first line of the server's words, for a server that never listened. */
 static void
-server_fail_waiter(struct iperf_server *s, const struct machine *m,
+server_fail_waiter(struct probe_server *s, const struct machine *m,
     const struct engine_result *res)
 {
 	struct task *t = s->waiter;
-	char *line;
+	char *line, buf[64];
 
 	s->waiter = NULL;
 	t->ended_at = res->ended_at;
-	if (!collect_check_result(t, m, res, "iperf3 server: ")) {
-		line = collect_first_line(res->err[0] != '\0' ? res->err : res->out, 200);
-		collect_task_fail(t, ERROR_CLASS_TOOL_FAILED, str_printf("iperf3 server "
-		    "on %s did not start (exit %d): %s", m->name,
-		    res->exit_status, line != NULL ? line : ""));
+	if (!collect_check_result(t, m, res, who(t, "server", buf,
+	    sizeof buf))) {
+		line = str_first_line(res->err[0] != '\0' ? res->err : res->out,
+		    200);
+		collect_task_fail(t, ERROR_CLASS_TOOL_FAILED, str_printf("%s "
+		    "server on %s did not start (exit %d): %s",
+		    t->stage->kind->tool, m->name, res->exit_status,
+		    line != NULL ? line : ""));
 		free(line);
 	}
 	collect_task_finish(t);
@@ -110,14 +105,14 @@ static void
 server_done_cb(const struct machine *m, const struct engine_result *res,
     void *arg)
 {
-	struct iperf_server *s = arg;
+	struct probe_server *s = arg;
 	struct collector *c = s->c;
 	int renew = s->renewing, listened = s->listening;
 
 	s->job = NULL;
 	s->renewing = s->cancelled = 0;
 	c->servers_up--;
-	log_debug(m->name, "iperf3 server ended");
+	log_debug(m->name, "server ended");
 	if (s->waiter != NULL) {	/* it was waiting for this server */
 		if (c->interrupted) {
 			struct task *t = s->waiter;
@@ -137,38 +132,40 @@ server_done_cb(const struct machine *m, const struct engine_result *res,
 		s->finishing = NULL;
 		collect_task_finish(t);
 	}
-	collect_dispatch(c);
+	collect_jobs_changed(c);
 }
 
 /* Start the host's server for its waiter; on failure the waiter fails. */
 static void
-server_start(struct iperf_server *s)
+server_start(struct probe_server *s)
 {
 	struct collector *c = s->c;
 	const struct machine *m = machine_at(c, s->host);
+	struct task *t = s->waiter;
 	struct engine_request req = {
-		.command = c->server_command,
-		.timeout_s = c->ps.iperf_server_bound + 10,
+		.command = t->server_command,
+		.timeout_s = c->ps.server_bound + 10,
 		.on_output = server_output_cb,
 		.on_done = server_done_cb,
 		.arg = s,
 	};
-	struct task *t = s->waiter;
 	int r;
 
+	s->ready = t->stage->kind->server_ready;
 	s->listening = 0;
 	s->listens = s->served = s->matched = 0;
 	/* the remote `timeout` starts later than this: it ends later too */
-	s->expires_at = time_wall() + c->ps.iperf_server_bound;
-	log_debug(m->name, "iperf3 server: %s", c->server_command);
+	s->expires_at = time_wall() + c->ps.server_bound;
+	log_debug(m->name, "%s server: %s", t->stage->kind->tool,
+	    t->server_command);
 	if ((r = engine_submit(c->engine, m, &req, &s->job)) == 0) {
 		c->servers_up++;
 		return;
 	}
 	/* not a callback: the waiter fails on this turn */
 	s->waiter = NULL;
-	collect_task_fail(t, ERROR_CLASS_TOOL_FAILED, str_printf("iperf3 server on "
-	    "%s: %s", m->name, error_string(r)));
+	collect_task_fail(t, ERROR_CLASS_TOOL_FAILED, str_printf("%s server on "
+	    "%s: %s", t->stage->kind->tool, m->name, error_string(r)));
 	collect_task_finish(t);
 }
 
@@ -177,7 +174,7 @@ server_start(struct iperf_server *s)
  * server too close to its bound for one more test is replaced first.
  */
 static void
-server_serve(struct iperf_server *s)
+server_serve(struct probe_server *s)
 {
 	struct collector *c = s->c;
 	struct task *t = s->waiter;
@@ -190,8 +187,9 @@ server_serve(struct iperf_server *s)
 	}
 	if (s->cancelled || s->listens <= s->served)
 		return;
-	if (c->ps.iperf_server_keep && time_wall() +
-	    probe_iperf3_timeout(&c->ps, c->connect_timeout) > s->expires_at) {
+	if (c->ps.server_keep && time_wall() +
+	    t->stage->kind->timeout(&c->ps, c->connect_timeout) >
+	    s->expires_at) {
 		s->renewing = 1;
 		server_cancel(s);
 		return;
@@ -200,30 +198,34 @@ server_serve(struct iperf_server *s)
 	s->served++;
 	s->restarts = 0;
 	s->client = t;
-	iperf_start_client(t);
+	start_client(t);
 }
 
 /* A host none of whose tests as a server is left: its server can go. */
 static void
 server_stop_if_unused(struct collector *c, size_t h)
 {
-	struct iperf_server *s = &c->hosts[h].srv;
+	struct probe_server *s = &c->hosts[h].srv;
 
+	struct dispatch_task *next = dispatch_host_next_waiting(c->d, h, 1);
+
+	/* the host's next test as a target is of a later stage, if any */
 	if (s->job != NULL && s->waiter == NULL && s->client == NULL &&
-	    collect_host_next_waiting(&c->phases[c->cur], h, 1) == NULL)
+	    (next == NULL || next->stage != dispatch_stage(c->d)))
 		server_cancel(s);
 }
 
 static void
-iperf_client_done_cb(const struct machine *m,
-    const struct engine_result *res, void *arg)
+client_done_cb(const struct machine *m, const struct engine_result *res,
+    void *arg)
 {
 	struct task *t = arg;
 	struct collector *c = t->c;
-	struct iperf_server *s = &c->hosts[t->pair.target].srv;
-	struct iperf_result ir;
-	char *cause = NULL;
-	int r;
+	struct probe_server *s = &c->hosts[t->target].srv;
+	char buf[64];
+	struct probe_output o = { .out = res->out, .err = res->err,
+	    .exit_status = res->exit_status, .kind = t->stage->kind,
+	    .host = m->name, .who = who(t, "client", buf, sizeof buf) };
 
 	t->job = NULL;
 	s->client = NULL;
@@ -231,49 +233,45 @@ iperf_client_done_cb(const struct machine *m,
 	if (res->error == NP_ERR_CANCELLED) {
 		if (!c->interrupted)
 			collect_task_fail(t, ERROR_CLASS_TIMEOUT, strdup("cancelled"));
-	} else if (!collect_check_result(t, m, res, "iperf3 client: ")) {
-		r = iperf_parse(res->out, &ir, &cause);
-		if (r == 0) {
-			t->metrics = iperf_metrics(&ir);
-			t->ok = 1;
-			t->mbps = ir.receiver_mbps;
-		} else
-			collect_task_fail(t, r == NP_ERR_PROTOCOL ?
-			    ERROR_CLASS_TOOL_FAILED : ERROR_CLASS_PARSE, cause);
+	} else if (!collect_check_result(t, m, res, o.who)) {
+		o.len = strlen(res->out);
+		if (t->stage->kind->parse(&o, &t->res) != 0)
+			collect_task_fail(t, ERROR_CLASS_TOOL_FAILED, NULL);
 	}
-	if (!c->ps.iperf_server_keep && s->job != NULL) {
+	if (!c->ps.server_keep && s->job != NULL) {
 		/* its one test is over: gone, it frees the port for the next */
 		s->finishing = t;
 		server_cancel(s);
 		return;
 	}
-	if (!t->ok)
+	if (!t->res.ok)
 		server_cancel(s);	/* it may be stuck in the failed test */
 	collect_task_finish(t);
-	server_stop_if_unused(c, t->pair.target);
+	server_stop_if_unused(c, t->target);
 }
 
 static void
-iperf_start_client(struct task *t)
+start_client(struct task *t)
 {
-	const struct machine *src = machine_at(t->c, t->pair.source);
+	const struct machine *src = machine_at(t->c, t->source);
 	int r;
 
-	r = collect_task_submit(t, src, t->command, probe_iperf3_timeout(&t->c->ps,
-	    t->c->connect_timeout), NULL, iperf_client_done_cb, &t->job);
+	r = collect_task_submit(t, src, t->command, t->stage->kind->timeout(
+	    &t->c->ps, t->c->connect_timeout), NULL, client_done_cb, &t->job);
 	if (r != 0) {
-		t->c->hosts[t->pair.target].srv.client = NULL;
-		collect_task_fail(t, ERROR_CLASS_TOOL_FAILED, str_printf("iperf3 client "
-		    "on %s: %s", src->name, error_string(r)));
+		t->c->hosts[t->target].srv.client = NULL;
+		collect_task_fail(t, ERROR_CLASS_TOOL_FAILED, str_printf("%s "
+		    "client on %s: %s", t->stage->kind->tool, src->name,
+		    error_string(r)));
 		collect_task_finish(t);
 	}
 }
 
 /* A test has its hosts: it waits for the target's server to listen. */
 void
-collect_iperf_start(struct task *t)
+collect_server_start(struct task *t)
 {
-	struct iperf_server *s = &t->c->hosts[t->pair.target].srv;
+	struct probe_server *s = &t->c->hosts[t->target].srv;
 
 	t->started_at = time_wall();
 	s->waiter = t;

@@ -1,0 +1,67 @@
+/*
+ * Scheduling the ordered pairs of hosts into rounds, by how a kind of
+ * probe shares the hosts (probe_kind.h's shape).
+ *
+ * Overlapping (ping, the light bench kinds): shift round k (1 <= k < N)
+ * has every host i probe host (i + k) mod N, so each host sends one probe
+ * and answers one (mpiGraph's shift steps). schedule_overlap() groups
+ * `width` consecutive shifts into one round: width 1 gives the N-1 shift
+ * rounds (--rounds), width = the per-host channel cap gives
+ * ceil((N-1)/cap) rounds in which every host has at most cap probes in
+ * flight.
+ *
+ * Exclusive (iperf3, throughput): no host is in two tests of one round, as
+ * client or server. The circle method pairs the hosts into N-1 perfect
+ * matchings (N even; for odd N a "bye" host makes N matchings); each
+ * matching gives two rounds, one per direction, so 2(N-1) rounds (2N for
+ * odd N). Duplex (full-duplex links, no shared bottleneck between the
+ * pairs of a round) runs the N-1 shift rounds instead: in each, every
+ * host is the client of one test and the server of another.
+ */
+#ifndef NETPROF_SCHEDULE_H
+#define NETPROF_SCHEDULE_H
+
+#include <stddef.h>
+
+struct pair {
+	size_t source;		/* machine index */
+	size_t target;
+};
+
+struct round {
+	struct pair *pairs;
+	size_t n_pairs;
+};
+
+struct schedule {
+	size_t n_hosts;
+	struct round *rounds;
+	size_t n_rounds;
+};
+
+
+/* Shift rounds for n hosts, width shifts per round (width >= 1). */
+int schedule_overlap(size_t n, size_t width, struct schedule **out);
+
+/* Exclusive rounds over n hosts (the circle method). */
+int schedule_exclusive(size_t n, struct schedule **out);
+
+/* Duplex rounds: N-1 shift rounds, round k: i -> (i+k) mod n. */
+int schedule_duplex(size_t n, struct schedule **out);
+
+/* Every ordered pair in its own round, source-major (the upstream order). */
+int schedule_serial(size_t n, struct schedule **out);
+
+/* Total pairs over all rounds. */
+size_t schedule_n_pairs(const struct schedule *s);
+
+/* Nonzero if no host appears twice in any round (as source or target). */
+int schedule_is_exclusive(const struct schedule *s);
+
+/* Nonzero if no host is the source of two pairs, or the target of two
+   pairs, in any round (one client and one server per host at a time). */
+int schedule_is_duplex(const struct schedule *s);
+
+void schedule_free(struct schedule *s);
+
+#endif

@@ -1,0 +1,284 @@
+/*
+ * The probe kinds' table (probe_kind.h): a row per kind, its metrics
+ * beside it. The rows and the metric lists look alike on purpose (a copy
+ * finder pairs them): they are data, one kind or one metric each. The
+ * Prometheus names follow Prometheus' rules (base units: seconds, bytes;
+ * _ratio for fractions), docs/metrics.md lists them.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "error.h"
+#include "probe.h"
+#include "probe_kind.h"
+#include "util.h"
+
+/*
+ * Each kind's command and parser, in a file of its own (as tmux's cmd.c
+ * declares each command's entry): the rows below are their only users.
+ */
+char *probe_ping_command(const struct probe_settings *, const char *);
+double probe_ping_timeout(const struct probe_settings *, double);
+double probe_ping_duration(const struct probe_settings *);
+int probe_ping_parse(const struct probe_output *, struct probe_result *);
+char *probe_iperf3_client_command(const struct probe_settings *,
+    const char *);
+double probe_iperf3_timeout(const struct probe_settings *, double);
+double probe_iperf3_duration(const struct probe_settings *);
+int probe_iperf3_parse(const struct probe_output *, struct probe_result *);
+char *probe_iperf3_server_command(const struct probe_settings *);
+double probe_iperf3_server_bound(const struct probe_settings *, double,
+    size_t);
+int probe_node_parse(const struct probe_output *, struct probe_result *);
+
+/* What iperf3 -s prints (with --forceflush) each time it listens. */
+#define PROBE_IPERF3_READY "Server listening on"
+
+const struct probe_unit probe_unit_ms = { "ms", 0, 1.0, 1e-3 };
+const struct probe_unit probe_unit_mbps = { "Mbit/s", 1, 0, 1e6 / 8 };
+const struct probe_unit probe_unit_pct = { "%", 0, 1.0, 1e-2 };
+const struct probe_unit probe_unit_samples = { "samples", 0, 1.0, 1 };
+const struct probe_unit probe_unit_bytes = { "bytes", 1, 0, 1 };
+const struct probe_unit probe_unit_s = { "s", 0, 0.1, 1 };
+const struct probe_unit probe_unit_count = { "", 0, 0, 1 };
+
+#define MS (&probe_unit_ms)
+#define MBPS (&probe_unit_mbps)
+#define PCT (&probe_unit_pct)
+#define SAMPLES (&probe_unit_samples)
+#define BYTES (&probe_unit_bytes)
+#define SECONDS (&probe_unit_s)
+#define COUNT (&probe_unit_count)
+
+/* name, unit, Prometheus gauge, its help */
+static const struct probe_metric ping_metrics[] = {
+	{ "min", MS, "netprof_ping_rtt_min_seconds",
+	    "ICMP round-trip time, smallest of the probe" },
+	{ "avg", MS, "netprof_ping_rtt_avg_seconds",
+	    "ICMP round-trip time, mean of the probe" },
+	{ "max", MS, "netprof_ping_rtt_max_seconds",
+	    "ICMP round-trip time, largest of the probe" },
+	{ "p50", MS, "netprof_ping_rtt_p50_seconds",
+	    "ICMP round-trip time, median of the probe" },
+	{ "p95", MS, "netprof_ping_rtt_p95_seconds",
+	    "ICMP round-trip time, 95th percentile of the probe" },
+	{ "jitter", MS, "netprof_ping_jitter_seconds",
+	    "ICMP round-trip time, mean deviation (ping's mdev)" },
+	{ "loss_pct", PCT, "netprof_ping_loss_ratio",
+	    "Fraction of the probe's ICMP echo requests not answered" },
+	{ "transmitted", COUNT, NULL, NULL },
+	{ "received", COUNT, NULL, NULL },
+	{ .name = NULL }
+};
+
+static const struct probe_metric iperf3_metrics[] = {
+	{ "mbps", MBPS, "netprof_iperf3_throughput_bytes_per_second",
+	    "iperf3 TCP throughput at the receiver" },
+	{ "sender_mbps", MBPS, "netprof_iperf3_sender_bytes_per_second",
+	    "iperf3 TCP throughput at the sender" },
+	{ "retransmits", COUNT, "netprof_iperf3_retransmits",
+	    "TCP retransmissions during the iperf3 test" },
+	{ "receiver_mbps", MBPS, NULL, NULL },
+	{ "seconds", SECONDS, NULL, NULL },
+	{ "bytes", BYTES, NULL, NULL },
+	{ .name = NULL }
+};
+
+static const struct probe_metric libp2p_ping_metrics[] = {
+	{ "min_ms", MS, "netprof_libp2p_ping_rtt_min_seconds",
+	    "libp2p ping round-trip time, smallest of the probe" },
+	{ "avg_ms", MS, "netprof_libp2p_ping_rtt_avg_seconds",
+	    "libp2p ping round-trip time, mean of the probe" },
+	{ "max_ms", MS, "netprof_libp2p_ping_rtt_max_seconds",
+	    "libp2p ping round-trip time, largest of the probe" },
+	{ "p50_ms", MS, "netprof_libp2p_ping_rtt_p50_seconds",
+	    "libp2p ping round-trip time, median of the probe" },
+	{ "p95_ms", MS, "netprof_libp2p_ping_rtt_p95_seconds",
+	    "libp2p ping round-trip time, 95th percentile of the probe" },
+	{ "failed_samples", SAMPLES, "netprof_libp2p_ping_failed_samples",
+	    "libp2p pings of the probe that failed" },
+	{ .name = NULL }
+};
+
+static const struct probe_metric latency_metrics[] = {
+	{ "min_ms", MS, "netprof_libp2p_latency_min_seconds",
+	    "HTTP-over-libp2p request latency, smallest of the probe" },
+	{ "avg_ms", MS, "netprof_libp2p_latency_avg_seconds",
+	    "HTTP-over-libp2p request latency, mean of the probe" },
+	{ "max_ms", MS, "netprof_libp2p_latency_max_seconds",
+	    "HTTP-over-libp2p request latency, largest of the probe" },
+	{ "p50_ms", MS, "netprof_libp2p_latency_p50_seconds",
+	    "HTTP-over-libp2p request latency, median of the probe" },
+	{ "p95_ms", MS, "netprof_libp2p_latency_p95_seconds",
+	    "HTTP-over-libp2p request latency, 95th percentile" },
+	{ "failed_samples", SAMPLES, "netprof_libp2p_latency_failed_samples",
+	    "HTTP-over-libp2p requests of the probe that failed" },
+	{ .name = NULL }
+};
+
+static const struct probe_metric throughput_metrics[] = {
+	{ "mbps", MBPS, "netprof_libp2p_throughput_bytes_per_second",
+	    "HTTP-over-libp2p transfer throughput" },
+	{ "failed_samples", SAMPLES,
+	    "netprof_libp2p_throughput_failed_samples",
+	    "HTTP-over-libp2p transfers of the probe that failed" },
+	{ "bytes_received", BYTES, NULL, NULL },
+	{ "elapsed_ms", MS, NULL, NULL },
+	{ .name = NULL }
+};
+
+#undef MS
+#undef MBPS
+#undef PCT
+#undef SAMPLES
+#undef BYTES
+#undef SECONDS
+#undef COUNT
+
+#define SHELL PROBE_VIA_SHELL
+#define NODE PROBE_VIA_NODE
+#define OVERLAP PROBE_OVERLAP
+#define EXCLUSIVE PROBE_EXCLUSIVE
+
+const struct probe_kind probe_kinds[] = {
+	/*
+	 * name, tool, via, shape, flags;
+	 * command, timeout, duration, parse; server, its bound, its ready
+	 * line;
+	 * plan's name, default metric, summary {metric, unit, decimals,
+	 * what}, metrics; role, overlay over, its ratio, inbound
+	 */
+	{ "ping", "ping", SHELL, OVERLAP,
+	    PROBE_FANOUT | PROBE_BASELINE | PROBE_NET_RTT,
+	    probe_ping_command, probe_ping_timeout, probe_ping_duration,
+	    probe_ping_parse,
+	    NULL, NULL, NULL,
+	    "ping", "avg", { "p50", "ms", 3, "median RTT" }, ping_metrics,
+	    PROBE_ROLE_IP_RTT, PROBE_ROLE_NONE, NULL, PROBE_INBOUND_ICMP },
+	{ "iperf3", "iperf3", SHELL, EXCLUSIVE,
+	    PROBE_DUPLEX | PROBE_SERVER,
+	    probe_iperf3_client_command, probe_iperf3_timeout,
+	    probe_iperf3_duration, probe_iperf3_parse,
+	    probe_iperf3_server_command, probe_iperf3_server_bound,
+	    PROBE_IPERF3_READY,
+	    "iperf", "mbps", { "mbps", "Mbps", 1, NULL }, iperf3_metrics,
+	    PROBE_ROLE_IP_RATE, PROBE_ROLE_NONE, NULL, PROBE_INBOUND_PORT },
+	{ "libp2p_ping", "otela", NODE, OVERLAP,
+	    PROBE_NET_RTT,
+	    NULL, NULL, NULL, probe_node_parse,
+	    NULL, NULL, NULL,
+	    NULL, "p50_ms", { "p50_ms", "ms", 3, "p50" }, libp2p_ping_metrics,
+	    PROBE_ROLE_LIBP2P_RTT, PROBE_ROLE_IP_RTT, "libp2p_ping_x_rtt",
+	    PROBE_INBOUND_LIBP2P },
+	{ "latency", "otela", NODE, OVERLAP,
+	    0,
+	    NULL, NULL, NULL, probe_node_parse,
+	    NULL, NULL, NULL,
+	    NULL, "p50_ms", { "p50_ms", "ms", 3, "p50" }, latency_metrics,
+	    PROBE_ROLE_HTTP, PROBE_ROLE_IP_RTT, "latency_x_rtt",
+	    PROBE_INBOUND_LIBP2P },
+	{ "throughput", "otela", NODE, EXCLUSIVE,
+	    PROBE_TRANSFER,
+	    NULL, NULL, NULL, probe_node_parse,
+	    NULL, NULL, NULL,
+	    NULL, "mbps", { "mbps", "Mbps", 3, NULL }, throughput_metrics,
+	    PROBE_ROLE_HTTP, PROBE_ROLE_IP_RATE, "throughput_x_iperf3",
+	    PROBE_INBOUND_LIBP2P },
+	{ .name = NULL }
+};
+
+#undef SHELL
+#undef NODE
+#undef OVERLAP
+#undef EXCLUSIVE
+
+const struct probe_kind *
+probe_kind_find(const char *name)
+{
+	const struct probe_kind *k;
+
+	if (name == NULL)
+		return NULL;
+	for (k = probe_kinds; k->name != NULL; k++)
+		if (strcmp(k->name, name) == 0)
+			return k;
+	return NULL;
+}
+
+size_t
+probe_kind_index(const struct probe_kind *k)
+{
+	return (size_t)(k - probe_kinds);
+}
+
+const struct probe_kind *
+probe_kind_of_role(enum probe_role role)
+{
+	const struct probe_kind *k;
+
+	for (k = probe_kinds; k->name != NULL; k++)
+		if (k->role == role)
+			return k;
+	return NULL;
+}
+
+const struct probe_metric *
+probe_kind_metric(const struct probe_kind *k, const char *name)
+{
+	const struct probe_metric *m;
+
+	for (m = k != NULL ? k->metrics : NULL; m != NULL && m->name != NULL;
+	    m++)
+		if (strcmp(m->name, name) == 0)
+			return m;
+	return NULL;
+}
+
+void
+probe_kind_names(char *buf, size_t size, unsigned via_mask)
+{
+	const struct probe_kind *k;
+	size_t n = 0, i = 0, used = 0;
+
+	for (k = probe_kinds; k->name != NULL; k++)
+		n += (via_mask >> k->via) & 1;
+	buf[0] = '\0';
+	for (k = probe_kinds; k->name != NULL && used < size; k++) {
+		if (!((via_mask >> k->via) & 1))
+			continue;
+		used += (size_t)snprintf(buf + used, size - used, "%s%s",
+		    i == 0 ? "" : i + 1 == n ? " or " : ", ", k->name);
+		i++;
+	}
+}
+
+int
+probe_tool_missing(const char *tool, const struct probe_output *o,
+    struct probe_result *res)
+{
+	if (o->exit_status != 127 && (o->exit_status == 0 ||
+	    (strstr(o->err, ": not found") == NULL &&
+	    strstr(o->err, "command not found") == NULL)))
+		return 0;
+	/* a kept server runs under GNU timeout */
+	if (strstr(o->err, "timeout: not found") != NULL)
+		tool = "timeout (GNU coreutils)";
+	res->ok = 0;
+	res->error_class = ERROR_CLASS_TOOL_MISSING;
+	res->error = str_printf("%s%s: %s is not installed or not on PATH "
+	    "there (exit %d)", o->who != NULL ? o->who : "", o->host, tool,
+	    o->exit_status);
+	return 1;
+}
+
+void
+probe_result_clear(struct probe_result *res)
+{
+	if (res == NULL)
+		return;
+	cJSON_Delete(res->metrics);
+	free(res->error);
+	res->metrics = NULL;
+	res->error = NULL;
+}

@@ -1,0 +1,200 @@
+/*
+ * The kinds of probe, as one table: probe_kinds[] in probe_kind.c, one
+ * row per kind (as bench_phases[] lists bench's phases and OpenSSH's
+ * channel_pre[] its channel types). A row says what a kind is to every
+ * part of netprof: its name in the records; how it runs (a command on the
+ * source host, or a call to the source's otela node) and how its pairs
+ * share the hosts (overlapping, or in exclusive rounds where no host is in
+ * two probes at once); the command it runs and the parser that turns what
+ * came back into the record's metrics or its error; and per metric its
+ * unit, whether lower is better, its Prometheus gauge and the heatmap's
+ * scale; and what the heatmap's overlay and diagnosis read of it.
+ *
+ * plan and collect (shell kinds), bench (node kinds, and --baseline's
+ * shell kind), the records, the metrics and the heatmap read the rows and
+ * name no kind themselves: a kind is its row here and its command and
+ * parser in a file of its own (probe_ping.c, probe_iperf3.c,
+ * probe_node.c). docs/architecture.md says how to add one.
+ */
+#ifndef NETPROF_PROBE_KIND_H
+#define NETPROF_PROBE_KIND_H
+
+#include <stddef.h>
+
+#include <cjson/cJSON.h>
+
+#include "record_schema.h"
+
+struct probe_settings;
+
+/* What a metric is measured in. */
+struct probe_unit {
+	const char *text;	/* as the heatmap says it: "ms", "Mbit/s", ... */
+	int higher_better;	/* else lower is better */
+	double span_min;	/* the smallest difference worth a colour */
+	double base;		/* one of it in Prometheus' base unit (s,
+				   bytes/s, ratio) */
+};
+
+extern const struct probe_unit probe_unit_ms;	/* milliseconds */
+extern const struct probe_unit probe_unit_mbps;	/* Mbit/s */
+extern const struct probe_unit probe_unit_pct;	/* percent */
+extern const struct probe_unit probe_unit_samples;	/* a count of samples */
+extern const struct probe_unit probe_unit_bytes;
+extern const struct probe_unit probe_unit_s;	/* seconds */
+extern const struct probe_unit probe_unit_count;	/* a count, no unit */
+
+/* A metric of a kind's records. */
+struct probe_metric {
+	const char *name;	/* in the record's metrics; NULL ends a list */
+	const struct probe_unit *unit;
+	const char *prom;	/* the gauge of the pair's latest value
+				   (netprof_...), or NULL: not exported */
+	const char *help;	/* the gauge's HELP text */
+};
+
+/* What a probe's command (or node call) gave back, for its parser. */
+struct probe_output {
+	const char *out;	/* standard output, or the node's answer;
+				   NUL-terminated */
+	size_t len;
+	const char *err;	/* standard error; "" for a node's answer */
+	int exit_status;
+	const struct probe_kind *kind;	/* the kind it is an output of */
+	const char *host;	/* the source's name, for the error texts */
+	const char *who;	/* before them: "" or "iperf3 client: " */
+};
+
+/* What the parser made of it. */
+struct probe_result {
+	int ok;
+	cJSON *metrics;		/* the record's metrics (even a failed
+				   probe's, when it has some); NULL: {} */
+	char *error;		/* why it failed (ok 0) */
+	enum error_class error_class;
+	double value;		/* the summary's figure (summary.metric) */
+};
+
+/* How a kind runs. */
+enum probe_via {
+	PROBE_VIA_SHELL = 0,	/* .command on the source host (collect's
+				   records) */
+	PROBE_VIA_NODE		/* POST /v1/probe/run to the source's otela
+				   node (bench's records, upstream's form) */
+};
+
+/* How its pairs share the hosts. */
+enum probe_shape {
+	PROBE_OVERLAP = 0,	/* light: several per host at once, up to the
+				   run's per-host budget */
+	PROBE_EXCLUSIVE		/* heavy: in rounds where no host is in two
+				   probes at once (two transfers through one
+				   host would measure each other) */
+};
+
+/* The overlay and the diagnosis: what a kind stands for. */
+enum probe_role {
+	PROBE_ROLE_NONE = 0,
+	PROBE_ROLE_IP_RTT,	/* the raw-IP round trip (ICMP) */
+	PROBE_ROLE_IP_RATE,	/* the raw-IP throughput (TCP) */
+	PROBE_ROLE_LIBP2P_RTT,	/* a libp2p stream's round trip */
+	PROBE_ROLE_HTTP		/* HTTP over libp2p (needs a full stream) */
+};
+
+/* What a one-way failure of the kind says must be open on the target. */
+enum probe_inbound {
+	PROBE_INBOUND_ICMP = 0,	/* ICMP echo */
+	PROBE_INBOUND_PORT,	/* the TCP port its records' commands name */
+	PROBE_INBOUND_LIBP2P	/* the target's libp2p port */
+};
+
+/* a source's pairs of a round run as one command (collect's fan-out) */
+#define PROBE_FANOUT	0x01
+/* may run in duplex rounds: each host client and server at once */
+#define PROBE_DUPLEX	0x02
+/* needs a server on the target (started, kept, ended by collect) */
+#define PROBE_SERVER	0x04
+/* a node kind that moves bytes: --throughput-count and -bytes */
+#define PROBE_TRANSFER	0x08
+/* bench --baseline runs it over the mesh's pairs */
+#define PROBE_BASELINE	0x10
+/* its default metric is the network's round trip between the pair: the
+   heatmap clusters sites by the first such kind (in the table's order) */
+#define PROBE_NET_RTT	0x20
+
+/* The figure a run's summary gives per kind (the worst pair, ...). */
+struct probe_summary {
+	const char *metric;	/* of the record's metrics */
+	const char *unit;	/* "ms", "Mbps" */
+	int decimals;
+	const char *what;	/* "median RTT", or NULL */
+};
+
+/*
+ * One kind. A shell kind's .command is run on the source host with
+ * .timeout as its limit (.duration what it takes when all goes well) (and a PROBE_SERVER kind's .server_command on the
+ * target first, until it prints .server_ready); a node kind's call is
+ * bench's (probe_node.h), the same for every node kind but for
+ * PROBE_TRANSFER. Either way .parse turns what came back into the
+ * record's metrics or its error: 0 with res filled, or NP_ERR_NOMEM.
+ */
+struct probe_kind {
+	const char *name;	/* as the records name it; NULL ends */
+	const char *tool;	/* the program it needs on the source */
+	enum probe_via via;
+	enum probe_shape shape;
+	unsigned flags;		/* PROBE_* */
+	char *(*command)(const struct probe_settings *ps,
+	    const char *address);
+	double (*timeout)(const struct probe_settings *ps,
+	    double connect_timeout);
+	/* how long one probe takes (a round of them, for progress) */
+	double (*duration)(const struct probe_settings *ps);
+	int (*parse)(const struct probe_output *out, struct probe_result *res);
+	/* PROBE_SERVER: the server, its bound for a phase of n_rounds, and
+	   what it prints each time it listens for a client */
+	char *(*server_command)(const struct probe_settings *ps);
+	double (*server_bound)(const struct probe_settings *ps,
+	    double connect_timeout, size_t n_rounds);
+	const char *server_ready;
+	/* plan --json's names: NAME (NAME_client and NAME_server for a
+	   PROBE_SERVER kind), NAME_round, NAME_mode (upstream's plan) */
+	const char *plan_name;
+	const char *default_metric;	/* the heatmap's first (upstream's) */
+	struct probe_summary summary;
+	const struct probe_metric *metrics;
+	enum probe_role role;
+	enum probe_role over;	/* the overlay: default metric over the
+				   pair's kind of this role's, or NONE */
+	const char *over_metric;	/* the overlay's name for that ratio */
+	enum probe_inbound inbound;
+};
+
+/* Every kind, in the order reports list them; NULL name ends. */
+extern const struct probe_kind probe_kinds[];
+
+/* The kind named name, or NULL. */
+const struct probe_kind *probe_kind_find(const char *name);
+/* Its place in probe_kinds[] (for sets of kinds, 1 << index). */
+size_t probe_kind_index(const struct probe_kind *k);
+/* The kind of role in the table (NULL: none). */
+const struct probe_kind *probe_kind_of_role(enum probe_role role);
+/* k's metric named name, or NULL (k NULL too). */
+const struct probe_metric *probe_kind_metric(const struct probe_kind *k,
+    const char *name);
+/* The names of the kinds that run via a bit of via_mask (1 << enum
+   probe_via), "a, b or c", in buf of size (for an error). */
+void probe_kind_names(char *buf, size_t size, unsigned via_mask);
+
+/*
+ * A shell kind's output says its tool is not there (exit 127, "not
+ * found"): 1 with res failed (tool_missing, the host, the tool, or GNU
+ * timeout when that is what is missing), else 0.
+ */
+int probe_tool_missing(const char *tool, const struct probe_output *o,
+    struct probe_result *res);
+
+/* Free what res holds (its metrics, its error); NULL-safe. */
+void probe_result_clear(struct probe_result *res);
+
+#endif
