@@ -19,7 +19,7 @@
 #include "file.h"
 #include "heatmap.h"
 #include "heatmap_compare.h"
-#include "record_schema.h"
+#include "probe_kind.h"
 #include "heatmap_diagnose.h"
 #include "heatmap_html.h"
 #include "heatmap_sites.h"
@@ -38,7 +38,7 @@ struct heatmap_args {
 	const char *kind;
 	const char *metric;
 	const char *title;
-	int aggregate;		/* enum heatmap_aggregate */
+	int aggregate;		/* enum matrix_aggregate */
 	int text;
 	int strict;
 	const char **compare;		/* the old run's inputs */
@@ -48,7 +48,7 @@ struct heatmap_args {
 	double group_rtt;		/* ms */
 	int metrics;		/* --metrics: the exposition on stdout */
 	const char *metrics_file;
-	int max_memory;		/* MiB; 0: HEATMAP_BUDGET_DEFAULT */
+	int max_memory;		/* MiB; 0: MATRIX_BUDGET_DEFAULT */
 };
 
 /* No --input: collect's default output, as upstream. */
@@ -155,20 +155,20 @@ static const struct option_block heatmap_options_table[] = {
 /* The options into a, checked; 0 to go on, else the exit status. */
 /* The old run of --compare, built like the new one. */
 static int
-build_old(const struct heatmap_args *a, struct heatmap **out)
+build_old(const struct heatmap_args *a, struct matrix **out)
 {
-	struct heatmap *old;
+	struct matrix *old;
 	size_t i;
 	int rc = 0;
 
 	*out = NULL;
-	if ((old = heatmap_new()) == NULL)
+	if ((old = matrix_new()) == NULL)
 		return NP_ERR_NOMEM;
-	heatmap_set_aggregate(old, (enum heatmap_aggregate)a->aggregate);
+	matrix_set_aggregate(old, (enum matrix_aggregate)a->aggregate);
 	if (a->max_memory > 0)
-		heatmap_set_budget(old, (size_t)a->max_memory << 20);
+		matrix_set_budget(old, (size_t)a->max_memory << 20);
 	for (i = 0; i < a->ncompare && rc == 0; i++)
-		rc = heatmap_read(old, a->compare[i], a->strict);
+		rc = matrix_read(old, a->compare[i], a->strict);
 	if (rc == 0 && (rc = heatmap_build(old, a->aggregate, a->kind)) ==
 	    NP_ERR_NOT_FOUND)
 		log_error("--compare: no %s%srecords in %s", a->kind ? a->kind :
@@ -179,7 +179,7 @@ build_old(const struct heatmap_args *a, struct heatmap **out)
 		rc = NP_ERR_NOT_FOUND;
 	}
 	if (rc != 0) {
-		heatmap_free(old);
+		matrix_free(old);
 		return rc;
 	}
 	*out = old;
@@ -188,7 +188,7 @@ build_old(const struct heatmap_args *a, struct heatmap **out)
 
 /* Each machine's site from --config machines.json, as hints by name. */
 static int
-load_sites(struct heatmap *hm, const char *path)
+load_sites(struct matrix *hm, const char *path)
 {
 	struct inventory *inv = NULL;
 	char *cause = NULL;
@@ -243,16 +243,21 @@ parse_args(const struct cmd_entry *self, int argc, char **argv,
 			    "--compare input: writing the page would replace "
 			    "the records; give another --output", a->output);
 	}
-	if (a->kind != NULL && !record_kind_known(a->kind))
-		return option_usage_error(self, "--kind: '%s' is not ping, "
-		    "iperf3, libp2p_ping, latency or throughput", a->kind);
+	if (a->kind != NULL && probe_kind_find(a->kind) == NULL) {
+		char names[256];
+
+		probe_kind_names(names, sizeof names,
+		    1u << PROBE_VIA_SHELL | 1u << PROBE_VIA_NODE);
+		return option_usage_error(self, "--kind: '%s' is not %s",
+		    a->kind, names);
+	}
 	*stop = 0;
 	return NP_EXIT_OK;
 }
 
 /* The metric names of k for a message, fit for a terminal. */
 static void
-list_metrics(const struct hm_kind *k, char *buf, size_t size)
+list_metrics(const struct matrix_kind *k, char *buf, size_t size)
 {
 	size_t i, len = 0;
 	char name[64];
@@ -267,7 +272,7 @@ list_metrics(const struct hm_kind *k, char *buf, size_t size)
 
 /* The view rendered first: --kind/--metric, else the first kind's default. */
 static int
-choose_view(const struct heatmap *hm, const struct heatmap_args *a,
+choose_view(const struct matrix *hm, const struct heatmap_args *a,
     size_t *kind, size_t *metric)
 {
 	char names[512], kname[64];
@@ -279,7 +284,7 @@ choose_view(const struct heatmap *hm, const struct heatmap_args *a,
 	if (a->metric == NULL)
 		return 0;
 	for (i = 0; i < hm->nkinds; i++)
-		if ((m = heatmap_find_metric(&hm->kinds[i], a->metric)) >= 0) {
+		if ((m = matrix_find_metric(&hm->kinds[i], a->metric)) >= 0) {
 			*kind = i;
 			*metric = (size_t)m;
 			return 0;
@@ -332,7 +337,7 @@ output_check(const char *path, mode_t *mode)
 }
 
 static int
-write_page(const struct heatmap *hm, const struct diagnosis *dx,
+write_page(const struct matrix *hm, const struct diagnosis *dx,
     const struct heatmap_args *a, size_t kind, size_t metric)
 {
 	struct html_options opt;
@@ -370,7 +375,7 @@ write_page(const struct heatmap *hm, const struct diagnosis *dx,
 
 /* --metrics and --metrics-file: the exposition of the latest records. */
 static int
-write_metrics(const struct heatmap *hm, const struct heatmap_args *a)
+write_metrics(const struct matrix *hm, const struct heatmap_args *a)
 {
 	struct buf text = { 0 };
 	char *cause = NULL;
@@ -410,7 +415,7 @@ use_color(void)
 }
 
 static size_t
-measured_kinds(const struct heatmap *hm)
+measured_kinds(const struct matrix *hm)
 {
 	size_t i, n = 0;
 
@@ -435,7 +440,7 @@ cmd_heatmap_exec(const struct cmd_entry *self, int argc, char **argv)
 {
 	struct heatmap_args a;
 	struct diagnosis dx;
-	struct heatmap *hm = NULL;
+	struct matrix *hm = NULL;
 	size_t i, kind, metric, records, failed;
 	uint64_t t = time_mono_ns();
 	int rc, stop, exit_code = NP_EXIT_USAGE;
@@ -447,15 +452,15 @@ cmd_heatmap_exec(const struct cmd_entry *self, int argc, char **argv)
 	if (stop)
 		goto out;
 	exit_code = NP_EXIT_USAGE;
-	if ((hm = heatmap_new()) == NULL)
+	if ((hm = matrix_new()) == NULL)
 		goto nomem;
 	/* What the cells keep is decided as the records are read. */
-	heatmap_set_aggregate(hm, a.metrics || a.metrics_file != NULL ?
-	    HEATMAP_LATEST : (enum heatmap_aggregate)a.aggregate);
+	matrix_set_aggregate(hm, a.metrics || a.metrics_file != NULL ?
+	    MATRIX_LATEST : (enum matrix_aggregate)a.aggregate);
 	if (a.max_memory > 0)
-		heatmap_set_budget(hm, (size_t)a.max_memory << 20);
+		matrix_set_budget(hm, (size_t)a.max_memory << 20);
 	for (i = 0; i < a.ninputs; i++)
-		if ((rc = heatmap_read(hm, a.inputs[i], a.strict)) != 0) {
+		if ((rc = matrix_read(hm, a.inputs[i], a.strict)) != 0) {
 			if (rc == NP_ERR_NOMEM)
 				goto nomem;
 			goto out;
@@ -471,7 +476,7 @@ cmd_heatmap_exec(const struct cmd_entry *self, int argc, char **argv)
 		    "an error)", hm->input.malformed,
 		    hm->input.malformed == 1 ? "" : "s");
 	rc = heatmap_build(hm, a.metrics || a.metrics_file != NULL ?
-	    HEATMAP_LATEST : (enum heatmap_aggregate)a.aggregate, a.kind);
+	    MATRIX_LATEST : (enum matrix_aggregate)a.aggregate, a.kind);
 	if (rc == NP_ERR_NOT_FOUND || (rc == 0 && hm->nkinds == 0)) {
 		log_error("no %s%srecords in the input files; give a collect "
 		    "or bench .jsonl with --input", a.kind ? a.kind : "",
@@ -484,7 +489,7 @@ cmd_heatmap_exec(const struct cmd_entry *self, int argc, char **argv)
 		goto nomem;
 	step_done("cells laid out", &t);
 	if (a.ncompare > 0) {
-		struct heatmap *old;
+		struct matrix *old;
 
 		if ((rc = build_old(&a, &old)) != 0) {
 			if (rc == NP_ERR_NOMEM)
@@ -492,7 +497,7 @@ cmd_heatmap_exec(const struct cmd_entry *self, int argc, char **argv)
 			goto out;
 		}
 		rc = heatmap_compare(hm, old);
-		heatmap_free(old);
+		matrix_free(old);
 		if (rc != 0)
 			goto nomem;
 	}
@@ -502,9 +507,9 @@ cmd_heatmap_exec(const struct cmd_entry *self, int argc, char **argv)
 	if (hm->left_out > 0)
 		log_warn("%zu records left out: a page shows at most %d hosts "
 		    "(the first met) and %d kinds", hm->left_out,
-		    HEATMAP_MAX_HOSTS, HEATMAP_MAX_KINDS);
+		    MATRIX_MAX_HOSTS, MATRIX_MAX_KINDS);
 	if (a.kind != NULL && a.metric != NULL &&
-	    heatmap_find_metric(&hm->kinds[0], a.metric) < 0) {
+	    matrix_find_metric(&hm->kinds[0], a.metric) < 0) {
 		char names[512];
 
 		list_metrics(&hm->kinds[0], names, sizeof names);
@@ -532,7 +537,7 @@ cmd_heatmap_exec(const struct cmd_entry *self, int argc, char **argv)
 	}
 	if (a.output != NULL)
 		step_done("page written", &t);
-	heatmap_totals(hm, &records, &failed);
+	matrix_totals(hm, &records, &failed);
 	if (log_get_level() != LOG_QUIET)	/* netprof -q heatmap */
 		fprintf(stderr, "%s %s (%zu host%s, %zu kind%s, %zu record%s, "
 		    "%zu failed)\n", a.output != NULL ? "wrote" : "read",
@@ -546,7 +551,7 @@ nomem:
 	exit_code = NP_EXIT_FAILED;
 out:
 	heatmap_diagnosis_free(&dx);
-	heatmap_free(hm);
+	matrix_free(hm);
 	free(a.inputs);
 	free(a.compare);
 	return exit_code;

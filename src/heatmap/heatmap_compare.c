@@ -16,7 +16,7 @@
 
 /* The default-metric value of a cell, NAN if none; *failed if it failed. */
 static double
-cell_value(const struct hm_kind *k, const struct hm_cell *c, int *failed)
+cell_value(const struct matrix_kind *k, const struct matrix_cell *c, int *failed)
 {
 	*failed = c->state == CELL_FAILED;
 	if (c->state != CELL_VALUE || k->default_metric >= k->nmetrics)
@@ -27,7 +27,7 @@ cell_value(const struct hm_kind *k, const struct hm_cell *c, int *failed)
 static int
 cmp_worse(const void *a, const void *b)
 {
-	const struct hm_worse *x = a, *y = b;
+	const struct matrix_worse *x = a, *y = b;
 
 	if (x->factor != y->factor)
 		return x->factor > y->factor ? -1 : 1;
@@ -39,9 +39,9 @@ cmp_worse(const void *a, const void *b)
 }
 
 static int
-worse_add(struct heatmap *hm, size_t *alloc, const struct hm_worse *w)
+worse_add(struct matrix *hm, size_t *alloc, const struct matrix_worse *w)
 {
-	struct hm_worse *p;
+	struct matrix_worse *p;
 
 	if (hm->nworse == *alloc) {
 		*alloc = *alloc ? *alloc * 2 : 64;
@@ -54,44 +54,44 @@ worse_add(struct heatmap *hm, size_t *alloc, const struct hm_worse *w)
 }
 
 int
-heatmap_compare(struct heatmap *hm, const struct heatmap *old)
+heatmap_compare(struct matrix *hm, const struct matrix *old)
 {
-	const char *names[HEATMAP_MAX_KINDS];
+	const char *names[MATRIX_MAX_KINDS];
 	size_t n = hm->nhosts, nk = 0, k, a, b, alloc = 0, measured;
 	long *map = NULL;
-	struct hm_kind *change = NULL;
+	struct matrix_kind *change = NULL;
 	int rc = NP_ERR_NOMEM;
 
 	hm->compared = 1;
 	measured = hm->nkinds;
-	for (k = 0; k < measured && nk < HEATMAP_MAX_KINDS; k++)
+	for (k = 0; k < measured && nk < MATRIX_MAX_KINDS; k++)
 		if (!hm->kinds[k].derived &&
-		    heatmap_find_kind(old, hm->kinds[k].name) != NULL)
+		    matrix_find_kind(old, hm->kinds[k].name) != NULL)
 			names[nk++] = hm->kinds[k].name;
 	if ((map = malloc((n ? n : 1) * sizeof *map)) == NULL)
 		return NP_ERR_NOMEM;
 	for (a = 0; a < n; a++)
-		map[a] = heatmap_host_index(old, hm->hosts[a]);
+		map[a] = matrix_host_index(old, hm->hosts[a]);
 	/* The view's metrics are named after the kinds: "ping_x_worse". */
-	if (nk > 0 && heatmap_find_kind(hm, HEATMAP_CHANGE_KIND) == NULL) {
-		char buf[HEATMAP_MAX_KINDS][80];
-		const char *metric_names[HEATMAP_MAX_KINDS];
+	if (nk > 0 && matrix_find_kind(hm, HEATMAP_CHANGE_KIND) == NULL) {
+		char buf[MATRIX_MAX_KINDS][80];
+		const char *metric_names[MATRIX_MAX_KINDS];
 
 		for (k = 0; k < nk; k++) {
 			snprintf(buf[k], sizeof buf[k], "%.60s_x_worse",
 			    names[k]);
 			metric_names[k] = buf[k];
 		}
-		if ((change = heatmap_add_derived(hm, HEATMAP_CHANGE_KIND,
+		if ((change = matrix_add_derived(hm, HEATMAP_CHANGE_KIND,
 		    metric_names, nk)) == NULL)
 			goto out;
 	}
 	for (k = 0; k < measured; k++) {
-		const struct hm_kind *nkind = &hm->kinds[k], *okind;
-		const struct hm_metric *m;
+		const struct matrix_kind *nkind = &hm->kinds[k], *okind;
+		const struct matrix_metric *m;
 		int ci = -1;
 
-		if (nkind->derived || (okind = heatmap_find_kind(old,
+		if (nkind->derived || (okind = matrix_find_kind(old,
 		    nkind->name)) == NULL ||
 		    nkind->default_metric >= nkind->nmetrics)
 			continue;
@@ -101,20 +101,20 @@ heatmap_compare(struct heatmap *hm, const struct heatmap *old)
 
 			snprintf(name, sizeof name, "%.60s_x_worse",
 			    nkind->name);
-			ci = heatmap_find_metric(change, name);
+			ci = matrix_find_metric(change, name);
 		}
 		for (a = 0; a < n; a++)
 			for (b = 0; b < n; b++) {
-				struct hm_worse w;
-				const struct hm_cell *oc;
+				struct matrix_worse w;
+				const struct matrix_cell *oc;
 				int nf, of;
 				double nv, ov;
 
 				if (a == b || map[a] < 0 || map[b] < 0)
 					continue;
-				oc = heatmap_cell(old, okind, (size_t)map[a],
+				oc = matrix_cell_at(old, okind, (size_t)map[a],
 				    (size_t)map[b]);
-				nv = cell_value(nkind, heatmap_cell(hm, nkind,
+				nv = cell_value(nkind, matrix_cell_at(hm, nkind,
 				    a, b), &nf);
 				ov = cell_value(okind, oc, &of);
 				memset(&w, 0, sizeof w);
@@ -133,7 +133,7 @@ heatmap_compare(struct heatmap *hm, const struct heatmap *old)
 					continue;
 				w.factor = m->higher_better ? ov / nv : nv / ov;
 				if (ci >= 0) {
-					struct hm_cell *cc = heatmap_cell(hm,
+					struct matrix_cell *cc = matrix_cell_at(hm,
 					    change, a, b);
 
 					cc->state = CELL_VALUE;

@@ -22,6 +22,6 @@
  * Compare hm (built) with old (built): adds the "change" kind to hm and
  * fills hm->worse, worst first. Before heatmap_group().
  */
-int heatmap_compare(struct heatmap *hm, const struct heatmap *old);
+int heatmap_compare(struct matrix *hm, const struct matrix *old);
 
 #endif

@@ -111,7 +111,7 @@ put_number(FILE *f, double v)
  */
 
 static const char *
-kind_label(const struct hm_kind *k)
+kind_label(const struct matrix_kind *k)
 {
 	if (k->derived && strcmp(k->name, "change") == 0)
 		return "change: times worse than the old run";
@@ -122,7 +122,7 @@ kind_label(const struct hm_kind *k)
 
 /* One cell of the server-rendered view: a value, or a marked state. */
 static void
-render_cell(FILE *f, const struct hm_cell *c, const struct hm_metric *m,
+render_cell(FILE *f, const struct matrix_cell *c, const struct matrix_metric *m,
     size_t metric, double lo, double hi)
 {
 	char buf[32];
@@ -152,7 +152,7 @@ render_cell(FILE *f, const struct hm_cell *c, const struct hm_metric *m,
 }
 
 static void
-write_legend(FILE *f, const struct hm_metric *m, int have, double lo,
+write_legend(FILE *f, const struct matrix_metric *m, int have, double lo,
     double hi)
 {
 	char best[32] = "-", worst[32] = "-";
@@ -187,7 +187,7 @@ write_legend(FILE *f, const struct hm_metric *m, int have, double lo,
 
 /* Width of the row-header column (the table's layout is fixed). */
 static double
-corner_width(const struct heatmap *hm)
+corner_width(const struct matrix *hm)
 {
 	size_t i, longest = 12;
 
@@ -199,7 +199,7 @@ corner_width(const struct heatmap *hm)
 
 /* Host i begins a new group (not the first): a line goes before it. */
 static int
-group_starts(const struct heatmap *hm, size_t i)
+group_starts(const struct matrix *hm, size_t i)
 {
 	return hm->host_group != NULL && i > 0 &&
 	    hm->host_group[i] != hm->host_group[i - 1];
@@ -207,7 +207,7 @@ group_starts(const struct heatmap *hm, size_t i)
 
 /* data-group on every header; data-label on the first of a group. */
 static void
-put_group_attrs(FILE *f, const struct heatmap *hm, size_t i)
+put_group_attrs(FILE *f, const struct matrix *hm, size_t i)
 {
 	if (hm->host_group == NULL)
 		return;
@@ -222,17 +222,17 @@ put_group_attrs(FILE *f, const struct heatmap *hm, size_t i)
 }
 
 static void
-write_matrix(FILE *f, const struct heatmap *hm, const struct hm_kind *k,
+write_matrix(FILE *f, const struct matrix *hm, const struct matrix_kind *k,
     size_t metric)
 {
-	const struct hm_metric *m = metric < k->nmetrics ? &k->metrics[metric] :
+	const struct matrix_metric *m = metric < k->nmetrics ? &k->metrics[metric] :
 	    NULL;
 	double lo = 0, hi = 0;	/* read only when have */
 	size_t s, t, nb = hm->nhosts > HEATMAP_TABLE_HOSTS ? HEATMAP_BLOCK :
 	    hm->nhosts;
 	int have;
 
-	have = m != NULL && heatmap_metric_range(hm, k, metric, &lo, &hi) == 0;
+	have = m != NULL && matrix_metric_range(hm, k, metric, &lo, &hi) == 0;
 	if (have)
 		heatmap_scale_span(m, &lo, &hi);
 	fputs("<h2 id=view-title>", f);
@@ -282,7 +282,7 @@ write_matrix(FILE *f, const struct heatmap *hm, const struct hm_kind *k,
 		heatmap_html_escape(f, hm->hosts[s]);
 		fputs("</th>", f);
 		for (t = 0; t < nb; t++)
-			render_cell(f, heatmap_cell(hm, k, s, t), m,
+			render_cell(f, matrix_cell_at(hm, k, s, t), m,
 			    m != NULL ? metric : SIZE_MAX, lo, hi);
 		fputs("</tr>\n", f);
 	}
@@ -290,10 +290,10 @@ write_matrix(FILE *f, const struct heatmap *hm, const struct hm_kind *k,
 }
 
 static void
-write_site_table(FILE *f, const struct heatmap *hm, const struct hm_kind *k,
+write_site_table(FILE *f, const struct matrix *hm, const struct matrix_kind *k,
     size_t metric, const struct site_cell *sc)
 {
-	const struct hm_metric *m = &k->metrics[metric];
+	const struct matrix_metric *m = &k->metrics[metric];
 	double lo = NAN, hi = NAN;
 	char buf[32];
 	size_t g, h, i;
@@ -367,7 +367,7 @@ write_site_table(FILE *f, const struct heatmap *hm, const struct hm_kind *k,
 
 /* The groups, their hosts, and a site x site summary of every kind. */
 static int
-write_sites(FILE *f, const struct heatmap *hm)
+write_sites(FILE *f, const struct matrix *hm)
 {
 	struct site_cell *sc;
 	size_t g, i, k;
@@ -409,7 +409,7 @@ write_sites(FILE *f, const struct heatmap *hm)
 		    "table above %d (<code>--text</code> lists every site "
 		    "pair).</p>\n", hm->ngroups, HEATMAP_SITES_MAX);
 	for (k = 0; k < hm->nkinds && hm->ngroups <= HEATMAP_SITES_MAX; k++) {
-		const struct hm_kind *kind = &hm->kinds[k];
+		const struct matrix_kind *kind = &hm->kinds[k];
 		size_t m = kind->default_metric;
 
 		if (m >= kind->nmetrics)
@@ -425,7 +425,7 @@ write_sites(FILE *f, const struct heatmap *hm)
 
 /* A canvas per kind, drawn by the script (hidden without it). */
 static void
-write_multiples(FILE *f, const struct heatmap *hm)
+write_multiples(FILE *f, const struct matrix *hm)
 {
 	size_t k;
 
@@ -436,7 +436,7 @@ write_multiples(FILE *f, const struct heatmap *hm)
 	    "with its own scale (its default metric); hover a cell to see "
 	    "the pair in every kind.</p><div class=multiples>\n", f);
 	for (k = 0; k < hm->nkinds; k++) {
-		const struct hm_kind *kind = &hm->kinds[k];
+		const struct matrix_kind *kind = &hm->kinds[k];
 
 		fprintf(f, "<figure class=mult><figcaption>");
 		heatmap_html_escape(f, kind->derived ? kind->name : kind_label(kind));
@@ -454,7 +454,7 @@ write_multiples(FILE *f, const struct heatmap *hm)
 
 /* --compare: the pairs that got worse, worst first. */
 static void
-write_worse(FILE *f, const struct heatmap *hm)
+write_worse(FILE *f, const struct matrix *hm)
 {
 	char a[32], b[32];
 	size_t i;
@@ -475,9 +475,9 @@ write_worse(FILE *f, const struct heatmap *hm)
 	    "<th>source</th><th>target</th><th>metric</th><th>before</th>"
 	    "<th>now</th><th>worse</th></tr></thead><tbody>\n", f);
 	for (i = 0; i < hm->nworse && i < FAILURE_ROWS_SHOWN; i++) {
-		const struct hm_worse *w = &hm->worse[i];
-		const struct hm_kind *k = &hm->kinds[w->kind];
-		const struct hm_metric *m = &k->metrics[k->default_metric];
+		const struct matrix_worse *w = &hm->worse[i];
+		const struct matrix_kind *k = &hm->kinds[w->kind];
+		const struct matrix_metric *m = &k->metrics[k->default_metric];
 
 		heatmap_format_value(w->before, a, sizeof a);
 		heatmap_format_value(w->after, b, sizeof b);
@@ -547,7 +547,7 @@ write_diagnosis(FILE *f, const struct diagnosis *dx)
  * shared walker would only move behind a callback per cell.
  */
 static int
-write_failures(FILE *f, const struct heatmap *hm)
+write_failures(FILE *f, const struct matrix *hm)
 {
 	struct failure_row *rows;
 	size_t n, i;
@@ -565,7 +565,7 @@ write_failures(FILE *f, const struct heatmap *hm)
 		    "<th>count</th><th>error class</th><th>last error</th>"
 		    "</tr></thead><tbody>\n", f);
 	for (i = 0; i < n && i < FAILURE_ROWS_SHOWN; i++) {
-		const struct hm_failure *last = rows[i].cell->last_failed;
+		const struct matrix_failure *last = rows[i].cell->last_failed;
 
 		fputs("<tr><td>", f);
 		heatmap_html_escape(f, hm->hosts[rows[i].src]);
@@ -591,7 +591,7 @@ write_failures(FILE *f, const struct heatmap *hm)
 }
 
 static double
-first_time(const struct heatmap *hm)
+first_time(const struct matrix *hm)
 {
 	return isnan(hm->time_lo) ? 0 : floor(hm->time_lo);
 }
@@ -601,12 +601,12 @@ first_time(const struct heatmap *hm)
  * by index: a thousand hosts' failures repeat a few texts many times.
  */
 struct err_dict {
-	const struct hm_failure **slots;	/* by hash of class and text */
+	const struct matrix_failure **slots;	/* by hash of class and text */
 	size_t *index, nslots, n;
 };
 
 static size_t
-err_hash(const struct hm_failure *r)
+err_hash(const struct matrix_failure *r)
 {
 	size_t h = 1469598103934665603ULL;
 	const char *s;
@@ -620,13 +620,13 @@ err_hash(const struct hm_failure *r)
 
 /* The index of r's class and text, added if new; -1 without memory. */
 static long
-err_index(struct err_dict *d, const struct hm_failure *r)
+err_index(struct err_dict *d, const struct matrix_failure *r)
 {
 	size_t j;
 
 	if (d->n * 2 >= d->nslots) {
 		size_t ns = d->nslots ? d->nslots * 2 : 256, i, k;
-		const struct hm_failure **slots = calloc(ns, sizeof *slots);
+		const struct matrix_failure **slots = calloc(ns, sizeof *slots);
 		size_t *index = calloc(ns, sizeof *index);
 
 		if (slots == NULL || index == NULL) {
@@ -792,7 +792,7 @@ dict_texts(const struct value_dict *d, uint32_t *remap, char **texts,
 /* Metric m of k's n cells packed; NP_ERR_NOMEM (nothing written) without
  * memory. A cell without a value is 0, as the unpacked form writes it. */
 static int
-write_packed(FILE *f, const struct hm_kind *k, size_t n, size_t m)
+write_packed(FILE *f, const struct matrix_kind *k, size_t n, size_t m)
 {
 	struct value_dict d;
 	uint32_t *code, *remap = NULL;
@@ -851,7 +851,7 @@ out:
  * per-cell counts and times, error texts by index into errs.
  */
 static void
-write_kind_json(FILE *f, const struct heatmap *hm, const struct hm_kind *k,
+write_kind_json(FILE *f, const struct matrix *hm, const struct matrix_kind *k,
     double t0, long view_metric, struct err_dict *errs)
 {
 	size_t n = hm->nhosts * hm->nhosts, i, m;
@@ -917,7 +917,7 @@ write_kind_json(FILE *f, const struct heatmap *hm, const struct hm_kind *k,
 	if (large) {
 		fputs(",\n\"err\":{", f);
 		for (i = 0, first = 1; i < n; i++) {
-			const struct hm_failure *r = k->cells[i].last_failed;
+			const struct matrix_failure *r = k->cells[i].last_failed;
 			long e;
 
 			if (r == NULL || (e = err_index(errs, r)) < 0)
@@ -940,7 +940,7 @@ write_kind_json(FILE *f, const struct heatmap *hm, const struct hm_kind *k,
 		    k->cells[i].nsamples : -1);
 	fputs("],\n\"t\":[", f);
 	for (i = 0; i < n; i++) {
-		const struct hm_cell *c = &k->cells[i];
+		const struct matrix_cell *c = &k->cells[i];
 
 		if (i)
 			fputc(',', f);
@@ -952,7 +952,7 @@ write_kind_json(FILE *f, const struct heatmap *hm, const struct hm_kind *k,
 	fputs("],\n\"err\":{", f);
 	first = 1;
 	for (i = 0; i < n; i++) {
-		const struct hm_failure *r = k->cells[i].last_failed;
+		const struct matrix_failure *r = k->cells[i].last_failed;
 
 		if (r == NULL)
 			continue;
@@ -967,7 +967,7 @@ write_kind_json(FILE *f, const struct heatmap *hm, const struct hm_kind *k,
 }
 
 static void
-write_data(FILE *f, const struct heatmap *hm, const struct html_options *opt)
+write_data(FILE *f, const struct matrix *hm, const struct html_options *opt)
 {
 	double t0 = first_time(hm);
 	struct err_dict errs;
@@ -979,7 +979,7 @@ write_data(FILE *f, const struct heatmap *hm, const struct html_options *opt)
 	heatmap_json_escape(f, opt->title);
 	fprintf(f, ",\"steps\":%d,\"rel\":%g,\"aggregate\":\"%s\",\"t0\":",
 	    COLOR_STEPS, HEATMAP_SPAN_REL,
-	    hm->aggregate == HEATMAP_MEDIAN ? "median" : "latest");
+	    hm->aggregate == MATRIX_MEDIAN ? "median" : "latest");
 	put_number(f, t0);
 	fprintf(f, ",\"view\":[%zu,%zu],\n\"hosts\":[", opt->kind, opt->metric);
 	for (i = 0; i < hm->nhosts; i++) {
@@ -1004,7 +1004,7 @@ write_data(FILE *f, const struct heatmap *hm, const struct html_options *opt)
 	}
 	fputs("]", f);
 	if (large) {
-		const struct hm_failure **byindex = calloc(errs.n + 1,
+		const struct matrix_failure **byindex = calloc(errs.n + 1,
 		    sizeof *byindex);
 
 		fputs(",\n\"errs\":[", f);
@@ -1027,13 +1027,13 @@ write_data(FILE *f, const struct heatmap *hm, const struct html_options *opt)
 }
 
 static void
-write_head(FILE *f, const struct heatmap *hm, const struct html_options *opt)
+write_head(FILE *f, const struct matrix *hm, const struct html_options *opt)
 {
 	size_t records, failed, kinds = 0, i;
 	unsigned char rgb[3];
 	char when[40];
 
-	heatmap_totals(hm, &records, &failed);
+	matrix_totals(hm, &records, &failed);
 	for (i = 0; i < hm->nkinds; i++)
 		kinds += !hm->kinds[i].derived;
 	fputs("<!DOCTYPE html>\n<html lang=en>\n<head>\n<meta charset=utf-8>\n"
@@ -1052,14 +1052,14 @@ write_head(FILE *f, const struct heatmap *hm, const struct html_options *opt)
 	    "\xc2\xb7 %zu record%s \xc2\xb7 %zu failed \xc2\xb7 %s \xc2\xb7 "
 	    "written %s</p>\n", hm->nhosts, PLURAL(hm->nhosts), kinds,
 	    PLURAL(kinds), records, PLURAL(records), failed,
-	    hm->aggregate == HEATMAP_MEDIAN ?
+	    hm->aggregate == MATRIX_MEDIAN ?
 	    "median of the ok records per pair" : "latest record per pair",
 	    time_iso8601(opt->generated, when, sizeof when));
 	if (hm->left_out > 0)
 		fprintf(f, "<p class=summary><strong>%zu records left out"
 		    "</strong>: a page shows at most %d hosts and %d kinds"
-		    "</p>\n", hm->left_out, HEATMAP_MAX_HOSTS,
-		    HEATMAP_MAX_KINDS);
+		    "</p>\n", hm->left_out, MATRIX_MAX_HOSTS,
+		    MATRIX_MAX_KINDS);
 	fputs("<nav id=controls hidden>"
 	    "<label>Kind <select id=kind></select></label>"
 	    "<label>Metric <select id=metric></select></label>"
@@ -1068,7 +1068,7 @@ write_head(FILE *f, const struct heatmap *hm, const struct html_options *opt)
 }
 
 int
-heatmap_write_html(const struct heatmap *hm, const struct diagnosis *dx,
+heatmap_write_html(const struct matrix *hm, const struct diagnosis *dx,
     const struct html_options *opt, FILE *f)
 {
 	int rc;

@@ -20,7 +20,7 @@ struct html_options {
 	double generated;	/* Unix time of writing */
 };
 
-int heatmap_write_html(const struct heatmap *hm, const struct diagnosis *dx,
+int heatmap_write_html(const struct matrix *hm, const struct diagnosis *dx,
     const struct html_options *opt, FILE *f);
 
 /* s as HTML text or attribute value: & < > " ' and / as references. */

@@ -14,6 +14,7 @@
 
 #include "error.h"
 #include "heatmap_sites.h"
+#include "probe_kind.h"
 #include "stats.h"
 
 /*
@@ -151,9 +152,9 @@ out:
 }
 
 int
-heatmap_site_hint(struct heatmap *hm, const char *host, const char *site)
+heatmap_site_hint(struct matrix *hm, const char *host, const char *site)
 {
-	struct hm_site_hint *h;
+	struct matrix_site_hint *h;
 	size_t i;
 
 	for (i = 0; i < hm->nsite_hints; i++)
@@ -177,7 +178,7 @@ heatmap_site_hint(struct heatmap *hm, const char *host, const char *site)
 
 /* The site of host: --config's, else the first run.json's that has one. */
 static const char *
-site_of(const struct heatmap *hm, const char *host)
+site_of(const struct matrix *hm, const char *host)
 {
 	size_t i, j;
 
@@ -196,7 +197,7 @@ site_of(const struct heatmap *hm, const char *host)
 }
 
 static int
-group_add(struct heatmap *hm, const char *name, size_t *index)
+group_add(struct matrix *hm, const char *name, size_t *index)
 {
 	char **g;
 	size_t i;
@@ -216,46 +217,53 @@ group_add(struct heatmap *hm, const char *name, size_t *index)
 }
 
 /*
- * The round trips to cluster, per pair: ping avg, else libp2p_ping p50
- * (ms), so hosts only one of them measured are placed too.
+ * The round trips to cluster, per pair: the default metric of the first
+ * kind in the table that is the network's round trip (PROBE_NET_RTT: ping
+ * avg), else of the next (libp2p_ping p50_ms), so hosts only one of them
+ * measured are placed too.
  */
 static double *
-rtt_matrix(struct heatmap *hm)
+rtt_matrix(struct matrix *hm)
 {
-	static const struct { const char *kind, *metric; } bases[] = {
-		{ "ping", "avg" }, { "libp2p_ping", "p50_ms" },
-	};
-	size_t n = hm->nhosts, b, i, have[2] = { 0, 0 };
+	const struct probe_kind *pk, *used[8];
+	size_t n = hm->nhosts, i, nused = 0, len = 0;
+	char *basis = hm->basis_text;
 	double *d;
 
 	if ((d = malloc((n ? n * n : 1) * sizeof *d)) == NULL)
 		return NULL;
 	for (i = 0; i < n * n; i++)
 		d[i] = NAN;
-	for (b = 0; b < 2; b++) {
-		const struct hm_kind *k = heatmap_find_kind(hm, bases[b].kind);
+	for (pk = probe_kinds; pk->name != NULL; pk++) {
+		const struct matrix_kind *k;
+		size_t have = 0;
 		int m;
 
-		if (k == NULL || (m = heatmap_find_metric(k,
-		    bases[b].metric)) < 0)
+		if (!(pk->flags & PROBE_NET_RTT) ||
+		    (k = matrix_find_kind(hm, pk->name)) == NULL ||
+		    (m = matrix_find_metric(k, pk->default_metric)) < 0)
 			continue;
 		for (i = 0; i < n * n; i++)
 			if (isnan(d[i]) && k->cells[i].state == CELL_VALUE &&
 			    !isnan(k->cells[i].values[m])) {
 				d[i] = k->cells[i].values[m];
-				have[b]++;
+				have++;
 			}
+		if (have > 0 && nused < sizeof used / sizeof *used)
+			used[nused++] = pk;
 	}
-	if (have[0] > 0 && have[1] > 0)
-		hm->group_basis = "ping avg (else libp2p_ping p50_ms)";
-	else if (have[0] > 0)
-		hm->group_basis = "ping avg";
-	else if (have[1] > 0)
-		hm->group_basis = "libp2p_ping p50_ms";
+	/* "ping avg (else libp2p_ping p50_ms)" */
+	for (i = 0; i < nused && len < sizeof hm->basis_text; i++)
+		len += (size_t)snprintf(basis + len, sizeof hm->basis_text -
+		    len, "%s%s %s%s", i == 0 ? "" : i == 1 ? " (else " :
+		    ", else ", used[i]->name, used[i]->default_metric,
+		    i > 0 && i + 1 == nused ? ")" : "");
+	if (nused > 0)
+		hm->group_basis = basis;
 	return d;
 }
 
-static const struct heatmap *sort_hm;
+static const struct matrix *sort_hm;
 
 static int
 cmp_grouped(const void *pa, const void *pb)
@@ -275,7 +283,7 @@ cmp_name(const void *a, const void *b)
 	/* a host without a site comes last */
 	if ((strcmp(x, HEATMAP_NO_SITE) == 0) != (strcmp(y, HEATMAP_NO_SITE) == 0))
 		return strcmp(x, HEATMAP_NO_SITE) == 0 ? 1 : -1;
-	return heatmap_host_compare(x, y);
+	return matrix_host_compare(x, y);
 }
 
 /*
@@ -285,13 +293,13 @@ cmp_name(const void *a, const void *b)
  * gathered a cell at a time from rows all over the old one.
  */
 static void
-permute_cells(struct hm_cell *cells, const size_t *perm, size_t n,
-    struct hm_cell *tmp, unsigned char *done)
+permute_cells(struct matrix_cell *cells, const size_t *perm, size_t n,
+    struct matrix_cell *tmp, unsigned char *done)
 {
 	size_t a, b, j;
 
 	for (a = 0; a < n; a++) {
-		struct hm_cell *row = cells + a * n;
+		struct matrix_cell *row = cells + a * n;
 
 		memcpy(tmp, row, n * sizeof *tmp);
 		for (b = 0; b < n; b++)
@@ -314,10 +322,10 @@ permute_cells(struct hm_cell *cells, const size_t *perm, size_t n,
 
 /* Reorder hosts, groups' members together: perm[new] = old. */
 static int
-apply_order(struct heatmap *hm, const size_t *perm)
+apply_order(struct matrix *hm, const size_t *perm)
 {
 	size_t n = hm->nhosts, i, *inv = NULL, *grp = NULL;
-	struct hm_cell *tmp = NULL;
+	struct matrix_cell *tmp = NULL;
 	unsigned char *done = NULL;
 	char **hosts = NULL;
 	int rc = NP_ERR_NOMEM;
@@ -346,7 +354,7 @@ apply_order(struct heatmap *hm, const size_t *perm)
 	free(hm->host_group);
 	hm->host_group = grp;
 	grp = NULL;
-	rc = heatmap_rehash(hm, hm->nslots ? hm->nslots : 64);
+	rc = matrix_rehash(hm, hm->nslots ? hm->nslots : 64);
 out:
 	free(inv);
 	free(hosts);
@@ -358,7 +366,7 @@ out:
 
 /* Groups from sites; 0 if some host has none and by is AUTO (*found = 0). */
 static int
-group_by_site(struct heatmap *hm, enum heatmap_group_by by, int *found)
+group_by_site(struct matrix *hm, enum heatmap_group_by by, int *found)
 {
 	size_t i, j, *remap;
 	char **sorted;
@@ -398,7 +406,7 @@ group_by_site(struct heatmap *hm, enum heatmap_group_by by, int *found)
 }
 
 static int
-group_by_rtt(struct heatmap *hm, double threshold)
+group_by_rtt(struct matrix *hm, double threshold)
 {
 	double *d;
 	size_t i, n;
@@ -427,7 +435,7 @@ group_by_rtt(struct heatmap *hm, double threshold)
 }
 
 int
-heatmap_group(struct heatmap *hm, enum heatmap_group_by by, double threshold)
+heatmap_group(struct matrix *hm, enum heatmap_group_by by, double threshold)
 {
 	size_t *perm = NULL, i;
 	int rc = NP_ERR_NOMEM, found = 0;
@@ -548,7 +556,7 @@ site_median(double *v, size_t n)
 }
 
 int
-heatmap_site_summary(const struct heatmap *hm, const struct hm_kind *k,
+heatmap_site_summary(const struct matrix *hm, const struct matrix_kind *k,
     size_t metric, struct site_cell **out)
 {
 	size_t g = hm->ngroups, n = hm->nhosts, a, b, i, *fill = NULL;
@@ -577,7 +585,7 @@ heatmap_site_summary(const struct heatmap *hm, const struct hm_kind *k,
 	}
 	for (a = 0; a < n; a++)
 		for (b = 0; b < n; b++) {
-			const struct hm_cell *c = heatmap_cell(hm, k, a, b);
+			const struct matrix_cell *c = matrix_cell_at(hm, k, a, b);
 			size_t j = hm->host_group[a] * g + hm->host_group[b];
 			double v;
 

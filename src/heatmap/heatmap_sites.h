@@ -45,14 +45,14 @@ int heatmap_cluster(const double *dist, size_t n, double threshold,
     size_t *group, size_t *ngroups);
 
 /* Remember host's site (from --config); the first hint for a host wins. */
-int heatmap_site_hint(struct heatmap *hm, const char *host, const char *site);
+int heatmap_site_hint(struct matrix *hm, const char *host, const char *site);
 
 /*
  * After heatmap_build(): decide each host's group (by site hints and
  * run.json sites, or clustering with threshold ms) and reorder the hosts,
  * and every kind's cells, group by group. Sets group_by to what was used.
  */
-int heatmap_group(struct heatmap *hm, enum heatmap_group_by by,
+int heatmap_group(struct matrix *hm, enum heatmap_group_by by,
     double threshold);
 
 /* One site pair of a kind's metric. */
@@ -65,7 +65,7 @@ struct site_cell {
 };
 
 /* ngroups x ngroups summary of metric of kind; *out is allocated. */
-int heatmap_site_summary(const struct heatmap *hm, const struct hm_kind *k,
+int heatmap_site_summary(const struct matrix *hm, const struct matrix_kind *k,
     size_t metric, struct site_cell **out);
 
 #endif

@@ -109,10 +109,10 @@ put_bar(FILE *f, const char *host, const struct phase_span *s, double total,
  * the pair's latest record (the records are folded into their cells).
  */
 static size_t
-put_ticks(FILE *f, const struct heatmap *hm, const struct run_info *run,
+put_ticks(FILE *f, const struct matrix *hm, const struct run_info *run,
     const char *host, double total, double y, size_t budget)
 {
-	long h = heatmap_host_index(hm, host);
+	long h = matrix_host_index(hm, host);
 	size_t i, j, n = 0;
 
 	if (isnan(run->started_at) || h < 0)
@@ -121,7 +121,7 @@ put_ticks(FILE *f, const struct heatmap *hm, const struct run_info *run,
 		if (hm->kinds[i].derived)
 			continue;
 		for (j = 0; j < hm->nhosts && n < budget; j++) {
-			const struct hm_cell *c = heatmap_cell(hm,
+			const struct matrix_cell *c = matrix_cell_at(hm,
 			    &hm->kinds[i], (size_t)h, j);
 			double t;
 
@@ -179,7 +179,7 @@ put_axis(FILE *f, double total, double y)
 
 /* Is round of run (by its records' run_id)? */
 static int
-round_of_run(const struct hm_round *d, const struct run_info *run)
+round_of_run(const struct matrix_round *d, const struct run_info *run)
 {
 	if (d->run_id == NULL || run->run_id == NULL)
 		return d->run_id == NULL && run->run_id == NULL;
@@ -187,7 +187,7 @@ round_of_run(const struct hm_round *d, const struct run_info *run)
 }
 
 static size_t
-count_rounds(const struct heatmap *hm, const struct run_info *run)
+count_rounds(const struct matrix *hm, const struct run_info *run)
 {
 	size_t i, n = 0;
 
@@ -200,7 +200,7 @@ count_rounds(const struct heatmap *hm, const struct run_info *run)
 
 /* The sweep's rounds, a bar each (from the records' times). */
 static void
-put_rounds(FILE *f, const struct heatmap *hm, const struct run_info *run,
+put_rounds(FILE *f, const struct matrix *hm, const struct run_info *run,
     double total, double y)
 {
 	size_t i;
@@ -208,7 +208,7 @@ put_rounds(FILE *f, const struct heatmap *hm, const struct run_info *run,
 
 	put_label(f, y, "rounds");
 	for (i = 0; i < hm->nrounds; i++) {
-		const struct hm_round *d = &hm->rounds[i];
+		const struct matrix_round *d = &hm->rounds[i];
 		double s = d->start - run->started_at, e = d->end -
 		    run->started_at, w;
 
@@ -246,7 +246,7 @@ machine_of(const struct run_info *run, const char *host)
 }
 
 static void
-write_run(FILE *f, const struct heatmap *hm, const struct run_info *run)
+write_run(FILE *f, const struct matrix *hm, const struct run_info *run)
 {
 	double total = run_length(run), y;
 	size_t rows = 1, i, j, ticks = 0, nrounds = count_rounds(hm, run);
@@ -309,7 +309,7 @@ write_run(FILE *f, const struct heatmap *hm, const struct run_info *run)
 }
 
 void
-heatmap_write_timeline_html(FILE *f, const struct heatmap *hm)
+heatmap_write_timeline_html(FILE *f, const struct matrix *hm)
 {
 	size_t i;
 
@@ -321,16 +321,16 @@ heatmap_write_timeline_html(FILE *f, const struct heatmap *hm)
 
 /* The sweep's rounds: how many, the longest, how many had failures. */
 static void
-write_rounds_text(FILE *f, const struct heatmap *hm,
+write_rounds_text(FILE *f, const struct matrix *hm,
     const struct run_info *run)
 {
-	const struct hm_round *longest = NULL;
+	const struct matrix_round *longest = NULL;
 	size_t i, n = 0, failed = 0;
 
 	if (count_rounds(hm, run) == 0)
 		return;
 	for (i = 0; i < hm->nrounds; i++) {
-		const struct hm_round *d = &hm->rounds[i];
+		const struct matrix_round *d = &hm->rounds[i];
 
 		if (!round_of_run(d, run))
 			continue;
@@ -346,7 +346,7 @@ write_rounds_text(FILE *f, const struct heatmap *hm,
 }
 
 void
-heatmap_write_timeline_text(FILE *f, const struct heatmap *hm)
+heatmap_write_timeline_text(FILE *f, const struct matrix *hm)
 {
 	char a[72], b[72];
 	size_t r, i, m, j;

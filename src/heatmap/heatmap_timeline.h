@@ -18,8 +18,8 @@
 #define TIMELINE_MAX_TICKS 20000
 
 /* A <section id=timeline> per run.json with phases; nothing without. */
-void heatmap_write_timeline_html(FILE *f, const struct heatmap *hm);
+void heatmap_write_timeline_html(FILE *f, const struct matrix *hm);
 /* Each run's length, its phases by share of it, each slowest host. */
-void heatmap_write_timeline_text(FILE *f, const struct heatmap *hm);
+void heatmap_write_timeline_text(FILE *f, const struct matrix *hm);
 
 #endif

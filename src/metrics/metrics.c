@@ -3,8 +3,10 @@
  * record's measurements in base units (RTTs in seconds, throughput in bytes
  * per second, loss as a ratio), whether its probe was ok, per host whether
  * it was reachable, the sweep's number, time and duration, and netprof's
- * build info. One table maps each record metric to its Prometheus name and
- * scale, so collect's, bench's and the heatmap's expositions are the same.
+ * build info, from the pair matrix (matrix.h). Each kind's row in the
+ * kinds' table (probe_kind.h) names the gauges of its metrics and their
+ * scale, so collect's, bench's and the heatmap's expositions are the
+ * same.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -17,85 +19,10 @@
 
 #include "error.h"
 #include "file.h"
-#include "heatmap.h"
+#include "matrix.h"
 #include "metrics.h"
+#include "probe_kind.h"
 #include "record_schema.h"
-
-/*
- * A record metric and the Prometheus gauge it becomes. The rows below look
- * alike on purpose (a copy finder lists them): they are data, one gauge
- * each, and what they share (kind, scale) is what the exposition reads.
- */
-struct metric_map {
-	const char *kind;
-	const char *field;	/* in the record's metrics */
-	const char *name;	/* netprof_... */
-	double scale;		/* record unit -> base unit */
-	const char *help;
-};
-
-static const struct metric_map metric_maps[] = {
-	{ RECORD_KIND_PING, "min", "netprof_ping_rtt_min_seconds", 1e-3,
-	    "ICMP round-trip time, smallest of the probe" },
-	{ RECORD_KIND_PING, "avg", "netprof_ping_rtt_avg_seconds", 1e-3,
-	    "ICMP round-trip time, mean of the probe" },
-	{ RECORD_KIND_PING, "max", "netprof_ping_rtt_max_seconds", 1e-3,
-	    "ICMP round-trip time, largest of the probe" },
-	{ RECORD_KIND_PING, "p50", "netprof_ping_rtt_p50_seconds", 1e-3,
-	    "ICMP round-trip time, median of the probe" },
-	{ RECORD_KIND_PING, "p95", "netprof_ping_rtt_p95_seconds", 1e-3,
-	    "ICMP round-trip time, 95th percentile of the probe" },
-	{ RECORD_KIND_PING, "jitter", "netprof_ping_jitter_seconds", 1e-3,
-	    "ICMP round-trip time, mean deviation (ping's mdev)" },
-	{ RECORD_KIND_PING, "loss_pct", "netprof_ping_loss_ratio", 1e-2,
-	    "Fraction of the probe's ICMP echo requests not answered" },
-	{ RECORD_KIND_IPERF3, "mbps", "netprof_iperf3_throughput_bytes_per_second",
-	    1e6 / 8, "iperf3 TCP throughput at the receiver" },
-	{ RECORD_KIND_IPERF3, "sender_mbps",
-	    "netprof_iperf3_sender_bytes_per_second", 1e6 / 8,
-	    "iperf3 TCP throughput at the sender" },
-	{ RECORD_KIND_IPERF3, "retransmits", "netprof_iperf3_retransmits", 1,
-	    "TCP retransmissions during the iperf3 test" },
-	{ RECORD_KIND_LIBP2P_PING, "min_ms",
-	    "netprof_libp2p_ping_rtt_min_seconds", 1e-3,
-	    "libp2p ping round-trip time, smallest of the probe" },
-	{ RECORD_KIND_LIBP2P_PING, "avg_ms",
-	    "netprof_libp2p_ping_rtt_avg_seconds", 1e-3,
-	    "libp2p ping round-trip time, mean of the probe" },
-	{ RECORD_KIND_LIBP2P_PING, "max_ms",
-	    "netprof_libp2p_ping_rtt_max_seconds", 1e-3,
-	    "libp2p ping round-trip time, largest of the probe" },
-	{ RECORD_KIND_LIBP2P_PING, "p50_ms",
-	    "netprof_libp2p_ping_rtt_p50_seconds", 1e-3,
-	    "libp2p ping round-trip time, median of the probe" },
-	{ RECORD_KIND_LIBP2P_PING, "p95_ms",
-	    "netprof_libp2p_ping_rtt_p95_seconds", 1e-3,
-	    "libp2p ping round-trip time, 95th percentile of the probe" },
-	{ RECORD_KIND_LIBP2P_PING, "failed_samples",
-	    "netprof_libp2p_ping_failed_samples", 1,
-	    "libp2p pings of the probe that failed" },
-	{ RECORD_KIND_LATENCY, "min_ms", "netprof_libp2p_latency_min_seconds",
-	    1e-3, "HTTP-over-libp2p request latency, smallest of the probe" },
-	{ RECORD_KIND_LATENCY, "avg_ms", "netprof_libp2p_latency_avg_seconds",
-	    1e-3, "HTTP-over-libp2p request latency, mean of the probe" },
-	{ RECORD_KIND_LATENCY, "max_ms", "netprof_libp2p_latency_max_seconds",
-	    1e-3, "HTTP-over-libp2p request latency, largest of the probe" },
-	{ RECORD_KIND_LATENCY, "p50_ms", "netprof_libp2p_latency_p50_seconds",
-	    1e-3, "HTTP-over-libp2p request latency, median of the probe" },
-	{ RECORD_KIND_LATENCY, "p95_ms", "netprof_libp2p_latency_p95_seconds",
-	    1e-3, "HTTP-over-libp2p request latency, 95th percentile" },
-	{ RECORD_KIND_LATENCY, "failed_samples",
-	    "netprof_libp2p_latency_failed_samples", 1,
-	    "HTTP-over-libp2p requests of the probe that failed" },
-	{ RECORD_KIND_THROUGHPUT, "mbps",
-	    "netprof_libp2p_throughput_bytes_per_second", 1e6 / 8,
-	    "HTTP-over-libp2p transfer throughput" },
-	{ RECORD_KIND_THROUGHPUT, "failed_samples",
-	    "netprof_libp2p_throughput_failed_samples", 1,
-	    "HTTP-over-libp2p transfers of the probe that failed" },
-};
-
-#define NMAPS (sizeof metric_maps / sizeof metric_maps[0])
 
 /* A label value as the text format wants it: \ " and newline escaped. */
 static int
@@ -168,28 +95,28 @@ put_pair_sample(struct buf *out, const struct metrics_info *info,
 
 /* One gauge of a measured kind: a sample per pair whose latest was ok. */
 static int
-put_measurement(struct buf *out, const struct heatmap *hm,
-    const struct hm_kind *k, const struct metric_map *mm,
+put_measurement(struct buf *out, const struct matrix *hm,
+    const struct matrix_kind *k, const struct probe_metric *mm,
     const struct metrics_info *info)
 {
-	int m = heatmap_find_metric(k, mm->field), header = 0;
+	int m = matrix_find_metric(k, mm->name), header = 0;
 	size_t s, t;
 
 	if (m < 0)
 		return 0;
 	for (s = 0; s < hm->nhosts; s++)
 		for (t = 0; t < hm->nhosts; t++) {
-			const struct hm_cell *c = heatmap_cell(hm, k, s, t);
+			const struct matrix_cell *c = matrix_cell_at(hm, k, s, t);
 
 			if (c->state != CELL_VALUE || isnan(c->values[m]))
 				continue;
-			if (!header && put_header(out, mm->name, "gauge",
+			if (!header && put_header(out, mm->prom, "gauge",
 			    mm->help) != 0)
 				return NP_ERR_NOMEM;
 			header = 1;
-			if (put_pair_sample(out, info, mm->name, NULL,
+			if (put_pair_sample(out, info, mm->prom, NULL,
 			    hm->hosts[s], hm->hosts[t], NULL, NULL,
-			    c->values[m] * mm->scale) != 0)
+			    c->values[m] * mm->unit->base) != 0)
 				return NP_ERR_NOMEM;
 		}
 	return 0;
@@ -197,7 +124,7 @@ put_measurement(struct buf *out, const struct heatmap *hm,
 
 /* The pairs' probe state: ok 1/0, its time, and a failure's class. */
 static int
-put_probes(struct buf *out, const struct heatmap *hm,
+put_probes(struct buf *out, const struct matrix *hm,
     const struct metrics_info *info, int which)
 {
 	static const char *const names[] = { "netprof_probe_ok",
@@ -210,15 +137,15 @@ put_probes(struct buf *out, const struct heatmap *hm,
 	int header = 0;
 
 	for (i = 0; i < hm->nkinds; i++) {
-		const struct hm_kind *k = &hm->kinds[i];
+		const struct matrix_kind *k = &hm->kinds[i];
 
 		if (k->derived)
 			continue;
 		for (s = 0; s < hm->nhosts; s++)
 			for (t = 0; t < hm->nhosts; t++) {
-				const struct hm_cell *c = heatmap_cell(hm, k,
+				const struct matrix_cell *c = matrix_cell_at(hm, k,
 				    s, t);
-				const struct hm_failure *r = c->last_failed;
+				const struct matrix_failure *r = c->last_failed;
 				int ok = c->state == CELL_VALUE;
 				int rc;
 
@@ -259,7 +186,7 @@ put_probes(struct buf *out, const struct heatmap *hm,
  * it). A host that is only ever a target is not judged.
  */
 static int
-put_hosts(struct buf *out, const struct heatmap *hm,
+put_hosts(struct buf *out, const struct matrix *hm,
     const struct metrics_info *info)
 {
 	size_t h, i, t;
@@ -271,12 +198,12 @@ put_hosts(struct buf *out, const struct heatmap *hm,
 		    info->site(hm->hosts[h], info->site_arg) : NULL;
 
 		for (i = 0; i < hm->nkinds && !up; i++) {
-			const struct hm_kind *k = &hm->kinds[i];
+			const struct matrix_kind *k = &hm->kinds[i];
 
 			if (k->derived)
 				continue;
 			for (t = 0; t < hm->nhosts && !up; t++) {
-				const struct hm_cell *c = heatmap_cell(hm, k,
+				const struct matrix_cell *c = matrix_cell_at(hm, k,
 				    h, t);
 				const char *cls;
 
@@ -311,14 +238,14 @@ put_hosts(struct buf *out, const struct heatmap *hm,
 
 /* The span of the records' times, when the caller does not know it. */
 static void
-records_span(const struct heatmap *hm, double *lo, double *hi)
+records_span(const struct matrix *hm, double *lo, double *hi)
 {
 	*lo = hm->time_lo;
 	*hi = hm->time_hi;
 }
 
 static int
-put_sweep(struct buf *out, const struct heatmap *hm,
+put_sweep(struct buf *out, const struct matrix *hm,
     const struct metrics_info *info)
 {
 	double lo = info->started_at, hi = info->ended_at;
@@ -359,11 +286,13 @@ put_sweep(struct buf *out, const struct heatmap *hm,
 }
 
 int
-metrics_render(const struct heatmap *hm, const struct metrics_info *info,
+metrics_render(const struct matrix *hm, const struct metrics_info *info,
     struct buf *out)
 {
 	static const struct metrics_info none;
-	size_t i, j;
+	const struct probe_kind *pk;
+	const struct probe_metric *pm;
+	size_t i;
 	int rc;
 
 	if (info == NULL)
@@ -379,19 +308,19 @@ metrics_render(const struct heatmap *hm, const struct metrics_info *info,
 	for (i = 0; i < 3; i++)
 		if ((rc = put_probes(out, hm, info, (int)i)) != 0)
 			return rc;
-	for (j = 0; j < NMAPS; j++) {
-		const struct hm_kind *k = heatmap_find_kind(hm,
-		    metric_maps[j].kind);
+	for (pk = probe_kinds; pk->name != NULL; pk++) {
+		const struct matrix_kind *k = matrix_find_kind(hm, pk->name);
 
-		if (k != NULL && (rc = put_measurement(out, hm, k,
-		    &metric_maps[j], info)) != 0)
-			return rc;
+		for (pm = pk->metrics; k != NULL && pm->name != NULL; pm++)
+			if (pm->prom != NULL && (rc = put_measurement(out, hm,
+			    k, pm, info)) != 0)
+				return rc;
 	}
 	return 0;
 }
 
 struct metrics_set {
-	struct heatmap *hm;
+	struct matrix *hm;
 };
 
 struct metrics_set *
@@ -399,7 +328,7 @@ metrics_set_new(void)
 {
 	struct metrics_set *set = calloc(1, sizeof *set);
 
-	if (set != NULL && (set->hm = heatmap_new()) == NULL) {
+	if (set != NULL && (set->hm = matrix_new()) == NULL) {
 		free(set);
 		set = NULL;
 	}
@@ -420,7 +349,7 @@ metrics_set_add_line(struct metrics_set *set, const char *line, size_t len)
 	}
 	r->seq = in->next_seq++;
 	r->file = "sweep";
-	rc = heatmap_fold(set->hm, r);	/* a sink borrows the record */
+	rc = matrix_fold(set->hm, r);	/* a sink borrows the record */
 	record_free(r);
 	return rc;
 }
@@ -435,7 +364,7 @@ int
 metrics_set_render(struct metrics_set *set, const struct metrics_info *info,
     struct buf *out)
 {
-	int rc = heatmap_build(set->hm, HEATMAP_LATEST, NULL);
+	int rc = matrix_build(set->hm, MATRIX_LATEST, NULL);
 
 	if (rc != 0 && rc != NP_ERR_NOT_FOUND)
 		return rc;
@@ -447,7 +376,7 @@ metrics_set_free(struct metrics_set *set)
 {
 	if (set == NULL)
 		return;
-	heatmap_free(set->hm);
+	matrix_free(set->hm);
 	free(set);
 }
 
@@ -455,26 +384,26 @@ int
 metrics_write_from_records(const char *records, const char *path,
     char **cause)
 {
-	struct heatmap *hm = NULL;
+	struct matrix *hm = NULL;
 	struct buf text = { 0 };
 	int rc;
 
 	*cause = NULL;
-	if ((hm = heatmap_new()) == NULL)
+	if ((hm = matrix_new()) == NULL)
 		return NP_ERR_NOMEM;
-	if ((rc = heatmap_read(hm, records, 0)) != 0) {
+	if ((rc = matrix_read(hm, records, 0)) != 0) {
 		*cause = str_printf("%s: its records could not be read (%s)",
 		    path, records);
 		goto out;
 	}
-	rc = heatmap_build(hm, HEATMAP_LATEST, NULL);
+	rc = matrix_build(hm, MATRIX_LATEST, NULL);
 	if ((rc == 0 || rc == NP_ERR_NOT_FOUND) &&
 	    (rc = metrics_render(hm, NULL, &text)) == 0)
 		rc = file_write_atomic(path, text.data, text.len,
 		    METRICS_FILE_MODE, cause);
 out:
 	buf_free(&text);
-	heatmap_free(hm);
+	matrix_free(hm);
 	return rc;
 }
 

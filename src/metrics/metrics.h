@@ -15,7 +15,7 @@
 
 #include "util.h"
 
-struct heatmap;
+struct matrix;
 
 /* The site of a host for the site labels, or NULL when not known. */
 typedef const char *(*metrics_site_cb)(const char *host, void *arg);
@@ -33,10 +33,11 @@ struct metrics_info {
 };
 
 /*
- * The exposition of a built heatmap (heatmap_build with HEATMAP_LATEST):
+ * The exposition of a built pair matrix (matrix_build() with
+ * MATRIX_LATEST; the heatmap's, with its overlay, too):
  * appended to out. 0 or NP_ERR_NOMEM.
  */
-int metrics_render(const struct heatmap *hm, const struct metrics_info *info,
+int metrics_render(const struct matrix *hm, const struct metrics_info *info,
     struct buf *out);
 
 /* The records of one sweep, gathered as their JSONL lines are written. */

@@ -22,7 +22,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	static FILE *sink;
 	struct html_options opt = { "fuzz", 0, 0, 0 };
 	struct diagnosis dx;
-	struct heatmap *hm;
+	struct matrix *hm;
 	FILE *in;
 
 	if (sink == NULL) {
@@ -30,16 +30,16 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if ((sink = fopen("/dev/null", "w")) == NULL)
 			abort();
 	}
-	if (size == 0 || (hm = heatmap_new()) == NULL)
+	if (size == 0 || (hm = matrix_new()) == NULL)
 		return 0;
 	memset(&dx, 0, sizeof dx);
 	if ((in = fmemopen((void *)data, size, "rb")) == NULL) {
-		heatmap_free(hm);
+		matrix_free(hm);
 		return 0;
 	}
-	heatmap_set_aggregate(hm, data[0] & 1 ? HEATMAP_MEDIAN : HEATMAP_LATEST);
+	matrix_set_aggregate(hm, data[0] & 1 ? MATRIX_MEDIAN : MATRIX_LATEST);
 	if (records_read_stream(&hm->input, in, "fuzz.jsonl", 0) == 0 &&
-	    heatmap_build(hm, data[0] & 1 ? HEATMAP_MEDIAN : HEATMAP_LATEST,
+	    heatmap_build(hm, data[0] & 1 ? MATRIX_MEDIAN : MATRIX_LATEST,
 	    NULL) == 0 && heatmap_group(hm, (enum heatmap_group_by)(data[0] >> 1 &
 	    3), 5.0) == 0 && heatmap_diagnose(hm, &dx) == 0) {
 		if (hm->nkinds > 0) {
@@ -50,6 +50,6 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	fclose(in);
 	heatmap_diagnosis_free(&dx);
-	heatmap_free(hm);
+	matrix_free(hm);
 	return 0;
 }

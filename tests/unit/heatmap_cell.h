@@ -27,24 +27,24 @@ temp_jsonl(const char *text)
 	return path;
 }
 
-static inline const struct hm_cell *
-cell(const struct heatmap *hm, const char *kind, const char *src,
+static inline const struct matrix_cell *
+cell(const struct matrix *hm, const char *kind, const char *src,
     const char *tgt)
 {
-	const struct hm_kind *k = heatmap_find_kind(hm, kind);
-	long s = heatmap_host_index(hm, src), t = heatmap_host_index(hm, tgt);
+	const struct matrix_kind *k = matrix_find_kind(hm, kind);
+	long s = matrix_host_index(hm, src), t = matrix_host_index(hm, tgt);
 
 	assert_non_null(k);
 	assert_true(s >= 0 && t >= 0);
-	return heatmap_cell(hm, k, (size_t)s, (size_t)t);
+	return matrix_cell_at(hm, k, (size_t)s, (size_t)t);
 }
 
 static inline double
-value(const struct heatmap *hm, const char *kind, const char *src,
+value(const struct matrix *hm, const char *kind, const char *src,
     const char *tgt, const char *metric)
 {
-	const struct hm_kind *k = heatmap_find_kind(hm, kind);
-	int m = heatmap_find_metric(k, metric);
+	const struct matrix_kind *k = matrix_find_kind(hm, kind);
+	int m = matrix_find_metric(k, metric);
 
 	assert_true(m >= 0);
 	return cell(hm, kind, src, tgt)->values[m];

@@ -20,7 +20,7 @@
 
 
 struct lab {
-	struct heatmap *hm;
+	struct matrix *hm;
 	struct diagnosis dx;
 };
 
@@ -30,10 +30,10 @@ lab_load(const char *const *names)
 	struct lab *lab = calloc(1, sizeof *lab);
 
 	assert_non_null(lab);
-	lab->hm = heatmap_new();
+	lab->hm = matrix_new();
 	for (; *names != NULL; names++)
-		assert_int_equal(heatmap_read(lab->hm, fixture_path("heatmap", *names), 0), 0);
-	assert_int_equal(heatmap_build(lab->hm, HEATMAP_LATEST, NULL), 0);
+		assert_int_equal(matrix_read(lab->hm, fixture_path("heatmap", *names), 0), 0);
+	assert_int_equal(heatmap_build(lab->hm, MATRIX_LATEST, NULL), 0);
 	assert_int_equal(heatmap_diagnose(lab->hm, &lab->dx), 0);
 	return lab;
 }
@@ -55,7 +55,7 @@ teardown(void **state)
 
 	heatmap_diagnosis_free(&lab->dx);
 	heatmap_diagnosis_free(&lab->dx);	/* a no-op the second time */
-	heatmap_free(lab->hm);
+	matrix_free(lab->hm);
 	free(lab);
 	return 0;
 }
@@ -232,11 +232,11 @@ test_wan_relayed_pair(void **state)
 	size_t i;
 
 	(void)state;
-	lab->hm = heatmap_new();
+	lab->hm = matrix_new();
 	for (i = 0; files[i] != NULL; i++)
-		assert_int_equal(heatmap_read(lab->hm, fixture_path("wan",
+		assert_int_equal(matrix_read(lab->hm, fixture_path("wan",
 		    files[i]), 0), 0);
-	assert_int_equal(heatmap_build(lab->hm, HEATMAP_LATEST, NULL), 0);
+	assert_int_equal(heatmap_build(lab->hm, MATRIX_LATEST, NULL), 0);
 	assert_int_equal(heatmap_diagnose(lab->hm, &lab->dx), 0);
 	f = heatmap_diagnosis_find(&lab->dx, "relayed");
 	assert_non_null(f);

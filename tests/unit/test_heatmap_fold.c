@@ -1,5 +1,5 @@
 /*
- * Folding records into cells as they are read (heatmap_fold.c): of
+ * Folding records into cells as they are read (matrix_fold.c): of
  * duplicate records for a pair the latest by time wins, of equal or
  * missing times the one read last; the counts and the latest failure
  * (its text kept once for every cell); metrics met late, and a latest
@@ -28,19 +28,19 @@
 	"{\"kind\":\"ping\",\"source\":\"" src "\",\"target\":\"" tgt "\"" \
 	when "," rest "}\n"
 
-static struct heatmap *
-fold_text(const char *text, enum heatmap_aggregate agg, size_t budget,
+static struct matrix *
+fold_text(const char *text, enum matrix_aggregate agg, size_t budget,
     int want)
 {
-	struct heatmap *hm = heatmap_new();
+	struct matrix *hm = matrix_new();
 	const char *path;
 
 	assert_non_null(hm);
-	heatmap_set_aggregate(hm, agg);
+	matrix_set_aggregate(hm, agg);
 	if (budget > 0)
-		heatmap_set_budget(hm, budget);
+		matrix_set_budget(hm, budget);
 	path = temp_jsonl(text);
-	assert_int_equal(heatmap_read(hm, path, 0), want);
+	assert_int_equal(matrix_read(hm, path, 0), want);
 	unlink(path);
 	if (want == 0)
 		assert_int_equal(heatmap_build(hm, agg, NULL), 0);
@@ -50,7 +50,7 @@ fold_text(const char *text, enum heatmap_aggregate agg, size_t budget,
 static void
 test_duplicates_latest_wins(void **state)
 {
-	struct heatmap *hm = fold_text(
+	struct matrix *hm = fold_text(
 	    /* by time: the 11:00:05 record, though read first */
 	    PING("a", "b", ",\"timestamp\":\"2026-05-03T11:00:05Z\"",
 	    "\"ok\":true,\"metrics\":{\"avg\":5}")
@@ -65,7 +65,7 @@ test_duplicates_latest_wins(void **state)
 	    PING("a", "c", ",\"timestamp\":\"2026-05-03T11:00:09Z\"",
 	    "\"ok\":true,\"metrics\":{\"avg\":9}")
 	    PING("a", "c", "", "\"ok\":true,\"metrics\":{\"avg\":3}"),
-	    HEATMAP_LATEST, 0, 0);
+	    MATRIX_LATEST, 0, 0);
 
 	(void)state;
 	assert_true(value(hm, "ping", "a", "b", "avg") == 5);
@@ -75,14 +75,14 @@ test_duplicates_latest_wins(void **state)
 	assert_true(value(hm, "ping", "b", "a", "avg") == 2);
 	assert_true(value(hm, "ping", "a", "c", "avg") == 3);
 	assert_true(isnan(cell(hm, "ping", "a", "c")->time));
-	assert_int_equal(heatmap_find_kind(hm, "ping")->nrecords, 6);
-	heatmap_free(hm);
+	assert_int_equal(matrix_find_kind(hm, "ping")->nrecords, 6);
+	matrix_free(hm);
 }
 
 static void
 test_failures_counted_and_latest_kept(void **state)
 {
-	struct heatmap *hm = fold_text(
+	struct matrix *hm = fold_text(
 	    PING("a", "b", ",\"timestamp\":\"2026-05-03T11:00:03Z\"",
 	    "\"ok\":false,\"error\":\"Request timeout for icmp_seq 1\"")
 	    PING("a", "b", ",\"timestamp\":\"2026-05-03T11:00:01Z\"",
@@ -94,10 +94,10 @@ test_failures_counted_and_latest_kept(void **state)
 	    PING("c", "a", "", "\"ok\":true,\"metrics\":{\"avg\":1}")
 	    PING("c", "a", "", "\"ok\":false,\"error\":\"x\","
 	    "\"error_class\":\"auth\""),
-	    HEATMAP_LATEST, 0, 0);
-	const struct hm_cell *ab = cell(hm, "ping", "a", "b");
-	const struct hm_cell *ba = cell(hm, "ping", "b", "a");
-	const struct hm_cell *ca = cell(hm, "ping", "c", "a");
+	    MATRIX_LATEST, 0, 0);
+	const struct matrix_cell *ab = cell(hm, "ping", "a", "b");
+	const struct matrix_cell *ba = cell(hm, "ping", "b", "a");
+	const struct matrix_cell *ca = cell(hm, "ping", "c", "a");
 
 	(void)state;
 	/* the latest (11:00:03) failed: the cell is failed, no values */
@@ -113,24 +113,24 @@ test_failures_counted_and_latest_kept(void **state)
 	/* a failure after an ok record without times: failed */
 	assert_int_equal(ca->state, CELL_FAILED);
 	assert_string_equal(ca->last_failed->error_class, "auth");
-	assert_int_equal(heatmap_find_kind(hm, "ping")->nfailed, 4);
+	assert_int_equal(matrix_find_kind(hm, "ping")->nfailed, 4);
 	assert_int_equal(cell(hm, "ping", "b", "c")->state, CELL_MISSING);
 	assert_null(cell(hm, "ping", "b", "c")->last_failed);
 	assert_int_equal(cell(hm, "ping", "b", "c")->nsamples, -1);
-	heatmap_free(hm);
+	matrix_free(hm);
 }
 
 static void
 test_metrics_met_late(void **state)
 {
-	struct heatmap *hm = fold_text(
+	struct matrix *hm = fold_text(
 	    PING("a", "b", "", "\"ok\":true,\"metrics\":{\"avg\":1}")
 	    PING("b", "a", "", "\"ok\":true,\"metrics\":{\"avg\":2,"
 	    "\"max\":4,\"loss_pct\":0,\"samples_ms\":[1,2,3]}")
 	    PING("a", "c", "", "\"ok\":false,\"error\":\"x\","
 	    "\"metrics\":{\"failed_samples\":3}"),
-	    HEATMAP_LATEST, 0, 0);
-	const struct hm_kind *k = heatmap_find_kind(hm, "ping");
+	    MATRIX_LATEST, 0, 0);
+	const struct matrix_kind *k = matrix_find_kind(hm, "ping");
 
 	(void)state;
 	assert_int_equal(k->nmetrics, 4);
@@ -140,9 +140,9 @@ test_metrics_met_late(void **state)
 	assert_true(value(hm, "ping", "b", "a", "max") == 4);
 	assert_int_equal(cell(hm, "ping", "b", "a")->nsamples, 3);
 	/* a failed record's metric is in the list, not in the cell */
-	assert_true(heatmap_find_metric(k, "failed_samples") >= 0);
+	assert_true(matrix_find_metric(k, "failed_samples") >= 0);
 	assert_true(isnan(value(hm, "ping", "a", "c", "failed_samples")));
-	heatmap_free(hm);
+	matrix_free(hm);
 }
 
 /* Records of n hosts, a full mesh, avg = 1000 * source + target. */
@@ -168,7 +168,7 @@ static void
 test_grids_grow_and_median(void **state)
 {
 	char *text = mesh(40), *twice;
-	struct heatmap *hm = fold_text(text, HEATMAP_LATEST, 0, 0);
+	struct matrix *hm = fold_text(text, MATRIX_LATEST, 0, 0);
 	size_t len = strlen(text);
 
 	(void)state;
@@ -179,26 +179,26 @@ test_grids_grow_and_median(void **state)
 	assert_true(value(hm, "ping", "h0", "h1", "avg") == 1);
 	assert_true(value(hm, "ping", "h39", "h17", "avg") == 39017);
 	assert_int_equal(cell(hm, "ping", "h3", "h3")->state, CELL_SELF);
-	heatmap_free(hm);
+	matrix_free(hm);
 
 	/* the mesh and a second record for two pairs (and a failed one,
 	 * left out of the median): the median of the two */
 	twice = malloc(2 * len + 1);
 	assert_non_null(twice);
 	memcpy(twice, text, len + 1);
-	hm = fold_text(text, HEATMAP_MEDIAN, 0, 0);
+	hm = fold_text(text, MATRIX_MEDIAN, 0, 0);
 	assert_true(value(hm, "ping", "h0", "h1", "avg") == 1);
-	heatmap_free(hm);
+	matrix_free(hm);
 	strcat(twice, PING("h0", "h1", "", "\"ok\":true,"
 	    "\"metrics\":{\"avg\":3}")
 	    PING("h39", "h17", "", "\"ok\":true,\"metrics\":{\"avg\":39019}")
 	    PING("h39", "h17", "", "\"ok\":false,\"error\":\"x\","
 	    "\"metrics\":{\"avg\":0}"));
-	hm = fold_text(twice, HEATMAP_MEDIAN, 0, 0);
+	hm = fold_text(twice, MATRIX_MEDIAN, 0, 0);
 	assert_true(value(hm, "ping", "h0", "h1", "avg") == 2);
 	assert_true(value(hm, "ping", "h39", "h17", "avg") == 39018);
 	assert_int_equal(cell(hm, "ping", "h39", "h17")->state, CELL_VALUE);
-	heatmap_free(hm);
+	matrix_free(hm);
 	free(twice);
 	free(text);
 }
@@ -206,21 +206,21 @@ test_grids_grow_and_median(void **state)
 static void
 test_host_bound(void **state)
 {
-	size_t i, len = 0, size = (HEATMAP_MAX_HOSTS + 10) * 100;
+	size_t i, len = 0, size = (MATRIX_MAX_HOSTS + 10) * 100;
 	char *text = malloc(size);
-	struct heatmap *hm;
+	struct matrix *hm;
 
 	(void)state;
 	assert_non_null(text);
-	for (i = 0; i < HEATMAP_MAX_HOSTS / 2 + 5; i++)
+	for (i = 0; i < MATRIX_MAX_HOSTS / 2 + 5; i++)
 		len += (size_t)snprintf(text + len, size - len,
 		    "{\"kind\":\"ping\",\"source\":\"s%zu\",\"target\":"
 		    "\"t%zu\",\"ok\":true,\"metrics\":{\"avg\":1}}\n", i, i);
-	hm = fold_text(text, HEATMAP_LATEST, 0, 0);
-	assert_int_equal(hm->nhosts, HEATMAP_MAX_HOSTS);
+	hm = fold_text(text, MATRIX_LATEST, 0, 0);
+	assert_int_equal(hm->nhosts, MATRIX_MAX_HOSTS);
 	assert_int_equal(hm->left_out, 5);
-	assert_int_equal(hm->nread, HEATMAP_MAX_HOSTS / 2 + 5);
-	heatmap_free(hm);
+	assert_int_equal(hm->nread, MATRIX_MAX_HOSTS / 2 + 5);
+	matrix_free(hm);
 	free(text);
 }
 
@@ -228,19 +228,19 @@ static void
 test_budget(void **state)
 {
 	char *text = mesh(60);
-	struct heatmap *hm;
+	struct matrix *hm;
 
 	(void)state;
 	log_set_level(LOG_QUIET);	/* the budget's error is expected */
 	/* 64 x 64 cells of about 40 bytes are over 64 KiB */
-	hm = fold_text(text, HEATMAP_LATEST, 64 << 10, NP_ERR_BUDGET);
+	hm = fold_text(text, MATRIX_LATEST, 64 << 10, NP_ERR_BUDGET);
 	assert_true(hm->used <= (size_t)64 << 10);
-	heatmap_free(hm);
+	matrix_free(hm);
 	/* within a budget: what is used is counted, and below it */
-	hm = fold_text(text, HEATMAP_LATEST, 8 << 20, 0);
-	assert_true(hm->used > 64 * 64 * sizeof(struct hm_cell));
+	hm = fold_text(text, MATRIX_LATEST, 8 << 20, 0);
+	assert_true(hm->used > 64 * 64 * sizeof(struct matrix_cell));
 	assert_true(hm->used <= (size_t)8 << 20);
-	heatmap_free(hm);
+	matrix_free(hm);
 	free(text);
 }
 

@@ -39,15 +39,15 @@ static char *
 render(const char *const *names, int text)
 {
 	struct html_options opt = { "t", 0, 0, 0 };
-	struct heatmap *hm = heatmap_new();
+	struct matrix *hm = matrix_new();
 	struct diagnosis dx;
 	char *buf = NULL;
 	size_t len = 0;
 	FILE *f;
 
 	for (; *names != NULL; names++)
-		assert_int_equal(heatmap_read(hm, fixture_path("heatmap", *names), 0), 0);
-	assert_int_equal(heatmap_build(hm, HEATMAP_LATEST, NULL), 0);
+		assert_int_equal(matrix_read(hm, fixture_path("heatmap", *names), 0), 0);
+	assert_int_equal(heatmap_build(hm, MATRIX_LATEST, NULL), 0);
 	assert_int_equal(heatmap_diagnose(hm, &dx), 0);
 	opt.metric = hm->kinds[0].default_metric;
 	assert_non_null(f = open_memstream(&buf, &len));
@@ -57,7 +57,7 @@ render(const char *const *names, int text)
 		assert_int_equal(heatmap_write_html(hm, &dx, &opt, f), 0);
 	fclose(f);
 	heatmap_diagnosis_free(&dx);
-	heatmap_free(hm);
+	matrix_free(hm);
 	return buf;
 }
 

@@ -20,18 +20,19 @@
 #include "error.h"
 #include "fixture.h"
 #include "heatmap.h"
+#include "probe_kind.h"
 #include "heatmap_cell.h"
 #include "log.h"
 
-static struct heatmap *
-load(const char *const *paths, enum heatmap_aggregate agg, const char *kind)
+static struct matrix *
+load(const char *const *paths, enum matrix_aggregate agg, const char *kind)
 {
-	struct heatmap *hm = heatmap_new();
+	struct matrix *hm = matrix_new();
 
 	assert_non_null(hm);
-	heatmap_set_aggregate(hm, agg);
+	matrix_set_aggregate(hm, agg);
 	for (; *paths != NULL; paths++)
-		assert_int_equal(heatmap_read(hm, *paths, 0), 0);
+		assert_int_equal(matrix_read(hm, *paths, 0), 0);
 	assert_int_equal(heatmap_build(hm, agg, kind), 0);
 	return hm;
 }
@@ -41,8 +42,8 @@ static void
 test_latest_wins_by_time_not_file_order(void **state)
 {
 	const char *paths[] = { fixture_path("heatmap", "collect.jsonl"), NULL };
-	struct heatmap *hm = load(paths, HEATMAP_LATEST, NULL);
-	const struct hm_cell *c = cell(hm, "ping", "alpha", "beta");
+	struct matrix *hm = load(paths, MATRIX_LATEST, NULL);
+	const struct matrix_cell *c = cell(hm, "ping", "alpha", "beta");
 
 	(void)state;
 	assert_int_equal(c->state, CELL_VALUE);
@@ -50,7 +51,7 @@ test_latest_wins_by_time_not_file_order(void **state)
 	assert_int_equal(c->nfail, 1);
 	assert_true(value(hm, "ping", "alpha", "beta", "avg") == 0.5);
 	assert_string_equal(c->last_failed->error_class, "unreachable");
-	heatmap_free(hm);
+	matrix_free(hm);
 }
 
 static void
@@ -62,11 +63,11 @@ test_latest_wins_by_file_order_without_time(void **state)
 	    "{\"kind\":\"ping\",\"source\":\"a\",\"target\":\"b\",\"ok\":true,"
 	    "\"metrics\":{\"avg\":3}}\n");
 	const char *paths[] = { path, NULL };
-	struct heatmap *hm = load(paths, HEATMAP_LATEST, NULL);
+	struct matrix *hm = load(paths, MATRIX_LATEST, NULL);
 
 	(void)state;
 	assert_true(value(hm, "ping", "a", "b", "avg") == 3);
-	heatmap_free(hm);
+	matrix_free(hm);
 	unlink(path);
 }
 
@@ -79,19 +80,19 @@ test_latest_failure_makes_the_cell_failed(void **state)
 	    "{\"kind\":\"ping\",\"source\":\"a\",\"target\":\"b\",\"ok\":true,"
 	    "\"timestamp\":\"2026-05-03T11:00:01Z\",\"metrics\":{\"avg\":3}}\n");
 	const char *paths[] = { path, NULL };
-	struct heatmap *hm = load(paths, HEATMAP_LATEST, NULL);
-	const struct hm_cell *c = cell(hm, "ping", "a", "b");
+	struct matrix *hm = load(paths, MATRIX_LATEST, NULL);
+	const struct matrix_cell *c = cell(hm, "ping", "a", "b");
 
 	(void)state;
 	assert_int_equal(c->state, CELL_FAILED);
 	/* the latest record failed: it is the latest failure */
 	assert_string_equal(c->last_failed->error_class, "timeout");
-	heatmap_free(hm);
+	matrix_free(hm);
 	/* The median looks at the ok records only. */
-	hm = load(paths, HEATMAP_MEDIAN, NULL);
+	hm = load(paths, MATRIX_MEDIAN, NULL);
 	assert_int_equal(cell(hm, "ping", "a", "b")->state, CELL_VALUE);
 	assert_true(value(hm, "ping", "a", "b", "avg") == 3);
-	heatmap_free(hm);
+	matrix_free(hm);
 	unlink(path);
 }
 
@@ -99,20 +100,20 @@ static void
 test_median_of_ok_records(void **state)
 {
 	const char *paths[] = { fixture_path("heatmap", "collect.jsonl"), NULL };
-	struct heatmap *hm = load(paths, HEATMAP_MEDIAN, NULL);
+	struct matrix *hm = load(paths, MATRIX_MEDIAN, NULL);
 
 	(void)state;
 	/* ok records 2.0 and 0.5; the failed one is left out. */
 	assert_true(fabs(value(hm, "ping", "alpha", "beta", "avg") - 1.25) <
 	    1e-9);
-	heatmap_free(hm);
+	matrix_free(hm);
 }
 
 static void
 test_states_and_natural_host_order(void **state)
 {
 	const char *paths[] = { fixture_path("heatmap", "upstream-form-collect.jsonl"), NULL };
-	struct heatmap *hm = load(paths, HEATMAP_LATEST, NULL);
+	struct matrix *hm = load(paths, MATRIX_LATEST, NULL);
 	const char *path;
 
 	(void)state;
@@ -123,24 +124,24 @@ test_states_and_natural_host_order(void **state)
 	assert_int_equal(cell(hm, "ping", "n1", "n1")->state, CELL_SELF);
 	assert_int_equal(cell(hm, "ping", "n10", "n1")->state, CELL_FAILED);
 	assert_int_equal(cell(hm, "ping", "n1", "n2")->state, CELL_VALUE);
-	assert_int_equal(heatmap_find_kind(hm, "ping")->nrecords, 6);
-	assert_int_equal(heatmap_find_kind(hm, "ping")->default_metric,
-	    (size_t)heatmap_find_metric(heatmap_find_kind(hm, "ping"), "avg"));
-	heatmap_free(hm);
+	assert_int_equal(matrix_find_kind(hm, "ping")->nrecords, 6);
+	assert_int_equal(matrix_find_kind(hm, "ping")->default_metric,
+	    (size_t)matrix_find_metric(matrix_find_kind(hm, "ping"), "avg"));
+	matrix_free(hm);
 
 	path = temp_jsonl("{\"kind\":\"ping\",\"source\":\"a\","
 	    "\"target\":\"b\",\"ok\":true,\"metrics\":{\"avg\":1}}\n");
-	hm = heatmap_new();
-	assert_int_equal(heatmap_read(hm, path, 0), 0);
+	hm = matrix_new();
+	assert_int_equal(matrix_read(hm, path, 0), 0);
 	unlink(path);
-	assert_int_equal(heatmap_build(hm, HEATMAP_LATEST, NULL), 0);
+	assert_int_equal(heatmap_build(hm, MATRIX_LATEST, NULL), 0);
 	assert_int_equal(cell(hm, "ping", "b", "a")->state, CELL_MISSING);
-	heatmap_free(hm);
+	matrix_free(hm);
 	/* No records at all: an empty model, not a crash. */
-	hm = heatmap_new();
-	assert_int_equal(heatmap_build(hm, HEATMAP_LATEST, NULL), 0);
+	hm = matrix_new();
+	assert_int_equal(heatmap_build(hm, MATRIX_LATEST, NULL), 0);
 	assert_int_equal(hm->nkinds, 0);
-	heatmap_free(hm);
+	matrix_free(hm);
 }
 
 static void
@@ -148,8 +149,8 @@ test_only_kind_and_overlay(void **state)
 {
 	const char *both[] = { fixture_path("heatmap", "collect.jsonl"),
 	    fixture_path("heatmap", "measurements.jsonl"), NULL };
-	struct heatmap *hm = load(both, HEATMAP_LATEST, NULL);
-	const struct hm_kind *o = heatmap_find_kind(hm, "overlay");
+	struct matrix *hm = load(both, MATRIX_LATEST, NULL);
+	const struct matrix_kind *o = matrix_find_kind(hm, "overlay");
 
 	(void)state;
 	assert_int_equal(hm->nkinds, 6);
@@ -165,17 +166,17 @@ test_only_kind_and_overlay(void **state)
 	/* 4 ms over 0.5 ms: the RTT is taken as at least 1 ms, 4x not 8x */
 	assert_true(fabs(value(hm, "overlay", "alpha", "beta",
 	    "latency_x_rtt") - 4.0) < 1e-9);
-	heatmap_free(hm);
+	matrix_free(hm);
 
-	hm = heatmap_new();
-	assert_int_equal(heatmap_read(hm, fixture_path("heatmap", "collect.jsonl"), 0), 0);
-	assert_int_equal(heatmap_build(hm, HEATMAP_LATEST, "latency"),
+	hm = matrix_new();
+	assert_int_equal(matrix_read(hm, fixture_path("heatmap", "collect.jsonl"), 0), 0);
+	assert_int_equal(heatmap_build(hm, MATRIX_LATEST, "latency"),
 	    NP_ERR_NOT_FOUND);
-	heatmap_free(hm);
-	hm = load(both, HEATMAP_LATEST, "iperf3");
+	matrix_free(hm);
+	hm = load(both, MATRIX_LATEST, "iperf3");
 	assert_int_equal(hm->nkinds, 1);
 	assert_string_equal(hm->kinds[0].name, "iperf3");
-	heatmap_free(hm);
+	matrix_free(hm);
 }
 
 static void
@@ -207,12 +208,12 @@ test_colour_direction(void **state)
 static void
 test_colour_span_floor(void **state)
 {
-	struct hm_metric ms, mbps;
+	struct matrix_metric ms, mbps;
 	double lo, hi;
 
 	(void)state;
-	heatmap_metric_describe("avg", &ms);
-	heatmap_metric_describe("mbps", &mbps);
+	matrix_metric_describe("ping", "avg", &ms);
+	matrix_metric_describe("iperf3", "mbps", &mbps);
 	lo = 0.01;
 	hi = 0.04;
 	heatmap_scale_span(&ms, &lo, &hi);
@@ -233,24 +234,61 @@ test_colour_span_floor(void **state)
 static void
 test_metric_meaning(void **state)
 {
-	struct hm_metric m;
+	struct matrix_metric m;
 
 	(void)state;
-	heatmap_metric_describe("mbps", &m);
+	matrix_metric_describe("throughput", "mbps", &m);
 	assert_true(m.higher_better);
 	assert_string_equal(m.unit, "Mbit/s");
-	heatmap_metric_describe("p50_ms", &m);
+	matrix_metric_describe("latency", "p50_ms", &m);
 	assert_false(m.higher_better);
 	assert_string_equal(m.unit, "ms");
-	heatmap_metric_describe("avg", &m);
+	matrix_metric_describe("ping", "avg", &m);
 	assert_string_equal(m.unit, "ms");
-	heatmap_metric_describe("loss_pct", &m);
+	matrix_metric_describe("ping", "loss_pct", &m);
 	assert_false(m.higher_better);
-	assert_string_equal(heatmap_default_metric("ping"), "avg");
-	assert_string_equal(heatmap_default_metric("iperf3"), "mbps");
-	assert_string_equal(heatmap_default_metric("libp2p_ping"), "p50_ms");
-	assert_string_equal(heatmap_default_metric("latency"), "p50_ms");
-	assert_string_equal(heatmap_default_metric("throughput"), "mbps");
+	/* a metric no row lists: from its name */
+	matrix_metric_describe("other_tool", "rx_mbps", &m);
+	assert_true(m.higher_better);
+	assert_string_equal(m.unit, "Mbit/s");
+	matrix_metric_describe("overlay", "latency_x_rtt", &m);
+	assert_string_equal(m.unit, "x ICMP RTT");
+	assert_string_equal(matrix_default_metric("ping"), "avg");
+	assert_string_equal(matrix_default_metric("iperf3"), "mbps");
+	assert_string_equal(matrix_default_metric("libp2p_ping"), "p50_ms");
+	assert_string_equal(matrix_default_metric("latency"), "p50_ms");
+	assert_string_equal(matrix_default_metric("throughput"), "mbps");
+}
+
+/*
+ * The rows of the kinds the heatmap knew before the kinds' table describe
+ * each of their metrics as the names alone did: unit, direction, label
+ * and colour floor (the pages and tables of these kinds are unchanged).
+ */
+static void
+test_table_units_as_names_say(void **state)
+{
+	static const char *const kinds[] = { "ping", "iperf3", "libp2p_ping",
+	    "latency", "throughput" };
+	const struct probe_metric *pm;
+	struct matrix_metric a, b;
+	size_t i, n = 0;
+
+	(void)state;
+	for (i = 0; i < sizeof kinds / sizeof *kinds; i++) {
+		const struct probe_kind *k = probe_kind_find(kinds[i]);
+
+		assert_non_null(k);
+		for (pm = k->metrics; pm->name != NULL; pm++, n++) {
+			matrix_metric_describe(k->name, pm->name, &a);
+			matrix_metric_describe("no_such_kind", pm->name, &b);
+			assert_string_equal(a.unit, b.unit);
+			assert_int_equal(a.higher_better, b.higher_better);
+			assert_string_equal(a.label, b.label);
+			assert_true(a.span_min == b.span_min);
+		}
+	}
+	assert_true(n >= 30);
 }
 
 static void
@@ -379,6 +417,7 @@ main(void)
 		cmocka_unit_test(test_colour_direction),
 		cmocka_unit_test(test_colour_span_floor),
 		cmocka_unit_test(test_metric_meaning),
+		cmocka_unit_test(test_table_units_as_names_say),
 		cmocka_unit_test(test_malformed_lines_skipped_or_fatal),
 		cmocka_unit_test(test_record_parse),
 		cmocka_unit_test(test_record_parse_hostile),

@@ -128,24 +128,24 @@ site_of(const char *host)
 	return NULL;
 }
 
-static struct heatmap *
+static struct matrix *
 wan_load(const char *run, enum heatmap_group_by by)
 {
-	struct heatmap *hm = heatmap_new();
+	struct matrix *hm = matrix_new();
 
-	assert_int_equal(heatmap_read(hm, fixture_path("wan", "collect.jsonl"),
+	assert_int_equal(matrix_read(hm, fixture_path("wan", "collect.jsonl"),
 	    0), 0);
-	assert_int_equal(heatmap_read(hm, fixture_path("wan",
+	assert_int_equal(matrix_read(hm, fixture_path("wan",
 	    "measurements.jsonl"), 0), 0);
-	assert_int_equal(heatmap_read(hm, fixture_path("wan", run), 0), 0);
-	assert_int_equal(heatmap_build(hm, HEATMAP_LATEST, NULL), 0);
+	assert_int_equal(matrix_read(hm, fixture_path("wan", run), 0), 0);
+	assert_int_equal(heatmap_build(hm, MATRIX_LATEST, NULL), 0);
 	assert_int_equal(heatmap_group(hm, by, HEATMAP_GROUP_RTT_MS), 0);
 	return hm;
 }
 
 /* Hosts of one group are one site, and each site is one group. */
 static void
-expect_sites(const struct heatmap *hm)
+expect_sites(const struct matrix *hm)
 {
 	size_t i, j;
 
@@ -163,7 +163,7 @@ expect_sites(const struct heatmap *hm)
 static void
 test_wan_sites_from_run_json(void **state)
 {
-	struct heatmap *hm = wan_load("run-sites.json", HEATMAP_GROUP_AUTO);
+	struct matrix *hm = wan_load("run-sites.json", HEATMAP_GROUP_AUTO);
 	size_t i;
 
 	(void)state;
@@ -174,32 +174,32 @@ test_wan_sites_from_run_json(void **state)
 	for (i = 0; i < hm->nhosts; i++)
 		assert_string_equal(hm->groups[hm->host_group[i]],
 		    site_of(hm->hosts[i]));
-	heatmap_free(hm);
+	matrix_free(hm);
 }
 
 static void
 test_wan_sites_found_without_the_field(void **state)
 {
-	struct heatmap *hm = wan_load("run.json", HEATMAP_GROUP_AUTO);
+	struct matrix *hm = wan_load("run.json", HEATMAP_GROUP_AUTO);
 
 	(void)state;
 	assert_string_equal(hm->group_by, "rtt");
 	assert_string_equal(hm->group_basis, "ping avg");
 	expect_sites(hm);
-	heatmap_free(hm);
+	matrix_free(hm);
 	/* the sites are there, but rtt is asked for: clusters, the same */
 	hm = wan_load("run-sites.json", HEATMAP_GROUP_RTT);
 	assert_string_equal(hm->group_by, "rtt");
 	expect_sites(hm);
-	heatmap_free(hm);
+	matrix_free(hm);
 }
 
 /* The slowed link n4 <-> n8 is the worst pair of fra -> iad. */
 static void
 test_site_summary_worst_pair(void **state)
 {
-	struct heatmap *hm = wan_load("run-sites.json", HEATMAP_GROUP_SITE);
-	const struct hm_kind *k = heatmap_find_kind(hm, "ping");
+	struct matrix *hm = wan_load("run-sites.json", HEATMAP_GROUP_SITE);
+	const struct matrix_kind *k = matrix_find_kind(hm, "ping");
 	struct site_cell *sc;
 	const struct site_cell *c;
 
@@ -215,20 +215,20 @@ test_site_summary_worst_pair(void **state)
 	assert_true(c->worst > 140);
 	assert_int_equal(sc[0].npairs, 6);	/* fra -> fra, no self pair */
 	free(sc);
-	heatmap_free(hm);
+	matrix_free(hm);
 }
 
 /* None keeps the natural order and no groups. */
 static void
 test_group_none(void **state)
 {
-	struct heatmap *hm = wan_load("run-sites.json", HEATMAP_GROUP_NONE);
+	struct matrix *hm = wan_load("run-sites.json", HEATMAP_GROUP_NONE);
 
 	(void)state;
 	assert_string_equal(hm->group_by, "none");
 	assert_int_equal(hm->ngroups, 0);
 	assert_string_equal(hm->hosts[1], "n2");
-	heatmap_free(hm);
+	matrix_free(hm);
 }
 
 /*
@@ -238,20 +238,20 @@ test_group_none(void **state)
 static void
 test_one_cluster_is_no_grouping_unless_asked(void **state)
 {
-	struct heatmap *hm;
+	struct matrix *hm;
 	int i;
 
 	(void)state;
 	for (i = 0; i < 2; i++) {
-		hm = heatmap_new();
-		assert_int_equal(heatmap_read(hm, fixture_path("heatmap",
+		hm = matrix_new();
+		assert_int_equal(matrix_read(hm, fixture_path("heatmap",
 		    "microsecond-lab.jsonl"), 0), 0);
-		assert_int_equal(heatmap_build(hm, HEATMAP_LATEST, NULL), 0);
+		assert_int_equal(heatmap_build(hm, MATRIX_LATEST, NULL), 0);
 		assert_int_equal(heatmap_group(hm, i ? HEATMAP_GROUP_RTT :
 		    HEATMAP_GROUP_AUTO, HEATMAP_GROUP_RTT_MS), 0);
 		assert_string_equal(hm->group_by, i ? "rtt" : "none");
 		assert_int_equal(hm->ngroups, i ? 1 : 0);
-		heatmap_free(hm);
+		matrix_free(hm);
 	}
 }
 
@@ -267,14 +267,14 @@ test_upstream_files_ping_else_libp2p_ping(void **state)
 		{ "upstream", "bench-4/measurements.jsonl" },
 		{ "upstream", "bench-4/run.json" },
 	};
-	struct heatmap *hm = heatmap_new();
+	struct matrix *hm = matrix_new();
 	size_t i;
 
 	(void)state;
 	for (i = 0; i < 3; i++)
-		assert_int_equal(heatmap_read(hm, fixture_path(files[i][0],
+		assert_int_equal(matrix_read(hm, fixture_path(files[i][0],
 		    files[i][1]), 0), 0);
-	assert_int_equal(heatmap_build(hm, HEATMAP_LATEST, NULL), 0);
+	assert_int_equal(heatmap_build(hm, MATRIX_LATEST, NULL), 0);
 	assert_int_equal(heatmap_group(hm, HEATMAP_GROUP_AUTO,
 	    HEATMAP_GROUP_RTT_MS), 0);
 	assert_string_equal(hm->group_basis,
@@ -282,7 +282,7 @@ test_upstream_files_ping_else_libp2p_ping(void **state)
 	assert_int_equal(hm->ngroups, 2);
 	for (i = 0; i < hm->nhosts; i++)
 		assert_int_equal(hm->host_group[i], hm->hosts[i][0] == 'h');
-	heatmap_free(hm);
+	matrix_free(hm);
 }
 
 int

@@ -164,30 +164,30 @@ run_json_reads_machines_and_convergence(void **state)
 static void
 host_without_records_of_the_kind_is_a_row(void **state)
 {
-	struct heatmap *hm = heatmap_new();
-	const struct hm_kind *k;
+	struct matrix *hm = matrix_new();
+	const struct matrix_kind *k;
 	long bc, a;
 
-	assert_int_equal(heatmap_read(hm, fixture_path("upstream",
+	assert_int_equal(matrix_read(hm, fixture_path("upstream",
 	    "collect.jsonl"), 1), 0);
-	assert_int_equal(heatmap_build(hm, HEATMAP_LATEST, "iperf3"), 0);
+	assert_int_equal(heatmap_build(hm, MATRIX_LATEST, "iperf3"), 0);
 	assert_int_equal(hm->nhosts, 3);
-	assert_non_null(k = heatmap_find_kind(hm, "iperf3"));
-	bc = heatmap_host_index(hm, "bc");
-	a = heatmap_host_index(hm, "a");
+	assert_non_null(k = matrix_find_kind(hm, "iperf3"));
+	bc = matrix_host_index(hm, "bc");
+	a = matrix_host_index(hm, "a");
 	assert_true(bc >= 0 && a >= 0);
-	assert_int_equal(heatmap_cell(hm, k, (size_t)bc, (size_t)a)->state,
+	assert_int_equal(matrix_cell_at(hm, k, (size_t)bc, (size_t)a)->state,
 	    CELL_MISSING);
-	assert_int_equal(heatmap_cell(hm, k, (size_t)a, (size_t)bc)->state,
+	assert_int_equal(matrix_cell_at(hm, k, (size_t)a, (size_t)bc)->state,
 	    CELL_MISSING);
-	heatmap_free(hm);
+	matrix_free(hm);
 }
 
 /* --metric bytes: every line of the matrix is as long as its header. */
 static void
 text_matrix_columns_fit_byte_counts(void **state)
 {
-	struct heatmap *hm = heatmap_new();
+	struct matrix *hm = matrix_new();
 	struct diagnosis dx;
 	char *text = NULL, *line, *nl;
 	size_t len = 0, width = 0;
@@ -195,10 +195,10 @@ text_matrix_columns_fit_byte_counts(void **state)
 	FILE *f;
 
 	memset(&dx, 0, sizeof dx);
-	assert_int_equal(heatmap_read(hm, fixture_path("upstream",
+	assert_int_equal(matrix_read(hm, fixture_path("upstream",
 	    "collect.jsonl"), 1), 0);
-	assert_int_equal(heatmap_build(hm, HEATMAP_LATEST, "iperf3"), 0);
-	metric = heatmap_find_metric(&hm->kinds[0], "bytes");
+	assert_int_equal(heatmap_build(hm, MATRIX_LATEST, "iperf3"), 0);
+	metric = matrix_find_metric(&hm->kinds[0], "bytes");
 	assert_true(metric >= 0);
 	assert_non_null(f = open_memstream(&text, &len));
 	assert_int_equal(heatmap_write_text(hm, &dx, 0, metric, 0, f), 0);
@@ -216,7 +216,7 @@ text_matrix_columns_fit_byte_counts(void **state)
 	}
 	assert_int_equal(rows, 4);
 	free(text);
-	heatmap_free(hm);
+	matrix_free(hm);
 }
 
 /* netprof's own earlier files: Unix seconds, and "...Z" strings. */

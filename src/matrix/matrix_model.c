@@ -1,8 +1,9 @@
 /*
- * The heatmap's matrix model: turns what was folded from every input
- * (heatmap_fold.c) into hosts (natural order), kinds (collect kinds, then
- * bench kinds) and one N x N grid of cells per kind. The derived "overlay"
- * kind puts libp2p results over the raw-IP baseline of the same pair.
+ * The pair matrix's model: turns what was folded from every input
+ * (matrix_fold.c) into hosts (natural order), kinds (in the kinds' table's
+ * order: collect's, then bench's; kinds it does not know after them) and
+ * one N x N grid of cells per kind, each metric described by its kind's
+ * row.
  */
 #include <ctype.h>
 #include <math.h>
@@ -10,30 +11,26 @@
 #include <string.h>
 
 #include "error.h"
-#include "heatmap.h"
-#include "record_schema.h"
+#include "matrix.h"
+#include "probe_kind.h"
 #include "util.h"
 
-#define OVERLAY_KIND "overlay"
-/* The smallest ICMP round trip a ratio is taken over (ms). */
-#define OVERLAY_RTT_MIN_MS 1.0
-
-struct heatmap *
-heatmap_new(void)
+struct matrix *
+matrix_new(void)
 {
-	struct heatmap *hm = calloc(1, sizeof(struct heatmap));
+	struct matrix *hm = calloc(1, sizeof(struct matrix));
 
 	if (hm == NULL)
 		return NULL;
 	hm->time_lo = hm->time_hi = NAN;
-	hm->budget = HEATMAP_BUDGET_DEFAULT;
-	hm->input.sink = heatmap_fold;
+	hm->budget = MATRIX_BUDGET_DEFAULT;
+	hm->input.sink = matrix_fold;
 	hm->input.sink_arg = hm;
 	return hm;
 }
 
 static void
-kind_clear(struct hm_kind *k)
+kind_clear(struct matrix_kind *k)
 {
 	size_t i;
 
@@ -51,7 +48,7 @@ kind_clear(struct hm_kind *k)
 }
 
 void
-heatmap_free(struct heatmap *hm)
+matrix_free(struct matrix *hm)
 {
 	size_t i;
 
@@ -74,20 +71,20 @@ heatmap_free(struct heatmap *hm)
 	free(hm->groups);
 	free(hm->host_group);
 	free(hm->worse);
-	heatmap_fold_free(hm);
+	matrix_fold_free(hm);
 	record_input_free(&hm->input);
 	free(hm);
 }
 
 int
-heatmap_read(struct heatmap *hm, const char *path, int strict)
+matrix_read(struct matrix *hm, const char *path, int strict)
 {
 	return records_read_file(&hm->input, path, strict);
 }
 
 /* Natural order: runs of digits compare by value. */
 int
-heatmap_host_compare(const char *a, const char *b)
+matrix_host_compare(const char *a, const char *b)
 {
 	while (*a != '\0' && *b != '\0') {
 		if (isdigit((unsigned char)*a) && isdigit((unsigned char)*b)) {
@@ -122,7 +119,7 @@ heatmap_host_compare(const char *a, const char *b)
 }
 
 int
-heatmap_rehash(struct heatmap *hm, size_t nslots)
+matrix_rehash(struct matrix *hm, size_t nslots)
 {
 	size_t *slots, i, j;
 
@@ -141,7 +138,7 @@ heatmap_rehash(struct heatmap *hm, size_t nslots)
 }
 
 long
-heatmap_host_index(const struct heatmap *hm, const char *name)
+matrix_host_index(const struct matrix *hm, const char *name)
 {
 	size_t j;
 
@@ -157,14 +154,14 @@ heatmap_host_index(const struct heatmap *hm, const char *name)
 }
 
 int
-heatmap_host_add(struct heatmap *hm, const char *name, long *index)
+matrix_host_add(struct matrix *hm, const char *name, long *index)
 {
 	char **hosts;
 	size_t j;
 
-	if ((*index = heatmap_host_index(hm, name)) >= 0)
+	if ((*index = matrix_host_index(hm, name)) >= 0)
 		return 0;
-	if (hm->nhosts >= HEATMAP_MAX_HOSTS)
+	if (hm->nhosts >= MATRIX_MAX_HOSTS)
 		return 0;
 	*index = (long)hm->nhosts;
 	if (hm->nhosts == hm->hosts_alloc) {
@@ -179,7 +176,7 @@ heatmap_host_add(struct heatmap *hm, const char *name, long *index)
 		return NP_ERR_NOMEM;
 	hm->nhosts++;
 	if (hm->nhosts * 2 > hm->nslots)
-		return heatmap_rehash(hm, hm->nslots ? hm->nslots * 2 : 64);
+		return matrix_rehash(hm, hm->nslots ? hm->nslots * 2 : 64);
 	j = str_hash(name) & (hm->nslots - 1);
 	while (hm->host_slots[j] != 0)
 		j = (j + 1) & (hm->nslots - 1);
@@ -195,7 +192,7 @@ struct host_order {
 static int
 cmp_host_order(const void *a, const void *b)
 {
-	return heatmap_host_compare(((const struct host_order *)a)->name,
+	return matrix_host_compare(((const struct host_order *)a)->name,
 	    ((const struct host_order *)b)->name);
 }
 
@@ -203,12 +200,12 @@ cmp_host_order(const void *a, const void *b)
  * Every host of every record and run is a row and a column, whatever kind
  * is shown: a host with no record of that kind is a row of missing cells,
  * not absent from the matrix (as upstream shows it). The hosts of records
- * were met while folding (the first HEATMAP_MAX_HOSTS); a run.json's
+ * were met while folding (the first MATRIX_MAX_HOSTS); a run.json's
  * machines without records come after them. *order maps each host's place
  * in natural order to the index it was met at.
  */
 static int
-collect_hosts(struct heatmap *hm, size_t **order)
+collect_hosts(struct matrix *hm, size_t **order)
 {
 	struct record_input *in = &hm->input;
 	struct host_order *sorted;
@@ -219,7 +216,7 @@ collect_hosts(struct heatmap *hm, size_t **order)
 
 	for (i = 0; i < in->nruns; i++)
 		for (j = 0; j < in->runs[i]->nmachines; j++)
-			if ((rc = heatmap_host_add(hm,
+			if ((rc = matrix_host_add(hm,
 			    in->runs[i]->machines[j], &idx)) != 0)
 				return rc;
 	if ((*order = malloc((hm->nhosts + 1) * sizeof **order)) == NULL ||
@@ -243,11 +240,11 @@ collect_hosts(struct heatmap *hm, size_t **order)
 	free(hm->hosts);
 	hm->hosts = hosts;
 	hm->hosts_alloc = hm->nhosts + 1;
-	return heatmap_rehash(hm, hm->nslots ? hm->nslots : 64);
+	return matrix_rehash(hm, hm->nslots ? hm->nslots : 64);
 }
 
-struct hm_kind *
-heatmap_find_kind(const struct heatmap *hm, const char *name)
+struct matrix_kind *
+matrix_find_kind(const struct matrix *hm, const char *name)
 {
 	size_t i;
 
@@ -258,7 +255,7 @@ heatmap_find_kind(const struct heatmap *hm, const char *name)
 }
 
 int
-heatmap_find_metric(const struct hm_kind *kind, const char *name)
+matrix_find_metric(const struct matrix_kind *kind, const char *name)
 {
 	size_t i;
 
@@ -268,21 +265,24 @@ heatmap_find_metric(const struct hm_kind *kind, const char *name)
 	return -1;
 }
 
+/* A kind's place in the table; the kinds it does not know after them. */
 static int
 kind_rank(const char *name)
 {
-	int i;
+	const struct probe_kind *k = probe_kind_find(name);
+	int n;
 
-	for (i = 0; record_kinds[i] != NULL; i++)
-		if (strcmp(record_kinds[i], name) == 0)
-			return i;
-	return i;
+	if (k != NULL)
+		return (int)probe_kind_index(k);
+	for (n = 0; probe_kinds[n].name != NULL; n++)
+		;
+	return n;
 }
 
 static int
 cmp_kind(const void *a, const void *b)
 {
-	const struct hm_kind *x = a, *y = b;
+	const struct matrix_kind *x = a, *y = b;
 	int rx = kind_rank(x->name), ry = kind_rank(y->name);
 
 	if (rx != ry)
@@ -291,12 +291,12 @@ cmp_kind(const void *a, const void *b)
 }
 
 int
-heatmap_kind_add(struct heatmap *hm, const char *name, int derived,
+matrix_kind_add(struct matrix *hm, const char *name, int derived,
     size_t *index)
 {
-	struct hm_kind *kinds, *k;
+	struct matrix_kind *kinds, *k;
 
-	if ((k = heatmap_find_kind(hm, name)) != NULL) {
+	if ((k = matrix_find_kind(hm, name)) != NULL) {
 		*index = (size_t)(k - hm->kinds);
 		return 0;
 	}
@@ -314,19 +314,19 @@ heatmap_kind_add(struct heatmap *hm, const char *name, int derived,
 }
 
 int
-heatmap_metric_add(struct hm_kind *k, const char *name)
+matrix_metric_add(struct matrix_kind *k, const char *name)
 {
-	struct hm_metric *m;
+	struct matrix_metric *m;
 	int i;
 
-	if ((i = heatmap_find_metric(k, name)) >= 0)
+	if ((i = matrix_find_metric(k, name)) >= 0)
 		return i;
 	if ((m = realloc(k->metrics, (k->nmetrics + 1) * sizeof *m)) == NULL)
 		return NP_ERR_NOMEM;
 	k->metrics = m;
 	m = &k->metrics[k->nmetrics];
 	memset(m, 0, sizeof *m);
-	heatmap_metric_describe(name, m);
+	matrix_metric_describe(k->name, name, m);
 	if ((m->name = strdup(name)) == NULL)
 		return NP_ERR_NOMEM;
 	return (int)k->nmetrics++;
@@ -334,7 +334,7 @@ heatmap_metric_add(struct hm_kind *k, const char *name)
 
 /* Only only_kind's grid stays (--kind). */
 static int
-keep_kind(struct heatmap *hm, const char *only_kind)
+keep_kind(struct matrix *hm, const char *only_kind)
 {
 	size_t i, n = 0;
 
@@ -350,7 +350,7 @@ keep_kind(struct heatmap *hm, const char *only_kind)
 }
 
 static int
-kind_alloc_cells(struct heatmap *hm, struct hm_kind *k)
+kind_alloc_cells(struct matrix *hm, struct matrix_kind *k)
 {
 	size_t n = hm->nhosts * hm->nhosts, i, nm = k->nmetrics ? k->nmetrics : 1;
 	double *values;
@@ -372,126 +372,25 @@ kind_alloc_cells(struct heatmap *hm, struct hm_kind *k)
 	return 0;
 }
 
-struct hm_cell *
-heatmap_cell(const struct heatmap *hm, const struct hm_kind *kind,
+struct matrix_cell *
+matrix_cell_at(const struct matrix *hm, const struct matrix_kind *kind,
     size_t src, size_t tgt)
 {
 	return &kind->cells[src * hm->nhosts + tgt];
 }
 
-/* The default-metric value of kind (NULL if not read) for a pair, or NAN. */
-static double
-pair_value(const struct hm_kind *k, size_t i)
-{
-	const struct hm_cell *c;
-
-	if (k == NULL || k->nmetrics == 0)
-		return NAN;
-	c = &k->cells[i];
-	if (c->state != CELL_VALUE)
-		return NAN;
-	return c->values[k->default_metric];
-}
-
-static const struct overlay_ratio {
-	const char *metric, *over, *under;
-} overlay_ratios[] = {
-	{ "libp2p_ping_x_rtt", "libp2p_ping", "ping" },
-	{ "latency_x_rtt", "latency", "ping" },
-	{ "throughput_x_iperf3", "throughput", "iperf3" },
-};
-
-#define NRATIOS (sizeof overlay_ratios / sizeof overlay_ratios[0])
-
-static int
-build_overlay(struct heatmap *hm)
-{
-	size_t n = hm->nhosts * hm->nhosts, i, m, have[NRATIOS] = { 0 };
-	const struct hm_kind *over_kind[NRATIOS], *under_kind[NRATIOS];
-	int metric[NRATIOS];
-	struct hm_kind *k;
-	double *ratios;
-	int rc, idx;
-
-	/* Looked up once: the loops below visit every pair. */
-	for (m = 0, i = 0; m < NRATIOS; m++) {
-		over_kind[m] = heatmap_find_kind(hm, overlay_ratios[m].over);
-		under_kind[m] = heatmap_find_kind(hm, overlay_ratios[m].under);
-		i += over_kind[m] != NULL && under_kind[m] != NULL;
-	}
-	if (i == 0)
-		return 0;	/* no pair of kinds: no overlay */
-	if ((ratios = malloc((n ? n : 1) * NRATIOS * sizeof *ratios)) == NULL)
-		return NP_ERR_NOMEM;
-	for (i = 0; i < n; i++) {
-		for (m = 0; m < NRATIOS; m++) {
-			double over, under;
-
-			ratios[i * NRATIOS + m] = NAN;
-			/* A ratio without both kinds has no value anywhere. */
-			if (over_kind[m] == NULL || under_kind[m] == NULL)
-				continue;
-			over = pair_value(over_kind[m], i);
-			under = pair_value(under_kind[m], i);
-
-			if (isnan(over) || isnan(under) || under <= 0)
-				continue;
-			/* Below a millisecond a round trip is timer and
-			 * stack noise: 0.7 ms over 0.3 ms is no "2.3x". */
-			if (m < 2 && under < OVERLAY_RTT_MIN_MS)
-				under = OVERLAY_RTT_MIN_MS;
-			ratios[i * NRATIOS + m] = over / under;
-			have[m]++;
-		}
-	}
-	rc = 0;
-	for (m = 0; m < NRATIOS && have[m] == 0; m++)
-		;
-	if (m == NRATIOS)
-		goto out;
-	if ((rc = heatmap_kind_add(hm, OVERLAY_KIND, 1, &m)) != 0)
-		goto out;
-	k = &hm->kinds[m];
-	for (m = 0; m < NRATIOS; m++)
-		if (have[m] > 0 && (idx = heatmap_metric_add(k,
-		    overlay_ratios[m].metric)) < 0) {
-			rc = idx;
-			goto out;
-		}
-	k->default_metric = 0;
-	if ((rc = kind_alloc_cells(hm, k)) != 0)
-		goto out;
-	for (m = 0; m < NRATIOS; m++)
-		metric[m] = heatmap_find_metric(k, overlay_ratios[m].metric);
-	for (i = 0; i < n; i++) {
-		if (k->cells[i].state == CELL_SELF)
-			continue;
-		for (m = 0; m < NRATIOS; m++) {
-			double v = ratios[i * NRATIOS + m];
-
-			if (isnan(v))
-				continue;
-			k->cells[i].values[metric[m]] = v;
-			k->cells[i].state = CELL_VALUE;
-		}
-	}
-out:
-	free(ratios);
-	return rc;
-}
-
-struct hm_kind *
-heatmap_add_derived(struct heatmap *hm, const char *name,
+struct matrix_kind *
+matrix_add_derived(struct matrix *hm, const char *name,
     const char *const *metrics, size_t nmetrics)
 {
-	struct hm_kind *k;
+	struct matrix_kind *k;
 	size_t i;
 
-	if (heatmap_kind_add(hm, name, 1, &i) != 0)
+	if (matrix_kind_add(hm, name, 1, &i) != 0)
 		return NULL;
 	k = &hm->kinds[i];
 	for (i = 0; i < nmetrics; i++)
-		if (heatmap_metric_add(k, metrics[i]) < 0)
+		if (matrix_metric_add(k, metrics[i]) < 0)
 			return NULL;
 	if (kind_alloc_cells(hm, k) != 0)
 		return NULL;
@@ -499,7 +398,7 @@ heatmap_add_derived(struct heatmap *hm, const char *name,
 }
 
 int
-heatmap_build(struct heatmap *hm, enum heatmap_aggregate aggregate,
+matrix_build(struct matrix *hm, enum matrix_aggregate aggregate,
     const char *only_kind)
 {
 	size_t i, *order = NULL;
@@ -513,23 +412,19 @@ heatmap_build(struct heatmap *hm, enum heatmap_aggregate aggregate,
 	if (hm->nkinds > 1)
 		qsort(hm->kinds, hm->nkinds, sizeof *hm->kinds, cmp_kind);
 	for (i = 0; i < hm->nkinds; i++) {
-		struct hm_kind *k = &hm->kinds[i];
+		struct matrix_kind *k = &hm->kinds[i];
 
-		idx = heatmap_find_metric(k, heatmap_default_metric(k->name));
+		idx = matrix_find_metric(k, matrix_default_metric(k->name));
 		k->default_metric = idx >= 0 ? (size_t)idx : 0;
 	}
-	if ((rc = collect_hosts(hm, &order)) != 0 ||
-	    (rc = heatmap_fold_finish(hm, order)) != 0)
-		goto out;
-	if (only_kind == NULL)
-		rc = build_overlay(hm);
-out:
+	if ((rc = collect_hosts(hm, &order)) == 0)
+		rc = matrix_fold_finish(hm, order);
 	free(order);
 	return rc;
 }
 
 int
-heatmap_metric_range(const struct heatmap *hm, const struct hm_kind *kind,
+matrix_metric_range(const struct matrix *hm, const struct matrix_kind *kind,
     size_t metric, double *lo, double *hi)
 {
 	size_t i, n = hm->nhosts * hm->nhosts;
@@ -539,7 +434,7 @@ heatmap_metric_range(const struct heatmap *hm, const struct hm_kind *kind,
 	if (metric >= kind->nmetrics)
 		return -1;
 	for (i = 0; i < n; i++) {
-		const struct hm_cell *c = &kind->cells[i];
+		const struct matrix_cell *c = &kind->cells[i];
 		double v = c->values[metric];
 
 		if (c->state != CELL_VALUE || isnan(v))
@@ -554,7 +449,7 @@ heatmap_metric_range(const struct heatmap *hm, const struct hm_kind *kind,
 }
 
 void
-heatmap_totals(const struct heatmap *hm, size_t *records, size_t *failed)
+matrix_totals(const struct matrix *hm, size_t *records, size_t *failed)
 {
 	size_t i;
 

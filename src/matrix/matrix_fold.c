@@ -1,6 +1,6 @@
 /*
- * Folding records into cells as they are read: the heatmap keeps no
- * record. Each record read (heatmap_fold, the reader's sink) updates its
+ * Folding records into cells as they are read: the matrix keeps no
+ * record. Each record read (matrix_fold, the reader's sink) updates its
  * pair's cell: the counts, the latest record's outcome, time, sample count,
  * port and values, the latest failure (its error text and class kept once
  * in a string pool), and with --aggregate median the ok records' values.
@@ -8,9 +8,9 @@
  * a record replaces the latest unless both have a time and its own is
  * earlier, so of equal or missing times the one read last wins.
  *
- * Until heatmap_build() the grids are indexed by the order hosts were met,
+ * Until matrix_build() the grids are indexed by the order hosts were met,
  * fold_cap x fold_cap (grown by doubling), and a cell's values are a row
- * number into its kind's rows; heatmap_fold_finish() lays them out as the
+ * number into its kind's rows; matrix_fold_finish() lays them out as the
  * model's nhosts x nhosts grids in the hosts' display order. Everything
  * allocated here is counted against the budget in bytes; past it, reading
  * stops with an error that names the file and line, the budget and the fix.
@@ -20,7 +20,7 @@
 #include <string.h>
 
 #include "error.h"
-#include "heatmap.h"
+#include "matrix.h"
 #include "log.h"
 #include "stats.h"
 #include "util.h"
@@ -29,20 +29,20 @@
 #define FAIL_BLOCK 4096
 
 void
-heatmap_set_aggregate(struct heatmap *hm, enum heatmap_aggregate agg)
+matrix_set_aggregate(struct matrix *hm, enum matrix_aggregate agg)
 {
 	hm->aggregate = agg;
 }
 
 void
-heatmap_set_budget(struct heatmap *hm, size_t bytes)
+matrix_set_budget(struct matrix *hm, size_t bytes)
 {
 	hm->budget = bytes;
 }
 
 /* Take bytes of the budget; NP_ERR_BUDGET, reported, past it. */
 static int
-budget_take(struct heatmap *hm, size_t bytes, const struct record *r)
+budget_take(struct matrix *hm, size_t bytes, const struct record *r)
 {
 	if (hm->used + bytes <= hm->budget && hm->used + bytes >= hm->used) {
 		hm->used += bytes;
@@ -65,7 +65,7 @@ budget_take(struct heatmap *hm, size_t bytes, const struct record *r)
 }
 
 static int
-pool_grow(struct heatmap *hm)
+pool_grow(struct matrix *hm)
 {
 	size_t n = hm->pool_slots ? hm->pool_slots * 2 : 64, i, j;
 	char **slots;
@@ -89,7 +89,7 @@ pool_grow(struct heatmap *hm)
 /* The pool's copy of s (added if new): a thousand hosts' failures repeat
  * a few texts. */
 static int
-pool_intern(struct heatmap *hm, const char *s, const struct record *r,
+pool_intern(struct matrix *hm, const char *s, const struct record *r,
     const char **out)
 {
 	size_t j, len;
@@ -122,10 +122,10 @@ pool_intern(struct heatmap *hm, const char *s, const struct record *r,
 
 /* A new failure slot: blocks, so that cells can point at them. */
 static int
-failure_new(struct heatmap *hm, const struct record *r,
-    struct hm_failure **out)
+failure_new(struct matrix *hm, const struct record *r,
+    struct matrix_failure **out)
 {
-	struct hm_failure **blocks;
+	struct matrix_failure **blocks;
 	int rc;
 
 	if (hm->nfail_blocks == 0 || hm->fail_used == FAIL_BLOCK) {
@@ -149,10 +149,10 @@ failure_new(struct heatmap *hm, const struct record *r,
 
 /* A grid of cap x cap cells for k, the cells of the old one kept. */
 static int
-grid_resize(struct heatmap *hm, struct hm_kind *k, size_t old, size_t cap,
+grid_resize(struct matrix *hm, struct matrix_kind *k, size_t old, size_t cap,
     const struct record *r)
 {
-	struct hm_cell *cells;
+	struct matrix_cell *cells;
 	size_t i;
 	int rc;
 
@@ -173,7 +173,7 @@ grid_resize(struct heatmap *hm, struct hm_kind *k, size_t old, size_t cap,
 
 /* Every grid at least as wide as the hosts met. */
 static int
-grids_fit(struct heatmap *hm, const struct record *r)
+grids_fit(struct matrix *hm, const struct record *r)
 {
 	size_t cap = hm->fold_cap ? hm->fold_cap : FOLD_CAP_MIN, i;
 	int rc;
@@ -192,7 +192,7 @@ grids_fit(struct heatmap *hm, const struct record *r)
 
 /* k's rows of values at least stride wide, NAN where new. */
 static int
-rows_widen(struct heatmap *hm, struct hm_kind *k, size_t stride,
+rows_widen(struct matrix *hm, struct matrix_kind *k, size_t stride,
     const struct record *r)
 {
 	double *rows;
@@ -203,8 +203,8 @@ rows_widen(struct heatmap *hm, struct hm_kind *k, size_t stride,
 		return 0;
 	if (k->stride > 0 && stride < k->stride + k->stride / 2)
 		stride = k->stride + k->stride / 2;
-	if (stride > HEATMAP_MAX_METRICS)
-		stride = HEATMAP_MAX_METRICS;
+	if (stride > MATRIX_MAX_METRICS)
+		stride = MATRIX_MAX_METRICS;
 	if (k->rows_alloc > 0) {
 		if ((rc = budget_take(hm, k->rows_alloc * stride *
 		    sizeof *rows, r)) != 0)
@@ -227,7 +227,7 @@ rows_widen(struct heatmap *hm, struct hm_kind *k, size_t stride,
 
 /* A new row of values for k, every value NAN; *row is 1 + its number. */
 static int
-row_new(struct heatmap *hm, struct hm_kind *k, size_t *row,
+row_new(struct matrix *hm, struct matrix_kind *k, size_t *row,
     const struct record *r)
 {
 	size_t i;
@@ -256,10 +256,10 @@ row_new(struct heatmap *hm, struct hm_kind *k, size_t *row,
 }
 
 static int
-sample_add(struct heatmap *hm, struct hm_kind *k, size_t src, size_t tgt,
+sample_add(struct matrix *hm, struct matrix_kind *k, size_t src, size_t tgt,
     size_t metric, double value, const struct record *r)
 {
-	struct hm_sample *s;
+	struct matrix_sample *s;
 	int rc;
 
 	if (k->nsamples == k->samples_alloc) {
@@ -289,9 +289,9 @@ is_later(const struct record *r, double t)
 }
 
 static int
-fold_failure(struct heatmap *hm, struct hm_cell *c, const struct record *r)
+fold_failure(struct matrix *hm, struct matrix_cell *c, const struct record *r)
 {
-	struct hm_failure *f = (struct hm_failure *)c->last_failed;
+	struct matrix_failure *f = (struct matrix_failure *)c->last_failed;
 	int rc;
 
 	if (f != NULL && !is_later(r, f->time))
@@ -311,7 +311,7 @@ fold_failure(struct heatmap *hm, struct hm_cell *c, const struct record *r)
 
 /* The record's values as the cell's (the latest, ok). */
 static int
-fold_values(struct heatmap *hm, struct hm_kind *k, struct hm_cell *c,
+fold_values(struct matrix *hm, struct matrix_kind *k, struct matrix_cell *c,
     const struct record *r)
 {
 	double *row;
@@ -329,9 +329,9 @@ fold_values(struct heatmap *hm, struct hm_kind *k, struct hm_cell *c,
 	return 0;
 }
 
-/* The record's metrics in its kind's list (up to HEATMAP_MAX_METRICS). */
+/* The record's metrics in its kind's list (up to MATRIX_MAX_METRICS). */
 static int
-fold_metrics(struct heatmap *hm, struct hm_kind *k, struct record *r)
+fold_metrics(struct matrix *hm, struct matrix_kind *k, struct record *r)
 {
 	size_t j;
 	int idx;
@@ -344,12 +344,12 @@ fold_metrics(struct heatmap *hm, struct hm_kind *k, struct record *r)
 			r->metrics[j].index = (int)j;
 			continue;
 		}
-		r->metrics[j].index = heatmap_find_metric(k,
+		r->metrics[j].index = matrix_find_metric(k,
 		    r->metrics[j].name);
 		if (r->metrics[j].index >= 0 ||
-		    k->nmetrics >= HEATMAP_MAX_METRICS)
+		    k->nmetrics >= MATRIX_MAX_METRICS)
 			continue;
-		if ((idx = heatmap_metric_add(k, r->metrics[j].name)) < 0)
+		if ((idx = matrix_metric_add(k, r->metrics[j].name)) < 0)
 			return idx;
 		r->metrics[j].index = idx;
 	}
@@ -357,10 +357,10 @@ fold_metrics(struct heatmap *hm, struct hm_kind *k, struct record *r)
 }
 
 static int
-fold_cell(struct heatmap *hm, struct hm_kind *k, size_t s, size_t t,
+fold_cell(struct matrix *hm, struct matrix_kind *k, size_t s, size_t t,
     const struct record *r)
 {
-	struct hm_cell *c = &k->cells[s * hm->fold_cap + t];
+	struct matrix_cell *c = &k->cells[s * hm->fold_cap + t];
 	size_t j;
 	int rc, later = c->count == 0 || is_later(r, c->time);
 
@@ -370,7 +370,7 @@ fold_cell(struct heatmap *hm, struct hm_kind *k, size_t s, size_t t,
 	c->nfail += !r->ok;
 	if (!r->ok && (rc = fold_failure(hm, c, r)) != 0)
 		return rc;
-	if (hm->aggregate == HEATMAP_MEDIAN && r->ok)
+	if (hm->aggregate == MATRIX_MEDIAN && r->ok)
 		for (j = 0; j < r->nmetrics; j++)
 			if (r->metrics[j].index >= 0 && (rc = sample_add(hm, k,
 			    s, t, (size_t)r->metrics[j].index,
@@ -382,7 +382,7 @@ fold_cell(struct heatmap *hm, struct hm_kind *k, size_t s, size_t t,
 	c->nsamples = r->nsamples > INT32_MAX ? INT32_MAX : (int)r->nsamples;
 	c->port = (unsigned short)r->port;
 	c->state = r->ok ? CELL_VALUE : CELL_FAILED;
-	if (hm->aggregate == HEATMAP_MEDIAN)
+	if (hm->aggregate == MATRIX_MEDIAN)
 		return 0;
 	if (r->ok)
 		return fold_values(hm, k, c, r);
@@ -394,10 +394,10 @@ fold_cell(struct heatmap *hm, struct hm_kind *k, size_t s, size_t t,
 
 /* The record's round of its run's sweep: its start and end widened. */
 static int
-fold_round(struct heatmap *hm, const struct record *r)
+fold_round(struct matrix *hm, const struct record *r)
 {
 	double start = isnan(r->started_at) ? r->time : r->started_at;
-	struct hm_round *d = NULL;
+	struct matrix_round *d = NULL;
 	const char *run_id = NULL;
 	size_t i;
 	int rc;
@@ -417,10 +417,10 @@ fold_round(struct heatmap *hm, const struct record *r)
 		    hm->rounds[i].run_id == run_id)
 			d = &hm->rounds[i];
 	if (d == NULL) {
-		if (hm->nrounds >= HEATMAP_MAX_ROUNDS)
+		if (hm->nrounds >= MATRIX_MAX_ROUNDS)
 			return 0;
 		if (hm->nrounds % 64 == 0) {
-			struct hm_round *v;
+			struct matrix_round *v;
 
 			if ((rc = budget_take(hm, 64 * sizeof *v, r)) != 0)
 				return rc;
@@ -447,7 +447,7 @@ fold_round(struct heatmap *hm, const struct record *r)
 }
 
 static int
-fold_record(struct heatmap *hm, struct record *r)
+fold_record(struct matrix *hm, struct record *r)
 {
 	long s, t = -1;
 	size_t ki;
@@ -462,19 +462,19 @@ fold_record(struct heatmap *hm, struct record *r)
 		if (isnan(hm->time_hi) || r->time > hm->time_hi)
 			hm->time_hi = r->time;
 	}
-	/* The first HEATMAP_MAX_HOSTS names met are the hosts. */
-	if ((rc = heatmap_host_add(hm, r->source, &s)) != 0 ||
-	    (rc = heatmap_host_add(hm, r->target, &t)) != 0 ||
+	/* The first MATRIX_MAX_HOSTS names met are the hosts. */
+	if ((rc = matrix_host_add(hm, r->source, &s)) != 0 ||
+	    (rc = matrix_host_add(hm, r->target, &t)) != 0 ||
 	    (rc = grids_fit(hm, r)) != 0)
 		return rc;
-	if (heatmap_find_kind(hm, r->kind) == NULL &&
-	    hm->nkinds >= HEATMAP_MAX_KINDS)
+	if (matrix_find_kind(hm, r->kind) == NULL &&
+	    hm->nkinds >= MATRIX_MAX_KINDS)
 		s = -1;
 	if (s < 0 || t < 0) {
 		hm->left_out++;
 		return 0;
 	}
-	if ((rc = heatmap_kind_add(hm, r->kind, 0, &ki)) != 0)
+	if ((rc = matrix_kind_add(hm, r->kind, 0, &ki)) != 0)
 		return rc;
 	if (hm->kinds[ki].cells == NULL && (rc = grid_resize(hm,
 	    &hm->kinds[ki], 0, hm->fold_cap, r)) != 0)
@@ -489,7 +489,7 @@ fold_record(struct heatmap *hm, struct record *r)
 }
 
 int
-heatmap_fold(void *arg, struct record *r)
+matrix_fold(void *arg, struct record *r)
 {
 	return fold_record(arg, r);
 }
@@ -497,7 +497,7 @@ heatmap_fold(void *arg, struct record *r)
 static int
 cmp_sample(const void *a, const void *b)
 {
-	const struct hm_sample *x = a, *y = b;
+	const struct matrix_sample *x = a, *y = b;
 
 	if (x->src != y->src)
 		return x->src < y->src ? -1 : 1;
@@ -510,7 +510,7 @@ cmp_sample(const void *a, const void *b)
 
 /* --aggregate median: each metric's median over the ok records. */
 static int
-fold_medians(struct heatmap *hm, struct hm_kind *k)
+fold_medians(struct matrix *hm, struct matrix_kind *k)
 {
 	size_t i, j;
 	double *scratch;
@@ -522,8 +522,8 @@ fold_medians(struct heatmap *hm, struct hm_kind *k)
 	if ((scratch = malloc(k->nsamples * sizeof *scratch)) == NULL)
 		return NP_ERR_NOMEM;
 	for (i = 0; i < k->nsamples; i = j) {
-		const struct hm_sample *s = &k->samples[i];
-		struct hm_cell *c = &k->cells[s->src * hm->fold_cap + s->tgt];
+		const struct matrix_sample *s = &k->samples[i];
+		struct matrix_cell *c = &k->cells[s->src * hm->fold_cap + s->tgt];
 
 		for (j = i; j < k->nsamples && k->samples[j].src == s->src &&
 		    k->samples[j].tgt == s->tgt &&
@@ -545,8 +545,8 @@ fold_medians(struct heatmap *hm, struct hm_kind *k)
 /* The model's view of a cell: values pointing in the rows, empty cells
  * without a time, the diagonal the "self" mark. */
 static void
-cell_finish(const struct heatmap *hm, const struct hm_kind *k,
-    struct hm_cell *c, int self)
+cell_finish(const struct matrix *hm, const struct matrix_kind *k,
+    struct matrix_cell *c, int self)
 {
 	c->values = c->row != 0 ? k->values_base + (c->row - 1) * k->stride :
 	    k->nan_row;
@@ -554,7 +554,7 @@ cell_finish(const struct heatmap *hm, const struct hm_kind *k,
 		c->nsamples = -1;
 		c->time = NAN;
 	}
-	if (hm->aggregate == HEATMAP_MEDIAN && c->count > 0)
+	if (hm->aggregate == MATRIX_MEDIAN && c->count > 0)
 		c->state = c->nfail < c->count ? CELL_VALUE : CELL_FAILED;
 	if (self)
 		c->state = CELL_SELF;
@@ -579,13 +579,13 @@ order_is_met(const size_t *order, size_t n)
  * moves towards the start); otherwise cells are copied to a new grid.
  */
 static int
-kind_finish(struct heatmap *hm, struct hm_kind *k, const size_t *order)
+kind_finish(struct matrix *hm, struct matrix_kind *k, const size_t *order)
 {
 	size_t n = hm->nhosts, cap = hm->fold_cap, a, b, i;
-	struct hm_cell *cells, *c;
+	struct matrix_cell *cells, *c;
 	int rc;
 
-	if (hm->aggregate == HEATMAP_MEDIAN && (rc = fold_medians(hm, k)) != 0)
+	if (hm->aggregate == MATRIX_MEDIAN && (rc = fold_medians(hm, k)) != 0)
 		return rc;
 	k->stride = k->stride ? k->stride : 1;
 	if ((rc = budget_take(hm, k->stride * sizeof *k->nan_row, NULL)) != 0)
@@ -630,7 +630,7 @@ kind_finish(struct heatmap *hm, struct hm_kind *k, const size_t *order)
 }
 
 int
-heatmap_fold_finish(struct heatmap *hm, const size_t *order)
+matrix_fold_finish(struct matrix *hm, const size_t *order)
 {
 	size_t i;
 	int rc;
@@ -644,7 +644,7 @@ heatmap_fold_finish(struct heatmap *hm, const size_t *order)
 }
 
 void
-heatmap_fold_free(struct heatmap *hm)
+matrix_fold_free(struct matrix *hm)
 {
 	size_t i;
 
