@@ -1,10 +1,9 @@
 /*
- * Building bench records and run.json. Upstream writes both with Python's
- * json.dumps(sort_keys=True), so keys are sorted here too (recursively,
- * the node's metrics included): a diff of the two tools' files then shows
- * values, not key order. run.json is rewritten after every phase through
- * a temporary file and rename(2), so a reader (or --teardown after a
- * killed run) never sees half of one.
+ * Building run.json. Upstream writes it with Python's
+ * json.dumps(sort_keys=True), so keys are sorted here too: a diff of the
+ * two tools' files then shows values, not key order. It is rewritten
+ * after every phase through a temporary file and rename(2), so a reader
+ * (or --teardown after a killed run) never sees half of one.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -40,50 +39,6 @@ add_time(cJSON *o, const char *key, double t, int precise)
 	else
 		time_record_timestamp(t, buf, sizeof buf);
 	cJSON_AddStringToObject(o, key, buf);
-}
-
-cJSON *
-bench_record_json(struct bench_record *rec)
-{
-	cJSON *o, *cfg;
-
-	if ((o = cJSON_CreateObject()) == NULL) {
-		cJSON_Delete(rec->metrics);
-		rec->metrics = NULL;
-		return NULL;
-	}
-	cJSON_AddStringToObject(o, RECORD_F_RUN_ID, rec->run_id);
-	/* upstream's timestamp is when the probe ended */
-	add_time(o, RECORD_F_TIMESTAMP, rec->ended_at, 0);
-	cJSON_AddStringToObject(o, RECORD_F_KIND, rec->kind);
-	cJSON_AddStringToObject(o, RECORD_F_SOURCE, rec->source);
-	cJSON_AddStringToObject(o, RECORD_F_TARGET, rec->target);
-	add_string_or_null(o, RECORD_F_SOURCE_PEER_ID, rec->source_peer_id);
-	add_string_or_null(o, RECORD_F_TARGET_PEER_ID, rec->target_peer_id);
-	cJSON_AddBoolToObject(o, RECORD_F_OK, rec->ok);
-	if ((cfg = cJSON_AddObjectToObject(o, RECORD_F_CONFIG)) != NULL) {
-		cJSON_AddNumberToObject(cfg, "count", rec->count);
-		if (rec->bytes >= 0)
-			cJSON_AddNumberToObject(cfg, "bytes",
-			    (double)rec->bytes);
-		else
-			cJSON_AddNullToObject(cfg, "bytes");
-	}
-	if (rec->metrics != NULL)
-		cJSON_AddItemToObject(o, RECORD_F_METRICS, rec->metrics);
-	else
-		cJSON_AddObjectToObject(o, RECORD_F_METRICS);
-	rec->metrics = NULL;
-	add_string_or_null(o, RECORD_F_ERROR, rec->ok ? NULL : rec->error);
-	cJSON_AddStringToObject(o, RECORD_F_COMMAND, rec->command != NULL ?
-	    rec->command : "");
-	add_time(o, RECORD_F_STARTED_AT, rec->started_at, 1);
-	add_time(o, RECORD_F_ENDED_AT, rec->ended_at, 1);
-	cJSON_AddNumberToObject(o, RECORD_F_ROUND, rec->round);
-	add_string_or_null(o, RECORD_F_ERROR_CLASS, rec->ok ? NULL :
-	    error_class_name(rec->error_class));
-	json_sort_keys(o);
-	return o;
 }
 
 static double

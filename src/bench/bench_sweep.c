@@ -98,85 +98,55 @@ kind_bytes(const struct bench *b, const struct probe_kind *k)
 	return (k->flags & PROBE_TRANSFER) ? b->o->throughput_bytes : -1;
 }
 
+/*
+ * A sweep or baseline task's record, in its kind's form (record.c): a node
+ * kind's with the run, the peers and the config (its command the `otela
+ * probe` line), the baseline's as collect's. Either way the command is
+ * the line that runs it on the source, from here (upstream's form).
+ */
 static void
-write_sweep_record(struct bench *b, struct bench_task *t)
+write_record(struct bench *b, struct bench_task *t)
 {
 	const struct bench_host *s = src_of(t), *d = dst_of(t);
-	long bytes = kind_bytes(b, t->kind);
-	char *command = probe_node_command(s->otela, d->peer_id, t->kind,
-	    kind_count(b, t->kind), bytes >= 0 ? bytes : 0, s->dir,
-	    b->o->probe_timeout);
-	struct bench_record rec = {
-		.run_id = b->run_id,
+	int node = t->kind->via == PROBE_VIA_NODE;
+	long bytes = node ? kind_bytes(b, t->kind) : -1;
+	char *command = node ? probe_node_command(s->otela, d->peer_id,
+	    t->kind, kind_count(b, t->kind), bytes >= 0 ? bytes : 0, s->dir,
+	    b->o->probe_timeout) : NULL;
+	struct record rec = {
 		.kind = t->kind->name,
 		.source = s->m->name,
 		.target = d->m->name,
+		.ok = t->ok,
+		.error = t->ok ? NULL : t->error,
+		.error_class = t->ok ? NULL : error_class_name(t->error_class),
+		.started_at = t->started_at,
+		.ended_at = t->ended_at,
+		.round = t->round,
+		.command = node ? command : t->command,
+		.metrics_json = t->metrics,
+		.target_address = d->m->address,
+		.run_id = b->run_id,
 		.source_peer_id = s->peer_id,
 		.target_peer_id = d->peer_id,
-		.ok = t->ok,
-		.count = kind_count(b, t->kind),
+		.count = node ? kind_count(b, t->kind) : 0,
 		.bytes = bytes,
-		.metrics = t->metrics,
-		.error = t->error,
-		.error_class = t->error_class,
-		.command = command,
-		.started_at = t->started_at,
-		.ended_at = t->ended_at,
-		.round = t->round,
 	};
-	cJSON *o;
 	char *line = NULL;
 
-	/* upstream's form: the line that runs it on the source, from here */
-	if (command != NULL && command_line_reproduce(b->inv, s->m, command,
-	    &line) == 0)
+	if (rec.command != NULL && command_line_reproduce(b->inv, s->m,
+	    rec.command, &line) == 0)
 		rec.command = line;
-	t->metrics = NULL;
-	if ((o = bench_record_json(&rec)) == NULL ||
-	    record_writer_put(b->writer, o) != 0)
+	if (record_writer_write(b->writer, &rec) != 0)
 		b->write_failed = 1;
-	cJSON_Delete(o);
+	cJSON_Delete(t->metrics);	/* written: the run keeps none */
+	t->metrics = NULL;
 	free(command);
 	free(line);
-	if (t->ok)
-		b->ok++;
+	if (node)
+		t->ok ? b->ok++ : b->failed++;
 	else
-		b->failed++;
-}
-
-static void
-write_baseline_record(struct bench *b, struct bench_task *t)
-{
-	struct record_out rec = {
-		.kind = t->kind->name,
-		.source = src_of(t)->m->name,
-		.target = dst_of(t)->m->name,
-		.target_address = dst_of(t)->m->address,
-		.ok = t->ok,
-		.started_at = t->started_at,
-		.ended_at = t->ended_at,
-		.round = t->round,
-		.command = t->command,
-		.error = t->ok ? NULL : t->error,
-		.error_class = t->ok ? ERROR_CLASS_NONE : t->error_class,
-		.metrics = t->metrics,
-	};
-	cJSON *o;
-	char *line = NULL;
-
-	if (t->command != NULL && command_line_reproduce(b->inv,
-	    src_of(t)->m, t->command, &line) == 0)
-		rec.command = line;
-	t->metrics = NULL;
-	if ((o = record_to_json(&rec)) == NULL ||
-	    record_writer_put(b->writer, o) != 0)
-		b->write_failed = 1;
-	cJSON_Delete(o);
-	free(line);
-	if (t->ok)
-		b->baseline_ok++;
-	else
-		b->baseline_failed++;
+		t->ok ? b->baseline_ok++ : b->baseline_failed++;
 }
 
 /* ---- finishing a task ---------------------------------------------- */
@@ -192,10 +162,8 @@ task_finish(struct bench_task *t)
 	if (t->started_at == 0)
 		t->started_at = t->ended_at;
 	dispatch_task_end(b->pairs.d, t->dt);
-	if (t->phase == BENCH_SWEEP)
-		write_sweep_record(b, t);
-	else if (t->phase == BENCH_BASELINE)
-		write_baseline_record(b, t);
+	if (t->phase == BENCH_SWEEP || t->phase == BENCH_BASELINE)
+		write_record(b, t);
 	if (t->phase == BENCH_SWEEP && t->ok)
 		b->hosts[t->src].ok++;
 	else if (t->phase == BENCH_SWEEP)

@@ -183,8 +183,11 @@ int collect_watch_start(struct collector *c,
     const struct collect_watch_options *o);
 /* The sweep running (from 1), or 0 when not continuous. */
 long collect_watch_sweep(const struct collector *c);
-/* A record written: into the sweep's metrics. */
-void collect_watch_record(struct collector *c, const cJSON *record);
+/* Whether the sweep's records go into its metrics. */
+int collect_watch_wants(const struct collector *c);
+/* A record written, as a reader of its line would take it
+   (record_as_read()): into the sweep's metrics. NULL: one was lost. */
+void collect_watch_record(struct collector *c, struct record *record);
 /* The sweep's probes are all done: 1 if another sweep is to come. */
 int collect_watch_sweep_end(struct collector *c);
 /* Close the watch's handles; runner_extra_closed() follows. */

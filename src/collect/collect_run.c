@@ -165,7 +165,7 @@ task_write(struct collector *c, struct task *t)
 	const struct machine *src = machine_at(c, t->source);
 	const struct machine *dst = machine_at(c, t->target);
 	char *line, *server_line;
-	struct record_out rec = {
+	struct record rec = {
 		.kind = t->stage->kind->name,
 		.source = src->name,
 		.target = dst->name,
@@ -177,18 +177,16 @@ task_write(struct collector *c, struct task *t)
 		.sweep = collect_watch_sweep(c),
 		.mode = t->mode,
 		.error = t->res.ok ? NULL : t->res.error,
-		.error_class = t->res.ok ? ERROR_CLASS_NONE :
-		    t->res.error_class,
-		.metrics = t->res.metrics,
+		.error_class = t->res.ok ? NULL :
+		    error_class_name(t->res.error_class),
+		.metrics_json = t->res.metrics,
+		.bytes = -1,
 	};
-	cJSON *o;
 
-	t->res.metrics = NULL;	/* transferred */
 	task_command_lines(c, t, &line, &server_line);
 	rec.command = line != NULL ? line : t->command;
 	rec.server_command = server_line;
-	if ((o = record_to_json(&rec)) == NULL ||
-	    record_writer_put(c->writer, o) != 0) {
+	if (record_writer_write(c->writer, &rec) != 0) {
 		if (!c->write_failed && record_writer_error(c->writer) != 0)
 			log_error("cannot write records to %s: %s; stopping "
 			    "(the lines written are whole records; --resume "
@@ -199,9 +197,16 @@ task_write(struct collector *c, struct task *t)
 			    "stopping", src->name, dst->name,
 			    error_string(NP_ERR_NOMEM));
 		c->write_failed = 1;
-	} else
-		collect_watch_record(c, o);
-	cJSON_Delete(o);
+	} else if (collect_watch_wants(c)) {
+		/* the sweep's metrics take it as a reader of its line would */
+		if (record_as_read(&rec) != 0)
+			collect_watch_record(c, NULL);
+		else
+			collect_watch_record(c, &rec);
+		record_as_read_clear(&rec);
+	}
+	cJSON_Delete(t->res.metrics);	/* written: a sweep keeps none */
+	t->res.metrics = NULL;
 	free(line);
 	free(server_line);
 }

@@ -254,18 +254,20 @@ collect_watch_sweep(const struct collector *c)
 	    c->watch->sweep : 0;
 }
 
-void
-collect_watch_record(struct collector *c, const cJSON *record)
+int
+collect_watch_wants(const struct collector *c)
 {
-	char *line;
+	return c->watch != NULL;
+}
 
+void
+collect_watch_record(struct collector *c, struct record *record)
+{
 	if (c->watch == NULL)
 		return;
-	if ((line = cJSON_PrintUnformatted(record)) == NULL ||
-	    metrics_set_add_line(c->watch->set, line, strlen(line)) != 0)
+	if (record == NULL || metrics_set_add(c->watch->set, record) != 0)
 		log_warn("sweep %ld: a record is missing from the metrics "
 		    "(out of memory)", c->watch->sweep);
-	cJSON_free(line);
 }
 
 /* --output past --rotate: it becomes FILE.1 and a new FILE is started. */

@@ -17,7 +17,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "heatmap_records.h"
+#include "records_read.h"
 
 enum cell_state {
 	CELL_MISSING = 0,	/* no record for the pair */

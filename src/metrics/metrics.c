@@ -336,22 +336,11 @@ metrics_set_new(void)
 }
 
 int
-metrics_set_add_line(struct metrics_set *set, const char *line, size_t len)
+metrics_set_add(struct metrics_set *set, struct record *r)
 {
-	struct record_input *in = &set->hm->input;
-	struct record *r = NULL;
-	char *cause = NULL;
-	int rc;
-
-	if ((rc = record_parse(line, len, &r, &cause)) != 0) {
-		free(cause);
-		return rc == NP_ERR_PARSE ? 0 : rc;
-	}
-	r->seq = in->next_seq++;
+	r->seq = set->hm->input.next_seq++;
 	r->file = "sweep";
-	rc = matrix_fold(set->hm, r);	/* a sink borrows the record */
-	record_free(r);
-	return rc;
+	return matrix_fold(set->hm, r);	/* it borrows the record */
 }
 
 size_t

@@ -40,13 +40,13 @@ struct metrics_info {
 int metrics_render(const struct matrix *hm, const struct metrics_info *info,
     struct buf *out);
 
-/* The records of one sweep, gathered as their JSONL lines are written. */
+/* The records of one sweep, gathered as they are written. */
 struct metrics_set;
+struct record;
 
 struct metrics_set *metrics_set_new(void);
-/* One record line (JSON, no newline needed); a line not a record is skipped. */
-int metrics_set_add_line(struct metrics_set *set, const char *line,
-    size_t len);
+/* One record as its line reads (record_as_read()); the set borrows it. */
+int metrics_set_add(struct metrics_set *set, struct record *r);
 /* Records in the set. */
 size_t metrics_set_count(const struct metrics_set *set);
 /* The exposition of the set's records; the set is spent (free it next). */

@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "error.h"
-#include "heatmap_records.h"
+#include "records_read.h"
 #include "line_reader.h"
 
 int

@@ -1,10 +1,11 @@
 /*
- * Writing and re-reading collect's records. Each record is printed to a
- * buffer first and handed whole to output.c, which writes a file at once
- * (cutting back a line a full disk took only half of) and queues for a
- * pipe that is not reading, so the loop never waits on the reader; a
- * signal or a crash can cut the run short but never a line in half; the done set for --resume is a sorted array of
- * "source\ttarget\tkind" keys.
+ * Writing records, each in its kind's form, and re-reading collect's for
+ * --resume. Each record is printed to a buffer first and handed whole to
+ * output.c, which writes a file at once (cutting back a line a full disk
+ * took only half of) and queues for a pipe that is not reading, so the
+ * loop never waits on the reader; a signal or a crash can cut the run
+ * short but never a line in half. The done set for --resume is a sorted
+ * array of "source\ttarget\tkind" keys.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -17,6 +18,7 @@
 #include "error.h"
 #include "json_sort.h"
 #include "output.h"
+#include "probe_kind.h"
 #include "record.h"
 #include "timeutil.h"
 #include "util.h"
@@ -30,45 +32,96 @@ add_time(cJSON *o, const char *name, double unix_s,
 	cJSON_AddStringToObject(o, name, format(unix_s, buf, sizeof buf));
 }
 
+static void
+add_string_or_null(cJSON *o, const char *key, const char *s)
+{
+	if (s != NULL)
+		cJSON_AddStringToObject(o, key, s);
+	else
+		cJSON_AddNullToObject(o, key);
+}
+
+/* What every form has: the pair, the outcome, the times, the round. */
+static void
+add_common(cJSON *o, const struct record *r)
+{
+	/* upstream's timestamp is when the probe ended */
+	add_time(o, RECORD_F_TIMESTAMP, r->ended_at, time_record_timestamp);
+	cJSON_AddStringToObject(o, RECORD_F_KIND, r->kind);
+	cJSON_AddStringToObject(o, RECORD_F_SOURCE, r->source);
+	cJSON_AddStringToObject(o, RECORD_F_TARGET, r->target);
+	cJSON_AddBoolToObject(o, RECORD_F_OK, r->ok);
+	if (r->metrics_json != NULL) {
+		/* sorted first: the object's sort keeps a sorted list as it
+		   is, so the record's tree stays whole */
+		json_sort_keys(r->metrics_json);
+		cJSON_AddItemReferenceToObject(o, RECORD_F_METRICS,
+		    r->metrics_json);
+	} else
+		cJSON_AddObjectToObject(o, RECORD_F_METRICS);
+	add_string_or_null(o, RECORD_F_ERROR, r->ok ? NULL : r->error);
+	add_string_or_null(o, RECORD_F_ERROR_CLASS, r->ok ? NULL :
+	    r->error_class);
+	cJSON_AddStringToObject(o, RECORD_F_COMMAND,
+	    r->command != NULL ? r->command : "");
+	add_time(o, RECORD_F_STARTED_AT, r->started_at, time_record_precise);
+	add_time(o, RECORD_F_ENDED_AT, r->ended_at, time_record_precise);
+	cJSON_AddNumberToObject(o, RECORD_F_ROUND, r->round);
+}
+
+/* collect's: the address, how it was measured, the sweep. */
+static void
+add_collect(cJSON *o, const struct record *r)
+{
+	cJSON_AddStringToObject(o, RECORD_F_TARGET_ADDRESS, r->target_address);
+	if (r->server_command != NULL)
+		cJSON_AddStringToObject(o, RECORD_F_SERVER_COMMAND,
+		    r->server_command);
+	if (r->sweep > 0)
+		cJSON_AddNumberToObject(o, RECORD_F_SWEEP, (double)r->sweep);
+	if (r->mode != NULL)
+		cJSON_AddStringToObject(o, RECORD_F_MODE, r->mode);
+}
+
+/* bench's (upstream's bench records): the run, the peers, the config. */
+static void
+add_bench(cJSON *o, const struct record *r)
+{
+	cJSON *cfg;
+
+	cJSON_AddStringToObject(o, RECORD_F_RUN_ID, r->run_id);
+	add_string_or_null(o, RECORD_F_SOURCE_PEER_ID, r->source_peer_id);
+	add_string_or_null(o, RECORD_F_TARGET_PEER_ID, r->target_peer_id);
+	if ((cfg = cJSON_AddObjectToObject(o, RECORD_F_CONFIG)) != NULL) {
+		cJSON_AddNumberToObject(cfg, RECORD_F_CONFIG_COUNT, r->count);
+		if (r->bytes >= 0)
+			cJSON_AddNumberToObject(cfg, RECORD_F_CONFIG_BYTES,
+			    (double)r->bytes);
+		else
+			cJSON_AddNullToObject(cfg, RECORD_F_CONFIG_BYTES);
+	}
+}
+
+int
+record_kind_bench_form(const char *kind)
+{
+	const struct probe_kind *k = probe_kind_find(kind);
+
+	return k != NULL && k->via == PROBE_VIA_NODE;
+}
+
 cJSON *
-record_to_json(struct record_out *rec)
+record_to_json(const struct record *r)
 {
 	cJSON *o;
 
 	if ((o = cJSON_CreateObject()) == NULL)
 		return NULL;
-	add_time(o, RECORD_F_TIMESTAMP, rec->ended_at, time_record_timestamp);
-	cJSON_AddStringToObject(o, RECORD_F_KIND, rec->kind);
-	cJSON_AddStringToObject(o, RECORD_F_SOURCE, rec->source);
-	cJSON_AddStringToObject(o, RECORD_F_TARGET, rec->target);
-	cJSON_AddStringToObject(o, RECORD_F_TARGET_ADDRESS, rec->target_address);
-	cJSON_AddBoolToObject(o, RECORD_F_OK, rec->ok);
-	if (rec->metrics != NULL)
-		cJSON_AddItemToObject(o, RECORD_F_METRICS, rec->metrics);
+	add_common(o, r);
+	if (record_kind_bench_form(r->kind))
+		add_bench(o, r);
 	else
-		cJSON_AddObjectToObject(o, RECORD_F_METRICS);
-	rec->metrics = NULL;	/* transferred */
-	if (rec->error != NULL)
-		cJSON_AddStringToObject(o, RECORD_F_ERROR, rec->error);
-	else
-		cJSON_AddNullToObject(o, RECORD_F_ERROR);
-	if (error_class_name(rec->error_class) != NULL)
-		cJSON_AddStringToObject(o, RECORD_F_ERROR_CLASS,
-		    error_class_name(rec->error_class));
-	else
-		cJSON_AddNullToObject(o, RECORD_F_ERROR_CLASS);
-	cJSON_AddStringToObject(o, RECORD_F_COMMAND,
-	    rec->command != NULL ? rec->command : "");
-	if (rec->server_command != NULL)
-		cJSON_AddStringToObject(o, RECORD_F_SERVER_COMMAND,
-		    rec->server_command);
-	add_time(o, RECORD_F_STARTED_AT, rec->started_at, time_record_precise);
-	add_time(o, RECORD_F_ENDED_AT, rec->ended_at, time_record_precise);
-	cJSON_AddNumberToObject(o, RECORD_F_ROUND, rec->round);
-	if (rec->sweep > 0)
-		cJSON_AddNumberToObject(o, RECORD_F_SWEEP, (double)rec->sweep);
-	if (rec->mode != NULL)
-		cJSON_AddStringToObject(o, RECORD_F_MODE, rec->mode);
+		add_collect(o, r);
 	json_sort_keys(o);
 	return o;
 }
@@ -150,7 +203,7 @@ record_writer_open(const char *path, int append, struct record_writer **out,
 }
 
 int
-record_writer_attach(struct record_writer *w, uv_loop_t *loop)
+record_writer_attach(struct record_writer *w, struct uv_loop_s *loop)
 {
 	return output_attach(w->out, loop);
 }
@@ -183,6 +236,19 @@ record_writer_put(struct record_writer *w, const cJSON *obj)
 		w->failed = 1;
 	free(text);
 	return r;
+}
+
+int
+record_writer_write(struct record_writer *w, const struct record *r)
+{
+	cJSON *o;
+	int rc;
+
+	if ((o = record_to_json(r)) == NULL)
+		return NP_ERR_NOMEM;
+	rc = record_writer_put(w, o);
+	cJSON_Delete(o);
+	return rc;
 }
 
 int

@@ -1,8 +1,10 @@
 /*
- * The JSONL records of collect: building one from a probe's outcome,
- * appending it whole to the output, and reading an earlier output back
- * for --resume. A record reaches the output as a complete line, never
- * half of one, and never makes the loop wait for a slow reader.
+ * The records, one type for writing and reading: a probe's outcome as
+ * collect and bench write it, appended whole to the output, and an
+ * earlier output read back for --resume. A record reaches the output as a
+ * complete line, never half of one, and never makes the loop wait for a
+ * slow reader. Reading record files for the heatmap and the metrics is
+ * records_read.h's.
  */
 #ifndef NETPROF_RECORD_H
 #define NETPROF_RECORD_H
@@ -10,41 +12,90 @@
 #include <stddef.h>
 
 #include <cjson/cJSON.h>
-#include <uv.h>
 
 #include "record_schema.h"
 
-/* One record on its way out (record_to_json); the reader's is struct record. */
-struct record_out {
-	const char *kind;	/* RECORD_KIND_* (record_schema.h) */
-	const char *source;
-	const char *target;
-	const char *target_address;
-	int ok;
-	double started_at;	/* wall clock, Unix seconds */
-	double ended_at;
-	int round;		/* 1-based round of the schedule */
-	long sweep;		/* collect --every: the sweep, from 1; 0: none */
-	const char *mode;	/* how it was measured: ping "fanout",
-				   "channel" or "serial"; iperf3 "exclusive",
-				   "duplex" or "serial"; NULL: not written */
-	const char *command;	/* the line that reproduces the probe */
-	const char *server_command; /* iperf3: the server's line; else NULL */
-	const char *error;	/* NULL when ok */
-	enum error_class error_class;
-	cJSON *metrics;		/* taken over by record_to_json; may be NULL */
+/* A metric of a record as a number (a nested one's name joined by _). */
+struct record_metric {
+	char *name;
+	double value;
+	int index;		/* position in the kind's metric list (matrix) */
 };
 
 /*
- * The record as a JSON object with the upstream field names and types
- * (command, error, kind, metrics, ok, source, target, target_address,
- * timestamp: upstream's "2026-11-30T19:17:32+00:00", when the probe ended)
- * plus ended_at, error_class, mode, round, server_command (iperf3),
- * sweep (collect --every)
- * and started_at (ISO-8601 UTC with milliseconds), keys sorted as upstream
- * writes them. Takes rec->metrics.
+ * One record: a probe of a kind between two hosts and what came of it.
+ * collect and bench fill one and write it (record_writer_write(): one
+ * line in the form of its kind, collect's or bench's, as upstream's tools
+ * write them); the readers (records_read.h: the heatmap, the metrics,
+ * --resume) make one of each line; and collect --every hands the one it
+ * wrote to its metrics as a reader would have read it (record_as_read()),
+ * without printing and parsing it again. A writer's strings are borrowed
+ * (they are the run's); a reader's are its own (record_free()) or its
+ * batch's (the fast path).
  */
-cJSON *record_to_json(struct record_out *rec);
+struct record {
+	/* every record */
+	const char *kind;	/* a row of the kinds' table, or another's */
+	const char *source;
+	const char *target;
+	int ok;
+	const char *error;	/* why not, when !ok */
+	const char *error_class;	/* its class (record_schema.h), when !ok */
+	double started_at;	/* Unix seconds; NAN if the reader found none */
+	double ended_at;
+	int round;		/* of the schedule, from 1; 0: none */
+	const char *command;	/* the line that reproduces the probe */
+	/* as written: the metrics as measured (its keys sorted when written;
+	   the record's owner frees them) */
+	cJSON *metrics_json;
+	/* collect's */
+	const char *target_address;
+	const char *server_command;	/* a server kind's server's line */
+	const char *mode;	/* how it was measured: "fanout", "channel",
+				   "exclusive", "duplex", "serial"; NULL */
+	long sweep;		/* collect --every: from 1; 0: none */
+	/* bench's (run_id also read) */
+	const char *run_id;
+	const char *source_peer_id, *target_peer_id;	/* NULL: null */
+	int count;		/* config.count */
+	long bytes;		/* config.bytes; < 0: null */
+	/* as read: the metrics as numbers, and what a reader derives */
+	struct record_metric *metrics;
+	size_t nmetrics;
+	long nsamples;		/* samples_ms/samples_ns/iterations length,
+				   or -1 */
+	double time;		/* ended_at, else timestamp, else started_at;
+				   NAN if none */
+	int port;		/* a command's iperf3 port; else 0 */
+	long seq;		/* order of reading, across every input file */
+	const char *file;	/* not owned */
+	int line;
+};
+
+/*
+ * The record as a JSON object in its kind's form, keys sorted as upstream
+ * writes them: collect's (command, error, error_class, kind, metrics, ok,
+ * source, target, target_address, timestamp: upstream's
+ * "2026-11-30T19:17:32+00:00", when the probe ended; plus ended_at,
+ * error_class, mode, round, server_command, sweep and started_at, ISO-8601
+ * UTC with milliseconds), or, for a node kind, bench's (run_id, the peer
+ * ids, config {count, bytes} besides). Its metrics are r->metrics_json's
+ * (a reference: deleting the object leaves them). NULL: out of memory.
+ */
+cJSON *record_to_json(const struct record *r);
+
+/* 1 if records of kind are written in bench's form (a node kind). */
+int record_kind_bench_form(const char *kind);
+
+/*
+ * What a reader of r's line reads (records_read.c), for a record just
+ * written: its metrics as numbers, as the line holds them (each as cJSON
+ * prints it), its sample count, its times as the line gives them (to the
+ * millisecond), its port and error class. 0 or NP_ERR_NOMEM;
+ * record_as_read_clear() frees what it made.
+ */
+int record_as_read(struct record *r);
+void record_as_read_clear(struct record *r);
 
 struct record_writer;
 
@@ -60,7 +111,8 @@ int record_writer_open(const char *path, int append,
  * From now on never block loop: lines a pipe or terminal does not take
  * at once wait in a queue and are written when it is writable.
  */
-int record_writer_attach(struct record_writer *w, uv_loop_t *loop);
+struct uv_loop_s;
+int record_writer_attach(struct record_writer *w, struct uv_loop_s *loop);
 
 /* Before the loop ends: stop watching (later lines queue). */
 void record_writer_detach(struct record_writer *w);
@@ -70,6 +122,9 @@ void record_writer_detach(struct record_writer *w);
  * it. NP_ERR_IO when the output failed (record_writer_error() says why).
  */
 int record_writer_put(struct record_writer *w, const cJSON *obj);
+
+/* Write r (record_to_json()) as one line. */
+int record_writer_write(struct record_writer *w, const struct record *r);
 
 /* The errno of the output's first failed write, or 0. */
 int record_writer_error(const struct record_writer *w);

@@ -13,7 +13,7 @@
 
 #include <stddef.h>
 
-#include "heatmap_records.h"
+#include "records_read.h"
 
 struct scan_op;
 

@@ -1,18 +1,13 @@
 /*
- * The tables of the record schema (record_schema.h): the kinds and the
- * error classes' names, and the rules that class an error text written
- * without a class (by upstream's tool or an older netprof).
+ * The tables of the record schema (record_schema.h): the error classes'
+ * names, and the rules that class an error text written without a class
+ * (by upstream's tool or an older netprof).
  */
 #include <ctype.h>
 #include <string.h>
 
 #include "error.h"
 #include "record_schema.h"
-
-const char *const record_kinds[] = {
-	RECORD_KIND_PING, RECORD_KIND_IPERF3, RECORD_KIND_LIBP2P_PING,
-	RECORD_KIND_LATENCY, RECORD_KIND_THROUGHPUT, NULL
-};
 
 static const char *const error_class_names[] = {
 	[ERROR_CLASS_NONE] = NULL,
@@ -23,17 +18,6 @@ static const char *const error_class_names[] = {
 	[ERROR_CLASS_TIMEOUT] = "timeout",
 	[ERROR_CLASS_PARSE] = "parse",
 };
-
-int
-record_kind_known(const char *kind)
-{
-	size_t i;
-
-	for (i = 0; record_kinds[i] != NULL; i++)
-		if (strcmp(record_kinds[i], kind) == 0)
-			return 1;
-	return 0;
-}
 
 const char *
 error_class_name(enum error_class c)

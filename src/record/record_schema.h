@@ -1,8 +1,7 @@
 /*
- * The record schema, in one place: the kinds of record (collect's ping and
- * iperf3, bench's libp2p_ping, latency and throughput), the classes of
- * error a failed record carries (as an enum and as the strings written),
- * and the field names. The writers (record.c for collect, bench_record.c
+ * The record schema, in one place: the classes of error a failed record
+ * carries (as an enum and as the strings written), and the field names.
+ * The kinds of record are the kinds of probe (probe_kind.h's table). The writers (record.c for collect, bench_record.c
  * for bench) and the readers (record.c's --resume, records_read.c for
  * the heatmap) take every field name from here, none as a literal. The two time forms
  * (timestamp: upstream's seconds; started_at/ended_at: milliseconds) are
@@ -10,19 +9,6 @@
  */
 #ifndef NETPROF_RECORD_SCHEMA_H
 #define NETPROF_RECORD_SCHEMA_H
-
-/* Kinds, in the order reports list them. */
-#define RECORD_KIND_PING	"ping"
-#define RECORD_KIND_IPERF3	"iperf3"
-#define RECORD_KIND_LIBP2P_PING	"libp2p_ping"
-#define RECORD_KIND_LATENCY	"latency"
-#define RECORD_KIND_THROUGHPUT	"throughput"
-
-/* Every kind above, NULL-terminated. */
-extern const char *const record_kinds[];
-
-/* 1 if kind is one of record_kinds. */
-int record_kind_known(const char *kind);
 
 /* Field names of a record line. */
 #define RECORD_F_TIMESTAMP	"timestamp"	/* upstream's: probe end, s */
@@ -46,6 +32,8 @@ int record_kind_known(const char *kind);
 #define RECORD_F_SOURCE_PEER_ID	"source_peer_id"
 #define RECORD_F_TARGET_PEER_ID	"target_peer_id"
 #define RECORD_F_CONFIG		"config"	/* {count, bytes} */
+#define RECORD_F_CONFIG_COUNT	"count"
+#define RECORD_F_CONFIG_BYTES	"bytes"		/* null unless it moved bytes */
 
 /* Field names of bench's run.json that the heatmap reads (its writer is
    bench_record.c) */

@@ -7,7 +7,7 @@
 
 #include <stddef.h>
 
-#include "heatmap_records.h"
+#include "records_read.h"
 
 /* record_parse() of a line that is not blank; *out NULL for a blank one. */
 int records_line_parse(const char *line, size_t len, struct record **out,

@@ -9,7 +9,7 @@
 #ifndef NETPROF_RECORDS_PIPE_H
 #define NETPROF_RECORDS_PIPE_H
 
-#include "heatmap_records.h"
+#include "records_read.h"
 #include "line_reader.h"
 
 /* The rest of rd's lines to in->sink; returns as records_read_stream(). */

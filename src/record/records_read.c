@@ -8,6 +8,7 @@
  */
 #include <ctype.h>
 #include <errno.h>
+#include <float.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -18,14 +19,17 @@
 #include <cjson/cJSON.h>
 
 #include "error.h"
-#include "heatmap_records.h"
+#include "records_read.h"
 #include "json_pos.h"
+#include "json_sort.h"
 #include "json_strict.h"
 #include "log.h"
+#include "probe_kind.h"
 #include "line_reader.h"
 #include "record_schema.h"
 #include "records_line.h"
 #include "records_pipe.h"
+#include "timeutil.h"
 #include "util.h"
 
 /* n decimal digits at s into *v; 0 if one is not a digit. */
@@ -152,12 +156,12 @@ record_free(struct record *r)
 
 	if (r == NULL)
 		return;
-	free(r->kind);
-	free(r->source);
-	free(r->target);
-	free(r->error);
-	free(r->error_class);
-	free(r->run_id);
+	free((char *)r->kind);
+	free((char *)r->source);
+	free((char *)r->target);
+	free((char *)r->error);
+	free((char *)r->error_class);
+	free((char *)r->run_id);
 	for (i = 0; i < r->nmetrics; i++)
 		free(r->metrics[i].name);
 	free(r->metrics);
@@ -220,20 +224,60 @@ add_metric(struct record *r, size_t *alloc, const char *name, double value)
 }
 
 /*
+ * A number as a reader of the line it is written to reads it: cJSON prints
+ * an integer as one, else 15 significant digits when they give the number
+ * back to within its last bits, else 17; a NaN or an infinity as null (no
+ * number). 0 if it is no number then.
+ */
+static int
+as_written(const cJSON *v, double *out)
+{
+	double d = v->valuedouble, test, big;
+	char text[32];
+
+	if (isnan(d) || isinf(d))
+		return 0;
+	if (d == (double)v->valueint) {
+		*out = d;
+		return 1;
+	}
+	snprintf(text, sizeof text, "%1.15g", d);
+	test = strtod(text, NULL);
+	big = fabs(test) > fabs(d) ? fabs(test) : fabs(d);
+	/* cJSON's test that the 15 digits give the number back */
+	*out = fabs(test - d) <= big * DBL_EPSILON ? test : d;
+	return 1;
+}
+
+/* The value of a number member: as it is, or as its line will hold it. */
+static int
+number_of(const cJSON *v, int written, double *out)
+{
+	if (!cJSON_IsNumber(v))
+		return 0;
+	if (written)
+		return as_written(v, out);
+	*out = v->valuedouble;
+	return 1;
+}
+
+/*
  * metrics has the _ms twin of the _ns number named name ("avg_ns" ->
  * "avg_ms"): the page shows milliseconds, so the twin is the metric.
  */
 static int
-has_ms_twin(const cJSON *metrics, const char *name)
+has_ms_twin(const cJSON *metrics, const char *name, int written)
 {
 	char twin[128];
 	size_t n = strlen(name) - 3;
+	double v;
 
 	if (n + 4 > sizeof twin)
 		return 0;
 	memcpy(twin, name, n);
 	memcpy(twin + n, "_ms", 4);
-	return cJSON_IsNumber(cJSON_GetObjectItemCaseSensitive(metrics, twin));
+	return number_of(cJSON_GetObjectItemCaseSensitive(metrics, twin),
+	    written, &v);
 }
 
 /* name_ns without an _ms twin (upstream's elapsed_ns) as name_ms. */
@@ -249,14 +293,16 @@ add_ns_metric(struct record *r, size_t *alloc, const char *name, double ns)
 /*
  * Every number in metrics is a metric; an _ns number is shown as its _ms
  * twin, or converted to one; a nested object such as
- * "sender": {"mbps": ...} becomes "sender_mbps".
+ * "sender": {"mbps": ...} becomes "sender_mbps". written: the metrics of
+ * a record about to be written, each number as its line will hold it.
  */
 static int
-read_metrics(struct record *r, const cJSON *metrics)
+read_metrics(struct record *r, const cJSON *metrics, int written)
 {
 	const cJSON *m, *sub;
 	size_t alloc = 0;
 	char name[128];
+	double v;
 	int rc;
 
 	cJSON_ArrayForEach(m, metrics) {
@@ -272,41 +318,41 @@ read_metrics(struct record *r, const cJSON *metrics)
 			continue;
 		}
 		if (cJSON_IsNumber(m) && str_ends_with(m->string, "_ns")) {
-			if (!has_ms_twin(metrics, m->string) && (rc =
-			    add_ns_metric(r, &alloc, m->string,
-			    m->valuedouble)) != 0)
+			if (number_of(m, written, &v) &&
+			    !has_ms_twin(metrics, m->string, written) &&
+			    (rc = add_ns_metric(r, &alloc, m->string, v)) != 0)
 				return rc;
 			continue;
 		}
 		if (cJSON_IsNumber(m)) {
-			if ((rc = add_metric(r, &alloc, m->string,
-			    m->valuedouble)) != 0)
+			if (number_of(m, written, &v) &&
+			    (rc = add_metric(r, &alloc, m->string, v)) != 0)
 				return rc;
 			continue;
 		}
 		if (!cJSON_IsObject(m))
 			continue;
 		cJSON_ArrayForEach(sub, m) {
-			if (!cJSON_IsNumber(sub) || sub->string == NULL ||
+			if (!number_of(sub, written, &v) || sub->string == NULL ||
 			    str_ends_with(sub->string, "_ns"))
 				continue;
 			snprintf(name, sizeof name, "%s_%s", m->string,
 			    sub->string);
-			if ((rc = add_metric(r, &alloc, name,
-			    sub->valuedouble)) != 0)
+			if ((rc = add_metric(r, &alloc, name, v)) != 0)
 				return rc;
 		}
 	}
 	return 0;
 }
 
-int
-record_command_port(const char *command)
+/* The port " -p PORT" names after the word tool in command, or 0. */
+static int
+port_after(const char *command, const char *tool)
 {
 	const char *p;
 	long port;
 
-	if ((p = strstr(command, "iperf3")) == NULL)
+	if ((p = strstr(command, tool)) == NULL)
 		return 0;
 	while ((p = strstr(p, " -p")) != NULL) {
 		p += 3;
@@ -315,6 +361,20 @@ record_command_port(const char *command)
 		port = strtol(p, NULL, 10);
 		return port > 0 && port < 65536 ? (int)port : 0;
 	}
+	return 0;
+}
+
+int
+record_command_port(const char *command)
+{
+	const struct probe_kind *k;
+	int port;
+
+	/* the kinds whose one-way failures name a port (iperf3's -p) */
+	for (k = probe_kinds; k->name != NULL; k++)
+		if (k->inbound == PROBE_INBOUND_PORT &&
+		    (port = port_after(command, k->tool)) > 0)
+			return port;
 	return 0;
 }
 
@@ -400,7 +460,7 @@ record_from_json(const cJSON *obj, struct record **out, char **cause)
 	    !isnan(t = time_field(obj, RECORD_F_STARTED_AT)))
 		r->time = t;
 	v = cJSON_GetObjectItemCaseSensitive(obj, RECORD_F_METRICS);
-	if (cJSON_IsObject(v) && (rc = read_metrics(r, v)) != 0)
+	if (cJSON_IsObject(v) && (rc = read_metrics(r, v, 0)) != 0)
 		goto out;
 	r->port = command_port(obj);
 	*out = r;
@@ -409,6 +469,57 @@ record_from_json(const cJSON *obj, struct record **out, char **cause)
 out:
 	record_free(r);
 	return rc;
+}
+
+int
+record_as_read(struct record *r)
+{
+	char when[TIME_RECORD_SIZE];
+	int rc;
+
+	r->metrics = NULL;
+	r->nmetrics = 0;
+	r->nsamples = -1;
+	/* the times as the line gives them: to the millisecond */
+	r->started_at = record_parse_time(time_record_precise(r->started_at,
+	    when, sizeof when));
+	r->ended_at = record_parse_time(time_record_precise(r->ended_at, when,
+	    sizeof when));
+	r->time = fabs(r->ended_at) <= RECORD_TIME_MAX ? r->ended_at : NAN;
+	if (fabs(r->started_at) > RECORD_TIME_MAX)
+		r->started_at = NAN;
+	r->port = r->command != NULL ? record_command_port(r->command) : 0;
+	if (r->round < 1 || r->round > RECORD_ROUND_MAX)
+		r->round = 0;
+	if (!record_kind_bench_form(r->kind))
+		r->run_id = NULL;	/* collect's lines have none */
+	if (!r->ok && r->error == NULL)
+		r->error = "failed (the record gives no error text)";
+	if (!r->ok && r->error_class == NULL)
+		r->error_class = record_classify_error(r->error);
+	if (r->ok)
+		r->error_class = NULL;
+	if (r->metrics_json != NULL) {
+		/* in the order the line has them */
+		json_sort_keys(r->metrics_json);
+		if ((rc = read_metrics(r, r->metrics_json, 1)) != 0) {
+			record_as_read_clear(r);
+			return rc;
+		}
+	}
+	return 0;
+}
+
+void
+record_as_read_clear(struct record *r)
+{
+	size_t i;
+
+	for (i = 0; i < r->nmetrics; i++)
+		free(r->metrics[i].name);
+	free(r->metrics);
+	r->metrics = NULL;
+	r->nmetrics = 0;
 }
 
 static int

@@ -9,7 +9,7 @@
 #include "fuzz.h"
 
 #include "error.h"
-#include "heatmap_records.h"
+#include "records_read.h"
 #include "record_same.h"
 #include "record_scan.h"
 

@@ -9,7 +9,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "heatmap_records.h"
+#include "records_read.h"
 
 static inline int
 record_same_str(const char *a, const char *b)

@@ -9,6 +9,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,6 +19,7 @@
 #include "error.h"
 #include "json_sort.h"
 #include "record.h"
+#include "records_read.h"
 #include "fixture.h"
 
 static char path[4096];
@@ -63,24 +65,25 @@ static void
 put(struct record_writer *w, const char *src, const char *dst,
     const char *kind, int ok)
 {
-	struct record_out rec = {
+	struct record rec = {
 		.kind = kind, .source = src, .target = dst,
 		.target_address = "198.18.0.2", .ok = ok,
 		.started_at = 1796028911.4171, .ended_at = 1796028912.5,
 		.round = 3, .command = "LC_ALL=C ping -c 5 198.18.0.2",
 		.mode = strcmp(kind, "iperf3") == 0 ? "duplex" : NULL,
 		.error = ok ? NULL : "ssh: connection refused",
-		.error_class = ok ? ERROR_CLASS_NONE : ERROR_CLASS_UNREACHABLE,
+		.error_class = ok ? NULL :
+		    error_class_name(ERROR_CLASS_UNREACHABLE),
 	};
 	cJSON *o;
 
-	rec.metrics = cJSON_CreateObject();
-	cJSON_AddNumberToObject(rec.metrics, "avg", 0.5);
+	rec.metrics_json = cJSON_CreateObject();
+	cJSON_AddNumberToObject(rec.metrics_json, "avg", 0.5);
 	o = record_to_json(&rec);
 	assert_non_null(o);
-	assert_null(rec.metrics);
 	assert_int_equal(record_writer_put(w, o), 0);
 	cJSON_Delete(o);
+	cJSON_Delete(rec.metrics_json);
 }
 
 static void
@@ -371,6 +374,109 @@ symlinked_output_refused(void **state)
 	unlink(target);
 }
 
+/* A number that prints in cJSON's 15 digits but is not them exactly. */
+static double
+awkward(unsigned i)
+{
+	static const double fixed[] = { 0.1 + 0.2, 1.0 / 3, 2.0 / 3, 1e-320,
+	    -0.0, 123456789012345678.0, 1e300, -7.25, 0.3, 5e-324, 1e15 + 0.3,
+	    2147483647.0, 2147483648.5, -2147483649.0, 1234.5678901234567 };
+
+	if (i < sizeof fixed / sizeof *fixed)
+		return fixed[i];
+	/* a spread of magnitudes and digits, the same each run */
+	return ((double)(i * 2654435761u % 1000003) / 997.0 - 500) *
+	    pow(10, (int)(i % 37) - 18);
+}
+
+/*
+ * What collect --every hands its metrics (record_as_read(): no printing
+ * and parsing) is what a reader makes of the record's line: the metrics
+ * (each number as the line holds it, _ns as _ms, nested ones joined, none
+ * for NaN or infinity), the sample count, the times to the millisecond,
+ * the port, the error and its class, the round; for both forms and for
+ * thousands of numbers.
+ */
+static void
+as_read_equals_the_line_read(void **state)
+{
+	static const char *const kinds[] = { "ping", "iperf3", "latency",
+	    "throughput", "someone_elses" };
+	unsigned i, j, n = 0;
+
+	(void)state;
+	for (i = 0; i < 600; i++) {
+		struct record w = {
+			.kind = kinds[i % 5], .source = "h1", .target = "h2",
+			.target_address = "198.18.0.2", .ok = i % 4 != 0,
+			.started_at = 1796028911.4171 + i * 0.0007,
+			.ended_at = 1796028912.9999 + i * 0.0013,
+			.round = (int)(i % 7), .run_id = "r1",
+			.command = i % 3 == 0 ? "ssh h1 'iperf3 -c a -p 5301'" :
+			    "ping -c 1 a",
+			.error = i % 4 != 0 || i % 8 == 0 ? NULL : "timed out",
+			.error_class = i % 16 == 4 ? "auth" : NULL,
+			.bytes = -1,
+		};
+		struct record *r = NULL;
+		cJSON *m = cJSON_CreateObject(), *a, *o;
+		char *line, *cause = NULL;
+
+		for (j = 0; j < 12; j++) {
+			char name[16];
+
+			snprintf(name, sizeof name, "m%02u", j);
+			cJSON_AddNumberToObject(m, name, awkward(i * 12 + j));
+		}
+		cJSON_AddNumberToObject(m, "nan", NAN);
+		cJSON_AddNumberToObject(m, "inf", i % 2 ? INFINITY : -INFINITY);
+		cJSON_AddNumberToObject(m, "elapsed_ns", awkward(i + 7) * 1e9);
+		cJSON_AddNumberToObject(m, "p50_ns", 1500000);
+		cJSON_AddNumberToObject(m, "p50_ms", awkward(i + 3));
+		a = cJSON_AddObjectToObject(m, "sender");
+		cJSON_AddNumberToObject(a, "mbps", awkward(i + 11));
+		a = cJSON_AddArrayToObject(m, "samples_ms");
+		for (j = 0; j < i % 5; j++)
+			cJSON_AddItemToArray(a, cJSON_CreateNumber(j * 0.1));
+		w.metrics_json = m;
+		o = record_to_json(&w);
+		assert_non_null(o);
+		line = cJSON_PrintUnformatted(o);
+		cJSON_Delete(o);
+		assert_int_equal(record_as_read(&w), 0);
+		assert_int_equal(record_parse(line, strlen(line), &r, &cause),
+		    0);
+		assert_string_equal(w.kind, r->kind);
+		assert_int_equal(w.ok, r->ok);
+		if (r->error != NULL)
+			assert_string_equal(w.error, r->error);
+		if (r->error_class != NULL)
+			assert_string_equal(w.error_class, r->error_class);
+		else
+			assert_null(w.error_class);
+		assert_true(w.time == r->time);
+		assert_true(w.started_at == r->started_at);
+		assert_int_equal(w.round, r->round);
+		assert_int_equal(w.port, r->port);
+		assert_int_equal(w.nsamples, r->nsamples);
+		assert_int_equal(w.run_id == NULL, r->run_id == NULL);
+		assert_int_equal(w.nmetrics, r->nmetrics);
+		for (j = 0; j < r->nmetrics; j++) {
+			assert_string_equal(w.metrics[j].name,
+			    r->metrics[j].name);
+			/* the same double, bit for bit */
+			assert_memory_equal(&w.metrics[j].value,
+			    &r->metrics[j].value, sizeof(double));
+			n++;
+		}
+		record_as_read_clear(&w);
+		cJSON_Delete(m);
+		record_free(r);
+		cJSON_free(line);
+	}
+	assert_true(n > 6000);
+}
+
 int
 main(void)
 {
@@ -387,6 +493,7 @@ main(void)
 		cmocka_unit_test_setup_teardown(
 		    timestamp_parses_with_upstream_format, setup, teardown),
 		cmocka_unit_test(keys_are_sorted_at_every_depth),
+		cmocka_unit_test(as_read_equals_the_line_read),
 		cmocka_unit_test_setup_teardown(
 		    resume_drops_torn_line_and_knows_ok_pairs, setup, teardown),
 		cmocka_unit_test_setup_teardown(

@@ -23,7 +23,7 @@
 #include <cmocka.h>
 
 #include "error.h"
-#include "heatmap_records.h"
+#include "records_read.h"
 #include "log.h"
 #include "record_scan.h"
 #include "../fuzz/record_same.h"

@@ -1,15 +1,18 @@
 /*
- * Records as the heatmap reads them back: one JSONL line written by
- * `collect` or `bench` (or by the tool netprof replaces) becomes a struct
- * record, and a bench run.json becomes a struct run_info. The reader keeps
- * only what the page shows: pair, kind, outcome, time, numeric metrics, the
- * error text and class, and the sample count. Unknown fields are ignored.
+ * Record files read back, for the heatmap and the metrics: one JSONL line
+ * written by `collect` or `bench` (or by the tool netprof replaces) becomes
+ * a struct record (record.h), and a bench run.json becomes a struct
+ * run_info. The reader keeps only what the page shows: pair, kind,
+ * outcome, time, numeric metrics, the error text and class, and the sample
+ * count. Unknown fields are ignored.
  */
-#ifndef NETPROF_HEATMAP_RECORDS_H
-#define NETPROF_HEATMAP_RECORDS_H
+#ifndef NETPROF_RECORDS_READ_H
+#define NETPROF_RECORDS_READ_H
 
 #include <stddef.h>
 #include <stdio.h>
+
+#include "record.h"
 
 /*
  * Bounds on what hostile or broken input can make the reader hold: a line
@@ -25,32 +28,6 @@
 #define RECORD_METRICS_MAX 64
 #define RECORD_TIME_MAX 8.64e12
 #define RECORD_ROUND_MAX 1000000
-
-struct record_metric {
-	char *name;
-	double value;
-	int index;		/* position in the kind's metric list (model) */
-};
-
-struct record {
-	char *kind;
-	char *source;
-	char *target;
-	int ok;
-	double time;		/* ended_at, else timestamp, else started_at; NAN if none */
-	long seq;		/* order of reading, across every input file */
-	char *error;		/* NULL when ok */
-	char *error_class;	/* given, or derived from the error text */
-	struct record_metric *metrics;
-	size_t nmetrics;
-	long nsamples;		/* samples_ms/samples_ns/iterations length, or -1 */
-	int port;		/* iperf3: the port its command names; else 0 */
-	int round;		/* bench: the sweep's round (from 1); else 0 */
-	double started_at;	/* NAN if not given */
-	char *run_id;		/* NULL if not given */
-	const char *file;	/* not owned */
-	int line;
-};
 
 struct convergence {
 	char *host;
@@ -126,8 +103,10 @@ void record_free(struct record *r);
 double record_parse_time(const char *s);
 
 /*
- * The port an iperf3 command line names ("iperf3 ... -p 5298 ..."), after
- * the word iperf3 so that an ssh -p in front of it is not taken; 0 if none.
+ * The port a command line names for a kind whose one-way failures name one
+ * (the kinds' table: PROBE_INBOUND_PORT, "iperf3 ... -p 5298 ..."), after
+ * the word of its tool so that an ssh -p in front of it is not taken; 0 if
+ * none.
  */
 int record_command_port(const char *command);
 
