@@ -1,0 +1,238 @@
+/*
+ * The kinds' table and its kinds' parsers: every row is whole for how it
+ * runs (a shell kind has a command, a limit, a duration and a parser, a
+ * server kind its server, a node kind its parser), its default and
+ * summary metrics are among its metrics, every gauge is named once, an
+ * overlay has a base; and each kind's parser turns real outputs (the
+ * fixtures) into the record's metrics or one of the one set of error
+ * texts, the same for a ping on its own channel, the fan-out's and bench
+ * --baseline's.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <math.h>
+#include <string.h>
+
+#include "fixture.h"
+#include "probe.h"
+#include "probe_kind.h"
+#include "probe_node.h"
+#include "probe_ping.h"
+
+static void
+rows_are_whole(void **state)
+{
+	const struct probe_kind *k, *j;
+	const struct probe_metric *m, *n;
+	size_t kinds = 0;
+
+	(void)state;
+	for (k = probe_kinds; k->name != NULL; k++, kinds++) {
+		assert_ptr_equal(probe_kind_find(k->name), k);
+		assert_int_equal(probe_kind_index(k), kinds);
+		assert_non_null(k->tool);
+		assert_non_null(k->parse);
+		if (k->via == PROBE_VIA_SHELL) {
+			assert_non_null(k->command);
+			assert_non_null(k->timeout);
+			assert_non_null(k->duration);
+			assert_non_null(k->plan_name);
+		} else
+			assert_null(k->command);
+		if (k->flags & PROBE_SERVER) {
+			assert_non_null(k->server_command);
+			assert_non_null(k->server_bound);
+			assert_non_null(k->server_ready);
+		}
+		assert_non_null(probe_kind_metric(k, k->default_metric));
+		assert_non_null(probe_kind_metric(k, k->summary.metric));
+		if (k->over != PROBE_ROLE_NONE) {
+			assert_non_null(probe_kind_of_role(k->over));
+			assert_non_null(k->over_metric);
+		}
+		for (j = probe_kinds; j < k; j++)
+			assert_string_not_equal(j->name, k->name);
+		for (m = k->metrics; m->name != NULL; m++) {
+			assert_non_null(m->unit);
+			if (m->prom == NULL)
+				continue;
+			assert_memory_equal(m->prom, "netprof_", 8);
+			assert_non_null(m->help);
+			for (j = probe_kinds; j <= k; j++)
+				for (n = j->metrics; n->name != NULL && n != m;
+				    n++)
+					if (n->prom != NULL)
+						assert_string_not_equal(n->prom,
+						    m->prom);
+		}
+	}
+	assert_true(kinds >= 5);
+	assert_null(probe_kind_find("no_such_kind"));
+	assert_null(probe_kind_find(NULL));
+}
+
+static void
+names_listed_for_an_error(void **state)
+{
+	char buf[256];
+
+	(void)state;
+	probe_kind_names(buf, sizeof buf, 1u << PROBE_VIA_NODE);
+	assert_string_equal(buf, "libp2p_ping, latency or throughput");
+	probe_kind_names(buf, sizeof buf, 1u << PROBE_VIA_SHELL |
+	    1u << PROBE_VIA_NODE);
+	assert_string_equal(buf,
+	    "ping, iperf3, libp2p_ping, latency or throughput");
+}
+
+/* kind's parser on text (stdout), err, exit status, as host h1's. */
+static void
+parse(const char *kind, const char *out, const char *err, int status,
+    struct probe_result *res)
+{
+	const struct probe_kind *k = probe_kind_find(kind);
+	struct probe_output o = { .out = out, .len = strlen(out), .err = err,
+	    .exit_status = status, .kind = k, .host = "h1", .who = "" };
+
+	memset(res, 0, sizeof *res);
+	assert_int_equal(k->parse(&o, res), 0);
+}
+
+static void
+ping_outputs_classified_once(void **state)
+{
+	struct probe_result res;
+	char *text = fixture_read("ping", "iputils_ok.txt");
+
+	(void)state;
+	parse("ping", text, "", 0, &res);
+	assert_true(res.ok);
+	assert_true(res.value > 0);
+	assert_non_null(cJSON_GetObjectItem(res.metrics, "samples_ms"));
+	probe_result_clear(&res);
+	free(text);
+	text = fixture_read("ping", "iputils_loss100.txt");
+	parse("ping", text, "", 1, &res);
+	assert_false(res.ok);
+	assert_int_equal(res.error_class, ERROR_CLASS_TOOL_FAILED);
+	assert_string_equal(res.error,
+	    "100% packet loss: 3 sent, none answered");
+	assert_non_null(res.metrics);	/* its figures still */
+	probe_result_clear(&res);
+	free(text);
+	parse("ping", "", "sh: 1: ping: not found\n", 127, &res);
+	assert_int_equal(res.error_class, ERROR_CLASS_TOOL_MISSING);
+	assert_string_equal(res.error, "h1: ping is not installed or not on "
+	    "PATH there (exit 127)");
+	probe_result_clear(&res);
+	parse("ping", "", "ping: connect: Network is unreachable\n", 2, &res);
+	assert_int_equal(res.error_class, ERROR_CLASS_TOOL_FAILED);
+	assert_string_equal(res.error, "ping exited 2: ping: connect: Network "
+	    "is unreachable");
+	probe_result_clear(&res);
+	parse("ping", "garbage\n", "", 0, &res);
+	assert_int_equal(res.error_class, ERROR_CLASS_PARSE);
+	probe_result_clear(&res);
+}
+
+static void
+iperf3_report_or_its_error(void **state)
+{
+	struct probe_result res;
+	char *text = fixture_read("iperf3", "client_ok.json");
+
+	(void)state;
+	parse("iperf3", text, "", 0, &res);
+	assert_true(res.ok);
+	assert_true(res.value ==
+	    cJSON_GetObjectItem(res.metrics, "mbps")->valuedouble);
+	assert_non_null(cJSON_GetObjectItem(res.metrics, "retransmits"));
+	probe_result_clear(&res);
+	free(text);
+	text = fixture_read("iperf3", "client_refused.json");
+	parse("iperf3", text, "", 1, &res);
+	assert_false(res.ok);
+	assert_int_equal(res.error_class, ERROR_CLASS_TOOL_FAILED);
+	assert_non_null(strstr(res.error, "Connection refused"));
+	probe_result_clear(&res);
+	free(text);
+	parse("iperf3", "", "timeout: not found\n", 127, &res);
+	assert_string_equal(res.error, "h1: timeout (GNU coreutils) is not "
+	    "installed or not on PATH there (exit 127)");
+	probe_result_clear(&res);
+}
+
+static void
+node_answers_read(void **state)
+{
+	struct probe_result res;
+	char *text = fixture_read("node", "probe_throughput_ok.json");
+	char *body;
+
+	(void)state;
+	parse("throughput", text, "", 0, &res);
+	assert_true(res.ok);
+	assert_true(fabs(res.value - 26.567994981166553) < 1e-9);
+	probe_result_clear(&res);
+	free(text);
+	text = fixture_read("node", "probe_latency_failed.json");
+	parse("latency", text, "", 0, &res);
+	assert_false(res.ok);
+	assert_string_equal(res.error, "no successful samples: stream reset: "
+	    "The stream has been reset");
+	assert_non_null(cJSON_GetObjectItem(res.metrics, "failed_samples"));
+	probe_result_clear(&res);
+	free(text);
+	parse("latency", "{", "", 0, &res);
+	assert_int_equal(res.error_class, ERROR_CLASS_PARSE);
+	assert_memory_equal(res.error, "h1: probe: ", 11);
+	probe_result_clear(&res);
+	body = probe_node_request(probe_kind_find("throughput"), "PEER", 3,
+	    1048576, 60000);
+	assert_string_equal(body, "{\"target\":\"PEER\",\"kind\":\"throughput\","
+	    "\"count\":3,\"bytes\":1048576,\"timeout_ms\":60000}");
+	cJSON_free(body);
+}
+
+/* The fan-out's fping samples judged as a ping's figures are. */
+static void
+judged_as_ping_is(void **state)
+{
+	double samples[] = { 0.4, 0.2 };
+	struct ping_result *p = NULL;
+	struct probe_result res = { 0 };
+
+	(void)state;
+	assert_int_equal(ping_result_from_samples(3, samples, 2, &p), 0);
+	assert_int_equal(probe_ping_judge(p, &res), 0);
+	assert_true(res.ok);
+	assert_true(res.value == p->p50_ms);
+	probe_result_clear(&res);
+	ping_result_free(p);
+	assert_int_equal(ping_result_from_samples(3, samples, 0, &p), 0);
+	memset(&res, 0, sizeof res);
+	assert_int_equal(probe_ping_judge(p, &res), 0);
+	assert_string_equal(res.error, "100% packet loss: 3 sent, none "
+	    "answered");
+	probe_result_clear(&res);
+	ping_result_free(p);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(rows_are_whole),
+		cmocka_unit_test(names_listed_for_an_error),
+		cmocka_unit_test(ping_outputs_classified_once),
+		cmocka_unit_test(iperf3_report_or_its_error),
+		cmocka_unit_test(node_answers_read),
+		cmocka_unit_test(judged_as_ping_is),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
