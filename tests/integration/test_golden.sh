@@ -8,8 +8,9 @@
 # heatmap's page, terminal table and metrics of each run. ping, iperf3 and
 # otela are stand-ins with fixed output (tests/integration/golden/) on
 # local machines, so only what a run cannot fix is masked: times and
-# durations, and bench's run id, PIDs and ports. GOLDEN_WRITE=1 writes the
-# fixtures instead of comparing.
+# durations, and bench's run id, PIDs and ports; and the page's stylesheet
+# and script, which are page.css and page.js as they are (the browser tests
+# are theirs). GOLDEN_WRITE=1 writes the fixtures instead of comparing.
 . "$(dirname "$0")/lib.sh"
 require_cmd python3 curl timeout
 
@@ -42,7 +43,8 @@ JSON
 
 # mask FILE: times, durations and what bench picks anew each run masked
 mask() {
-	sed -E -e 's/"(timestamp|started_at|ended_at)": ?"[^"]*"/"\1":"T"/g' \
+	sed -E -e '/^<style>$/,/^<\/style>$/d' -e '/^<script>$/,/^<\/script>$/d' \
+	    -e 's/"(timestamp|started_at|ended_at)": ?"[^"]*"/"\1":"T"/g' \
 	    -e "s/${RUN_ID:-no-run-id}/RUN/g" \
 	    -e 's/"(pid|pid_start|http_port|elapsed_s|[a-z]+_s)": [0-9.e+-]+/"\1": N/g' \
 	    -e 's/\[[0-9.e+-]+, ([0-9.e+-]+|null)\]/[N, N]/g' \
