@@ -15,19 +15,10 @@
 #include "bench_record.h"
 #include "error.h"
 #include "file.h"
-#include "json_sort.h"
+#include "json_write.h"
 #include "shell.h"
 #include "timeutil.h"
 #include "util.h"
-
-static void
-add_string_or_null(cJSON *o, const char *key, const char *s)
-{
-	if (s != NULL)
-		cJSON_AddStringToObject(o, key, s);
-	else
-		cJSON_AddNullToObject(o, key);
-}
 
 static void
 add_time(cJSON *o, const char *key, double t, int precise)
@@ -89,7 +80,7 @@ machine_json(const struct bench *b, const struct bench_host *h)
 		return NULL;
 	cJSON_AddStringToObject(o, "name", h->m->name);
 	cJSON_AddStringToObject(o, "address", h->m->address);
-	add_string_or_null(o, "peer_id", h->peer_id);
+	json_add_string_or_null(o, "peer_id", h->peer_id);
 	cJSON_AddNumberToObject(o, "http_port", h->http_port);
 	cJSON_AddNumberToObject(o, "libp2p_port", h->libp2p_port);
 	/* netprof's: the machine's site (the heatmap groups by it), where
@@ -106,12 +97,12 @@ machine_json(const struct bench *b, const struct bench_host *h)
 	else
 		cJSON_AddNullToObject(o, "pid_start");
 	cJSON_AddStringToObject(o, "status", h->failed ? "failed" : "ok");
-	add_string_or_null(o, "failed_phase", h->failed ?
+	json_add_string_or_null(o, "failed_phase", h->failed ?
 	    bench_phase_name(h->failed_phase) : NULL);
-	add_string_or_null(o, "error", h->error);
-	add_string_or_null(o, "error_class", h->failed ?
+	json_add_string_or_null(o, "error", h->error);
+	json_add_string_or_null(o, "error_class", h->failed ?
 	    error_class_name(h->error_class) : NULL);
-	add_string_or_null(o, "log_tail", h->log_tail);
+	json_add_string_or_null(o, "log_tail", h->log_tail);
 	ph = cJSON_AddObjectToObject(o, "phases");
 	for (p = 0; p < BENCH_N_PHASES; p++)
 		if (b->phase_ran[p])

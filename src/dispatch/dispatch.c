@@ -273,6 +273,20 @@ dispatch_take(struct dispatch *d, struct dispatch_task *t)
 		run_task(d, t, 0);
 }
 
+/* A running task's room given back. */
+static void
+release(struct dispatch *d, struct dispatch_task *t)
+{
+	if (t->state != DISPATCH_RUNNING)
+		return;
+	d->running--;
+	if (!t->taken) {
+		d->as_src[t->src]--;
+		d->as_dst[t->dst]--;
+	}
+	t->taken = 0;
+}
+
 void
 dispatch_task_end(struct dispatch *d, struct dispatch_task *t)
 {
@@ -280,15 +294,8 @@ dispatch_task_end(struct dispatch *d, struct dispatch_task *t)
 
 	if (t->state == DISPATCH_DONE)
 		return;
-	if (t->state == DISPATCH_RUNNING) {
-		d->running--;
-		if (!t->taken) {
-			d->as_src[t->src]--;
-			d->as_dst[t->dst]--;
-		}
-	}
+	release(d, t);
 	t->state = DISPATCH_DONE;
-	t->taken = 0;
 	st->left--;
 	if (st->round_left != NULL)
 		st->round_left[t->round]--;
@@ -301,15 +308,8 @@ dispatch_task_requeue(struct dispatch *d, struct dispatch_task *t)
 {
 	size_t i = (size_t)(t - d->tasks);
 
-	if (t->state == DISPATCH_RUNNING) {
-		d->running--;
-		if (!t->taken) {
-			d->as_src[t->src]--;
-			d->as_dst[t->dst]--;
-		}
-	}
+	release(d, t);
 	t->state = DISPATCH_WAITING;
-	t->taken = 0;
 	if (i < d->first_waiting)
 		d->first_waiting = i;
 	if (d->indexed) {

@@ -18,14 +18,13 @@
 #include "probe_kind.h"
 #include "shell.h"
 
-char *probe_iperf3_client_command(const struct probe_settings *,
-    const char *);
-double probe_iperf3_timeout(const struct probe_settings *, double);
-double probe_iperf3_duration(const struct probe_settings *);
-int probe_iperf3_parse(const struct probe_output *, struct probe_result *);
-char *probe_iperf3_server_command(const struct probe_settings *);
-double probe_iperf3_server_bound(const struct probe_settings *, double,
-    size_t);
+/* Its functions are its row's in the kinds' table (probe_kind.c). */
+
+double
+probe_iperf3_timeout(const struct probe_settings *ps, double connect_timeout)
+{
+	return ps->iperf_seconds + connect_timeout + 10.0;
+}
 
 /*
  * The server; --forceflush so that each ready line (the row's
@@ -95,12 +94,6 @@ probe_iperf3_client_command(const struct probe_settings *ps,
 	snprintf(port, sizeof port, "%d", ps->iperf_port);
 	snprintf(secs, sizeof secs, "%d", ps->iperf_seconds);
 	return shell_join(argv, 9);
-}
-
-double
-probe_iperf3_timeout(const struct probe_settings *ps, double connect_timeout)
-{
-	return ps->iperf_seconds + connect_timeout + 10.0;
 }
 
 double

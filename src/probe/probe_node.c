@@ -15,8 +15,6 @@
 #include "shell.h"
 #include "util.h"
 
-int probe_node_parse(const struct probe_output *, struct probe_result *);
-
 char *
 probe_node_request(const struct probe_kind *k, const char *target,
     int count, long bytes, long long timeout_ms)
@@ -58,7 +56,8 @@ probe_node_command(const char *otela, const char *target_peer_id,
 	return s;
 }
 
-/* The answer's metrics and verdict; the summary's figure when ok. */
+/* The answer's metrics and verdict; the summary's figure when ok (the
+   node kinds' rows' parser). */
 int
 probe_node_parse(const struct probe_output *o, struct probe_result *res)
 {

@@ -16,10 +16,7 @@
 #include "shell.h"
 #include "util.h"
 
-char *probe_ping_command(const struct probe_settings *, const char *);
-double probe_ping_timeout(const struct probe_settings *, double);
-double probe_ping_duration(const struct probe_settings *);
-int probe_ping_parse(const struct probe_output *, struct probe_result *);
+/* Its command and parser are its row's in the kinds' table (probe_kind.c). */
 
 char *
 probe_ping_command(const struct probe_settings *ps, const char *address)

@@ -16,7 +16,7 @@
 #include <unistd.h>
 
 #include "error.h"
-#include "json_sort.h"
+#include "json_write.h"
 #include "output.h"
 #include "probe_kind.h"
 #include "record.h"
@@ -30,15 +30,6 @@ add_time(cJSON *o, const char *name, double unix_s,
 	char buf[TIME_RECORD_SIZE];
 
 	cJSON_AddStringToObject(o, name, format(unix_s, buf, sizeof buf));
-}
-
-static void
-add_string_or_null(cJSON *o, const char *key, const char *s)
-{
-	if (s != NULL)
-		cJSON_AddStringToObject(o, key, s);
-	else
-		cJSON_AddNullToObject(o, key);
 }
 
 /* What every form has: the pair, the outcome, the times, the round. */
@@ -59,8 +50,8 @@ add_common(cJSON *o, const struct record *r)
 		    r->metrics_json);
 	} else
 		cJSON_AddObjectToObject(o, RECORD_F_METRICS);
-	add_string_or_null(o, RECORD_F_ERROR, r->ok ? NULL : r->error);
-	add_string_or_null(o, RECORD_F_ERROR_CLASS, r->ok ? NULL :
+	json_add_string_or_null(o, RECORD_F_ERROR, r->ok ? NULL : r->error);
+	json_add_string_or_null(o, RECORD_F_ERROR_CLASS, r->ok ? NULL :
 	    r->error_class);
 	cJSON_AddStringToObject(o, RECORD_F_COMMAND,
 	    r->command != NULL ? r->command : "");
@@ -90,8 +81,8 @@ add_bench(cJSON *o, const struct record *r)
 	cJSON *cfg;
 
 	cJSON_AddStringToObject(o, RECORD_F_RUN_ID, r->run_id);
-	add_string_or_null(o, RECORD_F_SOURCE_PEER_ID, r->source_peer_id);
-	add_string_or_null(o, RECORD_F_TARGET_PEER_ID, r->target_peer_id);
+	json_add_string_or_null(o, RECORD_F_SOURCE_PEER_ID, r->source_peer_id);
+	json_add_string_or_null(o, RECORD_F_TARGET_PEER_ID, r->target_peer_id);
 	if ((cfg = cJSON_AddObjectToObject(o, RECORD_F_CONFIG)) != NULL) {
 		cJSON_AddNumberToObject(cfg, RECORD_F_CONFIG_COUNT, r->count);
 		if (r->bytes >= 0)

@@ -21,7 +21,7 @@
 #include "error.h"
 #include "records_read.h"
 #include "json_pos.h"
-#include "json_sort.h"
+#include "json_write.h"
 #include "json_strict.h"
 #include "log.h"
 #include "probe_kind.h"

@@ -17,7 +17,7 @@
 #include <unistd.h>
 
 #include "error.h"
-#include "json_sort.h"
+#include "json_write.h"
 #include "record.h"
 #include "records_read.h"
 #include "fixture.h"

@@ -1,11 +1,12 @@
 /*
- * Sorting a cJSON tree's object keys (json_sort.h) in place: an insertion
- * into a sorted list per object, which allocates nothing and so cannot
- * fail half-way (records have a dozen keys).
+ * The JSON writers' helpers (json_write.h). A cJSON tree's object keys are
+ * sorted in place by an insertion into a sorted list per object, which
+ * allocates nothing and so cannot fail half-way (records have a dozen
+ * keys).
  */
 #include <string.h>
 
-#include "json_sort.h"
+#include "json_write.h"
 
 /* Insert item into the sorted list at *head, after any equal name. */
 static void
@@ -42,4 +43,13 @@ json_sort_keys(cJSON *obj)
 	if (sorted != NULL)
 		sorted->prev = prev;
 	obj->child = sorted;
+}
+
+void
+json_add_string_or_null(cJSON *o, const char *key, const char *s)
+{
+	if (s != NULL)
+		cJSON_AddStringToObject(o, key, s);
+	else
+		cJSON_AddNullToObject(o, key);
 }
