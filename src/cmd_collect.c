@@ -1,7 +1,8 @@
 /*
  * netprof collect: its options and their checks. The run is
- * collect_run.c's (tasks, phases, dispatch, records), with collect_iperf.c
- * and collect_fanout.c; the summary is collect_report.c's.
+ * collect_run.c's (the sweep's stages on the pair dispatcher, tasks,
+ * records), with collect_server.c and collect_fanout.c; the summary is
+ * collect_report.c's.
  */
 #include <stddef.h>
 #include <stdlib.h>
