@@ -20,7 +20,7 @@ bench_binary() {
 # bench_lab_setup SCRIPT LAB_NAME COMMAND...: a lab benchmark's start. Exits
 # 2 unless root (the lab) with every COMMAND on PATH; sets LAB (lab.sh) and
 # WORK (a new temporary directory); the lab LAB_NAME in $WORK/lab is taken
-# down by cleanup, which also runs at exit.
+# down by cleanup, which also runs at exit, when WORK is removed too.
 bench_lab_setup() {
 	local script=$1 c
 	BENCH_LAB_NAME=$2
@@ -31,7 +31,7 @@ bench_lab_setup() {
 	done
 	LAB=$BENCH_SRC/tests/lab/lab.sh
 	WORK=$(mktemp -d "${TMPDIR:-/tmp}/netprof-$BENCH_LAB_NAME.XXXXXX")
-	trap cleanup EXIT
+	trap 'cleanup; rm -rf "$WORK"' EXIT
 }
 cleanup() {
 	"$LAB" down --name "$BENCH_LAB_NAME" --dir "$WORK/lab" >/dev/null 2>&1 || true
