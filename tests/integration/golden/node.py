@@ -1,7 +1,8 @@
 # The golden test's otela node: the API of a node that answers with fixed
 # measurements (tests/fixtures/node's), its table every peer of its
 # cfg.yaml's bootstrap list; a latency probe to the last peer fails.
-# Usage: node.py CFG PEERS (PEERS: "host peer_id" lines, the last failing)
+# Usage: node.py CFG PEERS --config-dir DIR (PEERS: "host peer_id" lines,
+# the last failing; DIR is the node's, for teardown to know it by)
 import http.server
 import json
 import os
