@@ -93,8 +93,7 @@ async function cmdInit (flags) {
 	const { initHome } = await import('./home.js')
 	try {
 		const lines = initHome()
-		const { created, peerId } = (await identity()).initIdentity(dir)
-		lines.push(`${created ? 'created' : 'kept existing'} libp2p identity ${peerId} in ${dir}`)
+		;(await identity()).initIdentity(dir)
 		process.stdout.write(lines.join('\n') + '\n')
 	} catch (err) {
 		if (!(err instanceof UserError)) throw err

@@ -1,6 +1,8 @@
-// Persistent libp2p identity of a node: a private key stored in the config
-// dir as its libp2p protobuf encoding (the same bytes go-libp2p's
-// MarshalPrivateKey writes), file mode 0600. RSA-2048 by default, as the
+// Persistent libp2p identity of a node: a private key stored where the real
+// node keeps it, D/keys/id under the config dir (internal/protocol/key.go),
+// as its libp2p protobuf encoding (the same bytes go-libp2p's
+// MarshalPrivateKey writes), file mode 0600, so a real otela reads a key
+// the stand-in made and the other way round. RSA-2048 by default, as the
 // real otela init makes (PeerIDs "Qm..."); OTELA_FAKE_KEY=ed25519 at init
 // makes an Ed25519 key ("12D3KooW...").
 //
@@ -15,7 +17,7 @@ import fs from 'node:fs'
 import path from 'node:path'
 import { UserError } from './errors.js'
 
-export const KEY_FILE = 'identity.key'
+export const KEY_FILE = path.join('keys', 'id')
 
 // Protobuf prefixes of libp2p's PrivateKey/PublicKey messages for Ed25519:
 // field 1 (KeyType) = 1, field 2 (Data) of 64 (seed || public) or 32 bytes.
@@ -29,7 +31,7 @@ export function keyPath (configDir) {
 	return path.join(configDir, KEY_FILE)
 }
 
-function base58 (bytes) {
+export function base58 (bytes) {
 	let n = BigInt('0x' + bytes.toString('hex'))
 	let out = ''
 	while (n > 0n) {
@@ -147,6 +149,7 @@ function publicOf (configDir, bytes) {
 export function initIdentity (configDir) {
 	fs.mkdirSync(configDir, { recursive: true, mode: 0o700 })
 	const file = keyPath(configDir)
+	fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o755 })
 	if (fs.existsSync(file)) return { created: false, peerId: peerIdOf(configDir) }
 	const key = generate()
 	const tmp = `${file}.${process.pid}.tmp`

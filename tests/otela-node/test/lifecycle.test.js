@@ -30,12 +30,12 @@ describe('otela CLI', () => {
 		}
 	})
 
-	it('init creates a 0600 RSA identity (Qm..., as the real init) that init keeps and peer-id repeats', async () => {
+	it('init creates a 0600 RSA identity in D/keys/id (Qm..., as the real init) that init keeps and peer-id repeats', async () => {
 		const dir = path.join(tmpDir('id'), 'nested', 'dir')
 		assert.equal((await run(['init', '--config-dir', dir])).code, 0)
-		const files = fs.readdirSync(dir)
-		assert.equal(files.length, 1)
-		assert.equal(fs.statSync(path.join(dir, files[0])).mode & 0o777, 0o600)
+		assert.deepEqual(fs.readdirSync(dir), ['keys'])
+		assert.deepEqual(fs.readdirSync(path.join(dir, 'keys')), ['id'], 'the real node\'s key path, D/keys/id')
+		assert.equal(fs.statSync(path.join(dir, 'keys', 'id')).mode & 0o777, 0o600)
 		const first = await run(['peer-id', '--config-dir', dir])
 		assert.equal(first.code, 0)
 		assert.match(first.stdout, /^Qm[1-9A-HJ-NP-Za-km-z]{44}\n$/)
@@ -55,7 +55,7 @@ describe('otela CLI', () => {
 		for (const [name, keyType] of [['a', 'rsa'], ['b', 'rsa'], ['c', 'ed25519']]) {
 			const dir = tmpDir(`pid-${name}`)
 			assert.equal((await run(['init', '--config-dir', dir], { env: { OTELA_FAKE_KEY: keyType } })).code, 0)
-			const key = privateKeyFromProtobuf(new Uint8Array(fs.readFileSync(path.join(dir, 'identity.key'))))
+			const key = privateKeyFromProtobuf(new Uint8Array(fs.readFileSync(path.join(dir, 'keys', 'id'))))
 			const printed = (await run(['peer-id', '--config-dir', dir])).stdout.trim()
 			assert.equal(printed, peerIdFromPrivateKey(key).toString())
 		}
@@ -64,7 +64,7 @@ describe('otela CLI', () => {
 	it('a key file whose public half does not match its seed is refused', async () => {
 		const dir = tmpDir('pid-bad')
 		assert.equal((await run(['init', '--config-dir', dir], { env: { OTELA_FAKE_KEY: 'ed25519' } })).code, 0)
-		const file = path.join(dir, 'identity.key')
+		const file = path.join(dir, 'keys', 'id')
 		const bytes = fs.readFileSync(file)
 		bytes[bytes.length - 1] ^= 1
 		fs.writeFileSync(file, bytes)
