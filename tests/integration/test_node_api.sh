@@ -26,10 +26,12 @@ VIA_SSH=1
 unset SSH_AUTH_SOCK
 
 # --- the node on h1, a silent listener on h2 --------------------------------
-"$OTELA" init --config-dir "$T/n1" >/dev/null 2>&1
+# the node's files ($HOME/.config/opentela, $HOME/.ocfcore) in a home of
+# its own, not in the home of whoever runs this
+HOME=$T/home "$OTELA" init --config-dir "$T/n1" >/dev/null 2>&1
 PEER=$("$OTELA" peer-id --config-dir "$T/n1")
 echo "{\"port\": \"$PORT\", \"tcpport\": \"19591\", \"bootstrap\": {\"static\": []}}" >"$T/n1/cfg.yaml"
-lab run h1 -- sh -c "nohup '$OTELA' start --config '$T/n1/cfg.yaml' --config-dir '$T/n1' >'$T/n1/log' 2>&1 &"
+lab run h1 -- env HOME="$T/home" sh -c "nohup '$OTELA' start --config '$T/n1/cfg.yaml' --config-dir '$T/n1' >'$T/n1/log' 2>&1 &"
 lab run h2 -- sh -c "nohup python3 -c 'import socket, time
 s = socket.socket()
 s.bind((\"127.0.0.1\", $SILENT))
@@ -150,9 +152,9 @@ node_api_checks "$T/command.json" 0 3
 
 # --- local transport on loopback ----------------------------------------------
 port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
-"$OTELA" init --config-dir "$T/here" >/dev/null 2>&1
+HOME=$T/home "$OTELA" init --config-dir "$T/here" >/dev/null 2>&1
 echo "{\"port\": \"$port\", \"bootstrap\": {\"static\": []}}" >"$T/here/cfg.yaml"
-"$OTELA" start --config "$T/here/cfg.yaml" --config-dir "$T/here" >"$T/here/log" 2>&1 &
+HOME=$T/home "$OTELA" start --config "$T/here/cfg.yaml" --config-dir "$T/here" >"$T/here/log" 2>&1 &
 here_pid=$!
 at_exit "kill $here_pid 2>/dev/null"
 cat >"$T/local.json" <<'JSON'

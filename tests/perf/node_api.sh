@@ -30,9 +30,11 @@ trap cleanup EXIT
 "$LAB" up --name $NAME --hosts 2 --subnet 246 --dir "$DIR/lab" >/dev/null
 INV=$DIR/lab/machines.json
 CFG=$DIR/lab/ssh_config.openssh
-"$OTELA" init --config-dir "$DIR/n1" >/dev/null 2>&1
+# the node's files ($HOME/.config/opentela, $HOME/.ocfcore) in a home of
+# its own, not in the home of whoever runs this
+HOME=$DIR/home "$OTELA" init --config-dir "$DIR/n1" >/dev/null 2>&1
 echo "{\"port\": \"$PORT\", \"tcpport\": \"19591\", \"bootstrap\": {\"static\": []}}" >"$DIR/n1/cfg.yaml"
-"$LAB" run --name $NAME h1 -- sh -c "nohup '$OTELA' start --config '$DIR/n1/cfg.yaml' --config-dir '$DIR/n1' >'$DIR/n1/log' 2>&1 &"
+"$LAB" run --name $NAME h1 -- env HOME="$DIR/home" sh -c "nohup '$OTELA' start --config '$DIR/n1/cfg.yaml' --config-dir '$DIR/n1' >'$DIR/n1/log' 2>&1 &"
 for (( i = 0; i < 300; i++ )); do
 	"$LAB" run --name $NAME h1 -- curl -sf "http://127.0.0.1:$PORT/v1/health" >/dev/null 2>&1 && break
 	sleep 0.1

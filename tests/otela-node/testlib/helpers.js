@@ -17,14 +17,25 @@ if (!fs.existsSync(path.resolve(here, '../node_modules/libp2p'))) {
 	throw new Error('node_modules is missing: run npm ci in tests/otela-node (or tests/otela-node/install.sh)')
 }
 
+// Everything a test file writes is under one directory of its own, in
+// NETPROF_TEST_TMP (set by ctest) or the system's temporary directory,
+// removed when the file's process exits: nothing is left behind.
+const ROOT = (() => {
+	const base = process.env.NETPROF_TEST_TMP || os.tmpdir()
+	fs.mkdirSync(base, { recursive: true })
+	return fs.mkdtempSync(path.join(base, 'otela-node-'))
+})()
+process.on('exit', () => fs.rmSync(ROOT, { recursive: true, force: true }))
+
 export function tmpDir (prefix) {
-	return fs.mkdtempSync(path.join(os.tmpdir(), `otela-test-${prefix}-`))
+	return fs.mkdtempSync(path.join(ROOT, `${prefix}-`))
 }
 
 // Every otela the tests run has a $HOME of its own (init and start write
-// there, as the real node does) and the short timings, unless a test sets
-// them: the real ones (3 s to the API, 10 s of SIGTERM cleanup) would only
-// slow tests that are not about them.
+// there, as the real node does; never the home of the user running the
+// tests) and the short timings, unless a test sets them: the real ones (3 s
+// to the API, 10 s of SIGTERM cleanup) would only slow tests that are not
+// about them.
 export const HOME = tmpDir('home')
 export const QUICK = { HOME, OTELA_FAKE_API_DELAY_MS: '100', OTELA_FAKE_STOP_MS: '200', OTELA_FAKE_WALLET_WRITE_MS: '0' }
 
