@@ -4,6 +4,7 @@
 // chunks() } that each transport writes in its own framing.
 import { peerIdFromString } from '@libp2p/peer-id'
 import { runProbe, PROBE_KINDS } from './probe.js'
+import { tryHolePunch } from './punch.js'
 
 export const MAX_ECHO_BYTES = 1073741824
 const ZEROS = Buffer.alloc(64 * 1024)
@@ -78,7 +79,7 @@ function health (ctx) {
 // GET /v1/self: the node's own record; loopback only, as the real node.
 function self (ctx, req) {
 	if (!req.loopback) return json(403, { error: 'localhost only' })
-	return json(200, { id: ctx.peerId, latency: 0, privileged: false, owner: '', connected: true, service: [] })
+	return json(200, ctx.self)
 }
 
 function echo (query) {
@@ -89,23 +90,58 @@ function echo (query) {
 	return zeroBody(Number(raw))
 }
 
+// go-libp2p's Connectedness: Connected with any connection that is not
+// limited, a relayed one through a relay without limits included (so
+// Connected does not mean direct); Limited with limited ones only.
 function connectedness (ctx, peerId) {
 	const conns = ctx.node.getConnections(peerIdFromString(peerId)).filter(c => c.status === 'open')
 	if (conns.length === 0) return 'NotConnected'
-	return conns.some(c => c.limits === undefined) ? 'Connected' : 'Limited'
+	return conns.some(c => c.limits == null) ? 'Connected' : 'Limited'
 }
 
-// The real table's shape: keyed "/<id>", connected peers only, not itself.
-function dntTable (ctx) {
-	const table = {}
+function connectedIds (ctx) {
 	const peers = new Set()
 	for (const conn of ctx.node.getConnections()) {
 		if (conn.status === 'open') peers.add(conn.remotePeer.toString())
 	}
-	for (const id of peers) {
-		table[`/${id}`] = { id, latency: 0, privileged: false, owner: '', connected: true, last_seen: Math.floor(Date.now() / 1000), service: [] }
+	return peers
+}
+
+// The real table's shape: keyed "/<id>", connected peers only, not itself;
+// each peer's record as it announced it (relay_peer among its fields),
+// connected: true.
+function dntTable (ctx) {
+	const table = {}
+	for (const id of connectedIds(ctx)) {
+		const record = ctx.records.get(id)?.record
+		table[`/${id}`] = record ? { ...record, connected: true } : { id, latency: 0, privileged: false, owner: '', connected: true, last_seen: Math.floor(Date.now() / 1000), service: [] }
 	}
 	return table
+}
+
+// GET /v1/dnt/peers: the connected peers and their known addresses, in
+// go's field names (peer.AddrInfo).
+async function dntPeers (ctx) {
+	const peers = []
+	for (const id of connectedIds(ctx)) {
+		let addrs = []
+		try {
+			addrs = (await ctx.node.peerStore.get(peerIdFromString(id))).addresses.map(a => a.multiaddr.toString())
+		} catch {}
+		peers.push({ ID: id, Addrs: addrs })
+	}
+	return { peers }
+}
+
+// GET /v1/dnt/peers_status: every peer of the peer store and its
+// connectedness.
+async function dntPeersStatus (ctx) {
+	const peers = []
+	for (const p of await ctx.node.peerStore.all()) {
+		const id = p.id.toString()
+		if (id !== ctx.peerId) peers.push({ id, connectedness: connectedness(ctx, id) })
+	}
+	return { peers }
 }
 
 function sleep (ms, signal) {
@@ -115,31 +151,35 @@ function sleep (ms, signal) {
 	})
 }
 
+// POST /v1/probe/holepunch, as the real node's holepunchHandler: while
+// attempts and the deadline last, Connected ends it at once (before any
+// attempt, attempts 0, for a pair connected already, directly or through
+// a relay without limits); otherwise one TryHolePunch (its error kept as
+// last_error, also when a later check finds the pair Connected) and
+// wait_ms of sleep. The deadline is checked only before an attempt.
 async function holepunch (ctx, body) {
 	const obj = parseObject(body, 'holepunchRequest')
 	const target = decodeTarget(obj, 'holepunchRequest')
 	const attempts = numberField(obj, 'attempts', 5, 'holepunchRequest')
 	const waitMs = numberField(obj, 'wait_ms', 2000, 'holepunchRequest')
 	const deadline = Date.now() + numberField(obj, 'timeout_ms', 30000, 'holepunchRequest')
-	let lastError = null
-	let used = 0
-	let state = connectedness(ctx, target)
-	if (state === 'Connected') used = 1
-	while (state !== 'Connected' && used < attempts && Date.now() < deadline) {
-		used++
-		try {
-			const left = Math.max(1, deadline - Date.now())
-			await ctx.node.dial(peerIdFromString(target), { signal: AbortSignal.timeout(left) })
-		} catch (err) {
-			lastError = `failed to dial ${target}: ${err.message}`
+	const out = { ok: false, target, connectedness: '', attempts: 0 }
+	let lastError = ''
+	while (out.attempts < attempts && Date.now() < deadline) {
+		out.connectedness = connectedness(ctx, target)
+		if (out.connectedness === 'Connected') {
+			out.ok = true
+			if (lastError) out.last_error = lastError
+			return json(200, out)
 		}
-		state = connectedness(ctx, target)
-		if (state !== 'Connected' && used < attempts) {
-			await sleep(Math.min(waitMs, Math.max(0, deadline - Date.now())), ctx.stopSignal)
-		}
+		out.attempts++
+		const err = await tryHolePunch(ctx, target)
+		if (err) lastError = err
+		await sleep(waitMs, ctx.stopSignal)
 	}
-	const out = { ok: state === 'Connected', target, connectedness: state, attempts: used }
-	if (state !== 'Connected') out.last_error = lastError ?? 'timed out before any attempt'
+	out.connectedness = connectedness(ctx, target)
+	out.ok = out.connectedness === 'Connected'
+	if (lastError) out.last_error = lastError
 	return json(200, out)
 }
 
@@ -163,6 +203,8 @@ const ROUTES = {
 	'/v1/health': { GET: ctx => health(ctx) },
 	'/v1/self': { GET: (ctx, req) => self(ctx, req) },
 	'/v1/dnt/table': { GET: ctx => json(200, dntTable(ctx)) },
+	'/v1/dnt/peers': { GET: async ctx => json(200, await dntPeers(ctx)) },
+	'/v1/dnt/peers_status': { GET: async ctx => json(200, await dntPeersStatus(ctx)) },
 	'/v1/probe/echo': { GET: (ctx, req) => echo(req.query) },
 	'/v1/probe/run': { POST: (ctx, req) => probeRun(ctx, req.body) },
 	'/v1/probe/holepunch': { POST: (ctx, req) => holepunch(ctx, req.body) }

@@ -1,5 +1,6 @@
 // Reads the node's cfg.yaml (YAML 1.2, so JSON is accepted too). Only the
-// keys the stand-in uses are interpreted: port, tcpport, bootstrap.static.
+// keys the stand-in uses are interpreted: port, tcpport, bootstrap.static,
+// public-addr, reachability (public, private, auto) and role.
 // As in the real node (viper with the OF prefix), an OF_<KEY> variable
 // overrides a top-level key (OF_PORT, OF_TCPPORT), and a document that
 // does not parse is not read at all: the real node then runs on its
@@ -47,5 +48,8 @@ export function readConfig (file) {
 		throw new ConfigError(`${file}: "bootstrap.static" must be a list of multiaddr strings`)
 	}
 	cfg.bootstrap = bootstrap
+	cfg.publicAddr = String(doc['public-addr'] ?? '').trim()
+	cfg.reachability = String(doc.reachability ?? '').trim().toLowerCase()
+	cfg.role = String(doc.role ?? '').trim() || 'worker'
 	return cfg
 }

@@ -1,7 +1,10 @@
-// `otela start`: a libp2p node (TCP + Noise + Yamux, identify) serving the
-// ping protocol and HTTP-over-libp2p, the local HTTP API, and the bootstrap
-// dialer that keeps every static bootstrap peer connected. Fault switches
-// come from OTELA_FAKE_* environment variables (see docs/otela-node.md).
+// `otela start`: a libp2p node (TCP + Noise + Yamux, identify, circuit
+// relay v2 as a service and a transport) serving the ping protocol and
+// HTTP-over-libp2p, the local HTTP API, and the bootstrap dialer that keeps
+// every static bootstrap peer connected; a private node reserves relay
+// slots (relay.js) and every node punches holes unless told not to
+// (punch.js). Fault switches come from OTELA_FAKE_* environment variables
+// (see docs/otela-node.md).
 import http from 'node:http'
 import { once } from 'node:events'
 import { createLibp2p } from 'libp2p'
@@ -9,12 +12,15 @@ import { tcp } from '@libp2p/tcp'
 import { noise } from '@libp2p/noise'
 import { yamux } from '@libp2p/yamux'
 import { identify } from '@libp2p/identify'
+import { circuitRelayTransport } from '@libp2p/circuit-relay-v2'
 import { multiaddr } from '@multiformats/multiaddr'
 import { peerIdFromString } from '@libp2p/peer-id'
 import { handle } from './api.js'
 import { PING_PROTOCOL, PING_SIZE, HTTP_PROTOCOL, closeIdleStreams } from './probe.js'
 import { StreamReader, sendAll, readRequest, writeResponse, MAX_REQUEST_BODY } from './wire.js'
 import { openDb, removeDb } from './home.js'
+import { relayServer, relayDescription, isPrivate, startAutoRelay } from './relay.js'
+import { startHolePunch } from './punch.js'
 
 export function log (level, msg) {
 	process.stderr.write(`${new Date().toISOString()} ${level.toUpperCase()} ${msg}\n`)
@@ -37,6 +43,10 @@ export function readFaults (env = process.env) {
 		noHttp: flag('OTELA_FAKE_NO_HTTP'),
 		pingDrop: envNumber('OTELA_FAKE_PING_DROP', env, 0, 1),
 		startDelayMs: envNumber('OTELA_FAKE_START_DELAY_MS', env, 0, 3600000),
+		noHolePunch: flag('OTELA_FAKE_NO_HOLEPUNCH'),
+		firewall: flag('OTELA_FAKE_FIREWALL'),
+		relayLimited: flag('OTELA_FAKE_RELAY_LIMITED'),
+		relayBootMs: env.OTELA_FAKE_RELAY_BOOT_MS === undefined || env.OTELA_FAKE_RELAY_BOOT_MS === '' ? 5000 : envNumber('OTELA_FAKE_RELAY_BOOT_MS', env, 0, 3600000),
 		apiDelayMs: env.OTELA_FAKE_API_DELAY_MS === undefined || env.OTELA_FAKE_API_DELAY_MS === '' ? 3000 : envNumber('OTELA_FAKE_API_DELAY_MS', env, 0, 3600000)
 	}
 }
@@ -154,24 +164,41 @@ function startHttpServer (ctx, port) {
 }
 
 // Peer exchange, the stand-in's small version of the DNT gossip: a peer
-// asked on PEERS_PROTOCOL answers with the peers it is connected to and
-// their listen addresses; the node dials the ones it does not know yet, so a
-// mesh converges through any connected peer.
+// asked on PEERS_PROTOCOL answers with the peers it is connected to, their
+// addresses (a private peer's circuit addresses among them) and the node
+// records it knows (each node's own, as the real node's CRDT carries them:
+// role, public address and port, relay_peer), itself first; the node dials
+// the peers it does not know yet, so a mesh converges through any
+// connected peer, relayed where a direct dial fails.
 export const PEERS_PROTOCOL = '/otela-standin/peers/1.0.0'
 const EXCHANGE_INTERVAL_MS = 2000
 
 async function connectedPeers (ctx) {
-	const out = []
+	const out = [{ id: ctx.peerId, addrs: ctx.node.getMultiaddrs().map(String), record: ctx.self, rev: ctx.selfRev }]
 	const ids = new Set(ctx.node.getConnections().filter(c => c.status === 'open').map(c => c.remotePeer.toString()))
 	for (const id of ids) {
-		let addrs = []
-		try {
-			const peer = await ctx.node.peerStore.get(peerIdFromString(id))
-			addrs = peer.addresses.map(a => a.multiaddr.toString())
-		} catch {}
-		out.push({ id, addrs })
+		// the addresses the peer reported itself (identify may have left
+		// its circuit addresses out of the peer store), else the store's
+		let addrs = ctx.reported.get(id) ?? []
+		if (addrs.length === 0) {
+			try {
+				const peer = await ctx.node.peerStore.get(peerIdFromString(id))
+				addrs = peer.addresses.map(a => a.multiaddr.toString())
+			} catch {}
+		}
+		const known = ctx.records.get(id)
+		out.push({ id, addrs, record: known?.record, rev: known?.rev })
 	}
 	return out
+}
+
+// A node record learned from a peer: kept when newer than the one known.
+function learnRecord (ctx, entry) {
+	if (typeof entry?.id !== 'string' || entry.id === ctx.peerId) return
+	if (entry.record === null || typeof entry.record !== 'object' || entry.record.id !== entry.id) return
+	const rev = Number.isInteger(entry.rev) ? entry.rev : 0
+	const known = ctx.records.get(entry.id)
+	if (!known || rev > known.rev) ctx.records.set(entry.id, { record: entry.record, rev })
 }
 
 function peersHandler (ctx) {
@@ -185,35 +212,62 @@ function peersHandler (ctx) {
 	}
 }
 
+// One exchange, bounded (5 s) as a whole: a peer that never finishes its
+// answer must not stop the node's exchanges with every other.
 async function askPeers (ctx, peer) {
-	const stream = await ctx.node.dialProtocol(peer, PEERS_PROTOCOL, { signal: AbortSignal.timeout(5000) })
+	const stream = await ctx.node.dialProtocol(peer, PEERS_PROTOCOL, { signal: AbortSignal.timeout(5000), runOnLimitedConnection: true })
 	const reader = new StreamReader(stream)
 	const parts = []
-	await reader.readBody(MAX_REQUEST_BODY, c => parts.push(Buffer.from(c)))
+	let timer
+	const limit = new Promise((resolve, reject) => {
+		timer = setTimeout(() => {
+			stream.abort(new Error('peer exchange: no answer within 5000 ms'))
+			reject(new Error('peer exchange: no answer within 5000 ms'))
+		}, 5000)
+	})
+	try {
+		await Promise.race([reader.readBody(MAX_REQUEST_BODY, c => parts.push(Buffer.from(c))), limit])
+	} finally {
+		clearTimeout(timer)
+	}
 	return JSON.parse(Buffer.concat(parts).toString('utf8'))
 }
 
 async function exchangePeers (ctx) {
+	// peers being dialled: one dial at a time each
+	const dialling = new Set()
 	while (!ctx.stopSignal.aborted) {
 		await sleep(EXCHANGE_INTERVAL_MS, ctx.stopSignal)
-		const known = new Set(ctx.node.getConnections().map(c => c.remotePeer.toString()))
+		const known = new Set(ctx.node.getConnections().filter(c => c.status === 'open').map(c => c.remotePeer.toString()))
 		for (const id of known) {
 			if (ctx.stopSignal.aborted) return
 			let list
 			try {
 				list = await askPeers(ctx, peerIdFromString(id))
-			} catch {
+			} catch (err) {
+				log('debug', `peer exchange with ${id}: ${err.message}`)
 				continue
 			}
 			for (const p of Array.isArray(list) ? list : []) {
-				if (typeof p?.id !== 'string' || p.id === ctx.peerId || known.has(p.id)) continue
+				learnRecord(ctx, p)
+				// the peer's own addresses, its circuits among them, so
+				// that peers which cannot dial it learn how to reach it
+				if (p?.id === id && Array.isArray(p.addrs)) {
+					ctx.reported.set(id, p.addrs.filter(a => typeof a === 'string'))
+					try {
+						await ctx.node.peerStore.merge(peerIdFromString(id), { multiaddrs: p.addrs.map(a => multiaddr(a)) })
+					} catch {}
+				}
+				if (typeof p?.id !== 'string' || p.id === ctx.peerId || known.has(p.id) || dialling.has(p.id)) continue
 				known.add(p.id)
 				try {
 					const pid = peerIdFromString(p.id)
 					await ctx.node.peerStore.merge(pid, { multiaddrs: (p.addrs ?? []).map(a => multiaddr(a)) })
+					dialling.add(p.id)
 					ctx.node.dial(pid, { signal: AbortSignal.timeout(10000) })
 						.then(() => log('info', `connected to ${p.id}, learned from ${id}`))
 						.catch(err => log('debug', `dial ${p.id} (learned from ${id}): ${err.message}`))
+						.finally(() => dialling.delete(p.id))
 				} catch (err) {
 					log('debug', `peer ${p.id} from ${id}: ${err.message}`)
 				}
@@ -269,13 +323,44 @@ async function keepDialled (ctx, addr) {
 	}
 }
 
+// The node's own record, in the real node's Peer shape (its JSON fields
+// and their order; internal/protocol/node_table.go), as its table shows it.
+export function ownRecord (cfg, peerId, relayPeer = '') {
+	return {
+		id: peerId,
+		latency: 0,
+		privileged: false,
+		owner: '',
+		current_offering: null,
+		role: [cfg.role || 'worker'],
+		status: '',
+		available_offering: null,
+		service: [],
+		last_seen: Math.floor(Date.now() / 1000),
+		version: '',
+		public_address: cfg.publicAddr || '',
+		public_port: String(cfg.tcpport ?? ''),
+		hardware: { gpus: [], host_memory: 0, host_memory_bandwidth: 0, host_memory_used: 0 },
+		...(relayPeer ? { relay_peer: relayPeer } : {}),
+		connected: true,
+		load: null,
+		capabilities: ['service-policy-v2']
+	}
+}
+
 // Starts the node; stopSignal (aborted on SIGTERM/SIGINT) ends the start
 // delay, the bootstrap dialers and running probes. Returns { ctx, stop } or
 // null when stopSignal fired before the node was created.
 export async function startNode ({ cfg, privateKey, peerId, faults, stopSignal }) {
 	// httpPool: kept-alive HTTP-over-libp2p streams to each peer (probe.js);
 	// httpStreams: how many such streams peers opened to this node.
-	const ctx = { peerId, faults, log, stopSignal, seenPeers: new Set(), node: null, httpPool: new Map(), httpStreams: 0 }
+	// records: node records learned from peers; self: the node's own (with
+	// selfRev, bumped at each change); punch: whether the hole punch
+	// service exists.
+	const ctx = {
+		peerId, cfg, faults, log, stopSignal, seenPeers: new Set(), node: null, httpPool: new Map(), httpStreams: 0,
+		records: new Map(), reported: new Map(), self: ownRecord(cfg, peerId), selfRev: 1, punch: !faults.noHolePunch, punching: new Set()
+	}
 	let server = null
 	let stopping = null
 
@@ -307,23 +392,57 @@ export async function startNode ({ cfg, privateKey, peerId, faults, stopSignal }
 	}
 	const node = await createLibp2p({
 		privateKey,
-		addresses: { listen: [`/ip4/0.0.0.0/tcp/${cfg.tcpport ?? 0}`] },
-		transports: [tcp()],
+		addresses: {
+			listen: [`/ip4/0.0.0.0/tcp/${cfg.tcpport ?? 0}`],
+			// public-addr is announced beside the listen addresses, as the
+			// real node's AddrsFactory does
+			...(cfg.publicAddr ? { appendAnnounce: [`/ip4/${cfg.publicAddr}/tcp/${cfg.tcpport ?? 0}`] } : {})
+		},
+		transports: [tcp(), circuitRelayTransport({ reservationCompletionTimeout: 10000 })],
 		connectionEncrypters: [noise()],
 		streamMuxers: [yamux()],
-		services: { identify: identify() }
+		services: { identify: identify(), relay: relayServer(faults.relayLimited) },
+		// OTELA_FAKE_FIREWALL: a stateful firewall in front of the node,
+		// for tests on loopback (the lab's sites have real ones): nothing
+		// opens a connection in but through a relay
+		...(faults.firewall ? { connectionGater: { denyInboundConnection: maConn => !maConn.remoteAddr.toString().includes('/p2p-circuit') } } : {})
 	})
 	ctx.node = node
+	// the path of every connection, for the log: direct or through which relay
+	node.addEventListener('connection:open', evt => {
+		const c = evt.detail
+		log('info', `connection ${c.direction} ${c.remotePeer}: ${c.remoteAddr}${c.limits ? ' (limited)' : ''}`)
+	})
+	node.addEventListener('connection:close', evt => {
+		const c = evt.detail
+		log('info', `connection closed ${c.remotePeer}: ${c.remoteAddr}`)
+	})
 	node.addEventListener('peer:connect', evt => {
 		const id = evt.detail.toString()
 		if (!ctx.seenPeers.has(id)) log('info', `peer connected: ${id}`)
 		ctx.seenPeers.add(id)
 	})
 	await node.handle(PING_PROTOCOL, pingHandler(ctx), { maxInboundStreams: 64, runOnLimitedConnection: true })
-	await node.handle(HTTP_PROTOCOL, httpStreamHandler(ctx), { maxInboundStreams: 256, maxOutboundStreams: 256 })
-	await node.handle(PEERS_PROTOCOL, peersHandler(ctx), { maxInboundStreams: 64 })
+	await node.handle(HTTP_PROTOCOL, httpStreamHandler(ctx), { maxInboundStreams: 256, maxOutboundStreams: 256, runOnLimitedConnection: true })
+	await node.handle(PEERS_PROTOCOL, peersHandler(ctx), { maxInboundStreams: 64, runOnLimitedConnection: true })
 	db = openDb(peerId)
 	log('info', `otela stand-in ${peerId} listening on ${node.getMultiaddrs().map(String).join(' ')}`)
+	log('info', relayDescription(faults.relayLimited))
+	await startHolePunch(ctx)
+	if (isPrivate(cfg)) {
+		log('info', `private (reachability ${cfg.reachability || 'unset'}${cfg.publicAddr ? '' : ', no public-addr'}): reserving relay slots on connected peers after ${faults.relayBootMs} ms`)
+		startAutoRelay(ctx, {
+			bootMs: faults.relayBootMs,
+			// the first relay is the one the node table names
+			onReserved: relay => {
+				if (ctx.self.relay_peer) return
+				ctx.self = ownRecord(cfg, peerId, relay)
+				ctx.selfRev++
+			}
+		})
+	} else {
+		log('info', 'public: no relay reservations')
+	}
 	const f = Object.entries(faults).filter(([, v]) => v)
 	if (f.length) log('info', `fault switches: ${f.map(([k, v]) => `${k}=${v}`).join(' ')}`)
 	// As the real node: a blocking dial of every static peer first, then a

@@ -37,10 +37,13 @@ function describe (err) {
 	return err?.message ?? String(err)
 }
 
+// A stream to the peer, over a relayed connection too: the real node's
+// probes allow a limited (relayed) connection when there is no other
+// (ping's own rule; gostream with WithAllowLimitedConn).
 async function openStream (ctx, peer, protocol, ms) {
 	const signal = AbortSignal.any([AbortSignal.timeout(ms), ctx.stopSignal])
 	try {
-		return await ctx.node.dialProtocol(peerIdFromString(peer), protocol, { signal })
+		return await ctx.node.dialProtocol(peerIdFromString(peer), protocol, { signal, runOnLimitedConnection: true })
 	} catch (err) {
 		throw new Error(`failed to dial ${peer} (${protocol}): ${err.message}`)
 	}
