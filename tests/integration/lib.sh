@@ -203,9 +203,11 @@ lab_ssh() {
 	ssh -F "$LAB_DIR/ssh_config.openssh" "$@"
 }
 
-# The address of lab host hI.
+# The address of lab host hI (a NAT site's host has a private one).
 lab_addr() {
-	echo "198.18.$LAB_SUBNET.$(( ${1#h} + 1 ))"
+	local a
+	read -ra a <<<"$LAB_ADDRS"
+	echo "${a[$(( ${1#h} - 1 ))]}"
 }
 
 # --- assertions --------------------------------------------------------

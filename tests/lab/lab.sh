@@ -6,10 +6,13 @@
 # sites at a distance instead: a kernel bridge per site, each site's uplink
 # to a core switch through vde2's wirefilter (delay, jitter, loss,
 # bandwidth, changed at run time through its management socket), and this
-# machine behind a wirefilter of its own (the "home" site). `up` is
-# idempotent (it verifies and repairs, keeping keys), `down` removes every
-# namespace, link, process, file and the lab user that `up` made. Run
-# `lab.sh --help` for the commands.
+# machine behind a wirefilter of its own (the "home" site). A site may
+# stand behind the Internet's obstacles: a stateful firewall, or a NAT
+# (cone or symmetric) in a gateway namespace; a public relay (an otela
+# node) may stand outside every site. `up` is idempotent (it verifies and
+# repairs, keeping keys), `down` removes every namespace, link, process,
+# file and the lab user that `up` made. Run `lab.sh --help` for the
+# commands.
 set -euo pipefail
 
 PROG=lab.sh
@@ -17,6 +20,8 @@ STATE=/run/netprof-lab		# registry of running labs, lab user's home
 LAB_USER=nplab
 SSHD=/usr/sbin/sshd
 PREFIX=198.18
+PRIVATE=198.19			# a NAT site's hosts: 198.19.K.0/24, behind its gateway
+RELAY_PORT=19091		# the relay's libp2p TCP port (HTTP API: 19090)
 
 usage() {
 	cat <<EOF
@@ -31,6 +36,7 @@ commands:
        [--site NAME=N[,delay=MS][,jitter=MS][,loss=PCT][,rate=RATE]]...
        [--home delay=MS[,jitter=MS][,loss=PCT][,rate=RATE]]
        [--pair A-B[,delay=MS][,jitter=MS][,loss=PCT][,rate=RATE]]...
+       [--relay NAME[,limited][,delay=MS,...]] [--relay-otela PATH]
        [--slurm] [--slurm-proctrack linuxproc|cgroup]
                          create (or verify and repair) the lab; writes
                          DIR/machines.json, DIR/lab.env, keys and configs
@@ -45,11 +51,14 @@ commands:
   rekey      [--name NAME] HOST   give HOST a new host key and restart its
                          sshd; known_hosts keeps the old key
   run        [--name NAME] HOST -- CMD...
-                         run CMD as root inside HOST's namespace
+                         run CMD as root inside HOST's namespace (HOST may
+                         also be the relay's name or gw-SITE, a NAT site's
+                         gateway)
   pids       [--name NAME]        pids of processes in the lab's namespaces
                          other than sshd, one per line
   link       [--name NAME] SITE|A-B [delay MS] [jitter MS] [loss PCT] [rate RATE]
-                         change SITE's link to the core (SITE may be home),
+                         change SITE's link to the core (SITE may be home
+                         or the relay's name),
                          or the path of pair A-B, now, through its
                          wirefilter's management socket; rate 0 is unlimited
 
@@ -71,18 +80,34 @@ options:
                   jitter (ms, normal, default 0), loss (% each way,
                   default 0), rate (each way, like 100mbit; default
                   unlimited). --hosts defaults to the sum of the sites'.
+                  The site's edge: open (default), firewall (nothing
+                  from outside the site opens a connection in; this
+                  machine's SSH is let in), nat=cone or nat=symmetric
+                  (the hosts in 198.19.K.0/24 behind a gateway that
+                  masquerades them to its one address, keeping their
+                  ports or not; this machine reaches them for SSH)
   --home ...        this machine's link to the core (default delay=0);
                   SSH from here crosses it and the host's site link
   --pair A-B,...    a path of its own between host sites A and B, in place
                   of their two links to the core: one wirefilter with the
                   pair's delay, jitter, loss and rate each way (so its
                   round trip is 2 x delay); at most 9 pairs
+  --relay NAME[,limited][,delay=MS,...]
+                  a public relay: an otela node at 198.18.K.254, outside
+                  every site (with sites: behind a link of its own, the
+                  keys of --site), started as the lab user; up prints its
+                  multiaddr (for bench --bootstrap), down stops it by
+                  PID. limited: libp2p's default relay limits (128 KiB
+                  and 2 min per circuit; the stand-in node only)
+  --relay-otela PATH  the relay's otela binary (default: the stand-in,
+                  tests/otela-node/bin/otela)
   -h, --help      show this help
 
 Connect with OpenSSH:  ssh -F DIR/ssh_config.openssh h1
 Use with netprof:      netprof check --config DIR/machines.json
 Sites:  $PROG up --site a=2,delay=5 --site b=2,delay=15,rate=100mbit --home delay=10
 One slow pair:  ... --site c=2,delay=5 --pair a-c,delay=40,rate=10mbit
+Obstacles:  ... --site a=2,firewall --site b=2,nat=symmetric --relay relay
 EOF
 }
 
@@ -126,7 +151,14 @@ take_lock() {
 bridge_of() { echo "npbr-$NAME"; }
 netns_of() { echo "np-$NAME-$1"; }
 veth_of() { echo "np-$NAME-${1#h}"; }
-addr_of() { echo "$PREFIX.$SUBNET.$(( ${1#h} + 1 ))"; }
+# A host's address; a NAT site's host has a private one.
+addr_of() {
+	if host_natted "$1"; then
+		echo "$PRIVATE.$SUBNET.$(( ${1#h} + 1 ))"
+	else
+		echo "$PREFIX.$SUBNET.$(( ${1#h} + 1 ))"
+	fi
+}
 hostdir_of() { echo "$DIR/hosts/$1"; }
 mac_of() { printf '02:6e:70:%02x:%02x:%02x\n' "$SUBNET" $(( ${1#h} >> 8 )) $(( ${1#h} & 255 )); }
 
@@ -161,7 +193,10 @@ registry_load() {
 	SITE_SPECS=${LAB_SITE_SPECS:-}
 	HOME_SPEC=${LAB_HOME_SPEC:-}
 	PAIR_SPECS=${LAB_PAIR_SPECS:-}
+	RELAY_SPEC=${LAB_RELAY_SPEC:-}
+	RELAY_OTELA=${LAB_RELAY_OTELA:-}
 	parse_sites
+	parse_relay
 }
 
 require_lab() {
@@ -219,7 +254,9 @@ host_net_up() {
 	local h=$1 ns veth br
 	ns=$(netns_of "$h")
 	veth=$(veth_of "$h")
-	if wan_on; then br=$(site_bridge_of "${SITE_OF[${h#h}]}"); else br=$(bridge_of); fi
+	if host_natted "$h"; then br=$(inner_bridge_of "${SITE_OF[${h#h}]}")
+	elif wan_on; then br=$(site_bridge_of "${SITE_OF[${h#h}]}")
+	else br=$(bridge_of); fi
 	[ -e "/run/netns/$ns" ] || ip netns add "$ns"
 	if ! ip -n "$ns" link show eth0 >/dev/null 2>&1 ||
 	    ! ip link show "$veth" >/dev/null 2>&1; then
@@ -241,6 +278,11 @@ host_net_up() {
 	ip -n "$ns" link set lo up
 	ip -n "$ns" addr replace "$(addr_of "$h")/24" dev eth0
 	ip -n "$ns" link set eth0 up
+	# Behind a NAT the lab's subnet is reached through the gateway (no
+	# default route: nothing beyond the lab is reachable from any host).
+	if host_natted "$h"; then
+		ip -n "$ns" route replace "$PREFIX.$SUBNET.0/24" via "$PRIVATE.$SUBNET.1" dev eth0
+	fi
 }
 
 # Every host knows every other host's MAC (permanent neighbour entries).
@@ -249,16 +291,34 @@ host_net_up() {
 # ports, overflow its queues and whole pairs lose every packet (most of
 # them at N = 64), which a switch's hardware never does. With the MACs
 # known there is no ARP at all.
+# A NAT site's hosts know each other and their gateway's inner side; the
+# others every host outside the NAT sites, the gateways' outer sides and
+# the relay.
 hosts_neigh() {
-	local h o
+	local h o i
 	for h in $(host_list); do
 		{
-		for o in $(host_list); do
-			[ "$o" = "$h" ] && continue
-			echo "neigh replace $(addr_of "$o") lladdr $(mac_of "$o") dev eth0 nud permanent"
-		done
-		# Home's tap: no ARP across the emulated WAN either.
-		wan_on && echo "neigh replace $PREFIX.$SUBNET.1 lladdr $(site_tap_mac 0) dev eth0 nud permanent"
+		if host_natted "$h"; then
+			for o in $(host_list); do
+				[ "$o" = "$h" ] && continue
+				[ "${SITE_OF[${o#h}]}" = "${SITE_OF[${h#h}]}" ] &&
+				    echo "neigh replace $(addr_of "$o") lladdr $(mac_of "$o") dev eth0 nud permanent"
+			done
+			echo "neigh replace $PRIVATE.$SUBNET.1 lladdr $(gw_mac "${SITE_OF[${h#h}]}" in) dev eth0 nud permanent"
+		else
+			for o in $(host_list); do
+				[ "$o" = "$h" ] && continue
+				host_natted "$o" ||
+				    echo "neigh replace $(addr_of "$o") lladdr $(mac_of "$o") dev eth0 nud permanent"
+			done
+			for (( i = 1; i < ${#SITES[@]}; i++ )); do
+				site_nat "$i" &&
+				    echo "neigh replace $(gw_addr_of "$i") lladdr $(gw_mac "$i" out) dev eth0 nud permanent"
+			done
+			relay_on && echo "neigh replace $(relay_addr) lladdr $(relay_mac) dev eth0 nud permanent"
+			# Home's tap: no ARP across the emulated WAN either.
+			wan_on && echo "neigh replace $PREFIX.$SUBNET.1 lladdr $(site_tap_mac 0) dev eth0 nud permanent"
+		fi
 		true
 		} | ip -n "$(netns_of "$h")" -batch -
 	done
@@ -330,8 +390,8 @@ rate_text() {
 }
 
 # Parse "delay=MS,jitter=MS,loss=PCT,rate=RATE" ($2) for site $1 into
-# SITE_LINK[$1] (or, with $4 = pair, for pair $1 into PAIR_LINK[$1]). $3
-# names the option for errors.
+# SITE_LINK[$1] (or, with $4 = pair, for pair $1 into PAIR_LINK[$1]; with
+# $4 = relay into RELAY_LINK). $3 names the option for errors.
 parse_link_spec() {
 	local i=$1 spec=$2 opt=$3 kv k v delay=0 jitter=0 loss=0 rate=0
 	local IFS=,
@@ -357,29 +417,42 @@ parse_link_spec() {
 		*) usage_error "$opt: unknown key '$k' (keys: delay, jitter, loss, rate)" ;;
 		esac
 	done
-	if [ "${4:-}" = pair ]; then
-		PAIR_LINK[$i]="$delay $jitter $loss $rate"
-	else
-		SITE_LINK[$i]="$delay $jitter $loss $rate"
-	fi
+	case ${4:-} in
+	pair) PAIR_LINK[$i]="$delay $jitter $loss $rate" ;;
+	relay) RELAY_LINK="$delay $jitter $loss $rate" ;;
+	*) SITE_LINK[$i]="$delay $jitter $loss $rate" ;;
+	esac
 }
 
 # Parse the --site values ($SITE_SPECS, space separated) and --home.
 parse_sites() {
-	local spec name n i=0 first=1 rest
-	SITES=(home) SITE_N=(0) SITE_OF=()
+	local spec name n i=0 first=1 rest kv keys edge
+	SITES=(home) SITE_N=(0) SITE_OF=() SITE_EDGE=(open)
 	parse_link_spec 0 "$HOME_SPEC" --home
 	for spec in $SITE_SPECS; do
 		i=$(( i + 1 ))
 		[[ $spec =~ ^([a-z0-9]{1,8})=([0-9]{1,3})(,(.*))?$ ]] ||
-		    usage_error "--site $spec: expected NAME=N[,delay=MS][,jitter=MS][,loss=PCT][,rate=RATE]"
+		    usage_error "--site $spec: expected NAME=N[,delay=MS][,jitter=MS][,loss=PCT][,rate=RATE][,firewall|nat=cone|nat=symmetric]"
 		name=${BASH_REMATCH[1]} n=$(( 10#${BASH_REMATCH[2]} )) rest=${BASH_REMATCH[4]}
 		[ "$name" != home ] || usage_error "--site $spec: 'home' is this machine's site (--home)"
 		case " ${SITES[*]} " in *" $name "*) usage_error "--site $spec: site '$name' given twice" ;; esac
 		(( n >= 1 )) || usage_error "--site $spec: a site has at least 1 host"
 		(( i <= 99 )) || usage_error "--site: at most 99 sites"
 		SITES[$i]=$name SITE_N[$i]=$n
-		parse_link_spec "$i" "$rest" "--site $spec"
+		# the edge's words out of the link's keys
+		keys='' edge=open
+		local parts=()
+		IFS=, read -ra parts <<<"$rest"
+		for kv in "${parts[@]}"; do
+			case $kv in
+			open|firewall) edge=$kv ;;
+			nat=cone|nat=symmetric) edge=${kv#nat=} ;;
+			nat|nat=*) usage_error "--site $spec: $kv: nat=cone or nat=symmetric" ;;
+			*) keys="$keys${keys:+,}$kv" ;;
+			esac
+		done
+		SITE_EDGE[$i]=$edge
+		parse_link_spec "$i" "$keys" "--site $spec"
 		first=0
 	done
 	local h=0 s k
@@ -412,6 +485,11 @@ parse_pairs() {
 		ib=$(site_index "$b") ||
 		    usage_error "--pair $spec: no site '$b' (sites: ${SITES[*]:1})"
 		[ "$ia" != "$ib" ] || usage_error "--pair $spec: a pair joins two different sites"
+		for q in "$ia" "$ib"; do
+			if site_nat "$q"; then
+				usage_error "--pair $spec: site ${SITES[$q]} is behind a NAT: its traffic leaves through its gateway, which a pair's path would bypass"
+			fi
+		done
 		(( ia < ib )) || { q=$ia; ia=$ib; ib=$q; }
 		for (( q = 1; q < p; q++ )); do
 			[ "${PAIR_A[$q]}:${PAIR_B[$q]}" != "$ia:$ib" ] ||
@@ -517,11 +595,23 @@ queue_bytes() {
 # (a number given) and qP for pair P (given as qP).
 wf_key() { case $1 in q*) echo "$1" ;; *) echo "s$1" ;; esac; }
 
-# What wirefilter $1 joins, for messages: "site NAME" or "pair A-B".
+# What wirefilter $1 joins, for messages: "site NAME", "pair A-B" or
+# "relay NAME".
 wf_label() {
 	case $1 in
 	q*) echo "pair ${SITES[${PAIR_A[${1#q}]}]}-${SITES[${PAIR_B[${1#q}]}]}" ;;
+	r) echo "relay $RELAY_NAME" ;;
 	*) echo "site ${SITES[$1]}" ;;
+	esac
+}
+
+# The link values ("delay jitter loss rate") of wirefilter $1: a site's
+# index, qP for pair P, r for the relay.
+link_of() {
+	case $1 in
+	q*) echo "${PAIR_LINK[${1#q}]}" ;;
+	r) echo "$RELAY_LINK" ;;
+	*) echo "${SITE_LINK[$1]}" ;;
 	esac
 }
 
@@ -540,11 +630,11 @@ wf_show() {
 	unixcmd -f /etc/vde2/vdecmd -s "$(wan_dir)/$(wf_key "$1").mgmt" showinfo 2>/dev/null | tr -d '\0' || true
 }
 
-# Apply SITE_LINK[$1] (or PAIR_LINK[P] for $1 = qP) through the management
+# Apply SITE_LINK[$1] (PAIR_LINK[P] for $1 = qP, RELAY_LINK for r) through the management
 # socket and check it took.
 wf_apply() {
 	local i=$1 link delay jitter loss rate info want
-	case $i in q*) link=${PAIR_LINK[${i#q}]} ;; *) link=${SITE_LINK[$i]} ;; esac
+	link=$(link_of "$i")
 	read -r delay jitter loss rate <<<"$link"
 	wf_cmd "$i" delay "$(wf_delay "$delay" "$jitter")"
 	wf_cmd "$i" loss "$loss"
@@ -561,7 +651,8 @@ wf_apply() {
 }
 
 # Create or repair site $1: its switch with its tap, its bridge (host
-# sites) or home's address, its wirefilter to the core.
+# sites, and the relay's uplink, r) or home's address, its wirefilter to
+# the core.
 site_up() {
 	local i=$1 w sw wf tap br restart=0 delay jitter loss rate
 	w=$(wan_dir)
@@ -576,12 +667,12 @@ site_up() {
 		ip link del "$tap" 2>/dev/null || true
 		wan_prio vde_switch --sock "$w/s$i.ctl" --tap "$tap" --numports 4 9<&- \
 		    --daemon --pidfile "$w/sw$i.pid" </dev/null >/dev/null 2>&1 ||
-		    die "site ${SITES[$i]}: vde_switch did not start"
+		    die "$(wf_label "$i"): vde_switch did not start"
 		wait_path "$w/s$i.ctl/ctl" && wait_link "$tap" ||
-		    die "site ${SITES[$i]}: vde_switch made no socket or tap $tap"
+		    die "$(wf_label "$i"): vde_switch made no socket or tap $tap"
 		# A fixed MAC keeps the hosts' neighbour entries for home right
 		# when a site is made again.
-		ip link set "$tap" address "$(site_tap_mac "$i")"
+		[ "$i" = r ] || ip link set "$tap" address "$(site_tap_mac "$i")"
 	fi
 	echo 1 >"/proc/sys/net/ipv6/conf/$tap/disable_ipv6" 2>/dev/null || true
 	if [ "$i" = 0 ]; then
@@ -597,14 +688,14 @@ site_up() {
 	fi
 	ip link set "$tap" up
 	if [ $restart = 1 ]; then
-		read -r delay jitter loss rate <<<"${SITE_LINK[$i]}"
+		read -r delay jitter loss rate <<<"$(link_of "$i")"
 		wan_prio wirefilter --vde-plug "$w/s$i.ctl:$w/core.ctl" --mgmt "$w/s$i.mgmt" \
 		    --delay "$(wf_delay "$delay" "$jitter")" --loss "$loss" \
 		    --band "$rate" --daemon --pidfile "$w/wf$i.pid" 9<&- \
 		    </dev/null >/dev/null 2>&1 ||
-		    die "site ${SITES[$i]}: wirefilter did not start"
+		    die "$(wf_label "$i"): wirefilter did not start"
 		wait_path "$w/s$i.mgmt" ||
-		    die "site ${SITES[$i]}: wirefilter made no management socket"
+		    die "$(wf_label "$i"): wirefilter made no management socket"
 	fi
 	wf_apply "$i"
 }
@@ -620,8 +711,9 @@ wan_up() {
 		for (( i = 0; i < ${#SITES[@]}; i++ )); do
 			wan_stop "$w/wf$i.pid" wirefilter
 		done
+		wan_stop "$w/wfr.pid" wirefilter
 		rm -rf "$w/core.ctl"
-		wan_prio vde_switch --sock "$w/core.ctl" --numports $(( ${#SITES[@]} + 4 )) 9<&- \
+		wan_prio vde_switch --sock "$w/core.ctl" --numports $(( ${#SITES[@]} + 5 )) 9<&- \
 		    --daemon --pidfile "$w/core.pid" </dev/null >/dev/null 2>&1 ||
 		    die "the core vde_switch did not start"
 		wait_path "$w/core.ctl/ctl" || die "the core vde_switch made no socket"
@@ -633,6 +725,15 @@ wan_up() {
 		pair_up "$i"
 	done
 	pairs_stale
+	if relay_on; then
+		site_up r
+	else
+		wan_stop "$w/wfr.pid" wirefilter
+		wan_stop "$w/swr.pid" vde_switch
+		rm -rf "$w/sr.ctl" "$w/sr.mgmt" "$w/sr.link"
+		ip link del "$(site_tap_of r)" 2>/dev/null || true
+		ip link del "$(site_bridge_of r)" 2>/dev/null || true
+	fi
 }
 
 # Pair P's names: a switch per side (DIR/wan/qPa.ctl, qPb.ctl) with its tap
@@ -756,6 +857,338 @@ host_pairs_up() {
 	done
 }
 
+# --- obstacles: a site's edge ------------------------------------------
+#
+# What stands between a site's hosts and everyone else (SITE_EDGE):
+# - open: nothing;
+# - firewall: a stateful filter (nftables) in each host's namespace:
+#   nothing from outside the site opens a connection in, what the site
+#   opens gets its answers; this machine's SSH (198.18.K.1 to port 22) is
+#   let in, so netprof reaches every host;
+# - cone, symmetric (nat=...): the hosts have private addresses,
+#   198.19.K.(I+1) on a bridge of the site's own (npi-NAME-S), behind a
+#   gateway namespace (np-NAME-gS) whose one address in the lab's subnet,
+#   198.18.K.(254-S), is all the rest of the lab sees of them: it
+#   masquerades what they open, keeping their ports where it can (cone) or
+#   with a random port per connection (symmetric, `random,fully-random`,
+#   which defeats hole punching), and forwards nothing in but answers and
+#   this machine's SSH. This machine reaches the hosts on a management
+#   route (a /32 per host through the gateway), so an inventory's
+#   `address`, the private one, is also its `ssh_host`; peers outside the
+#   site cannot dial it (they have no route to it).
+
+SITE_EDGE=()		# per site: open, firewall, cone or symmetric
+
+site_nat() { [ "${SITE_EDGE[$1]:-open}" = cone ] || [ "${SITE_EDGE[$1]:-open}" = symmetric ]; }
+host_natted() { wan_on && site_nat "${SITE_OF[${1#h}]}"; }
+host_firewalled() { wan_on && [ "${SITE_EDGE[${SITE_OF[${1#h}]}]}" = firewall ]; }
+# The edge as --site and topology.json write it.
+edge_text() {
+	case ${SITE_EDGE[$1]:-open} in
+	cone|symmetric) echo "nat=${SITE_EDGE[$1]}" ;;
+	*) echo "${SITE_EDGE[$1]:-open}" ;;
+	esac
+}
+
+gw_ns_of() { echo "np-$NAME-g$1"; }
+gw_addr_of() { echo "$PREFIX.$SUBNET.$(( 254 - $1 ))"; }
+inner_bridge_of() { echo "npi-$NAME-$1"; }
+gw_veth_of() { if [ "$2" = out ]; then echo "ng-$NAME-$1"; else echo "ni-$NAME-$1"; fi; }
+gw_mac() {
+	if [ "$2" = out ]; then printf '02:6e:73:%02x:00:%02x\n' "$SUBNET" "$1"
+	else printf '02:6e:74:%02x:00:%02x\n' "$SUBNET" "$1"; fi
+}
+
+# The gateway of NAT site $1: its namespace, the outer side in the site's
+# bridge, the inner side in the hosts' bridge, forwarding, the filter and
+# the masquerade.
+gw_up() {
+	local i=$1 ns br side veth dev random=''
+	ns=$(gw_ns_of "$i")
+	[ -e "/run/netns/$ns" ] || ip netns add "$ns"
+	br=$(inner_bridge_of "$i")
+	ip link show "$br" >/dev/null 2>&1 ||
+	    ip link add "$br" type bridge stp_state 0 forward_delay 0
+	echo 1 >"/proc/sys/net/ipv6/conf/$br/disable_ipv6" 2>/dev/null || true
+	ip link set "$br" up
+	for side in out in; do
+		veth=$(gw_veth_of "$i" "$side")
+		if [ "$side" = out ]; then dev=eth0; else dev=eth1; fi
+		if ! ip -n "$ns" link show "$dev" >/dev/null 2>&1 ||
+		    ! ip link show "$veth" >/dev/null 2>&1; then
+			ip -n "$ns" link del "$dev" 2>/dev/null || true
+			ip link del "$veth" 2>/dev/null || true
+			ip link add "$veth" type veth peer name "$dev" netns "$ns" \
+			    address "$(gw_mac "$i" "$side")"
+		fi
+		if [ "$side" = out ]; then
+			ip link set "$veth" master "$(site_bridge_of "$i")" up
+		else
+			ip link set "$veth" master "$br" up
+		fi
+		echo 1 >"/proc/sys/net/ipv6/conf/$veth/disable_ipv6" 2>/dev/null || true
+	done
+	ip netns exec "$ns" sh -c '
+		echo 1 >/proc/sys/net/ipv4/ip_forward
+		echo 1 >/proc/sys/net/ipv6/conf/all/disable_ipv6
+		echo 1 >/proc/sys/net/ipv6/conf/default/disable_ipv6'
+	ip -n "$ns" link set lo up
+	ip -n "$ns" addr replace "$(gw_addr_of "$i")/24" dev eth0
+	ip -n "$ns" addr replace "$PRIVATE.$SUBNET.1/24" dev eth1
+	ip -n "$ns" link set eth0 up
+	ip -n "$ns" link set eth1 up
+	[ "${SITE_EDGE[$i]}" = symmetric ] && random=' random,fully-random'
+	ip netns exec "$ns" nft -f - <<EOF ||
+flush ruleset
+table inet lab {
+	chain forward {
+		type filter hook forward priority 0; policy drop;
+		ct state established,related accept
+		iifname "eth1" oifname "eth0" accept
+		iifname "eth0" oifname "eth1" ip saddr $PREFIX.$SUBNET.1 tcp dport 22 accept
+	}
+}
+table ip nat {
+	chain postrouting {
+		type nat hook postrouting priority srcnat; policy accept;
+		oifname "eth0" ip saddr $PRIVATE.$SUBNET.0/24 masquerade$random
+	}
+}
+EOF
+	    die "site ${SITES[$i]}: nftables refused the gateway's rules (nft installed? tests/install-deps.sh lab)"
+}
+
+# Host $1's filter: a firewall site's stateful input filter; none else.
+host_edge() {
+	local h=$1 ns o set=''
+	ns=$(netns_of "$h")
+	if ! host_firewalled "$h"; then
+		if command -v nft >/dev/null; then
+			ip netns exec "$ns" nft flush ruleset 2>/dev/null || true
+		fi
+		return 0
+	fi
+	for o in $(host_list); do
+		[ "${SITE_OF[${o#h}]}" = "${SITE_OF[${h#h}]}" ] && set="$set${set:+, }$(addr_of "$o")"
+	done
+	ip netns exec "$ns" nft -f - <<EOF ||
+flush ruleset
+table inet lab {
+	chain input {
+		type filter hook input priority 0; policy drop;
+		iif "lo" accept
+		ct state established,related accept
+		ip saddr { $set } accept
+		ip saddr $PREFIX.$SUBNET.1 tcp dport 22 accept
+	}
+}
+EOF
+	    die "$h: nftables refused the firewall's rules (nft installed? tests/install-deps.sh lab)"
+}
+
+# Every NAT site's gateway, and this machine's management route to each
+# of their hosts.
+edges_up() {
+	local i h
+	wan_on || return 0
+	for (( i = 1; i < ${#SITES[@]}; i++ )); do
+		site_nat "$i" && gw_up "$i"
+	done
+	for h in $(host_list); do
+		host_natted "$h" || continue
+		ip route replace "$(addr_of "$h")/32" via "$(gw_addr_of "${SITE_OF[${h#h}]}")" \
+		    dev "$(site_tap_of 0)"
+	done
+	return 0
+}
+
+# --- the public relay ----------------------------------------------------
+#
+# --relay NAME: an otela node outside every site, at 198.18.K.254 in a
+# namespace of its own (np-NAME-relay; with sites, behind a link of its own
+# to the core, key r: DIR/wan/sr.mgmt ...), run as the lab user with its
+# home in DIR/relay, `public-addr` set (so it is public and reserves no
+# slot anywhere) and no bootstrap peer. Its multiaddr goes to
+# DIR/relay/multiaddr, lab.env (LAB_RELAY_ADDR) and topology.json; down
+# stops it by its PID (DIR/relay/pid). limited: the stand-in's relay with
+# libp2p's default limits (OTELA_FAKE_RELAY_LIMITED; the real node's relay
+# is always unlimited, so up then fails).
+
+RELAY_SPEC=''		# --relay as given
+RELAY_OTELA=''		# --relay-otela as given
+RELAY_NAME=''
+RELAY_LIMITED=0
+RELAY_LINK='0 0 0 0'
+
+relay_on() { [ -n "$RELAY_NAME" ]; }
+relay_ns() { echo "np-$NAME-relay"; }
+relay_addr() { echo "$PREFIX.$SUBNET.254"; }
+relay_mac() { printf '02:6e:75:%02x:00:01\n' "$SUBNET"; }
+relay_veth() { echo "nr-$NAME"; }
+relay_dir() { echo "$DIR/relay"; }
+relay_otela() { echo "${RELAY_OTELA:-$(cd "$(dirname "$0")" && pwd)/../otela-node/bin/otela}"; }
+
+# Parse $RELAY_SPEC: NAME[,limited][,delay=MS,...].
+parse_relay() {
+	local parts=() kv keys=''
+	RELAY_NAME='' RELAY_LIMITED=0 RELAY_LINK='0 0 0 0'
+	[ -n "$RELAY_SPEC" ] || return 0
+	IFS=, read -ra parts <<<"$RELAY_SPEC"
+	RELAY_NAME=${parts[0]:-}
+	if ! [[ $RELAY_NAME =~ ^[a-z][a-z0-9]{0,7}$ ]] || [[ $RELAY_NAME =~ ^h[0-9]+$ ]] ||
+	    [ "$RELAY_NAME" = home ]; then
+		usage_error "--relay $RELAY_SPEC: NAME is 1-8 lower-case letters or digits, a letter first, not hN or home"
+	fi
+	if site_index "$RELAY_NAME" >/dev/null; then
+		usage_error "--relay $RELAY_SPEC: '$RELAY_NAME' is a site's name"
+	fi
+	for kv in "${parts[@]:1}"; do
+		case $kv in
+		limited) RELAY_LIMITED=1 ;;
+		*) keys="$keys${keys:+,}$kv" ;;
+		esac
+	done
+	if [ -n "$keys" ]; then
+		wan_on || usage_error "--relay $RELAY_SPEC: a link (delay=...) needs sites (--site NAME=N,...)"
+		parse_link_spec r "$keys" "--relay $RELAY_SPEC" relay
+	fi
+	return 0
+}
+
+# Pid of the running relay, or nothing.
+relay_pid() {
+	local pf pid
+	pf=$(relay_dir)/pid
+	[ -f "$pf" ] || return 0
+	pid=$(cat "$pf" 2>/dev/null) || return 0
+	[[ $pid =~ ^[0-9]+$ ]] || return 0
+	running "$pid" || return 0
+	# read whole, then matched (see wan_down)
+	grep -qF "$(relay_dir)/node/cfg.yaml" <<<"$(tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null)" ||
+	    return 0
+	echo "$pid"
+}
+
+# Stop the relay by its PID: TERM, then KILL after 3 s (its files go with
+# DIR, so its cleanup does not matter).
+relay_stop() {
+	local pid i
+	pid=$(relay_pid)
+	if [ -n "$pid" ]; then
+		kill "$pid" 2>/dev/null || true
+		for (( i = 0; i < 300; i++ )); do
+			running "$pid" || break
+			sleep 0.01
+		done
+		running "$pid" && kill -9 "$pid" 2>/dev/null
+	fi
+	rm -f "$(relay_dir)/pid"
+}
+
+# The relay's namespace and link: a veth into the flat bridge, or into the
+# bridge of its own uplink to the core.
+relay_net_up() {
+	local ns veth br
+	ns=$(relay_ns)
+	veth=$(relay_veth)
+	if wan_on; then br=$(site_bridge_of r); else br=$(bridge_of); fi
+	[ -e "/run/netns/$ns" ] || ip netns add "$ns"
+	if ! ip -n "$ns" link show eth0 >/dev/null 2>&1 ||
+	    ! ip link show "$veth" >/dev/null 2>&1; then
+		ip -n "$ns" link del eth0 2>/dev/null || true
+		ip link del "$veth" 2>/dev/null || true
+		ip link add "$veth" type veth peer name eth0 netns "$ns" address "$(relay_mac)"
+	fi
+	ip link set "$veth" master "$br" up
+	echo 1 >"/proc/sys/net/ipv6/conf/$veth/disable_ipv6" 2>/dev/null || true
+	ip netns exec "$ns" sh -c '
+		echo 1 >/proc/sys/net/ipv6/conf/all/disable_ipv6
+		echo 1 >/proc/sys/net/ipv6/conf/default/disable_ipv6'
+	ip -n "$ns" link set lo up
+	ip -n "$ns" addr replace "$(relay_addr)/24" dev eth0
+	ip -n "$ns" link set eth0 up
+}
+
+# Run $@ as the lab user in the relay's namespace, with the relay's home
+# and nothing of this environment but PATH (an OF_* variable would change
+# the node's configuration).
+relay_run() {
+	ip netns exec "$(relay_ns)" setpriv --reuid "$LAB_USER" --regid "$LAB_USER" \
+	    --init-groups env -i PATH="$PATH" HOME="$(relay_dir)/home" "$@"
+}
+
+# Does the relay answer GET /v1/health with 200?
+relay_healthy() {
+	local head
+	head=$(ip netns exec "$(relay_ns)" bash -c 'exec 3<>/dev/tcp/127.0.0.1/19090 &&
+	    printf "GET /v1/health HTTP/1.0\r\nHost: relay\r\n\r\n" >&3 && head -c 12 <&3' \
+	    2>/dev/null) || return 1
+	[[ $head == *" 200"* ]]
+}
+
+# Start the relay, or keep it when it runs with this configuration.
+relay_up() {
+	local d otela peer want pid i env
+	d=$(relay_dir)
+	otela=$(relay_otela)
+	[ -x "$otela" ] || die "--relay: no otela at $otela (give one with --relay-otela PATH; the stand-in needs tests/otela-node/install.sh)"
+	relay_net_up
+	want="$otela limited=$RELAY_LIMITED"
+	if [ -n "$(relay_pid)" ] && [ "$(cat "$d/spec" 2>/dev/null)" = "$want" ]; then
+		return 0
+	fi
+	relay_stop
+	# whatever else runs there (a relay whose pid file was lost)
+	host_kill_all "$(relay_ns)"
+	rm -rf "$d"
+	mkdir -p "$d/home" "$d/node"
+	chown -R "$LAB_USER:" "$d"
+	relay_run "$otela" init --config-dir "$d/node" >"$d/init.log" 2>&1 ||
+	    die "--relay: otela init failed: $(tail -n 3 "$d/init.log")"
+	peer=$(relay_run "$otela" peer-id --config-dir "$d/node" 2>>"$d/init.log") && [ -n "$peer" ] ||
+	    die "--relay: otela peer-id failed: $(tail -n 3 "$d/init.log")"
+	cat >"$d/node/cfg.yaml" <<EOF
+# the lab's public relay (written by lab.sh up)
+port: "19090"
+tcpport: "$RELAY_PORT"
+udpport: "$(( RELAY_PORT + 1 ))"
+public-addr: "$(relay_addr)"
+reachability: public
+role: relay
+cleanslate: true
+bootstrap:
+  static: []
+security: { require_signed_binary: false }
+scalability: { swim_enabled: false, crdt_tuned: false, weighted_routing: false }
+billing: { enabled: false }
+EOF
+	chown "$LAB_USER:" "$d/node/cfg.yaml"
+	# the stand-in's short waits (the real node ignores them)
+	env=(OTELA_FAKE_API_DELAY_MS=100 OTELA_FAKE_STOP_MS=300)
+	[ "$RELAY_LIMITED" = 1 ] && env+=(OTELA_FAKE_RELAY_LIMITED=1)
+	# A simple command, not relay_run: $! is then the node itself (each
+	# of ip, setpriv and env execs the next). fd 9 holds the machine-wide
+	# lock: the node must not keep it.
+	ip netns exec "$(relay_ns)" setpriv --reuid "$LAB_USER" --regid "$LAB_USER" \
+	    --init-groups env -i PATH="$PATH" HOME="$d/home" "${env[@]}" "$otela" start \
+	    --config "$d/node/cfg.yaml" --config-dir "$d/node" >>"$d/log" 2>&1 </dev/null 9<&- &
+	pid=$!
+	echo "$pid" >"$d/pid"
+	for (( i = 0; i < 300; i++ )); do
+		relay_healthy && break
+		running "$pid" || die "--relay: the relay exited: $(tail -n 5 "$d/log")"
+		sleep 0.2
+	done
+	relay_healthy && running "$pid" || die "--relay: its API did not come up in 60 s (log: $d/log)"
+	if [ "$RELAY_LIMITED" = 1 ] && ! grep -q 'relay service: limited' "$d/log"; then
+		relay_stop
+		die "--relay $RELAY_SPEC: $otela does not limit its relay (OTELA_FAKE_RELAY_LIMITED is the stand-in's; the real node's relay is always unlimited)"
+	fi
+	echo "$want" >"$d/spec"
+	echo "$peer" >"$d/peer"
+	echo "/ip4/$(relay_addr)/tcp/$RELAY_PORT/p2p/$peer" >"$d/multiaddr"
+}
+
 # Stop every WAN process of the lab in DIR: by their pid files, then any
 # wirefilter or vde_switch whose command line names DIR/wan (a pid file
 # lost with a crash).
@@ -809,8 +1242,9 @@ write_topology() {
 			for h in $(host_list); do
 				[ "${SITE_OF[${h#h}]}" = "$i" ] && hs="$hs${hs:+, }\"$h\""
 			done
-			printf '    {"name": "%s", "delay_ms": %s, "jitter_ms": %s, "loss_pct": %s, "rate_bytes_per_s": %s, "hosts": [%s]}%s\n' \
-			    "${SITES[$i]}" "$delay" "$jitter" "$loss" "$rate" "$hs" \
+			printf '    {"name": "%s", "delay_ms": %s, "jitter_ms": %s, "loss_pct": %s, "rate_bytes_per_s": %s, "hosts": [%s], "edge": "%s"%s}%s\n' \
+			    "${SITES[$i]}" "$delay" "$jitter" "$loss" "$rate" "$hs" "$(edge_text "$i")" \
+			    "$(site_nat "$i" && printf ', "gateway": "%s"' "$(gw_addr_of "$i")")" \
 			    "$( (( i + 1 < ${#SITES[@]} )) && echo ,)"
 		done
 		printf '  ],\n  "pairs": ['
@@ -821,7 +1255,14 @@ write_topology() {
 			    "$delay" "$jitter" "$loss" "$rate"
 		done
 		(( ${#PAIR_A[@]} > 0 )) && printf '\n  '
-		printf '],\n  "rtt_ms": {\n'
+		printf '],\n'
+		if relay_on; then
+			read -r delay jitter loss rate <<<"$RELAY_LINK"
+			printf '  "relay": {"name": "%s", "address": "%s", "peer_id": "%s", "multiaddr": "%s", "limited": %s, "delay_ms": %s, "jitter_ms": %s, "loss_pct": %s, "rate_bytes_per_s": %s},\n' \
+			    "$RELAY_NAME" "$(relay_addr)" "$(cat "$(relay_dir)/peer")" "$(cat "$(relay_dir)/multiaddr")" \
+			    "$( [ "$RELAY_LIMITED" = 1 ] && echo true || echo false)" "$delay" "$jitter" "$loss" "$rate"
+		fi
+		printf '  "rtt_ms": {\n'
 		first=1
 		for h in home $(host_list); do
 			[ $first = 1 ] || printf ',\n'
@@ -858,9 +1299,19 @@ print_topology() {
 				[ "${SITE_OF[${h#h}]}" = "$i" ] && hs="$hs${hs:+ }$h"
 			done
 		fi
+		if site_nat "$i"; then
+			hs="$hs; behind nat=${SITE_EDGE[$i]} at $(gw_addr_of "$i")"
+		elif [ "$i" != 0 ] && [ "${SITE_EDGE[$i]}" = firewall ]; then
+			hs="$hs; firewalled"
+		fi
 		printf '  %-8s delay %s ms  jitter %s ms  loss %s%%  rate %s: %s\n' \
 		    "${SITES[$i]}" "$delay" "$jitter" "$loss" "$(rate_text "$rate")" "$hs"
 	done
+	if relay_on; then
+		read -r delay jitter loss rate <<<"$RELAY_LINK"
+		printf '  %-8s delay %s ms  jitter %s ms  loss %s%%  rate %s: the public relay (%s)\n' \
+		    "$RELAY_NAME" "$delay" "$jitter" "$loss" "$(rate_text "$rate")" "$(relay_addr)"
+	fi
 	for (( i = 1; i <= ${#PAIR_A[@]}; i++ )); do
 		read -r delay jitter loss rate <<<"${PAIR_LINK[$i]}"
 		(( i == 1 )) && echo "pairs with a path of their own (one wirefilter, in place of both sites' links; values each way):"
@@ -1091,13 +1542,20 @@ write_client_files() {
 		echo "  LogLevel ERROR"
 	} >"$DIR/ssh_config.openssh"
 
-	local names="" addrs="" host_sites="" sites=""
+	local names="" addrs="" host_sites="" sites="" edges="" s relay_addr="" relay_peer=""
 	for h in $(host_list); do
 		names="$names${names:+ }$h"
 		addrs="$addrs${addrs:+ }$(addr_of "$h")"
 		wan_on && host_sites="$host_sites${host_sites:+ }$h=${SITES[${SITE_OF[${h#h}]}]}"
 	done
 	wan_on && sites=${SITES[*]}
+	for (( s = 1; s < ${#SITES[@]}; s++ )); do
+		edges="$edges${edges:+ }${SITES[$s]}=$(edge_text "$s")"
+	done
+	if relay_on; then
+		relay_addr=$(cat "$(relay_dir)/multiaddr")
+		relay_peer=$(cat "$(relay_dir)/peer")
+	fi
 	tmp=$(mktemp "$DIR/.env.XXXXXX")
 	cat >"$tmp" <<EOF
 # lab '$NAME' (written by lab.sh up); source it from a shell
@@ -1117,6 +1575,12 @@ LAB_PAIR_SPECS='$PAIR_SPECS'
 LAB_SITES='$sites'
 LAB_HOST_SITES='$host_sites'
 LAB_TOPOLOGY='$(wan_on && echo "$DIR/topology.json")'
+LAB_SITE_EDGES='$edges'
+LAB_RELAY_SPEC='$RELAY_SPEC'
+LAB_RELAY_OTELA='$RELAY_OTELA'
+LAB_RELAY='$RELAY_NAME'
+LAB_RELAY_ADDR='$relay_addr'
+LAB_RELAY_PEER='$relay_peer'
 EOF
 	chmod 0644 "$tmp"
 	cp "$tmp" "$(registry_of)"
@@ -1128,8 +1592,18 @@ EOF
 # chain, which a DROP policy (Docker sets one) turns into a black hole. Only
 # then is the sysctl turned off; the last `down` restores it.
 check_forwarding() {
-	local from=h1 to=h$HOSTS nf=/proc/sys/net/bridge/bridge-nf-call-iptables
+	local from=h1 to='' h nf=/proc/sys/net/bridge/bridge-nf-call-iptables
 	[ "$HOSTS" -ge 2 ] || return 0
+	# h1 opens to the last host anyone may open a connection to (behind a
+	# firewall or a NAT, one cannot).
+	for (( h = HOSTS; h > 1; h-- )); do
+		host_natted "h$h" || host_firewalled "h$h" || { to=h$h; break; }
+	done
+	if [ -z "$to" ]; then
+		host_ping "$from" "$PREFIX.$SUBNET.1" ||
+		    die "$from cannot ping this machine ($PREFIX.$SUBNET.1); see: ip netns exec $(netns_of "$from") ip addr"
+		return 0
+	fi
 	host_ping "$from" "$(addr_of "$to")" && return 0
 	host_ping "$from" "$PREFIX.$SUBNET.1" && host_ping "$to" "$PREFIX.$SUBNET.1" ||
 	    die "$from or $to cannot ping the bridge $(bridge_of) ($PREFIX.$SUBNET.1);" \
@@ -1160,7 +1634,7 @@ host_ping() {
 cmd_up() {
 	local -A rate=() delay=()
 	local h v arg hosts_given=0 slurm=0 proctrack=linuxproc
-	HOSTS=4 SUBNET=0 DIR= SITE_SPECS= HOME_SPEC= PAIR_SPECS=
+	HOSTS=4 SUBNET=0 DIR= SITE_SPECS= HOME_SPEC= PAIR_SPECS= RELAY_SPEC= RELAY_OTELA=
 	while [ $# -gt 0 ]; do
 		case $1 in
 		--name) NAME=${2:?--name needs a value}; shift 2 ;;
@@ -1176,6 +1650,12 @@ cmd_up() {
 		--pair)
 			[[ ${2:-} =~ ^[^[:space:]]+$ ]] || usage_error "--pair needs A-B[,KEY=VALUE...] (like a-c,delay=40)"
 			PAIR_SPECS="$PAIR_SPECS${PAIR_SPECS:+ }$2"; shift 2 ;;
+		--relay)
+			[[ ${2:-} =~ ^[^[:space:]]+$ ]] || usage_error "--relay needs NAME[,limited][,delay=MS,...] (like relay)"
+			RELAY_SPEC=$2; shift 2 ;;
+		--relay-otela)
+			[ -n "${2:-}" ] || usage_error "--relay-otela needs the path of an otela binary"
+			RELAY_OTELA=$(realpath -m "$2"); shift 2 ;;
 		--slurm) slurm=1; shift ;;
 		--slurm-proctrack)
 			proctrack=${2:-}
@@ -1204,7 +1684,9 @@ cmd_up() {
 	check_name
 	[ -z "$HOME_SPEC" ] || wan_on || usage_error "--home: give the sites too (--site NAME=N,...)"
 	[ -z "$PAIR_SPECS" ] || wan_on || usage_error "--pair: give the sites too (--site NAME=N,...)"
+	[ -z "$RELAY_OTELA" ] || [ -n "$RELAY_SPEC" ] || usage_error "--relay-otela: give --relay NAME too"
 	parse_sites
+	parse_relay
 	if wan_on && [ $hosts_given = 0 ]; then
 		HOSTS=$SITE_HOSTS_TOTAL
 	fi
@@ -1220,11 +1702,23 @@ cmd_up() {
 		(( ${h#h} >= 1 && ${h#h} <= HOSTS )) ||
 		    usage_error "--rate/--delay: no host '$h' (hosts are h1..h$HOSTS)"
 	done
+	# a NAT site's gateway takes 198.18.K.(254-S), the relay .254
+	local s
+	for (( s = 1; s < ${#SITES[@]}; s++ )); do
+		if site_nat "$s" && (( 254 - s <= HOSTS + 1 )); then
+			usage_error "--site ${SITES[$s]}: its gateway's address 198.18.K.$(( 254 - s )) is a host's (h$(( 253 - s ))): give the NAT sites first or use fewer hosts"
+		fi
+	done
 	[ -n "$DIR" ] || DIR=/tmp/netprof-lab-$NAME
 	DIR=$(realpath -m "$DIR")
 	require_root
 	local d
-	for d in ssh-keygen ip tc "$SSHD" $(wan_on && echo vde_switch wirefilter unixcmd); do
+	local edge_tools=''
+	for (( s = 1; s < ${#SITES[@]}; s++ )); do
+		[ "${SITE_EDGE[$s]}" = open ] || edge_tools=nft
+	done
+	for d in ssh-keygen ip tc "$SSHD" $(wan_on && echo vde_switch wirefilter unixcmd) $edge_tools \
+	    $(relay_on && echo setpriv); do
 		command -v "$d" >/dev/null ||
 		    die "$d not found; install the lab's packages: tests/install-deps.sh lab"
 	done
@@ -1234,6 +1728,7 @@ cmd_up() {
 
 	local want_dir=$DIR want_subnet=$SUBNET want_hosts=$HOSTS
 	local want_sites=$SITE_SPECS want_home=$HOME_SPEC want_pairs=$PAIR_SPECS
+	local want_relay=$RELAY_SPEC want_otela=$RELAY_OTELA
 	if registry_load; then
 		[ "$DIR" = "$want_dir" ] && [ "$SUBNET" = "$want_subnet" ] ||
 		    die "lab '$NAME' is already up with --subnet $SUBNET --dir $DIR;" \
@@ -1242,7 +1737,9 @@ cmd_up() {
 		    die "lab '$NAME' is already up with other sites (${SITE_SPECS:-none, a flat bridge});" \
 		    "change a link with: $PROG link --name $NAME SITE ..., or take it down first"
 		HOSTS=$want_hosts HOME_SPEC=$want_home PAIR_SPECS=$want_pairs
+		RELAY_SPEC=$want_relay RELAY_OTELA=$want_otela
 		parse_sites
+		parse_relay
 	fi
 	# Another lab, or anything else, on this subnet?
 	local other
@@ -1280,11 +1777,13 @@ cmd_up() {
 	else
 		bridge_up
 	fi
+	edges_up
 	local restart
 	for h in $(host_list); do
 		host_net_up "$h"
 		wan_on && host_pairs_up "$h"
 		host_qdisc "$h" "${rate[$h]:-}" "${delay[$h]:-}"
+		host_edge "$h"
 		restart=0
 		host_files "$h" && restart=1
 		sshd_in_netns "$h" || restart=1
@@ -1299,6 +1798,13 @@ cmd_up() {
 		host_remove "$ns" "$(veth_of "$h")"
 		rm -rf "$(hostdir_of "$h")"
 	done
+	if relay_on; then
+		relay_up
+	else
+		relay_stop
+		ip netns del "$(relay_ns)" 2>/dev/null || true
+		rm -rf "$(relay_dir)"
+	fi
 	hosts_neigh
 	# shellcheck disable=SC2046
 	sshd_wait $(host_list)
@@ -1306,6 +1812,7 @@ cmd_up() {
 	wan_on && write_topology
 	check_forwarding
 	wan_on && print_topology
+	relay_on && echo "relay $RELAY_NAME ($(relay_addr), pid $(relay_pid)$( [ "$RELAY_LIMITED" = 1 ] && echo ', limited')): $(cat "$(relay_dir)/multiaddr")"
 	[ $slurm = 0 ] || "$(dirname "$0")/slurm.sh" up --name "$NAME" --proctrack "$proctrack"
 	echo "lab '$NAME' is up: $HOSTS hosts in 198.18.$SUBNET.0/24, files in $DIR"
 	echo "  ssh -F $DIR/ssh_config.openssh h1"
@@ -1344,12 +1851,13 @@ cmd_down() {
 		pf=${pf%/sshd.pid}
 		sshd_stop "${pf##*/}"
 	done
-	for ns in $(ip netns list | awk '{print $1}' | grep -E "^np-$NAME-h[0-9]+\$" || true); do
+	relay_stop
+	for ns in $(ip netns list | awk '{print $1}' | grep -E "^np-$NAME-(h[0-9]+|g[0-9]+|relay)\$" || true); do
 		host_remove "$ns" ""
 	done
 	wan_down
 	for link in $(ip -o link show | awk -F': ' '{print $2}' | sed 's/@.*//' |
-	    grep -E "^(np-$NAME-[0-9]+|npbr-$NAME|np[bw]-$NAME-[0-9]+|np[uv]-$NAME-[1-9][ab]|q[1-9]-$NAME-[0-9]+)\$" || true); do
+	    grep -E "^(np-$NAME-[0-9]+|npbr-$NAME|np[bw]-$NAME-([0-9]+|r)|np[uv]-$NAME-[1-9][ab]|q[1-9]-$NAME-[0-9]+|npi-$NAME-[0-9]+|n[gi]-$NAME-[0-9]+|nr-$NAME)\$" || true); do
 		ip link del "$link" 2>/dev/null || true
 	done
 	if [ -f "$DIR/.netprof-lab" ]; then
@@ -1429,7 +1937,16 @@ cmd_status() {
 				continue
 			fi
 			info=$(wf_show "$i" | { grep -aE '^(Loss|Delay|Bandw) ' || true; } | tr -s ' ' | paste -sd';' -)
-			echo "  ${SITES[$i]}:${info}"
+			echo "  ${SITES[$i]}:${info}  edge $(edge_text "$i")"
+		done
+		for (( i = 1; i < ${#SITES[@]}; i++ )); do
+			site_nat "$i" || continue
+			if [ -e "/run/netns/$(gw_ns_of "$i")" ]; then
+				echo "  gw-${SITES[$i]}: gateway $(gw_addr_of "$i"), nat=${SITE_EDGE[$i]}"
+			else
+				echo "  gw-${SITES[$i]}: gateway's namespace $(gw_ns_of "$i") missing"
+				bad=1
+			fi
 		done
 		(( ${#PAIR_A[@]} == 0 )) || echo "pair paths (wirefilter, left = first site):"
 		for (( i = 1; i <= ${#PAIR_A[@]}; i++ )); do
@@ -1441,6 +1958,15 @@ cmd_status() {
 			info=$(wf_show "q$i" | { grep -aE '^(Loss|Delay|Bandw) ' || true; } | tr -s ' ' | paste -sd';' -)
 			echo "  ${SITES[${PAIR_A[$i]}]}-${SITES[${PAIR_B[$i]}]}:${info}"
 		done
+	fi
+	if relay_on; then
+		pid=$(relay_pid)
+		if [ -n "$pid" ]; then
+			echo "relay $RELAY_NAME: running (pid $pid)$( [ "$RELAY_LIMITED" = 1 ] && echo ', limited'): $(cat "$(relay_dir)/multiaddr")"
+		else
+			echo "relay $RELAY_NAME: not running (log: $(relay_dir)/log)"
+			bad=1
+		fi
 	fi
 	return $bad
 }
@@ -1458,16 +1984,15 @@ cmd_link() {
 		a=$(site_index "${BASH_REMATCH[1]}") && b=$(site_index "${BASH_REMATCH[2]}") && p=$(pair_of "$a" "$b") ||
 		    usage_error "link: no pair '$site' in lab '$NAME' (pairs: $(for (( i = 1; i <= ${#PAIR_A[@]}; i++ )); do printf '%s ' "${SITES[${PAIR_A[$i]}]}-${SITES[${PAIR_B[$i]}]}"; done)(give one with up --pair A-B,...))"
 		key=q$p pid=wfq$p
+	elif relay_on && [ "$site" = "$RELAY_NAME" ]; then
+		key=r pid=wfr
 	else
 		i=$(site_index "$site") ||
-		    usage_error "link: no site '$site' in lab '$NAME' (sites: ${SITES[*]})"
+		    usage_error "link: no site '$site' in lab '$NAME' (sites: ${SITES[*]}${RELAY_NAME:+; relay: $RELAY_NAME})"
 		key=$i pid=wf$i
 	fi
 	# The current values: what the last change wrote, else what up set.
-	case $key in
-	q*) read -r delay jitter loss rate <<<"${PAIR_LINK[$p]}" ;;
-	*) read -r delay jitter loss rate <<<"${SITE_LINK[$i]}" ;;
-	esac
+	read -r delay jitter loss rate <<<"$(link_of "$key")"
 	[ -f "$(wan_dir)/$(wf_key "$key").link" ] && read -r delay jitter loss rate <"$(wan_dir)/$(wf_key "$key").link"
 	set -- "${ARGS[@]:1}"
 	[ $# -ge 2 ] || usage_error "link $site: expected KEY VALUE pairs (delay, jitter, loss, rate)"
@@ -1482,6 +2007,7 @@ cmd_link() {
 	local cur="$delay $jitter $loss $rate" new nd nj nl nr
 	case $key in
 	q*) parse_link_spec "$p" "$spec" "link $site" pair; new=${PAIR_LINK[$p]} ;;
+	r) parse_link_spec r "$spec" "link $site" relay; new=$RELAY_LINK ;;
 	*) parse_link_spec "$i" "$spec" "link $site"; new=${SITE_LINK[$i]} ;;
 	esac
 	read -r nd nj nl nr <<<"$new"
@@ -1492,6 +2018,7 @@ cmd_link() {
 	[[ $spec == *rate=* ]] && rate=$nr
 	case $key in
 	q*) PAIR_LINK[$p]="$delay $jitter $loss $rate" ;;
+	r) RELAY_LINK="$delay $jitter $loss $rate" ;;
 	*) SITE_LINK[$i]="$delay $jitter $loss $rate" ;;
 	esac
 	# No machine-wide lock: only this lab's wirefilter is touched, and a
@@ -1530,7 +2057,15 @@ cmd_run() {
 	[ ${#ARGS[@]} -ge 3 ] && [ "${ARGS[1]}" = -- ] ||
 	    usage_error "run: expected HOST -- CMD..."
 	require_lab
-	local h=${ARGS[0]}
+	local h=${ARGS[0]} i
+	if relay_on && [ "$h" = "$RELAY_NAME" ]; then
+		exec ip netns exec "$(relay_ns)" "${ARGS[@]:2}"
+	fi
+	if [[ $h == gw-* ]]; then
+		i=$(site_index "${h#gw-}") && site_nat "$i" ||
+		    usage_error "run: no NAT site '${h#gw-}' in lab '$NAME' (gw-SITE is a NAT site's gateway)"
+		exec ip netns exec "$(gw_ns_of "$i")" "${ARGS[@]:2}"
+	fi
 	check_host "$h"
 	exec ip netns exec "$(netns_of "$h")" "${ARGS[@]:2}"
 }
