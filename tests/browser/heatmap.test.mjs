@@ -4,12 +4,11 @@
 // hover, the matrix renders without JavaScript, and hostile host names stay
 // text. Saves a screenshot into the build tree. Exit 77 = skipped.
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import assert from 'node:assert/strict';
-import { BIN, CHROMIUM, FLAGS, OUT, chromium } from './setup.mjs';
+import { BIN, OUT, launch } from './setup.mjs';
 
 const FIXTURES = path.join(process.env.NETPROF_FIXTURES || '', 'heatmap');
 
@@ -43,15 +42,11 @@ for (const file of [page1, hostile]) {
 }
 
 async function withContext(options, fn) {
-  const profile = mkdtempSync(path.join(tmpdir(), 'netprof-chromium-'));
-  const context = await chromium.launchPersistentContext(profile, {
-    executablePath: CHROMIUM, headless: true, args: FLAGS, ...options,
-  });
+  const chrome = await launch(options);
   try {
-    return await fn(context);
+    return await fn(chrome.context);
   } finally {
-    await context.close();
-    rmSync(profile, { recursive: true, force: true });
+    await chrome.close();
   }
 }
 

@@ -6,12 +6,11 @@
 // are the four sites, and nothing is fetched. The time to the first view
 // is printed, not asserted. Exit 77 = skipped.
 import { spawnSync } from 'node:child_process';
-import { closeSync, mkdtempSync, openSync, rmSync, writeSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { closeSync, openSync, rmSync, writeSync } from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import assert from 'node:assert/strict';
-import { BIN, CHROMIUM, FLAGS, OUT, chromium } from './setup.mjs';
+import { BIN, OUT, launch } from './setup.mjs';
 
 const N = 1000, SITE = 250;
 
@@ -57,10 +56,8 @@ assert.equal(run.status, 0, run.stderr);
 assert.match(run.stderr, /\(1000 hosts, 1 kind, 999000 records, 1002 failed\)/, run.stderr);
 if (!process.env.NETPROF_KEEP) rmSync(input);
 
-const profile = mkdtempSync(path.join(tmpdir(), 'netprof-chromium-'));
-const context = await chromium.launchPersistentContext(profile, {
-  executablePath: CHROMIUM, headless: true, args: FLAGS,
-});
+const chrome = await launch();
+const { context } = chrome;
 const ok = (what) => console.log(`ok: ${what}`);
 try {
   const page = context.pages()[0] || await context.newPage();
@@ -126,6 +123,5 @@ try {
   assert.ok(requests.every((u) => u.startsWith('file:')), 'nothing but the page fetched');
   ok('no console error, no request but the page');
 } finally {
-  await context.close();
-  rmSync(profile, { recursive: true, force: true });
+  await chrome.close();
 }

@@ -7,12 +7,11 @@
 // and no other. Saves screenshots of each view. Exit 77 =
 // skipped.
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import assert from 'node:assert/strict';
-import { BIN, CHROMIUM, FLAGS, OUT, chromium } from './setup.mjs';
+import { BIN, OUT, launch } from './setup.mjs';
 
 const WAN = path.join(process.env.NETPROF_FIXTURES || '', 'wan');
 // What the fixtures model (gen.py).
@@ -107,11 +106,10 @@ function sameSites(rows, named) {
   assert.equal(new Set(seen.values()).size, 3, 'one group per site');
 }
 
-const profile = mkdtempSync(path.join(tmpdir(), 'netprof-chromium-'));
-const context = await chromium.launchPersistentContext(profile, {
-  executablePath: CHROMIUM, headless: true, args: FLAGS,
+const chrome = await launch({
   viewport: { width: 1100, height: 900 },
 });
+const { context } = chrome;
 try {
   const page = context.pages()[0] || await context.newPage();
   const seen = watch(page);
@@ -241,7 +239,6 @@ try {
   assert.ok(seen.requests.every((u) => u.startsWith('file:')), 'nothing but the pages fetched');
   ok('no console error, no request but the pages');
 } finally {
-  await context.close();
-  rmSync(profile, { recursive: true, force: true });
+  await chrome.close();
 }
 console.log(`all ${passed} checks passed`);

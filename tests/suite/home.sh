@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
-# Nothing of otela's in the home of the user who runs the suite: the tests
-# give every otela they start (directly, or through netprof, whose bench
-# gives each otela command its run's directory as HOME) a home of their
-# own. `home.sh before` records what ~/.config/opentela and ~/.ocfcore hold
+# Nothing of otela's or Chromium's in the home of the user who runs the
+# suite: the tests give every otela they start (directly, or through
+# netprof, whose bench gives each otela command its run's directory as
+# HOME) and every Chromium (tests/browser/setup.mjs) a home of their own.
+# `home.sh before` records what ~/.config/opentela and ~/.ocfcore (and
+# Chromium's ~/.config/chromium, ~/.cache/chromium, ~/.cache/dconf, ~/.pki) hold
 # (for $HOME and the user's home in the password database, when they
 # differ) in NETPROF_TEST_TMP; `home.sh after`, once every test has run,
 # fails naming whatever was added or changed there meanwhile (what is gone
@@ -26,7 +28,8 @@ homes() {
 snapshot() {
 	local h d
 	for h in $(homes); do
-		for d in "$h/.config/opentela" "$h/.ocfcore"; do
+		for d in "$h/.config/opentela" "$h/.ocfcore" "$h/.config/chromium" \
+		    "$h/.cache/chromium" "$h/.cache/dconf" "$h/.pki"; do
 			[ -e "$d" ] || continue
 			find "$d" \( -type d -printf '%p d\n' \) -o -printf '%p %y %s %T@\n'
 		done
@@ -50,7 +53,7 @@ after)
 	    sed '/^$/d; s/^/  /') || true
 	[ -z "$gone" ] || echo "gone since the suite began (not counted):"$'\n'"$gone"
 	if [ -n "$written" ]; then
-		echo "FAIL: the suite wrote into the home of the user running it (a test started otela without a HOME of its own):" >&2
+		echo "FAIL: the suite wrote into the home of the user running it (a test started otela or Chromium without a HOME of its own):" >&2
 		echo "$written" >&2
 		exit 1
 	fi
