@@ -423,6 +423,7 @@ call_setup(struct http_call *call, const struct http_request *req)
 	CURL *e = call->easy;
 	char header[256];
 	long timeout_ms = (long)(req->timeout_s * 1000);
+	size_t i;
 
 	call->max_body = req->max_body > 0 && req->max_body < HTTP_MAX_BODY ?
 	    req->max_body : HTTP_MAX_BODY;
@@ -431,8 +432,11 @@ call_setup(struct http_call *call, const struct http_request *req)
 	curl_easy_setopt(e, CURLOPT_NOSIGNAL, 1L);
 	if (log_get_level() >= LOG_TRACE)	/* -vv: libcurl's own story */
 		curl_easy_setopt(e, CURLOPT_VERBOSE, 1L);
-	curl_easy_setopt(e, CURLOPT_PROXY, "");	/* never http_proxy */
-	curl_easy_setopt(e, CURLOPT_PROTOCOLS_STR, "http");
+	if (!req->remote) {
+		curl_easy_setopt(e, CURLOPT_PROXY, "");	/* never http_proxy */
+		curl_easy_setopt(e, CURLOPT_PROTOCOLS_STR, "http");
+	} else
+		curl_easy_setopt(e, CURLOPT_PROTOCOLS_STR, "http,https");
 	curl_easy_setopt(e, CURLOPT_ERRORBUFFER, call->errbuf);
 	curl_easy_setopt(e, CURLOPT_WRITEFUNCTION, call_write_cb);
 	curl_easy_setopt(e, CURLOPT_WRITEDATA, call);
@@ -456,6 +460,10 @@ call_setup(struct http_call *call, const struct http_request *req)
 	if ((call->headers = curl_slist_append(call->headers, "Expect:")) ==
 	    NULL)
 		return NP_ERR_NOMEM;
+	for (i = 0; req->headers != NULL && req->headers[i] != NULL; i++)
+		if ((call->headers = curl_slist_append(call->headers,
+		    req->headers[i])) == NULL)
+			return NP_ERR_NOMEM;
 	curl_easy_setopt(e, CURLOPT_HTTPHEADER, call->headers);
 	if (req->fd >= 0)
 		return call_bridge(call, req->fd);

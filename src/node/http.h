@@ -2,7 +2,10 @@
  * An HTTP/1.1 client on libcurl's multi interface, driven from a libuv loop:
  * many requests at once on one thread, each bounded by a timeout. A request
  * may bring its own connected socket (an SSH tunnel's end): libcurl then
- * speaks HTTP over that descriptor instead of connecting.
+ * speaks HTTP over that descriptor instead of connecting. Its users: the
+ * node API's calls (node_api.c) and the trace exporter's (trace_export.c),
+ * which sends header lines of its own and may reach its collector over
+ * HTTPS or a proxy.
  *
  * Contract, as libuv's: on_done is called exactly once per request, always
  * on a later loop turn than the call that started or cancelled it.
@@ -39,6 +42,12 @@ struct http_request {
 	double timeout_s;	/* > 0: bounds the whole request */
 	size_t max_body;	/* > 0: a longer answer fails (NP_ERR_PROTOCOL);
 				   0: the client's cap, 64 MiB */
+	const char *const *headers; /* more header lines, "Name: value",
+				   NULL-terminated; NULL: none */
+	int remote;		/* 1: a server elsewhere: https too, and the
+				   environment's proxy (https_proxy, no_proxy);
+				   0: plain http, never a proxy (a node's API,
+				   on the loopback of its host) */
 	int fd;			/* >= 0: a connected stream socket to use
 				   instead of connecting (the URL's host and
 				   port then only name the Host header); owned
