@@ -133,6 +133,14 @@ engine_closing(const struct engine *e)
 }
 
 void
+engine_session_step(struct engine *e, const struct machine *m,
+    enum engine_session_step step, int error, const char *text)
+{
+	if (e->opts.on_session != NULL)
+		e->opts.on_session(m, step, error, text, e->opts.session_arg);
+}
+
+void
 engine_handle_opened(struct engine *e)
 {
 	e->handles_open++;

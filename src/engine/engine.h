@@ -61,6 +61,27 @@ struct engine_request {
 	void *arg;
 };
 
+/*
+ * The opening of a host's SSH session, step by step, for an observer
+ * (the run's trace): each step begins when the one before has ended.
+ */
+enum engine_session_step {
+	ENGINE_SESSION_CONNECT = 0,	/* name lookup and TCP connect (or
+					   the ssh config's proxy command) */
+	ENGINE_SESSION_KEX,	/* SSH's banners, key exchange, host key */
+	ENGINE_SESSION_AUTH,	/* user authentication */
+	ENGINE_SESSION_READY,	/* authenticated: the session is up */
+	ENGINE_SESSION_FAILED	/* it did not come up: error and text say why */
+};
+
+/*
+ * Called as each step begins (and at READY or FAILED), at that moment,
+ * from inside the transport: it may only take note (a span), never call
+ * into the engine. error and text are FAILED's (NP_OK and NULL else).
+ */
+typedef void (*engine_session_cb)(const struct machine *m,
+    enum engine_session_step step, int error, const char *text, void *arg);
+
 struct engine_options {
 	int max_channels;	/* per SSH session; 0: default */
 	int accept_new_host_keys; /* like OpenSSH StrictHostKeyChecking
@@ -73,6 +94,8 @@ struct engine_options {
 	const char *max_hosts_why; /* what sets it, for the note shown
 				   when hosts wait ("the open-file limit
 				   (64)"); NULL: "the limit" */
+	engine_session_cb on_session;	/* optional observer */
+	void *session_arg;
 };
 
 /* A new engine on loop for inv's machines (inv must outlive it). */

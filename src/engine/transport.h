@@ -149,6 +149,9 @@ const struct inventory *engine_inventory(const struct engine *e);
 const struct engine_options *engine_options(const struct engine *e);
 int engine_closing(const struct engine *e);
 void engine_handle_opened(struct engine *e);
+/* A session's step, for the observer of engine_options (if any). */
+void engine_session_step(struct engine *e, const struct machine *m,
+    enum engine_session_step step, int error, const char *text);
 void engine_handle_closed(struct engine *e);
 /* Run the pump on the next loop turn (results, transports' pump). */
 void engine_schedule(struct engine *e);

@@ -115,6 +115,8 @@ struct transport_ssh_host {
 	int cap;		/* lower limit after a refusal; 0: none */
 	int reopened;		/* re-opened after a loss, not yet ready */
 	int handshake_started;	/* connecting for real, not waiting */
+	int reported;		/* the session step the observer was last
+				   told of, + 1; 0: none open */
 	enum auth_step auth;
 	ssh_key key;
 	int agent_tried;

@@ -117,6 +117,27 @@ transport_ssh_host_name(const struct transport_ssh_host *h)
 	return h->machine->name;
 }
 
+/* Tell the engine's observer that step begins, once. */
+static void
+report_step(struct transport_ssh_host *h, enum engine_session_step step)
+{
+	if (h->reported > (int)step)
+		return;
+	h->reported = step == ENGINE_SESSION_READY ? 0 : (int)step + 1;
+	engine_session_step(h->engine, h->machine, step, NP_OK, NULL);
+}
+
+/* A session that was coming up will not: the observer is told why. */
+static void
+report_failed(struct transport_ssh_host *h, int error, const char *text)
+{
+	if (h->reported == 0)
+		return;
+	h->reported = 0;
+	engine_session_step(h->engine, h->machine, ENGINE_SESSION_FAILED,
+	    error, text);
+}
+
 /* Fail every queued job with the same reason. */
 void
 transport_ssh_fail_queue(struct transport_ssh_host *h, int error,
@@ -144,6 +165,7 @@ transport_ssh_host_fail(struct transport_ssh_host *h, int error,
 	if (text == NULL)
 		text = strdup(transport_ssh_host_name(h));
 	log_debug(transport_ssh_host_name(h), "session failed: %s", text);
+	report_failed(h, error, text);
 	transport_ssh_tunnels_fail(h, error, "%s", text);
 	transport_ssh_host_teardown(h);
 	transport_ssh_fail_queue(h, error, text);
@@ -180,6 +202,7 @@ transport_ssh_host_teardown(struct transport_ssh_host *h)
 	struct engine_job *j;
 
 	uv_timer_stop(&h->timer);
+	report_failed(h, NP_ERR_CANCELLED, "closed before the session was up");
 	while ((j = TAILQ_FIRST(&h->channels)) != NULL)
 		transport_ssh_release_channel(h, j);
 	transport_ssh_host_poll_close(h);
@@ -691,6 +714,7 @@ transport_ssh_session_step(struct transport_ssh_host *h)
 		    engine_options(h->engine)->connect_timeout_s * 1000), 0);
 		log_debug(transport_ssh_host_name(h), "connecting to %s",
 		    h->target);
+		report_step(h, ENGINE_SESSION_CONNECT);
 	}
 	if (h->state == HOST_CONNECTING) {
 		int handed = 0;
@@ -701,6 +725,7 @@ transport_ssh_session_step(struct transport_ssh_host *h)
 				return r;
 			handed = h->sock_given >= 0;
 		}
+		report_step(h, ENGINE_SESSION_KEX);
 		r = ssh_connect(h->session);
 		if (handed)
 			transport_ssh_tcp_handed_over(h);
@@ -720,6 +745,7 @@ transport_ssh_session_step(struct transport_ssh_host *h)
 		if (check_host_key(h) != 0)
 			return TRANSPORT_SSH_STEP_FAILED;
 		h->state = HOST_AUTH;
+		report_step(h, ENGINE_SESSION_AUTH);
 	}
 	if (h->state == HOST_AUTH) {
 		r = auth_step(h);
@@ -740,6 +766,7 @@ transport_ssh_session_step(struct transport_ssh_host *h)
 		h->reopened = 0;
 		handshake_slot_freed(h->st);
 		log_debug(transport_ssh_host_name(h), "authenticated");
+		report_step(h, ENGINE_SESSION_READY);
 	}
 	return h->state == HOST_READY;
 }
