@@ -157,6 +157,7 @@ static const struct option_spec bench_specs[] = {
 static const struct option_block bench_options_table[] = {
 	{ runner_inventory_specs, BENCH_OPT(common) },
 	{ runner_session_specs, BENCH_OPT(common) },
+	{ trace_option_specs, BENCH_OPT(common.trace) },
 	{ bench_specs, 0 },
 	{ NULL, 0 }
 };

@@ -52,6 +52,7 @@ static const struct option_spec collect_quiet_specs[] = {
 static const struct option_block collect_options_table[] = {
 	{ runner_inventory_specs, offsetof(struct collect_options, common) },
 	{ runner_session_specs, offsetof(struct collect_options, common) },
+	{ trace_option_specs, offsetof(struct collect_options, common.trace) },
 	{ collect_output_specs, 0 },
 	{ plan_option_specs, offsetof(struct collect_options, plan) },
 	{ collect_run_specs, 0 },

@@ -24,6 +24,7 @@
 #include "runner.h"
 #include "stats.h"
 #include "timeutil.h"
+#include "trace.h"
 #include "util.h"
 
 struct exec_host {
@@ -32,6 +33,7 @@ struct exec_host {
 	struct buf out, err;
 	int runs_left;
 	struct engine_job *job;
+	struct trace_span *span;	/* the command running (--otlp) */
 };
 
 struct exec_run {
@@ -39,6 +41,8 @@ struct exec_run {
 	struct engine *engine;
 	struct exec_host *hosts;
 	size_t n_hosts, hosts_running;
+	struct trace *trace;
+	struct trace_span *span;	/* the run's, the trace's root */
 	struct engine_request req;
 	int repeat;
 	int worst;
@@ -89,7 +93,33 @@ static void
 run_finished(struct exec_run *run)
 {
 	run->ended = time_wall();
+	trace_span_int(run->span, "netprof.exit_status", run->worst);
+	trace_span_end(&run->span);
 	runner_finish(run->runner);
+}
+
+/* A command's end in its span: the exit status, or why it did not run. */
+static void
+span_done(struct exec_host *h, const struct engine_result *res)
+{
+	char why[32];
+
+	if (h->span == NULL)
+		return;
+	if (res->started_at > 0)
+		trace_span_double(h->span, "netprof.queued_s",
+		    res->started_at - res->queued_at);
+	if (res->error != 0)
+		trace_span_error(h->span, res->error_text != NULL ?
+		    res->error_text : error_string(res->error));
+	else {
+		trace_span_int(h->span, "netprof.exit_status",
+		    res->exit_status);
+		snprintf(why, sizeof why, "exit status %d", res->exit_status);
+		if (res->exit_status != 0)
+			trace_span_error(h->span, why);
+	}
+	trace_span_end(&h->span);
 }
 
 static int submit(struct exec_host *h);
@@ -102,6 +132,7 @@ on_done(const struct machine *m, const struct engine_result *res, void *arg)
 	int status, interrupted = runner_interrupted(run->runner);
 
 	h->job = NULL;
+	span_done(h, res);
 	emit_lines(m->name, &h->out, stdout, 1);
 	emit_lines(m->name, &h->err, stderr, 1);
 	fflush(stdout);
@@ -132,8 +163,15 @@ submit(struct exec_host *h)
 	int r;
 
 	req.arg = h;
-	if ((r = engine_submit(run->engine, h->machine, &req, &h->job)) != 0)
+	h->span = trace_span_start(run->trace, run->span, "command");
+	trace_span_str(h->span, "netprof.host", h->machine->name);
+	trace_span_int(h->span, "netprof.run", run->repeat -
+	    h->runs_left + 1);
+	if ((r = engine_submit(run->engine, h->machine, &req, &h->job)) != 0) {
 		fprintf(stderr, "%s: %s\n", h->machine->name, error_string(r));
+		trace_span_error(h->span, error_string(r));
+		trace_span_end(&h->span);
+	}
 	return r;
 }
 
@@ -202,6 +240,7 @@ static const struct option_spec exec_specs[] = {
 static const struct option_block exec_options_table[] = {
 	{ runner_inventory_specs, offsetof(struct exec_options, common) },
 	{ runner_session_specs, offsetof(struct exec_options, common) },
+	{ trace_option_specs, offsetof(struct exec_options, common.trace) },
 	{ exec_specs, 0 },
 	{ NULL, 0 }
 };
@@ -263,6 +302,12 @@ cmd_exec_exec(const struct cmd_entry *self, int argc, char **argv)
 	run.req.input_len = input_len;
 	run.req.on_output = on_output;
 	run.req.on_done = on_done;
+	run.trace = runner_trace(run.runner);
+	run.span = trace_span_start(run.trace, NULL, "netprof exec");
+	trace_span_str(run.span, "netprof.command", command);
+	trace_span_int(run.span, "netprof.hosts", (long long)run.n_hosts);
+	trace_span_int(run.span, "netprof.repeat", run.repeat);
+	trace_root_set(run.trace, run.span);
 	run.started = time_wall();
 	for (i = 0; i < run.n_hosts; i++) {
 		run.hosts[i].run = &run;

@@ -19,11 +19,15 @@
 #include "inventory_slurm.h"
 #include "log.h"
 #include "runner.h"
+#include "trace_session.h"
 
 struct runner {
 	uv_loop_t loop;
 	int loop_open;
 	struct engine *engine;
+	struct trace *trace;		/* --otlp; NULL: none */
+	struct trace_sessions *sessions;	/* its SSH sessions' spans */
+	int trace_closing;
 	struct runner_hooks hooks;
 	uv_signal_t sigint, sigterm;
 	int signals_open;
@@ -89,6 +93,24 @@ runner_need_inventory(const struct cmd_entry *self, int n_operands,
 	return NP_EXIT_OK;
 }
 
+/* --otlp and the OTEL_* variables: usable? (runner_new reads them again) */
+static int
+otlp_settings_check(const struct runner_options *o)
+{
+	struct trace_config cfg;
+	char *cause = NULL;
+	int enabled, r;
+
+	if ((r = trace_config_load(&o->trace, &cfg, &enabled, &cause)) != 0) {
+		log_error("%s", cause != NULL ? cause : error_string(r));
+		free(cause);
+		return NP_EXIT_USAGE;
+	}
+	if (enabled)
+		trace_config_free(&cfg);
+	return NP_EXIT_OK;
+}
+
 int
 runner_load_inventory(const struct runner_options *o, struct inventory **out)
 {
@@ -97,12 +119,15 @@ runner_load_inventory(const struct runner_options *o, struct inventory **out)
 	int r;
 
 	*out = NULL;
+	if (otlp_settings_check(o) != NP_EXIT_OK)
+		return NP_EXIT_USAGE;
 	if (o->slurm == NULL)
 		return cmd_load_inventory(o->config, o->hosts, out);
 	r = inventory_slurm_load(o->slurm, o->config, o->transport == 2 ?
 	    TRANSPORT_SSH : TRANSPORT_SLURM, &inv, &cause);
 	return cmd_inventory_loaded(r, inv, cause, o->hosts, out);
 }
+
 
 /* Descriptors open now (inherited ones too); 3 if it cannot tell. */
 static size_t
@@ -183,9 +208,24 @@ signals_close(struct runner *rn)
 }
 
 static void
-engine_closed_cb(struct engine *e, void *arg)
+trace_closed_cb(void *arg)
 {
 	signals_close(arg);
+}
+
+/* The engine is closed: the tracer sends what it holds, then the end. */
+static void
+engine_closed_cb(struct engine *e, void *arg)
+{
+	struct runner *rn = arg;
+
+	if (rn->trace == NULL) {
+		signals_close(rn);
+		return;
+	}
+	rn->trace_closing = 1;
+	trace_sessions_end(rn->sessions);
+	trace_close(rn->trace, trace_closed_cb, rn);
 }
 
 static void
@@ -232,6 +272,9 @@ say_waiting(struct runner *rn)
 	if (rn->extra_open && extra != NULL)
 		log_error("still stopping: waiting for %s; interrupt again "
 		    "to quit at once", extra);
+	else if (rn->trace_closing)
+		log_error("still stopping: waiting for the trace's last spans "
+		    "to be sent (--otlp); interrupt again to quit at once");
 	else if (jobs > 0)
 		log_error("still stopping: waiting for %zu remote command%s "
 		    "to be killed and the SSH sessions to close; interrupt "
@@ -271,10 +314,12 @@ runner_new(const struct inventory *inv, const struct runner_options *ro,
     const struct runner_hooks *hooks, struct runner **out)
 {
 	struct engine_options eo = { 0 };
+	struct trace_config tc;
 	unsigned long long limit = 0;
 	static char why[64];
 	struct runner *rn;
-	int r;
+	char *cause = NULL;
+	int r, tracing = 0;
 
 	*out = NULL;
 	if ((rn = calloc(1, sizeof *rn)) == NULL) {
@@ -292,6 +337,23 @@ runner_new(const struct inventory *inv, const struct runner_options *ro,
 	if (ro != NULL) {
 		eo.max_channels = ro->max_channels;
 		eo.accept_new_host_keys = ro->accept_new_host_keys;
+		if ((r = trace_config_load(&ro->trace, &tc, &tracing,
+		    &cause)) == 0 && tracing) {
+			r = trace_new(&rn->loop, &tc, &rn->trace, &cause);
+			trace_config_free(&tc);
+		}
+		if (r != 0) {
+			log_error("%s", cause != NULL ? cause :
+			    error_string(r));
+			free(cause);
+			runner_free(rn);
+			return r;
+		}
+		if (rn->trace != NULL && (rn->sessions = trace_sessions_new(
+		    rn->trace, inv->n_machines)) != NULL) {
+			eo.on_session = trace_sessions_step;
+			eo.session_arg = rn->sessions;
+		}
 	}
 	eo.max_hosts = ro != NULL && ro->all_hosts_at_once ? 0 :
 	    runner_fd_hosts(&limit);
@@ -327,6 +389,12 @@ runner_engine(struct runner *rn)
 	return rn->engine;
 }
 
+struct trace *
+runner_trace(struct runner *rn)
+{
+	return rn->trace;
+}
+
 void
 runner_run(struct runner *rn)
 {
@@ -355,6 +423,12 @@ runner_free(struct runner *rn)
 		engine_close_now(rn);
 		uv_run(&rn->loop, UV_RUN_DEFAULT);
 	}
+	if (rn->trace != NULL && !rn->trace_closing) {
+		/* no engine was made: close the tracer all the same */
+		rn->trace_closing = 1;
+		trace_sessions_end(rn->sessions);
+		trace_close(rn->trace, NULL, NULL);
+	}
 	signals_close(rn);
 	if (rn->loop_open) {
 		uv_run(&rn->loop, UV_RUN_DEFAULT);
@@ -362,5 +436,7 @@ runner_free(struct runner *rn)
 			log_debug(NULL, "loop closed with handles left");
 	}
 	engine_free(rn->engine);
+	trace_sessions_free(rn->sessions);
+	trace_free(rn->trace);
 	free(rn);
 }

@@ -20,7 +20,8 @@
  * command's own handles (bench: its HTTP client, whose sockets are the
  * engine's tunnels) and calls runner_extra_closed() when the last is
  * closed; (2) the engine is closed (jobs killed, tunnels ended, sessions
- * closed); (3) the signal watchers are closed, so the loop ends.
+ * closed); (3) with --otlp, the tracer sends what it holds and closes;
+ * (4) the signal watchers are closed, so the loop ends.
  *
  * Ctrl-C, the same in every command: the first SIGINT or SIGTERM logs
  * "interrupted (signal N); closing sessions", then calls hooks.interrupt
@@ -40,6 +41,8 @@
 #include "engine.h"
 #include "inventory.h"
 #include "option.h"
+#include "trace.h"
+#include "trace_config.h"
 
 struct runner;
 
@@ -55,6 +58,7 @@ struct runner_options {
 					   $SLURM_JOB_ID; NULL: not given */
 	int transport;			/* --transport: 0 not given, 1 slurm,
 					   2 ssh */
+	struct trace_options trace;	/* --otlp (trace_option_specs) */
 };
 
 /*
@@ -75,7 +79,9 @@ int runner_need_inventory(const struct cmd_entry *self, int argc,
 
 /*
  * The inventory of --config, or of --slurm's job with --config's defaults,
- * kept to --hosts. NP_EXIT_OK, or NP_EXIT_USAGE with the error reported.
+ * kept to --hosts; and --otlp's settings from the environment checked
+ * (trace_config.h), so that a bad one stops the command before anything
+ * runs. NP_EXIT_OK, or NP_EXIT_USAGE with the error reported.
  */
 int runner_load_inventory(const struct runner_options *o,
     struct inventory **out);
@@ -131,6 +137,13 @@ int runner_new(const struct inventory *inv, const struct runner_options *ro,
 
 uv_loop_t *runner_loop(struct runner *rn);
 struct engine *runner_engine(struct runner *rn);
+/*
+ * The run's tracer (--otlp), or NULL: the command starts its root span
+ * and sets it with trace_root_set() (the SSH sessions' spans hang from
+ * it) before it submits work. The tracer closes after the engine, its
+ * open spans ended, its queue sent.
+ */
+struct trace *runner_trace(struct runner *rn);
 
 /* Run the loop until everything is closed (after runner_finish()). */
 void runner_run(struct runner *rn);
