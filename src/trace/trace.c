@@ -16,6 +16,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <cjson/cJSON.h>
+
 #include "error.h"
 #include "trace.h"
 #include "trace_config.h"
@@ -30,9 +32,10 @@ struct trace_span {
 	uint8_t span_id[8];
 	uint8_t parent_id[8];
 	int has_parent;
-	const char *name;
+	char *name;
 	int kind;
 	uint64_t start_ns;
+	uint64_t end_ns;	/* 0: when it ends */
 	struct buf attrs;	/* encoded, comma-joined */
 	char *error;
 };
@@ -121,7 +124,11 @@ trace_span_start(struct trace *tr, const struct trace_span *parent,
 		return NULL;
 	}
 	s->tr = tr;
-	s->name = name;
+	if ((s->name = strdup(name)) == NULL) {
+		free(s);
+		trace_export_lost(tr->export);
+		return NULL;
+	}
 	s->kind = TRACE_KIND_INTERNAL;
 	if (parent != NULL) {
 		memcpy(s->trace_id, parent->trace_id, sizeof s->trace_id);
@@ -196,10 +203,38 @@ trace_span_bool(struct trace_span *s, const char *key, int value)
 }
 
 void
+trace_span_metrics(struct trace_span *s, const cJSON *metrics)
+{
+	const cJSON *m;
+	char key[80];
+
+	if (s == NULL || !cJSON_IsObject(metrics))
+		return;
+	cJSON_ArrayForEach(m, metrics) {
+		if (!cJSON_IsNumber(m) || m->string == NULL)
+			continue;
+		/* doubles all: one key, one type, across spans */
+		snprintf(key, sizeof key, "netprof.metrics.%s", m->string);
+		trace_span_double(s, key, m->valuedouble);
+	}
+}
+
+void
 trace_span_kind(struct trace_span *s, enum trace_kind kind)
 {
 	if (s != NULL)
 		s->kind = (int)kind;
+}
+
+void
+trace_span_times(struct trace_span *s, double start_s, double end_s)
+{
+	if (s == NULL)
+		return;
+	if (start_s > 0)
+		s->start_ns = (uint64_t)(start_s * 1e9);
+	if (end_s > 0)
+		s->end_ns = (uint64_t)(end_s * 1e9);
 }
 
 void
@@ -214,6 +249,7 @@ static void
 span_free(struct trace_span *s)
 {
 	buf_free(&s->attrs);
+	free(s->name);
 	free(s->error);
 	free(s);
 }
@@ -243,7 +279,7 @@ trace_span_end(struct trace_span **sp)
 	o.name = s->name;
 	o.kind = s->kind;
 	o.start_ns = s->start_ns;
-	o.end_ns = now_ns();
+	o.end_ns = s->end_ns > 0 ? s->end_ns : now_ns();
 	if (o.end_ns < o.start_ns)	/* the wall clock stepped back */
 		o.end_ns = o.start_ns;
 	o.attrs = s->attrs.data;

@@ -14,8 +14,8 @@
  * its parent (it keeps the parent's ids, not a pointer). Spans still open
  * when the tracer closes are ended then, marked netprof.unfinished.
  *
- * Span and attribute names are the caller's static strings; values are
- * copied.
+ * A span's name is copied (keep names few: "phase init", not one per host
+ * or pair, which go in attributes); so are attributes' keys and values.
  */
 #ifndef NETPROF_TRACE_H
 #define NETPROF_TRACE_H
@@ -63,6 +63,21 @@ void trace_span_int(struct trace_span *s, const char *key, long long value);
 void trace_span_double(struct trace_span *s, const char *key, double value);
 void trace_span_bool(struct trace_span *s, const char *key, int value);
 void trace_span_kind(struct trace_span *s, enum trace_kind kind);
+
+/*
+ * A probe's figures: every number at the top of its metrics object (a
+ * cJSON object, as records carry it) as netprof.metrics.KEY; arrays
+ * (samples, iterations) are left to the records.
+ */
+struct cJSON;
+void trace_span_metrics(struct trace_span *s, const struct cJSON *metrics);
+
+/*
+ * Times known better than "now" (a probe's own start and end, as its
+ * record has them): wall-clock Unix seconds; 0 keeps the start, or ends
+ * the span when trace_span_end() is called.
+ */
+void trace_span_times(struct trace_span *s, double start_s, double end_s);
 
 /* The span failed: status ERROR with message (the first one stays). */
 void trace_span_error(struct trace_span *s, const char *message);
