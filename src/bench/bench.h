@@ -34,6 +34,7 @@
 #include "probe_kind.h"
 #include "record.h"
 #include "runner.h"
+#include "trace.h"
 
 /* In the order a run goes through them; what each is: bench_phases[]. */
 enum bench_phase {
@@ -202,6 +203,8 @@ struct bench_host {
 	int node_wait;		/* start: waiting for the node step's PID */
 	int node_end_wait;	/* teardown: waiting for the node step to end */
 	struct bench_binary *deploy_bin;	/* --otela-bin: its binary */
+	struct trace_span *span;	/* its step of the current phase */
+	struct trace_span *health;	/* start: the health wait, in it */
 	int busy;		/* pair tasks using this node now */
 	int exclusive;		/* in a throughput probe now */
 	/* summary */
@@ -221,6 +224,7 @@ struct bench_task {
 	double started_at, ended_at;	/* wall clock */
 	struct node_call *call;
 	struct engine_job *job;
+	struct trace_span *span;	/* while it runs (--otlp) */
 	char *command;		/* baseline: the ping command */
 	/* outcome */
 	int ok;
@@ -269,6 +273,9 @@ struct bench {
 	int interrupted, write_failed, closing;
 	int teardown_only;	/* --teardown: no run.json, no records */
 	struct runner *runner;
+	struct trace *trace;	/* --otlp: the runner's; NULL: none */
+	struct trace_span *span;	/* the run's, the trace's root */
+	struct trace_span *phase_span;	/* the current phase's */
 	struct bench_deploy *deploy;	/* --otela-bin */
 	int progress_live;	/* a live line on a terminal */
 	int progress_open;	/* the live line needs a newline */

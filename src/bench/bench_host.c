@@ -60,6 +60,9 @@ launch_more(struct bench *b)
 		b->outstanding++;
 		h->step_t0 = bench_now();
 		h->step_at[p] = time_wall();
+		h->span = trace_span_start(b->trace, b->phase_span,
+		    bench_phase_name(p));
+		trace_span_str(h->span, "netprof.host", h->m->name);
 		if ((r = ph->host_start(h)) != 0)
 			bench_host_step_fail(h, ERROR_CLASS_TOOL_FAILED, str_printf("%s: "
 			    "%s: %s", h->m->name, bench_phase_name(p),
@@ -81,6 +84,37 @@ bench_hosts_start(struct bench *b)
 	launch_more(b);
 }
 
+/* The step's span (and the health wait's in it) with how it ended. */
+static void
+step_span_end(struct bench_host *h, enum bench_phase p)
+{
+	const char *why = h->status[p] == BENCH_ST_FAILED ? h->error :
+	    h->status[p] == BENCH_ST_INTERRUPTED ? "interrupted" : NULL;
+
+	if (h->span == NULL)
+		return;
+	if (h->health != NULL) {
+		trace_span_int(h->health, "netprof.polls", h->attempts + 1);
+		if (why != NULL)
+			trace_span_error(h->health, why);
+		trace_span_end(&h->health);
+	}
+	if (p == BENCH_CONVERGE) {
+		trace_span_bool(h->span, "netprof.converged", h->converged);
+		trace_span_int(h->span, "netprof.missing", (long long)h->n_missing);
+	}
+	if (p == BENCH_DISCOVER && h->peer_id != NULL)
+		trace_span_str(h->span, "netprof.peer_id", h->peer_id);
+	if (p == BENCH_START && h->pid > 0)
+		trace_span_int(h->span, "netprof.pid", h->pid);
+	if (why != NULL) {
+		trace_span_str(h->span, "netprof.error_class",
+		    error_class_name(h->error_class));
+		trace_span_error(h->span, why);
+	}
+	trace_span_end(&h->span);
+}
+
 void
 bench_host_step_done(struct bench_host *h)
 {
@@ -93,6 +127,7 @@ bench_host_step_done(struct bench_host *h)
 		h->status[p] = b->interrupted &&
 		    !(bench_phases[p].flags & BENCH_PHASE_CLEANUP) ?
 		    BENCH_ST_INTERRUPTED : BENCH_ST_OK;
+	step_span_end(h, p);
 	bench_report_host(b, h);
 	b->outstanding--;
 	launch_more(b);
@@ -534,7 +569,7 @@ static void
 self_poll(struct bench_host *h)
 {
 	int r = node_api_call(h->b->api, h->m, h->http_port, "GET",
-	    "/v1/self", NULL, 2.0, self_reply_cb, h, &h->call);
+	    "/v1/self", NULL, 2.0, h->health, self_reply_cb, h, &h->call);
 
 	if (r != 0)
 		bench_host_step_fail(h, ERROR_CLASS_TOOL_FAILED, str_printf("%s: "
@@ -544,8 +579,12 @@ self_poll(struct bench_host *h)
 static void
 health_poll(struct bench_host *h)
 {
-	int r = node_api_call(h->b->api, h->m, h->http_port, "GET",
-	    "/v1/health", NULL, 2.0, health_reply_cb, h, &h->call);
+	int r;
+
+	if (h->health == NULL)	/* the node is started: it is awaited */
+		h->health = trace_span_start(h->b->trace, h->span, "health");
+	r = node_api_call(h->b->api, h->m, h->http_port, "GET", "/v1/health",
+	    NULL, 2.0, h->health, health_reply_cb, h, &h->call);
 
 	if (r != 0)
 		bench_host_step_fail(h, ERROR_CLASS_TOOL_FAILED, str_printf("%s: health "
@@ -845,7 +884,7 @@ static void
 converge_poll(struct bench_host *h)
 {
 	int r = node_api_call(h->b->api, h->m, h->http_port, "GET",
-	    "/v1/dnt/table", NULL, 5.0, table_reply_cb, h, &h->call);
+	    "/v1/dnt/table", NULL, 5.0, h->span, table_reply_cb, h, &h->call);
 
 	if (r != 0)
 		bench_host_step_fail(h, ERROR_CLASS_TOOL_FAILED, str_printf("%s: dnt "

@@ -53,6 +53,11 @@ run_close(struct bench *b)
 	b->closing = 1;
 	b->ended_at = time_wall();
 	checkpoint(b);
+	trace_span_int(b->span, "netprof.probes_ok", (long long)b->ok);
+	trace_span_int(b->span, "netprof.probes_failed", (long long)b->failed);
+	if (b->interrupted)
+		trace_span_error(b->span, "interrupted");
+	trace_span_end(&b->span);
 	runner_finish(b->runner);
 }
 
@@ -92,6 +97,12 @@ phase_begin(struct bench *b, enum bench_phase p)
 	b->phase_t0 = bench_now();
 	b->phase_at[p] = time_wall();
 	log_debug(NULL, "phase %s", bench_phase_name(p));
+	if (b->trace != NULL) {
+		char name[64];
+
+		snprintf(name, sizeof name, "phase %s", bench_phase_name(p));
+		b->phase_span = trace_span_start(b->trace, b->span, name);
+	}
 	/* a pair phase reports itself, once it knows its total */
 	if (bench_phases[p].scope == BENCH_SCOPE_PAIR)
 		bench_pairs_start(b);
@@ -124,6 +135,7 @@ phase_ended_cb(struct bench *b)
 
 	b->phase_s[p] = bench_now() - b->phase_t0;
 	b->phase_end[p] = time_wall();
+	trace_span_end(&b->phase_span);
 	bench_report_phase_end(b);
 	checkpoint(b);
 	if ((next = phase_next(b, p)) >= BENCH_N_PHASES) {
@@ -299,6 +311,12 @@ loop_run(struct bench *b)
 		return;
 	}
 	bench_hosts_open(b);
+	b->trace = runner_trace(b->runner);
+	b->span = trace_span_start(b->trace, NULL, b->teardown_only ?
+	    "netprof bench teardown" : "netprof bench");
+	trace_span_str(b->span, "netprof.run_id", b->run_id);
+	trace_span_int(b->span, "netprof.hosts", (long long)b->n);
+	trace_root_set(b->trace, b->span);
 	b->started_at = time_wall();
 	checkpoint(b);
 	phase_begin(b, phase_next(b, -1));

@@ -149,6 +149,53 @@ write_record(struct bench *b, struct bench_task *t)
 		t->ok ? b->baseline_ok++ : b->baseline_failed++;
 }
 
+/* ---- the task's span ----------------------------------------------- */
+
+static const char *
+task_name(const struct bench_task *t)
+{
+	return t->kind != NULL ? t->kind->name : "holepunch";
+}
+
+/* A pair task as a span of its phase's: the probe the node is asked for
+   (its traceparent goes with the call), the punch, the ICMP ping. */
+static void
+task_span_start(struct bench *b, struct bench_task *t)
+{
+	char name[48];
+
+	if (b->trace == NULL)
+		return;
+	snprintf(name, sizeof name, "probe %s", task_name(t));
+	t->span = trace_span_start(b->trace, b->phase_span, name);
+	trace_span_kind(t->span, t->phase == BENCH_BASELINE ?
+	    TRACE_KIND_INTERNAL : TRACE_KIND_CLIENT);
+	trace_span_str(t->span, "netprof.kind", task_name(t));
+	trace_span_str(t->span, "netprof.source", src_of(t)->m->name);
+	trace_span_str(t->span, "netprof.target", dst_of(t)->m->name);
+	trace_span_int(t->span, "netprof.round", t->round);
+}
+
+static void
+task_span_end(struct bench_task *t, const char *dropped)
+{
+	if (t->span == NULL)
+		return;
+	trace_span_bool(t->span, "netprof.ok", t->ok);
+	trace_span_metrics(t->span, t->metrics);
+	if (t->connectedness != NULL)
+		trace_span_str(t->span, "netprof.connectedness",
+		    t->connectedness);
+	if (dropped != NULL || !t->ok) {
+		if (t->error_class != ERROR_CLASS_NONE)
+			trace_span_str(t->span, "netprof.error_class",
+			    error_class_name(t->error_class));
+		trace_span_error(t->span, dropped != NULL ? dropped :
+		    t->error != NULL ? t->error : "failed");
+	}
+	trace_span_end(&t->span);
+}
+
 /* ---- finishing a task ---------------------------------------------- */
 
 static void
@@ -161,6 +208,7 @@ task_finish(struct bench_task *t)
 		t->ended_at = time_wall();
 	if (t->started_at == 0)
 		t->started_at = t->ended_at;
+	task_span_end(t, NULL);
 	dispatch_task_end(b->pairs.d, t->dt);
 	if (t->phase == BENCH_SWEEP || t->phase == BENCH_BASELINE)
 		write_record(b, t);
@@ -176,6 +224,7 @@ static void
 task_drop(struct bench_task *t)
 {
 	t->state = T_DONE;
+	task_span_end(t, "cancelled: interrupted (not recorded)");
 	dispatch_task_end(t->b->pairs.d, t->dt);
 }
 
@@ -348,7 +397,7 @@ bench_sweep_probe(struct bench *b, struct bench_task *t)
 	    b->o->probe_timeout))) == NULL)
 		return NP_ERR_NOMEM;
 	r = node_api_call(b->api, src_of(t)->m, src_of(t)->http_port, "POST",
-	    "/v1/probe/run", body, b->o->probe_timeout + CALL_SLACK,
+	    "/v1/probe/run", body, b->o->probe_timeout + CALL_SLACK, t->span,
 	    task_reply_cb, t, &t->call);
 	cJSON_free(body);
 	return r;
@@ -372,7 +421,7 @@ bench_sweep_punch(struct bench *b, struct bench_task *t)
 	r = node_api_call(b->api, src_of(t)->m, src_of(t)->http_port, "POST",
 	    "/v1/probe/holepunch", body, bench_punch_limit(PUNCH_ATTEMPTS,
 	    PUNCH_WAIT_MS, PUNCH_TIMEOUT_MS, PUNCH_DCUTR_S) + CALL_SLACK,
-	    task_reply_cb, t, &t->call);
+	    t->span, task_reply_cb, t, &t->call);
 	cJSON_free(body);
 	return r;
 }
@@ -413,6 +462,7 @@ start_cb(struct dispatch *d, struct dispatch_task *dt)
 
 	t->state = T_RUNNING;
 	t->started_at = time_wall();
+	task_span_start(b, t);
 	if ((r = bench_phases[t->phase].pair_start(b, t)) != 0) {
 		task_fail(t, ERROR_CLASS_TOOL_FAILED, str_printf("%s: %s",
 		    src_of(t)->m->name, error_string(r)));
@@ -522,6 +572,7 @@ fail_dead_pairs(struct bench *b)
 		task_fail(t, dead->error_class, str_printf("%s failed at %s: "
 		    "%s", dead->m->name, bench_phase_name(dead->failed_phase),
 		    dead->error));
+		task_span_start(b, t);
 		task_finish(t);
 	}
 }

@@ -26,6 +26,7 @@
 #include "log.h"
 #include "node_api.h"
 #include "shell.h"
+#include "trace.h"
 #include "util.h"
 
 /* The remote curl's -m bounds the call; this is only the backstop. */
@@ -39,6 +40,7 @@ struct node_call {
 	const struct machine *m;
 	char *method;
 	char *url;		/* http://127.0.0.1:PORT/PATH */
+	char traceparent[TRACE_PARENT_SIZE + 16]; /* its header, or "" */
 	node_reply_cb cb;
 	void *arg;
 	int via_tunnel;
@@ -283,8 +285,10 @@ static int
 call_start_tunnel(struct node_call *c, int fd, const char *body,
     double timeout_s)
 {
+	const char *headers[] = { c->traceparent, NULL };
 	struct http_request req = {
 		.method = c->method, .url = c->url, .body = body,
+		.headers = c->traceparent[0] != '\0' ? headers : NULL,
 		.max_body = answer_cap(c->url),
 		.body_len = body != NULL ? strlen(body) : 0,
 		.timeout_s = timeout_s, .fd = fd,
@@ -306,10 +310,13 @@ curl_command(const struct node_call *c, int has_body, double timeout_s)
 	if (url != NULL && method != NULL)
 		/* -q first: no ~/.curlrc of the host's user is read */
 		cmd = str_printf("curl -q -sS --noproxy '*' --max-filesize %zu "
-		    "-m %.3f -X %s%s -o - -w '\\n%%{http_code}' %s",
+		    "-m %.3f -X %s%s%s%s%s -o - -w '\\n%%{http_code}' %s",
 		    answer_cap(c->url), timeout_s, method,
 		    has_body ? " -H 'Content-Type: application/json' "
-		    "--data-binary @-" : "", url);
+		    "--data-binary @-" : "",
+		    /* hex digits and dashes: nothing to quote */
+		    c->traceparent[0] != '\0' ? " -H '" : "", c->traceparent,
+		    c->traceparent[0] != '\0' ? "'" : "", url);
 	free(url);
 	free(method);
 	return cmd;
@@ -458,9 +465,11 @@ call_start(struct node_call *c, int port, const char *body, double timeout_s)
 int
 node_api_call(struct node_api *api, const struct machine *m, int port,
     const char *method, const char *path, const char *body,
-    double timeout_s, node_reply_cb cb, void *arg, struct node_call **callp)
+    double timeout_s, const struct trace_span *span, node_reply_cb cb,
+    void *arg, struct node_call **callp)
 {
 	struct node_call *c;
+	char tp[TRACE_PARENT_SIZE];
 	int r;
 
 	if (callp != NULL)
@@ -476,6 +485,9 @@ node_api_call(struct node_api *api, const struct machine *m, int port,
 	c->m = m;
 	c->cb = cb;
 	c->arg = arg;
+	if (trace_span_traceparent(span, tp, sizeof tp) == 0)
+		snprintf(c->traceparent, sizeof c->traceparent,
+		    "traceparent: %s", tp);
 	if ((c->method = strdup(method)) == NULL ||
 	    (c->url = str_printf("http://127.0.0.1:%d%s", port,
 	    path)) == NULL) {

@@ -32,6 +32,8 @@
 #include "engine.h"
 #include "inventory.h"
 
+struct trace_span;
+
 struct node_api;
 struct node_call;
 
@@ -53,11 +55,17 @@ typedef void (*node_reply_cb)(const struct machine *m,
 /* One per run, on the engine's loop. */
 int node_api_new(uv_loop_t *loop, struct engine *e, struct node_api **out);
 
-/* method "GET" or "POST"; path like "/v1/health"; body (JSON) or NULL;
-   timeout_s > 0 bounds the whole call. *callp (optional) is valid until cb. */
+/*
+ * method "GET" or "POST"; path like "/v1/health"; body (JSON) or NULL;
+ * timeout_s > 0 bounds the whole call; span (NULL: none) is the span the
+ * call belongs to (the probe's, the host step's), whose W3C traceparent
+ * header the request carries, so a node that traces joins the run's
+ * trace. *callp (optional) is valid until cb.
+ */
 int node_api_call(struct node_api *api, const struct machine *m, int port,
     const char *method, const char *path, const char *body,
-    double timeout_s, node_reply_cb cb, void *arg, struct node_call **callp);
+    double timeout_s, const struct trace_span *span, node_reply_cb cb,
+    void *arg, struct node_call **callp);
 
 /* cb is still called, with NP_ERR_CANCELLED. */
 void node_call_cancel(struct node_call *c);

@@ -52,7 +52,8 @@ call_start(struct run *run, int i)
 	run->args[i].index = i;
 	run->inside = 1;
 	r = node_api_call(run->api, run->m, run->port, run->method, run->path,
-	    run->body, run->timeout_s, reply_cb, &run->args[i], &run->calls[i]);
+	    run->body, run->timeout_s, NULL, reply_cb, &run->args[i],
+	    &run->calls[i]);
 	run->inside = 0;
 	if (r != 0)
 		printf("node_api_call: %s\n", error_string(r));
