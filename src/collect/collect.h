@@ -135,6 +135,13 @@ struct collector {
 	const char *output;	/* for messages */
 	const struct plan_options *plan;	/* to build each sweep's stages */
 	struct collect_watch *watch;	/* --every, --metrics-*; NULL: neither */
+	/* --otlp (collect_trace.c): NULL without */
+	struct trace *trace;
+	struct trace_span *span;	/* the sweep's, its trace's root */
+	struct trace_span *phase_span;	/* the stage's ("phase ping") */
+	struct trace_span **round_spans;	/* the stage's, by round */
+	double *round_t0;	/* their first probe's start */
+	size_t n_round_spans;
 };
 
 static inline const struct machine *
@@ -169,6 +176,19 @@ void collect_servers_stop(struct collector *c);
 
 /* collect_fanout.c: start t's source's fan-out if t goes with one (1) */
 int collect_fanout_take(struct collector *c, struct task *t);
+
+/*
+ * collect_trace.c (--otlp): the sweep's trace, its stages' and rounds'
+ * spans, a span per recorded probe (before its record is written;
+ * round_done: the last of its round). Nothing without a tracer.
+ */
+struct trace_span;
+void collect_trace_sweep_begin(struct collector *c);
+void collect_trace_sweep_end(struct collector *c);
+void collect_trace_stage_begin(struct collector *c, size_t stage);
+void collect_trace_stage_end(struct collector *c);
+void collect_trace_probe(struct collector *c, const struct task *t,
+    int round_done);
 
 /* collect_report.c: the summary of a finished run */
 void collect_report_summary(const struct collector *c, FILE *f);

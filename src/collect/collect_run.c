@@ -228,6 +228,8 @@ collect_task_finish(struct task *t)
 		if (!t->res.ok && t->res.error == NULL)
 			collect_task_fail(t, ERROR_CLASS_TOOL_FAILED,
 			    strdup("no result"));
+		collect_trace_probe(c, t, dispatch_round_left(c->d, stage,
+		    t->round) == 1);
 		task_write(c, t);
 		if (t->res.ok) {
 			c->ok++;
@@ -323,6 +325,7 @@ stage_began_cb(struct dispatch *d, size_t s)
 	const struct plan_stage *st = &c->stages[s];
 	size_t k;
 
+	collect_trace_stage_begin(c, s);
 	progress_phase(c->progress, st->kind->name, st->sched->n_rounds,
 	    dispatch_left(d, s));
 	/* fan-out rounds are real only when a source has several */
@@ -358,6 +361,7 @@ collector_close(struct collector *c)
 		return;
 	c->closing = 1;
 	progress_end(c->progress);
+	collect_trace_sweep_end(c);
 	runner_finish(c->runner);
 }
 
@@ -381,6 +385,7 @@ collect_jobs_changed(struct collector *c)
 	}
 	if (c->fanouts_up > 0 || c->servers_up > 0)
 		return;		/* their done calls come back */
+	collect_trace_sweep_end(c);
 	if (!c->interrupted && !c->write_failed &&
 	    collect_watch_sweep_end(c))
 		return;		/* the next sweep is due on a timer */
@@ -566,6 +571,7 @@ collect_sweep_restart(struct collector *c)
 void
 collect_sweep_begin(struct collector *c)
 {
+	collect_trace_sweep_begin(c);
 	dispatch_run(c->d);
 }
 
@@ -641,7 +647,8 @@ collect_run(const struct collect_options *o, struct inventory *inv)
 	if (collect_watch_start(&c, &o->watch) != 0) {
 		c.write_failed = 1;	/* stops at once, through the close */
 		collector_stop(&c);
-	}
+	} else
+		collect_trace_sweep_begin(&c);
 	dispatch_run(c.d);
 	runner_run(c.runner);
 	runner_free(c.runner);
