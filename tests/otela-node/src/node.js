@@ -7,6 +7,7 @@
 // (see docs/otela-node.md).
 import http from 'node:http'
 import { once } from 'node:events'
+import { appendFileSync } from 'node:fs'
 import { createLibp2p } from 'libp2p'
 import { tcp } from '@libp2p/tcp'
 import { noise } from '@libp2p/noise'
@@ -124,6 +125,20 @@ function httpStreamHandler (ctx) {
 	}
 }
 
+// OTELA_FAKE_TRACEPARENT_LOG=FILE: each local API request's W3C
+// traceparent header, as "METHOD TARGET VALUE" lines, so a test sees the
+// trace context a node that traces would join.
+function noteTraceparent (req) {
+	const file = process.env.OTELA_FAKE_TRACEPARENT_LOG
+	const value = req.headers.traceparent
+	if (!file || value === undefined) return
+	try {
+		appendFileSync(file, `${req.method} ${req.url} ${value}\n`)
+	} catch (err) {
+		log('warn', `OTELA_FAKE_TRACEPARENT_LOG ${file}: ${err.message}`)
+	}
+}
+
 // Local HTTP API on 0.0.0.0:port through the same routes.
 function startHttpServer (ctx, port) {
 	const server = http.createServer(async (req, res) => {
@@ -138,6 +153,7 @@ function startHttpServer (ctx, port) {
 			parts.push(chunk)
 		}
 		const loopback = ['127.0.0.1', '::1', '::ffff:127.0.0.1'].includes(req.socket.remoteAddress)
+		noteTraceparent(req)
 		const out = await handle(ctx, { method: req.method, target: req.url, body: Buffer.concat(parts), loopback })
 		const length = out.body ? out.body.length : out.length
 		res.writeHead(out.status, { ...out.headers, 'Content-Length': length })
