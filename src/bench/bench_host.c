@@ -582,7 +582,10 @@ health_poll(struct bench_host *h)
 	int r;
 
 	if (h->health == NULL)	/* the node is started: it is awaited */
+	{
 		h->health = trace_span_start(h->b->trace, h->span, "health");
+		trace_span_str(h->health, "netprof.host", h->m->name);
+	}
 	r = node_api_call(h->b->api, h->m, h->http_port, "GET", "/v1/health",
 	    NULL, 2.0, h->health, health_reply_cb, h, &h->call);
 
