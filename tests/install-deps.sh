@@ -12,7 +12,10 @@
 # slurm-client for the lab's Slurm cluster, tests/lab/slurm.sh).
 # test: tests/run.sh (cmocka, Chromium for the browser tests, python3 for the tunnel test's server and the fake node, strace for the bridge test, clang for the clang build and
 # the fuzzers, bc for tests/perf, Prometheus and node_exporter for the
-# metrics tests).
+# metrics tests; and Jaeger for the trace test, built once from the Go
+# module proxy by tests/jaeger/install.sh with the machine's Go and
+# cached under /var/cache/netprof-tests: about 7 minutes the first time,
+# nothing after).
 # tests/deps/test_build_deps.sh proves the build group is enough to build.
 set -euo pipefail
 
@@ -64,7 +67,8 @@ fi
 # Node packages, pinned by their package-lock.json: the stand-in otela
 # node for the lab (and the tests), the browser driver for the tests.
 case " $groups " in
-*" test "*) "$here/otela-node/install.sh" && "$here/browser/install.sh" ;;
+*" test "*) "$here/otela-node/install.sh" && "$here/browser/install.sh" &&
+	"$here/jaeger/install.sh" >/dev/null ;;
 *" lab "*) "$here/otela-node/install.sh" ;;
 esac
 exit 0
