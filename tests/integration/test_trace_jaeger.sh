@@ -27,9 +27,14 @@ rm -rf "$T" && mkdir -p "$T/home"
 otlp_port=$(free_port)
 query_port=$(free_port)
 grpc_port=$(free_port)
+# NETPROF_TEST_JAEGER_UI: a built Jaeger UI (the module's build has none)
+# for the screenshot of the bench trace (tests/browser/trace.mjs)
+ui=()
+[ -z "${NETPROF_TEST_JAEGER_UI:-}" ] ||
+    ui=(--set "extensions.jaeger_query.ui.assets_path=$NETPROF_TEST_JAEGER_UI")
 HOME=$T/home JAEGER_OTLP_HTTP=$otlp_port JAEGER_QUERY_HTTP=$query_port \
     JAEGER_QUERY_GRPC=$grpc_port "$jaeger" \
-    --config "file:$NETPROF_SRC/tests/jaeger/config.yaml" >"$T/jaeger.log" 2>&1 &
+    --config "file:$NETPROF_SRC/tests/jaeger/config.yaml" "${ui[@]}" >"$T/jaeger.log" 2>&1 &
 jaeger_pid=$!
 at_exit "kill $jaeger_pid 2>/dev/null; wait $jaeger_pid 2>/dev/null"
 query=http://127.0.0.1:$query_port
@@ -159,6 +164,10 @@ while read -r method path tp; do
 	    "$path: the traceparent names its probe's span ($tp)"
 done < <(grep '^POST /v1/probe/run ' "$tplog/log")
 assert_ne 0 "$(grep -c '^GET /v1/health ' "$tplog/log")" "health polls carry a traceparent"
+if [ ${#ui[@]} -gt 0 ]; then
+	NETPROF_BROWSER_OUT=$T node "$NETPROF_SRC/tests/browser/trace.mjs" "$query" \
+	    "$trace_id" "$T/bench-trace.png" || fail "the screenshot of the bench trace"
+fi
 
 # --- a collector that cannot be reached: said once, not fatal --------------
 closed=$(free_port)
