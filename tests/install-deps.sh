@@ -67,8 +67,12 @@ fi
 # Node packages, pinned by their package-lock.json: the stand-in otela
 # node for the lab (and the tests), the browser driver for the tests.
 case " $groups " in
-*" test "*) "$here/otela-node/install.sh" && "$here/browser/install.sh" &&
-	"$here/jaeger/install.sh" >/dev/null ;;
+*" test "*)
+	"$here/otela-node/install.sh" && "$here/browser/install.sh"
+	# no Go or no room for the cache: said, and the trace test skips (in
+	# CI, where nothing may skip, it fails with the reason)
+	"$here/jaeger/install.sh" >/dev/null ||
+	    echo "install-deps: Jaeger was not built; test_trace_jaeger needs it" >&2 ;;
 *" lab "*) "$here/otela-node/install.sh" ;;
 esac
 exit 0
