@@ -5,8 +5,8 @@
 
 asks Jaeger's query API (GET QUERY_URL/api/traces?service=SERVICE) until
 it holds at least MIN_TRACES (default 1) traces and their span count has
-stopped growing (Jaeger stores what it receives a moment later), at most
-20 s, then prints
+not grown for a second (Jaeger stores what it receives a moment later),
+at most 20 s, then prints
 
     traces N
     spans M
@@ -64,14 +64,16 @@ def lines(traces):
 def main():
     url, service = sys.argv[1], sys.argv[2]
     want = int(sys.argv[3]) if len(sys.argv) > 3 else 1
-    end, last, traces = time.time() + 20, -1, []
+    end, last, same, traces = time.time() + 20, -1, 0, []
     while time.time() < end:
         try:
             traces = fetch(url, service)
         except OSError:
             traces = []
         n = sum(len(t["spans"]) for t in traces)
-        if len(traces) >= want and n == last:
+        same = same + 1 if n == last else 0
+        # the same count three times over a second: all stored
+        if len(traces) >= want and same >= 2:
             break
         last = n
         time.sleep(0.5)
