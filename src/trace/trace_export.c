@@ -8,7 +8,8 @@
  * so a request never blocks a measurement). A request that fails (no
  * connection, a timeout, a status other than 2xx) loses its spans, which
  * are counted; the first failure is said at once, and at the end a line
- * says how many spans were not exported. A collector's partial success
+ * says how many spans were not exported. The end waits for the collector
+ * one export timeout in all, however many requests are left. A collector's partial success
  * (rejectedSpans) is counted the same way. Nothing here changes the run's
  * exit status.
  */
@@ -38,6 +39,8 @@ struct trace_export {
 	struct buf body;	/* the request in flight */
 	size_t sending;		/* its spans */
 	struct http_call *call;
+	uv_timer_t deadline;	/* the close's: one timeout in all */
+	int past_deadline;
 	size_t spans, exported, dropped;	/* dropped: queue full, lost,
 						   failed or rejected */
 	char *first_error;	/* why the first spans were lost */
@@ -106,8 +109,33 @@ finish_close(struct trace_export *x)
 		log_debug(NULL, "otlp: %zu spans exported to %s", x->exported,
 		    x->cfg.url);
 	uv_timer_stop(&x->timer);
+	uv_timer_stop(&x->deadline);
 	uv_close((uv_handle_t *)&x->timer, handle_closed_cb);
+	uv_close((uv_handle_t *)&x->deadline, handle_closed_cb);
 	http_close(x->http, http_closed_cb, x);
+}
+
+/*
+ * The close has waited one export timeout: a collector that takes
+ * requests and never answers delays the end by that much, not by a
+ * timeout per request. What is in flight and queued is lost, counted.
+ */
+static void
+deadline_cb(uv_timer_t *t)
+{
+	struct trace_export *x = t->data;
+
+	x->past_deadline = 1;
+	if (x->queued > 0) {
+		lose(x, x->queued, "not sent before the run's end: the "
+		    "collector did not answer within OTEL_EXPORTER_OTLP_TIMEOUT");
+		x->queued = 0;
+		x->queue.len = 0;
+	}
+	if (x->call != NULL)
+		http_cancel(x->call);	/* its end finishes the close */
+	else
+		finish_close(x);
 }
 
 /* A 2xx answer may still reject spans (OTLP's partial success). */
@@ -154,7 +182,11 @@ request_done_cb(const struct http_response *res, void *arg)
 		log_debug(NULL, "otlp: %zu spans sent: HTTP %ld, %.3f s",
 		    x->sending, res->status, res->elapsed_s);
 	} else {
-		if (res->error != NP_OK)
+		if (x->past_deadline)
+			snprintf(why, sizeof why, "POST %s: no answer before "
+			    "the run's end (OTEL_EXPORTER_OTLP_TIMEOUT, %g s)",
+			    x->cfg.url, x->cfg.timeout_s);
+		else if (res->error != NP_OK)
 			snprintf(why, sizeof why, "%s", res->error_text != NULL ?
 			    res->error_text : error_string(res->error));
 		else {
@@ -166,7 +198,10 @@ request_done_cb(const struct http_response *res, void *arg)
 		lose(x, x->sending, why);
 	}
 	x->sending = 0;
-	if (x->queued > 0 && (x->closing || x->queued >= x->cfg.max_batch))
+	if (x->past_deadline)
+		finish_close(x);
+	else if (x->queued > 0 && (x->closing ||
+	    x->queued >= x->cfg.max_batch))
 		send_queue(x);
 	else if (x->queued > 0)
 		arm_timer(x);
@@ -271,8 +306,9 @@ trace_export_new(uv_loop_t *loop, const struct trace_config *cfg,
 	}
 	x->loop = loop;
 	uv_timer_init(loop, &x->timer);
-	x->timer.data = x;
-	x->handles_open = 2;	/* the timer, the HTTP client */
+	uv_timer_init(loop, &x->deadline);
+	x->timer.data = x->deadline.data = x;
+	x->handles_open = 3;	/* the timers, the HTTP client */
 	*out = x;
 	return 0;
 }
@@ -284,6 +320,8 @@ trace_export_close(struct trace_export *x, void (*closed_cb)(void *arg),
 	x->closing = 1;
 	x->closed_cb = closed_cb;
 	x->closed_arg = arg;
+	uv_timer_start(&x->deadline, deadline_cb,
+	    (uint64_t)(x->cfg.timeout_s * 1000), 0);
 	if (x->call != NULL)
 		return;		/* its end sends the rest */
 	if (x->queued > 0)

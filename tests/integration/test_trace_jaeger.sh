@@ -9,8 +9,8 @@
 # span they belong to (the stand-in writes down what it got); collect
 # --every makes a trace per sweep; the OTEL_* variables are read (the
 # endpoint, the service name; bad headers, a gRPC protocol and a bad URL
-# are usage errors); a collector that cannot be reached is said once and
-# changes no exit status.
+# are usage errors); a collector that cannot be reached, or never
+# answers, is said once and changes no exit status.
 . "$(dirname "$0")/lib.sh"
 require_root
 require_cmd curl jq python3
@@ -179,6 +179,20 @@ assert_eq 1 "$(count "$OUT" "--otlp: ([0-9]+) of \\1 spans were not exported to 
     "the spans lost, counted once at the end:"$'\n'"$OUT"
 assert_eq 0 "$(count "$OUT" "--otlp: spans not exported" | sed 's/^[01]$/0/')" \
     "and at most one warning before it:"$'\n'"$OUT"
+
+# a collector that takes connections and never answers: the run's end
+# waits one OTEL_EXPORTER_OTLP_TIMEOUT for it, then counts the spans lost
+python3 -c 'import socket, time
+s = socket.socket(); s.bind(("127.0.0.1", 0)); s.listen(64)
+print(s.getsockname()[1], flush=True); time.sleep(600)' >"$T/blackhole.port" &
+bh_pid=$!
+at_exit "kill $bh_pid 2>/dev/null"
+wait_for 10 test -s "$T/blackhole.port" || fail "no listener"
+bh=$(cat "$T/blackhole.port")
+assert_status 0 env OTEL_EXPORTER_OTLP_TIMEOUT=1000 "$NETPROF_BIN" exec --config "$INV" \
+    --hosts h1 --otlp="http://127.0.0.1:$bh" -- true
+assert_contains "$OUT" "--otlp: 6 of 6 spans were not exported to http://127.0.0.1:$bh/v1/traces (POST http://127.0.0.1:$bh/v1/traces: no answer before the run's end (OTEL_EXPORTER_OTLP_TIMEOUT, 1 s))"
+kill $bh_pid
 
 # --- the OTEL_* settings: a bad one stops the command before it runs ------
 assert_status 2 env OTEL_EXPORTER_OTLP_HEADERS='api-key' "$NETPROF_BIN" exec \
