@@ -128,7 +128,6 @@ runner_load_inventory(const struct runner_options *o, struct inventory **out)
 	return cmd_inventory_loaded(r, inv, cause, o->hosts, out);
 }
 
-
 /* Descriptors open now (inherited ones too); 3 if it cannot tell. */
 static size_t
 fds_open_now(void)

@@ -409,8 +409,11 @@ trace_config_load(const struct trace_options *o, struct trace_config *cfg,
 	if (o == NULL || o->otlp == NULL)
 		return 0;
 	if (off != NULL && strcasecmp(off, "true") == 0) {
-		log_warn("--otlp: OTEL_SDK_DISABLED=true: no trace is "
-		    "exported");
+		static int said;	/* read twice: checked, then used */
+
+		if (!said++)
+			log_warn("--otlp: OTEL_SDK_DISABLED=true: no trace is "
+			    "exported");
 		return 0;
 	}
 	if ((r = load_url(o, cfg, cause)) != 0 ||
