@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# The cost of --otlp: collect and bench on a lab, each run with and without
+# The cost of --otlp: collect and bench on a lab (and exec --repeat, a span
+# per command, for the cost of a span), each run with and without
 # exporting its trace to a real Jaeger (tests/jaeger/install.sh) back to
 # back, ROUNDS times, alternating which goes first; and once more with
 # --otlp at a port nothing listens on (the collector down). Prints, as
@@ -16,6 +17,7 @@ SRC=$(cd "$(dirname "$0")/../.." && pwd)
 BIN=$(bench_binary "${NETPROF_BIN:-}") || exit 1
 N=${1:-8}
 ROUNDS=${2:-3}
+REPEAT=1000	# exec: commands per host
 JAEGER=$("$SRC/tests/jaeger/install.sh" --path) ||
     { echo "trace.sh: needs Jaeger: tests/jaeger/install.sh" >&2; exit 2; }
 
@@ -65,7 +67,13 @@ one() {
 	esac
 	rm -rf "$out"
 	t0=$(now)
-	if [ "$cmd" = collect ]; then
+	if [ "$cmd" = exec ]; then
+		# a span per command: the cost per span, against the SSH path
+		OTEL_SERVICE_NAME=$label /usr/bin/time -f '%M %U %S' -o "$out.time" \
+		    "$BIN" exec --config "$WORK/lab/machines.json" "${otlp[@]}" \
+		    "$@" -- true >"$out.out" 2>"$out.err" || true
+		m=$(sed -n 's/.*s: \([0-9.]*\) commands\/s.*/\1/p' "$out.out")
+	elif [ "$cmd" = collect ]; then
 		OTEL_SERVICE_NAME=$label /usr/bin/time -f '%M %U %S' -o "$out.time" \
 		    "$BIN" -q collect --config "$WORK/lab/machines.json" \
 		    --output "$out.jsonl" "${otlp[@]}" "$@" 2>"$out.err" || true
@@ -123,8 +131,15 @@ for r in $(seq "$ROUNDS"); do
 		one "bench-$mode-$r" "$mode" bench --latency-count 20 \
 		    --throughput-count 1 --throughput-bytes 1048576
 	done
+	for mode in $order; do
+		one "exec-$mode-$r" "$mode" exec --hosts h1,h2 --repeat "$REPEAT"
+	done
 done
 report collect "ping p50 ms"
 printf '  spans per run: %s\n' "$(spans collect-on-1)"
 report bench "latency ms"
 printf '  spans per run: %s\n' "$(spans bench-on-1)"
+report exec "commands/s"
+printf '  spans per run: %s; netprof CPU per span: %s ms (on - off, over the spans)\n' \
+    "$(spans exec-on-1)" "$(echo "$(median "$WORK/on-exec" 2) $(median "$WORK/off-exec" 2) $(spans exec-on-1)" |
+    awk '{ printf "%.4f", ($3 > 0 ? ($1 - $2) * 1000 / $3 : 0) }')"
