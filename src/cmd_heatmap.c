@@ -508,6 +508,10 @@ cmd_heatmap_exec(const struct cmd_entry *self, int argc, char **argv)
 		log_warn("%zu records left out: a page shows at most %d hosts "
 		    "(the first met) and %d kinds", hm->left_out,
 		    MATRIX_MAX_HOSTS, MATRIX_MAX_KINDS);
+	if (hm->machines_left_out > 0)
+		log_warn("%zu of run.json's machines left out: a page shows "
+		    "at most %d hosts (those of the records first)",
+		    hm->machines_left_out, MATRIX_MAX_HOSTS);
 	if (a.kind != NULL && a.metric != NULL &&
 	    matrix_find_metric(&hm->kinds[0], a.metric) < 0) {
 		char names[512];

@@ -1060,6 +1060,10 @@ write_head(FILE *f, const struct matrix *hm, const struct html_options *opt)
 		    "</strong>: a page shows at most %d hosts and %d kinds"
 		    "</p>\n", hm->left_out, MATRIX_MAX_HOSTS,
 		    MATRIX_MAX_KINDS);
+	if (hm->machines_left_out > 0)
+		fprintf(f, "<p class=summary><strong>%zu of run.json's "
+		    "machines left out</strong>: a page shows at most %d hosts"
+		    "</p>\n", hm->machines_left_out, MATRIX_MAX_HOSTS);
 	fputs("<nav id=controls hidden>"
 	    "<label>Kind <select id=kind></select></label>"
 	    "<label>Metric <select id=metric></select></label>"

@@ -104,6 +104,7 @@ struct matrix {
 	size_t *host_slots;	/* open-addressing index into hosts, +1 */
 	size_t nslots;
 	size_t left_out;	/* records past the bounds below, not shown */
+	size_t machines_left_out;	/* run.json machines past them */
 
 	/* Folding (matrix_fold.c). */
 	size_t fold_cap;	/* rows and columns of each kind's grid */

@@ -594,7 +594,9 @@ kind_finish(struct matrix *hm, struct matrix_kind *k, const size_t *order)
 		return NP_ERR_NOMEM;
 	for (i = 0; i < k->stride; i++)
 		k->nan_row[i] = NAN;
-	if (k->cells != NULL && n > 0 && order_is_met(order, n)) {
+	/* Packed in place only if the grid covers every host (the copy
+	 * below reads only inside it). */
+	if (k->cells != NULL && n > 0 && n <= cap && order_is_met(order, n)) {
 		for (a = 0; a < n; a++) {
 			memmove(&k->cells[a * n], &k->cells[a * cap],
 			    n * sizeof *k->cells);
@@ -635,6 +637,10 @@ matrix_fold_finish(struct matrix *hm, const size_t *order)
 	size_t i;
 	int rc;
 
+	/* Hosts met after the last record (a run.json's machines without
+	 * records) are rows and columns too: every grid covers them. */
+	if ((rc = grids_fit(hm, NULL)) != 0)
+		return rc;
 	for (i = 0; i < hm->nkinds; i++)
 		if (!hm->kinds[i].derived &&
 		    (rc = kind_finish(hm, &hm->kinds[i], order)) != 0)

@@ -201,7 +201,8 @@ cmp_host_order(const void *a, const void *b)
  * is shown: a host with no record of that kind is a row of missing cells,
  * not absent from the matrix (as upstream shows it). The hosts of records
  * were met while folding (the first MATRIX_MAX_HOSTS); a run.json's
- * machines without records come after them. *order maps each host's place
+ * machines without records come after them, up to the same bound (the
+ * others are counted in machines_left_out). *order maps each host's place
  * in natural order to the index it was met at.
  */
 static int
@@ -219,6 +220,8 @@ collect_hosts(struct matrix *hm, size_t **order)
 			if ((rc = matrix_host_add(hm,
 			    in->runs[i]->machines[j], &idx)) != 0)
 				return rc;
+			else if (idx < 0)
+				hm->machines_left_out++;
 	if ((*order = malloc((hm->nhosts + 1) * sizeof **order)) == NULL ||
 	    (hosts = malloc((hm->nhosts + 1) * sizeof *hosts)) == NULL)
 		return NP_ERR_NOMEM;

@@ -3,7 +3,11 @@
  * the page: records_read_stream (JSONL records, or a run.json), the model
  * (hosts, kinds, metrics, cells, the overlay), the diagnosis, and both
  * renderings (terminal text and HTML, written to /dev/null). The first
- * byte's low bit picks the aggregate (latest or median).
+ * byte's low bit picks the aggregate (latest or median). The input is
+ * split at 0x01 bytes (never in JSON text) into up to MAX_FILES input
+ * files read one after the other, as --input given more than once: a
+ * run.json with records, its machines past the records' hosts or past
+ * the host bound.
  */
 #include <stdio.h>
 
@@ -16,6 +20,8 @@
 #include "heatmap_text.h"
 #include "log.h"
 
+#define MAX_FILES 4
+
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -23,6 +29,9 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct html_options opt = { "fuzz", 0, 0, 0 };
 	struct diagnosis dx;
 	struct matrix *hm;
+	const uint8_t *part = data, *end = data + size, *cut;
+	size_t nfiles = 0;
+	int rc = 0;
 	FILE *in;
 
 	if (sink == NULL) {
@@ -33,12 +42,26 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (size == 0 || (hm = matrix_new()) == NULL)
 		return 0;
 	memset(&dx, 0, sizeof dx);
-	if ((in = fmemopen((void *)data, size, "rb")) == NULL) {
-		matrix_free(hm);
-		return 0;
-	}
 	matrix_set_aggregate(hm, data[0] & 1 ? MATRIX_MEDIAN : MATRIX_LATEST);
-	if (records_read_stream(&hm->input, in, "fuzz.jsonl", 0) == 0 &&
+	while (rc == 0 && part < end && nfiles++ < MAX_FILES) {
+		cut = nfiles < MAX_FILES ? memchr(part, 0x01,
+		    (size_t)(end - part)) : NULL;
+		if (cut == NULL)
+			cut = end;
+		if (cut == part) {	/* fmemopen refuses an empty buffer */
+			part = cut + 1;
+			continue;
+		}
+		if ((in = fmemopen((void *)part, (size_t)(cut - part), "rb")) ==
+		    NULL) {
+			matrix_free(hm);
+			return 0;
+		}
+		rc = records_read_stream(&hm->input, in, "fuzz.jsonl", 0);
+		fclose(in);
+		part = cut + 1;
+	}
+	if (rc == 0 &&
 	    heatmap_build(hm, data[0] & 1 ? MATRIX_MEDIAN : MATRIX_LATEST,
 	    NULL) == 0 && heatmap_group(hm, (enum heatmap_group_by)(data[0] >> 1 &
 	    3), 5.0) == 0 && heatmap_diagnose(hm, &dx) == 0) {
@@ -48,7 +71,6 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		}
 		(void)heatmap_write_html(hm, &dx, &opt, sink);
 	}
-	fclose(in);
 	heatmap_diagnosis_free(&dx);
 	matrix_free(hm);
 	return 0;

@@ -4,7 +4,8 @@
 # new file beside it and only over a writable regular file (a planted
 # symlink, a FIFO, a device, a read-only file are refused; a file's mode is
 # kept); input that is not records (/dev/zero) stops with a clear error in
-# bounded memory; more hosts than a page can show are left out and said so;
+# bounded memory; more hosts than a page can show are left out and said so
+# (a run.json's machines too, after the records' hosts);
 # NUL in a string is refused, the last of duplicate keys wins; absurd times
 # are no time; kind and metric names reach the terminal without control
 # characters; write errors on standard output exit 1 (heatmap --text, plan
@@ -105,7 +106,21 @@ jq -e '.machines | length == 3000' big-run.json >/dev/null || fail "big-run.json
 assert_status 0 /usr/bin/time -f peak_kib=%M "$NETPROF_BIN" heatmap -i big-run.json -i "$in" -o big.html
 [ "$(peak_kib)" -lt 300000 ] || fail "a run.json of 3,000 machines took $(peak_kib) KiB"
 assert_contains "$OUT" "wrote big.html (1024 hosts, 2 kinds, 26 records"
-assert_not_contains "$OUT" "left out" "hosts with records come before a run's machines without"
+assert_not_contains "$OUT" "records left out" "hosts with records come before a run's machines without"
+assert_contains "$OUT" "1980 of run.json's machines left out: a page shows at most 1024 hosts"
+assert_file_contains big.html "1980 of run.json's machines left out"
+# Records of two hosts met in display order, then more machines than the
+# grids were grown for while folding (found by fuzzing: a heap overflow,
+# exit 139): every grid covers every host.
+printf '%s\n' '{"kind":"ping","source":"a","target":"b","ok":true,"metrics":{"avg":1}}' >few.jsonl
+assert_status 0 np heatmap -i few.jsonl -i big-run.json -o few.html
+assert_contains "$OUT" "wrote few.html (1024 hosts, 1 kind, 1 record"
+assert_status 0 np heatmap -i few.jsonl -i big-run.json --aggregate median --text
+printf '{"run_id": "small", "convergence": {}, "machines": [%s]}\n' \
+    "$(seq -s, -f '"m%.0f"' 1 40)" >small-run.json
+assert_status 0 np heatmap -i few.jsonl -i small-run.json -o small.html
+assert_contains "$OUT" "wrote small.html ("
+assert_not_contains "$OUT" "left out"
 
 # --- NUL, duplicate keys, absurd times, names with escape sequences ----------
 

@@ -4,8 +4,10 @@
  * missing times the one read last; the counts and the latest failure
  * (its text kept once for every cell); metrics met late, and a latest
  * failure clearing the values; cells kept while the grids grow past
- * their first size; the median over the ok records; the host bound; and
- * the memory budget, which stops the reading with NP_ERR_BUDGET.
+ * their first size; the median over the ok records; the host bound; a
+ * run.json's machines beyond the records' hosts (and beyond the bound)
+ * covered by every grid; and the memory budget, which stops the reading
+ * with NP_ERR_BUDGET.
  */
 #include <math.h>
 #include <setjmp.h>
@@ -224,6 +226,79 @@ test_host_bound(void **state)
 	free(text);
 }
 
+/* A run.json listing n machines m0 ... */
+static char *
+run_json(size_t n)
+{
+	size_t i, len = 0, size = n * 32 + 64;
+	char *text = malloc(size);
+
+	assert_non_null(text);
+	len += (size_t)snprintf(text, size, "{\"run_id\":\"r\","
+	    "\"convergence\":{},\"machines\":[");
+	for (i = 0; i < n; i++)
+		len += (size_t)snprintf(text + len, size - len,
+		    "%s{\"name\":\"m%zu\"}", i ? "," : "", i);
+	snprintf(text + len, size - len, "]}\n");
+	return text;
+}
+
+/* Records of two hosts, then a run.json of more machines than the grids
+ * were grown for while folding: every host is a row and a column. */
+static void
+test_run_json_hosts_beyond_the_records(void **state)
+{
+	static const size_t counts[] = { 40, 3000 };
+	static const enum matrix_aggregate aggs[] = { MATRIX_LATEST,
+	    MATRIX_MEDIAN };
+	size_t i, a, s, t, want;
+	struct matrix *hm;
+	const struct matrix_kind *k;
+	const char *path;
+	char *run;
+
+	(void)state;
+	for (i = 0; i < 2; i++)
+		for (a = 0; a < 2; a++) {
+			hm = matrix_new();
+			assert_non_null(hm);
+			matrix_set_aggregate(hm, aggs[a]);
+			path = temp_jsonl(PING("a", "b", "", "\"ok\":true,"
+			    "\"metrics\":{\"avg\":7}"));
+			assert_int_equal(matrix_read(hm, path, 0), 0);
+			unlink(path);
+			run = run_json(counts[i]);
+			path = temp_jsonl(run);
+			free(run);
+			assert_int_equal(matrix_read(hm, path, 0), 0);
+			unlink(path);
+			assert_int_equal(heatmap_build(hm, aggs[a], NULL), 0);
+			want = counts[i] + 2 < MATRIX_MAX_HOSTS ?
+			    counts[i] + 2 : MATRIX_MAX_HOSTS;
+			assert_int_equal(hm->nhosts, want);
+			assert_int_equal(hm->machines_left_out,
+			    counts[i] + 2 - want);
+			assert_true(value(hm, "ping", "a", "b", "avg") == 7);
+			k = matrix_find_kind(hm, "ping");
+			for (s = 0; s < hm->nhosts; s++)
+				for (t = 0; t < hm->nhosts; t++) {
+					const struct matrix_cell *c =
+					    heatmap_cell(hm, k, s, t);
+
+					if (s == t)
+						assert_int_equal(c->state,
+						    CELL_SELF);
+					else if (c->count != 0)
+						assert_int_equal(c->count, 1);
+					else
+						assert_int_equal(c->state,
+						    CELL_MISSING);
+				}
+			assert_int_equal(k->nrecords, 1);
+			matrix_free(hm);
+		}
+}
+
 static void
 test_budget(void **state)
 {
@@ -253,6 +328,7 @@ main(void)
 		cmocka_unit_test(test_metrics_met_late),
 		cmocka_unit_test(test_grids_grow_and_median),
 		cmocka_unit_test(test_host_bound),
+		cmocka_unit_test(test_run_json_hosts_beyond_the_records),
 		cmocka_unit_test(test_budget),
 	};
 
