@@ -183,9 +183,11 @@ publish(struct collect_watch *w, const struct metrics_info *info)
 		log_error("--metrics-file %s", cause);
 		free(cause);
 	}
-	if (w->http != NULL && metrics_http_set(w->http, text.data != NULL ?
-	    text.data : "", text.len) != 0)
+	if (w->http != NULL && metrics_http_take(w->http, text.data,
+	    text.len) != 0)
 		log_error("metrics listener: %s", error_string(NP_ERR_NOMEM));
+	if (w->http != NULL)
+		text.data = NULL;	/* the listener's */
 out:
 	buf_free(&text);
 }

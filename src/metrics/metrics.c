@@ -11,6 +11,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -396,47 +397,110 @@ out:
 	return rc;
 }
 
+/* "# HELP name ..." or "# TYPE name ..." of a name ending in _total:
+ * where its _total starts, or NULL. */
+static const char *
+om_cut(const char *line, const char *nl)
+{
+	static const char total[] = "_total";
+	const size_t tl = sizeof total - 1;
+	const char *name, *sp;
+
+	if (nl - line <= 7 || (memcmp(line, "# HELP ", 7) != 0 &&
+	    memcmp(line, "# TYPE ", 7) != 0))
+		return NULL;
+	name = line + 7;
+	sp = memchr(name, ' ', (size_t)(nl - name));
+	if (sp == NULL || (size_t)(sp - name) <= tl ||
+	    memcmp(sp - tl, total, tl) != 0)
+		return NULL;
+	return sp - tl;
+}
+
+void
+metrics_om_begin(struct metrics_om_reader *r, const char *text, size_t len)
+{
+	static const char eof[] = "# EOF\n";
+
+	memset(r, 0, sizeof *r);
+	r->text = text;
+	r->len = len;
+	r->cut = SIZE_MAX;
+	r->tail_len = 0;
+	if (len > 0 && text[len - 1] != '\n')
+		r->tail[r->tail_len++] = '\n';
+	memcpy(r->tail + r->tail_len, eof, sizeof eof - 1);
+	r->tail_len += sizeof eof - 1;
+}
+
+size_t
+metrics_om_read(struct metrics_om_reader *r, char *buf, size_t max)
+{
+	const char *nl, *cut;
+	size_t n = 0, k, stop;
+
+	while (n < max) {
+		if (r->in >= r->len) {
+			k = r->tail_len - r->tail_off;
+			if (k > max - n)
+				k = max - n;
+			memcpy(buf + n, r->tail + r->tail_off, k);
+			r->tail_off += k;
+			n += k;
+			break;
+		}
+		if (r->in == r->line_end) {	/* at a line's start */
+			nl = memchr(r->text + r->in, '\n', r->len - r->in);
+			nl = nl != NULL ? nl + 1 : r->text + r->len;
+			r->line_end = (size_t)(nl - r->text);
+			cut = om_cut(r->text + r->in, nl);
+			r->cut = cut != NULL ? (size_t)(cut - r->text) : SIZE_MAX;
+		}
+		stop = r->cut != SIZE_MAX ? r->cut : r->line_end;
+		k = stop - r->in;
+		if (k > max - n)
+			k = max - n;
+		memcpy(buf + n, r->text + r->in, k);
+		r->in += k;
+		n += k;
+		if (r->in == r->cut) {
+			r->in += sizeof "_total" - 1;
+			r->cut = SIZE_MAX;
+		}
+	}
+	return n;
+}
+
+size_t
+metrics_om_length(const char *text, size_t len)
+{
+	struct metrics_om_reader r;
+	char chunk[16384];
+	size_t n, total = 0;
+
+	metrics_om_begin(&r, text, len);
+	while ((n = metrics_om_read(&r, chunk, sizeof chunk)) > 0)
+		total += n;
+	return total;
+}
+
 int
 metrics_openmetrics(const char *text, size_t len, char **out,
     size_t *out_len)
 {
-	static const char eof[] = "# EOF\n", total[] = "_total";
-	const size_t tl = sizeof total - 1;
-	const char *p = text, *end = text + len, *nl, *name, *sp;
+	struct metrics_om_reader r;
+	size_t n = 0, got;
 	char *o;
-	size_t n = 0;
 
 	*out = NULL;
 	*out_len = 0;
-	o = malloc(len + sizeof eof + 1);	/* it only gets shorter */
-	if (o == NULL)
+	/* it only gets shorter, but for a missing last newline and # EOF */
+	if ((o = malloc(len + sizeof r.tail + 1)) == NULL)
 		return NP_ERR_NOMEM;
-	while (p < end) {
-		nl = memchr(p, '\n', (size_t)(end - p));
-		nl = nl != NULL ? nl + 1 : end;
-		/* "# HELP name ..." or "# TYPE name ...": name_total -> name */
-		if (nl - p > 7 && (memcmp(p, "# HELP ", 7) == 0 ||
-		    memcmp(p, "# TYPE ", 7) == 0)) {
-			name = p + 7;
-			sp = memchr(name, ' ', (size_t)(nl - name));
-			if (sp != NULL && (size_t)(sp - name) > tl &&
-			    memcmp(sp - tl, total, tl) == 0) {
-				memcpy(o + n, p, (size_t)(sp - tl - p));
-				n += (size_t)(sp - tl - p);
-				memcpy(o + n, sp, (size_t)(nl - sp));
-				n += (size_t)(nl - sp);
-				p = nl;
-				continue;
-			}
-		}
-		memcpy(o + n, p, (size_t)(nl - p));
-		n += (size_t)(nl - p);
-		p = nl;
-	}
-	if (n > 0 && o[n - 1] != '\n')
-		o[n++] = '\n';
-	memcpy(o + n, eof, sizeof eof);
-	n += sizeof eof - 1;
+	metrics_om_begin(&r, text, len);
+	while ((got = metrics_om_read(&r, o + n, len + sizeof r.tail - n)) > 0)
+		n += got;
+	o[n] = '\0';
 	*out = o;
 	*out_len = n;
 	return 0;

@@ -74,4 +74,23 @@ int metrics_write_from_records(const char *records, const char *path,
 int metrics_openmetrics(const char *text, size_t len, char **out,
     size_t *out_len);
 
+/*
+ * The same, read piece by piece from the text without a copy of it (the
+ * listener's answers): metrics_om_read() fills buf with up to max bytes
+ * and returns how many, 0 at the end. text must stay as it is meanwhile.
+ */
+struct metrics_om_reader {
+	const char *text;
+	size_t len, in, line_end;
+	size_t cut;		/* where the line's _total starts, or SIZE_MAX */
+	char tail[8];		/* a missing last newline, then # EOF */
+	size_t tail_len, tail_off;
+};
+
+void metrics_om_begin(struct metrics_om_reader *r, const char *text,
+    size_t len);
+size_t metrics_om_read(struct metrics_om_reader *r, char *buf, size_t max);
+/* The length of the OpenMetrics text of an exposition (a pass over it). */
+size_t metrics_om_length(const char *text, size_t len);
+
 #endif

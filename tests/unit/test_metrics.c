@@ -235,7 +235,7 @@ exchange(struct exchange *x, const char *text)
 	assert_int_equal(0, metrics_http_parse_addr("127.0.0.1:0", 0, &ss,
 	    &cause));
 	assert_int_equal(0, metrics_http_start(&loop, &ss, &mh, &cause));
-	assert_int_equal(0, metrics_http_set(mh, text, strlen(text)));
+	assert_int_equal(0, metrics_http_take(mh, strdup(text), strlen(text)));
 	x->port = metrics_http_port(mh);
 	assert_true(x->port > 0);
 	uv_async_init(&loop, &done, done_cb);
@@ -296,6 +296,35 @@ test_openmetrics(void **state)
 	assert_int_equal(0, metrics_openmetrics("x 1", 3, &om, &n));
 	assert_string_equal("x 1\n# EOF\n", om);
 	free(om);
+}
+
+/* The listener sends the OpenMetrics form as it reads it from the one
+ * exposition: in pieces of any size, the same bytes as the whole. */
+static void
+test_openmetrics_read_in_pieces(void **state)
+{
+	static const char *const texts[] = { counters, "", "x 1",
+	    "# HELP a_total x\n# TYPE a_total counter", "# HELP _total x\n" };
+	struct metrics_om_reader r;
+	char *whole, got[1024];
+	size_t i, max, n, len, k;
+
+	(void)state;
+	for (i = 0; i < sizeof texts / sizeof texts[0]; i++) {
+		assert_int_equal(0, metrics_openmetrics(texts[i],
+		    strlen(texts[i]), &whole, &len));
+		assert_int_equal(len, metrics_om_length(texts[i],
+		    strlen(texts[i])));
+		for (max = 1; max <= 9; max++) {
+			metrics_om_begin(&r, texts[i], strlen(texts[i]));
+			for (n = 0; (k = metrics_om_read(&r, got + n,
+			    max)) > 0; n += k)
+				assert_true(k <= max && n + k < sizeof got);
+			got[n] = '\0';
+			assert_string_equal(whole, got);
+		}
+		free(whole);
+	}
 }
 
 static void
@@ -367,6 +396,7 @@ main(void)
 		cmocka_unit_test(test_from_records_file),
 		cmocka_unit_test(test_listener_answers_metrics),
 		cmocka_unit_test(test_openmetrics),
+		cmocka_unit_test(test_openmetrics_read_in_pieces),
 		cmocka_unit_test(test_listener_openmetrics_when_asked),
 		cmocka_unit_test(test_listener_other_paths_and_methods),
 		cmocka_unit_test(test_listener_bounds_request_size),
