@@ -272,7 +272,13 @@ collect_watch_record(struct collector *c, struct record *record)
 		    "(out of memory)", c->watch->sweep);
 }
 
-/* --output past --rotate: it becomes FILE.1 and a new FILE is started. */
+/*
+ * --output past --rotate: it becomes FILE.1 and a new FILE is started. The
+ * rename comes first, with the file still open: when it fails (FILE.1 a
+ * directory, another user's in a sticky directory) the records go on
+ * being appended to FILE, never lost. The new FILE is opened to append:
+ * what appeared at its name meanwhile is not truncated.
+ */
 static void
 rotate(struct collect_watch *w)
 {
@@ -283,20 +289,26 @@ rotate(struct collect_watch *w)
 	if (w->opt.rotate <= 0 || stat(w->opt.output, &st) != 0 ||
 	    st.st_size < w->opt.rotate)
 		return;
+	if ((old = str_printf("%s.1", w->opt.output)) == NULL) {
+		log_error("--rotate: %s", error_string(NP_ERR_NOMEM));
+		return;
+	}
+	if (rename(w->opt.output, old) != 0) {
+		log_error("--rotate: %s: cannot rename it to %s: %s; the "
+		    "records go on being appended to it", w->opt.output, old,
+		    strerror(errno));
+		free(old);
+		return;
+	}
+	log_info("%s rotated to %s (%lld bytes)", w->opt.output, old,
+	    (long long)st.st_size);
+	free(old);
+	/* what is still queued belongs to the file renamed */
 	record_writer_detach(c->writer);
 	if (record_writer_close(c->writer, -1) != 0)
 		log_error("%s: records could not all be written", c->output);
 	c->writer = NULL;
-	if ((old = str_printf("%s.1", w->opt.output)) == NULL ||
-	    rename(w->opt.output, old) != 0)
-		log_error("--rotate: %s: cannot rename it to %s.1: %s; it is "
-		    "started again", w->opt.output, w->opt.output,
-		    strerror(errno));
-	else
-		log_info("%s rotated to %s (%lld bytes)", w->opt.output, old,
-		    (long long)st.st_size);
-	free(old);
-	if (record_writer_open(w->opt.output, 0, &c->writer, &cause) != 0 ||
+	if (record_writer_open(w->opt.output, 1, &c->writer, &cause) != 0 ||
 	    record_writer_attach(c->writer, c->loop) != 0) {
 		log_error("--output %s", cause != NULL ? cause :
 		    error_string(NP_ERR_NOMEM));
