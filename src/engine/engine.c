@@ -261,6 +261,8 @@ engine_submit(struct engine *e, const struct machine *m,
 	j->ops = kind_ops[m->transport];
 	j->exit_status = -1;
 	j->timeout_s = req->timeout_s;
+	j->max_out = req->max_output > 0 && req->max_output <
+	    ENGINE_OUTPUT_MAX ? req->max_output : ENGINE_OUTPUT_MAX;
 	j->on_output = req->on_output;
 	j->on_done = req->on_done;
 	j->arg = req->arg;
@@ -338,14 +340,23 @@ engine_job_output(struct engine_job *j, int stream, const char *buf,
 		j->on_output(j->machine, stream, buf, len, j->arg);
 	/*
 	 * A cut output must not be parsed as whole: the job fails at its end.
-	 * Bounded: a remote command that prints without end costs this
-	 * machine no more than ENGINE_OUTPUT_MAX per stream.
+	 * Bounded, counted as it arrives: past its cap (ENGINE_OUTPUT_MAX
+	 * per stream, or the request's max_output) the command is stopped,
+	 * on a later turn through the job's timer (not inside the
+	 * transport's read), so a remote command that prints without end
+	 * costs this machine no more than its cap.
 	 */
 	if (j->output_lost)
 		return;
-	if ((stream == 2 ? j->err.len : j->out.len) + len > ENGINE_OUTPUT_MAX)
+	if ((stream == 2 ? j->err.len : j->out.len) + len > (stream == 2 ?
+	    ENGINE_OUTPUT_MAX : j->max_out)) {
 		j->output_lost = 2;
-	else if (buf_append(stream == 2 ? &j->err : &j->out, buf, len) != 0)
+		j->cap_passed = stream == 2 ? ENGINE_OUTPUT_MAX : j->max_out;
+		if (j->stop_error == 0 && j->state != JOB_KILLING) {
+			j->stop_error = NP_ERR_PROTOCOL;
+			engine_job_timer(j, 0);
+		}
+	} else if (buf_append(stream == 2 ? &j->err : &j->out, buf, len) != 0)
 		j->output_lost = 1;
 }
 
@@ -359,11 +370,11 @@ engine_job_finish(struct engine_job *j, int error, int exit_status,
 	if (j->state == JOB_DONE)
 		return;
 	j->state = JOB_DONE;
-	if (j->output_lost == 2 && error == 0) {
+	if (j->output_lost == 2 && (error == 0 || error == NP_ERR_PROTOCOL)) {
 		error = NP_ERR_PROTOCOL;
 		j->error_text = str_printf("%s: the command printed more than "
-		    "%u bytes; the rest was not kept", j->machine->name,
-		    ENGINE_OUTPUT_MAX);
+		    "%zu bytes, its cap; it was stopped and its output not "
+		    "kept", j->machine->name, j->cap_passed);
 		fmt = NULL;
 	} else if (j->output_lost && error == 0) {
 		error = NP_ERR_NOMEM;
@@ -402,6 +413,7 @@ deliver(struct engine_job *j)
 	res.out_len = j->out.len;
 	res.err = j->err.data != NULL ? j->err.data : "";
 	res.err_len = j->err.len;
+	res.output_cut = j->output_lost == 2;
 	res.queued_at = j->queued_at;
 	res.started_at = j->started_at;
 	res.ended_at = j->ended_at;

@@ -22,7 +22,8 @@ struct engine_job;
 
 /* OpenSSH's sshd allows MaxSessions (10) channels per connection. */
 #define ENGINE_DEFAULT_MAX_CHANNELS 8
-/* Output kept of a job, per stream; more fails the job. */
+/* Output kept of a job, per stream; more stops the command and fails the
+ * job (a request may ask for less stdout: max_output). */
 #define ENGINE_OUTPUT_MAX (80u << 20)
 
 struct engine_result {
@@ -37,6 +38,8 @@ struct engine_result {
 	size_t out_len;
 	const char *err;	/* stderr, NUL-terminated (never NULL) */
 	size_t err_len;
+	int output_cut;		/* stdout or stderr passed its cap: the
+				   command was stopped (error NP_ERR_PROTOCOL) */
 	double queued_at;	/* wall clock, Unix seconds (ms precision) */
 	double started_at;	/* when the command was handed to the host */
 	double ended_at;
@@ -56,6 +59,10 @@ struct engine_request {
 	size_t input_len;
 	double timeout_s;	/* 0: none. From when the command starts
 				   on the host; the remote process is killed */
+	size_t max_output;	/* stdout kept, counted as it arrives: past
+				   it the command is stopped and the job fails
+				   (NP_ERR_PROTOCOL, output_cut); 0 or more than
+				   ENGINE_OUTPUT_MAX: ENGINE_OUTPUT_MAX */
 	engine_output_cb on_output; /* optional; output is collected too */
 	engine_done_cb on_done;	/* required */
 	void *arg;

@@ -83,7 +83,10 @@ struct engine_job {
 	int stop_error;		/* why it is being stopped: _TIMEOUT, ... */
 
 	struct buf out, err;
-	int output_lost;	/* an append failed: the output is cut */
+	size_t max_out;		/* stdout's cap (engine_request.max_output) */
+	size_t cap_passed;	/* the cap its output passed, if it did */
+	int output_lost;	/* an append failed (1) or a cap was passed
+				   (2): the output is cut */
 	int error;
 	char *error_text;
 	int exit_status;

@@ -353,7 +353,8 @@ static void
 spawn_timer(struct engine_job *j)
 {
 	if (j->state == JOB_RUNNING) {
-		j->stop_error = NP_ERR_TIMEOUT;
+		if (j->stop_error == 0)	/* else its output passed the cap */
+			j->stop_error = NP_ERR_TIMEOUT;
 		spawn_stop(j);
 		return;
 	}

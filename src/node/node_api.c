@@ -31,6 +31,8 @@
 
 /* The remote curl's -m bounds the call; this is only the backstop. */
 #define CURL_GRACE_S 5.0
+/* What curl prints after the body: "\n" and the HTTP status. */
+#define CURL_STATUS_MAX 16
 
 struct node_tunnel;
 
@@ -391,7 +393,14 @@ call_job_done_cb(const struct machine *m, const struct engine_result *res,
 	c->job = NULL;
 	c->answered = 1;
 	c->elapsed_s = res->ended_at - res->started_at;
-	if (res->error != NP_OK) {
+	if (res->output_cut) {
+		detail = str_printf("the node's answer was larger than the "
+		    "%zu bytes netprof takes from that endpoint; curl was "
+		    "stopped", answer_cap(c->url));
+		call_set_error(c, NP_ERR_PROTOCOL, detail ? detail :
+		    error_string(NP_ERR_PROTOCOL));
+		free(detail);
+	} else if (res->error != NP_OK) {
 		call_set_error(c, res->error, without_host(m, res->error_text ?
 		    res->error_text : error_string(res->error)));
 	} else if (res->exit_status != 0) {
@@ -416,6 +425,10 @@ call_start_curl(struct node_call *c, const char *body, double timeout_s)
 	struct engine_request req = {
 		.input = body, .input_len = body != NULL ? strlen(body) : 0,
 		.timeout_s = timeout_s + CURL_GRACE_S,
+		/* counted here as it arrives: curl before 8.4 ignores
+		 * --max-filesize for an answer without a Content-Length
+		 * (chunked); the body, "\n" and the status */
+		.max_output = answer_cap(c->url) + CURL_STATUS_MAX,
 		.on_done = call_job_done_cb, .arg = c,
 	};
 	char *cmd = curl_command(c, body != NULL, timeout_s);

@@ -211,11 +211,13 @@ ssh_timer(struct engine_job *j)
 		    "no exit reported %d ms after the "
 		    "kill; closing the channel", KILL_GRACE_MS);
 		transport_ssh_finish_stopped(h, j, -1);
-	} else if (j->state != JOB_DONE && j->stop_error == 0) {
-		j->stop_error = NP_ERR_TIMEOUT;
-		log_debug(transport_ssh_host_name(h),
-		    "command timed out after %g s",
-		    j->timeout_s);
+	} else if (j->state != JOB_DONE && (j->stop_error == 0 ||
+	    j->output_lost == 2)) {
+		if (j->stop_error == 0) {	/* else its output passed the cap */
+			j->stop_error = NP_ERR_TIMEOUT;
+			log_debug(transport_ssh_host_name(h),
+			    "command timed out after %g s", j->timeout_s);
+		}
 		ssh_stop(j);
 		return;
 	}
