@@ -526,8 +526,9 @@ health_again(struct bench_host *h)
  * GET /v1/self's answer after a healthy /v1/health. A node left on the
  * port (a previous run's, or anyone's) answers health as well as ours
  * would, and ours, finding the port taken, runs on without an API: the
- * node is ours only if its id is the PeerID discover read. A node
- * without /v1/self (404) is taken at its word.
+ * node is ours only if its id is the PeerID discover read. An answer
+ * without /v1/self (404) is not an otela node's (the contract's node has
+ * it): a squatter on the port, refused.
  */
 static void
 self_reply_cb(const struct machine *m, const struct node_reply *r,
@@ -543,9 +544,12 @@ self_reply_cb(const struct machine *m, const struct node_reply *r,
 		return;
 	}
 	if (r->error == NP_OK && r->status == 404) {
-		log_debug(m->name, "healthy after %.2f s (no /v1/self to "
-		    "check the node's id)", bench_now() - h->step_t0);
-		bench_host_step_done(h);
+		fail_with_log(h, ERROR_CLASS_TOOL_FAILED, str_printf("%s: port "
+		    "%d on %s answers /v1/health but not /v1/self (HTTP 404): "
+		    "not an otela node whose id netprof can check; another "
+		    "program holds the port? choose another port (--http-port, "
+		    "or the machine's http_port)",
+		    m->name, h->http_port, m->name));
 		return;
 	}
 	if (r->error == NP_OK && r->status == 200 &&

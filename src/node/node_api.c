@@ -388,6 +388,7 @@ call_job_done_cb(const struct machine *m, const struct engine_result *res,
 	struct node_call *c = arg;
 	const char *what;
 	char *detail;
+	size_t n;
 	int error;
 
 	c->job = NULL;
@@ -405,8 +406,10 @@ call_job_done_cb(const struct machine *m, const struct engine_result *res,
 		    res->error_text : error_string(res->error)));
 	} else if (res->exit_status != 0) {
 		error = curl_exit_error(res->exit_status, &what);
+		/* the first line of curl's stderr, as far as a line goes */
+		n = strcspn(res->err, "\n");
 		detail = str_printf("%s (exit %d): %.*s", what,
-		    res->exit_status, (int)strcspn(res->err, "\n"), res->err);
+		    res->exit_status, (int)(n < 300 ? n : 300), res->err);
 		call_set_error(c, error, detail ? detail : what);
 		free(detail);
 	} else if ((error = curl_output_parse(c, res->out,

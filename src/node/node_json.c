@@ -277,6 +277,68 @@ string_field(const cJSON *o, const char *key, const char *what, char **out,
 	}
 	if ((*out = strdup(v->valuestring)) == NULL)
 		return NP_ERR_NOMEM;
+	return node_text_cut(out, NODE_TEXT_MAX);
+}
+
+int
+node_text_cut(char **s, size_t max)
+{
+	size_t len = *s != NULL ? strlen(*s) : 0, keep = max;
+	char *cut;
+
+	if (len <= max)
+		return 0;
+	while (keep > 0 && ((unsigned char)(*s)[keep] & 0xc0) == 0x80)
+		keep--;	/* not inside a character */
+	if ((cut = str_printf("%.*s [%zu bytes more, not kept by netprof]",
+	    (int)keep, *s, len - keep)) == NULL)
+		return NP_ERR_NOMEM;
+	free(*s);
+	*s = cut;
+	return 0;
+}
+
+/* The length of o as compact JSON; 0 without memory. */
+static size_t
+json_length(const cJSON *o)
+{
+	char *text = cJSON_PrintUnformatted(o);
+	size_t n = text != NULL ? strlen(text) : 0;
+
+	cJSON_free(text);
+	return n;
+}
+
+/* Metrics past NODE_METRICS_MAX: without their arrays, objects and long
+ * strings (named in NODE_METRICS_CUT), or refused. */
+static int
+metrics_bound(cJSON *m, const char *what, char **cause)
+{
+	size_t len = json_length(m), after;
+	cJSON *c, *next, *cut;
+
+	if (len <= NODE_METRICS_MAX)
+		return 0;
+	if ((cut = cJSON_CreateArray()) == NULL)
+		return NP_ERR_NOMEM;
+	for (c = m->child; c != NULL; c = next) {
+		next = c->next;
+		if (!cJSON_IsArray(c) && !cJSON_IsObject(c) &&
+		    !(cJSON_IsString(c) && strlen(c->valuestring) >
+		    NODE_WORD_MAX))
+			continue;
+		if (c->string != NULL && strlen(c->string) <= NODE_WORD_MAX)
+			cJSON_AddItemToArray(cut, cJSON_CreateString(c->string));
+		cJSON_Delete(cJSON_DetachItemViaPointer(m, c));
+	}
+	cJSON_DeleteItemFromObjectCaseSensitive(m, NODE_METRICS_CUT);
+	cJSON_AddItemToObject(m, NODE_METRICS_CUT, cut);
+	if ((after = json_length(m)) > NODE_METRICS_MAX || after == 0) {
+		*cause = str_printf("node's %s answer: \"metrics\" of %zu "
+		    "bytes, more than the %u netprof keeps even without its "
+		    "arrays", what, len, NODE_METRICS_MAX);
+		return NP_ERR_PARSE;
+	}
 	return 0;
 }
 
@@ -354,7 +416,8 @@ node_parse_probe(const char *body, size_t len, struct node_probe *out,
 	    (r = string_field(root, "target", what, &out->target,
 	    cause)) != 0 ||
 	    (r = string_field(root, "error", what, &out->error, cause)) != 0 ||
-	    (r = probe_metrics(root, out, cause)) != 0)
+	    (r = probe_metrics(root, out, cause)) != 0 ||
+	    (r = metrics_bound(out->metrics, what, cause)) != 0)
 		goto out;
 	config = cJSON_GetObjectItemCaseSensitive(root, "config");
 	if (config != NULL && !cJSON_IsObject(config) && !cJSON_IsNull(config)) {
@@ -418,7 +481,8 @@ node_parse_holepunch(const char *body, size_t len,
 	    (r = attempts_field(root, &out->attempts, cause)) != 0 ||
 	    (r = string_field(root, "last_error", what, &out->last_error,
 	    cause)) != 0 ||
-	    (r = string_field(root, "error", what, &error, cause)) != 0)
+	    (r = string_field(root, "error", what, &error, cause)) != 0 ||
+	    (r = node_text_cut(&out->connectedness, NODE_WORD_MAX)) != 0)
 		goto out;
 	/* a 400 says "error"; keep it where a reader of failures looks */
 	if (out->last_error == NULL && error != NULL) {
@@ -454,8 +518,11 @@ node_error_text(const char *body, size_t len)
 	    (root = cJSON_ParseWithLength(body, len)) == NULL)
 		return NULL;
 	v = cJSON_GetObjectItemCaseSensitive(root, "error");
-	if (cJSON_IsString(v))
-		text = strdup(v->valuestring);
+	if (cJSON_IsString(v) && (text = strdup(v->valuestring)) != NULL &&
+	    node_text_cut(&text, NODE_TEXT_MAX) != 0) {
+		free(text);
+		text = NULL;
+	}
 	cJSON_Delete(root);
 	return text;
 }

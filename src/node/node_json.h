@@ -12,6 +12,23 @@
 
 #include <cjson/cJSON.h>
 
+/*
+ * What netprof keeps of a node's answer (docs/bench.md, "Security model"):
+ * a node decides what it answers, and what it answers is written to the
+ * records, read back by the heatmap line by line (at most 1 MiB a line)
+ * and printed. A text (an error, a kind) is cut to NODE_TEXT_MAX bytes, at
+ * a character's start, and says how much was left out; a word (the
+ * punch's connectedness) to NODE_WORD_MAX. A probe's metrics of more than
+ * NODE_METRICS_MAX bytes (as compact JSON) lose their arrays, objects and
+ * long strings, named in the metrics' "netprof_cut"; metrics still larger
+ * make the answer unreadable (NP_ERR_PARSE: the record fails, class
+ * parse).
+ */
+#define NODE_TEXT_MAX 4096
+#define NODE_WORD_MAX 64
+#define NODE_METRICS_MAX (256u << 10)
+#define NODE_METRICS_CUT "netprof_cut"
+
 struct node_probe {
 	int ok;
 	char *kind;		/* as the node echoed it; NULL if absent */
@@ -60,6 +77,13 @@ void node_holepunch_free(struct node_holepunch *h);
  * as a new string; NULL when body has none.
  */
 char *node_error_text(const char *body, size_t len);
+
+/*
+ * *s (a new string) cut to max bytes, at the start of a UTF-8 character,
+ * followed by " [N bytes more, not kept by netprof]"; unchanged when it is
+ * no longer. 0, or NP_ERR_NOMEM (*s unchanged).
+ */
+int node_text_cut(char **s, size_t max);
 
 /*
  * Nonzero if s is a libp2p PeerID in base58btc as otela prints it:

@@ -448,6 +448,86 @@ table_of_thousands_deduplicated(void **state)
 	free(body);
 }
 
+/* A hostile node's answer: what is kept of it is bounded. */
+static void
+probe_huge_error_and_metrics_are_cut(void **state)
+{
+	size_t big = 2u << 20, i, n;
+	char *body = malloc(big + NODE_TEXT_MAX + 256), *cause = NULL;
+	struct node_probe p;
+	const cJSON *cut;
+
+	(void)state;
+	assert_non_null(body);
+	/* a 2 MiB error, ending in a 2-byte character across the cut */
+	n = (size_t)sprintf(body, "{\"ok\":false,\"error\":\"");
+	for (i = 0; i < NODE_TEXT_MAX - 1; i++)
+		body[n++] = 'e';
+	body[n++] = '\xc3';
+	body[n++] = '\xa9';
+	for (i = 0; i < big; i++)
+		body[n++] = 'x';
+	n += (size_t)sprintf(body + n, "\",\"metrics\":{\"failed_samples\":1}}");
+	assert_int_equal(0, node_parse_probe(body, n, &p, &cause));
+	assert_null(cause);
+	assert_true(strlen(p.error) < NODE_TEXT_MAX + 64);
+	/* the character is not split: it goes with the rest */
+	assert_int_equal('e', p.error[NODE_TEXT_MAX - 2]);
+	assert_string_equal(p.error + NODE_TEXT_MAX - 1,
+	    " [2097154 bytes more, not kept by netprof]");
+	node_probe_free(&p);
+
+	/* a 2 MiB samples array: dropped and named, the summary kept */
+	n = (size_t)sprintf(body, "{\"ok\":true,\"metrics\":{\"p50_ms\":1.5,"
+	    "\"samples_ns\":[");
+	for (i = 0; n < big; i++)
+		n += (size_t)sprintf(body + n, "%s12345678", i ? "," : "");
+	n += (size_t)sprintf(body + n, "]}}");
+	assert_int_equal(0, node_parse_probe(body, n, &p, &cause));
+	assert_null(cJSON_GetObjectItem(p.metrics, "samples_ns"));
+	assert_true(cJSON_GetObjectItem(p.metrics, "p50_ms")->valuedouble == 1.5);
+	cut = cJSON_GetObjectItem(p.metrics, NODE_METRICS_CUT);
+	assert_int_equal(1, cJSON_GetArraySize(cut));
+	assert_string_equal("samples_ns",
+	    cJSON_GetArrayItem(cut, 0)->valuestring);
+	node_probe_free(&p);
+
+	/* a small answer keeps its arrays, and has no netprof_cut */
+	n = (size_t)sprintf(body, "{\"ok\":true,\"metrics\":{\"samples_ns\":[1,2]}}");
+	assert_int_equal(0, node_parse_probe(body, n, &p, &cause));
+	assert_int_equal(2, cJSON_GetArraySize(cJSON_GetObjectItem(p.metrics,
+	    "samples_ns")));
+	assert_null(cJSON_GetObjectItem(p.metrics, NODE_METRICS_CUT));
+	node_probe_free(&p);
+
+	/* 2 MiB of numbers in keys of their own: refused, saying why */
+	n = (size_t)sprintf(body, "{\"ok\":true,\"metrics\":{");
+	for (i = 0; n < big; i++)
+		n += (size_t)sprintf(body + n, "%s\"k%zu\":1", i ? "," : "", i);
+	n += (size_t)sprintf(body + n, "}}");
+	assert_int_equal(NP_ERR_PARSE, node_parse_probe(body, n, &p, &cause));
+	assert_non_null(strstr(cause, "more than the 262144 netprof keeps"));
+	free(cause);
+	free(body);
+}
+
+/* A punch's connectedness is a word: a longer one is cut. */
+static void
+holepunch_long_connectedness_is_cut(void **state)
+{
+	char body[512], *cause = NULL;
+	struct node_holepunch h;
+	int n;
+
+	(void)state;
+	n = snprintf(body, sizeof body, "{\"ok\":false,\"connectedness\":"
+	    "\"%0200d\"}", 7);
+	assert_int_equal(0, node_parse_holepunch(body, (size_t)n, &h, &cause));
+	assert_int_equal(0, strncmp(h.connectedness + NODE_WORD_MAX,
+	    " [136 bytes more", 16));
+	node_holepunch_free(&h);
+}
+
 int
 main(void)
 {
@@ -465,6 +545,8 @@ main(void)
 		cmocka_unit_test(probe_absent_optional_fields_are_null),
 		cmocka_unit_test(holepunch_connected_and_not_connected),
 		cmocka_unit_test(holepunch_malformed_or_mistyped_is_a_parse_error),
+		cmocka_unit_test(probe_huge_error_and_metrics_are_cut),
+		cmocka_unit_test(holepunch_long_connectedness_is_cut),
 		cmocka_unit_test(peer_id_valid_accepts_ed25519_and_rsa_ids),
 		cmocka_unit_test(peer_id_valid_rejects_everything_else),
 	};

@@ -1,6 +1,7 @@
 # The golden test's otela node: the API of a node that answers with fixed
 # measurements (tests/fixtures/node's), its table every peer of its
-# cfg.yaml's bootstrap list; a latency probe to the last peer fails.
+# cfg.yaml's bootstrap list, /v1/self its own PeerID (GOLDEN_HOST's, as
+# the contract's node answers it); a latency probe to the last peer fails.
 # Usage: node.py CFG PEERS --config-dir DIR (PEERS: "host peer_id" lines,
 # the last failing; DIR is the node's, for teardown to know it by)
 import http.server
@@ -9,7 +10,9 @@ import os
 import sys
 
 cfg = json.load(open(sys.argv[1]))
-peers = [line.split()[1] for line in open(sys.argv[2]) if line.strip()]
+lines = [line.split() for line in open(sys.argv[2]) if line.strip()]
+peers = [line[1] for line in lines]
+self_id = dict(lines).get(os.environ.get("GOLDEN_HOST", ""), "")
 fixtures = os.path.join(os.path.dirname(__file__), "..", "..", "fixtures",
                         "node")
 
@@ -53,6 +56,8 @@ class Handler(http.server.BaseHTTPRequestHandler):
             self.answer({"status": "ok"})
         elif self.path == "/v1/dnt/table":
             self.answer(table())
+        elif self.path == "/v1/self":
+            self.answer({"id": self_id})
         else:
             self.send_error(404)
 

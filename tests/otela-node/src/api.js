@@ -196,7 +196,22 @@ async function probeRun (ctx, body) {
 		bytes: numberField(obj, 'bytes', obj.kind === 'throughput' ? 10485760 : 0),
 		timeout_ms: numberField(obj, 'timeout_ms', 60000)
 	}
-	return json(200, await runProbe(ctx, request))
+	const result = await runProbe(ctx, request)
+	if (ctx.faults.hugeAnswer > 0) hugeAnswer(result, ctx.faults.hugeAnswer)
+	return json(200, result)
+}
+
+// OTELA_FAKE_HUGE_ANSWER=BYTES: a hostile node's answer, about BYTES large
+// (within netprof's 16 MiB cap): latency fails with an error text of BYTES,
+// the other kinds succeed with a samples_ns array of BYTES.
+function hugeAnswer (result, bytes) {
+	if (result.kind === 'latency') {
+		result.ok = false
+		result.error = 'no successful samples: ' + 'x'.repeat(bytes)
+		result.metrics = { failed_samples: 1 }
+	} else {
+		result.metrics = { ...result.metrics, samples_ns: new Array(Math.ceil(bytes / 9)).fill(12345678) }
+	}
 }
 
 const ROUTES = {

@@ -1,0 +1,94 @@
+#!/usr/bin/env bash
+# bench against a hostile node, on a 2-host lab:
+# - h2's node answers every probe with about 2 MiB (the stand-in's
+#   OTELA_FAKE_HUGE_ANSWER): a latency error text of 2 MiB, a samples
+#   array of 2 MiB. measurements.jsonl keeps every record, each line well
+#   under the readers' 1 MiB: the error text cut to 4 KiB with a marker
+#   saying how much was left out, the metrics without their arrays (named
+#   in netprof_cut) and with their summary; the heatmap reads every record
+#   and --metrics-file is written;
+# - a squatter on h2's API port, answering 200 to /v1/health and 404 to
+#   everything else, /v1/self included, is not taken for the node: h2
+#   fails at start saying so, h1 still runs, nothing is left behind.
+. "$(dirname "$0")/lib.sh"
+require_root
+require_cmd ssh jq node python3
+require_otela
+
+lab_up tbhost 2
+path=$(otela_setup)
+small=(--latency-count 3 --throughput-count 1 --throughput-bytes 65536 --no-punch)
+
+assert_nothing_left() {
+	local left
+	sleep 0.3
+	left=$(for p in $(lab pids); do ps -o pid=,args= -p "$p" 2>/dev/null; done || true)
+	assert_eq "" "$left" "processes left in the lab ($2)"
+	assert_eq "" "$(ls -d /tmp/otela-bench-"$1"-* 2>/dev/null || true)" \
+	    "bench directories left ($2)"
+}
+
+# --- a node whose answers are 2 MiB --------------------------------------
+inv=$NETPROF_TEST_TMP/huge.json
+jq --arg p "$path" '.remote_setup = $p | .machines |= map(if .name == "h2" then
+    .remote_setup = ($p + "; export OTELA_FAKE_HUGE_ANSWER=2097152") else . end)' \
+    "$LAB_INVENTORY" >"$inv"
+out=$NETPROF_TEST_TMP/huge
+rm -rf "$out"
+assert_status 1 "$NETPROF_BIN" bench --config "$inv" --output "$out" --run-id x1 \
+    --metrics-file "$out/bench.prom" "${small[@]}"
+m=$out/measurements.jsonl
+assert_eq 6 "$(jq -c . "$m" | wc -l)" "2 pairs x 3 kinds recorded"
+assert_eq 0 "$(awk 'length($0) > 65536' "$m" | wc -l)" "no record line over 64 KiB"
+err=$(jq -r 'select(.source=="h2" and .kind=="latency")|.error' "$m")
+assert_contains "$err" "no successful samples: xxxx"
+assert_contains "$err" "bytes more, not kept by netprof]"
+[ "${#err}" -lt 8192 ] || fail "h2's latency error kept ${#err} bytes"
+assert_eq "true" "$(jq -r 'select(.source=="h2" and .kind=="libp2p_ping")|.ok' "$m")" \
+    "the huge ping answer is still a measurement"
+assert_eq '["samples_ns"]' "$(jq -c 'select(.source=="h2" and .kind=="libp2p_ping")|.metrics.netprof_cut' "$m")"
+assert_eq "number" "$(jq -r 'select(.source=="h2" and .kind=="libp2p_ping")|.metrics.p50_ms|type' "$m")" \
+    "its summary kept"
+assert_eq "true" "$(jq -r 'select(.source=="h1" and .kind=="libp2p_ping")|.metrics.samples_ns|length > 0' "$m")" \
+    "an ordinary answer keeps its samples"
+assert_status 0 "$NETPROF_BIN" heatmap --input "$m" --text
+assert_contains "$OUT" "2 hosts"
+assert_not_contains "$OUT" "longer than 1 MiB"
+[ -s "$out/bench.prom" ] || fail "--metrics-file was not written"
+assert_file_contains "$out/bench.prom" 'netprof_probe_ok{kind="latency",source="h2",target="h1"} 0'
+assert_nothing_left x1 "huge answers"
+
+# --- a squatter on h2's API port -----------------------------------------
+port=$(jq -r '.machines[]|select(.name=="h2")|.http_port // 19090' "$LAB_INVENTORY")
+cat >"$NETPROF_TEST_TMP/squat.py" <<'PY'
+import http.server, sys
+class H(http.server.BaseHTTPRequestHandler):
+    def do_GET(self):
+        ok = self.path == "/v1/health"
+        body = b'{"status":"ok"}' if ok else b"404 page not found"
+        self.send_response(200 if ok else 404)
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+    def log_message(self, *a):
+        pass
+http.server.HTTPServer(("0.0.0.0", int(sys.argv[1])), H).serve_forever()
+PY
+spid=$(lab run h2 -- sh -c "nohup python3 '$NETPROF_TEST_TMP/squat.py' $port >/dev/null 2>&1 & echo \$!")
+at_exit "kill $spid 2>/dev/null || true"
+for _ in $(seq 100); do
+	lab run h2 -- curl -sf "http://127.0.0.1:$port/v1/health" >/dev/null 2>&1 && break
+	sleep 0.1
+done
+inv=$NETPROF_TEST_TMP/squat.json
+jq --arg p "$path" '.remote_setup = $p' "$LAB_INVENTORY" >"$inv"
+out=$NETPROF_TEST_TMP/squat
+rm -rf "$out"
+assert_status 1 "$NETPROF_BIN" bench --config "$inv" --output "$out" --run-id x2 \
+    --kinds libp2p_ping "${small[@]}"
+assert_eq "failed start" "$(jq -r '.machines[]|select(.name=="h2")|"\(.status) \(.failed_phase)"' "$out/run.json")"
+assert_contains "$(jq -r '.machines[]|select(.name=="h2")|.error' "$out/run.json")" \
+    "h2: port $port on h2 answers /v1/health but not /v1/self (HTTP 404): not an otela node"
+kill "$spid"
+assert_nothing_left x2 "a squatter on the port"
+test_pass
