@@ -24,21 +24,35 @@
 #include "metrics.h"
 #include "probe_kind.h"
 #include "record_schema.h"
+#include "utf8.h"
 
-/* A label value as the text format wants it: \ " and newline escaped. */
+/*
+ * A label value as the text format wants it: \ " and newline escaped, and
+ * UTF-8 (Prometheus and promtool refuse the whole exposition for one
+ * invalid byte): a byte that starts no valid character is U+FFFD.
+ */
 static int
 put_value(struct buf *out, const char *s)
 {
 	char esc[2] = { '\\', 0 };
-	const char *p;
+	const unsigned char *p = (const unsigned char *)s;
+	size_t left = strlen(s), n;
 
-	for (p = s; *p != '\0'; p++) {
-		if (*p == '\\' || *p == '"' || *p == '\n') {
-			esc[1] = *p == '\n' ? 'n' : *p;
+	while (left > 0) {
+		n = utf8_char_len(p, left);
+		if (n == 1 && (*p == '\\' || *p == '"' || *p == '\n')) {
+			esc[1] = *p == '\n' ? 'n' : (char)*p;
 			if (buf_append(out, esc, 2) != 0)
 				return NP_ERR_NOMEM;
-		} else if (buf_append(out, p, 1) != 0)
+		} else if (n == 0) {
+			if (buf_append(out, UTF8_REPLACEMENT,
+			    sizeof UTF8_REPLACEMENT - 1) != 0)
+				return NP_ERR_NOMEM;
+			n = 1;
+		} else if (buf_append(out, p, n) != 0)
 			return NP_ERR_NOMEM;
+		p += n;
+		left -= n;
 	}
 	return 0;
 }

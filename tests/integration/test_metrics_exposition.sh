@@ -4,7 +4,8 @@
 # metrics` accepts; the values are the latest record of each pair in base
 # units (the JSONL's milliseconds as seconds, Mbit/s as bytes/s, loss in
 # percent as a ratio); a failed pair has probe_ok 0 and its error class;
-# label values are escaped; the file is replaced whole. No host contacted.
+# label values are escaped, and bytes that are not UTF-8 replaced; the
+# file is replaced whole. No host contacted.
 . "$(dirname "$0")/lib.sh"
 require_cmd promtool jq
 
@@ -34,6 +35,15 @@ for f in "$collect" "$bench" "$hostile"; do
 	assert_eq "" "$OUT" "promtool finds nothing to say about $(basename "$f")"
 done
 [ ! -e results/network-heatmap.html ] || fail "--metrics alone wrote a page"
+
+# Host names that are not UTF-8 (bytes FF FE, a surrogate's encoding) are
+# not refused by the records' reader; in the exposition each such byte is
+# U+FFFD, so promtool (and Prometheus) still take the whole of it.
+printf '{"kind":"ping","source":"h\xff\xfe","target":"b\xed\xa0\x80\xc3\xa9","ok":true,"metrics":{"avg":1}}\n' >not-utf8.jsonl
+np heatmap --input not-utf8.jsonl --metrics >not-utf8.prom 2>err.txt || fail "heatmap --metrics: $(cat err.txt)"
+assert_status 0 promtool check metrics <not-utf8.prom
+assert_eq "" "$OUT" "promtool finds nothing to say about hosts that are not UTF-8"
+assert_file_contains not-utf8.prom "$(printf 'netprof_probe_ok{kind="ping",source="h\xef\xbf\xbd\xef\xbf\xbd",target="b\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd\xc3\xa9"} 1')"
 
 # collect: alpha->beta's latest ping (round 2: 0.5 ms), as seconds
 c=collect.jsonl.prom
