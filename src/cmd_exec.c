@@ -137,8 +137,11 @@ on_done(const struct machine *m, const struct engine_result *res, void *arg)
 	emit_lines(m->name, &h->err, stderr, 1);
 	fflush(stdout);
 	if (res->error != 0) {
-		if (!(interrupted && res->error == NP_ERR_CANCELLED))
-			fprintf(stderr, "%s\n", res->error_text);
+		if (!(interrupted && res->error == NP_ERR_CANCELLED)) {
+			/* it may quote the host: escaped */
+			log_fputs_safe(res->error_text, stderr);
+			fputc('\n', stderr);
+		}
 		status = 255;
 		run->n_failed++;
 	} else {

@@ -43,8 +43,11 @@ collect_report_summary(const struct collector *c, FILE *f)
 		if (h->n_rtts > 0)
 			fprintf(f, " median RTT %.3f ms", stats_median(h->rtts,
 			    h->n_rtts));
-		if (h->down != NULL)
-			fprintf(f, "  (%s)", h->down);
+		if (h->down != NULL) {	/* a host's words: escaped */
+			fputs("  (", f);
+			log_fputs_safe(h->down, f);
+			fputc(')', f);
+		}
 		fputc('\n', f);
 	}
 	for (s = 0; s < c->n_stages; s++) {

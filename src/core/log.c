@@ -4,9 +4,11 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 #include "log.h"
+#include "utf8.h"
 
 static enum log_level level = LOG_NORMAL;
 
@@ -22,16 +24,30 @@ log_get_level(void)
 	return level;
 }
 
+/*
+ * Remote text on the terminal: C0 controls but tab (a newline too: it
+ * would start a line of its own, as netprof's), DEL, the C1 controls
+ * (U+0080..U+009F: CSI is U+009B) and bytes that are not UTF-8 (a
+ * terminal in another charset reads 0x9B as CSI) are shown as \xNN.
+ */
 void
 log_fputs_safe(const char *s, FILE *f)
 {
 	const unsigned char *p = (const unsigned char *)s;
+	size_t left = strlen(s), n, i;
 
-	for (; *p != '\0'; p++)
-		if ((*p < 0x20 && *p != '\n' && *p != '\t') || *p == 0x7f)
-			fprintf(f, "\\x%02x", *p);
-		else
-			fputc(*p, f);
+	while (left > 0) {
+		n = utf8_char_len(p, left);
+		if (n == 0 || (n == 1 && ((*p < 0x20 && *p != '\t') ||
+		    *p == 0x7f)) || (n == 2 && p[0] == 0xc2 && p[1] < 0xa0)) {
+			n = n == 0 ? 1 : n;
+			for (i = 0; i < n; i++)
+				fprintf(f, "\\x%02x", p[i]);
+		} else
+			fwrite(p, 1, n, f);
+		p += n;
+		left -= n;
+	}
 }
 
 /*

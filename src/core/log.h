@@ -25,7 +25,10 @@ void log_debug(const char *host, const char *fmt, ...)
 /* The plural ending of a count in a message: "s" unless n is 1. */
 #define PLURAL(n) ((n) == 1 ? "" : "s")
 
-/* s on f with its control bytes (but newline and tab) as \xNN. */
+/*
+ * s on f with its control bytes (C0 but tab, newline included; DEL; C1)
+ * and every byte that is not UTF-8 as \xNN.
+ */
 void log_fputs_safe(const char *s, FILE *f);
 
 #endif
