@@ -823,28 +823,44 @@ converge_timer_cb(uv_timer_t *t)
 		converge_poll(h);
 }
 
-/* Which live peers are not in ids; fills h->missing by name. */
-static size_t
-find_missing(struct bench_host *h, char **ids, size_t n_ids)
+/*
+ * Which live peers the table does not list; fills h->missing by name.
+ * 0 when it lists them all, 1 when some are missing, -1 when the table
+ * is unreadable (or no memory).
+ */
+static int
+find_missing(struct bench_host *h, const struct node_reply *r)
 {
 	struct bench *b = h->b;
-	size_t i, k;
+	const char **want = NULL;
+	unsigned char *found = NULL;
+	char *cause = NULL;
+	size_t i, k, missing;
+	int rc = -1;
 
 	for (k = 0; k < h->n_missing; k++)
 		free(h->missing[k]);
 	h->n_missing = 0;
+	if ((want = calloc(b->n + 1, sizeof *want)) == NULL ||
+	    (found = calloc(b->n + 1, 1)) == NULL)
+		goto out;
 	for (i = 0; i < b->n; i++) {
 		const struct bench_host *o = &b->hosts[i];
 
-		if (o == h || o->failed || o->peer_id == NULL)
-			continue;
-		for (k = 0; k < n_ids; k++)
-			if (strcmp(ids[k], o->peer_id) == 0)
-				break;
-		if (k == n_ids && h->missing != NULL)
-			h->missing[h->n_missing++] = strdup(o->m->name);
+		want[i] = o == h || o->failed ? NULL : o->peer_id;
 	}
-	return h->n_missing;
+	if (node_table_find(r->body, r->body_len, want, b->n, found,
+	    &missing, &cause) != 0)
+		goto out;
+	for (i = 0; i < b->n; i++)
+		if (want[i] != NULL && !found[i] && h->missing != NULL)
+			h->missing[h->n_missing++] = strdup(b->hosts[i].m->name);
+	rc = h->n_missing > 0;
+out:
+	free(cause);
+	free(want);
+	free(found);
+	return rc;
 }
 
 static void
@@ -853,23 +869,16 @@ table_reply_cb(const struct machine *m, const struct node_reply *r,
 {
 	struct bench_host *h = arg;
 	double waited = bench_now() - h->step_t0;
-	char **ids = NULL, *cause = NULL;
-	size_t n = 0;
-
 	(void)m;
 	h->call = NULL;
 	if (h->b->interrupted) {
 		bench_host_step_done(h);
 		return;
 	}
-	if (r->error == NP_OK && r->status == 200 &&
-	    node_parse_table(r->body, r->body_len, &ids, &n, &cause) == 0 &&
-	    find_missing(h, ids, n) == 0) {
+	if (r->error == NP_OK && r->status == 200 && find_missing(h, r) == 0) {
 		h->converged = 1;
 		h->converge_s = waited;
 	}
-	node_peer_ids_free(ids);
-	free(cause);
 	if (h->converged) {
 		bench_host_step_done(h);
 		return;

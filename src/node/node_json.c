@@ -210,16 +210,28 @@ table_walk(const cJSON *item, struct id_set *set)
 	return 0;
 }
 
-int
-node_parse_table(const char *body, size_t len, char ***peer_ids, size_t *n,
-    char **cause)
+/* Is s in the set? */
+static int
+set_has(const struct id_set *set, const char *s)
 {
-	struct id_set set = { 0 };
+	size_t k;
+
+	if (set->n_slots == 0)
+		return 0;
+	for (k = id_hash(s) & (set->n_slots - 1); set->slot[k] != 0;
+	    k = (k + 1) & (set->n_slots - 1))
+		if (strcmp(set->ids[set->slot[k] - 1], s) == 0)
+			return 1;
+	return 0;
+}
+
+/* The table's PeerIDs into set (empty on entry). */
+static int
+table_set(const char *body, size_t len, struct id_set *set, char **cause)
+{
 	cJSON *root;
 	int r = NP_ERR_PARSE;
 
-	*peer_ids = NULL;
-	*n = 0;
 	*cause = NULL;
 	if ((root = parse_body(body, len, "/v1/dnt/table", cause)) == NULL)
 		goto out;
@@ -228,7 +240,22 @@ node_parse_table(const char *body, size_t len, char ***peer_ids, size_t *n,
 		    "object or array", "/v1/dnt/table");
 		goto out;
 	}
-	if ((r = table_walk(root, &set)) != 0)
+	r = table_walk(root, set);
+out:
+	cJSON_Delete(root);
+	return r;
+}
+
+int
+node_parse_table(const char *body, size_t len, char ***peer_ids, size_t *n,
+    char **cause)
+{
+	struct id_set set = { 0 };
+	int r;
+
+	*peer_ids = NULL;
+	*n = 0;
+	if ((r = table_set(body, len, &set, cause)) != 0)
 		goto out;
 	if (set.ids == NULL && (set.ids = calloc(1, sizeof *set.ids)) == NULL) {
 		r = NP_ERR_NOMEM;
@@ -237,11 +264,30 @@ node_parse_table(const char *body, size_t len, char ***peer_ids, size_t *n,
 	*peer_ids = set.ids;
 	set.ids = NULL;	/* transferred */
 	*n = set.n;
-	r = 0;
 out:
 	node_peer_ids_free(set.ids);
 	free(set.slot);
-	cJSON_Delete(root);
+	return r;
+}
+
+int
+node_table_find(const char *body, size_t len, const char *const *want,
+    size_t n_want, unsigned char *found, size_t *n_missing, char **cause)
+{
+	struct id_set set = { 0 };
+	size_t i;
+	int r;
+
+	*n_missing = 0;
+	if ((r = table_set(body, len, &set, cause)) != 0)
+		goto out;
+	for (i = 0; i < n_want; i++) {
+		found[i] = want[i] != NULL && set_has(&set, want[i]);
+		*n_missing += !found[i];
+	}
+out:
+	node_peer_ids_free(set.ids);
+	free(set.slot);
 	return r;
 }
 

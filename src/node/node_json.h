@@ -55,6 +55,16 @@ int node_parse_table(const char *body, size_t len, char ***peer_ids,
 void node_peer_ids_free(char **peer_ids);
 
 /*
+ * Which of the n_want PeerIDs want[] the DNT table has: found[i] 1 or 0,
+ * *n_missing how many it has not. Each is looked up in the table's hash
+ * set, so a poll costs the table's size plus n_want, not their product
+ * (a thousand hosts against a 4 MiB table, every poll, on the loop).
+ * NP_ERR_PARSE with *cause as node_parse_table().
+ */
+int node_table_find(const char *body, size_t len, const char *const *want,
+    size_t n_want, unsigned char *found, size_t *n_missing, char **cause);
+
+/*
  * POST /v1/probe/run's answer: {ok, kind, target, config, metrics, error?}.
  * A 400's {error} also parses (ok 0, error set). NP_ERR_PARSE with *cause
  * naming the field when body is not a JSON object, ok is missing or not a

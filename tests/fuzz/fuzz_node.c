@@ -32,10 +32,24 @@ fuzz_table(const char *body, size_t len)
 	size_t n = 0, i;
 	int r = node_parse_table(body, len, &ids, &n, &cause);
 
+	unsigned char *found;
+	size_t missing;
+
 	check(r, cause, r == 0 ? ids != NULL && ids[n] == NULL :
 	    ids == NULL && n == 0);
 	for (i = 0; i < n; i++)
 		(void)node_json_peer_id_valid(ids[i]);
+	/* convergence's lookup finds every PeerID the table lists */
+	if (r == 0 && (found = malloc(n + 1)) != NULL) {
+		cause = NULL;
+		if (node_table_find(body, len, (const char *const *)ids, n,
+		    found, &missing, &cause) != 0 || missing != 0)
+			abort();
+		for (i = 0; i < n; i++)
+			if (!found[i])
+				abort();
+		free(found);
+	}
 	node_peer_ids_free(ids);
 }
 

@@ -15,6 +15,7 @@
 #include "error.h"
 #include "fixture.h"
 #include "node_json.h"
+#include "util.h"
 
 #define PEER_A "12D3KooWNRmbXhUyjhq7y3nC3Ycy7ZwjPKk42r2Db4XLsFhVfz13"
 #define PEER_B "12D3KooWDnZnC1cp9rfnCFGZEmdE7frZs2HZpgkpmdGhhPS3f3Wk"
@@ -528,12 +529,54 @@ holepunch_long_connectedness_is_cut(void **state)
 	node_holepunch_free(&h);
 }
 
+/*
+ * Convergence's question, asked of a big table every poll: which of the
+ * hosts' PeerIDs it lists. 20,000 PeerIDs listed, 1,000 asked for (every
+ * other one listed), and a NULL (a host not asked about).
+ */
+static void
+table_find_of_thousands(void **state)
+{
+	enum { N = 20000, W = 1000 };
+	size_t cap = (size_t)N * 140 + 32, len = 0, k, missing = 0;
+	char *body = malloc(cap), *cause = NULL, *want[W + 1];
+	unsigned char found[W + 1];
+
+	(void)state;
+	assert_non_null(body);
+	len += (size_t)snprintf(body + len, cap - len, "{");
+	for (k = 0; k < N; k++)
+		len += (size_t)snprintf(body + len, cap - len, "%s\"/12D3KooW"
+		    "%044zu\":{\"id\":\"12D3KooW%044zu\"}", k ? "," : "",
+		    2 * k, 2 * k);
+	len += (size_t)snprintf(body + len, cap - len, "}");
+	for (k = 0; k < W; k++)
+		want[k] = str_printf("12D3KooW%044zu", k);
+	want[W] = NULL;
+	assert_int_equal(0, node_table_find(body, len,
+	    (const char *const *)want, W + 1, found, &missing, &cause));
+	assert_null(cause);
+	for (k = 0; k < W; k++)
+		assert_int_equal(found[k], k % 2 == 0);
+	assert_int_equal(found[W], 0);
+	assert_int_equal(missing, W / 2 + 1);
+	for (k = 0; k < W; k++)
+		free(want[k]);
+	/* not a table: unreadable, saying why */
+	assert_int_equal(NP_ERR_PARSE, node_table_find("[1", 2,
+	    (const char *const *)want, 0, found, &missing, &cause));
+	assert_non_null(cause);
+	free(cause);
+	free(body);
+}
+
 int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(table_lists_self_and_every_peer_once),
 		cmocka_unit_test(table_of_thousands_deduplicated),
+		cmocka_unit_test(table_find_of_thousands),
 		cmocka_unit_test(table_keeps_a_disconnected_peer),
 		cmocka_unit_test(table_finds_peer_ids_at_any_depth_and_in_arrays),
 		cmocka_unit_test(table_that_is_not_json_is_a_parse_error),
