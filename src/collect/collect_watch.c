@@ -7,6 +7,9 @@
  * when it is tried next). After each sweep the records written are the
  * sweep's metrics: written to --metrics-file atomically and answered by
  * the --metrics-listen listener, and --output is rotated past --rotate.
+ * A sweep does not start while the reader of a piped --output has not
+ * taken the records of the sweeps before (it waits, said once): what is
+ * queued for a slow reader is one sweep's records at most.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -31,6 +34,8 @@
 #include "util.h"
 
 #define BACKOFF_MAX_SWEEPS 16
+/* How often a sweep waiting for the output's reader looks again (ms). */
+#define READER_POLL_MS 100
 
 struct collect_watch {
 	struct collector *c;
@@ -41,6 +46,7 @@ struct collect_watch {
 	uv_timer_t timer;
 	int timer_open, closing, pending_closes;
 	long sweep, late;
+	int reader_waited;	/* the next sweep waited for the reader */
 	double sweep_started;
 	int *down_sweeps;	/* per host: sweeps in a row it was unreachable */
 	long *next_try;		/* per host: the sweep it is tried again */
@@ -374,6 +380,20 @@ next_sweep_cb(uv_timer_t *t)
 
 	if (c->interrupted || c->closing)
 		return;
+	if (c->writer != NULL && record_writer_queued(c->writer) > 0) {
+		if (!w->reader_waited)
+			log_warn("sweep %ld waits for the reader of the output, "
+			    "which has not taken %zu bytes of the records "
+			    "before", w->sweep + 1,
+			    record_writer_queued(c->writer));
+		w->reader_waited = 1;
+		uv_timer_start(&w->timer, next_sweep_cb, READER_POLL_MS, 0);
+		return;
+	}
+	if (w->reader_waited)
+		log_info("the reader of the output took the records: sweep "
+		    "%ld starts", w->sweep + 1);
+	w->reader_waited = 0;
 	w->sweep++;
 	w->sweep_started = time_wall();
 	if ((r = collect_sweep_restart(c)) != 0) {

@@ -212,6 +212,12 @@ record_writer_error(const struct record_writer *w)
 	return output_error(w->out);
 }
 
+size_t
+record_writer_queued(const struct record_writer *w)
+{
+	return w != NULL ? output_queued(w->out) : 0;
+}
+
 int
 record_writer_put(struct record_writer *w, const cJSON *obj)
 {

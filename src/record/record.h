@@ -129,6 +129,9 @@ int record_writer_write(struct record_writer *w, const struct record *r);
 /* The errno of the output's first failed write, or 0. */
 int record_writer_error(const struct record_writer *w);
 
+/* Bytes of records a pipe's reader has not taken yet (0 for a file). */
+size_t record_writer_queued(const struct record_writer *w);
+
 /*
  * Write what is still queued (waiting for the reader at most wait_ms
  * between writes, -1: as long as it takes), flush to disk and close;

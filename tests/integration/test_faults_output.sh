@@ -2,7 +2,9 @@
 # collect's output when its reader or its disk fails, on a 5-host lab:
 # --output - to a reader that stops reading does not stop the loop (the
 # probes all finish while the reader sleeps; the records arrive whole when
-# it reads again; Ctrl-C still ends the run); `| head -1` ends cleanly;
+# it reads again; Ctrl-C still ends the run); with --every the next sweep
+# waits for such a reader, so the queue holds one sweep's records at most;
+# `| head -1` ends cleanly;
 # /dev/full and a full tmpfs give a clear error, exit 1 and whole lines
 # only; a read-only output directory, or a missing one that cannot be
 # made, is refused before any host is contacted.
@@ -88,6 +90,28 @@ assert_eq "" "$(jq -c . "$tmp/int.jsonl" >/dev/null 2>&1 || echo invalid)" \
 sleep 0.5
 left=$(for p in $(lab pids); do ps -o comm= -p "$p" 2>/dev/null; done | grep -x ping || true)
 assert_eq "" "$left" "ping left in the lab after SIGINT"
+
+# --- collect --every while the reader does not read: the sweeps wait ----
+# The first sweep's 20 records overflow the one-page pipe; the second does
+# not start until the reader has taken them, so the queue holds one sweep.
+rm -f "$tmp/go"
+reader "$tmp/every.jsonl"
+"$NETPROF_BIN" -v collect --config "$inv" --output - --every 0 --count 3 \
+    --ping-count 1 >"$tmp/fifo" 2>"$tmp/every.err" &
+pid=$!
+waits() { grep -q "sweep 2 waits for the reader of the output" "$tmp/every.err"; }
+wait_for 30 waits || { touch "$tmp/go"; wait $pid; fail "no sweep waited for the reader: $(grep -c 'sweep [0-9]* starts' "$tmp/every.err") sweeps started"; }
+started=$(grep -c 'sweep [0-9]* starts' "$tmp/every.err" || true)
+sleep 2
+assert_eq "$started" "$(grep -c 'sweep [0-9]* starts' "$tmp/every.err" || true)" \
+    "no sweep started while the reader took nothing"
+touch "$tmp/go"
+rc=0
+wait $pid || rc=$?
+wait $rpid
+assert_eq 0 "$rc" "exit status when sweeps waited for the reader"
+assert_eq "1:20 2:20 3:20" "$(jq -r .sweep "$tmp/every.jsonl" | sort -n | uniq -c |
+    awk '{ print $2 ":" $1 }' | paste -sd ' ')" "every sweep's records, whole"
 
 # --- | head -1 ---------------------------------------------------------
 # --rounds: one probe per host at a time, so records are still being
