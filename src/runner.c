@@ -29,7 +29,7 @@ struct runner {
 	struct trace_sessions *sessions;	/* its SSH sessions' spans */
 	int trace_closing;
 	struct runner_hooks hooks;
-	uv_signal_t sigint, sigterm;
+	uv_signal_t sigint, sigterm, sighup;
 	int signals_open;
 	int signals;		/* received so far */
 	int interrupted;	/* the first one's number */
@@ -204,6 +204,7 @@ signals_close(struct runner *rn)
 	rn->signals_open = 0;
 	uv_close((uv_handle_t *)&rn->sigint, NULL);
 	uv_close((uv_handle_t *)&rn->sigterm, NULL);
+	uv_close((uv_handle_t *)&rn->sighup, NULL);
 }
 
 static void
@@ -292,6 +293,7 @@ signal_cb(uv_signal_t *s, int signum)
 		/* the watchers off, the signal's own action: the end */
 		uv_signal_stop(&rn->sigint);
 		uv_signal_stop(&rn->sigterm);
+		uv_signal_stop(&rn->sighup);
 		signal(signum, SIG_DFL);
 		raise(signum);
 		return;
@@ -316,6 +318,7 @@ runner_new(const struct inventory *inv, const struct runner_options *ro,
 	struct trace_config tc;
 	unsigned long long limit = 0;
 	static char why[64];
+	struct sigaction old_hup;
 	struct runner *rn;
 	char *cause = NULL;
 	int r, tracing = 0;
@@ -368,9 +371,15 @@ runner_new(const struct inventory *inv, const struct runner_options *ro,
 	}
 	uv_signal_init(&rn->loop, &rn->sigint);
 	uv_signal_init(&rn->loop, &rn->sigterm);
-	rn->sigint.data = rn->sigterm.data = rn;
+	uv_signal_init(&rn->loop, &rn->sighup);
+	rn->sigint.data = rn->sigterm.data = rn->sighup.data = rn;
 	uv_signal_start(&rn->sigint, signal_cb, SIGINT);
 	uv_signal_start(&rn->sigterm, signal_cb, SIGTERM);
+	/* A lost terminal (SIGHUP) cleans up as SIGTERM does, unless the
+	 * user asked for it to be ignored (nohup). */
+	if (sigaction(SIGHUP, NULL, &old_hup) != 0 ||
+	    old_hup.sa_handler != SIG_IGN)
+		uv_signal_start(&rn->sighup, signal_cb, SIGHUP);
 	rn->signals_open = 1;
 	*out = rn;
 	return 0;

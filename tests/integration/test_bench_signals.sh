@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # bench interrupted, on a 4-host lab: SIGINT while the nodes start, and
-# SIGINT (then SIGTERM) during the sweep, each exit 130 after the teardown,
+# SIGINT (then SIGTERM, then SIGHUP: a lost terminal) during the sweep,
+# each exit 130 after the teardown,
 # with valid JSONL and no node or bench directory left; netprof killed with
 # SIGKILL leaves its nodes running, and `bench --teardown DIR/run.json`
 # then leaves nothing.
@@ -70,8 +71,8 @@ assert_eq "ok ok ok ok" "$(jq -r '[.machines[].phases.teardown]|join(" ")' "$out
 assert_eq 0 "$(wc -l <"$out/measurements.jsonl")" "no records before the sweep"
 assert_nothing_left s1 "SIGINT during start"
 
-# --- SIGINT, and SIGTERM, during the sweep ----------------------------
-for sig in INT TERM; do
+# --- SIGINT, SIGTERM and SIGHUP during the sweep ----------------------
+for sig in INT TERM HUP; do
 	out=$NETPROF_TEST_TMP/sweep$sig
 	rm -rf "$out"
 	"$NETPROF_BIN" bench --config "$inv" --output "$out" --run-id "s$sig" \
