@@ -12,12 +12,16 @@
  * line counts.
  *
  * When the sink stops the reading (an error, or --strict's first
- * malformed line) it sets cancel and waits for every thread to end; the
+ * malformed line) it sets cancel, wakes the reader (which waits for its
+ * file in poll() beside a pipe of its own, so a FIFO whose writer holds
+ * it open does not keep it), and waits for every thread to end; the
  * input's own end (a read error, an over-long line) is reported after
  * every line before it was taken. Without threads (pthread_create failed)
  * the same jobs are read, scanned and taken in turn on the calling thread.
  */
 #include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
@@ -73,6 +77,7 @@ struct pipe {
 	long read_seq;		/* jobs read */
 	int reader_done;
 	atomic_int cancel;	/* the sink stopped: read and scan no more */
+	int wake[2];		/* written when cancel is set; -1 without */
 	size_t sink_waits;	/* for a job: the reading is slower */
 	double thread_cpu;	/* s, of the reader and the scanners */
 };
@@ -111,6 +116,40 @@ raw_room(struct pipe_job *j, size_t n)
 }
 
 /*
+ * Up to n bytes of the file: fread() for a stream without a descriptor
+ * (fmemopen), else one read(2) once the descriptor is readable or the
+ * reading is cancelled (-2). The stream is unbuffered (records_read.c), so
+ * no byte waits in it. As fread(): 0 at the end or on an error (errno).
+ */
+static ssize_t
+file_read(struct pipe *p, char *buf, size_t n)
+{
+	struct pollfd pfd[2];
+	int fd = fileno(p->rd->f);
+	ssize_t got;
+
+	if (fd < 0 || p->wake[0] < 0)
+		return (ssize_t)fread(buf, 1, n, p->rd->f);
+	pfd[0].fd = fd;
+	pfd[0].events = POLLIN;
+	pfd[1].fd = p->wake[0];
+	pfd[1].events = POLLIN;
+	for (;;) {
+		if (atomic_load(&p->cancel))
+			return -2;
+		if (poll(pfd, 2, -1) < 0) {
+			if (errno == EINTR)
+				continue;
+			return -1;
+		}
+		if (pfd[1].revents != 0 || atomic_load(&p->cancel))
+			return -2;
+		if ((got = read(fd, buf, n)) >= 0 || errno != EINTR)
+			return got;
+	}
+}
+
+/*
  * The job's raw lines: what was carried over, then the file's next bytes
  * up to PIPE_CHUNK and a newline; the bytes after the last newline are
  * carried to the next job. The line reader's buffered bytes come first.
@@ -120,6 +159,7 @@ job_read(struct pipe *p, struct pipe_job *j)
 {
 	struct line_reader *rd = p->rd;
 	size_t n, from = 0;
+	ssize_t got;
 	char *nl;
 
 	j->len = 0;
@@ -139,9 +179,15 @@ job_read(struct pipe *p, struct pipe_job *j)
 		} else if (!rd->eof) {
 			if (raw_room(j, PIPE_CHUNK) != 0)
 				goto nomem;
-			n = fread(j->raw + j->len, 1, PIPE_CHUNK, rd->f);
+			got = file_read(p, j->raw + j->len, PIPE_CHUNK);
+			if (got == -2) {	/* cancelled: dropped anyway */
+				j->len = 0;
+				j->end = 1;
+				return;
+			}
+			n = got > 0 ? (size_t)got : 0;
 			if (n == 0) {
-				if (ferror(rd->f)) {
+				if (got < 0 || ferror(rd->f)) {
 					j->err = errno;
 					j->end = NP_ERR_IO;
 					/* Its whole lines are read, the
@@ -305,8 +351,8 @@ pipe_reader(void *arg)
 		while ((j = job_in(p, JOB_FREE)) == NULL &&
 		    !atomic_load(&p->cancel))
 			pthread_cond_wait(&p->cv, &p->mu);
-		if (j == NULL)
-			break;
+		if (j == NULL || atomic_load(&p->cancel))
+			break;	/* stopped: not a byte more */
 		pthread_mutex_unlock(&p->mu);
 		job_read(p, j);
 		pthread_mutex_lock(&p->mu);
@@ -438,8 +484,11 @@ pipe_take(struct pipe *p, struct record_input *in, const char *path,
 		pthread_mutex_lock(&p->mu);
 		j->state = JOB_FREE;
 		next++;
-		if (rc != 0)
+		if (rc != 0 && !atomic_load(&p->cancel)) {
 			atomic_store(&p->cancel, 1);
+			if (p->wake[1] >= 0)	/* out of its poll() */
+				(void)!write(p->wake[1], "x", 1);
+		}
 		pthread_cond_broadcast(&p->cv);
 	}
 	pthread_mutex_unlock(&p->mu);
@@ -458,6 +507,8 @@ records_pipe(struct record_input *in, struct line_reader *rd,
 		return NP_ERR_NOMEM;
 	p->rd = rd;
 	atomic_init(&p->cancel, 0);
+	if (pipe2(p->wake, O_CLOEXEC | O_NONBLOCK) != 0)
+		p->wake[0] = p->wake[1] = -1;	/* fread, as without */
 	pthread_mutex_init(&p->mu, NULL);
 	pthread_cond_init(&p->cv, NULL);
 	p->njobs = 2 * want + 2;
@@ -491,6 +542,10 @@ out:
 		free(p->job[i].e);
 	}
 	free(p->carry);
+	if (p->wake[0] >= 0) {
+		close(p->wake[0]);
+		close(p->wake[1]);
+	}
 	pthread_cond_destroy(&p->cv);
 	pthread_mutex_destroy(&p->mu);
 	free(p);

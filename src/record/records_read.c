@@ -989,6 +989,9 @@ records_read_stream(struct record_input *in, FILE *f, const char *path,
 	struct line_reader rd = { .f = f };
 	int rc, taken;
 
+	/* Unbuffered: its bytes are all in rd's buffer or still in the file,
+	 * which the reader thread then reads with read(2) (records_pipe.c). */
+	setvbuf(f, NULL, _IONBF, 0);
 	if ((rc = reader_run_json(&rd, in, path, &taken)) != 0) {
 		if (rc == NP_ERR_IO)	/* the rest are reported */
 			records_read_failed(rc, errno, path, 0);

@@ -6,7 +6,8 @@
 # kept); input that is not records (/dev/zero) stops with a clear error in
 # bounded memory; more hosts than a page can show are left out and said so
 # (a run.json's machines too, after the records' hosts);
-# NUL in a string is refused, the last of duplicate keys wins; absurd times
+# --strict on a FIFO whose writer holds it open stops at once; NUL in a
+# string is refused, the last of duplicate keys wins; absurd times
 # are no time; kind and metric names reach the terminal without control
 # characters; write errors on standard output exit 1 (heatmap --text, plan
 # --json, check).
@@ -121,6 +122,31 @@ printf '{"run_id": "small", "convergence": {}, "machines": [%s]}\n' \
 assert_status 0 np heatmap -i few.jsonl -i small-run.json -o small.html
 assert_contains "$OUT" "wrote small.html ("
 assert_not_contains "$OUT" "left out"
+
+# --- a stop on a FIFO whose writer holds it open ---------------------------
+# --strict's stop (and the budget's) ends the reading at once: the reader
+# thread no longer reads on to the input's end, which a FIFO's writer that
+# holds it open never gives (44 MiB, the malformed line after 40, then
+# nothing more for a minute).
+mkfifo held.fifo
+python3 -c '
+import sys, time
+line = "{\"kind\":\"ping\",\"source\":\"a\",\"target\":\"b\",\"ok\":true,\"metrics\":{\"avg\":1}}\n"
+try:
+    with open(sys.argv[1], "w") as f:
+        f.write(line * ((40 << 20) // len(line)) + "not json\n" +
+            line * ((4 << 20) // len(line)))
+        f.flush()
+        time.sleep(60)
+except BrokenPipeError:
+    pass' held.fifo &
+writer=$!
+at_exit "kill $writer 2>/dev/null"
+assert_status 2 timeout 40 "$NETPROF_BIN" heatmap -i held.fifo --strict --text
+assert_contains "$OUT" "held.fifo:$(( (40 << 20) / 72 + 1 )):"
+assert_contains "$OUT" "(--strict: stopping)"
+kill $writer 2>/dev/null || true
+wait $writer 2>/dev/null || true
 
 # --- NUL, duplicate keys, absurd times, names with escape sequences ----------
 
