@@ -13,6 +13,7 @@
  * shell text.
  */
 #include <stdlib.h>
+#include <string.h>
 
 #include "bench_dir.h"
 #include "shell.h"
@@ -32,6 +33,22 @@ bench_dir_create(const char *dir)
 	    "mkdir -m 700 -- %s || exit 1; ", q, q, q, BENCH_DIR_REFUSED, q);
 	free(q);
 	return s;
+}
+
+int
+bench_dir_refusal(const char *dir, const char *err)
+{
+	static const char said[] = " exists already (";
+	size_t n = strlen(dir);
+	const char *line;
+
+	/* a line of its own: remote_setup may have printed before it */
+	for (line = err; line != NULL; line = strchr(line, '\n'),
+	    line = line != NULL ? line + 1 : NULL)
+		if (strncmp(line, dir, n) == 0 &&
+		    strncmp(line + n, said, sizeof said - 1) == 0)
+			return 1;
+	return 0;
 }
 
 char *

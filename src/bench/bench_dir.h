@@ -19,6 +19,13 @@
 char *bench_dir_create(const char *dir);
 
 /*
+ * Nonzero if err (a step's stderr) has a line that is bench_dir_create()'s
+ * refusal for dir: the exit status alone is no proof (a command run after
+ * it, or remote_setup before it, may exit BENCH_DIR_REFUSED too).
+ */
+int bench_dir_refusal(const char *dir, const char *err);
+
+/*
  * Shell text (a new string, to put before a command) that sets umask 077
  * and exits BENCH_DIR_REFUSED unless dir is a directory, not a link, owned
  * by the user running it.

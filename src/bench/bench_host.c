@@ -258,7 +258,11 @@ init_done_cb(const struct machine *m, const struct engine_result *res,
 
 	(void)m;
 	h->job = NULL;
-	if (res->error == NP_OK && res->exit_status == BENCH_DIR_REFUSED) {
+	/* Only the refusal itself says the directory is not ours: otela
+	 * init, or remote_setup, may exit 75 (EX_TEMPFAIL) too, after
+	 * netprof made the directory, which the teardown then removes. */
+	if (res->error == NP_OK && res->exit_status == BENCH_DIR_REFUSED &&
+	    bench_dir_refusal(h->dir, res->err)) {
 		/* not ours: teardown must neither signal nor remove anything */
 		h->touched = 0;
 		bench_host_step_fail(h, ERROR_CLASS_TOOL_FAILED, str_printf(
@@ -609,11 +613,12 @@ start_done_cb(const struct machine *m, const struct engine_result *res,
 	(void)m;
 	h->job = NULL;
 	/*
-	 * The PID (and its start time) come first, before the pid file is
-	 * written: a node whose pid file failed is still known, and stopped.
+	 * The PID (and its start time) are printed whether or not the pid
+	 * file could be written: a node whose pid file failed is still known,
+	 * and stopped. Taken from a job that was cancelled or timed out too:
+	 * a node started is stopped by the teardown, whatever came after.
 	 */
-	if (res->error == NP_OK && bench_pid_parse(res->out, &pid, &end) &&
-	    *end == '\n') {
+	if (bench_pid_parse(res->out, &pid, &end) && *end == '\n') {
 		h->pid = pid;
 		h->pid_start = strtoll(end + 1, &end, 10);
 		if (h->pid_start < 0 || (*end != '\n' && *end != '\0'))
@@ -643,17 +648,21 @@ start_background(struct bench_host *h)
 
 	/*
 	 * Backgrounded with its output in D/log and its PID in D/pid (for
-	 * --teardown after a killed netprof). The PID and its start time
+	 * --teardown after a killed netprof), written at once after the
+	 * fork, before anything slower; then the PID and its start time
 	 * (field 22 of /proc/PID/stat, fixed at fork, kept across exec) are
-	 * printed first. set -C: log and pid are new files, never links; a
-	 * log that exists says a node was started there.
+	 * printed, even if the pid file failed (the step fails then, but
+	 * the node is known). A job cancelled in between leaves the node in
+	 * the pid file or in its output, never in neither. set -C: log and
+	 * pid are new files, never links; a log that exists says a node was
+	 * started there.
 	 */
 	if (qdir != NULL && env != NULL && guard != NULL && (cmd = str_printf(
 	    "%sset -C; : >%s/log || exit 1; %s nohup %s start --config "
 	    "%s/cfg.yaml --config-dir %s >>%s/log 2>&1 </dev/null & P=$!; "
-	    "echo $P; sed 's/.*) //' /proc/$P/stat 2>/dev/null | cut -d' ' "
-	    "-f20; echo $P >%s/pid", guard, qdir, env, h->otela, qdir, qdir,
-	    qdir, qdir)) != NULL)
+	    "echo $P >%s/pid; w=$?; echo $P; sed 's/.*) //' /proc/$P/stat "
+	    "2>/dev/null | cut -d' ' -f20; exit $w", guard, qdir, env,
+	    h->otela, qdir, qdir, qdir, qdir)) != NULL)
 		r = bench_host_submit(h, cmd, NULL, STEP_TIMEOUT,
 		    start_done_cb);
 	free(env);
@@ -778,10 +787,11 @@ start_held(struct bench_host *h)
 	};
 	int r = NP_ERR_NOMEM;
 
-	/* $$ is the shell that exec makes the node: its PID, its start time */
+	/* $$ is the shell that exec makes the node: its PID, its start time;
+	 * the pid file first, as in the background */
 	if (qdir != NULL && env != NULL && guard != NULL && (cmd = str_printf(
-	    "%sset -C; : >%s/log || exit 1; echo $$; sed 's/.*) //' "
-	    "/proc/$$/stat 2>/dev/null | cut -d' ' -f20; echo $$ >%s/pid; "
+	    "%sset -C; : >%s/log || exit 1; echo $$ >%s/pid; echo $$; "
+	    "sed 's/.*) //' /proc/$$/stat 2>/dev/null | cut -d' ' -f20; "
 	    "%s exec %s start --config %s/cfg.yaml --config-dir %s >>%s/log "
 	    "2>&1 </dev/null", guard, qdir, qdir, env, h->otela, qdir, qdir,
 	    qdir)) != NULL) {

@@ -9,7 +9,12 @@
 #   and --metrics-file is written;
 # - a squatter on h2's API port, answering 200 to /v1/health and 404 to
 #   everything else, /v1/self included, is not taken for the node: h2
-#   fails at start saying so, h1 still runs, nothing is left behind.
+#   fails at start saying so, h1 still runs, nothing is left behind;
+# - teardown gaps: an `otela init` that exits 75 (EX_TEMPFAIL, as the
+#   refusal of an existing directory does) is not taken for that refusal,
+#   so the directory netprof made is removed; SIGINT while h2's start step
+#   is between the fork of the node and its end (its `sed` made slow)
+#   still stops that node and removes its directory.
 . "$(dirname "$0")/lib.sh"
 require_root
 require_cmd ssh jq node python3
@@ -91,4 +96,64 @@ assert_contains "$(jq -r '.machines[]|select(.name=="h2")|.error' "$out/run.json
     "h2: port $port on h2 answers /v1/health but not /v1/self (HTTP 404): not an otela node"
 kill "$spid"
 assert_nothing_left x2 "a squatter on the port"
+
+# --- otela init exits 75 on h2 ---------------------------------------------
+wrap=$NETPROF_TEST_TMP/init75
+mkdir -p "$wrap"
+cat >"$wrap/otela" <<EOS
+#!/bin/sh
+$path
+[ "\$1" = init ] || exec otela "\$@"
+echo "temporary failure" >&2
+exit 75
+EOS
+chmod 755 "$wrap" "$wrap/otela"
+jq --arg p "$path" --arg w "export PATH=$wrap:\$PATH" '.remote_setup = $p |
+    .machines |= map(if .name == "h2" then .remote_setup = $w else . end)' \
+    "$LAB_INVENTORY" >"$NETPROF_TEST_TMP/init75.json"
+out=$NETPROF_TEST_TMP/init75-out
+rm -rf "$out"
+assert_status 1 "$NETPROF_BIN" bench --config "$NETPROF_TEST_TMP/init75.json" \
+    --output "$out" --run-id x3 --kinds libp2p_ping "${small[@]}"
+assert_contains "$OUT" "h2 FAILED at init"
+assert_contains "$(jq -r '.machines[]|select(.name=="h2")|.error' "$out/run.json")" \
+    "otela init exited 75: temporary failure"
+assert_nothing_left x3 "otela init exiting 75"
+
+# --- SIGINT while h2's start step has started its node ---------------------
+# h2's sed (the start step's last command, reading the node's start time)
+# waits 5 s the first time: the node runs, its PID printed, the step not
+# done when SIGINT comes.
+shim=$NETPROF_TEST_TMP/slowsed
+rm -rf "$shim"
+mkdir -p "$shim"
+chmod 1777 "$shim"
+real_sed=$(command -v sed)
+cat >"$shim/sed" <<EOS
+#!/bin/sh
+case "\$*" in
+*/proc/*/stat*) if mkdir "$shim/once" 2>/dev/null; then
+	: >"$shim/once/waiting"; sleep 5; fi;;
+esac
+exec $real_sed "\$@"
+EOS
+chmod 755 "$shim/sed"
+jq --arg p "$path" --arg s "$path; export PATH=$shim:\$PATH" '.remote_setup = $p |
+    .machines |= map(if .name == "h2" then .remote_setup = $s else . end)' \
+    "$LAB_INVENTORY" >"$NETPROF_TEST_TMP/slowsed.json"
+out=$NETPROF_TEST_TMP/slowsed-out
+rm -rf "$out"
+"$NETPROF_BIN" bench --config "$NETPROF_TEST_TMP/slowsed.json" --output "$out" \
+    --run-id x4 --kinds libp2p_ping "${small[@]}" 2>"$NETPROF_TEST_TMP/slowsed.err" &
+pid=$!
+at_exit "kill $pid 2>/dev/null || true"
+waiting() { [ -e "$shim/once/waiting" ]; }
+wait_for 60 waiting || fail "h2's start step never reached its sed: $(tail -3 "$NETPROF_TEST_TMP/slowsed.err")"
+kill -INT $pid
+rc=0
+wait $pid || rc=$?
+assert_eq 130 "$rc" "exit status after SIGINT in h2's start step"
+assert_eq "ok" "$(jq -r '.machines[]|select(.name=="h2")|.phases.teardown' "$out/run.json")" \
+    "h2's node torn down"
+assert_nothing_left x4 "SIGINT while a node's start step ran"
 test_pass
