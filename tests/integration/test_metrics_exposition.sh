@@ -7,7 +7,7 @@
 # label values are escaped, and bytes that are not UTF-8 replaced; the
 # file is replaced whole. No host contacted.
 . "$(dirname "$0")/lib.sh"
-require_cmd promtool jq
+require_cmd promtool jq strace
 
 T=$NETPROF_TEST_TMP/metrics-exposition
 rm -rf "$T"
@@ -91,6 +91,21 @@ cmp -s out/netprof.prom collect.jsonl.prom || fail "--metrics-file differs from 
 assert_status 0 np heatmap --input "$bench" --metrics-file out/netprof.prom
 cmp -s out/netprof.prom measurements.jsonl.prom || fail "--metrics-file not replaced"
 assert_eq "out/netprof.prom" "$(echo out/*)" "nothing but the file in its directory"
+# Its temporary file has a name nobody could plant a file at in advance
+# (not NAME.tmp.PID), made with O_EXCL, and is synced before the rename.
+assert_status 0 strace -f -qq -e trace=openat,fsync,fdatasync,rename -o trace.txt \
+    "$NETPROF_BIN" heatmap --input "$collect" --metrics-file out/netprof.prom
+tmp=$(sed -n 's|.*openat(AT_FDCWD, "\(out/[^"/]*netprof\.prom[^"]*\)", [^)]*O_EXCL.*) = \([0-9]*\)$|\1 \2|p' trace.txt)
+read -r tmpname tmpfd <<<"$tmp"
+[ -n "$tmpname" ] || fail "no temporary file opened with O_EXCL: $(grep netprof.prom trace.txt)"
+case $tmpname in
+*.tmp.[0-9]*) fail "a predictable temporary name: $tmpname" ;;
+esac
+assert_eq 1 "$(awk -v t="$tmpname" -v fd="$tmpfd" '
+    index($0, "openat(AT_FDCWD, \"" t "\"") { open = 1 }
+    open && ($2 == "fsync(" fd ")" || $2 == "fdatasync(" fd ")") { synced = 1 }
+    index($0, "rename(\"" t "\"") { print synced + 0; exit }' trace.txt)" \
+    "the temporary file synced before its rename"
 assert_status 2 np heatmap --input "$collect" --metrics-file "$collect"
 assert_contains "$OUT" "is the input"
 mkdir ro && chmod 555 ro
