@@ -267,7 +267,8 @@ engine_submit(struct engine *e, const struct machine *m,
 	j->on_done = req->on_done;
 	j->arg = req->arg;
 	j->queued_at = time_wall();
-	if ((j->command = command_line_on_host(m, req->command)) == NULL)
+	if ((j->command = command_line_on_host_marked(m, req->command,
+	    &j->setup_noise)) == NULL)
 		goto nomem;
 	if (req->input != NULL) {
 		if ((j->input = malloc(req->input_len + 1)) == NULL)
@@ -330,12 +331,61 @@ engine_job_started(struct engine_job *j)
 		engine_job_timer(j, (uint64_t)(j->timeout_s * 1000 + 0.5));
 }
 
+/*
+ * stdout before the command's: what remote_setup printed, up to and with
+ * the marker line, is kept until the marker comes and then dropped (with
+ * no marker, the setup failed, and what it printed is the output); what
+ * follows it goes on as the output. 1 while the marker is awaited.
+ */
+static int
+setup_output(struct engine_job *j, const char *buf, size_t len)
+{
+	const char *mark = command_line_setup_marker(), *p, *end;
+	size_t mlen = strlen(mark), from = j->marker_scan, rest;
+
+	if (j->out.len + len > j->max_out) {
+		j->output_lost = 2;	/* as below: a cap is a cap */
+		j->cap_passed = j->max_out;
+		if (j->stop_error == 0 && j->state != JOB_KILLING) {
+			j->stop_error = NP_ERR_PROTOCOL;
+			engine_job_timer(j, 0);
+		}
+		return 1;
+	}
+	if (buf_append(&j->out, buf, len) != 0) {
+		j->output_lost = 1;
+		return 1;
+	}
+	end = j->out.data + j->out.len;
+	/* the marker on a line of its own: at the start or after a newline */
+	for (p = j->out.data + from; p + mlen < end; p++) {
+		if ((p != j->out.data && p[-1] != '\n') ||
+		    memcmp(p, mark, mlen) != 0 || p[mlen] != '\n')
+			continue;
+		p += mlen + 1;
+		rest = (size_t)(end - p);
+		memmove(j->out.data, p, rest);
+		j->out.len = rest;
+		j->setup_noise = 0;
+		if (rest > 0 && j->on_output != NULL)
+			j->on_output(j->machine, 1, j->out.data, rest, j->arg);
+		return 0;
+	}
+	/* next time from where a marker could still begin */
+	j->marker_scan = (size_t)(p - j->out.data);
+	return 1;
+}
+
 void
 engine_job_output(struct engine_job *j, int stream, const char *buf,
     size_t len)
 {
 	if (len == 0 || j->state == JOB_DONE)
 		return;
+	if (stream == 1 && j->setup_noise && !j->output_lost) {
+		(void)setup_output(j, buf, len);
+		return;
+	}
 	if (j->on_output != NULL)
 		j->on_output(j->machine, stream, buf, len, j->arg);
 	/*

@@ -85,6 +85,8 @@ struct engine_job {
 	struct buf out, err;
 	size_t max_out;		/* stdout's cap (engine_request.max_output) */
 	size_t cap_passed;	/* the cap its output passed, if it did */
+	int setup_noise;	/* stdout is remote_setup's until the marker */
+	size_t marker_scan;	/* where the search for it goes on */
 	int output_lost;	/* an append failed (1) or a cap was passed
 				   (2): the output is cut */
 	int error;

@@ -21,6 +21,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "command_line.h"
 #include "error.h"
 #include "inventory_slurm.h"
 #include "log.h"
@@ -191,8 +192,11 @@ make_argv(struct engine *e, struct engine_job *j, char ***argvp)
 	if (j->machine->transport == TRANSPORT_SLURM) {
 		if (inv->slurm_job == NULL)
 			return NP_ERR_INVENTORY;
+		/* unique to this netprof: another of the same PID on
+		 * another machine, in the same job, has another tag */
 		snprintf(j->t.spawn.step_name, sizeof j->t.spawn.step_name,
-		    "netprof-%ld-%lu", (long)getpid(), ++steps);
+		    "netprof-%ld-%s-%lu", (long)getpid(),
+		    command_line_process_tag(), ++steps);
 		*argvp = inventory_slurm_step_argv(inv->slurm_job,
 		    j->machine->name, j->t.spawn.step_name, j->command);
 		return *argvp != NULL ? 0 : NP_ERR_NOMEM;

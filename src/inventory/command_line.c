@@ -6,9 +6,13 @@
  * known_hosts or ssh config file, a key, a user, a port), so the line works
  * as it stands and stays short in the common case.
  */
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "command_line.h"
 #include "error.h"
@@ -26,6 +30,62 @@ command_line_on_host(const struct machine *m, const char *command)
 	if (setup == NULL || *setup == '\0')
 		return strdup(command);
 	return str_printf("{\n%s\n} || exit\n%s", setup, command);
+}
+
+/* 64 random bits, drawn once per process. */
+static uint64_t
+process_random(void)
+{
+	static uint64_t v;
+	static int drawn;
+	struct timespec ts;
+
+	if (drawn)
+		return v;
+	if (getrandom(&v, sizeof v, 0) != (ssize_t)sizeof v) {
+		/* no entropy source: unique enough for a marker */
+		clock_gettime(CLOCK_REALTIME, &ts);
+		v = (uint64_t)ts.tv_nsec * 6364136223846793005u ^
+		    (uint64_t)ts.tv_sec << 20 ^ (uint64_t)getpid();
+	}
+	drawn = 1;
+	return v;
+}
+
+const char *
+command_line_setup_marker(void)
+{
+	static char marker[48];
+
+	if (marker[0] == '\0')
+		snprintf(marker, sizeof marker, "netprof-setup-done-%016llx",
+		    (unsigned long long)process_random());
+	return marker;
+}
+
+const char *
+command_line_process_tag(void)
+{
+	static char tag[16];
+
+	if (tag[0] == '\0')
+		snprintf(tag, sizeof tag, "%08lx",
+		    (unsigned long)(process_random() >> 32));
+	return tag;
+}
+
+char *
+command_line_on_host_marked(const struct machine *m, const char *command,
+    int *marked)
+{
+	const char *setup = m->remote_setup;
+
+	*marked = 0;
+	if (setup == NULL || *setup == '\0')
+		return strdup(command);
+	*marked = 1;
+	return str_printf("{\n%s\n} || exit\necho %s\n%s", setup,
+	    command_line_setup_marker(), command);
 }
 
 /* Nonzero if path is $HOME/rest, what ssh reads without being told. */

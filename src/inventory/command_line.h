@@ -27,6 +27,28 @@ struct machine;
 char *command_line_on_host(const struct machine *m, const char *command);
 
 /*
+ * What the engine runs: command_line_on_host(), with a line of its own
+ * between the setup and the command, command_line_setup_marker(), so that
+ * whatever the setup prints on stdout can be told from the command's
+ * output (*marked 1; 0 without a setup). A new string; NULL when out of
+ * memory.
+ */
+char *command_line_on_host_marked(const struct machine *m,
+    const char *command, int *marked);
+
+/*
+ * The marker line (without its newline): "netprof-setup-done-" and 16 hex
+ * digits drawn once per process, which no setup prints by chance.
+ */
+const char *command_line_setup_marker(void);
+
+/*
+ * Eight hex digits drawn once per process, to tell this netprof's names
+ * (Slurm step names) from another's of the same PID on another machine.
+ */
+const char *command_line_process_tag(void);
+
+/*
  * The local shell line that runs command on m (of inv) through m's
  * transport, remote_setup included. *out is a new string, set only on
  * success. Returns 0, NP_ERR_NOMEM, or NP_ERR_INVENTORY (the "command"

@@ -14,7 +14,11 @@
 #   refusal of an existing directory does) is not taken for that refusal,
 #   so the directory netprof made is removed; SIGINT while h2's start step
 #   is between the fork of the node and its end (its `sed` made slow)
-#   still stops that node and removes its directory.
+#   still stops that node and removes its directory;
+# - a remote_setup that prints on stdout ("4242", "present", "dead":
+#   what the steps' parsers read) breaks none of uname -m, the deploy
+#   cache's check, the PID and the liveness check (a node slow to start,
+#   so that liveness is asked): the run is ok, the PIDs are the nodes'.
 . "$(dirname "$0")/lib.sh"
 require_root
 require_cmd ssh jq node python3
@@ -156,4 +160,29 @@ assert_eq 130 "$rc" "exit status after SIGINT in h2's start step"
 assert_eq "ok" "$(jq -r '.machines[]|select(.name=="h2")|.phases.teardown' "$out/run.json")" \
     "h2's node torn down"
 assert_nothing_left x4 "SIGINT while a node's start step ran"
+
+# --- remote_setup that prints on stdout ------------------------------------
+bindir=$NETPROF_TEST_TMP/noisy-bin
+mkdir -p "$bindir"
+printf '#!/bin/sh\n%s\nexec %s "$@"\n' "$OTELA_SHORT_WAITS" \
+    "${NETPROF_TEST_OTELA:-$NETPROF_SRC/tests/otela-node/bin/otela}" \
+    >"$bindir/otela-$(uname -m | sed 's/x86_64/amd64/; s/aarch64/arm64/')"
+chmod 755 "$bindir" "$bindir"/otela-*
+sha=$(sha256sum "$bindir"/otela-* | cut -c1-64)
+cache=$(getent passwd "$LAB_USER" | cut -d: -f6)/.cache/netprof
+rm -f "$cache/otela-$sha"
+at_exit "rm -f '$cache/otela-$sha'"
+jq '.remote_setup = "echo 4242; echo present; echo dead; export OTELA_FAKE_START_DELAY_MS=2500"' \
+    "$LAB_INVENTORY" >"$NETPROF_TEST_TMP/noisy.json"
+out=$NETPROF_TEST_TMP/noisy
+rm -rf "$out"
+assert_status 0 "$NETPROF_BIN" -v bench --config "$NETPROF_TEST_TMP/noisy.json" \
+    --output "$out" --run-id x5 --kinds libp2p_ping --otela-bin "$bindir" "${small[@]}"
+assert_contains "$OUT" "then echo alive; else echo dead; fi" "the liveness check was asked"
+assert_contains "$OUT" "otela uploaded to" "the cache's check not fooled by \"present\""
+assert_contains "$OUT" "h1: node started, pid"
+assert_eq 2 "$(jq -r 'select(.ok)|.kind' "$out/measurements.jsonl" | wc -l)" "both pairs ok"
+assert_eq "false false" "$(jq -r '[.machines[].pid == 4242]|map(tostring)|join(" ")' "$out/run.json")" \
+    "the PIDs are the nodes', not the setup's 4242"
+assert_nothing_left x5 "a remote_setup printing on stdout"
 test_pass

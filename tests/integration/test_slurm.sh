@@ -6,7 +6,8 @@
 # check and collect over the slurm transport, each command a job step on
 # its node; --transport ssh keeping SSH sessions to the nodes' NodeAddr;
 # Ctrl-C and a timeout leaving no step (squeue --steps) and no process on
-# any node, and so does a srun that does not end (scancel of its step); a
+# any node, and so does a srun that does not end (scancel of its step,
+# named for this netprof alone: another of the same PID keeps its own); a
 # node drained mid-job failing its pairs with Slurm's reason. bench over
 # the slurm transport: test_slurm_bench.sh.
 . "$(dirname "$0")/lib.sh"
@@ -170,6 +171,41 @@ wait $pid || rc=$?
 assert_eq 255 "$rc" "exit status of the stuck step's exec: $(cat "$T/stuck.out")"
 wait_gone || fail "after a srun stuck on SIGTERM: steps $(steps_left | xargs), processes $(procs_left | xargs)"
 assert_file_contains "$T/stuck.out" "timed out after 2 s"
-assert_file_contains "$T/stuck.out" "cancelling step netprof-$pid-1 of job $alloc (scancel)"
+grep -qE "cancelling step netprof-$pid-[0-9a-f]{8}-1 of job $alloc \(scancel\)" "$T/stuck.out" ||
+    fail "no scancel of the step named by PID, tag and number: $(grep cancelling "$T/stuck.out")"
+
+# Two netprof processes of one PID on one job (PID namespaces here, two
+# login nodes elsewhere): the stuck one's scancel cancels its own step,
+# not the other's, whose name has another tag.
+unshare --pid --fork "$NETPROF_BIN" exec --slurm="$alloc" --hosts h2 --timeout 60 -- \
+    'sleep 8' >"$T/other.out" 2>&1 &
+other=$!
+for (( i = 0; i < 200; i++ )); do
+	[ "$(steps_left | wc -l)" = 1 ] && break
+	sleep 0.1
+done
+assert_eq 1 "$(steps_left | wc -l)" "the other netprof's step runs"
+unshare --pid --fork "$NETPROF_BIN" -v exec --slurm="$alloc" --hosts h1 --timeout 2 -- \
+    'trap "" TERM; exec sleep 300' >"$T/stuck2.out" 2>&1 &
+pid=$!
+for (( i = 0; i < 200; i++ )); do
+	[ "$(steps_left | wc -l)" = 2 ] && break
+	sleep 0.1
+done
+assert_eq 2 "$(steps_left | wc -l)"
+assert_eq 2 "$(steps_left | awk '{ sub(/-[0-9]+$/, "", $2); print $2 }' | sort -u | wc -l)" \
+    "the two steps' names differ though both netprofs are PID 1"
+np=$(ps -o pid= --ppid $pid | xargs)
+srun_pid=$(ps -o pid= --ppid "$np" | xargs)
+assert_eq srun "$(cat "/proc/$srun_pid/comm" 2>/dev/null)" "the second netprof's child is srun"
+kill -STOP "$srun_pid"
+rc=0
+wait $pid || rc=$?
+assert_eq 255 "$rc" "exit status of the stuck step's exec: $(cat "$T/stuck2.out")"
+assert_file_contains "$T/stuck2.out" "(scancel)"
+rc=0
+wait $other || rc=$?
+assert_eq 0 "$rc" "the other netprof's step ran to its end: $(cat "$T/other.out")"
+wait_gone || fail "after two netprofs of one PID: steps $(steps_left | xargs), processes $(procs_left | xargs)"
 
 test_pass
