@@ -95,8 +95,13 @@ done
 
 # --- SIGKILL, then --teardown DIR/run.json ----------------------------
 out=$NETPROF_TEST_TMP/killed
-rm -rf "$out"
-"$NETPROF_BIN" bench --config "$inv" --output "$out" --run-id s3 "${long[@]}" &
+rm -rf "$out" "$out.tmp"
+# A node API call's bridge socket lives in a directory of its own under
+# $TMPDIR from its listen to its accept: a SIGKILL in that window leaves
+# it, so the killed netprof's is the test's.
+mkdir -p "$out.tmp"
+env -u XDG_RUNTIME_DIR TMPDIR="$out.tmp" \
+    "$NETPROF_BIN" bench --config "$inv" --output "$out" --run-id s3 "${long[@]}" &
 pid=$!
 wait_for 120 records_at_least "$out/measurements.jsonl" 1
 kill -KILL $pid
@@ -109,4 +114,5 @@ assert_contains "$OUT" "h1: torn down"
 assert_nothing_left s3 "--teardown after SIGKILL"
 # a second teardown finds nothing to do, and says so without failing
 assert_status 0 "$NETPROF_BIN" bench --config "$inv" --teardown "$out/run.json"
+rm -rf "$out.tmp"
 test_pass
