@@ -10,7 +10,9 @@
  * (engine_options.max_hosts, set by the runner from the open-file limit):
  * a host's slot, the hosts waiting for one, and the closing of an idle
  * host's session when another waits (see "Hosts in flight" in
- * docs/engine.md).
+ * docs/engine.md). Jobs of a batch (engine_request.batch) wait for the
+ * end of the loop turn that submitted them and are handed to their
+ * transport together (batches_flush()).
  */
 #include <stdarg.h>
 #include <unistd.h>
@@ -78,6 +80,9 @@ struct engine {
 	struct host_list idle;		/* slot, nothing to do; oldest first */
 	size_t n_slots;			/* hosts holding a slot */
 	size_t n_waited;		/* hosts that had to wait */
+	struct job_list batching;	/* batches' jobs, until the pump */
+	struct engine_job **batch;	/* one batch being handed over */
+	unsigned char *batch_has;	/* by machine index: in that batch */
 };
 
 static void engine_maybe_closed(struct engine *e);
@@ -164,7 +169,11 @@ engine_new(uv_loop_t *loop, const struct inventory *inv,
 	if ((e = calloc(1, sizeof *e)) == NULL)
 		return NP_ERR_NOMEM;
 	if (inv->n_machines > 0 &&
-	    (e->hosts = calloc(inv->n_machines, sizeof *e->hosts)) == NULL) {
+	    ((e->hosts = calloc(inv->n_machines, sizeof *e->hosts)) == NULL ||
+	    (e->batch = calloc(inv->n_machines, sizeof *e->batch)) == NULL ||
+	    (e->batch_has = calloc(inv->n_machines, 1)) == NULL)) {
+		free(e->hosts);
+		free(e->batch);
 		free(e);
 		return NP_ERR_NOMEM;
 	}
@@ -174,6 +183,7 @@ engine_new(uv_loop_t *loop, const struct inventory *inv,
 	}
 	TAILQ_INIT(&e->waiting);
 	TAILQ_INIT(&e->idle);
+	TAILQ_INIT(&e->batching);
 	e->loop = loop;
 	e->inv = inv;
 	if (opts != NULL)
@@ -266,6 +276,8 @@ engine_submit(struct engine *e, const struct machine *m,
 	j->on_output = req->on_output;
 	j->on_done = req->on_done;
 	j->arg = req->arg;
+	if (!e->opts.no_batch && (req->input == NULL || req->input_len == 0))
+		j->batch = req->batch;
 	j->queued_at = time_wall();
 	if ((j->command = command_line_on_host_marked(m, req->command,
 	    &j->setup_noise)) == NULL)
@@ -296,13 +308,23 @@ nomem:
 	return NP_ERR_NOMEM;
 }
 
-/* The transport takes j (its host has a slot). */
+/*
+ * The transport takes j (its host has a slot); a batch's job at the end
+ * of the turn, with the others of its batch.
+ */
 static void
 job_hand_over(struct engine_job *j, void *state)
 {
 	int r;
 
 	j->held = 0;
+	if (j->batch != NULL && j->ops->submit_batch != NULL) {
+		j->batching = 1;
+		j->state = JOB_QUEUED;
+		TAILQ_INSERT_TAIL(&j->engine->batching, j, entry);
+		engine_schedule(j->engine);
+		return;
+	}
 	r = j->ops->submit(state, j);
 	if (r != 0 && j->state != JOB_DONE)
 		engine_job_finish(j, r, -1, "%s: %s", j->machine->name,
@@ -472,6 +494,45 @@ deliver(struct engine_job *j)
 	j->on_done(j->machine, &res, j->arg);
 }
 
+/*
+ * The batches submitted since the last turn, each to its transport in one
+ * call: the jobs of one transport and key, a machine once (a second job
+ * of a machine goes with the next call).
+ */
+static void
+batches_flush(struct engine *e)
+{
+	struct engine_job *first, *j, *next;
+	void *state;
+	size_t n, i;
+
+	while ((first = TAILQ_FIRST(&e->batching)) != NULL) {
+		n = 0;
+		for (j = first; j != NULL; j = next) {
+			next = TAILQ_NEXT(j, entry);
+			if (j->ops != first->ops || j->batch != first->batch ||
+			    e->batch_has[j->machine->index])
+				continue;
+			TAILQ_REMOVE(&e->batching, j, entry);
+			j->batching = 0;
+			e->batch_has[j->machine->index] = 1;
+			e->batch[n++] = j;
+		}
+		for (i = 0; i < n; i++)
+			e->batch_has[e->batch[i]->machine->index] = 0;
+		if (kind_state(e, first->machine->transport, &state) != 0) {
+			for (i = 0; i < n; i++)
+				engine_job_finish(e->batch[i], NP_ERR_NOMEM, -1,
+				    "%s: %s", e->batch[i]->machine->name,
+				    error_string(NP_ERR_NOMEM));
+			continue;
+		}
+		log_debug(NULL, "a batch of %zu command%s to the %s transport",
+		    n, PLURAL(n), first->ops->name);
+		first->ops->submit_batch(state, e->batch, n);
+	}
+}
+
 static void
 pump_cb(uv_idle_t *idle)
 {
@@ -479,6 +540,7 @@ pump_cb(uv_idle_t *idle)
 	struct engine_job *j;
 	int busy, k;
 
+	batches_flush(e);
 	while ((j = TAILQ_FIRST(&e->done)) != NULL) {
 		TAILQ_REMOVE(&e->done, j, entry);
 		e->pending--;
@@ -507,6 +569,13 @@ engine_cancel(struct engine_job *j)
 	if (j == NULL || j->state == JOB_DONE || j->stop_error != 0)
 		return;
 	j->stop_error = NP_ERR_CANCELLED;
+	if (j->batching) {
+		TAILQ_REMOVE(&j->engine->batching, j, entry);
+		j->batching = 0;
+		engine_job_finish(j, NP_ERR_CANCELLED, -1, "%s: %s",
+		    j->machine->name, error_string(NP_ERR_CANCELLED));
+		return;
+	}
 	if (j->held) {
 		job_unhold(j->engine, j);
 		engine_job_finish(j, NP_ERR_CANCELLED, -1, "%s: %s (it was "
@@ -595,6 +664,8 @@ engine_free(struct engine *e)
 		if (e->state[k] != NULL)
 			kind_ops[k]->free(e->state[k]);
 	free(e->hosts);
+	free(e->batch);
+	free(e->batch_has);
 	free(e);
 }
 

@@ -66,6 +66,15 @@ struct engine_request {
 	engine_output_cb on_output; /* optional; output is collected too */
 	engine_done_cb on_done;	/* required */
 	void *arg;
+	/*
+	 * A batch: the requests that name the same key (any pointer; NULL:
+	 * none), are submitted on one loop turn, have no input and run on
+	 * different machines are handed to their transport together. The
+	 * slurm transport runs such a batch as one job step, a task per node
+	 * (docs/slurm.md); the ssh transport opens a channel each, as ever.
+	 * Each job keeps its own output, timeout, cancel and result.
+	 */
+	const void *batch;
 };
 
 /*
@@ -103,6 +112,8 @@ struct engine_options {
 				   (64)"); NULL: "the limit" */
 	engine_session_cb on_session;	/* optional observer */
 	void *session_arg;
+	int no_batch;		/* every command on its own: requests'
+				   batch keys are not looked at */
 };
 
 /* A new engine on loop for inv's machines (inv must outlive it). */

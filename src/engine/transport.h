@@ -45,7 +45,13 @@ struct transport_ssh_job {
 	struct transport_ssh_chan *chan;	/* NULL until its channel is opened */
 };
 
-/* transport_spawn.c's part of a job: the process and its pipes */
+struct spawn_step;
+
+/*
+ * transport_spawn.c's part of a job: the process and its pipes; or, for a
+ * job of a batch on the slurm transport (transport_spawn_batch.c), its
+ * task in the batch's step, which holds the process.
+ */
 struct spawn_job {
 	uv_process_t process;
 	uv_pipe_t pipes[3];
@@ -57,6 +63,13 @@ struct spawn_job {
 	int kill_stage;		/* 0: TERM sent, 1: KILL sent */
 	int term_signal;
 	char step_name[48];	/* slurm: the step's --job-name, for scancel */
+	/* a batch's job: its task in a step of several nodes */
+	struct spawn_step *step;	/* NULL: a process of its own */
+	int out_end, err_end;	/* the task's end line seen on each stream */
+	int held_nl[2];		/* a newline of stdout, stderr held back: the
+				   last one is the task wrapper's */
+	int task_status;	/* the command's, from the end line */
+	int kill_sent;		/* its task was told to kill the command */
 };
 
 struct engine_job {
@@ -70,6 +83,9 @@ struct engine_job {
 	int refs;		/* freed when this drops to 0 */
 	int held;		/* the engine holds it: its host waits for a
 				   slot (engine.c); no transport has seen it */
+	const void *batch;	/* the request's batch key, or NULL */
+	int batching;		/* waits for the end of the turn to be handed
+				   over with its batch (engine.c) */
 
 	char *command;		/* remote_setup and command, as run */
 	char *input;
@@ -127,6 +143,10 @@ struct transport_ops {
 	void (*free)(void *state);
 	/* take j (queued, or finished at once through engine_job_finish) */
 	int (*submit)(void *state, struct engine_job *j);
+	/* take jobs[0..n-1], a batch (n >= 1, each on another machine; the
+	   array is the transport's to reorder), each as submit takes one;
+	   NULL: the batch's jobs go through submit */
+	void (*submit_batch)(void *state, struct engine_job **jobs, size_t n);
 	/* j->stop_error is set: kill it, finish it once it is gone */
 	void (*stop)(struct engine_job *j);
 	/* j's timer fired (timeout or kill grace) */
@@ -147,6 +167,31 @@ struct transport_ops {
 
 extern const struct transport_ops transport_ssh_ops;
 extern const struct transport_ops transport_spawn_ops;
+
+/*
+ * transport_spawn_batch.c: a batch of slurm jobs as one job step, a task
+ * per node (the spawn transport's state keeps the steps whose jobs are
+ * being stopped, decided on its pump). For transport_spawn.c.
+ */
+TAILQ_HEAD(spawn_step_list, spawn_step);
+/* Start jobs[0..n-1] (slurm machines, n >= 2) as one step. */
+void transport_spawn_batch_start(struct engine *e,
+    struct spawn_step_list *deciding, struct engine_job **jobs, size_t n);
+/* The argv bytes a job adds to a step (its node and command). */
+size_t transport_spawn_batch_cost(const struct engine_job *j);
+void transport_spawn_batch_stop(struct engine_job *j);
+void transport_spawn_batch_timer(struct engine_job *j);
+/* Whole step or one task: what the stops since the last turn need. */
+void transport_spawn_batch_pump(struct spawn_step_list *deciding);
+
+/* transport_spawn.c, for its batches: the slurm kill path's parts (host
+   names what is logged; NULL: a step of several) */
+void transport_spawn_kill_group(const char *host, int pid, int sig);
+/* scancel of the job's step of this name (a process of its own). */
+void transport_spawn_scancel(struct engine *e, const char *host,
+    const char *step_name);
+/* A new step name, unique in this process (its --job-name). */
+void transport_spawn_step_name(char *buf, size_t size);
 
 /* engine.c, for the transports */
 uv_loop_t *engine_loop(const struct engine *e);

@@ -13,6 +13,8 @@
  * passes SIGTERM on to the step and waits for it to end; a srun killed
  * with SIGKILL cannot, and leaves its step running, so the SIGKILL stage
  * also has the step cancelled by its name (scancel, found with squeue).
+ * A batch of slurm jobs (engine_request.batch: collect's fan-outs of a
+ * sweep) runs as one step, a task per node: transport_spawn_batch.c.
  */
 #include <errno.h>
 #include <signal.h>
@@ -31,6 +33,19 @@
 
 #define KILL_GRACE_MS 2000	/* from SIGTERM to SIGKILL */
 #define GONE_GRACE_MS 1000	/* from SIGKILL to giving up on the pipes */
+/*
+ * The argv of one step: Linux's limit is a quarter of the stack limit
+ * (2 MiB at the usual 8 MiB), environment included; and every byte of it
+ * goes to every node of the step. A larger batch is several steps.
+ */
+#define BATCH_ARGV_MAX (512u << 10)
+
+/* The transport's state: the engine, and the steps whose jobs are being
+   stopped, to be decided on the next pump (transport_spawn_batch.c). */
+struct spawn_transport {
+	struct engine *e;
+	struct spawn_step_list deciding;
+};
 
 static void
 handle_closed_cb(uv_handle_t *h)
@@ -174,6 +189,17 @@ write_cb(uv_write_t *req, int status)
 		stdin_closed(j);
 }
 
+void
+transport_spawn_step_name(char *buf, size_t size)
+{
+	static unsigned long steps;
+
+	/* unique to this netprof: another of the same PID on another
+	 * machine, in the same job, has another tag */
+	snprintf(buf, size, "netprof-%ld-%s-%lu", (long)getpid(),
+	    command_line_process_tag(), ++steps);
+}
+
 static int
 make_argv(struct engine *e, struct engine_job *j, char ***argvp)
 {
@@ -181,7 +207,6 @@ make_argv(struct engine *e, struct engine_job *j, char ***argvp)
 	char **argv;
 
 	*argvp = NULL;
-	static unsigned long steps;
 
 	if (j->machine->transport == TRANSPORT_COMMAND) {
 		if (inv->remote_command == NULL || inv->n_remote_command == 0)
@@ -192,11 +217,8 @@ make_argv(struct engine *e, struct engine_job *j, char ***argvp)
 	if (j->machine->transport == TRANSPORT_SLURM) {
 		if (inv->slurm_job == NULL)
 			return NP_ERR_INVENTORY;
-		/* unique to this netprof: another of the same PID on
-		 * another machine, in the same job, has another tag */
-		snprintf(j->t.spawn.step_name, sizeof j->t.spawn.step_name,
-		    "netprof-%ld-%s-%lu", (long)getpid(),
-		    command_line_process_tag(), ++steps);
+		transport_spawn_step_name(j->t.spawn.step_name,
+		    sizeof j->t.spawn.step_name);
 		*argvp = inventory_slurm_step_argv(inv->slurm_job,
 		    j->machine->name, j->t.spawn.step_name, j->command);
 		return *argvp != NULL ? 0 : NP_ERR_NOMEM;
@@ -217,7 +239,7 @@ make_argv(struct engine *e, struct engine_job *j, char ***argvp)
 static int
 spawn_submit(void *state, struct engine_job *j)
 {
-	struct engine *e = state;
+	struct engine *e = ((struct spawn_transport *)state)->e;
 	const char *name = j->machine->name;
 	uv_process_options_t opts;
 	uv_stdio_container_t stdio[3];
@@ -284,13 +306,19 @@ spawn_submit(void *state, struct engine_job *j)
 	return 0;
 }
 
+void
+transport_spawn_kill_group(const char *host, int pid, int sig)
+{
+	log_debug(host, "killing process group %d with signal %d", pid, sig);
+	if (kill(-pid, sig) != 0 && errno != ESRCH)
+		kill(pid, sig);
+}
+
 static void
 kill_group(struct engine_job *j, int sig)
 {
-	log_debug(j->machine->name, "killing process group %d with signal %d",
-	    j->t.spawn.process.pid, sig);
-	if (kill(-j->t.spawn.process.pid, sig) != 0 && errno != ESRCH)
-		kill(j->t.spawn.process.pid, sig);
+	transport_spawn_kill_group(j->machine->name, j->t.spawn.process.pid,
+	    sig);
 }
 
 static void
@@ -306,10 +334,11 @@ scancel_exit_cb(uv_process_t *p, int64_t status, int term_signal)
  * whatever became of srun. A process of its own, not the job's: the loop
  * runs until it has ended, so the run ends with the step gone.
  */
-static void
-scancel_step(struct engine_job *j)
+void
+transport_spawn_scancel(struct engine *e, const char *host,
+    const char *step_name)
 {
-	const char *job = engine_inventory(j->engine)->slurm_job;
+	const char *job = engine_inventory(e)->slurm_job;
 	uv_process_options_t opts;
 	uv_process_t *p;
 	char *script, *argv[7];
@@ -327,17 +356,18 @@ scancel_step(struct engine_job *j)
 	argv[2] = script;
 	argv[3] = "sh";
 	argv[4] = (char *)job;
-	argv[5] = j->t.spawn.step_name;
+	argv[5] = (char *)step_name;
 	argv[6] = NULL;
 	memset(&opts, 0, sizeof opts);
 	opts.file = argv[0];
 	opts.args = argv;
 	opts.exit_cb = scancel_exit_cb;
-	log_debug(j->machine->name, "cancelling step %s of job %s (scancel)",
-	    j->t.spawn.step_name, job);
-	if ((r = uv_spawn(engine_loop(j->engine), p, &opts)) != 0) {
+	log_debug(host, "cancelling step %s of job %s (scancel)", step_name,
+	    job);
+	if ((r = uv_spawn(engine_loop(e), p, &opts)) != 0) {
 		log_warn("%s: could not run scancel for step %s of job %s: %s",
-		    j->machine->name, j->t.spawn.step_name, job, uv_strerror(r));
+		    host != NULL ? host : "slurm", step_name, job,
+		    uv_strerror(r));
 		uv_close((uv_handle_t *)p, (uv_close_cb)free);
 	}
 	free(script);
@@ -346,6 +376,10 @@ scancel_step(struct engine_job *j)
 static void
 spawn_stop(struct engine_job *j)
 {
+	if (j->t.spawn.step != NULL) {
+		transport_spawn_batch_stop(j);
+		return;
+	}
 	if (j->state != JOB_RUNNING)
 		return;
 	j->state = JOB_KILLING;
@@ -356,6 +390,10 @@ spawn_stop(struct engine_job *j)
 static void
 spawn_timer(struct engine_job *j)
 {
+	if (j->t.spawn.step != NULL) {
+		transport_spawn_batch_timer(j);
+		return;
+	}
 	if (j->state == JOB_RUNNING) {
 		if (j->stop_error == 0)	/* else its output passed the cap */
 			j->stop_error = NP_ERR_TIMEOUT;
@@ -368,7 +406,8 @@ spawn_timer(struct engine_job *j)
 		j->t.spawn.kill_stage = 1;
 		kill_group(j, SIGKILL);
 		if (j->machine->transport == TRANSPORT_SLURM)
-			scancel_step(j);
+			transport_spawn_scancel(j->engine, j->machine->name,
+			    j->t.spawn.step_name);
 		engine_job_timer(j, GONE_GRACE_MS);
 		return;
 	}
@@ -385,22 +424,63 @@ spawn_timer(struct engine_job *j)
 	maybe_done(j);
 }
 
-/* The engine itself is the state: processes need nothing per host. */
+/* Processes need nothing per host: the engine, and the batches' steps
+   being stopped. */
 static int
 spawn_new(struct engine *e, void **state)
 {
-	*state = e;
+	struct spawn_transport *st;
+
+	if ((st = calloc(1, sizeof *st)) == NULL)
+		return NP_ERR_NOMEM;
+	st->e = e;
+	TAILQ_INIT(&st->deciding);
+	*state = st;
 	return 0;
 }
 
 static void
 spawn_free(void *state)
 {
+	free(state);
+}
+
+/*
+ * A batch: its slurm jobs as steps of a task per node, each step's argv
+ * within BATCH_ARGV_MAX; the others (and a slurm job alone) as ever.
+ */
+static void
+spawn_submit_batch(void *state, struct engine_job **jobs, size_t n)
+{
+	struct spawn_transport *st = state;
+	size_t i, end, m = 0, cost;
+
+	for (i = 0; i < n; i++) {
+		if (jobs[i]->machine->transport != TRANSPORT_SLURM)
+			spawn_submit(st, jobs[i]);
+		else
+			jobs[m++] = jobs[i];
+	}
+	for (i = 0; i < m; i = end) {
+		cost = 0;
+		for (end = i; end < m && (end == i || cost +
+		    transport_spawn_batch_cost(jobs[end]) <= BATCH_ARGV_MAX);
+		    end++)
+			cost += transport_spawn_batch_cost(jobs[end]);
+		if (end - i == 1)
+			spawn_submit(st, jobs[i]);
+		else
+			transport_spawn_batch_start(st->e, &st->deciding,
+			    jobs + i, end - i);
+	}
 }
 
 static int
 spawn_pump(void *state)
 {
+	struct spawn_transport *st = state;
+
+	transport_spawn_batch_pump(&st->deciding);
 	return 0;
 }
 
@@ -421,6 +501,7 @@ const struct transport_ops transport_spawn_ops = {
 	.new = spawn_new,
 	.free = spawn_free,
 	.submit = spawn_submit,
+	.submit_batch = spawn_submit_batch,
 	.stop = spawn_stop,
 	.timer = spawn_timer,
 	.pump = spawn_pump,

@@ -423,3 +423,109 @@ fail:
 	template_argv_free(argv);
 	return NULL;
 }
+
+/*
+ * Before a batch's step: its nodes' states in one scontrol call; the
+ * drained (down, failed, in maintenance) ones said and left out. Words:
+ * JOB NODES STEP DIR WRAPPER, then the wrapper's (node, command) pairs.
+ */
+#define BATCH_CHECK \
+	"j=$1 n=$2 name=$3 dir=$4 w=$5; shift 5\n" \
+	"bad=$(scontrol show node -o \"$n\" 2>/dev/null | " \
+	"while IFS= read -r s; do case $s in " \
+	"*' State='*DRAIN*|*' State='*DOWN*|*' State='*FAIL*|" \
+	"*' State='*MAINT*) nm=${s#NodeName=}; nm=${nm%% *}; " \
+	"st=${s#* State=}; st=${st%% *}; r=${s#* Reason=}; " \
+	"[ \"$r\" = \"$s\" ] && r=none; printf '" \
+	INVENTORY_SLURM_BATCH_MARK "%s %s (reason: %s)\\n' \"$nm\" " \
+	"\"$st\" \"$r\" >&2; printf '%s\\n' \"$nm\";; esac; done)\n" \
+	"ok= k=0\nIFS=,\nfor x in $n; do case \"\n$bad\n\" in " \
+	"*\"\n$x\n\"*) ;; *) ok=$ok${ok:+,}$x; k=$((k + 1));; esac; " \
+	"done\nunset IFS\n[ \"$k\" -gt 0 ] || exit 75\n" \
+	"exec srun --jobid=\"$j\" --overlap --quiet -N\"$k\" " \
+	"--ntasks-per-node=1 --nodelist=\"$ok\" --label " \
+	"--kill-on-bad-exit=0 --wait=0 --job-name=\"$name\" " \
+	"${dir:+\"--chdir=$dir\"} /bin/sh -c \"$w\" sh \"$@\"\n"
+
+/*
+ * A batch's task: its node's command (from its words, by the node's
+ * name) in a session of its own (setsid, where there is one), its output
+ * encoded a line at a time by awk (mawk only streams with -W interactive),
+ * stdin read for the kill of its node; the end lines last. The command's
+ * session (the runner, R) hands its exit status out on fd 3, after both
+ * encoders have ended.
+ */
+#define BATCH_TASK \
+	"me=$SLURMD_NODENAME\n" \
+	"while [ $# -ge 2 ] && [ \"$1\" != \"$me\" ]; do shift 2; done\n" \
+	"[ $# -ge 2 ] || exit 0\n" \
+	"c=$2\n" \
+	"case $(awk -W version 2>&1) in mawk*) a='awk -W interactive';; " \
+	"*) a=awk;; esac\n" \
+	"R='e='\\''{ while (length($0) > 1000) { print \"+\" " \
+	"substr($0, 1, 1000); $0 = substr($0, 1001) } print \"|\" $0; " \
+	"fflush() }'\\''\n" \
+	"exec 5>&1 6>&2\n" \
+	"s=$( { { { /bin/sh -c \"$1\" 3>&- 5>&- 6>&- 7>&-; " \
+	"echo \"$?\" >&3; printf \"\\n\\001\\n\"; " \
+	"printf \"\\n\\001\\n\" >&2; } " \
+	"2>&1 1>&7 | LC_ALL=C $2 \"$e\" >&6; } 7>&1 | " \
+	"LC_ALL=C $2 \"$e\" >&5; } 3>&1 )\n" \
+	"exit \"${s:-1}\"'\n" \
+	"printf '" INVENTORY_SLURM_TASK_START "%s\\n' \"$me\"\n" \
+	"if command -v setsid >/dev/null 2>&1; then " \
+	"setsid /bin/sh -c \"$R\" sh \"$c\" \"$a\" </dev/null &\n" \
+	"else /bin/sh -c \"$R\" sh \"$c\" \"$a\" </dev/null &\nfi\n" \
+	"p=$!\n" \
+	"exec 3<&0\n" \
+	"( while IFS= read -r l; do if [ \"$l\" = \"" \
+	INVENTORY_SLURM_TASK_KILL "$me\" ]; then " \
+	"kill -TERM -\"$p\" 2>/dev/null || kill -TERM \"$p\"; " \
+	"sleep 2 </dev/null; " \
+	"kill -KILL -\"$p\" 2>/dev/null || kill -KILL \"$p\"; fi; " \
+	"done ) <&3 >/dev/null 2>&1 &\n" \
+	"r=$!\n" \
+	"exec 3<&-\n" \
+	"wait \"$p\"; s=$?\n" \
+	"kill \"$r\" 2>/dev/null\n" \
+	"printf '\\n" INVENTORY_SLURM_TASK_END "%s\\n' \"$s\"\n" \
+	"printf '\\n" INVENTORY_SLURM_TASK_END "%s\\n' \"$s\" >&2\n" \
+	"exit 0\n"
+
+char **
+inventory_slurm_batch_argv(const char *job, const char *step_name,
+    char *const *nodes, char *const *commands, size_t n)
+{
+	const char *home = getenv("HOME");
+	struct buf list = { 0 };
+	char **argv;
+	size_t i, k = 0;
+
+	if ((argv = calloc(2 * n + 10, sizeof *argv)) == NULL)
+		return NULL;
+	for (i = 0; i < n; i++)
+		if ((i > 0 && buf_append(&list, ",", 1) != 0) ||
+		    buf_append(&list, nodes[i], strlen(nodes[i])) != 0)
+			goto fail;
+	if (buf_append(&list, "", 1) != 0 ||
+	    (argv[k++] = strdup("/bin/sh")) == NULL ||
+	    (argv[k++] = strdup("-c")) == NULL ||
+	    (argv[k++] = strdup(BATCH_CHECK)) == NULL ||
+	    (argv[k++] = strdup("sh")) == NULL ||
+	    (argv[k++] = strdup(job)) == NULL ||
+	    (argv[k++] = strdup(list.data)) == NULL ||
+	    (argv[k++] = strdup(step_name)) == NULL ||
+	    (argv[k++] = strdup(home != NULL ? home : "")) == NULL ||
+	    (argv[k++] = strdup(BATCH_TASK)) == NULL)
+		goto fail;
+	for (i = 0; i < n; i++)
+		if ((argv[k++] = strdup(nodes[i])) == NULL ||
+		    (argv[k++] = strdup(commands[i])) == NULL)
+			goto fail;
+	free(list.data);
+	return argv;
+fail:
+	free(list.data);
+	template_argv_free(argv);
+	return NULL;
+}

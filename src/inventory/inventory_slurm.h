@@ -40,4 +40,39 @@ int inventory_slurm_job_id_valid(const char *s);
 char **inventory_slurm_step_argv(const char *job, const char *node,
     const char *step_name, const char *command);
 
+/*
+ * The argv of one step running commands[i] on nodes[i] (n >= 1), a task
+ * per node: srun --jobid=JOB --overlap -N K --ntasks-per-node=1
+ * --nodelist=NODES --label --job-name=STEP ..., each task a wrapper that
+ * runs its own node's command (the nodes and commands are its words) in
+ * a session of its own, with stdin from /dev/null. Before srun, the
+ * nodes' states (one scontrol call): a node drained, down, failed or in
+ * maintenance is left out, with a line INVENTORY_SLURM_BATCH_MARK "NODE
+ * STATE (reason: R)" on stderr; none left: exit INVENTORY_SLURM_NODE_EXIT.
+ *
+ * What srun prints, every line "TASK: " and the task's line (--label;
+ * srun cuts a line at 1024 bytes, so the wrapper does first):
+ *   INVENTORY_SLURM_TASK_START NODE   on stdout, first: the task's node
+ *   '|' TEXT    a line of the command's output (stdout on stdout, stderr
+ *               on stderr); '+' TEXT: the start of a longer line, which
+ *               goes on in the next. When the command has ended, each
+ *               stream gets a newline and a line '|' INVENTORY_SLURM_
+ *               TASK_EOF: its output ended where that newline begins
+ *               (a command killed has none, its last newline its own)
+ *   INVENTORY_SLURM_TASK_END STATUS   on both streams, last: the
+ *               command's exit status (128 + N: killed by signal N)
+ * Any other line of a task (a shell's "Terminated") means nothing. A line
+ * INVENTORY_SLURM_TASK_KILL NODE on srun's stdin (sent to every task)
+ * has that node's task kill its command's session: SIGTERM, SIGKILL 2 s
+ * later. NULL-terminated; free with template_argv_free().
+ */
+#define INVENTORY_SLURM_BATCH_MARK "netprof: slurm batch node "
+#define INVENTORY_SLURM_TASK_START "!s "
+#define INVENTORY_SLURM_TASK_END "!e "
+#define INVENTORY_SLURM_TASK_KILL "k "
+#define INVENTORY_SLURM_TASK_EOF "\001"
+
+char **inventory_slurm_batch_argv(const char *job, const char *step_name,
+    char *const *nodes, char *const *commands, size_t n);
+
 #endif

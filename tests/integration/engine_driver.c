@@ -1,7 +1,9 @@
 /*
  * A small program over the engine API for the integration tests: submit
- * the same command N times to one machine of an inventory, optionally with
- * stdin, a timeout, a cancel or a close after some time, and print one line
+ * the same command N times to one machine of an inventory (or, --batch,
+ * once to every machine as one batch; --slurm JOB: the machines are the
+ * job's nodes), optionally with stdin, a timeout, a cancel (of --host's
+ * job alone, with --batch) or a close after some time, and print one line
  * per result. It also checks the engine's contract itself: on_done exactly
  * once per job and never inside engine_submit(), every handle closed at
  * the end (uv_loop_close() succeeds) and no socket left open (the TCP
@@ -19,6 +21,7 @@
 #include "engine.h"
 #include "error.h"
 #include "file.h"
+#include "inventory_slurm.h"
 #include "util.h"
 
 struct run {
@@ -29,6 +32,8 @@ struct run {
 	const char *out_file;
 	uv_timer_t timer;
 	struct driver_opts opts;
+	int batch;
+	const char *cancel_host;	/* --batch: cancel only its job */
 };
 
 struct job_arg {
@@ -100,7 +105,9 @@ timer_cancel_cb(uv_timer_t *t)
 
 	printf("cancelling\n");
 	for (i = 0; i < run->n_jobs; i++)
-		if (run->jobs[i] != NULL)
+		if (run->jobs[i] != NULL && (run->cancel_host == NULL ||
+		    strcmp(run->opts.inv->machines[i].name,
+		    run->cancel_host) == 0))
 			engine_cancel(run->jobs[i]);
 }
 
@@ -132,7 +139,7 @@ usage(void)
 	fprintf(stderr, "usage: engine_driver --config FILE [--host NAME] "
 	    "[--jobs N] [--input FILE]\n  [--timeout S] [--cancel-after S] "
 	    "[--close-after S] [--max-channels N]\n  [--accept-new] "
-	    "[--out FILE] [-v] -- COMMAND\n");
+	    "[--out FILE] [--batch] [--slurm JOB] [-v] -- COMMAND\n");
 	exit(2);
 }
 
@@ -147,6 +154,8 @@ main(int argc, char **argv)
 		{ "max-channels", required_argument, NULL, 'm' },
 		{ "accept-new", no_argument, NULL, 'a' },
 		{ "out", required_argument, NULL, 'o' },
+		{ "batch", no_argument, NULL, 'b' },
+		{ "slurm", required_argument, NULL, 'S' },
 		{ NULL, 0, NULL, 0 }
 	};
 	struct engine_options opts = { 0 };
@@ -154,7 +163,7 @@ main(int argc, char **argv)
 	struct machine *m;
 	struct job_arg *args;
 	struct run run = { 0 };
-	const char *input = NULL;
+	const char *input = NULL, *slurm = NULL;
 	char *cause = NULL, *input_text = NULL;
 	uv_loop_t loop;
 	int c, i, r, sockets;
@@ -168,14 +177,30 @@ main(int argc, char **argv)
 		case 'm': opts.max_channels = atoi(optarg); break;
 		case 'a': opts.accept_new_host_keys = 1; break;
 		case 'o': run.out_file = optarg; break;
+		case 'b': run.batch = 1; break;
+		case 'S': slurm = optarg; break;
 		default: usage();
 		}
 	}
-	if (run.opts.config == NULL || optind != argc - 1)
+	if ((run.opts.config == NULL && slurm == NULL) || optind != argc - 1)
 		usage();
 	if (run.n_jobs <= 0)
 		run.n_jobs = 1;
-	m = driver_machine(&run.opts);
+	if (slurm != NULL) {
+		if (inventory_slurm_load(slurm, run.opts.config, TRANSPORT_SLURM,
+		    &run.opts.inv, &cause) != 0) {
+			fprintf(stderr, "engine_driver: %s\n", cause);
+			return 2;
+		}
+		m = &run.opts.inv->machines[0];
+	} else
+		m = driver_machine(&run.opts);
+	if (run.batch) {
+		/* every machine once; --host names the one to cancel */
+		run.n_jobs = (int)run.opts.inv->n_machines;
+		run.cancel_host = run.opts.host;
+		req.batch = &run;
+	}
 	if (input != NULL && file_read(input, &input_text, &req.input_len,
 	    &cause) != 0) {
 		fprintf(stderr, "engine_driver: %s\n", cause);
@@ -196,7 +221,8 @@ main(int argc, char **argv)
 		args[i].index = i;
 		req.arg = &args[i];
 		run.in_submit = 1;
-		r = engine_submit(run.engine, m, &req, &run.jobs[i]);
+		r = engine_submit(run.engine, run.batch ?
+		    &run.opts.inv->machines[i] : m, &req, &run.jobs[i]);
 		run.in_submit = 0;
 		if (r != 0) {
 			printf("submit failed: %s\n", error_string(r));

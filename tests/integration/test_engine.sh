@@ -3,7 +3,8 @@
 # engine_driver): exit codes and output, stdin, more than 1 MiB of stdout,
 # 50 commands at once on one host (above sshd's MaxSessions), timeouts,
 # cancel and close killing the remote process group, a session lost in the
-# middle of a command, and the local and command transports. The driver
+# middle of a command, a batch on SSH (a channel per host, one of them
+# cancelled alone), and the local and command transports. The driver
 # itself checks the engine's contract (on_done once, never inside submit,
 # every handle closed) and exits 3 when it is broken.
 . "$(dirname "$0")/lib.sh"
@@ -40,6 +41,13 @@ assert_gone() {
 	done
 	assert_eq "" "$left" "processes running '$1' on the lab hosts"
 }
+
+# --- a batch: on SSH, a channel per host; one cancelled, the other ends ---
+drive --batch --host h2 --cancel-after 1 -- \
+    'echo "$(hostname) start"; sleep 2; echo "$(hostname) end"'
+assert_contains "$OUT" "job 0: host=h1 error=0 exit=0 out=16 err=0"
+assert_contains "$OUT" "job 1: host=h2 error=-15 exit=-1 out=9 err=0"
+assert_contains "$OUT" "done 2 of 2"
 
 # --- exit status, stdout, stderr ---------------------------------------
 drive --host h1 -- 'echo out; echo err >&2; exit 3'
