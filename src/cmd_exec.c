@@ -271,6 +271,9 @@ cmd_exec_exec(const struct cmd_entry *self, int argc, char **argv)
 		    "required");
 	if (ro->transport != 0 && ro->slurm == NULL)
 		return option_usage_error(self, "--transport is for --slurm's nodes");
+	if (ro->slurm_steps != 0 && ro->slurm == NULL)
+		return option_usage_error(self, "--slurm-steps is for --slurm's "
+		    "nodes");
 	if (operand >= argc)
 		return option_usage_error(self, "no command given (after --)");
 	if ((command = join_command(argc - operand, argv + operand)) == NULL)
@@ -305,6 +308,10 @@ cmd_exec_exec(const struct cmd_entry *self, int argc, char **argv)
 	run.req.input_len = input_len;
 	run.req.on_output = on_output;
 	run.req.on_done = on_done;
+	/* on every host at once: one step on Slurm's nodes; --repeat
+	   measures a command each, one after another */
+	if (run.repeat == 1)
+		run.req.batch = &run;
 	run.trace = runner_trace(run.runner);
 	run.span = trace_span_start(run.trace, NULL, "netprof exec");
 	trace_span_str(run.span, "netprof.command", command);

@@ -40,6 +40,9 @@ struct runner {
 
 /* --transport's choices, in enum runner_transport's order */
 static const char *const runner_transports[] = { "", "slurm", "ssh", NULL };
+/* --slurm-steps' */
+static const char *const runner_slurm_steps[] = { "", "batch", "each",
+    NULL };
 
 const struct option_spec runner_inventory_specs[] = {
 	{ .name = "config", .letter = 'c', .type = OPTION_STRING,
@@ -60,6 +63,13 @@ const struct option_spec runner_inventory_specs[] = {
 	  .choices = runner_transports, .what = "one of slurm, ssh",
 	  .help = "with --slurm: commands as job steps\n"
 	  "(slurm, the default) or over SSH (ssh)" },
+	{ .name = "slurm-steps", .type = OPTION_ENUM,
+	  .offset = offsetof(struct runner_options, slurm_steps), .arg = "M",
+	  .choices = runner_slurm_steps, .what = "one of batch, each",
+	  .help = "the slurm transport's steps: batch (default:\n"
+	  "commands started together on several nodes\n"
+	  "as one step, a task per node) or each (a\n"
+	  "step per command)" },
 	{ .name = NULL }
 };
 
@@ -90,6 +100,9 @@ runner_need_inventory(const struct cmd_entry *self, int n_operands,
 		return option_usage_error(self, "--transport %s is for --slurm's "
 		    "nodes; machines.json sets each machine's transport",
 		    runner_transports[o->transport]);
+	if (o->slurm_steps != 0 && o->slurm == NULL)
+		return option_usage_error(self, "--slurm-steps %s is for "
+		    "--slurm's nodes", runner_slurm_steps[o->slurm_steps]);
 	return NP_EXIT_OK;
 }
 
@@ -339,6 +352,7 @@ runner_new(const struct inventory *inv, const struct runner_options *ro,
 	if (ro != NULL) {
 		eo.max_channels = ro->max_channels;
 		eo.accept_new_host_keys = ro->accept_new_host_keys;
+		eo.no_batch = ro->slurm_steps == 2;
 		if ((r = trace_config_load(&ro->trace, &tc, &tracing,
 		    &cause)) == 0 && tracing) {
 			r = trace_new(&rn->loop, &tc, &rn->trace, &cause);

@@ -58,6 +58,8 @@ struct runner_options {
 					   $SLURM_JOB_ID; NULL: not given */
 	int transport;			/* --transport: 0 not given, 1 slurm,
 					   2 ssh */
+	int slurm_steps;		/* --slurm-steps: 0 not given, 1 batch,
+					   2 each (a step per command) */
 	struct trace_options trace;	/* --otlp (trace_option_specs) */
 };
 

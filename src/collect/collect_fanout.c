@@ -181,6 +181,8 @@ fanout_start(struct collector *c, struct task *first)
 			.on_output = fanout_output_cb,
 			.on_done = fanout_done_cb,
 			.arg = run,
+			/* a round's sources at once: one step on Slurm */
+			.batch = first->stage,
 		};
 
 		if ((r = engine_submit(c->engine, src, &req, &run->job)) == 0)

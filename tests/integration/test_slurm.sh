@@ -4,12 +4,15 @@
 # job, for a job not running and without Slurm's commands; inside a real
 # allocation (salloc, and sbatch of examples/slurm-collect.sbatch) exec,
 # check and collect over the slurm transport, each command a job step on
-# its node; --transport ssh keeping SSH sessions to the nodes' NodeAddr;
-# Ctrl-C and a timeout leaving no step (squeue --steps) and no process on
-# any node, and so does a srun that does not end (scancel of its step,
-# named for this netprof alone: another of the same PID keeps its own); a
-# node drained mid-job failing its pairs with Slurm's reason. bench over
-# the slurm transport: test_slurm_bench.sh.
+# its node, and a sweep's fan-outs (exec's command on every node) as one
+# step with a task per node (--slurm-steps each: a step each);
+# --transport ssh keeping SSH sessions to the nodes' NodeAddr; Ctrl-C and
+# a timeout leaving no step (squeue --steps) and no process on any node,
+# and so does a srun that does not end (scancel of its step, named for
+# this netprof alone: another of the same PID keeps its own); one node's
+# task timed out (killed alone while the step goes on) or killed outright
+# failing that node only; a node drained mid-job failing its pairs with
+# Slurm's reason. bench over the slurm transport: test_slurm_bench.sh.
 . "$(dirname "$0")/lib.sh"
 require_root
 require_cmd slurmctld slurmd munged srun salloc sbatch squeue scontrol jq
@@ -51,11 +54,18 @@ assert_status 2 "$NETPROF_BIN" exec --config "$LAB_INVENTORY" --transport slurm 
 assert_contains "$OUT" "--transport is for --slurm's nodes"
 
 # --- inside an allocation: salloc runs netprof with SLURM_JOB_ID set ----
+# The command on every node: one step over the three, each task on its
+# node; with --slurm-steps each, a step on each node.
 assert_status 0 salloc -N3 --quiet -- "$NETPROF_BIN" exec --slurm -- \
     'echo "$(hostname) $SLURM_STEP_NODELIST $(ip -4 -o addr show eth0 | awk "{print \$4}")"'
-assert_contains "$OUT" "h1: h1 h1 198.18.$LAB_SUBNET.2/24"
-assert_contains "$OUT" "h2: h2 h2 198.18.$LAB_SUBNET.3/24"
-assert_contains "$OUT" "h3: h3 h3 198.18.$LAB_SUBNET.4/24"
+assert_contains "$OUT" "h1: h1 h[1-3] 198.18.$LAB_SUBNET.2/24"
+assert_contains "$OUT" "h2: h2 h[1-3] 198.18.$LAB_SUBNET.3/24"
+assert_contains "$OUT" "h3: h3 h[1-3] 198.18.$LAB_SUBNET.4/24"
+assert_status 0 salloc -N3 --quiet -- "$NETPROF_BIN" exec --slurm \
+    --slurm-steps each -- 'echo "$(hostname) $SLURM_STEP_NODELIST"'
+assert_contains "$OUT" "h1: h1 h1"
+assert_contains "$OUT" "h2: h2 h2"
+assert_contains "$OUT" "h3: h3 h3"
 
 assert_status 0 salloc -N3 --quiet -- "$NETPROF_BIN" check --slurm
 assert_contains "$OUT" "h2"
@@ -124,14 +134,102 @@ assert_contains "$(jq -r 'select(.source == "h2") | .error' "$T/d.jsonl" | head 
     "h2: Slurm node is MIXED+DRAIN (reason: netprof test: cable"
 "$NETPROF_SRC/tests/lab/slurm.sh" resume --name "$LAB_NAME" h2
 
-# Ctrl-C: every step's srun gets SIGTERM, Slurm ends the steps.
+# The most netprof steps at once while CMD runs (sampled every 0.1 s).
+most_steps() {
+	local pid most=0 n
+	"$@" >"$T/most.out" 2>&1 &
+	pid=$!
+	while kill -0 $pid 2>/dev/null; do
+		n=$(steps_left | wc -l)
+		(( n > most )) && most=$n
+		sleep 0.1
+	done
+	wait $pid || true
+	echo "$most"
+}
+
+# A sweep's fan-outs are one step, a task per node, its records those of
+# a step each; --slurm-steps each gives a step per node again.
+assert_eq 1 "$(most_steps "$NETPROF_BIN" collect --slurm="$alloc" \
+    --ping-count 3 --output "$T/one.jsonl")" "netprof steps during a sweep"
+assert_eq "6 fanout" "$(jq -s -r '"\(map(select(.ok)) | length) \(.[0].mode)"' "$T/one.jsonl")"
+assert_eq 3 "$(most_steps "$NETPROF_BIN" collect --slurm="$alloc" \
+    --slurm-steps each --ping-count 3 --output "$T/each.jsonl")" \
+    "netprof steps during a sweep with --slurm-steps each"
+assert_eq 6 "$(jq -s 'map(select(.ok)) | length' "$T/each.jsonl")"
+assert_status 2 "$NETPROF_BIN" exec --config "$LAB_INVENTORY" --slurm-steps each -- true
+assert_contains "$OUT" "--slurm-steps is for --slurm's nodes"
+
+# exec's command on every node: one step; each node's output, status and
+# error its own, whole (srun cuts lines at 1024 bytes: the tasks' lines
+# are not cut).
+rc=0
+"$NETPROF_BIN" exec --slurm="$alloc" -- \
+    'h=$(hostname); head -c 3000 /dev/zero | tr "\\0" x; echo; echo "to stderr $h" >&2; printf "no newline"; [ $h != h2 ] || exit 3' \
+    >"$T/long.out" 2>"$T/long.err" || rc=$?
+assert_eq 3 "$rc" "exec's status: h2's"
+for h in h1 h2 h3; do
+	assert_eq "3000" "$(sed -n "s/^$h: \(x*\)\$/\1/p" "$T/long.out" | awk '{print length($0)}')" "$h's long line"
+	assert_file_contains "$T/long.out" "$h: no newline"
+	assert_file_contains "$T/long.err" "$h: to stderr $h"
+done
+
+# One node's command cancelled (engine_cancel() of its job alone, through
+# the engine's test driver): its task is told to kill it while the step
+# goes on, and the others end 2 s later with all of their output.
+DRIVER=${ENGINE_DRIVER:-$(dirname "$NETPROF_BIN")/tests/engine_driver}
+[ -x "$DRIVER" ] || fail "no engine_driver at $DRIVER"
+assert_status 0 "$DRIVER" --slurm "$alloc" --batch --host h2 --cancel-after 1 -- \
+    'echo "$(hostname) start"; if [ "$(hostname)" = h2 ]; then exec sleep 300; fi; sleep 3; echo "$(hostname) end"'
+assert_contains "$OUT" "job 1: host=h2 error=-15 exit=-1 out=9 err=0"
+assert_contains "$OUT" "job 0: host=h1 error=0 exit=0 out=16 err=0"
+assert_contains "$OUT" "job 2: host=h3 error=0 exit=0 out=16 err=0"
+assert_contains "$OUT" "job 0: stdout: h1 start
+h1 end"
+assert_contains "$OUT" "done 3 of 3"
+wait_gone || fail "after one task's cancel: steps $(steps_left | xargs), processes $(procs_left | xargs)"
+
+# One node's timeout, the others done: its command killed, theirs kept.
+assert_status 255 "$NETPROF_BIN" exec --slurm="$alloc" --timeout 2 -- \
+    'if [ "$(hostname)" = h2 ]; then exec sleep 300; fi; echo "$(hostname) ok"'
+assert_contains "$OUT" "h2: command timed out after 2 s"
+assert_contains "$OUT" "h1: h1 ok"
+assert_contains "$OUT" "h3: h3 ok"
+wait_gone || fail "after one node's timeout: steps $(steps_left | xargs), processes $(procs_left | xargs)"
+
+# One node's task killed outright (its processes, as a node's crash would
+# end them): that node's command fails with what srun said; the others
+# complete.
+"$NETPROF_BIN" exec --slurm="$alloc" -- \
+    'if [ "$(hostname)" = h2 ]; then exec sleep 300; fi; sleep 4; echo "$(hostname) ok"' \
+    >"$T/crash.out" 2>&1 &
+pid=$!
+for (( i = 0; i < 200; i++ )); do
+	[ "$(procs_left | wc -l)" = 3 ] && break
+	sleep 0.1
+done
+for p in $(ip netns pids "np-$LAB_NAME-h2"); do
+	tr '\0' '\n' <"/proc/$p/environ" 2>/dev/null | grep -q '^SLURM_STEP_ID=' &&
+	    kill -KILL "$p" 2>/dev/null
+done
+rc=0
+wait $pid || rc=$?
+assert_eq 255 "$rc" "exit status with h2's task killed: $(cat "$T/crash.out")"
+assert_file_contains "$T/crash.out" "h1: h1 ok"
+assert_file_contains "$T/crash.out" "h3: h3 ok"
+grep -qE "^h2: the job step netprof-$pid-[0-9a-f]{8}-1 ended before the command on the node did: srun: error: h2: task 1: Killed$" "$T/crash.out" ||
+    fail "h2's task killed: $(cat "$T/crash.out")"
+wait_gone || fail "after one task killed: steps $(steps_left | xargs), processes $(procs_left | xargs)"
+
+# Ctrl-C: the step (a task per node) is ended whole: srun gets SIGTERM,
+# Slurm ends the step.
 "$NETPROF_BIN" exec --slurm="$alloc" -- sleep 300 >"$T/int.out" 2>&1 &
 pid=$!
 for (( i = 0; i < 200; i++ )); do
-	[ "$(steps_left | wc -l)" = 3 ] && [ "$(procs_left | wc -l)" = 3 ] && break
+	[ "$(steps_left | wc -l)" = 1 ] && [ "$(procs_left | wc -l)" = 3 ] && break
 	sleep 0.1
 done
-assert_eq 3 "$(steps_left | wc -l)"
+assert_eq 1 "$(steps_left | wc -l)"
 assert_eq 3 "$(procs_left | wc -l)"
 kill -INT $pid
 rc=0
