@@ -157,7 +157,7 @@ const struct cmd_entry cmd_collect_entry = {
 	.summary = "measure ping (and iperf3) for every ordered pair of hosts",
 	.usage = "--config FILE [--output FILE.jsonl] [--iperf] "
 	    "[--iperf-mode exclusive|duplex] [--fanout N|off] [--dry-run] "
-	    "[--serial | --rounds] [--resume] [-q]\n"
+	    "[--serial | --rounds] [--sample K] [--resume] [-q]\n"
 	    "       [--every DURATION [--count N] [--rotate SIZE]] "
 	    "[--metrics-file FILE.prom]\n"
 	    "       [--metrics-listen [ADDR:]PORT [--metrics-public]]",

@@ -80,7 +80,8 @@ const struct cmd_entry cmd_plan_entry = {
 	.summary = "print the commands collect would run, and its rounds",
 	.usage = "--config FILE [--hosts A,B] [--iperf] "
 	    "[--iperf-mode exclusive|duplex] [--fanout N|off] "
-	    "[--ping-tool T] [--ping-count N] [--rounds] [--serial] [--json]",
+	    "[--ping-tool T] [--ping-count N] [--rounds] [--serial] [--sample K]\n"
+	    "       [--json]",
 	.options = plan_options_table,
 	.exec = cmd_plan_exec,
 };

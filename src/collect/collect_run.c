@@ -175,6 +175,7 @@ task_write(struct collector *c, struct task *t)
 		.ended_at = t->ended_at > 0 ? t->ended_at : t->started_at,
 		.round = (int)t->round + 1,
 		.sweep = collect_watch_sweep(c),
+		.sample = (int)t->stage->sample,
 		.mode = t->mode,
 		.error = t->res.ok ? NULL : t->res.error,
 		.error_class = t->res.ok ? NULL :
@@ -485,9 +486,12 @@ sweep_build(struct collector *c)
 	struct dispatch_hooks h = hooks;
 	struct dispatch_stage *shares = NULL;
 	size_t s, k, p, n = 0, i = 0;
+	long sweep = collect_watch_sweep(c);
 	int r;
 
-	if ((r = plan_stages(c->inv, c->plan, &c->stages, &c->n_stages)) != 0)
+	/* a sample's rotation counts sweeps from 0 */
+	if ((r = plan_stages(c->inv, c->plan, sweep > 0 ? sweep - 1 : 0,
+	    &c->stages, &c->n_stages)) != 0)
 		return r;
 	for (s = 0; s < c->n_stages; s++)
 		n += schedule_n_pairs(c->stages[s].sched);

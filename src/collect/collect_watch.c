@@ -426,6 +426,10 @@ collect_watch_sweep_end(struct collector *c)
 	if (w->opt.every > 0 && took > w->opt.every)
 		w->late++;
 	info.sweeps_late_total = w->late;
+	if (c->n_stages > 0 && c->stages[0].sample > 0) {
+		info.sample = (long)c->stages[0].sample;
+		info.sample_cycle = (long)c->stages[0].cycle;
+	}
 	publish(w, &info);
 	metrics_set_free(w->set);
 	w->set = metrics_set_new();

@@ -80,6 +80,13 @@ const struct option_spec plan_option_specs[] = {
 	{ .name = "rounds", .type = OPTION_FLAG,
 	  .offset = offsetof(struct plan_options, rounds),
 	  .help = "ping in shift rounds: one probe per host at a time" },
+	{ .name = "sample", .type = OPTION_INT,
+	  .offset = offsetof(struct plan_options, sample), .arg = "K",
+	  .bounds = &bounds_sample,
+	  .help = "a sample of the pairs a sweep: every pair inside\n"
+	  "a site (machines.json's site) and K per host\n"
+	  "across sites, rotating so that consecutive\n"
+	  "sweeps (--every) measure every pair" },
 	{ .name = NULL }
 };
 
@@ -97,10 +104,59 @@ plan_kinds(const struct plan_options *o)
 	return kinds;
 }
 
+int
+plan_sites(const struct inventory *inv, size_t **out)
+{
+	size_t *g, i, j;
+
+	*out = NULL;
+	if ((g = calloc(inv->n_machines + 1, sizeof *g)) == NULL)
+		return NP_ERR_NOMEM;
+	for (i = 0; i < inv->n_machines; i++) {
+		g[i] = i;
+		if (inv->machines[i].site == NULL)
+			continue;
+		for (j = 0; j < i; j++)
+			if (inv->machines[j].site != NULL && strcmp(
+			    inv->machines[j].site, inv->machines[i].site) == 0) {
+				g[i] = g[j];
+				break;
+			}
+	}
+	*out = g;
+	return 0;
+}
+
+/* A sampled stage's rounds: the sweep's pairs by the stage's shape. */
+static int
+stage_sample(const struct inventory *inv, const struct plan_options *o,
+    long sweep, size_t width, struct plan_stage *st)
+{
+	size_t n = inv->n_machines, *sites = NULL, n_pairs = 0;
+	struct pair *pairs = NULL;
+	enum schedule_rule rule;
+	int r;
+
+	st->sample = (size_t)o->sample;
+	if ((r = plan_sites(inv, &sites)) != 0 ||
+	    (r = schedule_sample(n, sites, st->sample, sweep, &pairs,
+	    &n_pairs)) != 0)
+		goto out;
+	st->cycle = schedule_sample_cycle(n, sites, st->sample);
+	rule = o->serial ? SCHEDULE_SERIAL : st->kind->shape == PROBE_OVERLAP ?
+	    SCHEDULE_OVERLAP : st->share.share == DISPATCH_DUPLEX ?
+	    SCHEDULE_DUPLEX : SCHEDULE_EXCLUSIVE;
+	r = schedule_pairs(n, pairs, n_pairs, rule, width, &st->sched);
+out:
+	free(sites);
+	free(pairs);
+	return r;
+}
+
 /* A kind's stage: its rounds by its shape and the run's options. */
 static int
 stage_build(const struct inventory *inv, const struct plan_options *o,
-    const struct probe_kind *k, struct plan_stage *st)
+    long sweep, const struct probe_kind *k, struct plan_stage *st)
 {
 	size_t n = inv->n_machines, width;
 	int duplex = o->duplex && !o->serial && (k->flags & PROBE_DUPLEX);
@@ -126,6 +182,9 @@ stage_build(const struct inventory *inv, const struct plan_options *o,
 		st->mode = st->plan_mode = o->serial ? "serial" : duplex ?
 		    "duplex" : "exclusive";
 	}
+	st->cycle = 1;
+	if (o->sample > 0)
+		return stage_sample(inv, o, sweep, width, st);
 	if (o->serial)
 		return schedule_serial(n, &st->sched);
 	if (k->shape == PROBE_OVERLAP)
@@ -137,7 +196,7 @@ stage_build(const struct inventory *inv, const struct plan_options *o,
 
 int
 plan_stages(const struct inventory *inv, const struct plan_options *o,
-    struct plan_stage **out, size_t *n)
+    long sweep, struct plan_stage **out, size_t *n)
 {
 	unsigned kinds = plan_kinds(o);
 	const struct probe_kind *k;
@@ -153,7 +212,7 @@ plan_stages(const struct inventory *inv, const struct plan_options *o,
 		if (!((kinds >> probe_kind_index(k)) & 1) ||
 		    k->via != PROBE_VIA_SHELL)
 			continue;
-		if ((r = stage_build(inv, o, k, &st[i++])) != 0) {
+		if ((r = stage_build(inv, o, sweep, k, &st[i++])) != 0) {
 			plan_stages_free(st, i);
 			return r;
 		}
@@ -245,6 +304,11 @@ write_rounds_text(FILE *f, const struct inventory *inv,
 		fprintf(f, "  (%s; starts after the %s phase)\n", what, after);
 	else
 		fprintf(f, "  (%s)\n", what);
+	if (st->sample > 0)
+		fprintf(f, "  (a sample, the first sweep's: every pair inside a "
+		    "site and %zu per host across sites; every pair measured "
+		    "within %zu sweep%s)\n", st->sample, st->cycle,
+		    PLURAL(st->cycle));
 	for (k = 0; k < s->n_rounds; k++) {
 		fprintf(f, "  round %zu:", k + 1);
 		for (p = 0; p < s->rounds[k].n_pairs; p++) {
@@ -292,6 +356,18 @@ struct plan_view {
 	struct probe_settings ps;
 };
 
+/* Whether the plan shows pair (i, j): every pair, or a sample's. */
+static int
+shown(const struct plan_view *v, size_t nv, size_t n, size_t i, size_t j)
+{
+	size_t s;
+
+	for (s = 0; s < nv; s++)
+		if (v[s].st->sample == 0 || round_of(v[s].idx, n, i, j) > 0)
+			return 1;
+	return nv == 0;
+}
+
 static int
 write_text(FILE *f, const struct inventory *inv,
     const struct plan_options *o, const struct plan_view *v, size_t nv)
@@ -309,7 +385,7 @@ write_text(FILE *f, const struct inventory *inv,
 			const struct machine *a = &inv->machines[i];
 			const struct machine *b = &inv->machines[j];
 
-			if (i == j)
+			if (i == j || !shown(v, nv, n, i, j))
 				continue;
 			fprintf(f, "%s -> %s\n", a->name, b->name);
 			for (s = 0; s < nv; s++) {
@@ -435,7 +511,7 @@ write_json(FILE *f, const struct inventory *inv, const struct plan_view *v,
 	fputs("[", f);
 	for (i = 0; i < n; i++) {
 		for (j = 0; j < n; j++) {
-			if (i == j)
+			if (i == j || !shown(v, nv, n, i, j))
 				continue;
 			row = json_row(inv, v, nv, i, j);
 			text = row != NULL ? cJSON_PrintUnformatted(row) : NULL;
@@ -460,7 +536,7 @@ plan_write(FILE *f, const struct inventory *inv,
 	size_t n = 0, s;
 	int r, nomem = 0;
 
-	if ((r = plan_stages(inv, o, &stages, &n)) != 0)
+	if ((r = plan_stages(inv, o, 0, &stages, &n)) != 0)
 		return r;
 	if ((v = calloc(n + 1, sizeof *v)) == NULL) {
 		plan_stages_free(stages, n);

@@ -34,6 +34,8 @@ struct plan_options {
 				   -1: off (one channel per probe) */
 	int duplex;		/* exclusive kinds that may, in duplex rounds */
 	int ping_tool;		/* enum fanout_tool */
+	int sample;		/* K pairs per host across sites a sweep (and
+				   every pair inside a site); 0: every pair */
 };
 
 /*
@@ -49,6 +51,9 @@ struct plan_stage {
 				   "exclusive", "duplex" or "serial" */
 	const char *plan_mode;	/* the plan's: "fanout", "channels",
 				   "rounds", "exclusive", "duplex", "serial" */
+	size_t sample;		/* --sample K: its pairs a sample; 0: all */
+	size_t cycle;		/* sweeps in which a sample measures every
+				   pair (1 without) */
 };
 
 /* Targets per fan-out command, or 0 when pings run one per channel. */
@@ -57,7 +62,7 @@ size_t plan_fanout(const struct plan_options *o);
 /*
  * The options plan and collect share, a block of a command's table
  * (option.h) over struct plan_options: --iperf, --iperf-mode, --fanout,
- * --ping-tool, --rounds, --serial.
+ * --ping-tool, --rounds, --serial, --sample.
  */
 extern const struct option_spec plan_option_specs[];
 
@@ -67,9 +72,19 @@ extern const struct option_spec plan_option_specs[];
  */
 unsigned plan_kinds(const struct plan_options *o);
 
-/* The stages collect runs for inv, in the table's order. */
+/*
+ * The stages collect runs for inv, in the table's order; sweep (from 0)
+ * picks a sample's pairs (--sample: the rotation's), else unused.
+ */
 int plan_stages(const struct inventory *inv, const struct plan_options *o,
-    struct plan_stage **out, size_t *n);
+    long sweep, struct plan_stage **out, size_t *n);
+
+/*
+ * The hosts' sites as numbers for schedule_sample(): machines of one
+ * site share one; a machine without a site is a site of its own.
+ * *out: n numbers (free()).
+ */
+int plan_sites(const struct inventory *inv, size_t **out);
 void plan_stages_free(struct plan_stage *stages, size_t n);
 
 /* Print the plan: rounds and per-pair commands (text or JSON). */

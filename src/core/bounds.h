@@ -20,6 +20,7 @@ extern const struct bounds bounds_iperf_seconds;	/* iperf3 -t: a day */
 extern const struct bounds bounds_connect_timeout;	/* seconds */
 extern const struct bounds bounds_max_channels;
 extern const struct bounds bounds_fanout;
+extern const struct bounds bounds_sample;
 extern const struct bounds bounds_count;	/* samples, transfers, probes */
 extern const struct bounds bounds_bytes;	/* one transfer: 1 GiB */
 extern const struct bounds bounds_wait;		/* bench's waits, seconds */

@@ -234,3 +234,178 @@ schedule_free(struct schedule *s)
 	free(s->rounds);
 	free(s);
 }
+
+/* ------------------------------------------------------------------ */
+/* Samples                                                            */
+
+/* Hosts in another site than i: M_i. */
+static size_t
+peers_across(size_t n, const size_t *group, size_t i)
+{
+	size_t j, m = 0;
+
+	for (j = 0; j < n; j++)
+		if (group[j] != group[i])
+			m++;
+	return m;
+}
+
+size_t
+schedule_sample_cycle(size_t n, const size_t *group, size_t k)
+{
+	size_t i, m, most = 1;
+
+	if (k < 1)
+		k = 1;
+	for (i = 0; i < n; i++) {
+		m = peers_across(n, group, i);
+		if ((m + k - 1) / k > most)
+			most = (m + k - 1) / k;
+	}
+	return most;
+}
+
+int
+schedule_sample(size_t n, const size_t *group, size_t k, long sweep,
+    struct pair **out, size_t *n_out)
+{
+	struct pair *p = NULL;
+	size_t *across = NULL, i, j, t, m, take, cap = 0, np = 0;
+	int r = NP_ERR_NOMEM;
+
+	*out = NULL;
+	*n_out = 0;
+	if (sweep < 0)
+		sweep = 0;
+	for (i = 0; i < n; i++) {
+		m = peers_across(n, group, i);
+		cap += (n - 1 - m) + (k < m ? k : m);
+	}
+	if (cap == 0)
+		return 0;
+	if ((p = calloc(cap, sizeof *p)) == NULL ||
+	    (across = calloc(n + 1, sizeof *across)) == NULL)
+		goto out;
+	for (i = 0; i < n; i++) {
+		m = 0;
+		for (j = 0; j < n; j++) {
+			if (j == i)
+				continue;
+			if (group[j] == group[i]) {
+				p[np].source = i;
+				p[np++].target = j;
+			} else
+				across[m++] = j;
+		}
+		take = k < m ? k : m;
+		for (t = 0; t < take; t++) {
+			p[np].source = i;
+			p[np++].target = across[(i + (size_t)sweep % m * (k % m) +
+			    t) % m];
+		}
+	}
+	*out = p;
+	*n_out = np;
+	p = NULL;
+	r = 0;
+out:
+	free(p);
+	free(across);
+	return r;
+}
+
+/* Round rd of a first-fit's table of who is busy (a byte per host and
+   role), grown to hold it; NULL without memory. */
+static unsigned char *
+busy_round(unsigned char **table, size_t *rounds, size_t n, size_t rd)
+{
+	unsigned char *t;
+	size_t grow;
+
+	if (rd >= *rounds) {
+		grow = *rounds ? *rounds * 2 : 16;
+		while (grow <= rd)
+			grow *= 2;
+		if ((t = realloc(*table, grow * 2 * n)) == NULL)
+			return NULL;
+		memset(t + *rounds * 2 * n, 0, (grow - *rounds) * 2 * n);
+		*table = t;
+		*rounds = grow;
+	}
+	return *table + rd * 2 * n;
+}
+
+int
+schedule_pairs(size_t n, const struct pair *pairs, size_t n_pairs,
+    enum schedule_rule rule, size_t width, struct schedule **out)
+{
+	struct schedule *s = NULL;
+	unsigned char *table = NULL, *b;
+	size_t *next = NULL, *busy = NULL, *round_of = NULL, *count = NULL;
+	size_t q, k, rd, n_rounds = 0, table_rounds = 0;
+	int r = NP_ERR_NOMEM;
+
+	*out = NULL;
+	if (width < 1)
+		width = 1;
+	if ((next = calloc(n + 1, sizeof *next)) == NULL ||
+	    (busy = calloc(n + 1, sizeof *busy)) == NULL ||
+	    (round_of = calloc(n_pairs + 1, sizeof *round_of)) == NULL)
+		goto out;
+	for (q = 0; q < n_pairs; q++) {
+		size_t a = pairs[q].source, t = pairs[q].target;
+
+		if (rule == SCHEDULE_SERIAL)
+			rd = q;
+		else if (rule == SCHEDULE_OVERLAP) {
+			/* a source's pairs in rounds of width, in order */
+			rd = next[a];
+			if (++busy[a] == width) {
+				next[a]++;
+				busy[a] = 0;
+			}
+		} else {
+			/* first fit: bytes [0, n) a host as a source (or,
+			   EXCLUSIVE, in any role), [n, 2n) as a target */
+			for (rd = 0;; rd++) {
+				if ((b = busy_round(&table, &table_rounds, n,
+				    rd)) == NULL)
+					goto out;
+				if (rule == SCHEDULE_DUPLEX ? !b[a] && !b[n + t] :
+				    !b[a] && !b[t])
+					break;
+			}
+			if (rule == SCHEDULE_DUPLEX)
+				b[a] = b[n + t] = 1;
+			else
+				b[a] = b[t] = 1;
+		}
+		round_of[q] = rd;
+		if (rd + 1 > n_rounds)
+			n_rounds = rd + 1;
+	}
+	if ((r = schedule_alloc(n, n_rounds, &s)) != 0)
+		goto out;
+	r = NP_ERR_NOMEM;
+	if ((count = calloc(n_rounds + 1, sizeof *count)) == NULL)
+		goto out;
+	for (q = 0; q < n_pairs; q++)
+		count[round_of[q]]++;
+	for (k = 0; k < n_rounds; k++)
+		if (round_reserve(&s->rounds[k], count[k]) != 0)
+			goto out;
+	for (q = 0; q < n_pairs; q++)
+		round_add(&s->rounds[round_of[q]], pairs[q].source,
+		    pairs[q].target);
+	*out = s;
+	s = NULL;
+	r = 0;
+out:
+	schedule_free(s);
+	free(table);
+	free(next);
+	free(busy);
+	free(round_of);
+	free(count);
+	return r;
+}

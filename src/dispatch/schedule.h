@@ -17,6 +17,12 @@
  * odd N). Duplex (full-duplex links, no shared bottleneck between the
  * pairs of a round) runs the N-1 shift rounds instead: in each, every
  * host is the client of one test and the server of another.
+ *
+ * Sampled (collect --sample K, for large N): the full mesh inside each
+ * site and K pairs per host across sites, rotating over consecutive
+ * sweeps so that every pair is measured within ceil(M/K) sweeps (M: the
+ * host's peers in other sites); schedule_pairs() puts such a list of
+ * pairs into rounds by the same shapes.
  */
 #ifndef NETPROF_SCHEDULE_H
 #define NETPROF_SCHEDULE_H
@@ -51,6 +57,41 @@ int schedule_duplex(size_t n, struct schedule **out);
 
 /* Every ordered pair in its own round, source-major (the upstream order). */
 int schedule_serial(size_t n, struct schedule **out);
+
+/*
+ * The pairs of sweep `sweep` (from 0) of a sample: with group[i] the site
+ * of host i (any numbers; equal: the same site), every ordered pair
+ * inside a site, and from each host i, K of its M_i peers in other sites
+ * (in index order): those at positions (i + sweep * K + t) mod M_i, t < K
+ * (all M_i when K >= M_i). So any ceil(M_i / K) consecutive sweeps
+ * measure each of i's pairs, and each host is the target of about K. The
+ * pairs are source-major (each source's site peers first). *out: an
+ * array (free()), NULL when there is none.
+ */
+int schedule_sample(size_t n, const size_t *group, size_t k, long sweep,
+    struct pair **out, size_t *n_out);
+
+/* Sweeps after which every pair of a sample has been measured: the
+   largest ceil(M_i / K). */
+size_t schedule_sample_cycle(size_t n, const size_t *group, size_t k);
+
+/* How schedule_pairs() puts pairs into rounds. */
+enum schedule_rule {
+	SCHEDULE_OVERLAP = 0,	/* up to width pairs per source a round */
+	SCHEDULE_EXCLUSIVE,	/* no host in two pairs of a round */
+	SCHEDULE_DUPLEX,	/* a host the source of one and target of one */
+	SCHEDULE_SERIAL		/* one pair a round */
+};
+
+/*
+ * pairs[0..n_pairs-1] (hosts below n) in rounds by rule: each pair, in
+ * order, in the first round that takes it (OVERLAP: a source's pairs in
+ * rounds of width, >= 1, in order). First fit: not always the fewest
+ * rounds for EXCLUSIVE and DUPLEX, at most twice the most pairs a host
+ * is in, less one.
+ */
+int schedule_pairs(size_t n, const struct pair *pairs, size_t n_pairs,
+    enum schedule_rule rule, size_t width, struct schedule **out);
 
 /* Total pairs over all rounds. */
 size_t schedule_n_pairs(const struct schedule *s);

@@ -289,6 +289,15 @@ write_matrix(FILE *f, const struct matrix *hm, const struct matrix_kind *k,
 	fputs("</tbody></table></div>\n", f);
 }
 
+/* A site block's pairs without a record (a sample's not measured). */
+static void
+put_unmeasured(FILE *f, const struct site_cell *c)
+{
+	if (c->nvalues + c->nfailed < c->npairs)
+		fprintf(f, "<br>%zu not measured",
+		    c->npairs - c->nvalues - c->nfailed);
+}
+
 static void
 write_site_table(FILE *f, const struct matrix *hm, const struct matrix_kind *k,
     size_t metric, const struct site_cell *sc)
@@ -338,9 +347,17 @@ write_site_table(FILE *f, const struct matrix *hm, const struct matrix_kind *k,
 				fputs("<td class=s>\xe2\x80\x94</td>", f);
 				continue;
 			}
+			if (c->nvalues == 0 && c->nfailed == 0) {
+				/* none measured (a sample's): missing */
+				fprintf(f, "<td class=m>%zu not measured</td>",
+				    c->npairs);
+				continue;
+			}
 			if (c->nvalues == 0) {
-				fprintf(f, "<td class=f>%zu of %zu failed</td>",
+				fprintf(f, "<td class=f>%zu of %zu failed",
 				    c->nfailed, c->npairs);
+				put_unmeasured(f, c);
+				fputs("</td>", f);
 				continue;
 			}
 			heatmap_format_value(c->median, buf, sizeof buf);
@@ -358,6 +375,7 @@ write_site_table(FILE *f, const struct matrix *hm, const struct matrix_kind *k,
 			fprintf(f, " %s", buf);
 			if (c->nfailed > 0)
 				fprintf(f, "<br>%zu failed", c->nfailed);
+			put_unmeasured(f, c);
 			fputs("</small></td>", f);
 		}
 		fputs("</tr>\n", f);

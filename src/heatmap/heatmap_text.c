@@ -195,6 +195,18 @@ write_kind(FILE *f, const struct heatmap *hm, const struct hm_kind *k,
 }
 
 /* The groups and their hosts, then one line per site pair and kind. */
+
+/* The end of a site pair's line: the pairs without a record (a sample's
+   pairs not measured, missing cells), when there are. */
+static void
+put_unmeasured(FILE *f, const struct site_cell *c)
+{
+	size_t none = c->npairs - c->nvalues - c->nfailed;
+
+	if (c->nvalues + c->nfailed < c->npairs)
+		fprintf(f, ", %zu not measured", none);
+	fputc('\n', f);
+}
 static int
 write_sites(FILE *f, const struct heatmap *hm, long kind, long metric)
 {
@@ -245,7 +257,8 @@ write_sites(FILE *f, const struct heatmap *hm, long kind, long metric)
 				put_clean(f, hm->groups[h]);
 				if (c->nvalues == 0) {
 					fprintf(f, ": no value, %zu of %zu "
-					    "failed\n", c->nfailed, c->npairs);
+					    "failed", c->nfailed, c->npairs);
+					put_unmeasured(f, c);
 					continue;
 				}
 				heatmap_format_value(c->median, a, sizeof a);
@@ -254,8 +267,9 @@ write_sites(FILE *f, const struct heatmap *hm, long kind, long metric)
 				put_clean(f, hm->hosts[c->worst_src]);
 				fputs(" -> ", f);
 				put_clean(f, hm->hosts[c->worst_tgt]);
-				fprintf(f, " %s, %zu of %zu failed\n", b,
+				fprintf(f, " %s, %zu of %zu failed", b,
 				    c->nfailed, c->npairs);
+				put_unmeasured(f, c);
 			}
 		fputc('\n', f);
 		free(sc);

@@ -297,6 +297,20 @@ put_sweep(struct buf *out, const struct matrix *hm,
 	    buf_printf(out, "netprof_sweeps_late_total %ld\n",
 	    info->sweeps_late_total) != 0))
 		return NP_ERR_NOMEM;
+	/* a sample's pairs not measured this sweep have no series at all:
+	   absent, not failed */
+	if (info->sample > 0 && (put_header(out,
+	    "netprof_sweep_sample_pairs_per_host", "gauge",
+	    "collect --sample: pairs per host across sites in the sweep "
+	    "shown (every pair inside a site); the pairs not in it have no "
+	    "series") != 0 ||
+	    buf_printf(out, "netprof_sweep_sample_pairs_per_host %ld\n",
+	    info->sample) != 0 ||
+	    put_header(out, "netprof_sweep_sample_cycle_sweeps", "gauge",
+	    "collect --sample: consecutive sweeps that measure every pair")
+	    != 0 || buf_printf(out, "netprof_sweep_sample_cycle_sweeps %ld\n",
+	    info->sample_cycle) != 0))
+		return NP_ERR_NOMEM;
 	return 0;
 }
 

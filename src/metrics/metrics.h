@@ -28,6 +28,8 @@ struct metrics_info {
 	long sweeps_total;	/* sweeps done so far (continuous mode) */
 	long sweeps_late_total;	/* of those, sweeps longer than the interval */
 	double interval;	/* seconds; 0: one-off */
+	long sample;		/* collect --sample K: K; 0: every pair */
+	long sample_cycle;	/* sweeps in which a sample covers every pair */
 	metrics_site_cb site;	/* NULL: no site labels */
 	void *site_arg;
 };

@@ -60,7 +60,7 @@ add_common(cJSON *o, const struct record *r)
 	cJSON_AddNumberToObject(o, RECORD_F_ROUND, r->round);
 }
 
-/* collect's: the address, how it was measured, the sweep. */
+/* collect's: the address, how it was measured, the sweep, a sample's K. */
 static void
 add_collect(cJSON *o, const struct record *r)
 {
@@ -70,6 +70,8 @@ add_collect(cJSON *o, const struct record *r)
 		    r->server_command);
 	if (r->sweep > 0)
 		cJSON_AddNumberToObject(o, RECORD_F_SWEEP, (double)r->sweep);
+	if (r->sample > 0)
+		cJSON_AddNumberToObject(o, RECORD_F_SAMPLE, r->sample);
 	if (r->mode != NULL)
 		cJSON_AddStringToObject(o, RECORD_F_MODE, r->mode);
 }

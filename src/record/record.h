@@ -54,6 +54,7 @@ struct record {
 	const char *mode;	/* how it was measured: "fanout", "channel",
 				   "exclusive", "duplex", "serial"; NULL */
 	long sweep;		/* collect --every: from 1; 0: none */
+	int sample;		/* collect --sample K: K; 0: every pair */
 	/* bench's (run_id also read) */
 	const char *run_id;
 	const char *source_peer_id, *target_peer_id;	/* NULL: null */

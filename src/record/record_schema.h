@@ -27,6 +27,7 @@
 #define RECORD_F_ROUND		"round"
 #define RECORD_F_MODE		"mode"		/* how collect measured it */
 #define RECORD_F_SWEEP		"sweep"		/* collect --every: from 1 */
+#define RECORD_F_SAMPLE		"sample"	/* collect --sample: K */
 /* bench's records also have these */
 #define RECORD_F_RUN_ID		"run_id"
 #define RECORD_F_SOURCE_PEER_ID	"source_peer_id"

@@ -189,6 +189,126 @@ exclusivity_check_catches_a_shared_host(void **state)
 	schedule_free(NULL);
 }
 
+/* A sample's sweeps: sites of sizes sizes[0..ns-1], K per host. */
+static void
+check_sample(const size_t *sizes, size_t ns, size_t k)
+{
+	size_t n = 0, g, i, j, *group, cycle, m, np, q, most = 0;
+	unsigned *seen, *targeted;
+	struct pair *p;
+	long sweep;
+
+	for (g = 0; g < ns; g++)
+		n += sizes[g];
+	group = calloc(n + 1, sizeof *group);
+	seen = calloc(n * n + 1, sizeof *seen);
+	targeted = calloc(n + 1, sizeof *targeted);
+	assert_non_null(group);
+	assert_non_null(seen);
+	assert_non_null(targeted);
+	for (g = 0, i = 0; g < ns; g++)
+		for (j = 0; j < sizes[g]; j++)
+			group[i++] = g * 7 + 3;		/* any numbers */
+	for (i = 0; i < n; i++) {
+		m = 0;
+		for (j = 0; j < n; j++)
+			m += group[j] != group[i];
+		if ((m + k - 1) / k > most)
+			most = (m + k - 1) / k;
+	}
+	cycle = schedule_sample_cycle(n, group, k);
+	assert_int_equal(cycle, most > 0 ? most : 1);
+	/* from any first sweep, `cycle` sweeps cover every pair */
+	for (sweep = 5; sweep < 5 + (long)cycle; sweep++) {
+		assert_int_equal(schedule_sample(n, group, k, sweep, &p, &np),
+		    0);
+		memset(targeted, 0, n * sizeof *targeted);
+		for (i = 0; i < n; i++) {
+			size_t inside = 0, across = 0;
+
+			for (q = 0; q < np; q++) {
+				if (p[q].source != i)
+					continue;
+				assert_int_not_equal(p[q].source, p[q].target);
+				if (group[p[q].target] == group[i])
+					inside++;
+				else {
+					across++;
+					targeted[p[q].target]++;
+				}
+				seen[p[q].source * n + p[q].target]++;
+			}
+			m = 0;
+			for (j = 0; j < n; j++)
+				m += group[j] != group[i];
+			/* the whole site, and K (or all) across */
+			for (g = 0; g < ns && group[i] != g * 7 + 3; g++)
+				;
+			assert_int_equal(inside, sizes[g] - 1);
+			assert_int_equal(across, k < m ? k : m);
+		}
+		/* each host the target of about K across (equal sites) */
+		for (i = 0; i < n && ns > 1 && sizes[0] == sizes[ns - 1]; i++)
+			assert_int_equal(targeted[i], k < n - sizes[0] ? k :
+			    n - sizes[0]);
+		free(p);
+	}
+	for (i = 0; i < n * n; i++)
+		if (i / n != i % n && seen[i] == 0)
+			fail_msg("%zu sites, K %zu: pair %zu->%zu not measured "
+			    "in %zu sweeps", ns, k, i / n, i % n, cycle);
+	free(group);
+	free(seen);
+	free(targeted);
+}
+
+static void
+sample_covers_every_pair_within_its_cycle(void **state)
+{
+	static const size_t equal[] = { 4, 4, 4 }, unequal[] = { 1, 5, 3, 2 },
+	    one[] = { 6 }, singles[] = { 1, 1, 1, 1, 1 };
+	size_t k;
+
+	for (k = 1; k <= 9; k++) {
+		check_sample(equal, 3, k);
+		check_sample(unequal, 4, k);
+		check_sample(one, 1, k);
+		check_sample(singles, 5, k);
+	}
+}
+
+static void
+sample_pairs_in_rounds_by_their_shape(void **state)
+{
+	static const size_t group[] = { 0, 0, 0, 1, 1, 1, 2, 2, 2, 3, 3 };
+	const size_t n = sizeof group / sizeof *group;
+	struct schedule *s;
+	struct pair *p;
+	size_t np, k;
+
+	assert_int_equal(schedule_sample(n, group, 2, 1, &p, &np), 0);
+	assert_int_equal(np, 3 * 3 * 2 + 2 * 1 + n * 2);
+	assert_int_equal(schedule_pairs(n, p, np, SCHEDULE_EXCLUSIVE, 1, &s),
+	    0);
+	assert_int_equal(schedule_n_pairs(s), np);
+	assert_true(schedule_is_exclusive(s));
+	schedule_free(s);
+	assert_int_equal(schedule_pairs(n, p, np, SCHEDULE_DUPLEX, 1, &s), 0);
+	assert_int_equal(schedule_n_pairs(s), np);
+	assert_true(schedule_is_duplex(s));
+	schedule_free(s);
+	assert_int_equal(schedule_pairs(n, p, np, SCHEDULE_OVERLAP, 256, &s),
+	    0);
+	assert_int_equal(s->n_rounds, 1);	/* a source's pairs at once */
+	schedule_free(s);
+	assert_int_equal(schedule_pairs(n, p, np, SCHEDULE_SERIAL, 1, &s), 0);
+	assert_int_equal(s->n_rounds, np);
+	for (k = 0; k < np; k++)
+		assert_int_equal(s->rounds[k].pairs[0].source, p[k].source);
+	schedule_free(s);
+	free(p);
+}
+
 int
 main(void)
 {
@@ -200,6 +320,8 @@ main(void)
 		cmocka_unit_test(duplex_check_catches_a_second_client_or_server),
 		cmocka_unit_test(serial_is_one_pair_per_round_source_major),
 		cmocka_unit_test(exclusivity_check_catches_a_shared_host),
+		cmocka_unit_test(sample_covers_every_pair_within_its_cycle),
+		cmocka_unit_test(sample_pairs_in_rounds_by_their_shape),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
