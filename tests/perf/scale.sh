@@ -29,7 +29,9 @@
 #
 # usage: tests/perf/scale.sh [SIZES...]   (default: 8 32 64)
 # env:   NETPROF_BIN (default: build/main/netprof, built), BENCH_SUBNET
-#        (the lab's 198.18.K.0/24, default 0)
+#        (the lab's 198.18.K.0/24, default 0), SCALE_PING_ONLY=1 (the
+#        sessions and the fping sweep alone: no tbf, no iperf3, for 64 and
+#        128 hosts)
 set -euo pipefail
 SRC=$(cd "$(dirname "$0")/../.." && pwd)
 . "$SRC/tests/perf/build.sh"
@@ -47,7 +49,7 @@ for c in jq ping fping iperf3 tc /usr/bin/time bc; do
 	command -v "$c" >/dev/null || { echo "scale.sh: needs $c" >&2; exit 2; }
 done
 cleanup() { "$LAB" down --name scale --dir "$WORK/lab" >/dev/null 2>&1 || true; }
-trap cleanup EXIT
+trap 'cleanup; rm -rf "$WORK"' EXIT
 
 
 # The records' ISO-8601 times ("2026-11-30T19:17:32.499+00:00") in seconds.
@@ -80,19 +82,25 @@ mean_mbps() {
 	    .source==$s)|.metrics.mbps] | (add/length)' "$1"
 }
 
-printf 'netprof scale benchmark: ping_count %d (one probe %d s), iperf_seconds %d, every host limited to %s (tbf)\n' \
-    $PING_COUNT $PROBE_S $IPERF_S $RATE
+if [ "${SCALE_PING_ONLY:-0}" = 1 ]; then
+	printf 'netprof scale benchmark: ping_count %d (one probe %d s), sessions and the fping sweep alone\n' \
+	    $PING_COUNT $PROBE_S
+else
+	printf 'netprof scale benchmark: ping_count %d (one probe %d s), iperf_seconds %d, every host limited to %s (tbf)\n' \
+	    $PING_COUNT $PROBE_S $IPERF_S $RATE
+fi
 for n in $SIZES; do
 	cleanup
 	t0=$(date +%s.%N)
 	"$LAB" up --name scale --hosts "$n" --dir "$WORK/lab" \
 	    --subnet "${BENCH_SUBNET:-0}" >/dev/null
-	for (( i = 1; i <= n; i++ )); do
+	for (( i = 1; i <= n && ${SCALE_PING_ONLY:-0} == 0; i++ )); do
 		"$LAB" run --name scale h$i -- tc qdisc replace dev eth0 root \
 		    tbf rate $RATE burst 32kb latency 50ms
 	done
-	printf '\nN=%d: %d ordered pairs (lab up in %.0f s)\n' "$n" $(( n * (n - 1) )) \
-	    "$(echo "$(date +%s.%N) - $t0" | bc -l)"
+	printf '\nN=%d: %d ordered pairs (lab up in %.0f s); load before: %s, %d cores\n' \
+	    "$n" $(( n * (n - 1) )) "$(echo "$(date +%s.%N) - $t0" | bc -l)" \
+	    "$(cut -d' ' -f1-3 /proc/loadavg)" "$(nproc)"
 
 	c0=$(cpu_jiffies)
 	t0=$(now)
@@ -108,7 +116,7 @@ for n in $SIZES; do
 	# hosts that is 4,032 at once, more than the shared cores can start
 	# within a probe's timeout, so only up to 32
 	tools="fping ping"
-	[ "$n" -le 32 ] || tools=fping
+	[ "$n" -le 32 ] && [ "${SCALE_PING_ONLY:-0}" = 0 ] || tools=fping
 	for tool in $tools; do
 		t0=$(date +%s.%N)
 		bench_run "ping-$tool-$n" --ping-count $PING_COUNT --ping-tool $tool
@@ -123,6 +131,11 @@ for n in $SIZES; do
 		printf '                        cores busy %s%%  machine %s CPU-s, netprof %s\n' \
 		    "$BUSY" "$CPU_S" "$OWN_S"
 	done
+	if [ "${SCALE_PING_ONLY:-0}" = 1 ]; then
+		printf '  per host: RSS %s MB / %d, fds %s / %d; check CPU %s CPU-s / %d hosts (one handshake and a channel)\n' \
+		    "$RSS" "$n" "$FDS" "$n" "$cpu" "$n"
+		continue
+	fi
 	if [ "$n" = 32 ]; then
 		bench_run "ping-off-$n" --ping-count $PING_COUNT --fanout off
 		printf '  ping --fanout off     wall %6.1f s  ratio %.2f   (one channel per probe, 8 per host)\n' \
