@@ -3,6 +3,7 @@
  * line (upstream's options plus netprof's); the run is bench_run.c's.
  */
 #include <stddef.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -40,6 +41,16 @@ parse_kinds(const char *list, void *field)
 	}
 	free(copy);
 	return r == 0 && *out == 0 ? NP_ERR_USAGE : r;
+}
+
+/* "a comma-separated list of libp2p_ping, ...": the table's node kinds */
+static void
+kinds_describe(char *buf, size_t size)
+{
+	char names[200];
+
+	probe_kind_names(names, sizeof names, 1u << PROBE_VIA_NODE);
+	snprintf(buf, size, "a comma-separated list of %s", names);
 }
 
 /* A run id names directories here and on the hosts: keep it plain. */
@@ -110,8 +121,7 @@ static const struct option_spec bench_specs[] = {
 	  .count = BENCH_OPT(n_bootstrap), .arg = "MULTIADDR",
 	  .help = "extra bootstrap peer (repeatable)" },
 	{ .name = "kinds", .type = OPTION_CUSTOM, .offset = BENCH_OPT(kinds),
-	  .arg = "K,...", .parse = parse_kinds,
-	  .what = "a list of libp2p_ping, latency, throughput",
+	  .arg = "K,...", .parse = parse_kinds, .describe = kinds_describe,
 	  .help = "probe kinds (default libp2p_ping,latency,throughput)" },
 	{ .name = "health-wait", .type = OPTION_SECONDS,
 	  .offset = BENCH_OPT(health_wait), .arg = "S", .bounds = &bounds_wait,

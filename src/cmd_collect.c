@@ -155,7 +155,7 @@ cmd_collect_exec(const struct cmd_entry *self, int argc, char **argv)
 const struct cmd_entry cmd_collect_entry = {
 	.name = "collect",
 	.summary = "measure ping (and iperf3) for every ordered pair of hosts",
-	.usage = "--config FILE [--output FILE.jsonl] [--iperf] "
+	.usage = "--config FILE [--output FILE.jsonl] [--kinds K,...] [--iperf] "
 	    "[--iperf-mode exclusive|duplex] [--fanout N|off] [--dry-run] "
 	    "[--serial | --rounds] [--sample K] [--resume] [-q]\n"
 	    "       [--every DURATION [--count N] [--rotate SIZE]] "

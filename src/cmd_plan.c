@@ -78,7 +78,7 @@ cmd_plan_exec(const struct cmd_entry *self, int argc, char **argv)
 const struct cmd_entry cmd_plan_entry = {
 	.name = "plan",
 	.summary = "print the commands collect would run, and its rounds",
-	.usage = "--config FILE [--hosts A,B] [--iperf] "
+	.usage = "--config FILE [--hosts A,B] [--kinds K,...] [--iperf] "
 	    "[--iperf-mode exclusive|duplex] [--fanout N|off] "
 	    "[--ping-tool T] [--ping-count N] [--rounds] [--serial] [--sample K]\n"
 	    "       [--json]",

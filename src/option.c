@@ -105,20 +105,45 @@ getopt_error(const struct cmd_entry *self, int c, char **argv)
 		option_usage_error(self, "unknown option '%s'", word);
 }
 
+/*
+ * Entry i of the block of specs at base (a family's blocks in turn, where
+ * it stands), its block's base in *base; NULL with i counted down by the
+ * entries passed.
+ */
+static const struct option_spec *
+block_spec_at(const struct option_spec *specs, size_t base, size_t *i,
+    size_t *out_base)
+{
+	struct option_block sub;
+	const struct option_spec *s;
+	size_t k, j;
+
+	for (k = 0; specs[k].name != NULL; k++) {
+		if (specs[k].type == OPTION_FAMILY) {
+			for (j = 0; specs[k].family(j, &sub); j++)
+				if ((s = block_spec_at(sub.specs, base +
+				    sub.base, i, out_base)) != NULL)
+					return s;
+			continue;
+		}
+		if ((*i)-- == 0) {
+			*out_base = base;
+			return &specs[k];
+		}
+	}
+	return NULL;
+}
+
 /* The entries of a table in order, the help last; NULL past the end. */
 static const struct option_spec *
 spec_at(const struct cmd_entry *self, size_t i, size_t *base)
 {
 	const struct option_block *b;
-	size_t k;
+	const struct option_spec *s;
 
-	for (b = self->options; b != NULL && b->specs != NULL; b++) {
-		for (k = 0; b->specs[k].name != NULL; k++, i--)
-			if (i == 0) {
-				*base = b->base;
-				return &b->specs[k];
-			}
-	}
+	for (b = self->options; b != NULL && b->specs != NULL; b++)
+		if ((s = block_spec_at(b->specs, b->base, &i, base)) != NULL)
+			return s;
 	*base = 0;
 	return i == 0 ? &help_spec : NULL;
 }
@@ -156,6 +181,8 @@ spec_error(const struct cmd_entry *self, const struct option_spec *s,
 
 	if (s->what != NULL)
 		snprintf(what, sizeof what, "%s", s->what);
+	else if (s->describe != NULL)
+		s->describe(what, sizeof what);
 	else if (s->type == OPTION_ENUM)
 		choices_text(s->choices, what, sizeof what);
 	else if (s->type == OPTION_SECONDS)
@@ -225,6 +252,8 @@ spec_take(const struct cmd_entry *self, const struct option_spec *s,
 		if (s->parse(arg, field) != 0)
 			return spec_error(self, s, arg);
 		return 0;
+	case OPTION_FAMILY:	/* never an option of its own */
+		break;
 	}
 	return spec_error(self, s, arg);
 }

@@ -36,8 +36,14 @@ enum option_type {
 	OPTION_INT,		/* int within .bounds */
 	OPTION_SECONDS,		/* double within .bounds */
 	OPTION_ENUM,		/* int: the index of the argument in .choices */
-	OPTION_CUSTOM		/* .parse() */
+	OPTION_CUSTOM,		/* .parse() */
+	OPTION_FAMILY		/* not an option: the blocks another table
+				   owns (the probe kinds' own settings),
+				   .family(i, out) the i-th, its base within
+				   this block's, 0 past the last */
 };
+
+struct option_block;
 
 struct option_spec {
 	const char *name;	/* the long name, without "--"; NULL ends */
@@ -60,6 +66,10 @@ struct option_spec {
 	/* "'ARG' is not WHAT": what the argument must be; NULL: said from
 	   the type, the bounds or the choices */
 	const char *what;
+	/* or said when needed, into buf (a list read from a table) */
+	void (*describe)(char *buf, size_t size);
+	/* OPTION_FAMILY */
+	int (*family)(size_t i, struct option_block *out);
 };
 
 /* A command's table: blocks of entries, each at an offset in its struct. */

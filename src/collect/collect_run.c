@@ -33,6 +33,7 @@
 #include "error.h"
 #include "fanout.h"
 #include "inventory.h"
+#include "json_write.h"
 #include "log.h"
 #include "plan.h"
 #include "probe.h"
@@ -181,6 +182,7 @@ task_write(struct collector *c, struct task *t)
 		.error_class = t->res.ok ? NULL :
 		    error_class_name(t->res.error_class),
 		.metrics_json = t->res.metrics,
+		.config_json = t->stage->config,
 		.bytes = -1,
 	};
 
@@ -319,6 +321,17 @@ start_cb(struct dispatch *d, struct dispatch_task *dt)
 	}
 }
 
+/* A stage's server, bounded for its rounds, as its tasks' commands say. */
+static void
+stage_settings(struct collector *c, const struct plan_stage *st)
+{
+	if (st->kind->server_command == NULL)
+		return;
+	c->ps.server_keep = st->share.share == DISPATCH_DUPLEX;
+	c->ps.server_bound = st->kind->server_bound(&c->ps, c->connect_timeout,
+	    st->sched->n_rounds);
+}
+
 static void
 stage_began_cb(struct dispatch *d, size_t s)
 {
@@ -326,6 +339,7 @@ stage_began_cb(struct dispatch *d, size_t s)
 	const struct plan_stage *st = &c->stages[s];
 	size_t k;
 
+	stage_settings(c, st);	/* its servers run with its bound */
 	collect_trace_stage_begin(c, s);
 	progress_phase(c->progress, st->kind->name, st->sched->n_rounds,
 	    dispatch_left(d, s));
@@ -463,15 +477,25 @@ sweep_free(struct collector *c)
 	c->sweep_over = 0;
 }
 
-/* A stage's server, bounded for its rounds, as its tasks' commands say. */
-static void
-stage_settings(struct collector *c, const struct plan_stage *st)
+/* A stage's records' config: its kind's own settings, if any differ. */
+static int
+stage_config(struct collector *c, struct plan_stage *st)
 {
-	if (st->kind->server_command == NULL)
-		return;
-	c->ps.server_keep = st->share.share == DISPATCH_DUPLEX;
-	c->ps.server_bound = st->kind->server_bound(&c->ps, c->connect_timeout,
-	    st->sched->n_rounds);
+	const struct probe_kind *k = st->kind;
+	int r;
+
+	if (k->config == NULL)
+		return 0;
+	if ((st->config = cJSON_CreateObject()) == NULL)
+		return NP_ERR_NOMEM;
+	if ((r = k->config(&c->ps, st->config)) != 0)
+		return r;
+	if (st->config->child == NULL) {	/* all the defaults */
+		cJSON_Delete(st->config);
+		st->config = NULL;
+	} else
+		json_sort_keys(st->config);
+	return 0;
 }
 
 /* The sweep's stages, their tasks in the dispatcher, each in order. */
@@ -493,8 +517,11 @@ sweep_build(struct collector *c)
 	if ((r = plan_stages(c->inv, c->plan, sweep > 0 ? sweep - 1 : 0,
 	    &c->stages, &c->n_stages)) != 0)
 		return r;
-	for (s = 0; s < c->n_stages; s++)
+	for (s = 0; s < c->n_stages; s++) {
 		n += schedule_n_pairs(c->stages[s].sched);
+		if ((r = stage_config(c, &c->stages[s])) != 0)
+			return r;
+	}
 	if ((shares = calloc(c->n_stages + 1, sizeof *shares)) == NULL ||
 	    (c->tasks = calloc(n + 1, sizeof *c->tasks)) == NULL) {
 		free(shares);

@@ -47,14 +47,55 @@ fanout_parse(const char *arg, void *field)
 	    fanout);
 }
 
+/* --kinds K,...: shell kinds of the table, a bit (1 << index) each */
+static int
+kinds_parse(const char *list, void *field)
+{
+	unsigned *out = field;
+	char *copy = strdup(list), *save = NULL, *w;
+	const struct probe_kind *k;
+	int r = 0;
+
+	*out = 0;
+	if (copy == NULL)
+		return NP_ERR_USAGE;
+	for (w = strtok_r(copy, ",", &save); w != NULL;
+	    w = strtok_r(NULL, ",", &save)) {
+		if ((k = probe_kind_find(w)) == NULL ||
+		    k->via != PROBE_VIA_SHELL) {
+			r = NP_ERR_USAGE;
+			break;
+		}
+		*out |= 1u << probe_kind_index(k);
+	}
+	free(copy);
+	return r == 0 && *out == 0 ? NP_ERR_USAGE : r;
+}
+
+/* "a list of ping, iperf3 or ...": the table's shell kinds */
+static void
+kinds_describe(char *buf, size_t size)
+{
+	char names[200];
+
+	probe_kind_names(names, sizeof names, 1u << PROBE_VIA_SHELL);
+	snprintf(buf, size, "a comma-separated list of %s", names);
+}
+
 static const char *const iperf_modes[] = { "exclusive", "duplex", NULL };
 /* in the order of enum fanout_tool */
 static const char *const ping_tools[] = { "auto", "ping", "fping", NULL };
 
 const struct option_spec plan_option_specs[] = {
+	{ .name = "kinds", .type = OPTION_CUSTOM,
+	  .offset = offsetof(struct plan_options, kinds), .arg = "K,...",
+	  .parse = kinds_parse, .describe = kinds_describe,
+	  .help = "the kinds of probe to run, in the table's order\n"
+	  "(default: ping; docs/collect.md lists them)" },
 	{ .name = "iperf", .type = OPTION_FLAG,
 	  .offset = offsetof(struct plan_options, iperf),
-	  .help = "also measure throughput with iperf3" },
+	  .help = "also measure throughput with iperf3 (--kinds\n"
+	  "ping,iperf3 when --kinds is not given)" },
 	{ .name = "iperf-mode", .type = OPTION_ENUM,
 	  .offset = offsetof(struct plan_options, duplex), .arg = "M",
 	  .choices = iperf_modes,
@@ -95,9 +136,9 @@ plan_kinds(const struct plan_options *o)
 {
 	const struct probe_kind *rtt = probe_kind_of_role(PROBE_ROLE_IP_RTT);
 	const struct probe_kind *rate = probe_kind_of_role(PROBE_ROLE_IP_RATE);
-	unsigned kinds = 0;
+	unsigned kinds = o->kinds;
 
-	if (rtt != NULL)
+	if (kinds == 0 && rtt != NULL)
 		kinds |= 1u << probe_kind_index(rtt);
 	if (o->iperf && rate != NULL)
 		kinds |= 1u << probe_kind_index(rate);
@@ -227,8 +268,10 @@ plan_stages_free(struct plan_stage *stages, size_t n)
 {
 	size_t i;
 
-	for (i = 0; stages != NULL && i < n; i++)
+	for (i = 0; stages != NULL && i < n; i++) {
 		schedule_free(stages[i].sched);
+		cJSON_Delete(stages[i].config);
+	}
 	free(stages);
 }
 
@@ -440,7 +483,8 @@ add_string(cJSON *row, const char *key, char *value)
 
 /*
  * One row of plan --json: the pair's command lines, then its rounds and
- * modes, under each shell kind's plan names (null for a kind not run).
+ * modes, under each shell kind's plan names: upstream's kinds always
+ * (null when not run), the others when they run.
  */
 static cJSON *
 json_row(const struct inventory *inv, const struct plan_view *v, size_t nv,
@@ -457,9 +501,10 @@ json_row(const struct inventory *inv, const struct plan_view *v, size_t nv,
 	cJSON_AddStringToObject(row, "source", a->name);
 	cJSON_AddStringToObject(row, "target", b->name);
 	for (k = probe_kinds; k->name != NULL; k++) {
-		if (k->plan_name == NULL)
-			continue;
 		kv = view_of(v, nv, k);
+		if (k->plan_name == NULL || (kv == NULL &&
+		    !(k->flags & PROBE_UPSTREAM)))
+			continue;
 		if (k->server_command != NULL) {
 			snprintf(key, sizeof key, "%s_server", k->plan_name);
 			if (kv != NULL)
@@ -477,9 +522,10 @@ json_row(const struct inventory *inv, const struct plan_view *v, size_t nv,
 			cJSON_AddNullToObject(row, key);
 	}
 	for (k = probe_kinds; k->name != NULL; k++) {
-		if (k->plan_name == NULL)
-			continue;
 		kv = view_of(v, nv, k);
+		if (k->plan_name == NULL || (kv == NULL &&
+		    !(k->flags & PROBE_UPSTREAM)))
+			continue;
 		snprintf(key, sizeof key, "%s_round", k->plan_name);
 		if (kv != NULL)
 			cJSON_AddNumberToObject(row, key, (double)round_of(

@@ -8,6 +8,8 @@
 
 #include <stdio.h>
 
+#include <cjson/cJSON.h>
+
 #include "dispatch.h"
 #include "option.h"
 #include "probe.h"
@@ -24,6 +26,8 @@ struct inventory;
 #define PLAN_DEFAULT_FANOUT 256
 
 struct plan_options {
+	unsigned kinds;		/* --kinds: shell kinds, 1 << their index;
+				   0: the raw-IP round trip's */
 	int iperf;		/* with the raw-IP throughput kind (iperf3) */
 	int rounds;		/* overlapping kinds in shift rounds, one
 				   probe per host */
@@ -54,6 +58,9 @@ struct plan_stage {
 	size_t sample;		/* --sample K: its pairs a sample; 0: all */
 	size_t cycle;		/* sweeps in which a sample measures every
 				   pair (1 without) */
+	cJSON *config;		/* its records' config (the kind's own
+				   settings), or NULL; collect's, freed with
+				   the stages */
 };
 
 /* Targets per fan-out command, or 0 when pings run one per channel. */
@@ -61,14 +68,14 @@ size_t plan_fanout(const struct plan_options *o);
 
 /*
  * The options plan and collect share, a block of a command's table
- * (option.h) over struct plan_options: --iperf, --iperf-mode, --fanout,
- * --ping-tool, --rounds, --serial, --sample.
+ * (option.h) over struct plan_options: --kinds, --iperf, --iperf-mode,
+ * --fanout, --ping-tool, --rounds, --serial, --sample.
  */
 extern const struct option_spec plan_option_specs[];
 
 /*
- * The kinds a sweep runs, a bit (1 << probe_kind_index()) each: the
- * raw-IP round trip's, and with --iperf the raw-IP throughput's.
+ * The kinds a sweep runs, a bit (1 << probe_kind_index()) each: --kinds',
+ * else the raw-IP round trip's; and with --iperf the raw-IP throughput's.
  */
 unsigned plan_kinds(const struct plan_options *o);
 

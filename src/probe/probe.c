@@ -1,5 +1,6 @@
 /*
  * The probes' settings: the option block that overrides the inventory's,
+ * the family of the kinds' own blocks (each kind's row brings its own),
  * and the settings of a run made of both.
  */
 #include <stddef.h>
@@ -8,6 +9,24 @@
 #include "bounds.h"
 #include "inventory.h"
 #include "probe.h"
+#include "probe_kind.h"
+
+/* The kinds' own blocks: the i-th row with options, over its slot. */
+static int
+kind_blocks(size_t i, struct option_block *out)
+{
+	const struct probe_kind *k;
+
+	for (k = probe_kinds; k->name != NULL; k++) {
+		if (k->options == NULL || i-- > 0)
+			continue;
+		out->specs = k->options;
+		out->base = offsetof(struct probe_options, kinds) +
+		    probe_kind_index(k) * sizeof(union probe_values);
+		return 1;
+	}
+	return 0;
+}
 
 const struct option_spec probe_option_specs[] = {
 	{ .name = "ping-count", .type = OPTION_INT,
@@ -26,8 +45,21 @@ const struct option_spec probe_option_specs[] = {
 	  .offset = offsetof(struct probe_options, iperf_port), .arg = "P",
 	  .bounds = &bounds_port, .what = "a TCP port",
 	  .help = "override iperf_port" },
+	{ .name = "", .type = OPTION_FAMILY, .family = kind_blocks },
 	{ .name = NULL }
 };
+
+const void *
+probe_values(const struct probe_settings *ps,
+    const struct option_spec *specs)
+{
+	const struct probe_kind *k;
+
+	for (k = probe_kinds; k->name != NULL; k++)
+		if (k->options == specs)
+			return &ps->kinds[probe_kind_index(k)];
+	return NULL;
+}
 
 void
 probe_settings_init(struct probe_settings *ps, const struct probe_options *o,
@@ -40,4 +72,5 @@ probe_settings_init(struct probe_settings *ps, const struct probe_options *o,
 	ps->iperf_seconds = o->iperf_seconds > 0 ? o->iperf_seconds :
 	    inv->iperf_seconds;
 	ps->iperf_port = o->iperf_port > 0 ? o->iperf_port : inv->iperf_port;
+	memcpy(ps->kinds, o->kinds, sizeof ps->kinds);
 }

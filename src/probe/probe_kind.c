@@ -147,46 +147,56 @@ const struct probe_kind probe_kinds[] = {
 	 * command, timeout, duration, parse; server, its bound, its ready
 	 * line;
 	 * plan's name, default metric, summary {metric, unit, decimals,
-	 * what}, metrics; role, overlay over, its ratio, inbound
+	 * what}, metrics; role, overlay over, its ratio, inbound;
+	 * its own options, its records' config
 	 */
 	{ "ping", "ping", SHELL, OVERLAP,
-	    PROBE_FANOUT | PROBE_BASELINE | PROBE_NET_RTT,
+	    PROBE_FANOUT | PROBE_BASELINE | PROBE_NET_RTT | PROBE_UPSTREAM,
 	    probe_ping_command, probe_ping_timeout, probe_ping_duration,
 	    probe_ping_parse,
 	    NULL, NULL, NULL,
 	    "ping", "avg", { "p50", "ms", 3, "median RTT" }, ping_metrics,
-	    PROBE_ROLE_IP_RTT, PROBE_ROLE_NONE, NULL, PROBE_INBOUND_ICMP },
+	    PROBE_ROLE_IP_RTT, PROBE_ROLE_NONE, NULL, PROBE_INBOUND_ICMP,
+	    NULL, NULL },
 	{ "iperf3", "iperf3", SHELL, EXCLUSIVE,
-	    PROBE_DUPLEX | PROBE_SERVER,
+	    PROBE_DUPLEX | PROBE_SERVER | PROBE_UPSTREAM,
 	    probe_iperf3_client_command, probe_iperf3_timeout,
 	    probe_iperf3_duration, probe_iperf3_parse,
 	    probe_iperf3_server_command, probe_iperf3_server_bound,
 	    PROBE_IPERF3_READY,
 	    "iperf", "mbps", { "mbps", "Mbps", 1, NULL }, iperf3_metrics,
-	    PROBE_ROLE_IP_RATE, PROBE_ROLE_NONE, NULL, PROBE_INBOUND_PORT },
+	    PROBE_ROLE_IP_RATE, PROBE_ROLE_NONE, NULL, PROBE_INBOUND_PORT,
+	    NULL, NULL },
 	{ "libp2p_ping", "otela", NODE, OVERLAP,
 	    PROBE_NET_RTT,
 	    NULL, NULL, NULL, probe_node_parse,
 	    NULL, NULL, NULL,
 	    NULL, "p50_ms", { "p50_ms", "ms", 3, "p50" }, libp2p_ping_metrics,
 	    PROBE_ROLE_LIBP2P_RTT, PROBE_ROLE_IP_RTT, "libp2p_ping_x_rtt",
-	    PROBE_INBOUND_LIBP2P },
+	    PROBE_INBOUND_LIBP2P,
+	    NULL, NULL },
 	{ "latency", "otela", NODE, OVERLAP,
 	    0,
 	    NULL, NULL, NULL, probe_node_parse,
 	    NULL, NULL, NULL,
 	    NULL, "p50_ms", { "p50_ms", "ms", 3, "p50" }, latency_metrics,
 	    PROBE_ROLE_HTTP, PROBE_ROLE_IP_RTT, "latency_x_rtt",
-	    PROBE_INBOUND_LIBP2P },
+	    PROBE_INBOUND_LIBP2P,
+	    NULL, NULL },
 	{ "throughput", "otela", NODE, EXCLUSIVE,
 	    PROBE_TRANSFER,
 	    NULL, NULL, NULL, probe_node_parse,
 	    NULL, NULL, NULL,
 	    NULL, "mbps", { "mbps", "Mbps", 3, NULL }, throughput_metrics,
 	    PROBE_ROLE_HTTP, PROBE_ROLE_IP_RATE, "throughput_x_iperf3",
-	    PROBE_INBOUND_LIBP2P },
+	    PROBE_INBOUND_LIBP2P,
+	    NULL, NULL },
 	{ .name = NULL }
 };
+
+/* a kind's own values have a slot each (probe.h) */
+_Static_assert(sizeof probe_kinds / sizeof probe_kinds[0] <=
+    PROBE_KINDS_MAX + 1, "more kinds than PROBE_KINDS_MAX");
 
 #undef SHELL
 #undef NODE

@@ -25,6 +25,8 @@
 
 #include "record_schema.h"
 
+struct option_spec;
+
 struct probe_settings;
 
 /* What a metric is measured in. */
@@ -98,7 +100,9 @@ enum probe_role {
 	PROBE_ROLE_IP_RTT,	/* the raw-IP round trip (ICMP) */
 	PROBE_ROLE_IP_RATE,	/* the raw-IP throughput (TCP) */
 	PROBE_ROLE_LIBP2P_RTT,	/* a libp2p stream's round trip */
-	PROBE_ROLE_HTTP		/* HTTP over libp2p (needs a full stream) */
+	PROBE_ROLE_HTTP,	/* HTTP over libp2p (needs a full stream) */
+	PROBE_ROLE_IP_LOSS,	/* raw-IP loss and jitter at a set rate (UDP) */
+	PROBE_ROLE_IP_MTU	/* the largest packet that crosses unfragmented */
 };
 
 /* What a one-way failure of the kind says must be open on the target. */
@@ -121,6 +125,9 @@ enum probe_inbound {
 /* its default metric is the network's round trip between the pair: the
    heatmap clusters sites by the first such kind (in the table's order) */
 #define PROBE_NET_RTT	0x20
+/* upstream's plan has it: plan --json names it in every row (null when
+   the plan does not run it); another kind's names are there when it runs */
+#define PROBE_UPSTREAM	0x40
 
 /* The figure a run's summary gives per kind (the worst pair, ...). */
 struct probe_summary {
@@ -168,6 +175,15 @@ struct probe_kind {
 				   pair's kind of this role's, or NONE */
 	const char *over_metric;	/* the overlay's name for that ratio */
 	enum probe_inbound inbound;
+	/*
+	 * Its own settings, or NULL: a block of collect's and plan's option
+	 * table (option.h) over a struct of its file's (probe.h's
+	 * probe_values(): zero where not given), and what its records'
+	 * config says of them (config: adds them to a JSON object, leaving
+	 * it empty when they are all the defaults; 0 or NP_ERR_NOMEM).
+	 */
+	const struct option_spec *options;
+	int (*config)(const struct probe_settings *ps, cJSON *config);
 };
 
 /* Every kind, in the order reports list them; NULL name ends. */

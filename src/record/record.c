@@ -74,6 +74,9 @@ add_collect(cJSON *o, const struct record *r)
 		cJSON_AddNumberToObject(o, RECORD_F_SAMPLE, r->sample);
 	if (r->mode != NULL)
 		cJSON_AddStringToObject(o, RECORD_F_MODE, r->mode);
+	if (r->config_json != NULL)
+		cJSON_AddItemReferenceToObject(o, RECORD_F_CONFIG,
+		    (cJSON *)r->config_json);
 }
 
 /* bench's (upstream's bench records): the run, the peers, the config. */

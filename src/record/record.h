@@ -55,6 +55,9 @@ struct record {
 				   "exclusive", "duplex", "serial"; NULL */
 	long sweep;		/* collect --every: from 1; 0: none */
 	int sample;		/* collect --sample K: K; 0: every pair */
+	/* the kind's own settings as written (its row's config; borrowed),
+	   or NULL: none, or all their defaults */
+	const cJSON *config_json;
 	/* bench's (run_id also read) */
 	const char *run_id;
 	const char *source_peer_id, *target_peer_id;	/* NULL: null */
@@ -79,7 +82,8 @@ struct record {
  * source, target, target_address, timestamp: upstream's
  * "2026-11-30T19:17:32+00:00", when the probe ended; plus ended_at,
  * error_class, mode, round, server_command, sweep and started_at, ISO-8601
- * UTC with milliseconds), or, for a node kind, bench's (run_id, the peer
+ * UTC with milliseconds; config, the kind's own settings, when the record
+ * has them), or, for a node kind, bench's (run_id, the peer
  * ids, config {count, bytes} besides). Its metrics are r->metrics_json's
  * (a reference: deleting the object leaves them). NULL: out of memory.
  */

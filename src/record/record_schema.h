@@ -32,7 +32,9 @@
 #define RECORD_F_RUN_ID		"run_id"
 #define RECORD_F_SOURCE_PEER_ID	"source_peer_id"
 #define RECORD_F_TARGET_PEER_ID	"target_peer_id"
-#define RECORD_F_CONFIG		"config"	/* {count, bytes} */
+#define RECORD_F_CONFIG		"config"	/* bench: {count, bytes};
+						   collect: a kind's own
+						   settings */
 #define RECORD_F_CONFIG_COUNT	"count"
 #define RECORD_F_CONFIG_BYTES	"bytes"		/* null unless it moved bytes */
 

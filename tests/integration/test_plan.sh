@@ -75,6 +75,19 @@ assert_eq "channels duplex" "$(jq -r '.[0]|"\(.ping_mode) \(.iperf_mode)"' <<<"$
 assert_status 0 "$NETPROF_BIN" plan --config "$inv" --json
 assert_eq "null" "$(jq -r '.[0].iperf_client' <<<"$OUT")" "no --iperf: no iperf commands"
 
+# --kinds: the kinds chosen, in the table's order; --iperf is ping,iperf3
+assert_status 0 "$NETPROF_BIN" plan --config "$inv" --iperf
+iperf_plan=$OUT
+assert_status 0 "$NETPROF_BIN" plan --config "$inv" --kinds iperf3,ping
+assert_eq "$iperf_plan" "$OUT" "--kinds iperf3,ping is --iperf's plan"
+assert_status 0 "$NETPROF_BIN" plan --config "$inv" --kinds iperf3
+assert_contains "$OUT" "iperf3: 10 rounds, 20 probes"
+assert_not_contains "$OUT" "ping: "
+assert_status 0 "$NETPROF_BIN" plan --config "$inv" --kinds iperf3 --json
+assert_eq "null true" "$(jq -r '.[0]|"\(.ping) \(.iperf_round >= 1)"' <<<"$OUT")" "--kinds iperf3: no ping"
+assert_status 2 "$NETPROF_BIN" plan --config "$inv" --kinds ping,throughput
+assert_contains "$OUT" "--kinds: 'ping,throughput' is not a comma-separated list of ping"
+
 # collect --dry-run prints the same plan and runs nothing
 assert_status 0 "$NETPROF_BIN" collect --config "$inv" --iperf --dry-run
 assert_contains "$OUT" "iperf3: 10 rounds, 20 probes"
