@@ -3,22 +3,73 @@
  * report read by iperf_parse.c) against a server on the target, one-off
  * (`-s -1`, one per test) or kept for a phase's tests (duplex), each
  * ending by itself within a bound, so a server whose netprof died does
- * not stay. The words are shell_join()ed, every value quoted where need
- * be; LC_ALL=C as for every probe.
+ * not stay. Its own settings (its row's options): parallel streams (-P,
+ * the report's sums are theirs) and the reverse direction (-R: the target
+ * sends, the source receives), both in its records' config. The words are
+ * shell_join()ed, every value quoted where need be; LC_ALL=C as for every
+ * probe.
  */
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include <cjson/cJSON.h>
 
+#include "bounds.h"
 #include "error.h"
 #include "iperf_parse.h"
+#include "option.h"
 #include "probe.h"
 #include "probe_kind.h"
 #include "shell.h"
 
 /* Its functions are its row's in the kinds' table (probe_kind.c). */
+
+/* Its own settings; zero is iperf3's default (one stream, forward). */
+struct iperf3_values {
+	int streams;		/* -P N; 0: one */
+	int reverse;		/* -R */
+};
+_Static_assert(sizeof(struct iperf3_values) <= PROBE_VALUES_MAX,
+    "iperf3's values outgrow their slot");
+
+/* iperf3's own limit of -P */
+static const struct bounds streams_bounds = { 1, 128 };
+
+const struct option_spec probe_iperf3_option_specs[] = {
+	{ .name = "iperf-streams", .type = OPTION_INT,
+	  .offset = offsetof(struct iperf3_values, streams), .arg = "N",
+	  .bounds = &streams_bounds,
+	  .help = "iperf3: N parallel TCP streams (-P), their sum\n"
+	  "recorded (default 1)" },
+	{ .name = "iperf-reverse", .type = OPTION_FLAG,
+	  .offset = offsetof(struct iperf3_values, reverse),
+	  .help = "iperf3: the target sends and the source receives\n"
+	  "(-R, the reverse direction from the same client)" },
+	{ .name = NULL }
+};
+
+static const struct iperf3_values *
+values(const struct probe_settings *ps)
+{
+	return probe_values(ps, probe_iperf3_option_specs);
+}
+
+/* The records' config: both settings, when either is not the default. */
+int
+probe_iperf3_config(const struct probe_settings *ps, cJSON *config)
+{
+	const struct iperf3_values *v = values(ps);
+
+	if (v->streams <= 1 && !v->reverse)
+		return 0;
+	if (cJSON_AddNumberToObject(config, "streams", v->streams > 1 ?
+	    v->streams : 1) == NULL || cJSON_AddBoolToObject(config,
+	    "reverse", v->reverse) == NULL)
+		return NP_ERR_NOMEM;
+	return 0;
+}
 
 double
 probe_iperf3_timeout(const struct probe_settings *ps, double connect_timeout)
@@ -87,13 +138,22 @@ char *
 probe_iperf3_client_command(const struct probe_settings *ps,
     const char *address)
 {
-	char port[16], secs[16];
-	char *argv[] = { "LC_ALL=C", "iperf3", "-c", (char *)address, "-p",
+	const struct iperf3_values *v = values(ps);
+	char port[16], secs[16], streams[16];
+	char *argv[13] = { "LC_ALL=C", "iperf3", "-c", (char *)address, "-p",
 	    port, "-t", secs, "-J" };
+	int n = 9;
 
 	snprintf(port, sizeof port, "%d", ps->iperf_port);
 	snprintf(secs, sizeof secs, "%d", ps->iperf_seconds);
-	return shell_join(argv, 9);
+	snprintf(streams, sizeof streams, "%d", v->streams);
+	if (v->streams > 1) {
+		argv[n++] = "-P";
+		argv[n++] = streams;
+	}
+	if (v->reverse)
+		argv[n++] = "-R";
+	return shell_join(argv, n);
 }
 
 double

@@ -28,6 +28,8 @@ double probe_iperf3_timeout(const struct probe_settings *, double);
 double probe_iperf3_duration(const struct probe_settings *);
 int probe_iperf3_parse(const struct probe_output *, struct probe_result *);
 char *probe_iperf3_server_command(const struct probe_settings *);
+extern const struct option_spec probe_iperf3_option_specs[];
+int probe_iperf3_config(const struct probe_settings *, cJSON *);
 double probe_iperf3_server_bound(const struct probe_settings *, double,
     size_t);
 int probe_node_parse(const struct probe_output *, struct probe_result *);
@@ -166,7 +168,7 @@ const struct probe_kind probe_kinds[] = {
 	    PROBE_IPERF3_READY,
 	    "iperf", "mbps", { "mbps", "Mbps", 1, NULL }, iperf3_metrics,
 	    PROBE_ROLE_IP_RATE, PROBE_ROLE_NONE, NULL, PROBE_INBOUND_PORT,
-	    NULL, NULL },
+	    probe_iperf3_option_specs, probe_iperf3_config },
 	{ "libp2p_ping", "otela", NODE, OVERLAP,
 	    PROBE_NET_RTT,
 	    NULL, NULL, NULL, probe_node_parse,
