@@ -10,7 +10,10 @@
 #include "log.h"
 #include "stats.h"
 
-/* "  KIND: slowest A->B V UNIT, fastest C->D V UNIT (WHAT)" */
+/*
+ * "  KIND: worst A->B V UNIT, best C->D V UNIT (WHAT)": by its summary
+ * metric's direction (a round trip, a loss, a path MTU alike).
+ */
 static void
 print_extremes(FILE *f, const struct collector *c,
     const struct probe_kind *k, const struct task *slow,
@@ -18,7 +21,7 @@ print_extremes(FILE *f, const struct collector *c,
 {
 	const struct probe_summary *sum = &k->summary;
 
-	fprintf(f, "  %s: slowest %s->%s %.*f %s, fastest %s->%s %.*f %s%s%s%s\n",
+	fprintf(f, "  %s: worst %s->%s %.*f %s, best %s->%s %.*f %s%s%s%s\n",
 	    k->name, machine_at(c, slow->source)->name,
 	    machine_at(c, slow->target)->name, sum->decimals,
 	    slow->res.value, sum->unit, machine_at(c, fast->source)->name,
