@@ -86,12 +86,12 @@ static const struct option_spec heatmap_specs[] = {
 	  "directories created)" },
 	{ .name = "kind", .letter = 'k', .type = OPTION_STRING,
 	  .offset = offsetof(struct heatmap_args, kind), .arg = "KIND",
-	  .help = "only ping, iperf3, libp2p_ping, latency or throughput;\n"
+	  .help = "only this kind of probe (collect's or bench's);\n"
 	  "default: every kind found, switchable on the page" },
 	{ .name = "metric", .letter = 'm', .type = OPTION_STRING,
 	  .offset = offsetof(struct heatmap_args, metric), .arg = "METRIC",
-	  .help = "metric shown first (default: avg for ping, mbps for\n"
-	  "iperf3 and throughput, p50_ms for libp2p_ping and latency)" },
+	  .help = "metric shown first (default: the kind's own, as\n"
+	  "docs/heatmap.md lists them)" },
 	{ .name = "title", .letter = 't', .type = OPTION_STRING,
 	  .offset = offsetof(struct heatmap_args, title), .arg = "TEXT",
 	  .help = "page title" },
