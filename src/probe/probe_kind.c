@@ -32,6 +32,10 @@ extern const struct option_spec probe_iperf3_option_specs[];
 int probe_iperf3_config(const struct probe_settings *, cJSON *);
 double probe_iperf3_server_bound(const struct probe_settings *, double,
     size_t);
+char *probe_udp_command(const struct probe_settings *, const char *);
+int probe_udp_parse(const struct probe_output *, struct probe_result *);
+extern const struct option_spec probe_udp_option_specs[];
+int probe_udp_config(const struct probe_settings *, cJSON *);
 int probe_node_parse(const struct probe_output *, struct probe_result *);
 
 /* What iperf3 -s prints (with --forceflush) each time it listens. */
@@ -84,6 +88,25 @@ static const struct probe_metric iperf3_metrics[] = {
 	{ "receiver_mbps", MBPS, NULL, NULL },
 	{ "seconds", SECONDS, NULL, NULL },
 	{ "bytes", BYTES, NULL, NULL },
+	{ .name = NULL }
+};
+
+static const struct probe_metric udp_metrics[] = {
+	{ "loss_pct", PCT, "netprof_udp_loss_ratio",
+	    "Fraction of the UDP test's datagrams lost, at its set rate" },
+	{ "loss_resolution_pct", PCT, "netprof_udp_loss_resolution_ratio",
+	    "The smallest loss the UDP test resolves: one datagram of those "
+	    "sent" },
+	{ "jitter_ms", MS, "netprof_udp_jitter_seconds",
+	    "UDP jitter at the receiver (RFC 3550's interarrival variation)" },
+	{ "out_of_order", COUNT, "netprof_udp_out_of_order_datagrams",
+	    "UDP datagrams of the test that arrived out of order" },
+	{ "mbps", MBPS, "netprof_udp_throughput_bytes_per_second",
+	    "UDP throughput at the receiver, at the test's set rate" },
+	{ "packets", COUNT, NULL, NULL },
+	{ "lost", COUNT, NULL, NULL },
+	{ "sent", COUNT, NULL, NULL },
+	{ "seconds", SECONDS, NULL, NULL },
 	{ .name = NULL }
 };
 
@@ -169,6 +192,16 @@ const struct probe_kind probe_kinds[] = {
 	    "iperf", "mbps", { "mbps", "Mbps", 1, NULL }, iperf3_metrics,
 	    PROBE_ROLE_IP_RATE, PROBE_ROLE_NONE, NULL, PROBE_INBOUND_PORT,
 	    probe_iperf3_option_specs, probe_iperf3_config },
+	{ "udp", "iperf3", SHELL, EXCLUSIVE,
+	    PROBE_DUPLEX | PROBE_SERVER,
+	    probe_udp_command, probe_iperf3_timeout, probe_iperf3_duration,
+	    probe_udp_parse,
+	    probe_iperf3_server_command, probe_iperf3_server_bound,
+	    PROBE_IPERF3_READY,
+	    "udp", "loss_pct", { "loss_pct", "%", 2, "datagrams lost" },
+	    udp_metrics,
+	    PROBE_ROLE_IP_LOSS, PROBE_ROLE_NONE, NULL, PROBE_INBOUND_PORT,
+	    probe_udp_option_specs, probe_udp_config },
 	{ "libp2p_ping", "otela", NODE, OVERLAP,
 	    PROBE_NET_RTT,
 	    NULL, NULL, NULL, probe_node_parse,
