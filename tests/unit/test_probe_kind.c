@@ -86,8 +86,8 @@ names_listed_for_an_error(void **state)
 	assert_string_equal(buf, "libp2p_ping, latency or throughput");
 	probe_kind_names(buf, sizeof buf, 1u << PROBE_VIA_SHELL |
 	    1u << PROBE_VIA_NODE);
-	/* every row, in the table's order: "ping, iperf3, ... or throughput" */
-	assert_memory_equal(buf, "ping, iperf3, ", 14);
+	/* every row, in the table's order: "ping, ... or throughput" */
+	assert_memory_equal(buf, "ping, ", 6);
 	assert_true(strlen(buf) > 23);
 	assert_string_equal(buf + strlen(buf) - 23, ", latency or throughput");
 	{
