@@ -32,6 +32,10 @@ extern const struct option_spec probe_iperf3_option_specs[];
 int probe_iperf3_config(const struct probe_settings *, cJSON *);
 double probe_iperf3_server_bound(const struct probe_settings *, double,
     size_t);
+char *probe_mtu_command(const struct probe_settings *, const char *);
+double probe_mtu_timeout(const struct probe_settings *, double);
+double probe_mtu_duration(const struct probe_settings *);
+int probe_mtu_parse(const struct probe_output *, struct probe_result *);
 char *probe_udp_command(const struct probe_settings *, const char *);
 int probe_udp_parse(const struct probe_output *, struct probe_result *);
 extern const struct option_spec probe_udp_option_specs[];
@@ -48,6 +52,8 @@ const struct probe_unit probe_unit_samples = { "samples", 0, 1.0, 1 };
 const struct probe_unit probe_unit_bytes = { "bytes", 1, 0, 1 };
 const struct probe_unit probe_unit_s = { "s", 0, 0.1, 1 };
 const struct probe_unit probe_unit_count = { "", 0, 0, 1 };
+/* yes or no: 1 or 0, yes the better */
+static const struct probe_unit unit_flag = { "1 yes, 0 no", 1, 1.0, 1 };
 
 #define MS (&probe_unit_ms)
 #define MBPS (&probe_unit_mbps)
@@ -56,6 +62,7 @@ const struct probe_unit probe_unit_count = { "", 0, 0, 1 };
 #define BYTES (&probe_unit_bytes)
 #define SECONDS (&probe_unit_s)
 #define COUNT (&probe_unit_count)
+#define FLAG (&unit_flag)
 
 /* name, unit, Prometheus gauge, its help */
 static const struct probe_metric ping_metrics[] = {
@@ -88,6 +95,16 @@ static const struct probe_metric iperf3_metrics[] = {
 	{ "receiver_mbps", MBPS, NULL, NULL },
 	{ "seconds", SECONDS, NULL, NULL },
 	{ "bytes", BYTES, NULL, NULL },
+	{ .name = NULL }
+};
+
+static const struct probe_metric mtu_metrics[] = {
+	{ "mtu", BYTES, "netprof_path_mtu_bytes",
+	    "Largest IP packet that crossed the pair with don't-fragment set" },
+	{ "quic_ok", FLAG, "netprof_path_mtu_quic_ok",
+	    "1 if the path carries QUIC's 1,200-byte datagrams, else 0" },
+	{ "local_mtu", BYTES, NULL, NULL },
+	{ "tries", COUNT, NULL, NULL },
 	{ .name = NULL }
 };
 
@@ -160,6 +177,7 @@ static const struct probe_metric throughput_metrics[] = {
 #undef BYTES
 #undef SECONDS
 #undef COUNT
+#undef FLAG
 
 #define SHELL PROBE_VIA_SHELL
 #define NODE PROBE_VIA_NODE
@@ -182,6 +200,14 @@ const struct probe_kind probe_kinds[] = {
 	    NULL, NULL, NULL,
 	    "ping", "avg", { "p50", "ms", 3, "median RTT" }, ping_metrics,
 	    PROBE_ROLE_IP_RTT, PROBE_ROLE_NONE, NULL, PROBE_INBOUND_ICMP,
+	    NULL, NULL },
+	{ "mtu", "ping", SHELL, OVERLAP,
+	    0,
+	    probe_mtu_command, probe_mtu_timeout, probe_mtu_duration,
+	    probe_mtu_parse,
+	    NULL, NULL, NULL,
+	    "mtu", "mtu", { "mtu", "bytes", 0, "path MTU" }, mtu_metrics,
+	    PROBE_ROLE_IP_MTU, PROBE_ROLE_NONE, NULL, PROBE_INBOUND_ICMP,
 	    NULL, NULL },
 	{ "iperf3", "iperf3", SHELL, EXCLUSIVE,
 	    PROBE_DUPLEX | PROBE_SERVER | PROBE_UPSTREAM,
