@@ -12,7 +12,8 @@
  *
  * The command is a small POSIX sh script on the source. It asks ping for
  * the source's own limit first (a packet too large for the interface fails
- * at once: "message too long, mtu=1500"), tries that size, and when it
+ * at once: "message too long, mtu=1500"; one that crosses, on loopback,
+ * is the limit; no answer at all, 1,500), tries that size, and when it
  * does not cross searches between the protocol's floor (576 bytes for IPv4,
  * 1,280 for IPv6) and it, one ping per size that waits for the first of up
  * to five echoes a second (so a lossy path's lost echo is not taken for a
@@ -60,7 +61,8 @@
  */
 static const char script[] =
     "o=28; f=576; case $a in *:*) o=48; f=1280;; esac; "
-    "r=$(ping -n -c 1 -w 1 -M do -s 65000 \"$a\" 2>&1); l=1500; "
+    "r=$(ping -n -c 1 -w 1 -M do -s 65000 \"$a\" 2>&1) && l=$((65000 + o)) "
+    "|| l=1500; "
     "case $r in *mtu=[0-9]*) l=${r##*mtu=}; l=${l%%[!0-9]*};; esac; "
     "[ \"$l\" -ge \"$f\" ] 2>/dev/null || l=1500; "
     "[ $l -le 65535 ] || l=65535; "
