@@ -48,6 +48,7 @@ struct task {
 	size_t round;			/* 0-based */
 	int single;		/* a fan-out kind's pair on a channel of its
 				   own */
+	int retried;		/* a PROBE_RETRY kind's: run again once */
 	struct fanout_run *fan;		/* the fan-out running it, if any */
 	const char *mode;	/* how it is measured, for the record */
 	struct engine_job *job;		/* its command (a server kind's

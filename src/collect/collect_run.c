@@ -227,6 +227,16 @@ collect_task_finish(struct task *t)
 	if (c->interrupted && !t->res.ok && t->res.error == NULL) {
 		/* cut short by Ctrl-C: leave it for --resume */
 		collect_task_requeue(t);
+	} else if (!c->interrupted && !t->res.ok &&
+	    t->res.error_class == ERROR_CLASS_TIMEOUT && !t->retried &&
+	    (t->stage->kind->flags & PROBE_RETRY)) {
+		log_debug(machine_at(c, t->source)->name, "%s ->%s runs again "
+		    "(%s)", t->stage->kind->name, machine_at(c, t->target)->name,
+		    t->res.error);
+		t->retried = 1;
+		probe_result_clear(&t->res);
+		memset(&t->res, 0, sizeof t->res);
+		collect_task_requeue(t);
 	} else {
 		if (!t->res.ok && t->res.error == NULL)
 			collect_task_fail(t, ERROR_CLASS_TOOL_FAILED,

@@ -219,7 +219,7 @@ const struct probe_kind probe_kinds[] = {
 	    PROBE_ROLE_IP_RATE, PROBE_ROLE_NONE, NULL, PROBE_INBOUND_PORT,
 	    probe_iperf3_option_specs, probe_iperf3_config },
 	{ "udp", "iperf3", SHELL, EXCLUSIVE,
-	    PROBE_DUPLEX | PROBE_SERVER,
+	    PROBE_DUPLEX | PROBE_SERVER | PROBE_RETRY,
 	    probe_udp_command, probe_iperf3_timeout, probe_iperf3_duration,
 	    probe_udp_parse,
 	    probe_iperf3_server_command, probe_iperf3_server_bound,

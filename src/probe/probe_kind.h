@@ -128,6 +128,10 @@ enum probe_inbound {
 /* upstream's plan has it: plan --json names it in every row (null when
    the plan does not run it); another kind's names are there when it runs */
 #define PROBE_UPSTREAM	0x40
+/* a probe of it that timed out runs once more: its start can stall on one
+   lost datagram (iperf3 before 3.17 sends its UDP handshake once, then
+   waits), which says nothing of the path but that a packet was lost */
+#define PROBE_RETRY	0x80
 
 /* The figure a run's summary gives per kind (the worst pair, ...). */
 struct probe_summary {

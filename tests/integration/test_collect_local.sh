@@ -6,7 +6,10 @@
 # iperf3, failed ping) with its JSON type and in its order; a record's
 # command re-runs the probe; collect and heatmap default to upstream's
 # files under results/; a remote_command whose program does not exist
-# fails each host at once with its name, and the run ends.
+# fails each host at once with its name, and the run ends. The kinds
+# beyond them run end to end on loopback (mtu, udp), and a udp test whose
+# start stalls (iperf3 before 3.17 sends its UDP handshake datagram once)
+# runs once more.
 . "$(dirname "$0")/lib.sh"
 require_cmd jq ping iperf3
 ping -c 1 -W 1 127.0.0.2 >/dev/null 2>&1 || skip "cannot ping 127.0.0.2 here"
@@ -76,6 +79,43 @@ assert_contains "$OUT" "wrote results/network-heatmap.html (2 hosts, 1 kind, 2 r
 assert_file_contains "$wd/results/network-heatmap.html" "<html"
 OUT=$(cd "$NETPROF_TEST_TMP" && "$NETPROF_BIN" heatmap 2>&1) && fail "heatmap without records"
 assert_contains "$OUT" "no --input FILE, and no results/network-measurements.jsonl here"
+
+# mtu and udp on loopback (both machines 127.0.0.1: iperf3's UDP to
+# 127.0.0.2 waits for a reply from 127.0.0.1 that its socket refuses)
+cat >"$inv" <<'JSON'
+{"transport": "local", "iperf_seconds": 1, "iperf_port": 15312,
+ "machines": [{"name": "a", "address": "127.0.0.1"},
+              {"name": "b", "address": "127.0.0.1"}]}
+JSON
+assert_status 0 "$NETPROF_BIN" -q collect --config "$inv" --output "$out" --kinds udp,mtu
+assert_eq "mtu a b true 65028
+mtu b a true 65028
+udp a b true 1200
+udp b a true 1200" "$(jq -r '[.kind,.source,.target,.ok,(.metrics.mtu // .config.datagram_bytes)]|@tsv' "$out" | tr '\t' ' ' | sort)" \
+    "mtu (loopback's limit: ping's 65,000 bytes crossed) then udp, ok"
+assert_eq "true true" "$(jq -rs '[all(.[]|select(.kind=="udp");.metrics.packets > 0 and .metrics.jitter_ms >= 0 and .metrics.out_of_order >= 0), all(.[]|select(.kind=="mtu");.metrics.quic_ok == 1)]|map(tostring)|join(" ")' "$out")" \
+    "udp's figures and mtu's QUIC flag"
+
+# a udp client that hangs the first time (its handshake datagram lost):
+# the test runs once more and is recorded ok; a stand-in iperf3
+stand=$NETPROF_TEST_TMP/local-stand-in
+rm -rf "$stand" && mkdir -p "$stand"
+cat >"$stand/iperf3" <<SH
+#!/bin/sh
+case " \$* " in *" -s "*) echo "Server listening on 15312"; exec sleep 30 ;; esac
+[ -e "$stand/once" ] || { touch "$stand/once"; exec sleep 60; }
+cat "$NETPROF_FIXTURES/udp/client_ok.json"
+SH
+chmod +x "$stand/iperf3"
+cat >"$inv" <<JSON
+{"transport": "local", "iperf_seconds": 1, "connect_timeout_seconds": 1,
+ "machines": [{"name": "a", "address": "127.0.0.1", "remote_setup": "PATH=$stand:\$PATH"},
+              {"name": "b", "address": "127.0.0.1", "remote_setup": "PATH=$stand:\$PATH"}]}
+JSON
+assert_status 0 "$NETPROF_BIN" -q collect --config "$inv" --output "$out" --kinds udp
+assert_eq "true true" "$(jq -rs 'map(.ok)|map(tostring)|join(" ")' "$out")" \
+    "the stalled test ran again, ok"
+assert_eq "" "$(pgrep -f "$stand/iperf3" || true)" "no stand-in left"
 
 # A process that cannot start: reported per host, and nothing waits for a
 # child that never was (the run used to hang here, even on SIGTERM).
