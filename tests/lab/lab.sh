@@ -33,7 +33,7 @@ bridge with addresses 198.18.K.2 .. 198.18.K.(N+1). Needs root.
 commands:
   up   [--name NAME] [--hosts N] [--subnet K] [--dir DIR]
        [--rate HOST=RATE]... [--delay HOST=MS]...
-       [--site NAME=N[,delay=MS][,jitter=MS][,loss=PCT][,rate=RATE]]...
+       [--site NAME=N[,delay=MS][,jitter=MS][,loss=PCT][,rate=RATE][,mtu=BYTES]]...
        [--home delay=MS[,jitter=MS][,loss=PCT][,rate=RATE]]
        [--pair A-B[,delay=MS][,jitter=MS][,loss=PCT][,rate=RATE]]...
        [--relay NAME[,limited][,delay=MS,...]] [--relay-otela PATH]
@@ -79,7 +79,10 @@ options:
                   its link to the core: one-way delay (ms, default 0),
                   jitter (ms, normal, default 0), loss (% each way,
                   default 0), rate (each way, like 100mbit; default
-                  unlimited). --hosts defaults to the sum of the sites'.
+                  unlimited), mtu (the MTU of the site's links, its
+                  hosts' and its tap's, 576-9000; a larger packet from
+                  outside is dropped without a word; default 1500).
+                  --hosts defaults to the sum of the sites'.
                   The site's edge: open (default), firewall (nothing
                   from outside the site opens a connection in; this
                   machine's SSH is let in), nat=cone or nat=symmetric
@@ -283,6 +286,11 @@ host_net_up() {
 	if host_natted "$h"; then
 		ip -n "$ns" route replace "$PREFIX.$SUBNET.0/24" via "$PRIVATE.$SUBNET.1" dev eth0
 	fi
+	# a site's mtu=: its hosts' links, both ends (1500 without)
+	if wan_on; then
+		ip link set "$veth" mtu "${SITE_MTU[${SITE_OF[${h#h}]}]:-1500}"
+		ip -n "$ns" link set eth0 mtu "${SITE_MTU[${SITE_OF[${h#h}]}]:-1500}"
+	fi
 }
 
 # Every host knows every other host's MAC (permanent neighbour entries).
@@ -359,6 +367,7 @@ host_qdisc() {
 SITES=()		# site names, index 0 = home
 SITE_N=()		# hosts per site
 SITE_LINK=()		# "delay jitter loss rate" per site (rate: bytes/s, 0 = none)
+SITE_MTU=()		# a host site's MTU: its hosts' links and its tap (empty: 1500)
 SITE_OF=()		# site index of host I (SITE_OF[I])
 SITE_SPECS=''		# --site values as given (the registry keeps them)
 HOME_SPEC=''
@@ -393,12 +402,12 @@ rate_text() {
 # SITE_LINK[$1] (or, with $4 = pair, for pair $1 into PAIR_LINK[$1]; with
 # $4 = relay into RELAY_LINK). $3 names the option for errors.
 parse_link_spec() {
-	local i=$1 spec=$2 opt=$3 kv k v delay=0 jitter=0 loss=0 rate=0
+	local i=$1 spec=$2 opt=$3 kv k v delay=0 jitter=0 loss=0 rate=0 mtu=''
 	local IFS=,
 	for kv in $spec; do
 		[ -n "$kv" ] || continue
 		[[ $kv =~ ^([a-z]+)=(.*)$ ]] ||
-		    usage_error "$opt: expected KEY=VALUE, got '$kv' (keys: delay, jitter, loss, rate)"
+		    usage_error "$opt: expected KEY=VALUE, got '$kv' (keys: delay, jitter, loss, rate, mtu)"
 		k=${BASH_REMATCH[1]} v=${BASH_REMATCH[2]}
 		case $k in
 		delay|jitter)
@@ -414,9 +423,17 @@ parse_link_spec() {
 			rate=$(rate_bytes "$v") ||
 			    usage_error "$opt: rate=$v: like 100mbit, 1gbit, 500kbit or 10mbps"
 			;;
-		*) usage_error "$opt: unknown key '$k' (keys: delay, jitter, loss, rate)" ;;
+		mtu)
+			# a site's: its hosts' links and its tap's
+			[ -z "${4:-}" ] && [ "$i" != 0 ] ||
+			    usage_error "$opt: mtu=$v: only a site of hosts has an MTU (its link's tap)"
+			[[ $v =~ ^[0-9]{3,4}$ ]] && (( 10#$v >= 576 && 10#$v <= 9000 )) ||
+			    usage_error "$opt: mtu=$v: bytes of an IP packet from 576 to 9000, like mtu=1400"
+			mtu=$(( 10#$v )) ;;
+		*) usage_error "$opt: unknown key '$k' (keys: delay, jitter, loss, rate, mtu)" ;;
 		esac
 	done
+	[ -n "${4:-}" ] || SITE_MTU[$i]=$mtu
 	case ${4:-} in
 	pair) PAIR_LINK[$i]="$delay $jitter $loss $rate" ;;
 	relay) RELAY_LINK="$delay $jitter $loss $rate" ;;
@@ -432,7 +449,7 @@ parse_sites() {
 	for spec in $SITE_SPECS; do
 		i=$(( i + 1 ))
 		[[ $spec =~ ^([a-z0-9]{1,8})=([0-9]{1,3})(,(.*))?$ ]] ||
-		    usage_error "--site $spec: expected NAME=N[,delay=MS][,jitter=MS][,loss=PCT][,rate=RATE][,firewall|nat=cone|nat=symmetric]"
+		    usage_error "--site $spec: expected NAME=N[,delay=MS][,jitter=MS][,loss=PCT][,rate=RATE][,mtu=BYTES][,firewall|nat=cone|nat=symmetric]"
 		name=${BASH_REMATCH[1]} n=$(( 10#${BASH_REMATCH[2]} )) rest=${BASH_REMATCH[4]}
 		[ "$name" != home ] || usage_error "--site $spec: 'home' is this machine's site (--home)"
 		case " ${SITES[*]} " in *" $name "*) usage_error "--site $spec: site '$name' given twice" ;; esac
@@ -684,6 +701,9 @@ site_up() {
 		fi
 		echo 1 >"/proc/sys/net/ipv6/conf/$br/disable_ipv6" 2>/dev/null || true
 		ip link set "$tap" master "$br"
+		# mtu=: the site's links, its tap as its hosts' (host_net_up):
+		# a larger packet from outside is dropped without a word
+		ip link set "$tap" mtu "${SITE_MTU[$i]:-1500}"
 		ip link set "$br" up
 	fi
 	ip link set "$tap" up
