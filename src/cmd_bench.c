@@ -84,6 +84,9 @@ static const struct bounds stop_grace_bounds = { 0, 3600 };
 /* each probe in flight holds BENCH_FDS_PER_CALL descriptors */
 static const struct bounds max_probes_bounds = { 1, BENCH_MAX_PROBES_MAX };
 
+static const char *const throughput_modes[] = { "exclusive", "duplex",
+	NULL };
+
 static const struct option_spec bench_specs[] = {
 	{ .name = "output", .letter = 'o', .type = OPTION_STRING,
 	  .offset = BENCH_OPT(output), .arg = "DIR",
@@ -136,6 +139,12 @@ static const struct option_spec bench_specs[] = {
 	  .offset = BENCH_OPT(metrics_file), .arg = "FILE",
 	  .help = "the run's records as Prometheus metrics, written\n"
 	  "atomically at the end (docs/metrics.md)" },
+	{ .name = "throughput-mode", .type = OPTION_ENUM,
+	  .offset = BENCH_OPT(duplex), .arg = "M", .choices = throughput_modes,
+	  .help = "exclusive (default): no node in two transfers at\n"
+	  "once, 2(N-1) rounds; duplex: each node the source\n"
+	  "of one and the target of another at once, N-1\n"
+	  "rounds (full-duplex links, no shared bottleneck)" },
 	{ .name = "max-probes", .type = OPTION_INT, .offset = BENCH_OPT(max_probes),
 	  .arg = "N", .bounds = &max_probes_bounds,
 	  .help = "light probes per node at once (2, at most 64)" },

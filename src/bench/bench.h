@@ -149,6 +149,8 @@ struct bench_options {
 	const char **bootstrap;	/* --bootstrap, in order */
 	size_t n_bootstrap;
 	int max_probes;		/* light probes per node at once */
+	int duplex;		/* --throughput-mode duplex: the exclusive
+				   kinds that may, in duplex rounds */
 	int keep, serial, baseline, no_punch, quiet;
 	int force;		/* --force: write over an earlier run's output */
 };

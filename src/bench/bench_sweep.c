@@ -10,7 +10,9 @@
  * load, as many as a session has channels, as collect's pings); then the
  * exclusive ones (throughput) in the scheduler's exclusive rounds (no
  * node in two transfers at once, as collect's iperf3), because two
- * transfers through one node would measure each other. --serial runs one
+ * transfers through one node would measure each other; with
+ * --throughput-mode duplex in collect's duplex rounds (each node the source
+ * of one transfer and the target of another). --serial runs one
  * task at a time in the upstream order (kind, source, target). Each
  * record is written the moment its probe ends; when the phase's last task
  * has ended, the run is told (b->hooks.phase_ended).
@@ -530,9 +532,13 @@ add_light(struct bench *b, enum bench_phase p,
 				    (int)k);
 }
 
-/* An exclusive kind's tasks: the scheduler's exclusive rounds. */
+/*
+ * An exclusive kind's tasks: the scheduler's exclusive rounds, or with
+ * duplex its N-1 shift rounds (each node the source of one transfer and the
+ * target of another at once, as collect's --iperf-mode duplex).
+ */
 static int
-add_exclusive(struct bench *b, const struct probe_kind *kind)
+add_exclusive(struct bench *b, const struct probe_kind *kind, int duplex)
 {
 	struct schedule *s = NULL;
 	size_t r, q, i, k;
@@ -545,7 +551,8 @@ add_exclusive(struct bench *b, const struct probe_kind *kind)
 					    (int)b->pairs.n + 1);
 		return 0;
 	}
-	if (schedule_exclusive(b->n, &s) != 0)
+	if ((duplex ? schedule_duplex(b->n, &s) : schedule_exclusive(b->n,
+	    &s)) != 0)
 		return NP_ERR_NOMEM;
 	for (r = 0; r < s->n_rounds; r++)
 		for (q = 0; q < s->rounds[r].n_pairs; q++)
@@ -585,6 +592,24 @@ run_has(const struct bench *b, const struct probe_kind *k)
 	    ((b->o->kinds >> probe_kind_index(k)) & 1);
 }
 
+/*
+ * The sweep's exclusive kinds in duplex rounds: --throughput-mode duplex,
+ * and every one of them may (PROBE_DUPLEX); never with --serial.
+ */
+static int
+sweep_duplex(const struct bench *b)
+{
+	const struct probe_kind *k;
+
+	if (!b->o->duplex || b->o->serial)
+		return 0;
+	for (k = probe_kinds; k->name != NULL; k++)
+		if (run_has(b, k) && k->shape == PROBE_EXCLUSIVE &&
+		    !(k->flags & PROBE_DUPLEX))
+			return 0;
+	return 1;
+}
+
 /* The phase's tasks, in the order they are to run. */
 static int
 add_tasks(struct bench *b, enum bench_phase p)
@@ -619,7 +644,7 @@ add_tasks(struct bench *b, enum bench_phase p)
 	add_light(b, p, light, n_light);
 	for (k = probe_kinds; k->name != NULL; k++)
 		if (run_has(b, k) && k->shape == PROBE_EXCLUSIVE &&
-		    add_exclusive(b, k) != 0)
+		    add_exclusive(b, k, sweep_duplex(b)) != 0)
 			return NP_ERR_NOMEM;
 	return 0;
 }
@@ -641,6 +666,8 @@ dispatch_build(struct bench *b, enum bench_phase p)
 	size_t i;
 	int r;
 
+	if (sweep_duplex(b))
+		stages[1].share = DISPATCH_DUPLEX;
 	h.arg = b;
 	if ((r = dispatch_new(b->n, ps->n, stages, p == BENCH_SWEEP ? 2 : 1,
 	    &h, &ps->d)) != 0)

@@ -245,7 +245,7 @@ const struct probe_kind probe_kinds[] = {
 	    PROBE_INBOUND_LIBP2P,
 	    NULL, NULL },
 	{ "throughput", "otela", NODE, EXCLUSIVE,
-	    PROBE_TRANSFER,
+	    PROBE_TRANSFER | PROBE_DUPLEX,
 	    NULL, NULL, NULL, probe_node_parse,
 	    NULL, NULL, NULL,
 	    NULL, "mbps", { "mbps", "Mbps", 3, NULL }, throughput_metrics,
