@@ -18,7 +18,13 @@
 #        probes wait on each host's own link rather than on the shared CPU),
 #        BENCH_WAN (1: a lab with distance instead of the flat one, as
 #        tests/perf/wan.sh brings up: the hosts in 3 sites one-way 5, 15
-#        and 30 ms from the core, this machine 10 ms from it)
+#        and 30 ms from the core, this machine 10 ms from it),
+#        BENCH_PAR_ARGS (more arguments for the parallel run only, e.g.
+#        --throughput-mode duplex: its bound counts N-1 throughput rounds),
+#        BENCH_UPSTREAM (a checkout of OpenTela's contrib/network-profiler:
+#        its `bench` also runs on the same lab, with the same counts and
+#        bytes, over OpenSSH; python3 with PyYAML),
+#        OTELA_BIN (an otela to run on the hosts instead of the stand-in)
 #
 # All lab hosts share this machine's cores. The script prints how busy the
 # cores were during each run and the ceiling that puts on the speed-up: the
@@ -38,6 +44,8 @@ tools=(jq node bc /usr/bin/time)
 [ "${BENCH_WAN:-0}" = 1 ] && tools+=(wirefilter vde_switch)
 bench_lab_setup bench.sh benchb "${tools[@]}"
 "$SRC/tests/otela-node/install.sh" >/dev/null
+
+read -r -a PAR_ARGS <<<"${BENCH_PAR_ARGS:-}"
 
 # run LABEL ARGS...: bench with ARGS into $WORK/LABEL; sets WALL, RSS (MB),
 # BUSY (share of all cores busy, %), CPU_S (CPU-seconds used on the
@@ -70,13 +78,15 @@ durations() {
 
 median() { sort -g | awk '{v[NR]=$1} END {printf "%.3f", NR ? v[int((NR+1)/2)] : 0}'; }
 
-# The sweep's lower bound for run LABEL with N hosts: throughput rounds x
-# the median throughput probe, plus the most any node spends in light
-# probes (libp2p_ping, latency: as source or target) over the per-node
-# limit.
+# The sweep's lower bound for run LABEL with N hosts: throughput rounds
+# (exclusive: 2(N-1), 2N for odd N; duplex, as run.json says: N-1) x the
+# median throughput probe, plus the most any node spends in light probes
+# (libp2p_ping, latency: as source or target) over the per-node limit.
 lower_bound() {
 	local rec=$WORK/$1/measurements.jsonl n=$2 rounds tp light
 	rounds=$(( n % 2 == 0 ? 2 * (n - 1) : 2 * n ))
+	[ "$(jq -r '.config.throughput_mode // "exclusive"' "$WORK/$1/run.json")" = duplex ] &&
+	    rounds=$(( n - 1 ))
 	tp=$(durations "$rec" '.kind=="throughput"' | median)
 	light=$(jq -r 'select(.kind!="throughput")|[.source,.target,
 	    ((.ended_at[0:19]+"Z"|fromdateiso8601) + (.ended_at[20:23]|tonumber)/1000)
@@ -86,8 +96,36 @@ lower_bound() {
 	LB=$(echo "$rounds * $tp + $light" | bc -l)
 }
 
+load() { cut -d' ' -f1-3 /proc/loadavg; }
+
+# upstream LABEL: OpenTela's own profiler (BENCH_UPSTREAM) on the lab, as
+# its README runs it, over OpenSSH with the lab's configuration; sets
+# U_WALL and U_PHASES (its run.json's phases).
+upstream() {
+	local label=$1 t0 cfg=$WORK/upstream.json
+	local lc=20 tc=3 tb=10485760 i
+	for (( i = 0; i < ${#ARGS[@]}; i++ )); do
+		case ${ARGS[$i]} in
+		--latency-count) lc=${ARGS[$((i + 1))]} ;;
+		--throughput-count) tc=${ARGS[$((i + 1))]} ;;
+		--throughput-bytes) tb=${ARGS[$((i + 1))]} ;;
+		esac
+	done
+	jq --arg f "$WORK/lab/ssh_config.openssh" --arg p "$bindir" \
+	    '{remote_command: ["ssh", "-F", $f, "{host}", ("export PATH=" + $p + ":$PATH; {command}")],
+	      machines: [.machines[] | {name, address, rcc_host: .name}]}' \
+	    "$WORK/lab/machines.json" >"$cfg"
+	t0=$(date +%s.%N)
+	(cd "$BENCH_UPSTREAM" && python3 -m network_profiler bench --config "$cfg" \
+	    --output "$WORK/$label" --run-id "$label" --latency-count "$lc" \
+	    --throughput-count "$tc" --throughput-bytes "$tb") >"$WORK/$label.log" 2>&1 ||
+	    echo "  warning: upstream exited $?: $(tail -1 "$WORK/$label.log")" >&2
+	U_WALL=$(echo "$(date +%s.%N) - $t0" | bc -l)
+	U_PHASES=$(jq -r '.phases|to_entries|map("\(.key) \(.value)")|join(", ")' "$WORK/$label/run.json" 2>/dev/null || echo "?")
+}
+
 printf 'netprof bench benchmark: %s, per-node light probes %d, host egress %s, %s\n' \
-    "${ARGS[*]}" $MAX_PROBES "${BENCH_RATE:-unshaped}" \
+    "${ARGS[*]}${PAR_ARGS[*]:+ (bench alone: ${PAR_ARGS[*]})}" $MAX_PROBES "${BENCH_RATE:-unshaped}" \
     "$([ "${BENCH_WAN:-0}" = 1 ] && echo "3 sites 5/15/30 ms from the core, home 10 ms" || echo "a flat lab")"
 echo "load before: $(uptime | sed 's/.*load average: //')"
 for n in $SIZES; do
@@ -102,14 +140,21 @@ for n in $SIZES; do
 		    --site "c=$(( n / 3 )),delay=30" --home delay=10)
 	fi
 	"$LAB" up --name benchb --hosts "$n" --dir "$WORK/lab" "${shape[@]}" "${sites[@]}" >/dev/null
-	jq --arg p "$SRC/tests/otela-node/bin" '.remote_setup = "export PATH=\($p):$PATH"' \
+	bindir=$SRC/tests/otela-node/bin
+	if [ -n "${OTELA_BIN:-}" ]; then
+		bindir=$WORK/otela-bin
+		mkdir -p "$bindir" && ln -sf "$OTELA_BIN" "$bindir/otela"
+	fi
+	jq --arg p "$bindir" '.remote_setup = "export PATH=\($p):$PATH"' \
 	    "$WORK/lab/machines.json" >"$WORK/inv.json"
 	pairs=$(( n * (n - 1) ))
 	echo
 	echo "N=$n: $pairs ordered pairs x 3 kinds"
-	run "par-$n"
+	echo "  load before bench: $(load)"
+	run "par-$n" "${PAR_ARGS[@]}"
 	p_wall=$WALL p_rss=$RSS p_busy=$BUSY p_own=$OWN_S
 	if [ "$n" -le "$SERIAL_MAX" ]; then
+		echo "  load before --serial: $(load)"
 		run "ser-$n" --serial
 		s_wall=$WALL s_note="measured" s_n=$n s_label="ser-$n"
 		s_busy=$BUSY s_cpu=$CPU_S
@@ -156,5 +201,11 @@ for n in $SIZES; do
 	    "$(durations "$WORK/par-$n/measurements.jsonl" '.kind=="latency"' | median)" \
 	    "$(durations "$WORK/par-$n/measurements.jsonl" '.kind=="throughput"' | median)"
 	printf '  peak RSS: bench %s MB\n' "$p_rss"
+	if [ -n "${BENCH_UPSTREAM:-}" ]; then
+		echo "  load before upstream's profiler: $(load)"
+		upstream "up-$n"
+		printf '  upstream profiler: %.2f s (%s); bench %.1fx faster\n' \
+		    "$U_WALL" "$U_PHASES" "$(echo "$U_WALL / $p_wall" | bc -l)"
+	fi
 done
 echo "load after: $(uptime | sed 's/.*load average: //')"
