@@ -22,35 +22,13 @@
 static int
 parse_kinds(const char *list, void *field)
 {
-	unsigned *out = field;
-	char *copy = strdup(list), *save = NULL, *w;
-	const struct probe_kind *k;
-	int r = 0;
-
-	*out = 0;
-	if (copy == NULL)
-		return NP_ERR_USAGE;
-	for (w = strtok_r(copy, ",", &save); w != NULL;
-	    w = strtok_r(NULL, ",", &save)) {
-		if ((k = probe_kind_find(w)) == NULL ||
-		    k->via != PROBE_VIA_NODE) {
-			r = NP_ERR_USAGE;
-			break;
-		}
-		*out |= 1u << probe_kind_index(k);
-	}
-	free(copy);
-	return r == 0 && *out == 0 ? NP_ERR_USAGE : r;
+	return probe_kind_parse_list(list, 1u << PROBE_VIA_NODE, field);
 }
 
-/* "a comma-separated list of libp2p_ping, ...": the table's node kinds */
 static void
 kinds_describe(char *buf, size_t size)
 {
-	char names[200];
-
-	probe_kind_names(names, sizeof names, 1u << PROBE_VIA_NODE);
-	snprintf(buf, size, "a comma-separated list of %s", names);
+	probe_kind_describe_list(buf, size, 1u << PROBE_VIA_NODE);
 }
 
 /* A run id names directories here and on the hosts: keep it plain. */

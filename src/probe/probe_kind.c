@@ -325,6 +325,38 @@ probe_kind_names(char *buf, size_t size, unsigned via_mask)
 }
 
 int
+probe_kind_parse_list(const char *list, unsigned via_mask, unsigned *bits)
+{
+	char *copy = strdup(list), *save = NULL, *w;
+	const struct probe_kind *k;
+	int r = 0;
+
+	*bits = 0;
+	if (copy == NULL)
+		return NP_ERR_USAGE;
+	for (w = strtok_r(copy, ",", &save); w != NULL;
+	    w = strtok_r(NULL, ",", &save)) {
+		if ((k = probe_kind_find(w)) == NULL ||
+		    !((via_mask >> k->via) & 1)) {
+			r = NP_ERR_USAGE;
+			break;
+		}
+		*bits |= 1u << probe_kind_index(k);
+	}
+	free(copy);
+	return r == 0 && *bits == 0 ? NP_ERR_USAGE : r;
+}
+
+void
+probe_kind_describe_list(char *buf, size_t size, unsigned via_mask)
+{
+	char names[200];
+
+	probe_kind_names(names, sizeof names, via_mask);
+	snprintf(buf, size, "a comma-separated list of %s", names);
+}
+
+int
 probe_tool_missing(const char *tool, const struct probe_output *o,
     struct probe_result *res)
 {
@@ -341,6 +373,15 @@ probe_tool_missing(const char *tool, const struct probe_output *o,
 	    "there (exit %d)", o->who != NULL ? o->who : "", o->host, tool,
 	    o->exit_status);
 	return 1;
+}
+
+int
+probe_result_fail(struct probe_result *res, enum error_class cls, char *error)
+{
+	res->ok = 0;
+	res->error_class = cls;
+	res->error = error;
+	return error != NULL ? 0 : NP_ERR_NOMEM;
 }
 
 void

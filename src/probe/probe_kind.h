@@ -205,6 +205,13 @@ const struct probe_metric *probe_kind_metric(const struct probe_kind *k,
 /* The names of the kinds that run via a bit of via_mask (1 << enum
    probe_via), "a, b or c", in buf of size (for an error). */
 void probe_kind_names(char *buf, size_t size, unsigned via_mask);
+/* A comma-separated list of kinds that run via a bit of via_mask into
+   bits (1 << their index): 0, or NP_ERR_USAGE for another name or none
+   (an option's parser: --kinds). */
+int probe_kind_parse_list(const char *list, unsigned via_mask,
+    unsigned *bits);
+/* "a comma-separated list of a, b or c" in buf of size (its describe). */
+void probe_kind_describe_list(char *buf, size_t size, unsigned via_mask);
 
 /*
  * A shell kind's output says its tool is not there (exit 127, "not
@@ -213,6 +220,11 @@ void probe_kind_names(char *buf, size_t size, unsigned via_mask);
  */
 int probe_tool_missing(const char *tool, const struct probe_output *o,
     struct probe_result *res);
+
+/* res failed, of class cls, with error (taken): 0, or NP_ERR_NOMEM when
+   error is NULL (its allocation failed). */
+int probe_result_fail(struct probe_result *res, enum error_class cls,
+    char *error);
 
 /* Free what res holds (its metrics, its error); NULL-safe. */
 void probe_result_clear(struct probe_result *res);

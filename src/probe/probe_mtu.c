@@ -107,15 +107,6 @@ probe_mtu_duration(const struct probe_settings *ps)
 	return 0.5;
 }
 
-static int
-fail(struct probe_result *res, enum error_class cls, char *error)
-{
-	res->ok = 0;
-	res->error_class = cls;
-	res->error = error;
-	return error != NULL ? 0 : NP_ERR_NOMEM;
-}
-
 /* What the script printed: the local limit, the sizes that crossed. */
 struct search {
 	long local, overhead;
@@ -183,21 +174,22 @@ probe_mtu_parse(const struct probe_output *o, struct probe_result *res)
 		error = str_printf("ping exited %d: %s", o->exit_status,
 		    line != NULL ? line : "(nothing said)");
 		free(line);
-		return fail(res, ERROR_CLASS_TOOL_FAILED, error);
+		return probe_result_fail(res, ERROR_CLASS_TOOL_FAILED, error);
 	}
 	if (read_search(o->out, &s) != 0)
-		return fail(res, ERROR_CLASS_PARSE, strdup("the path MTU "
-		    "search printed no \"np-mtu local\" line"));
+		return probe_result_fail(res, ERROR_CLASS_PARSE,
+		    strdup("the path MTU search printed no \"np-mtu local\" "
+		    "line"));
 	if ((res->metrics = mtu_metrics(&s)) == NULL)
 		return NP_ERR_NOMEM;
 	if (s.crossed == 0)
-		return fail(res, ERROR_CLASS_TOOL_FAILED, str_printf("no "
-		    "packet crossed with don't-fragment set, %ld bytes and "
-		    "smaller, in %d tries", s.stopped, s.tries));
+		return probe_result_fail(res, ERROR_CLASS_TOOL_FAILED,
+		    str_printf("no packet crossed with don't-fragment set, "
+		    "%ld bytes and smaller, in %d tries", s.stopped, s.tries));
 	if (s.crossed < s.local && s.stopped != s.crossed + 1)
-		return fail(res, ERROR_CLASS_PARSE, str_printf("the path MTU "
-		    "search did not end: %ld bytes crossed, %ld did not",
-		    s.crossed, s.stopped));
+		return probe_result_fail(res, ERROR_CLASS_PARSE,
+		    str_printf("the path MTU search did not end: %ld bytes "
+		    "crossed, %ld did not", s.crossed, s.stopped));
 	res->ok = 1;
 	res->value = (double)s.crossed;
 	return 0;

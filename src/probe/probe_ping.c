@@ -59,23 +59,15 @@ probe_ping_reason(const char *text)
 	return NULL;
 }
 
-static int
-fail(struct probe_result *res, enum error_class cls, char *error)
-{
-	res->ok = 0;
-	res->error_class = cls;
-	res->error = error;
-	return error != NULL ? 0 : NP_ERR_NOMEM;
-}
-
 int
 probe_ping_judge(const struct ping_result *p, struct probe_result *res)
 {
 	if ((res->metrics = ping_result_metrics(p)) == NULL)
 		return NP_ERR_NOMEM;
 	if (p->received == 0)
-		return fail(res, ERROR_CLASS_TOOL_FAILED, str_printf("100%% "
-		    "packet loss: %d sent, none answered", p->transmitted));
+		return probe_result_fail(res, ERROR_CLASS_TOOL_FAILED,
+		    str_printf("100%% packet loss: %d sent, none answered",
+		    p->transmitted));
 	res->ok = 1;
 	res->value = p->p50_ms;
 	return 0;
@@ -103,9 +95,10 @@ probe_ping_classify(const struct probe_output *o,
 			cause = str_printf("ping exited %d: %s", o->exit_status,
 			    line);
 			free(line);
-			return fail(res, ERROR_CLASS_TOOL_FAILED, cause);
+			return probe_result_fail(res, ERROR_CLASS_TOOL_FAILED,
+			    cause);
 		}
-		return fail(res, ERROR_CLASS_PARSE, cause);
+		return probe_result_fail(res, ERROR_CLASS_PARSE, cause);
 	}
 	r = probe_ping_judge(p, res);
 	if (figures != NULL && r == 0)

@@ -170,15 +170,6 @@ out_of_order(const cJSON *root)
 	return sum_line >= 0 ? sum_line : sum;
 }
 
-static int
-fail(struct probe_result *res, enum error_class cls, char *error)
-{
-	res->ok = 0;
-	res->error_class = cls;
-	res->error = error;
-	return error != NULL ? 0 : NP_ERR_NOMEM;
-}
-
 /* The report's figures as the record's metrics. */
 static int
 udp_metrics(const cJSON *root, struct probe_result *res)
@@ -200,9 +191,9 @@ udp_metrics(const cJSON *root, struct probe_result *res)
 	if (!cJSON_IsObject(recv) || isnan(packets) || isnan(lost) ||
 	    isnan(number(recv, "jitter_ms")) || packets < 0 || lost < 0 ||
 	    lost > packets)
-		return fail(res, ERROR_CLASS_PARSE, strdup("iperf3 report has "
-		    "no UDP receiver's sum (end.sum_received: packets, "
-		    "lost_packets, jitter_ms)"));
+		return probe_result_fail(res, ERROR_CLASS_PARSE,
+		    strdup("iperf3 report has no UDP receiver's sum "
+		    "(end.sum_received: packets, lost_packets, jitter_ms)"));
 	if (isnan(sent_packets) || sent_packets < packets)
 		sent_packets = packets;
 	if ((m = res->metrics = cJSON_CreateObject()) == NULL)
@@ -224,9 +215,9 @@ udp_metrics(const cJSON *root, struct probe_result *res)
 	cJSON_AddNumberToObject(m, "seconds", isnan(number(recv, "seconds")) ?
 	    0 : number(recv, "seconds"));
 	if (packets == 0)
-		return fail(res, ERROR_CLASS_TOOL_FAILED, str_printf("no UDP "
-		    "datagram arrived: %.0f sent at the set rate",
-		    sent_packets));
+		return probe_result_fail(res, ERROR_CLASS_TOOL_FAILED,
+		    str_printf("no UDP datagram arrived: %.0f sent at the set "
+		    "rate", sent_packets));
 	res->ok = 1;
 	res->value = 100.0 * lost / packets;
 	return 0;
@@ -244,16 +235,16 @@ probe_udp_parse(const struct probe_output *o, struct probe_result *res)
 	if (probe_tool_missing("iperf3", o, res))
 		return res->error != NULL ? 0 : NP_ERR_NOMEM;
 	if (o->out == NULL || *o->out == '\0')
-		return fail(res, ERROR_CLASS_PARSE, strdup("iperf3 printed "
-		    "nothing"));
+		return probe_result_fail(res, ERROR_CLASS_PARSE,
+		    strdup("iperf3 printed nothing"));
 	if ((root = cJSON_Parse(o->out)) == NULL)
-		return fail(res, ERROR_CLASS_PARSE, strdup("iperf3 output is "
-		    "not a complete JSON report (truncated: the client was "
-		    "stopped early?)"));
+		return probe_result_fail(res, ERROR_CLASS_PARSE,
+		    strdup("iperf3 output is not a complete JSON report "
+		    "(truncated: the client was stopped early?)"));
 	err = cJSON_GetObjectItemCaseSensitive(root, "error");
 	if (cJSON_IsString(err) && err->valuestring != NULL)
-		r = fail(res, ERROR_CLASS_TOOL_FAILED, str_printf("iperf3: %s",
-		    err->valuestring));
+		r = probe_result_fail(res, ERROR_CLASS_TOOL_FAILED,
+		    str_printf("iperf3: %s", err->valuestring));
 	else
 		r = udp_metrics(root, res);
 	cJSON_Delete(root);
