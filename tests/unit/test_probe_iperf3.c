@@ -32,19 +32,7 @@ iperf3(void)
 static void
 check(char **argv, const char *command, const char *config)
 {
-	struct probe_settings ps;
-	cJSON *cfg = cJSON_CreateObject();
-	char *cmd, *text;
-
-	assert_int_equal(kind_settings(&ps, argv), 0);
-	cmd = iperf3()->command(&ps, "198.18.0.3");
-	assert_string_equal(cmd, command);
-	free(cmd);
-	assert_int_equal(iperf3()->config(&ps, cfg), 0);
-	text = cJSON_PrintUnformatted(cfg);
-	assert_string_equal(text, config);
-	cJSON_free(text);
-	cJSON_Delete(cfg);
+	kind_check(iperf3(), argv, command, config);
 }
 
 static void

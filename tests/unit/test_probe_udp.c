@@ -54,19 +54,7 @@ row_is_the_kinds(void **state)
 static void
 check(char **argv, const char *command, const char *config)
 {
-	struct probe_settings ps;
-	cJSON *cfg = cJSON_CreateObject();
-	char *cmd, *text;
-
-	assert_int_equal(kind_settings(&ps, argv), 0);
-	cmd = udp()->command(&ps, "198.18.0.3");
-	assert_string_equal(cmd, command);
-	free(cmd);
-	assert_int_equal(udp()->config(&ps, cfg), 0);
-	text = cJSON_PrintUnformatted(cfg);
-	assert_string_equal(text, config);
-	cJSON_free(text);
-	cJSON_Delete(cfg);
+	kind_check(udp(), argv, command, config);
 }
 
 static void
