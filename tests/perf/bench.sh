@@ -142,8 +142,17 @@ for n in $SIZES; do
 	"$LAB" up --name benchb --hosts "$n" --dir "$WORK/lab" "${shape[@]}" "${sites[@]}" >/dev/null
 	bindir=$SRC/tests/otela-node/bin
 	if [ -n "${OTELA_BIN:-}" ]; then
+		# a real node dials its bootstrap list and more: it runs only
+		# where nothing beyond the lab is reachable
+		for i in $(seq 1 "$n"); do
+			[ -z "$(ip -n "np-benchb-h$i" route show default)" ] ||
+			    { echo "bench.sh: lab host h$i has a default route" >&2; exit 1; }
+		done
+		# the lab user runs it: $WORK (mktemp's 0700) is crossed, not read
 		bindir=$WORK/otela-bin
-		mkdir -p "$bindir" && ln -sf "$OTELA_BIN" "$bindir/otela"
+		chmod 711 "$WORK"
+		mkdir -p "$bindir" && chmod 755 "$bindir" &&
+		    ln -sf "$OTELA_BIN" "$bindir/otela"
 	fi
 	jq --arg p "$bindir" '.remote_setup = "export PATH=\($p):$PATH"' \
 	    "$WORK/lab/machines.json" >"$WORK/inv.json"
