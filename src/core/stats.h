@@ -26,4 +26,13 @@ void stats_sort(double *values, size_t n);
 /* The median of values (sorted in place); NAN when n is 0. */
 double stats_median(double *values, size_t n);
 
+/*
+ * The value of rank k (from 0) among the n values (no NAN), which are
+ * reordered so that those before k are no larger: a selection, no sort.
+ */
+double stats_select(double *values, size_t n, size_t k);
+
+/* stats_median()'s value without a full sort (values reordered). */
+double stats_median_select(double *values, size_t n);
+
 #endif

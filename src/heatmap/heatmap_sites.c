@@ -488,73 +488,6 @@ out:
 	return rc;
 }
 
-/*
- * The value of rank k among v's n numbers (no NAN), v reordered so that
- * the ones before k are no larger: a three-way partition, for the many
- * equal values a site pair has.
- */
-static double
-select_rank(double *v, size_t n, size_t k)
-{
-	size_t lo = 0, hi = n;
-
-	while (hi - lo > 1) {
-		double a = v[lo], b = v[lo + (hi - lo) / 2], c = v[hi - 1], p, t;
-		size_t lt = lo, i = lo, gt = hi;
-
-		p = a < b ? (b < c ? b : (a < c ? c : a)) :
-		    (a < c ? a : (b < c ? c : b));
-		while (i < gt) {
-			if (v[i] < p) {
-				t = v[lt];
-				v[lt++] = v[i];
-				v[i++] = t;
-			} else if (v[i] > p) {
-				t = v[--gt];
-				v[gt] = v[i];
-				v[i] = t;
-			} else
-				i++;
-		}
-		if (k < lt)
-			hi = lt;
-		else if (k >= gt)
-			lo = gt;
-		else
-			return p;
-	}
-	return v[k];
-}
-
-/*
- * stats_median() without its sort: a site pair of a thousand hosts has a
- * hundred thousand values, and sorting every pair's was most of writing
- * the page. The same value: the middle one, or the mean of the two
- * middle ones (the lower is the largest before the upper). A -0 among
- * them is left to the sort, whose order of equal values decides which
- * zero is the middle one.
- */
-static double
-site_median(double *v, size_t n)
-{
-	double upper, lower;
-	size_t i;
-
-	for (i = 0; i < n; i++)
-		if (v[i] == 0 && signbit(v[i]))
-			return stats_median(v, n);
-	if (n == 0)
-		return NAN;
-	upper = select_rank(v, n, n / 2);
-	if (n % 2)
-		return upper;
-	lower = v[0];
-	for (i = 1; i < n / 2; i++)
-		if (v[i] > lower)
-			lower = v[i];
-	return (lower + upper) / 2;
-}
-
 int
 heatmap_site_summary(const struct matrix *hm, const struct matrix_kind *k,
     size_t metric, struct site_cell **out)
@@ -605,7 +538,8 @@ heatmap_site_summary(const struct matrix *hm, const struct matrix_kind *k,
 	for (i = 0; i < g * g; i++) {
 		sc[i].nvalues = fill[i];
 		if (fill[i] > 0)
-			sc[i].median = site_median(vals[i], fill[i]);
+			sc[i].median = stats_median_select(vals[i],
+			    fill[i]);
 	}
 	*out = sc;
 	sc = NULL;
