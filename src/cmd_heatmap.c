@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -21,6 +22,7 @@
 #include "heatmap_compare.h"
 #include "probe_kind.h"
 #include "heatmap_diagnose.h"
+#include "heatmap_gate.h"
 #include "heatmap_html.h"
 #include "heatmap_sites.h"
 #include "heatmap_text.h"
@@ -49,6 +51,9 @@ struct heatmap_args {
 	int metrics;		/* --metrics: the exposition on stdout */
 	const char *metrics_file;
 	int max_memory;		/* MiB; 0: MATRIX_BUDGET_DEFAULT */
+	const char *diagnosis_json;	/* the findings as JSON */
+	struct heatmap_gate_options gate;	/* --fail-on */
+	double fail_on_worse;	/* --fail-on-worse: times worse; 0 none */
 };
 
 /* No --input: collect's default output, as upstream. */
@@ -71,6 +76,8 @@ static const char *const group_bys[] = { "auto", "site", "rtt", "none", NULL };
 static const struct bounds group_rtt_bounds = { 0.001, 1e6 };
 /* MiB: up to 1 TiB */
 static const struct bounds max_memory_bounds = { 16, 1 << 20 };
+/* times worse than the old run */
+static const struct bounds fail_worse_bounds = { 1.01, 1e6 };
 
 static const struct option_spec heatmap_specs[] = {
 	{ .name = "input", .letter = 'i', .type = OPTION_LIST,
@@ -144,11 +151,23 @@ static const struct option_spec heatmap_specs[] = {
 	  .what = "a size in MiB from 16 to 1048576",
 	  .help = "memory budget of the records' cells, per run read\n"
 	  "(default 1024 MiB; a 1,000-host bench run takes ~400)" },
+	{ .name = "diagnosis-json", .type = OPTION_STRING,
+	  .offset = offsetof(struct heatmap_args, diagnosis_json),
+	  .arg = "FILE",
+	  .help = "write the diagnosis's findings as JSON to FILE\n"
+	  "(- for stdout; the schema: docs/heatmap.md)" },
+	{ .name = "fail-on-worse", .type = OPTION_SECONDS,
+	  .offset = offsetof(struct heatmap_args, fail_on_worse),
+	  .arg = "FACTOR", .bounds = &fail_worse_bounds,
+	  .what = "a factor above 1, e.g. 1.5",
+	  .help = "with --compare: exit 3 when a finding got FACTOR\n"
+	  "times worse than the old run (or failed since)" },
 	{ .name = NULL }
 };
 
 static const struct option_block heatmap_options_table[] = {
 	{ heatmap_specs, 0 },
+	{ heatmap_gate_specs, offsetof(struct heatmap_args, gate) },
 	{ NULL, 0 }
 };
 
@@ -243,6 +262,15 @@ parse_args(const struct cmd_entry *self, int argc, char **argv,
 			    "--compare input: writing the page would replace "
 			    "the records; give another --output", a->output);
 	}
+	for (i = 0; a->diagnosis_json != NULL &&
+	    strcmp(a->diagnosis_json, "-") != 0 && i < a->ninputs; i++)
+		if (file_same(a->diagnosis_json, a->inputs[i]))
+			return option_usage_error(self, "--diagnosis-json %s "
+			    "is the input %s; give another --diagnosis-json",
+			    a->diagnosis_json, a->inputs[i]);
+	if (a->fail_on_worse > 0 && a->ncompare == 0)
+		return option_usage_error(self, "--fail-on-worse needs "
+		    "--compare OLD: worse than what?");
 	if (a->kind != NULL && probe_kind_find(a->kind) == NULL) {
 		char names[256];
 
@@ -404,6 +432,54 @@ out:
 	return rc;
 }
 
+/* --diagnosis-json: the findings, to a file or standard output. */
+static int
+write_diagnosis_json(const struct heatmap *hm, const struct diagnosis *dx,
+    const char *path)
+{
+	FILE *f = stdout;
+	int rc, err = 0;
+
+	if (strcmp(path, "-") != 0) {
+		if (cmd_make_parent_dirs(path, "--diagnosis-json") !=
+		    NP_EXIT_OK)
+			return NP_ERR_IO;
+		if ((f = fopen(path, "w")) == NULL) {
+			log_error("--diagnosis-json %s: %s; check the path",
+			    path, strerror(errno));
+			return NP_ERR_IO;
+		}
+	}
+	rc = heatmap_diagnosis_json(hm, dx, f);
+	if (rc != 0 || fflush(f) != 0)
+		err = errno;
+	if (f != stdout && fclose(f) != 0 && err == 0)
+		err = errno;
+	if (rc != 0 || err != 0) {
+		log_error("--diagnosis-json %s: could not write: %s", path,
+		    strerror(err ? err : EIO));
+		return NP_ERR_IO;
+	}
+	return 0;
+}
+
+/* The terminal's width for --text: its own, else $COLUMNS; 0 (no
+ * limit) for a file or a pipe without COLUMNS. */
+static int
+text_width(void)
+{
+	struct winsize ws;
+	const char *c = getenv("COLUMNS");
+	long v;
+
+	if (isatty(STDOUT_FILENO) && ioctl(STDOUT_FILENO, TIOCGWINSZ,
+	    &ws) == 0 && ws.ws_col > 0)
+		return ws.ws_col;
+	if (c != NULL && (v = strtol(c, NULL, 10)) > 0 && v < 100000)
+		return (int)v;
+	return 0;
+}
+
 static int
 use_color(void)
 {
@@ -440,7 +516,7 @@ cmd_heatmap_exec(const struct cmd_entry *self, int argc, char **argv)
 {
 	struct heatmap_args a;
 	struct diagnosis dx;
-	struct matrix *hm = NULL;
+	struct matrix *hm = NULL, *old = NULL;
 	size_t i, kind, metric, records, failed;
 	uint64_t t = time_mono_ns();
 	int rc, stop, exit_code = NP_EXIT_USAGE;
@@ -489,16 +565,12 @@ cmd_heatmap_exec(const struct cmd_entry *self, int argc, char **argv)
 		goto nomem;
 	step_done("cells laid out", &t);
 	if (a.ncompare > 0) {
-		struct matrix *old;
-
 		if ((rc = build_old(&a, &old)) != 0) {
 			if (rc == NP_ERR_NOMEM)
 				goto nomem;
 			goto out;
 		}
-		rc = heatmap_compare(hm, old);
-		matrix_free(old);
-		if (rc != 0)
+		if (heatmap_compare(hm, old) != 0)
 			goto nomem;
 	}
 	if (heatmap_group(hm, (enum heatmap_group_by)a.group_by, a.group_rtt) != 0)
@@ -523,11 +595,12 @@ cmd_heatmap_exec(const struct cmd_entry *self, int argc, char **argv)
 	}
 	if (choose_view(hm, &a, &kind, &metric) != 0)
 		goto out;
-	if ((rc = heatmap_diagnose(hm, &dx)) != 0)
+	if ((rc = heatmap_diagnose(hm, old, &dx)) != 0)
 		goto nomem;
 	step_done("diagnosed", &t);
 	if (a.text && heatmap_write_text(hm, &dx, a.kind || a.metric ?
-	    (long)kind : -1, (long)metric, use_color(), stdout) != 0)
+	    (long)kind : -1, (long)metric, use_color(), text_width(),
+	    stdout) != 0)
 		goto nomem;
 	if ((a.metrics || a.metrics_file != NULL) &&
 	    write_metrics(hm, &a) != 0) {
@@ -541,6 +614,11 @@ cmd_heatmap_exec(const struct cmd_entry *self, int argc, char **argv)
 	}
 	if (a.output != NULL)
 		step_done("page written", &t);
+	if (a.diagnosis_json != NULL &&
+	    write_diagnosis_json(hm, &dx, a.diagnosis_json) != 0) {
+		exit_code = NP_EXIT_FAILED;
+		goto out;
+	}
 	matrix_totals(hm, &records, &failed);
 	if (log_get_level() != LOG_QUIET)	/* netprof -q heatmap */
 		fprintf(stderr, "%s %s (%zu host%s, %zu kind%s, %zu record%s, "
@@ -549,6 +627,10 @@ cmd_heatmap_exec(const struct cmd_entry *self, int argc, char **argv)
 		    PLURAL(hm->nhosts), measured_kinds(hm),
 		    PLURAL(measured_kinds(hm)), records, PLURAL(records), failed);
 	exit_code = NP_EXIT_OK;
+	if ((a.gate.fail_on != DX_SEV_NONE || a.fail_on_worse > 0) &&
+	    heatmap_gate_judge(hm, &dx, (enum dx_severity)a.gate.fail_on,
+	    a.fail_on_worse, stderr))
+		exit_code = NP_EXIT_FINDINGS;
 	goto out;
 nomem:
 	log_error("out of memory");
@@ -556,6 +638,7 @@ nomem:
 out:
 	heatmap_diagnosis_free(&dx);
 	matrix_free(hm);
+	matrix_free(old);
 	free(a.inputs);
 	free(a.compare);
 	return exit_code;
@@ -567,8 +650,12 @@ const struct cmd_entry cmd_heatmap_entry = {
 	.usage = "[--input FILE ...] [--output FILE.html] [--text]\n"
 	    "       [--kind KIND] [--metric METRIC] [--title TEXT] "
 	    "[--aggregate latest|median] [--strict]\n"
-	    "       [--max-memory MIB]\n"
+	    "       [--max-memory MIB] [--diagnosis-json FILE] "
+	    "[--fail-on SEVERITY] [--fail-on-worse FACTOR]\n"
 	    "       [--metrics] [--metrics-file FILE.prom]",
 	.options = heatmap_options_table,
+	.notes = "exit status: 0 written, 1 the page (or JSON) could not be "
+	    "written, 2 usage or\ninput error, 3 a finding at or above "
+	    "--fail-on (or --fail-on-worse).\n",
 	.exec = cmd_heatmap_exec,
 };

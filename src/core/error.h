@@ -42,6 +42,8 @@ enum np_exit {
 	NP_EXIT_OK = 0,
 	NP_EXIT_FAILED = 1,	/* ran, but some probes or hosts failed */
 	NP_EXIT_USAGE = 2,	/* bad command line or inventory */
+	NP_EXIT_FINDINGS = 3,	/* --fail-on: the diagnosis found what it
+				   names */
 	NP_EXIT_INTERRUPTED = 130
 };
 

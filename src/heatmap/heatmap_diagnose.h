@@ -1,54 +1,148 @@
 /*
- * Diagnosis: the "Interpreting results" patterns of the bench
- * documentation, looked for in the heatmap's cells and run.json, each
- * finding with the pairs (or hosts) it affects and what to try. Also the
- * failures table: one row per pair and kind with failed records.
+ * Diagnosis: what is wrong, and where. A model over the matrix explains
+ * the set of bad cells (failed, lossy, slow, narrow, or worse than an
+ * older run) with the fewest, most likely causes, each at its place: a
+ * host down, a host refusing a protocol, a host's own link, a site's
+ * uplink, the path between two sites, one pair (both ways or one way), a
+ * tool or setup failure, and the libp2p causes of the bench
+ * documentation's "Interpreting results". Every bad cell is explained by
+ * at most one finding; findings are ranked, each with its evidence, a
+ * score and why, and what to try. Also the failures table: one row per
+ * pair and kind with failed records.
  */
 #ifndef NETPROF_HEATMAP_DIAGNOSE_H
 #define NETPROF_HEATMAP_DIAGNOSE_H
 
 #include <stddef.h>
+#include <stdio.h>
 
 #include "heatmap.h"
 
-/*
- * A ratio rule needs a ratio and a difference: on one switch ICMP takes
- * 0.012 ms and an HTTP request over libp2p 7.5 ms, a ratio of 600 that
- * says nothing about the network. A libp2p latency this many times the
- * ICMP RTT is a "large gap"...
- */
-#define DIAGNOSE_GAP_RATIO 3.0
-/* ...if it is also this much larger in absolute terms (ms). */
-#define DIAGNOSE_GAP_MIN_MS 10.0
-/*
- * libp2p_ping this many times ICMP, and this much more, is a detour: the
- * pair talks through a relay (or a far tunnel), not directly.
- */
-#define DIAGNOSE_RELAY_RATIO 1.5
-#define DIAGNOSE_RELAY_MIN_MS 5.0
 /* Ports named when the records do not show them (upstream's defaults). */
 #define DIAGNOSE_IPERF3_PORT 5201
 #define DIAGNOSE_LIBP2P_PORT 19091
+/* Cells a finding keeps for its links, its JSON and its lines; the count
+ * of the others is kept. */
+#define DIAGNOSE_CELLS_MAX 1000
+
+/* How bad a finding is; --fail-on takes one by name. */
+enum dx_severity {
+	DX_SEV_NONE = 0,
+	DX_SEV_INFO,		/* worth knowing, nothing broken */
+	DX_SEV_WARNING,		/* degraded: slower, lossier, narrower */
+	DX_SEV_ERROR		/* something does not work */
+};
+
+/* Where a finding is. */
+enum dx_scope {
+	DX_SCOPE_MESH,		/* every pair */
+	DX_SCOPE_SITE,		/* place[0]: a group of hm->groups */
+	DX_SCOPE_SITE_PAIR,	/* place[0], place[1]: two groups */
+	DX_SCOPE_HOST,		/* place[0]: a host */
+	DX_SCOPE_PAIR		/* place[0] -> place[1]: two hosts */
+};
+
+/* Which way: a host's both ways, what it sends or what it receives; a
+ * pair's both ways or place[0] -> place[1] only. */
+enum dx_dir { DX_DIR_BOTH, DX_DIR_OUT, DX_DIR_IN };
+
+/* The protocols a finding concerns (bits). */
+#define DX_PROTO_ICMP	1u	/* ping */
+#define DX_PROTO_IPERF3	2u	/* iperf3's TCP port */
+#define DX_PROTO_LIBP2P	4u	/* the libp2p port: libp2p_ping, latency, throughput */
+
+/* What a cell shows (struct dx_cell's what, bits). */
+#define DX_W_FAIL	0x01u	/* failed: the network */
+#define DX_W_LOSS	0x02u	/* samples lost */
+#define DX_W_SLOW	0x04u	/* latency above its site pair's */
+#define DX_W_NARROW	0x08u	/* throughput below its site pair's */
+#define DX_W_WORSE	0x10u	/* worse than in the old run */
+#define DX_W_SETUP	0x20u	/* failed: the tool, setup or SSH */
+#define DX_W_DETOUR	0x40u	/* libp2p far above ICMP: relayed */
+#define DX_W_GAP	0x80u	/* HTTP over libp2p far above libp2p_ping */
+
+/* One affected cell, its figures against what is typical. */
+struct dx_cell {
+	size_t kind;		/* index into hm->kinds */
+	size_t src, tgt;
+	unsigned what;		/* DX_W_* */
+	const char *metric;	/* what value and typical are; NULL if none */
+	const char *unit;
+	double value, typical;	/* NAN if none */
+	double old;		/* --compare: the old run's, NAN if none */
+	double base;		/* a detour: the pair's ICMP round trip; a
+				 * gap: its libp2p_ping (else ICMP); NAN */
+	int lost, sent;		/* samples lost of sent; sent 0 if unknown */
+	const char *error;	/* a failure's text, or NULL */
+};
 
 struct finding {
-	const char *rule;	/* stable id: "relay_reservation", ... */
-	const char *title;
-	const char *advice;	/* what to try */
-	char **items;		/* one per affected pair or host */
-	size_t nitems;
+	unsigned cause;		/* the model's (heatmap_evidence.h) */
+	const char *rule;	/* the cause, a stable id: "host_down", ... */
+	enum dx_severity severity;
+	const char *category;	/* "network", "setup" or "libp2p" */
+	enum dx_scope scope;
+	size_t place[2];
+	enum dx_dir dir;
+	unsigned protos;	/* DX_PROTO_* */
+	unsigned what;		/* DX_W_* of its cells */
+	char *title;		/* the cause at its place, with real names */
+	char *evidence;		/* the figures against what is typical */
+	char *why;		/* the score's reasons */
+	char *advice;		/* what to try */
+	double score;		/* how sure, 0 to 1 */
+	double worse;		/* --compare: median times worse than the old
+				 * run, INFINITY if failed since; 0 if not */
+	size_t nbad;		/* bad cells it explains */
+	size_t nexpected;	/* cells the cause predicts bad, measured */
+	size_t lost, sent;	/* its cells' samples lost of sent (of the kind
+				 * whose loss is the evidence), or 0 */
+	double ref_rate;	/* the rate lost elsewhere; NAN if no loss */
+	const char *loss_kind;	/* the kind of lost and sent, or NULL */
+	double elapsed_s;	/* convergence: when the node gave up, or NAN */
+	struct dx_cell *cells;	/* the first DIAGNOSE_CELLS_MAX it explains */
+	size_t ncells, cells_more;
 };
 
 struct diagnosis {
-	struct finding *findings;
+	struct finding *findings;	/* most likely first */
 	size_t nfindings;
+	int compared;		/* an old run was given */
 };
 
-/* Apply every rule; findings with no affected pair are left out. */
-int heatmap_diagnose(const struct heatmap *hm, struct diagnosis *dx);
+/*
+ * Diagnose hm (built and grouped), against old (built; NULL without
+ * --compare). Findings ranked: severity, then score.
+ */
+int heatmap_diagnose(const struct heatmap *hm, const struct heatmap *old,
+    struct diagnosis *dx);
 void heatmap_diagnosis_free(struct diagnosis *dx);
-/* The finding of a rule, or NULL. */
+/* The first finding of a rule, or NULL. */
 const struct finding *heatmap_diagnosis_find(const struct diagnosis *dx,
     const char *rule);
+
+/* "error", "warning", "info"; parse: DX_SEV_NONE if none of them. */
+const char *heatmap_severity_name(enum dx_severity s);
+enum dx_severity heatmap_severity_parse(const char *name);
+/* The worst severity of the findings; DX_SEV_NONE if none. */
+enum dx_severity heatmap_diagnosis_worst(const struct diagnosis *dx);
+/* The largest times-worse of the findings (INFINITY: failed since). */
+double heatmap_diagnosis_most_worse(const struct diagnosis *dx);
+
+/*
+ * One line for a cell of a finding, fit for a terminal or an HTML escape:
+ * "ping h1 -> h3: failed (100% packet loss ...)",
+ * "ping n4 -> n8: p50 148 ms, typical 89.9 ms (5 samples)".
+ */
+void heatmap_dx_cell_text(const struct heatmap *hm, const struct dx_cell *c,
+    char *buf, size_t size);
+
+/*
+ * The findings as JSON (the schema is in docs/heatmap.md): an object
+ * with "findings", one object per finding. 0, or NP_ERR_IO.
+ */
+int heatmap_diagnosis_json(const struct heatmap *hm,
+    const struct diagnosis *dx, FILE *f);
 
 struct failure_row {
 	const struct hm_kind *kind;

@@ -526,35 +526,81 @@ write_worse(FILE *f, const struct matrix *hm)
 	fputs("</section>\n", f);
 }
 
+/* Cells of a finding that link to the matrix (data-cells). */
+#define DIAG_CELLS_LINKED 100
+/* Findings on the page; --diagnosis-json has all. */
+#define DIAG_FINDINGS_SHOWN 100
+
+/*
+ * The findings, first on the page: each with its place, evidence, score
+ * and why, what to try, and its cells, which a click shows in the matrix
+ * (data-cells: "kind.cell" for kind index and src * N + tgt).
+ */
 static void
-write_diagnosis(FILE *f, const struct diagnosis *dx)
+write_diagnosis(FILE *f, const struct heatmap *hm, const struct diagnosis *dx)
 {
+	char line[512];
 	size_t i, j;
 
 	fputs("<section id=diagnosis><h2>Diagnosis</h2>\n", f);
-	if (dx->nfindings == 0)
-		fputs("<p>No known failure pattern in these records.</p>\n", f);
-	for (i = 0; i < dx->nfindings; i++) {
-		const struct finding *fd = &dx->findings[i];
-
-		fprintf(f, "<details open class=finding data-rule=%s>"
-		    "<summary>", fd->rule);
-		heatmap_html_escape(f, fd->title);
-		fprintf(f, " \xe2\x80\x94 %zu affected</summary>"
-		    "<p class=advice><b>Try:</b> ", fd->nitems);
-		heatmap_html_escape(f, fd->advice);
-		fputs("</p><ul>\n", f);
-		for (j = 0; j < fd->nitems && j < DIAG_ITEMS_SHOWN; j++) {
-			fputs("<li>", f);
-			heatmap_html_escape(f, fd->items[j]);
-			fputs("</li>\n", f);
-		}
-		if (fd->nitems > DIAG_ITEMS_SHOWN)
-			fprintf(f, "<li>\xe2\x80\xa6 and %zu more (netprof "
-			    "heatmap --text lists them all)</li>\n",
-			    fd->nitems - DIAG_ITEMS_SHOWN);
-		fputs("</ul></details>\n", f);
+	if (dx->nfindings == 0) {
+		fputs("<p class=summary>Nothing wrong found: no failure, and "
+		    "no host, site or pair off its site pair's typical value."
+		    "</p></section>\n", f);
+		return;
 	}
+	fprintf(f, "<p class=summary>%zu finding%s, most likely first (by "
+	    "severity, then score); a finding's <i>show</i> marks its cells "
+	    "in the matrix.</p>\n<ol class=findings>\n", dx->nfindings,
+	    PLURAL(dx->nfindings));
+	for (i = 0; i < dx->nfindings && i < DIAG_FINDINGS_SHOWN; i++) {
+		const struct finding *x = &dx->findings[i];
+
+		fprintf(f, "<li class=\"finding sev-%s\" data-rule=%s "
+		    "data-rank=%zu data-cells=\"", heatmap_severity_name(
+		    x->severity), x->rule, i + 1);
+		for (j = 0; j < x->ncells && j < DIAG_CELLS_LINKED; j++)
+			fprintf(f, "%s%zu.%zu", j ? " " : "", x->cells[j].kind,
+			    x->cells[j].src * hm->nhosts + x->cells[j].tgt);
+		fprintf(f, "\"><b class=sev>%s</b> <span class=title>",
+		    heatmap_severity_name(x->severity));
+		heatmap_html_escape(f, x->title);
+		fputs("</span>", f);
+		if (x->worse > 0 && isinf(x->worse))
+			fputs(" <i>(failed since the old run)</i>", f);
+		else if (x->worse > 0)
+			fprintf(f, " <i>(%.2f\xc3\x97 worse than the old "
+			    "run)</i>", x->worse);
+		if (x->ncells > 0)
+			fputs(" <button type=button class=show>show</button>", f);
+		fputs("<p class=evidence>", f);
+		heatmap_html_escape(f, x->evidence);
+		fputs("</p><p class=why>", f);
+		heatmap_html_escape(f, x->why);
+		fputs("</p><p class=advice><b>Try:</b> ", f);
+		heatmap_html_escape(f, x->advice);
+		fprintf(f, "</p><details><summary>%zu cell%s</summary><ul>",
+		    x->ncells + x->cells_more, PLURAL(x->ncells +
+		    x->cells_more));
+		for (j = 0; j < x->ncells && j < DIAG_ITEMS_SHOWN; j++) {
+			heatmap_dx_cell_text(hm, &x->cells[j], line,
+			    sizeof line);
+			fputs("<li>", f);
+			heatmap_html_escape(f, line);
+			fputs("</li>", f);
+		}
+		if (x->ncells + x->cells_more > DIAG_ITEMS_SHOWN)
+			fprintf(f, "<li>\xe2\x80\xa6 and %zu more (netprof "
+			    "heatmap --diagnosis-json lists up to %d)</li>",
+			    x->ncells + x->cells_more - DIAG_ITEMS_SHOWN,
+			    DIAGNOSE_CELLS_MAX);
+		fputs("</ul></details></li>\n", f);
+	}
+	fputs("</ol>", f);
+	if (dx->nfindings > DIAG_FINDINGS_SHOWN)
+		fprintf(f, "<p>%zu more findings not shown; netprof heatmap "
+		    "--diagnosis-json lists them all.</p>", dx->nfindings -
+		    DIAG_FINDINGS_SHOWN);
 	fputs("</section>\n", f);
 }
 
@@ -1096,6 +1142,7 @@ heatmap_write_html(const struct matrix *hm, const struct diagnosis *dx,
 	int rc;
 
 	write_head(f, hm, opt);
+	write_diagnosis(f, hm, dx);
 	fputs("<section id=view>\n", f);
 	if (hm->nkinds > 0)
 		write_matrix(f, hm, &hm->kinds[opt->kind], opt->metric);
@@ -1108,7 +1155,6 @@ heatmap_write_html(const struct matrix *hm, const struct diagnosis *dx,
 	if ((rc = write_sites(f, hm)) != 0)
 		return rc;
 	write_worse(f, hm);
-	write_diagnosis(f, dx);
 	if ((rc = write_failures(f, hm)) != 0)
 		return rc;
 	fputs("<div id=tip role=tooltip hidden></div>\n", f);

@@ -1,9 +1,16 @@
 /*
- * The heatmap as text, for a terminal: per kind a matrix of the chosen
- * metric (rows = source, columns = target), then the diagnosis and the
- * failures table in full. Cells carry the same marks as the page ("x"
- * failed, "?" missing, "-" self), so the view reads without colour; on a
- * terminal the values are coloured green / yellow / red by badness.
+ * The heatmap as text, for a terminal: the diagnosis first (what is
+ * wrong and where, most likely first, with its evidence), then the key
+ * of the hosts and of the cells' marks, per kind a matrix of the chosen
+ * metric (rows = source, columns = target, numbered), the site pairs,
+ * the comparison, the timeline and the failures table in full. Values
+ * keep three significant digits (a millisecond below one as
+ * microseconds: 12.3µs, not 0.01); columns are numbered (names cut to a
+ * column's width were not unique: clariden-l clariden-l), each host's
+ * number and name in the key and at its row; a matrix wider than the
+ * terminal is printed in blocks of columns. Cells carry the page's marks
+ * ("x" failed, "?" missing, "-" self), so the view reads without colour;
+ * on a terminal the values are coloured green / yellow / red by badness.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -19,8 +26,11 @@
 
 #define ANSI_RESET "\033[0m"
 #define HOST_WIDTH_MAX 20
-#define CELL_WIDTH_MIN 6
-#define CELL_WIDTH_MAX 10
+#define CELL_WIDTH_MIN 3
+/* Cells of a finding listed in the text; --diagnosis-json has more. */
+#define TEXT_CELLS_SHOWN 20
+/* Findings listed; --diagnosis-json has all. */
+#define TEXT_FINDINGS_SHOWN 100
 
 /* s with control characters (newlines, escape sequences) as spaces. */
 static void
@@ -48,16 +58,49 @@ heatmap_clean_name(const char *s, char *buf, size_t size)
 	return clean_name(s, buf, size);
 }
 
+/* Columns s takes on a terminal: UTF-8 continuation bytes take none. */
 static int
-text_width(const struct heatmap *hm, int min, int max)
+cols(const char *s)
 {
-	size_t i;
-	int w = min, l;
+	int n = 0;
 
-	for (i = 0; i < hm->nhosts; i++)
-		if ((l = (int)strlen(hm->hosts[i])) > w)
-			w = l;
-	return w > max ? max : w;
+	for (; *s != '\0'; s++)
+		n += ((unsigned char)*s & 0xc0) != 0x80;
+	return n;
+}
+
+/* s right-aligned in width columns. */
+static void
+put_right(FILE *f, const char *s, int width)
+{
+	int pad = width - cols(s);
+
+	while (pad-- > 0)
+		fputc(' ', f);
+	fputs(s, f);
+}
+
+/*
+ * A value as the text shows it: three significant digits, whole numbers
+ * whole; a millisecond below one in microseconds (12.3µs).
+ */
+static void
+text_value(double v, const char *unit, char *buf, size_t size)
+{
+	double a = fabs(v);
+
+	if (isnan(v))
+		snprintf(buf, size, "?");
+	else if (unit != NULL && strcmp(unit, "ms") == 0 && a < 1 && a > 0)
+		snprintf(buf, size, "%.3g\xc2\xb5s", v * 1000);
+	else if (a >= 100 || a == floor(a))
+		snprintf(buf, size, "%.0f", v);
+	else if (a >= 10)
+		snprintf(buf, size, "%.1f", v);
+	else if (a >= 1)
+		snprintf(buf, size, "%.2f", v);
+	else
+		snprintf(buf, size, "%.3g", v);
 }
 
 static const char *
@@ -98,30 +141,44 @@ put_cell(FILE *f, const struct hm_cell *c, const struct hm_metric *m,
 			ansi = "\033[2m";
 			break;
 		}
-		heatmap_format_value(v, buf, sizeof buf);
+		text_value(v, m->unit, buf, sizeof buf);
 		mark = buf;
 		ansi = badness_color(heatmap_badness(v, lo, hi,
 		    m->higher_better, 0));
 		break;
 	}
+	fputc(' ', f);
 	if (color)
-		fprintf(f, " %s%*s%s", ansi, width, mark, ANSI_RESET);
-	else
-		fprintf(f, " %*s", width, mark);
+		fputs(ansi, f);
+	put_right(f, mark, width);
+	if (color)
+		fputs(ANSI_RESET, f);
 }
 
-/*
- * The column width for kind's metric: the host names' (capped), widened
- * to the longest value shown so that large numbers (bytes) never push
- * the row out of line.
- */
+/* Digits of the largest host number. */
+static int
+number_width(const struct heatmap *hm)
+{
+	int w = 1;
+	size_t n;
+
+	for (n = hm->nhosts; n >= 10; n /= 10)
+		w++;
+	return w;
+}
+
+/* The columns' width for kind's metric: its number, or the longest
+ * value shown, so that large numbers (bytes) never push a row out of
+ * line. */
 static int
 cell_width(const struct heatmap *hm, const struct hm_kind *k, size_t metric)
 {
-	int w = text_width(hm, CELL_WIDTH_MIN, CELL_WIDTH_MAX), l;
+	int w = number_width(hm), l;
 	size_t i, n = hm->nhosts * hm->nhosts;
 	char buf[32];
 
+	if (w < CELL_WIDTH_MIN)
+		w = CELL_WIDTH_MIN;
 	if (metric >= k->nmetrics)
 		return w;
 	for (i = 0; i < n; i++) {
@@ -129,8 +186,8 @@ cell_width(const struct heatmap *hm, const struct hm_kind *k, size_t metric)
 
 		if (k->cells[i].state != CELL_VALUE || isnan(v))
 			continue;
-		heatmap_format_value(v, buf, sizeof buf);
-		if ((l = (int)strlen(buf)) > w)
+		text_value(v, k->metrics[metric].unit, buf, sizeof buf);
+		if ((l = cols(buf)) > w)
 			w = l;
 	}
 	return w;
@@ -144,47 +201,52 @@ group_starts(const struct heatmap *hm, size_t i)
 	    hm->host_group[i] != hm->host_group[i - 1];
 }
 
-static void
-write_kind(FILE *f, const struct heatmap *hm, const struct hm_kind *k,
-    size_t metric, int color)
+/* The row labels' width: a host's number and name. */
+static int
+label_width(const struct heatmap *hm)
 {
-	const struct hm_metric *m = metric < k->nmetrics ? &k->metrics[metric] :
-	    NULL;
-	int hw = text_width(hm, 9, HOST_WIDTH_MAX), cw;
-	char name[HOST_WIDTH_MAX + 1], kname[64], mname[64];
-	double lo, hi;
+	size_t i;
+	int w = 9, l;		/* "src \ dst" */
+
+	for (i = 0; i < hm->nhosts; i++) {
+		l = number_width(hm) + 1 + (int)strlen(hm->hosts[i]);
+		if (l > w)
+			w = l;
+	}
+	return w > number_width(hm) + 1 + HOST_WIDTH_MAX ? number_width(hm) +
+	    1 + HOST_WIDTH_MAX : w;
+}
+
+/* Columns from..to (exclusive) of kind's matrix. */
+static void
+write_block(FILE *f, const struct heatmap *hm, const struct hm_kind *k,
+    const struct hm_metric *m, size_t metric, double lo, double hi,
+    size_t from, size_t to, int color)
+{
+	int lw = label_width(hm), cw = cell_width(hm, k, metric);
+	int nw = number_width(hm);
+	char name[HOST_WIDTH_MAX + 1], num[24];
 	size_t s, t;
 
-	cw = cell_width(hm, k, metric);
-	fprintf(f, "%s: %s%s%s%s", clean_name(k->name, kname, sizeof kname),
-	    m != NULL ? clean_name(m->name, mname, sizeof mname) : "(no metric)",
-	    m != NULL && *m->unit ? " (" : "", m != NULL ? m->unit : "",
-	    m != NULL && *m->unit ? ")" : "");
-	if (m != NULL && heatmap_metric_range(hm, k, metric, &lo, &hi) == 0) {
-		char a[32], b[32];
-
-		heatmap_format_value(lo, a, sizeof a);
-		heatmap_format_value(hi, b, sizeof b);
-		fprintf(f, ", %s, range %s .. %s", m->label, a, b);
-		heatmap_scale_span(m, &lo, &hi);
-	}
-	fprintf(f, "; %zu record%s, %zu failed\n", k->nrecords,
-	    PLURAL(k->nrecords), k->nfailed);
-	fprintf(f, "%-*.*s", hw, hw, "src \\ dst");
-	for (t = 0; t < hm->nhosts; t++) {
-		if (group_starts(hm, t))
+	fprintf(f, "%-*.*s", lw, lw, "src \\ dst");
+	for (t = from; t < to; t++) {
+		if (t > from && group_starts(hm, t))
 			fputs(" |", f);
-		fprintf(f, " %*.*s", cw, cw, clean_name(hm->hosts[t], name,
-		    sizeof name));
+		snprintf(num, sizeof num, "%zu", t + 1);
+		fputc(' ', f);
+		put_right(f, num, cw);
 	}
 	fputc('\n', f);
 	for (s = 0; s < hm->nhosts; s++) {
+		int used;
+
 		if (group_starts(hm, s))
-			fprintf(f, "%-*s\n", hw, "--");
-		fprintf(f, "%-*.*s", hw, hw, clean_name(hm->hosts[s], name,
-		    sizeof name));
-		for (t = 0; t < hm->nhosts; t++) {
-			if (group_starts(hm, t))
+			fprintf(f, "%-*s\n", lw, "--");
+		used = fprintf(f, "%*zu %s", nw, s + 1, clean_name(hm->hosts[s],
+		    name, sizeof name));
+		fprintf(f, "%*s", lw - used > 0 ? lw - used : 0, "");
+		for (t = from; t < to; t++) {
+			if (t > from && group_starts(hm, t))
 				fputs(" |", f);
 			put_cell(f, heatmap_cell(hm, k, s, t), m, metric, lo, hi,
 			    cw, color);
@@ -192,6 +254,92 @@ write_kind(FILE *f, const struct heatmap *hm, const struct hm_kind *k,
 		fputc('\n', f);
 	}
 	fputc('\n', f);
+}
+
+static void
+write_kind(FILE *f, const struct heatmap *hm, const struct hm_kind *k,
+    size_t metric, int color, int width)
+{
+	const struct hm_metric *m = metric < k->nmetrics ? &k->metrics[metric] :
+	    NULL;
+	int lw = label_width(hm), cw = cell_width(hm, k, metric);
+	char kname[64], mname[64];
+	double lo = 0, hi = 0;
+	size_t from, to, per, nblocks;
+
+	fprintf(f, "%s: %s%s%s%s", clean_name(k->name, kname, sizeof kname),
+	    m != NULL ? clean_name(m->name, mname, sizeof mname) : "(no metric)",
+	    m != NULL && *m->unit ? " (" : "", m != NULL ? m->unit : "",
+	    m != NULL && *m->unit ? ")" : "");
+	if (m != NULL && heatmap_metric_range(hm, k, metric, &lo, &hi) == 0) {
+		char a[32], b[32];
+
+		text_value(lo, m->unit, a, sizeof a);
+		text_value(hi, m->unit, b, sizeof b);
+		fprintf(f, ", %s, range %s .. %s", m->label, a, b);
+		heatmap_scale_span(m, &lo, &hi);
+	}
+	fprintf(f, "; %zu record%s, %zu failed\n", k->nrecords,
+	    PLURAL(k->nrecords), k->nfailed);
+	/* Columns per block: what the width leaves after the labels (a
+	 * site's bar takes two more). */
+	per = hm->nhosts;
+	if (width > 0 && hm->nhosts > 0) {
+		int room = width - lw;
+
+		per = room > cw + 3 ? (size_t)room / (size_t)(cw + 1) : 1;
+		if (per > 1 && hm->host_group != NULL)
+			per = (size_t)room / (size_t)(cw + 2);
+		if (per == 0)
+			per = 1;
+	}
+	nblocks = hm->nhosts == 0 ? 0 : (hm->nhosts + per - 1) / per;
+	for (from = 0; from < hm->nhosts; from = to) {
+		to = from + per < hm->nhosts ? from + per : hm->nhosts;
+		if (nblocks > 1)
+			fprintf(f, "columns %zu-%zu of %zu:\n", from + 1, to,
+			    hm->nhosts);
+		write_block(f, hm, k, m, metric, lo, hi, from, to, color);
+	}
+}
+
+/* The hosts' numbers, as the matrices label their rows and columns, and
+ * what the marks of a cell mean. */
+static void
+write_key(FILE *f, const struct heatmap *hm, int width)
+{
+	char name[HOST_WIDTH_MAX * 4 + 1], num[24];
+	size_t i;
+	int used;
+
+	if (hm->nhosts == 0)
+		return;
+	fputs("Hosts (the matrices' row and column numbers):\n", f);
+	used = 0;
+	for (i = 0; i < hm->nhosts; i++) {
+		int l;
+
+		clean_name(hm->hosts[i], name, sizeof name);
+		snprintf(num, sizeof num, "%zu", i + 1);
+		l = (int)strlen(num) + 1 + cols(name) + 2;
+		if (used > 0 && width > 0 && used + l > width) {
+			fputc('\n', f);
+			used = 0;
+		}
+		used += fprintf(f, "%s%s %s", used ? "  " : "  ", num, name);
+	}
+	fputs("\n\nCells: a value (latencies in ms, below 1 ms in \xc2\xb5s), "
+	    "x failed (see Failures), ? missing (no record, or no such "
+	    "metric), - a host against itself; | and -- separate sites.\n\n",
+	    f);
+}
+
+/* A site pair's figure, as the matrices show it. */
+static void
+site_value(double v, const struct hm_kind *k, size_t m, char *buf,
+    size_t size)
+{
+	text_value(v, m < k->nmetrics ? k->metrics[m].unit : NULL, buf, size);
 }
 
 /* The groups and their hosts, then one line per site pair and kind. */
@@ -261,8 +409,8 @@ write_sites(FILE *f, const struct heatmap *hm, long kind, long metric)
 					put_unmeasured(f, c);
 					continue;
 				}
-				heatmap_format_value(c->median, a, sizeof a);
-				heatmap_format_value(c->worst, b, sizeof b);
+				site_value(c->median, k, m, a, sizeof a);
+				site_value(c->worst, k, m, b, sizeof b);
 				fprintf(f, ": median %s, worst ", a);
 				put_clean(f, hm->hosts[c->worst_src]);
 				fputs(" -> ", f);
@@ -306,38 +454,66 @@ write_worse(FILE *f, const struct heatmap *hm)
 		put_clean(f, hm->hosts[w->tgt]);
 		fputs(": ", f);
 		put_clean(f, m->name);
-		heatmap_format_value(w->before, a, sizeof a);
+		text_value(w->before, m->unit, a, sizeof a);
 		if (isinf(w->factor)) {
 			fprintf(f, " %s %s -> failed\n", a, m->unit);
 			continue;
 		}
-		heatmap_format_value(w->after, b, sizeof b);
+		text_value(w->after, m->unit, b, sizeof b);
 		fprintf(f, " %s -> %s %s (%.2fx)\n", a, b, m->unit, w->factor);
 	}
 	fputc('\n', f);
 }
 
+/* The findings, most likely first: what, where, the evidence, how sure
+ * and why, what to try, and the cells. */
 static void
-write_findings(FILE *f, const struct diagnosis *dx)
+write_findings(FILE *f, const struct heatmap *hm, const struct diagnosis *dx)
 {
+	char line[512];
 	size_t i, j;
 
 	if (dx->nfindings == 0) {
-		fputs("Diagnosis: no known failure pattern.\n\n", f);
+		fputs("Diagnosis: nothing wrong found (no failure, and no "
+		    "host, site or pair off its site pair's typical value).\n\n",
+		    f);
 		return;
 	}
-	fputs("Diagnosis:\n", f);
-	for (i = 0; i < dx->nfindings; i++) {
-		const struct finding *fd = &dx->findings[i];
+	fprintf(f, "Diagnosis: %zu finding%s, most likely first (by "
+	    "severity, then score):\n", dx->nfindings, PLURAL(dx->nfindings));
+	for (i = 0; i < dx->nfindings && i < TEXT_FINDINGS_SHOWN; i++) {
+		const struct finding *x = &dx->findings[i];
 
-		fprintf(f, "* %s (%zu affected)\n  try: %s\n", fd->title,
-		    fd->nitems, fd->advice);
-		for (j = 0; j < fd->nitems; j++) {
-			fputs("    ", f);
-			put_clean(f, fd->items[j]);
+		fprintf(f, "%2zu. [%s] ", i + 1,
+		    heatmap_severity_name(x->severity));
+		put_clean(f, x->title);
+		if (x->worse > 0 && isinf(x->worse))
+			fputs(" (failed since the old run)", f);
+		else if (x->worse > 0)
+			fprintf(f, " (%.2fx worse than the old run)", x->worse);
+		fprintf(f, "\n    rule %s, %s; evidence: ", x->rule, x->category);
+		put_clean(f, x->evidence);
+		fputs("\n    ", f);
+		put_clean(f, x->why);
+		fputs("\n    try: ", f);
+		put_clean(f, x->advice);
+		fputc('\n', f);
+		for (j = 0; j < x->ncells && j < TEXT_CELLS_SHOWN; j++) {
+			heatmap_dx_cell_text(hm, &x->cells[j], line,
+			    sizeof line);
+			fputs("      ", f);
+			put_clean(f, line);
 			fputc('\n', f);
 		}
+		if (x->ncells + x->cells_more > TEXT_CELLS_SHOWN)
+			fprintf(f, "      ... and %zu more cells "
+			    "(--diagnosis-json lists %d)\n", x->ncells +
+			    x->cells_more - TEXT_CELLS_SHOWN,
+			    DIAGNOSE_CELLS_MAX);
 	}
+	if (dx->nfindings > TEXT_FINDINGS_SHOWN)
+		fprintf(f, "... and %zu more findings (--diagnosis-json lists "
+		    "them all)\n", dx->nfindings - TEXT_FINDINGS_SHOWN);
 	fputc('\n', f);
 }
 
@@ -378,20 +554,22 @@ write_failures(FILE *f, const struct heatmap *hm)
 
 int
 heatmap_write_text(const struct heatmap *hm, const struct diagnosis *dx,
-    long kind, long metric, int color, FILE *f)
+    long kind, long metric, int color, int width, FILE *f)
 {
 	size_t i;
 
+	write_findings(f, hm, dx);
+	write_key(f, hm, width);
 	if (kind >= 0)
-		write_kind(f, hm, &hm->kinds[kind], (size_t)metric, color);
+		write_kind(f, hm, &hm->kinds[kind], (size_t)metric, color,
+		    width);
 	else
 		for (i = 0; i < hm->nkinds; i++)
 			write_kind(f, hm, &hm->kinds[i],
-			    hm->kinds[i].default_metric, color);
+			    hm->kinds[i].default_metric, color, width);
 	if (write_sites(f, hm, kind, metric) != 0)
 		return NP_ERR_NOMEM;
 	write_worse(f, hm);
 	heatmap_write_timeline_text(f, hm);
-	write_findings(f, dx);
 	return write_failures(f, hm);
 }

@@ -1,7 +1,8 @@
 /*
- * The heatmap in a terminal: each kind's matrix as a table (ANSI colours
- * when asked for), then the diagnosis and every failure, for login nodes
- * where no browser is at hand.
+ * The heatmap in a terminal: the diagnosis, then each kind's matrix as a
+ * table (ANSI colours when asked for, blocks of columns as wide as the
+ * terminal) and every failure, for login nodes where no browser is at
+ * hand.
  */
 #ifndef NETPROF_HEATMAP_TEXT_H
 #define NETPROF_HEATMAP_TEXT_H
@@ -12,12 +13,14 @@
 #include "heatmap_diagnose.h"
 
 /*
- * Print the matrix of one kind (kind >= 0, with metric index metric) or of
- * every kind with its default metric (kind < 0), then the findings and the
- * failures. color: use ANSI escape sequences.
+ * Print the findings, then the matrix of one kind (kind >= 0, with metric
+ * index metric) or of every kind with its default metric (kind < 0), the
+ * sites, the comparison, the timeline and the failures. color: use ANSI
+ * escape sequences; width: the terminal's columns (a wider matrix is
+ * printed in blocks of columns), 0 for no limit.
  */
 int heatmap_write_text(const struct heatmap *hm, const struct diagnosis *dx,
-    long kind, long metric, int color, FILE *f);
+    long kind, long metric, int color, int width, FILE *f);
 
 /*
  * A name from the input (host, kind, metric) fit for a terminal: control

@@ -137,6 +137,7 @@ function render() {
 fill(selKind, D.kinds.map(function (k) { return k.label; }), view.k);
 fill(selMetric, D.kinds[view.k].metrics.map(mlabelOf(D.kinds[view.k])), view.m);
 selKind.addEventListener('change', function () {
+  unmark();
   view.k = Number(selKind.value); view.m = D.kinds[view.k]['default'];
   fill(selMetric, D.kinds[view.k].metrics.map(mlabelOf(D.kinds[view.k])), view.m);
   render();
@@ -289,6 +290,7 @@ mults.forEach(function (cv) {
 /* Zoom: the table shows the block around (row, col) of the overview. */
 function zoom(row, col) {
   if (BR >= N && BC >= N) return;
+  unmark();
   R0 = Math.max(0, Math.min(N - BR, row - (BR >> 1)));
   C0 = Math.max(0, Math.min(N - BC, col - (BC >> 1)));
   var heads = table.tHead.rows[0].cells, cols = table.querySelectorAll('col');
@@ -308,6 +310,40 @@ function zoom(row, col) {
     (C0 + 1) + '-' + (C0 + BC) + ' of ' + N);
   render();
 }
+/* Findings: "show" marks a finding's cells in the matrix, in its first
+   cell's kind and the block around that cell (data-cells: kind.cell). */
+var marked = [];
+function unmark() {
+  marked.forEach(function (td) { td.removeAttribute('data-fx'); });
+  marked = [];
+}
+function showFinding(li) {
+  var cells = (li.getAttribute('data-cells') || '').split(' ')
+    .filter(function (x) { return x; })
+    .map(function (x) { var p = x.split('.'); return [Number(p[0]), Number(p[1])]; });
+  if (!cells.length) return;
+  var k = cells[0][0], first = cells[0][1];
+  if (view.k !== k) {
+    view.k = k; view.m = D.kinds[k]['default'];
+    selKind.value = String(k);
+    fill(selMetric, D.kinds[k].metrics.map(mlabelOf(D.kinds[k])), view.m);
+  }
+  if (BR < N || BC < N) zoom(Math.floor(first / N), first % N);
+  else render();
+  unmark();
+  cells.forEach(function (c) {
+    var td = c[0] === k ? tdOf(c[1]) : null;
+    if (td) { td.setAttribute('data-fx', ''); marked.push(td); }
+  });
+  document.body.setAttribute('data-finding', li.getAttribute('data-rank'));
+  table.scrollIntoView({ block: 'nearest' });
+}
+[].forEach.call(document.querySelectorAll('#diagnosis li.finding button.show'),
+  function (a) {
+    a.addEventListener('click', function (e) {
+      e.preventDefault(); showFinding(a.parentNode);
+    });
+  });
 if (mults.length) document.getElementById('multiples').hidden = false;
 document.body.setAttribute('data-view', D.kinds[view.k].name + '\/' +
   (D.kinds[view.k].metrics[view.m] || { name: '' }).name);

@@ -212,6 +212,25 @@ try {
   ok('--compare flags the link slowed between the runs and no other (list, text, change view)');
   await page.screenshot({ path: path.join(OUT, 'wan-compare.png'), fullPage: true });
 
+  // The diagnosis comes first on the page; its first finding is the
+  // slowed link, both ways, worse than the old run, and its "show" marks
+  // exactly its cells (ping's, the first kind's) in the matrix.
+  assert.ok(await page.evaluate(() => Boolean(document.getElementById('diagnosis')
+    .compareDocumentPosition(document.getElementById('view')) & Node.DOCUMENT_POSITION_FOLLOWING)),
+  'the findings before the matrix');
+  const first = await page.$eval('#diagnosis li.finding', (li) => [li.getAttribute('data-rule'),
+    li.querySelector('.title').textContent, li.textContent]);
+  assert.equal(first[0], 'pair_degraded');
+  assert.match(first[1], /^n4 <-> n8 /);
+  assert.match(first[2], /worse than the old run/);
+  await page.click('#diagnosis li.finding button.show');
+  const shown = await page.$$eval('#matrix td[data-fx]', (tds) => tds.map((td) =>
+    `${td.parentNode.cells[0].textContent} -> ${document.querySelectorAll('#matrix thead th[scope=col]')[td.cellIndex - 1].textContent}`));
+  assert.deepEqual(new Set(shown), SLOWED, `the cells shown: ${shown.join(', ')}`);
+  assert.match(await page.getAttribute('body', 'data-view'), /^ping\//);
+  await (await page.$('#diagnosis')).screenshot({ path: path.join(OUT, 'wan-diagnosis.png') });
+  ok('the findings come first; the first is the slowed link, worse than the old run, and shows its cells');
+
   // Above 128 hosts the table is a 64 x 64 block; a click on an overview
   // shows the block around that pair, hover still names the right pair.
   await page.goto(pathToFileURL(big).href, { waitUntil: 'load' });
@@ -234,6 +253,18 @@ try {
   assert.equal(await page.getAttribute(`#matrix tbody tr:nth-child(${r7 - r0 + 1}) td:nth-of-type(${c120 - c0 + 1})`, 'class'), 'v q20');
   assert.deepEqual([...new Set((await page.$$eval('#site-groups li', (l) => l.map((x) => x.textContent.split(':')[1].split(',').length))))], [50]);
   ok('150 hosts: a 64 x 64 block, the overview picks it, hover and colour follow; three clusters of 50');
+
+  // Its one finding, the slow pair h7 -> h120, shows its cell: the block
+  // around it, the cell marked.
+  await page.click('#matrix tbody tr:nth-child(1) th');	/* away from the pair */
+  assert.equal(await page.$$eval('#diagnosis li.finding', (l) => l.length), 1);
+  assert.match(await page.textContent('#diagnosis li.finding .title'), /^h7 -> h120 /);
+  await page.click('#diagnosis li.finding button.show');
+  const fr0 = Number(await page.getAttribute('#matrix', 'data-r0'));
+  const fc0 = Number(await page.getAttribute('#matrix', 'data-c0'));
+  assert.deepEqual(await page.$$eval('#matrix td[data-fx]', (tds) => tds.map((td) =>
+    [td.parentNode.sectionRowIndex, td.cellIndex - 1])), [[r7 - fr0, c120 - fc0]]);
+  ok('150 hosts: a finding\'s "show" brings the block of its cell and marks it');
 
   assert.deepEqual(seen.errors, [], 'no console error');
   assert.ok(seen.requests.every((u) => u.startsWith('file:')), 'nothing but the pages fetched');

@@ -64,10 +64,11 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (rc == 0 &&
 	    heatmap_build(hm, data[0] & 1 ? MATRIX_MEDIAN : MATRIX_LATEST,
 	    NULL) == 0 && heatmap_group(hm, (enum heatmap_group_by)(data[0] >> 1 &
-	    3), 5.0) == 0 && heatmap_diagnose(hm, &dx) == 0) {
+	    3), 5.0) == 0 && heatmap_diagnose(hm, NULL, &dx) == 0) {
 		if (hm->nkinds > 0) {
 			opt.metric = hm->kinds[0].default_metric;
-			(void)heatmap_write_text(hm, &dx, -1, 0, 1, sink);
+			(void)heatmap_write_text(hm, &dx, -1, 0, 1, data[0] & 8 ? 40 : 0,
+			    sink);
 		}
 		(void)heatmap_write_html(hm, &dx, &opt, sink);
 	}

@@ -48,11 +48,11 @@ render(const char *const *names, int text)
 	for (; *names != NULL; names++)
 		assert_int_equal(matrix_read(hm, fixture_path("heatmap", *names), 0), 0);
 	assert_int_equal(heatmap_build(hm, MATRIX_LATEST, NULL), 0);
-	assert_int_equal(heatmap_diagnose(hm, &dx), 0);
+	assert_int_equal(heatmap_diagnose(hm, NULL, &dx), 0);
 	opt.metric = hm->kinds[0].default_metric;
 	assert_non_null(f = open_memstream(&buf, &len));
 	if (text)
-		assert_int_equal(heatmap_write_text(hm, &dx, -1, 0, 0, f), 0);
+		assert_int_equal(heatmap_write_text(hm, &dx, -1, 0, 0, 0, f), 0);
 	else
 		assert_int_equal(heatmap_write_html(hm, &dx, &opt, f), 0);
 	fclose(f);
@@ -162,7 +162,7 @@ test_text_view_marks(void **state)
 
 	(void)state;
 	assert_non_null(strstr(text, "ping: avg (ms), lower is better"));
-	assert_non_null(strstr(text, "n10            x   0.80      -\n"));
+	assert_non_null(strstr(text, "3 n10         x 800\xc2\xb5s     -\n"));
 	assert_null(strstr(text, "\033["));	/* no colour asked for */
 	assert_non_null(strstr(text, "n10 -> n1  ping  1/1  timeout:"));
 	free(text);

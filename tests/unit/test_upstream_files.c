@@ -201,10 +201,12 @@ text_matrix_columns_fit_byte_counts(void **state)
 	metric = matrix_find_metric(&hm->kinds[0], "bytes");
 	assert_true(metric >= 0);
 	assert_non_null(f = open_memstream(&text, &len));
-	assert_int_equal(heatmap_write_text(hm, &dx, 0, metric, 0, f), 0);
+	assert_int_equal(heatmap_write_text(hm, &dx, 0, metric, 0, 0, f), 0);
 	fclose(f);
 	assert_non_null(strstr(text, "2890006528"));
-	line = strchr(text, '\n') + 1;		/* after the title line */
+	line = strstr(text, "\niperf3: bytes");	/* the matrix's title */
+	assert_non_null(line);
+	line = strchr(line + 1, '\n') + 1;	/* after the title line */
 	for (; (nl = strchr(line, '\n')) != NULL && nl > line; line = nl + 1) {
 		if (width == 0)
 			width = (size_t)(nl - line);

@@ -1,0 +1,114 @@
+/*
+ * The diagnosis as an exit status (heatmap_gate.h): --fail-on and
+ * --fail-on-worse judged, the findings that decide said on stderr so a
+ * CI job's log tells why it failed; collect and bench judge the records
+ * they have just written the way heatmap would.
+ */
+#include <math.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "error.h"
+#include "heatmap.h"
+#include "heatmap_gate.h"
+#include "heatmap_sites.h"
+#include "inventory.h"
+#include "log.h"
+
+const struct option_spec heatmap_gate_specs[] = {
+	{ .name = "fail-on", .type = OPTION_CUSTOM,
+	  .offset = offsetof(struct heatmap_gate_options, fail_on),
+	  .arg = "SEVERITY", .parse = heatmap_gate_parse,
+	  .what = "error, warning or info",
+	  .help = "exit 3 when the diagnosis of the run has a finding\n"
+	  "at or above SEVERITY (error, warning or info), for CI" },
+	{ .name = NULL }
+};
+
+int
+heatmap_gate_parse(const char *arg, void *field)
+{
+	enum dx_severity s = heatmap_severity_parse(arg);
+
+	if (s == DX_SEV_NONE)
+		return NP_ERR_USAGE;
+	*(int *)field = (int)s;
+	return 0;
+}
+
+/* A finding's line, its control characters (from hostile names) as
+ * spaces. */
+static void
+say(FILE *f, const struct finding *x, size_t rank)
+{
+	const char *s;
+
+	fprintf(f, "netprof: finding %zu [%s] ", rank,
+	    heatmap_severity_name(x->severity));
+	for (s = x->title; s != NULL && *s != '\0'; s++)
+		fputc((unsigned char)*s < 0x20 || *s == 0x7f ? ' ' : *s, f);
+	if (x->worse > 0)
+		fprintf(f, isinf(x->worse) ? " (failed since the old run)" :
+		    " (%.2fx worse than the old run)", x->worse);
+	fputc('\n', f);
+}
+
+int
+heatmap_gate_judge(const struct heatmap *hm, const struct diagnosis *dx,
+    enum dx_severity fail_on, double worse, FILE *f)
+{
+	size_t i, hits = 0;
+
+	(void)hm;
+	for (i = 0; i < dx->nfindings; i++) {
+		const struct finding *x = &dx->findings[i];
+
+		if ((fail_on != DX_SEV_NONE && x->severity >= fail_on) ||
+		    (worse > 0 && x->worse >= worse)) {
+			if (f != NULL)
+				say(f, x, i + 1);
+			hits++;
+		}
+	}
+	return hits > 0;
+}
+
+int
+heatmap_gate_files(const char *const *files, size_t nfiles,
+    const struct inventory *inv, enum dx_severity fail_on, int *failed)
+{
+	struct heatmap *hm;
+	struct diagnosis dx;
+	size_t i;
+	int rc = 0;
+
+	*failed = 0;
+	memset(&dx, 0, sizeof dx);
+	if ((hm = matrix_new()) == NULL)
+		return NP_ERR_NOMEM;
+	for (i = 0; i < nfiles && rc == 0; i++)
+		rc = matrix_read(hm, files[i], 0);
+	for (i = 0; inv != NULL && i < inv->n_machines && rc == 0; i++)
+		if (inv->machines[i].site != NULL)
+			rc = heatmap_site_hint(hm, inv->machines[i].name,
+			    inv->machines[i].site);
+	if (rc == 0 && (rc = heatmap_build(hm, MATRIX_LATEST, NULL)) ==
+	    NP_ERR_NOT_FOUND)
+		rc = 0;		/* no records: nothing to judge */
+	if (rc == 0 && (rc = heatmap_group(hm, HEATMAP_GROUP_AUTO,
+	    HEATMAP_GROUP_RTT_MS)) == 0 &&
+	    (rc = heatmap_diagnose(hm, NULL, &dx)) == 0) {
+		*failed = heatmap_gate_judge(hm, &dx, fail_on, 0, stderr);
+		if (*failed)
+			log_error("the diagnosis has a finding at or above "
+			    "--fail-on %s (netprof heatmap --input FILE --text "
+			    "shows its evidence)", heatmap_severity_name(fail_on));
+	}
+	if (rc != 0 && rc != NP_ERR_NOMEM && rc != NP_ERR_BUDGET)
+		log_error("--fail-on: could not read the run's records back "
+		    "(%s)", error_string(rc));
+	heatmap_diagnosis_free(&dx);
+	matrix_free(hm);
+	return rc;
+}
