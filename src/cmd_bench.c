@@ -156,6 +156,7 @@ static const struct option_block bench_options_table[] = {
 	{ runner_session_specs, BENCH_OPT(common) },
 	{ trace_option_specs, BENCH_OPT(common.trace) },
 	{ bench_specs, 0 },
+	{ heatmap_gate_specs, BENCH_OPT(gate) },
 	{ NULL, 0 }
 };
 
@@ -192,6 +193,11 @@ cmd_bench_exec(const struct cmd_entry *self, int argc, char **argv)
 		free(o.bootstrap);
 		return r > 0 && r != OPTION_HELP_PRINTED ? r : option_exit(r);
 	}
+	if (o.teardown != NULL && o.gate.fail_on != DX_SEV_NONE) {
+		free(o.bootstrap);
+		return option_usage_error(self, "--fail-on judges a run's "
+		    "records; --teardown makes none");
+	}
 	if (o.teardown != NULL && (o.keep || o.serial || o.baseline)) {
 		free(o.bootstrap);
 		return option_usage_error(self, "--teardown only tears a run "
@@ -221,11 +227,11 @@ const struct cmd_entry cmd_bench_entry = {
 	    "probe every pair",
 	.usage = "--config FILE [--output DIR [--force]] [--run-id ID] [--kinds K,...] "
 	    "[--serial] [--baseline] [--keep] [--teardown RUN_ID|DIR/run.json]\n"
-	    "       [--metrics-file FILE.prom]",
+	    "       [--metrics-file FILE.prom] [--fail-on SEVERITY]",
 	.options = bench_options_table,
 	.notes =
 	    "exit status: 0 every host and probe ok, 1 some failed, 2 usage "
-	    "or inventory\nerror, 130 interrupted (the mesh is torn down "
-	    "first).\n",
+	    "or inventory\nerror, 3 a finding at or above --fail-on, 130 "
+	    "interrupted (the mesh is torn\ndown first).\n",
 	.exec = cmd_bench_exec,
 };

@@ -58,6 +58,7 @@ static const struct option_block collect_options_table[] = {
 	{ collect_run_specs, 0 },
 	{ probe_option_specs, offsetof(struct collect_options, probes) },
 	{ collect_watch_specs, offsetof(struct collect_options, watch) },
+	{ heatmap_gate_specs, offsetof(struct collect_options, gate) },
 	{ collect_quiet_specs, 0 },
 	{ NULL, 0 }
 };
@@ -126,6 +127,13 @@ cmd_collect_exec(const struct cmd_entry *self, int argc, char **argv)
 	if ((r = watch_check(self, &o.watch, o.output, o.resume)) !=
 	    NP_EXIT_OK)
 		return r;
+	if (o.gate.fail_on != DX_SEV_NONE && o.watch.every >= 0)
+		return option_usage_error(self, "--fail-on judges one run; "
+		    "with --every, alert on the metrics (examples/prometheus/) "
+		    "or run netprof heatmap --fail-on on a sweep's records");
+	if (o.gate.fail_on != DX_SEV_NONE && strcmp(o.output, "-") == 0)
+		return option_usage_error(self, "--fail-on reads the run's "
+		    "records back: give --output FILE, not standard output");
 	if (o.plan.serial && o.plan.rounds)
 		return option_usage_error(self, "--serial and --rounds exclude "
 		    "each other");
@@ -148,6 +156,17 @@ cmd_collect_exec(const struct cmd_entry *self, int argc, char **argv)
 		return NP_EXIT_USAGE;
 	}
 	r = collect_run(&o, inv);
+	if (o.gate.fail_on != DX_SEV_NONE && !o.dry_run &&
+	    (r == NP_EXIT_OK || r == NP_EXIT_FAILED)) {
+		const char *files[] = { o.output };
+		int failed;
+
+		if (heatmap_gate_files(files, 1, inv, (enum dx_severity)
+		    o.gate.fail_on, &failed) != 0)
+			r = NP_EXIT_FAILED;
+		else if (failed)
+			r = NP_EXIT_FINDINGS;
+	}
 	inventory_free(inv);
 	return r;
 }
@@ -160,9 +179,11 @@ const struct cmd_entry cmd_collect_entry = {
 	    "[--serial | --rounds] [--sample K] [--resume] [-q]\n"
 	    "       [--every DURATION [--count N] [--rotate SIZE]] "
 	    "[--metrics-file FILE.prom]\n"
-	    "       [--metrics-listen [ADDR:]PORT [--metrics-public]]",
+	    "       [--metrics-listen [ADDR:]PORT [--metrics-public]] "
+	    "[--fail-on SEVERITY]",
 	.options = collect_options_table,
 	.notes = "exit status: 0 all probes ok, 1 some probes failed, 2 usage "
-	    "or inventory\nerror, 130 interrupted (SIGINT/SIGTERM).\n",
+	    "or inventory\nerror, 3 a finding at or above --fail-on, 130 "
+	    "interrupted (SIGINT/SIGTERM).\n",
 	.exec = cmd_collect_exec,
 };

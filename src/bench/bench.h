@@ -30,6 +30,7 @@
 
 #include "engine.h"
 #include "dispatch.h"
+#include "heatmap_gate.h"
 #include "inventory.h"
 #include "probe_kind.h"
 #include "record.h"
@@ -153,6 +154,7 @@ struct bench_options {
 				   kinds that may, in duplex rounds */
 	int keep, serial, baseline, no_punch, quiet;
 	int force;		/* --force: write over an earlier run's output */
+	struct heatmap_gate_options gate;	/* --fail-on */
 };
 
 struct bench_binary;

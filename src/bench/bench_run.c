@@ -378,6 +378,19 @@ out:
 		}
 		free(mcause);
 	}
+	if (o->gate.fail_on != DX_SEV_NONE && b.records_path != NULL &&
+	    !b.teardown_only && (status == NP_EXIT_OK ||
+	    status == NP_EXIT_FAILED)) {
+		/* the run judged as heatmap would judge its files */
+		const char *files[] = { b.records_path, b.run_json_path };
+		int failed;
+
+		if (heatmap_gate_files(files, 2, inv, (enum dx_severity)
+		    o->gate.fail_on, &failed) != 0)
+			status = NP_EXIT_FAILED;
+		else if (failed)
+			status = NP_EXIT_FINDINGS;
+	}
 	free(cause);
 	bench_pairs_free(&b);
 	bench_deploy_free(&b);
