@@ -1078,7 +1078,9 @@ pair_finding(struct model *m, size_t s, size_t t, const struct pair_view *pv)
 {
 	unsigned cause, protos = 0, dir = DX_DIR_BOTH;
 	uint16_t any[2];
-	size_t a = s, b = t, ki, d, n = m->ev.n, meas = 0, bad = 0;
+	size_t a = s, b = t, ki, d, n = m->ev.n, meas = 0, bad = 0, ox = 0,
+	    oy = 0;
+	const struct ev_kind *one = NULL;
 	double strength = 0;
 	struct finding *f;
 	int rc, libp2p;
@@ -1171,6 +1173,9 @@ pair_finding(struct model *m, size_t s, size_t t, const struct pair_view *pv)
 			if ((fl & EV_DONE) || !(fl & pair_bad))
 				continue;
 			bad++;
+			one = ek;
+			ox = x;
+			oy = y;
 			strength += heatmap_evidence_strength(&m->ev, ek, x, y);
 			f->protos |= ek->role.proto;
 			if ((fl & EV_LOSS) && f->loss_kind == NULL)
@@ -1189,6 +1194,9 @@ pair_finding(struct model *m, size_t s, size_t t, const struct pair_view *pv)
 	if (meas < bad)
 		meas = bad;
 	f->nexpected = meas;
+	if (cause == DX_PAIR_DEGRADED && bad == 1 && one != NULL &&
+	    f->loss_kind == NULL && one->lat < 0 && one->rate >= 0)
+		f->one_test = heatmap_evidence_tests(&m->ev, one, ox, oy) == 1;
 	/* A failure is certain, its cause less (the host or the path); a
 	 * degradation as sure as it shows in every kind and way it concerns,
 	 * and as far beyond its kind's noise as it is. */

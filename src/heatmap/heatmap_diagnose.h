@@ -100,6 +100,11 @@ struct finding {
 	double ref_rate;	/* the rate lost elsewhere; NAN if no loss */
 	const char *loss_kind;	/* the kind of lost and sent, or NULL */
 	double elapsed_s;	/* convergence: when the node gave up, or NAN */
+	int one_test;		/* its evidence is one throughput test, one
+				 * way, nothing else on the pair: a hint
+				 * (severity info) until the pair is measured
+				 * again; short TCP tests now and then
+				 * collapse */
 	struct dx_cell *cells;	/* the first DIAGNOSE_CELLS_MAX it explains */
 	size_t ncells, cells_more;
 };

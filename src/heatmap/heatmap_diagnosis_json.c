@@ -184,8 +184,9 @@ heatmap_diagnosis_json(const struct heatmap *hm, const struct diagnosis *dx,
 			number(f, x->worse);
 		else
 			fputs("null", f);
-		fprintf(f, ",\"bad_cells\":%zu,\"expected_cells\":%zu",
-		    x->nbad, x->nexpected);
+		fprintf(f, ",\"bad_cells\":%zu,\"expected_cells\":%zu,"
+		    "\"one_test\":%s", x->nbad, x->nexpected, x->one_test ?
+		    "true" : "false");
 		if (x->loss_kind != NULL && x->sent > 0) {
 			fputs(",\"samples\":{\"kind\":", f);
 			heatmap_json_escape(f, x->loss_kind);

@@ -136,6 +136,11 @@ double heatmap_evidence_base(const struct evidence *ev,
 /* Samples lost of sent (*sent 0 if unknown). */
 void heatmap_evidence_samples(const struct evidence *ev,
     const struct ev_kind *ek, size_t s, size_t t, int *lost, int *sent);
+/* Tests behind cell s -> t's figure: its records read (--aggregate
+ * median: every ok one; else the latest) times the samples of each (a
+ * bench throughput's transfers); at least 1. */
+int heatmap_evidence_tests(const struct evidence *ev,
+    const struct ev_kind *ek, size_t s, size_t t);
 /* The site pair's typical value of what the kind is judged by. */
 double heatmap_evidence_typical(const struct evidence *ev,
     const struct ev_kind *ek, size_t s, size_t t);

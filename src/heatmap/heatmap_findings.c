@@ -272,6 +272,7 @@ kind_evidence(const struct evidence *ev, const struct finding *f, size_t k,
 	const char *err = NULL, *metric = NULL, *unit = NULL;
 	char a[40], c[40];
 	int rc = 0, lost = 0, sent = 0;
+	struct buf p = { 0 };
 
 	for (i = 0; i < f->ncells; i++)
 		n += f->cells[i].kind == k;
@@ -315,9 +316,8 @@ kind_evidence(const struct evidence *ev, const struct finding *f, size_t k,
 			    "Mbit/s") == 0 ? x->old / x->value : x->value /
 			    x->old) : NAN;
 	}
-	buf_printf(b, "%s%s:", b->len ? "; " : "", kind->name);
 	if (nfail + nsetup > 0)
-		buf_printf(b, " %zu pair%s failed%s%s%s", nfail + nsetup,
+		buf_printf(&p, " %zu pair%s failed%s%s%s", nfail + nsetup,
 		    PLURAL(nfail + nsetup), err != NULL ? " (\"" : "",
 		    err != NULL ? err : "", err != NULL ? "\")" : "");
 	if (nv > 0) {
@@ -325,26 +325,48 @@ kind_evidence(const struct evidence *ev, const struct finding *f, size_t k,
 
 		number(mv, unit, a, sizeof a);
 		number(mt, unit, c, sizeof c);
-		buf_printf(b, "%s %s %s against %s typical of its site pair%s "
-		    "(median of %zu pair%s)", nfail + nsetup ? "," : "",
-		    metric, a, c, nv > 1 ? "s" : "", nv, PLURAL(nv));
+		if (nv == 1)
+			buf_printf(&p, "%s %s %s against %s typical of its "
+			    "site pair%s", p.len ? "," : "", metric, a, c,
+			    f->one_test ? ", in one test" : "");
+		else if (f->scope == DX_SCOPE_PAIR)
+			buf_printf(&p, "%s %s %s against %s typical of its "
+			    "site pair (medians of both ways)", p.len ? "," :
+			    "", metric, a, c);
+		else
+			buf_printf(&p, "%s median %s %s against %s typical of "
+			    "their site pairs, over %zu pairs", p.len ? "," :
+			    "", metric, a, c, nv);
 	}
 	if (nb > 0) {
 		number(median(base, nb), unit, a, sizeof a);
 		const struct probe_kind *row = probe_kind_find(kind->name);
 
-		buf_printf(b, ", over %s %s on the same pair%s", row != NULL &&
-		    row->role == PROBE_ROLE_HTTP ? "libp2p_ping (else ICMP)" :
-		    "an ICMP round trip of", a, PLURAL(nb));
+		buf_printf(&p, "%s over %s %s on the same pair%s", p.len ? "," :
+		    "", row != NULL && row->role == PROBE_ROLE_HTTP ?
+		    "libp2p_ping (else ICMP)" : "an ICMP round trip of", a,
+		    PLURAL(nb));
 	}
 	if (sent > 0 && (f->what & DX_W_LOSS) && f->loss_kind == NULL)
-		buf_printf(b, ", %d of %d samples lost", lost, sent);
+		buf_printf(&p, "%s %d of %d samples lost", p.len ? "," : "",
+		    lost, sent);
 	if (nf > 0) {
 		double mf = median(fac, nf);
 
-		buf_printf(b, ", worse than the old run on %zu pair%s "
-		    "(median %.2fx)", nf, PLURAL(nf), mf);
+		if (nf == 1)
+			buf_printf(&p, "%s %.2fx worse than the old run",
+			    p.len ? "," : "", mf);
+		else if (f->scope == DX_SCOPE_PAIR)
+			buf_printf(&p, "%s %.2fx worse than the old run "
+			    "(median of both ways)", p.len ? "," : "", mf);
+		else
+			buf_printf(&p, "%s worse than the old run on %zu "
+			    "pairs (median %.2fx)", p.len ? "," : "", nf, mf);
 	}
+	if (p.len > 0)
+		buf_printf(b, "%s%s:%s", b->len ? "; " : "", kind->name,
+		    p.data);
+	buf_free(&p);
 out:
 	free(val);
 	free(typ);
@@ -633,6 +655,19 @@ title_words(const struct evidence *ev, struct finding *f)
 		    "address, and the route back.", b, a, p, a, b, b, a);
 		break;
 	case DX_PAIR_DEGRADED:
+		if (f->one_test) {
+			f->title = str_printf("%s -> %s was %s in one test "
+			    "against its site pair's typical value (%s -> %s "
+			    "was not): to confirm", a, b, d, b, a);
+			f->advice = str_printf("One throughput test, one way, "
+			    "and nothing else on the pair says so: a short TCP "
+			    "test now and then collapses. Measure the pair "
+			    "again (netprof collect --iperf -H %s,%s, or read "
+			    "two runs together with netprof heatmap --aggregate "
+			    "median); if it holds, check the path %s -> %s (mtr "
+			    "both ways, a rule that shapes it).", a, b, a, b);
+			break;
+		}
 		f->title = f->dir == DX_DIR_BOTH ? str_printf("%s <-> %s is %s "
 		    "against its site pair's typical value, both ways", a, b,
 		    d) : str_printf("%s -> %s is %s against its site pair's "
@@ -721,8 +756,9 @@ why_words(const struct evidence *ev, struct finding *f)
 		f->why = str_printf("score %.2f: %zu of the pair's %zu measured "
 		    "cells (kinds and ways) are off, no cause of more pairs "
 		    "explains them; times n/(n+1), and less where they are "
-		    "barely beyond their kind's noise", f->score, f->nbad,
-		    f->nexpected > f->nbad ? f->nexpected : f->nbad);
+		    "barely beyond their kind's noise%s", f->score, f->nbad,
+		    f->nexpected > f->nbad ? f->nexpected : f->nbad,
+		    f->one_test ? "; info, not a warning: one test" : "");
 		break;
 	case DX_SCATTERED:
 		f->why = str_printf("score %.2f: %zu bad cells of %zu measured, "
@@ -759,6 +795,8 @@ heatmap_findings_words(const struct evidence *ev, struct finding *f)
 	f->category = c->category;
 	if (f->cause == DX_SCATTERED && (f->what & DX_W_FAIL))
 		f->severity = DX_SEV_ERROR;
+	if (f->one_test)
+		f->severity = DX_SEV_INFO;
 	if ((f->cause == DX_PAIR_BLOCKED || f->cause == DX_ONE_WAY ||
 	    f->cause == DX_MESH_DOWN) && f->protos == DX_PROTO_LIBP2P)
 		f->category = "libp2p";

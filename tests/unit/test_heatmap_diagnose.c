@@ -807,6 +807,47 @@ test_gen_pair_lossy(void **state)
 	lab_free(lab);
 }
 
+/*
+ * One iperf3 test one way far below its site pair's: a hint (info) until
+ * measured again, for a short TCP test now and then collapses; both ways
+ * (two tests) is a warning.
+ */
+static void
+test_gen_pair_narrow_one_test(void **state)
+{
+	struct fault f[] = {
+		{ "iperf3", 0, 4, 0, 0, -1, NULL, NULL, 0, 0, 0, 10, 1 },
+		NOFAULT };
+	struct fault both[] = {
+		{ "iperf3", 0, 4, 0, 0, -1, NULL, NULL, 0, 0, 0, 10, 0 },
+		NOFAULT };
+	struct lab *lab = gen_lab(sites332, 1, 0, f, NULL);
+	const struct finding *x;
+
+	(void)state;
+	assert_int_equal(lab->dx.nfindings, 1);
+	x = expect(lab, "pair_degraded", "h1", "h5");
+	assert_true(x->one_test);
+	assert_int_equal(x->severity, DX_SEV_INFO);
+	assert_int_equal(x->dir, DX_DIR_OUT);
+	assert_string_equal(host_of(lab, x, 0), "h1");
+	assert_non_null(strstr(x->title, "in one test"));
+	assert_non_null(strstr(x->evidence, "iperf3: mbps "));
+	assert_non_null(strstr(x->evidence, " Mbit/s typical of its site "
+	    "pair, in one test"));
+	assert_non_null(strstr(x->advice, "-H h1,h5"));
+	lab_free(lab);
+	lab = gen_lab(sites332, 1, 0, both, NULL);
+	assert_int_equal(lab->dx.nfindings, 1);
+	x = expect(lab, "pair_degraded", "h1", "h5");
+	assert_false(x->one_test);
+	assert_int_equal(x->severity, DX_SEV_WARNING);
+	assert_int_equal(x->dir, DX_DIR_BOTH);
+	assert_non_null(strstr(x->evidence, "iperf3: mbps "));
+	assert_non_null(strstr(x->evidence, "(medians of both ways)"));
+	lab_free(lab);
+}
+
 /* h5 -> h3 blocked, h3 -> h5 fine: one way, named in its order. */
 static void
 test_gen_one_way_block(void **state)
@@ -985,6 +1026,7 @@ main(void)
 		cmocka_unit_test(test_gen_site_cut_off),
 		cmocka_unit_test(test_gen_pair_slow_both_ways),
 		cmocka_unit_test(test_gen_pair_lossy),
+		cmocka_unit_test(test_gen_pair_narrow_one_test),
 		cmocka_unit_test(test_gen_one_way_block),
 		cmocka_unit_test(test_gen_tool_missing_is_setup),
 		cmocka_unit_test(test_gen_healthy_has_no_finding),
