@@ -85,7 +85,7 @@ number(double v, const char *unit, char *buf, size_t size)
 
 	if (isnan(v))
 		snprintf(buf, size, "?");
-	else if (strcmp(u, "ms") == 0 && a < 1 && a > 0)
+	else if (strcmp(u, probe_unit_ms.text) == 0 && a < 1 && a > 0)
 		snprintf(buf, size, "%.3g \xc2\xb5s", v * 1000);
 	else if (a >= 100 || a == floor(a))
 		snprintf(buf, size, "%.0f%s%s", v, sp, u);
@@ -313,8 +313,8 @@ kind_evidence(const struct evidence *ev, const struct finding *f, size_t k,
 		    DX_W_WORSE))
 			fac[nf++] = x->old > 0 && x->value > 0 ?
 			    (strcmp(x->unit != NULL ? x->unit : "",
-			    "Mbit/s") == 0 ? x->old / x->value : x->value /
-			    x->old) : NAN;
+			    probe_unit_mbps.text) == 0 ? x->old / x->value :
+			    x->value / x->old) : NAN;
 	}
 	if (nfail + nsetup > 0)
 		buf_printf(&p, " %zu pair%s failed%s%s%s", nfail + nsetup,

@@ -23,6 +23,7 @@
 #include "heatmap_text.h"
 #include "heatmap_timeline.h"
 #include "log.h"
+#include "probe_kind.h"
 
 #define ANSI_RESET "\033[0m"
 #define HOST_WIDTH_MAX 20
@@ -91,7 +92,8 @@ text_value(double v, const char *unit, char *buf, size_t size)
 
 	if (isnan(v))
 		snprintf(buf, size, "?");
-	else if (unit != NULL && strcmp(unit, "ms") == 0 && a < 1 && a > 0)
+	else if (unit != NULL && strcmp(unit, probe_unit_ms.text) == 0 &&
+	    a < 1 && a > 0)
 		snprintf(buf, size, "%.3g\xc2\xb5s", v * 1000);
 	else if (a >= 100 || a == floor(a))
 		snprintf(buf, size, "%.0f", v);
