@@ -434,7 +434,7 @@ out:
 
 /* --diagnosis-json: the findings, to a file or standard output. */
 static int
-write_diagnosis_json(const struct heatmap *hm, const struct diagnosis *dx,
+write_diagnosis_json(const struct matrix *hm, const struct diagnosis *dx,
     const char *path)
 {
 	FILE *f = stdout;

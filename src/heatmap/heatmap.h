@@ -39,19 +39,4 @@ void heatmap_scale_span(const struct matrix_metric *m, double *lo, double *hi);
 /* The colour of a badness: green (0) through yellow to red (1). */
 void heatmap_color(double badness, unsigned char rgb[3]);
 
-/*
- * The pair matrix under the names the diagnosis (heatmap_diagnose.c) and
- * the terminal table (heatmap_text.c) still use.
- */
-#define heatmap matrix
-#define hm_kind matrix_kind
-#define hm_cell matrix_cell
-#define hm_metric matrix_metric
-#define hm_failure matrix_failure
-#define hm_worse matrix_worse
-#define heatmap_cell matrix_cell_at
-#define heatmap_find_kind matrix_find_kind
-#define heatmap_find_metric matrix_find_metric
-#define heatmap_metric_range matrix_metric_range
-
 #endif

@@ -90,7 +90,7 @@ struct tally {
 };
 
 struct model {
-	const struct heatmap *hm;
+	const struct matrix *hm;
 	struct evidence ev;
 	struct diagnosis *dx;
 	size_t *site_first, *site_hosts;	/* hosts by site */
@@ -1418,7 +1418,7 @@ sites_index(struct model *m)
 }
 
 int
-heatmap_diagnose(const struct heatmap *hm, const struct heatmap *old,
+heatmap_diagnose(const struct matrix *hm, const struct matrix *old,
     struct diagnosis *dx)
 {
 	struct model m;
@@ -1530,7 +1530,7 @@ heatmap_diagnosis_most_worse(const struct diagnosis *dx)
 }
 
 int
-heatmap_failures(const struct heatmap *hm, struct failure_row **rows,
+heatmap_failures(const struct matrix *hm, struct failure_row **rows,
     size_t *nrows)
 {
 	struct failure_row *out = NULL, *p;
@@ -1540,7 +1540,7 @@ heatmap_failures(const struct heatmap *hm, struct failure_row **rows,
 	*nrows = 0;
 	for (k = 0; k < hm->nkinds; k++)
 		for (i = 0; i < hm->nhosts * hm->nhosts; i++) {
-			const struct hm_cell *c = &hm->kinds[k].cells[i];
+			const struct matrix_cell *c = &hm->kinds[k].cells[i];
 
 			if (c->nfail == 0)
 				continue;

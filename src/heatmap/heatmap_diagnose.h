@@ -119,7 +119,7 @@ struct diagnosis {
  * Diagnose hm (built and grouped), against old (built; NULL without
  * --compare). Findings ranked: severity, then score.
  */
-int heatmap_diagnose(const struct heatmap *hm, const struct heatmap *old,
+int heatmap_diagnose(const struct matrix *hm, const struct matrix *old,
     struct diagnosis *dx);
 void heatmap_diagnosis_free(struct diagnosis *dx);
 /* The first finding of a rule, or NULL. */
@@ -139,24 +139,24 @@ double heatmap_diagnosis_most_worse(const struct diagnosis *dx);
  * "ping h1 -> h3: failed (100% packet loss ...)",
  * "ping n4 -> n8: p50 148 ms, typical 89.9 ms (5 samples)".
  */
-void heatmap_dx_cell_text(const struct heatmap *hm, const struct dx_cell *c,
+void heatmap_dx_cell_text(const struct matrix *hm, const struct dx_cell *c,
     char *buf, size_t size);
 
 /*
  * The findings as JSON (the schema is in docs/heatmap.md): an object
  * with "findings", one object per finding. 0, or NP_ERR_IO.
  */
-int heatmap_diagnosis_json(const struct heatmap *hm,
+int heatmap_diagnosis_json(const struct matrix *hm,
     const struct diagnosis *dx, FILE *f);
 
 struct failure_row {
-	const struct hm_kind *kind;
+	const struct matrix_kind *kind;
 	size_t src, tgt;
-	const struct hm_cell *cell;	/* count, nfail, last_failed */
+	const struct matrix_cell *cell;	/* count, nfail, last_failed */
 };
 
 /* Every (kind, source, target) with a failed record, in matrix order. */
-int heatmap_failures(const struct heatmap *hm, struct failure_row **rows,
+int heatmap_failures(const struct matrix *hm, struct failure_row **rows,
     size_t *nrows);
 
 #endif

@@ -33,13 +33,13 @@ number(FILE *f, double v)
 }
 
 static const char *
-group_name(const struct heatmap *hm, size_t g)
+group_name(const struct matrix *hm, size_t g)
 {
 	return hm->groups != NULL && g < hm->ngroups ? hm->groups[g] : "";
 }
 
 static void
-place(FILE *f, const struct heatmap *hm, const struct finding *x)
+place(FILE *f, const struct matrix *hm, const struct finding *x)
 {
 	fprintf(f, "{\"scope\":\"%s\"", scopes[x->scope]);
 	switch (x->scope) {
@@ -107,7 +107,7 @@ protocols(FILE *f, unsigned protos)
 }
 
 static void
-cell(FILE *f, const struct heatmap *hm, const struct dx_cell *c)
+cell(FILE *f, const struct matrix *hm, const struct dx_cell *c)
 {
 	fputs("{\"kind\":", f);
 	heatmap_json_escape(f, hm->kinds[c->kind].name);
@@ -146,7 +146,7 @@ cell(FILE *f, const struct heatmap *hm, const struct dx_cell *c)
 }
 
 int
-heatmap_diagnosis_json(const struct heatmap *hm, const struct diagnosis *dx,
+heatmap_diagnosis_json(const struct matrix *hm, const struct diagnosis *dx,
     FILE *f)
 {
 	size_t i, j;

@@ -338,15 +338,15 @@ heatmap_evidence_classify(const char *error, const char *error_class,
 
 /* --- figures of a cell -------------------------------------------------- */
 
-static const struct hm_cell *
+static const struct matrix_cell *
 cell_at(const struct evidence *ev, const struct ev_kind *ek, size_t s,
     size_t t)
 {
-	return heatmap_cell(ev->hm, ek->kind, s, t);
+	return matrix_cell_at(ev->hm, ek->kind, s, t);
 }
 
 static double
-value_of(const struct hm_cell *c, int metric)
+value_of(const struct matrix_cell *c, int metric)
 {
 	if (c->state != CELL_VALUE || metric < 0)
 		return NAN;
@@ -373,11 +373,11 @@ double
 heatmap_evidence_old(const struct evidence *ev, const struct ev_kind *ek,
     size_t s, size_t t)
 {
-	const struct hm_cell *c;
+	const struct matrix_cell *c;
 
 	if (ek->okind == NULL || ev->omap[s] < 0 || ev->omap[t] < 0)
 		return NAN;
-	c = heatmap_cell(ev->old, ek->okind, (size_t)ev->omap[s],
+	c = matrix_cell_at(ev->old, ek->okind, (size_t)ev->omap[s],
 	    (size_t)ev->omap[t]);
 	return value_of(c, ek->lat >= 0 ? ek->olat : ek->orate);
 }
@@ -405,7 +405,7 @@ static void
 samples_of(const struct evidence *ev, const struct ev_kind *ek, size_t s,
     size_t t, int *lost, int *sent)
 {
-	const struct hm_cell *c = cell_at(ev, ek, s, t);
+	const struct matrix_cell *c = cell_at(ev, ek, s, t);
 	double v;
 
 	*lost = *sent = 0;
@@ -428,7 +428,7 @@ int
 heatmap_evidence_tests(const struct evidence *ev, const struct ev_kind *ek,
     size_t s, size_t t)
 {
-	const struct hm_cell *c = cell_at(ev, ek, s, t);
+	const struct matrix_cell *c = cell_at(ev, ek, s, t);
 	int n = ev->hm->aggregate == MATRIX_MEDIAN ? c->count - c->nfail : 1;
 
 	if (c->nsamples > 1)
@@ -463,7 +463,7 @@ const char *
 heatmap_evidence_error(const struct evidence *ev, const struct ev_kind *ek,
     size_t s, size_t t)
 {
-	const struct hm_cell *c = cell_at(ev, ek, s, t);
+	const struct matrix_cell *c = cell_at(ev, ek, s, t);
 
 	return c->state == CELL_FAILED && c->last_failed != NULL ?
 	    c->last_failed->error : NULL;
@@ -535,19 +535,19 @@ out:
 
 /* The matrix's index of the kind's metric in unit (-1 if none). */
 static int
-metric_index(const struct hm_kind *k, const struct probe_kind *row,
+metric_index(const struct matrix_kind *k, const struct probe_kind *row,
     const struct probe_unit *unit)
 {
 	const char *name = metric_in(row, unit);
 
-	return name != NULL ? heatmap_find_metric(k, name) : -1;
+	return name != NULL ? matrix_find_metric(k, name) : -1;
 }
 
 /* The latency metric of old's kind named as the new one's. */
 static int
-old_metric(const struct hm_kind *nk, int m, const struct hm_kind *ok)
+old_metric(const struct matrix_kind *nk, int m, const struct matrix_kind *ok)
 {
-	return m < 0 || ok == NULL ? -1 : heatmap_find_metric(ok,
+	return m < 0 || ok == NULL ? -1 : matrix_find_metric(ok,
 	    nk->metrics[m].name);
 }
 
@@ -555,13 +555,13 @@ old_metric(const struct hm_kind *nk, int m, const struct hm_kind *ok)
 static void
 flag_cells(struct evidence *ev, struct ev_kind *ek)
 {
-	const struct heatmap *hm = ev->hm;
+	const struct matrix *hm = ev->hm;
 	size_t n = ev->n, s, t, nr = 0;
 	double *rates = malloc((n * n + 1) * sizeof *rates), q;
 
 	for (s = 0; s < n; s++)
 		for (t = 0; t < n; t++) {
-			const struct hm_cell *c = heatmap_cell(hm, ek->kind, s,
+			const struct matrix_cell *c = matrix_cell_at(hm, ek->kind, s,
 			    t);
 			uint16_t *f = &ek->flag[s * n + t];
 			int l, d;
@@ -569,7 +569,7 @@ flag_cells(struct evidence *ev, struct ev_kind *ek)
 			if (s == t)
 				continue;
 			if (c->state == CELL_FAILED) {
-				const struct hm_failure *r = c->last_failed;
+				const struct matrix_failure *r = c->last_failed;
 
 				*f |= (uint16_t)heatmap_evidence_classify(
 				    r != NULL ? r->error : NULL,
@@ -771,12 +771,12 @@ flag_old(struct evidence *ev, struct ev_kind *ek)
 	for (s = 0; s < n; s++)
 		for (t = 0; t < n; t++) {
 			uint16_t *f = &ek->flag[s * n + t];
-			const struct hm_cell *oc;
+			const struct matrix_cell *oc;
 			double o, v, fac;
 
 			if (s == t || ev->omap[s] < 0 || ev->omap[t] < 0)
 				continue;
-			oc = heatmap_cell(ev->old, ek->okind,
+			oc = matrix_cell_at(ev->old, ek->okind,
 			    (size_t)ev->omap[s], (size_t)ev->omap[t]);
 			if ((*f & EV_FAIL) && oc->state == CELL_VALUE)
 				*f |= EV_SINCE;
@@ -902,8 +902,8 @@ heatmap_evidence_free(struct evidence *ev)
 }
 
 int
-heatmap_evidence_build(struct evidence *ev, const struct heatmap *hm,
-    const struct heatmap *old)
+heatmap_evidence_build(struct evidence *ev, const struct matrix *hm,
+    const struct matrix *old)
 {
 	size_t n = hm->nhosts, i, k;
 	double *x = NULL;
@@ -929,7 +929,7 @@ heatmap_evidence_build(struct evidence *ev, const struct heatmap *hm,
 		    hm->hosts[i]) : -1;
 	}
 	for (k = 0; k < hm->nkinds; k++) {
-		const struct hm_kind *kind = &hm->kinds[k];
+		const struct matrix_kind *kind = &hm->kinds[k];
 		struct dx_role ro;
 		struct ev_kind *ek;
 
@@ -944,15 +944,15 @@ heatmap_evidence_build(struct evidence *ev, const struct heatmap *hm,
 		 * default (an average: upstream's ping records have no
 		 * median); a throughput's Mbit/s */
 		ek->lat = -1;
-		if (ro.rtt && (ek->lat = heatmap_find_metric(kind,
+		if (ro.rtt && (ek->lat = matrix_find_metric(kind,
 		    ro.row->summary.metric)) < 0)
-			ek->lat = heatmap_find_metric(kind,
+			ek->lat = matrix_find_metric(kind,
 			    ro.row->default_metric);
 		ek->loss = metric_index(kind, ro.row, &probe_unit_pct);
 		ek->failed = metric_index(kind, ro.row, &probe_unit_samples);
 		ek->rate = ro.rtt ? -1 : metric_index(kind, ro.row,
 		    &probe_unit_mbps);
-		ek->okind = old != NULL ? heatmap_find_kind(old, kind->name) :
+		ek->okind = old != NULL ? matrix_find_kind(old, kind->name) :
 		    NULL;
 		ek->olat = old_metric(kind, ek->lat, ek->okind);
 		ek->orate = old_metric(kind, ek->rate, ek->okind);

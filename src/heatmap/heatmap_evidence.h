@@ -61,10 +61,10 @@ struct dx_role {
 
 struct ev_kind {
 	size_t k;			/* index into hm->kinds */
-	const struct hm_kind *kind;
+	const struct matrix_kind *kind;
 	struct dx_role role;
 	int lat, loss, failed, rate;	/* metric indexes; -1 if none */
-	const struct hm_kind *okind;	/* the old run's; NULL if none */
+	const struct matrix_kind *okind;	/* the old run's; NULL if none */
 	int olat, orate;
 	uint16_t *flag;			/* n * n */
 	double *typ_lat, *typ_rate;	/* per site pair (g * g); NAN if none */
@@ -81,7 +81,7 @@ struct ev_kind {
 };
 
 struct evidence {
-	const struct heatmap *hm, *old;
+	const struct matrix *hm, *old;
 	size_t n, g;
 	size_t *group;			/* per host: its site (0 if none) */
 	size_t *gsize;			/* hosts per site */
@@ -112,8 +112,8 @@ enum dx_cause {
 int heatmap_findings_words(const struct evidence *ev, struct finding *f);
 
 /* Cells' evidence of hm (built, grouped) against old (or NULL). */
-int heatmap_evidence_build(struct evidence *ev, const struct heatmap *hm,
-    const struct heatmap *old);
+int heatmap_evidence_build(struct evidence *ev, const struct matrix *hm,
+    const struct matrix *old);
 void heatmap_evidence_free(struct evidence *ev);
 
 /* What kind (by name) means to the diagnosis, into *r: 0, or -1 for a

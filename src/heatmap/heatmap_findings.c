@@ -98,7 +98,7 @@ number(double v, const char *unit, char *buf, size_t size)
 }
 
 void
-heatmap_dx_cell_text(const struct heatmap *hm, const struct dx_cell *c,
+heatmap_dx_cell_text(const struct matrix *hm, const struct dx_cell *c,
     char *buf, size_t size)
 {
 	char v[40], t[40], o[40];
@@ -150,7 +150,7 @@ site(const struct evidence *ev, size_t g)
 
 /* The libp2p port of host in the run.json files read, else the default. */
 static int
-libp2p_port(const struct heatmap *hm, const char *name)
+libp2p_port(const struct matrix *hm, const char *name)
 {
 	size_t i, j;
 
@@ -173,8 +173,8 @@ target_port(const struct evidence *ev, const struct finding *f)
 	size_t i;
 
 	for (i = 0; i < f->ncells; i++) {
-		const struct hm_kind *k = &ev->hm->kinds[f->cells[i].kind];
-		const struct hm_cell *c = heatmap_cell(ev->hm, k,
+		const struct matrix_kind *k = &ev->hm->kinds[f->cells[i].kind];
+		const struct matrix_cell *c = matrix_cell_at(ev->hm, k,
 		    f->cells[i].src, f->cells[i].tgt);
 
 		const struct probe_kind *row = probe_kind_find(k->name);
@@ -266,7 +266,7 @@ static int
 kind_evidence(const struct evidence *ev, const struct finding *f, size_t k,
     struct buf *b)
 {
-	const struct hm_kind *kind = &ev->hm->kinds[k];
+	const struct matrix_kind *kind = &ev->hm->kinds[k];
 	double *val = NULL, *typ = NULL, *fac = NULL, *base = NULL;
 	size_t i, n = 0, nv = 0, nfail = 0, nf = 0, nsetup = 0, nb = 0;
 	const char *err = NULL, *metric = NULL, *unit = NULL;

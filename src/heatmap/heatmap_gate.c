@@ -55,7 +55,7 @@ say(FILE *f, const struct finding *x, size_t rank)
 }
 
 int
-heatmap_gate_judge(const struct heatmap *hm, const struct diagnosis *dx,
+heatmap_gate_judge(const struct matrix *hm, const struct diagnosis *dx,
     enum dx_severity fail_on, double worse, FILE *f)
 {
 	size_t i, hits = 0;
@@ -78,7 +78,7 @@ int
 heatmap_gate_files(const char *const *files, size_t nfiles,
     const struct inventory *inv, enum dx_severity fail_on, int *failed)
 {
-	struct heatmap *hm;
+	struct matrix *hm;
 	struct diagnosis dx;
 	size_t i;
 	int rc = 0;

@@ -30,7 +30,7 @@ int heatmap_gate_parse(const char *arg, void *field);
  * none does), or (worse > 0) one got at least worse times worse. Each
  * such finding is said on f, one line each, most likely first.
  */
-int heatmap_gate_judge(const struct heatmap *hm, const struct diagnosis *dx,
+int heatmap_gate_judge(const struct matrix *hm, const struct diagnosis *dx,
     enum dx_severity fail_on, double worse, FILE *f);
 
 struct inventory;

@@ -537,7 +537,7 @@ write_worse(FILE *f, const struct matrix *hm)
  * (data-cells: "kind.cell" for kind index and src * N + tgt).
  */
 static void
-write_diagnosis(FILE *f, const struct heatmap *hm, const struct diagnosis *dx)
+write_diagnosis(FILE *f, const struct matrix *hm, const struct diagnosis *dx)
 {
 	char line[512];
 	size_t i, j;

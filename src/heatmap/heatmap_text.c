@@ -116,7 +116,7 @@ badness_color(double b)
 }
 
 static void
-put_cell(FILE *f, const struct hm_cell *c, const struct hm_metric *m,
+put_cell(FILE *f, const struct matrix_cell *c, const struct matrix_metric *m,
     size_t metric, double lo, double hi, int width, int color)
 {
 	const char *mark = NULL, *ansi = "";
@@ -159,7 +159,7 @@ put_cell(FILE *f, const struct hm_cell *c, const struct hm_metric *m,
 
 /* Digits of the largest host number. */
 static int
-number_width(const struct heatmap *hm)
+number_width(const struct matrix *hm)
 {
 	int w = 1;
 	size_t n;
@@ -173,7 +173,7 @@ number_width(const struct heatmap *hm)
  * value shown, so that large numbers (bytes) never push a row out of
  * line. */
 static int
-cell_width(const struct heatmap *hm, const struct hm_kind *k, size_t metric)
+cell_width(const struct matrix *hm, const struct matrix_kind *k, size_t metric)
 {
 	int w = number_width(hm), l;
 	size_t i, n = hm->nhosts * hm->nhosts;
@@ -197,7 +197,7 @@ cell_width(const struct heatmap *hm, const struct hm_kind *k, size_t metric)
 
 /* Host i begins a new group (not the first): a line goes before it. */
 static int
-group_starts(const struct heatmap *hm, size_t i)
+group_starts(const struct matrix *hm, size_t i)
 {
 	return hm->host_group != NULL && i > 0 &&
 	    hm->host_group[i] != hm->host_group[i - 1];
@@ -205,7 +205,7 @@ group_starts(const struct heatmap *hm, size_t i)
 
 /* The row labels' width: a host's number and name. */
 static int
-label_width(const struct heatmap *hm)
+label_width(const struct matrix *hm)
 {
 	size_t i;
 	int w = 9, l;		/* "src \ dst" */
@@ -221,8 +221,8 @@ label_width(const struct heatmap *hm)
 
 /* Columns from..to (exclusive) of kind's matrix. */
 static void
-write_block(FILE *f, const struct heatmap *hm, const struct hm_kind *k,
-    const struct hm_metric *m, size_t metric, double lo, double hi,
+write_block(FILE *f, const struct matrix *hm, const struct matrix_kind *k,
+    const struct matrix_metric *m, size_t metric, double lo, double hi,
     size_t from, size_t to, int color)
 {
 	int lw = label_width(hm), cw = cell_width(hm, k, metric);
@@ -250,7 +250,7 @@ write_block(FILE *f, const struct heatmap *hm, const struct hm_kind *k,
 		for (t = from; t < to; t++) {
 			if (t > from && group_starts(hm, t))
 				fputs(" |", f);
-			put_cell(f, heatmap_cell(hm, k, s, t), m, metric, lo, hi,
+			put_cell(f, matrix_cell_at(hm, k, s, t), m, metric, lo, hi,
 			    cw, color);
 		}
 		fputc('\n', f);
@@ -259,10 +259,10 @@ write_block(FILE *f, const struct heatmap *hm, const struct hm_kind *k,
 }
 
 static void
-write_kind(FILE *f, const struct heatmap *hm, const struct hm_kind *k,
+write_kind(FILE *f, const struct matrix *hm, const struct matrix_kind *k,
     size_t metric, int color, int width)
 {
-	const struct hm_metric *m = metric < k->nmetrics ? &k->metrics[metric] :
+	const struct matrix_metric *m = metric < k->nmetrics ? &k->metrics[metric] :
 	    NULL;
 	int lw = label_width(hm), cw = cell_width(hm, k, metric);
 	char kname[64], mname[64];
@@ -273,7 +273,7 @@ write_kind(FILE *f, const struct heatmap *hm, const struct hm_kind *k,
 	    m != NULL ? clean_name(m->name, mname, sizeof mname) : "(no metric)",
 	    m != NULL && *m->unit ? " (" : "", m != NULL ? m->unit : "",
 	    m != NULL && *m->unit ? ")" : "");
-	if (m != NULL && heatmap_metric_range(hm, k, metric, &lo, &hi) == 0) {
+	if (m != NULL && matrix_metric_range(hm, k, metric, &lo, &hi) == 0) {
 		char a[32], b[32];
 
 		text_value(lo, m->unit, a, sizeof a);
@@ -308,7 +308,7 @@ write_kind(FILE *f, const struct heatmap *hm, const struct hm_kind *k,
 /* The hosts' numbers, as the matrices label their rows and columns, and
  * what the marks of a cell mean. */
 static void
-write_key(FILE *f, const struct heatmap *hm, int width)
+write_key(FILE *f, const struct matrix *hm, int width)
 {
 	char name[HOST_WIDTH_MAX * 4 + 1], num[24];
 	size_t i;
@@ -338,7 +338,7 @@ write_key(FILE *f, const struct heatmap *hm, int width)
 
 /* A site pair's figure, as the matrices show it. */
 static void
-site_value(double v, const struct hm_kind *k, size_t m, char *buf,
+site_value(double v, const struct matrix_kind *k, size_t m, char *buf,
     size_t size)
 {
 	text_value(v, m < k->nmetrics ? k->metrics[m].unit : NULL, buf, size);
@@ -358,7 +358,7 @@ put_unmeasured(FILE *f, const struct site_cell *c)
 	fputc('\n', f);
 }
 static int
-write_sites(FILE *f, const struct heatmap *hm, long kind, long metric)
+write_sites(FILE *f, const struct matrix *hm, long kind, long metric)
 {
 	char name[HOST_WIDTH_MAX + 1], a[32], b[32], kname[64], mname[64];
 	struct site_cell *sc;
@@ -384,7 +384,7 @@ write_sites(FILE *f, const struct heatmap *hm, long kind, long metric)
 	}
 	fputc('\n', f);
 	for (kk = 0; kk < hm->nkinds; kk++) {
-		const struct hm_kind *k = &hm->kinds[kk];
+		const struct matrix_kind *k = &hm->kinds[kk];
 		size_t m = kind >= 0 ? (size_t)metric : k->default_metric;
 
 		if ((kind >= 0 && (size_t)kind != kk) || m >= k->nmetrics)
@@ -429,7 +429,7 @@ write_sites(FILE *f, const struct heatmap *hm, long kind, long metric)
 
 /* --compare: one "worse:" line per pair, for people and scripts. */
 static void
-write_worse(FILE *f, const struct heatmap *hm)
+write_worse(FILE *f, const struct matrix *hm)
 {
 	char a[32], b[32];
 	size_t i;
@@ -444,9 +444,9 @@ write_worse(FILE *f, const struct heatmap *hm)
 	    "and the metric's floor, or failed since):\n", hm->nworse,
 	    PLURAL(hm->nworse), HEATMAP_WORSE_RATIO);
 	for (i = 0; i < hm->nworse; i++) {
-		const struct hm_worse *w = &hm->worse[i];
-		const struct hm_kind *k = &hm->kinds[w->kind];
-		const struct hm_metric *m = &k->metrics[k->default_metric];
+		const struct matrix_worse *w = &hm->worse[i];
+		const struct matrix_kind *k = &hm->kinds[w->kind];
+		const struct matrix_metric *m = &k->metrics[k->default_metric];
 
 		fputs("  worse: ", f);
 		put_clean(f, k->name);
@@ -470,7 +470,7 @@ write_worse(FILE *f, const struct heatmap *hm)
 /* The findings, most likely first: what, where, the evidence, how sure
  * and why, what to try, and the cells. */
 static void
-write_findings(FILE *f, const struct heatmap *hm, const struct diagnosis *dx)
+write_findings(FILE *f, const struct matrix *hm, const struct diagnosis *dx)
 {
 	char line[512];
 	size_t i, j;
@@ -521,7 +521,7 @@ write_findings(FILE *f, const struct heatmap *hm, const struct diagnosis *dx)
 
 /* The failures, as heatmap_html.c's table (see there why two writers). */
 static int
-write_failures(FILE *f, const struct heatmap *hm)
+write_failures(FILE *f, const struct matrix *hm)
 {
 	struct failure_row *rows;
 	size_t n, i;
@@ -535,7 +535,7 @@ write_failures(FILE *f, const struct heatmap *hm)
 		fprintf(f, "Failures (%zu pair%s): source -> target, kind, "
 		    "failed/records, class: last error\n", n, PLURAL(n));
 	for (i = 0; i < n; i++) {
-		const struct hm_failure *last = rows[i].cell->last_failed;
+		const struct matrix_failure *last = rows[i].cell->last_failed;
 
 		fputs("  ", f);
 		put_clean(f, hm->hosts[rows[i].src]);
@@ -555,7 +555,7 @@ write_failures(FILE *f, const struct heatmap *hm)
 }
 
 int
-heatmap_write_text(const struct heatmap *hm, const struct diagnosis *dx,
+heatmap_write_text(const struct matrix *hm, const struct diagnosis *dx,
     long kind, long metric, int color, int width, FILE *f)
 {
 	size_t i;

@@ -19,7 +19,7 @@
  * escape sequences; width: the terminal's columns (a wider matrix is
  * printed in blocks of columns), 0 for no limit.
  */
-int heatmap_write_text(const struct heatmap *hm, const struct diagnosis *dx,
+int heatmap_write_text(const struct matrix *hm, const struct diagnosis *dx,
     long kind, long metric, int color, int width, FILE *f);
 
 /*

@@ -94,7 +94,7 @@ gen_rtt(const struct gen *g, size_t s, size_t t)
 }
 
 static inline void
-gen_fold(struct heatmap *hm, const struct gen *g, struct gen_rec *r,
+gen_fold(struct matrix *hm, const struct gen *g, struct gen_rec *r,
     unsigned *seed)
 {
 	struct record rec;
@@ -153,14 +153,14 @@ gen_fold(struct heatmap *hm, const struct gen *g, struct gen_rec *r,
  * ordered pair, each through g->hook; built and grouped by site (hosts
  * given their site by name), or by none when nsites is 1.
  */
-static inline struct heatmap *
+static inline struct matrix *
 gen_heatmap(const struct gen *g)
 {
 	static const char *const sites[] = { "a", "b", "c", "d", "e", "f",
 	    "g", "h" };
 	static const char *const kinds[] = { "ping", "iperf3", "libp2p_ping",
 	    "latency", "throughput" };
-	struct heatmap *hm = matrix_new();
+	struct matrix *hm = matrix_new();
 	unsigned seed = g->seed;
 	size_t s, t, k;
 

@@ -35,15 +35,15 @@
 #include "heatmap_sites.h"
 
 struct lab {
-	struct heatmap *hm, *old;
+	struct matrix *hm, *old;
 	struct diagnosis dx;
 };
 
 /* Files of a fixture directory, grouped as heatmap groups them. */
-static struct heatmap *
+static struct matrix *
 load(const char *dir, const char *const *names)
 {
-	struct heatmap *hm = matrix_new();
+	struct matrix *hm = matrix_new();
 
 	assert_non_null(hm);
 	for (; *names != NULL; names++)
@@ -54,7 +54,7 @@ load(const char *dir, const char *const *names)
 }
 
 static struct lab *
-lab_of(struct heatmap *hm, struct heatmap *old)
+lab_of(struct matrix *hm, struct matrix *old)
 {
 	struct lab *lab = calloc(1, sizeof *lab);
 
@@ -363,7 +363,7 @@ test_titles_name_the_real_hosts(void **state)
 	    "\"metrics\":{\"avg\":1}}\n"
 	    "{\"kind\":\"ping\",\"source\":\"c\",\"target\":\"b\",\"ok\":true,"
 	    "\"metrics\":{\"avg\":1}}\n");
-	struct heatmap *hm = matrix_new();
+	struct matrix *hm = matrix_new();
 	struct lab *lab;
 
 	(void)state;
@@ -545,7 +545,7 @@ gen_lab(const size_t *sizes, int iperf, int libp2p, struct fault *faults,
     struct fault *old_faults)
 {
 	struct gen g;
-	struct heatmap *hm, *old = NULL;
+	struct matrix *hm, *old = NULL;
 	struct lab *lab;
 
 	gen_init(&g, sizes, delays);

@@ -283,7 +283,7 @@ test_run_json_hosts_beyond_the_records(void **state)
 			for (s = 0; s < hm->nhosts; s++)
 				for (t = 0; t < hm->nhosts; t++) {
 					const struct matrix_cell *c =
-					    heatmap_cell(hm, k, s, t);
+					    matrix_cell_at(hm, k, s, t);
 
 					if (s == t)
 						assert_int_equal(c->state,

@@ -27,7 +27,7 @@
 static char *
 view(const char *path, const char *text, int width)
 {
-	struct heatmap *hm = matrix_new();
+	struct matrix *hm = matrix_new();
 	struct diagnosis dx;
 	char *buf = NULL;
 	size_t len = 0;
