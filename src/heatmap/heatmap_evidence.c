@@ -138,6 +138,46 @@ class_of(const struct evidence *ev, size_t s, size_t t)
 	return ev->group[s] != ev->group[t];
 }
 
+/* The path a bench record's probe took. */
+enum ev_path { EV_PATH_UNKNOWN, EV_PATH_DIRECT, EV_PATH_PUNCHED,
+	EV_PATH_RELAYED };
+
+static enum ev_path
+path_of(const struct matrix_cell *c)
+{
+	switch (matrix_cell_path(c)) {
+	case MATRIX_PATH_DIRECT: return EV_PATH_DIRECT;
+	case MATRIX_PATH_PUNCHED: return EV_PATH_PUNCHED;
+	case MATRIX_PATH_RELAYED: return EV_PATH_RELAYED;
+	default: return EV_PATH_UNKNOWN;
+	}
+}
+
+/*
+ * The path class of cell s -> t (direct, hole-punched after DCUtR, or
+ * through a relay), where the records say it (their "path", the latest
+ * record's of the pair): its own kind's, else another kind's of the same
+ * pair (a bench run's kinds run over the same connection). A relayed
+ * pair is then known, not inferred from its round trips; records
+ * without it leave every path unknown and flag_over() infers.
+ */
+static enum ev_path
+cell_path(const struct evidence *ev, const struct ev_kind *ek, size_t s,
+    size_t t)
+{
+	enum ev_path p;
+	size_t i;
+
+	if ((p = path_of(matrix_cell_at(ev->hm, ek->kind, s, t))) !=
+	    EV_PATH_UNKNOWN)
+		return p;
+	for (i = 0; i < ev->hm->nkinds; i++)
+		if (i != ek->k && (p = path_of(matrix_cell_at(ev->hm,
+		    &ev->hm->kinds[i], s, t))) != EV_PATH_UNKNOWN)
+			return p;
+	return EV_PATH_UNKNOWN;
+}
+
 double
 heatmap_evidence_excess(const struct evidence *ev, const struct ev_kind *ek,
     size_t s, size_t t, int loss)
@@ -147,6 +187,9 @@ heatmap_evidence_excess(const struct evidence *ev, const struct ev_kind *ek,
 	int lost, sent, c = class_of(ev, s, t);
 
 	if (f & (EV_FAIL | EV_ACCESS | EV_SETUP))
+		return INFINITY;
+	/* a relay the records name is no guess */
+	if ((f & EV_DETOUR) && cell_path(ev, ek, s, t) == EV_PATH_RELAYED)
 		return INFINITY;
 	if (f & (EV_SLOW | EV_NARROW)) {
 		v = ek->lat >= 0 ? heatmap_evidence_latency(ev, ek, s, t) :
@@ -799,27 +842,6 @@ flag_old(struct evidence *ev, struct ev_kind *ek)
 					*f |= EV_WORSE;
 			}
 		}
-}
-
-/* The path a bench record's probe took. */
-enum ev_path { EV_PATH_UNKNOWN, EV_PATH_DIRECT, EV_PATH_PUNCHED,
-	EV_PATH_RELAYED };
-
-/*
- * The path class of cell s -> t (direct, hole-punched after DCUtR, or
- * through a relay), where the records say it: a relayed pair is then
- * known, not inferred from its round trips. The place for it: records do
- * not carry it yet, so every path is unknown and flag_over() infers.
- */
-static enum ev_path
-cell_path(const struct evidence *ev, const struct ev_kind *ek, size_t s,
-    size_t t)
-{
-	(void)ev;
-	(void)ek;
-	(void)s;
-	(void)t;
-	return EV_PATH_UNKNOWN;
 }
 
 /*

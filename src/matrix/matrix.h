@@ -59,6 +59,26 @@ struct matrix_cell {
 	int nsamples;		/* the latest record's sample count, or -1 */
 	unsigned short port;	/* the latest record's (iperf3) port, or 0 */
 	unsigned char state;	/* enum cell_state */
+	unsigned char path;	/* the latest record's path: MATRIX_PATH_*,
+				   | MATRIX_PATH_REPORTED, its relay's slot
+				   (1 + index into the matrix's relays) <<
+				   MATRIX_PATH_RELAY_SHIFT; 0: unknown */
+};
+
+/* A cell's path, as its latest record gives it (a bench record's). */
+#define MATRIX_PATH_UNKNOWN 0
+#define MATRIX_PATH_DIRECT 1
+#define MATRIX_PATH_PUNCHED 2	/* direct after DCUtR */
+#define MATRIX_PATH_RELAYED 3
+#define MATRIX_PATH_CLASS 3	/* the bits of the class */
+#define MATRIX_PATH_REPORTED 4	/* the node said so; else inferred */
+#define MATRIX_PATH_RELAY_SHIFT 3
+#define MATRIX_MAX_RELAYS 31	/* relays named; more: the last slot */
+
+/* A relay the records name (a path's), by name and PeerID. */
+struct matrix_relay {
+	const char *name;	/* the pool's copy; its PeerID if unnamed */
+	const char *peer_id;	/* the pool's copy, or NULL */
 };
 
 /* A round of a bench run's sweep, from its records' times. */
@@ -118,6 +138,8 @@ struct matrix {
 	size_t pool_slots, pool_n;
 	struct matrix_round *rounds;	/* in order met; MATRIX_MAX_ROUNDS */
 	size_t nrounds, last_round;
+	struct matrix_relay relays[MATRIX_MAX_RELAYS];	/* in order met */
+	size_t nrelays;
 
 	/*
 	 * What readers add to the matrix. The hosts' groups (sites:
@@ -240,6 +262,16 @@ void matrix_metric_describe(const char *kind, const char *name,
 /* Smallest and largest value of a metric over the kind's cells; -1 if none. */
 int matrix_metric_range(const struct matrix *hm, const struct matrix_kind *kind,
     size_t metric, double *lo, double *hi);
+
+/* A cell's path class (MATRIX_PATH_DIRECT ...), 0 if unknown. */
+int matrix_cell_path(const struct matrix_cell *c);
+/* Whether the node reported it (1) or netprof inferred it (0). */
+int matrix_cell_path_reported(const struct matrix_cell *c);
+/* The relay of a relayed cell, or NULL. */
+const struct matrix_relay *matrix_cell_relay(const struct matrix *hm,
+    const struct matrix_cell *c);
+/* "direct", "hole-punched", "relayed", or NULL for unknown. */
+const char *matrix_path_name(int path);
 
 /* Records and failed records counted over every kind read. */
 void matrix_totals(const struct matrix *hm, size_t *records,

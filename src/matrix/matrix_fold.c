@@ -356,6 +356,85 @@ fold_metrics(struct matrix *hm, struct matrix_kind *k, struct record *r)
 	return rows_widen(hm, k, k->nmetrics ? k->nmetrics : 1, r);
 }
 
+/* The record's path as a cell keeps it (its relay in the matrix's
+   list); 0 when the record says none. */
+static int
+fold_path(struct matrix *hm, const struct record *r, unsigned char *out)
+{
+	const char *name = r->relay != NULL ? r->relay : r->relay_peer_id;
+	const char *pname, *ppeer = NULL;
+	int c, rc;
+	size_t i;
+
+	*out = 0;
+	if (r->path == NULL)
+		return 0;
+	if (strcmp(r->path, RECORD_PATH_DIRECT) == 0)
+		c = MATRIX_PATH_DIRECT;
+	else if (strcmp(r->path, RECORD_PATH_PUNCHED) == 0)
+		c = MATRIX_PATH_PUNCHED;
+	else if (strcmp(r->path, RECORD_PATH_RELAYED) == 0)
+		c = MATRIX_PATH_RELAYED;
+	else
+		return 0;	/* another tool's word: unknown */
+	if (r->path_known != NULL &&
+	    strcmp(r->path_known, RECORD_PATH_REPORTED) == 0)
+		c |= MATRIX_PATH_REPORTED;
+	*out = (unsigned char)c;
+	if ((c & MATRIX_PATH_CLASS) != MATRIX_PATH_RELAYED || name == NULL)
+		return 0;
+	if ((rc = pool_intern(hm, name, r, &pname)) != 0 ||
+	    (r->relay_peer_id != NULL && (rc = pool_intern(hm,
+	    r->relay_peer_id, r, &ppeer)) != 0))
+		return rc;
+	for (i = 0; i < hm->nrelays; i++)
+		if (hm->relays[i].name == pname)
+			break;
+	if (i == hm->nrelays && hm->nrelays < MATRIX_MAX_RELAYS) {
+		hm->relays[i].name = pname;
+		hm->relays[i].peer_id = ppeer;
+		hm->nrelays++;
+	}
+	if (i == MATRIX_MAX_RELAYS)
+		i--;	/* beyond: the last one's slot, "one of many" */
+	*out = (unsigned char)(c | (int)((i + 1) << MATRIX_PATH_RELAY_SHIFT));
+	return 0;
+}
+
+int
+matrix_cell_path(const struct matrix_cell *c)
+{
+	return c->path & MATRIX_PATH_CLASS;
+}
+
+int
+matrix_cell_path_reported(const struct matrix_cell *c)
+{
+	return (c->path & MATRIX_PATH_REPORTED) != 0;
+}
+
+const struct matrix_relay *
+matrix_cell_relay(const struct matrix *hm, const struct matrix_cell *c)
+{
+	size_t slot = c->path >> MATRIX_PATH_RELAY_SHIFT;
+
+	if ((c->path & MATRIX_PATH_CLASS) != MATRIX_PATH_RELAYED || slot == 0 ||
+	    slot > hm->nrelays)
+		return NULL;
+	return &hm->relays[slot - 1];
+}
+
+const char *
+matrix_path_name(int path)
+{
+	switch (path & MATRIX_PATH_CLASS) {
+	case MATRIX_PATH_DIRECT: return RECORD_PATH_DIRECT;
+	case MATRIX_PATH_PUNCHED: return RECORD_PATH_PUNCHED;
+	case MATRIX_PATH_RELAYED: return RECORD_PATH_RELAYED;
+	default: return NULL;
+	}
+}
+
 static int
 fold_cell(struct matrix *hm, struct matrix_kind *k, size_t s, size_t t,
     const struct record *r)
@@ -378,6 +457,8 @@ fold_cell(struct matrix *hm, struct matrix_kind *k, size_t s, size_t t,
 				return rc;
 	if (!later)
 		return 0;
+	if ((rc = fold_path(hm, r, &c->path)) != 0)
+		return rc;
 	c->time = r->time;
 	c->nsamples = r->nsamples > INT32_MAX ? INT32_MAX : (int)r->nsamples;
 	c->port = (unsigned short)r->port;

@@ -63,6 +63,10 @@ struct record {
 	const char *source_peer_id, *target_peer_id;	/* NULL: null */
 	int count;		/* config.count */
 	long bytes;		/* config.bytes; < 0: null */
+	/* the path the probe ran over (NULL: null): its class
+	   (RECORD_PATH_*), how it was known, the evidence, the relay */
+	const char *path, *path_known, *path_evidence;
+	const char *relay, *relay_peer_id;
 	/* as read: the metrics as numbers, and what a reader derives */
 	struct record_metric *metrics;
 	size_t nmetrics;
@@ -84,7 +88,8 @@ struct record {
  * error_class, mode, round, server_command, sweep and started_at, ISO-8601
  * UTC with milliseconds; config, the kind's own settings, when the record
  * has them), or, for a node kind, bench's (run_id, the peer
- * ids, config {count, bytes} besides). Its metrics are r->metrics_json's
+ * ids, config {count, bytes} besides, and the path: path, path_known,
+ * path_evidence, relay, relay_peer_id, each null when unknown). Its metrics are r->metrics_json's
  * (a reference: deleting the object leaves them). NULL: out of memory.
  */
 cJSON *record_to_json(const struct record *r);

@@ -611,7 +611,8 @@ metrics_of_members(struct scan *sc)
 enum field {
 	F_KIND, F_SOURCE, F_TARGET, F_ERROR, F_OK, F_ERROR_CLASS,
 	F_STARTED_AT, F_ENDED_AT, F_TIMESTAMP, F_ROUND, F_RUN_ID,
-	F_METRICS, F_COMMAND, F_COUNT, F_OTHER = F_COUNT
+	F_METRICS, F_COMMAND, F_PATH, F_PATH_KNOWN, F_RELAY, F_RELAY_PEER_ID,
+	F_COUNT, F_OTHER = F_COUNT
 };
 
 #define FIELD(name) { name, sizeof name - 1 }
@@ -623,7 +624,9 @@ static const struct {
 	FIELD(RECORD_F_ERROR), FIELD(RECORD_F_OK), FIELD(RECORD_F_ERROR_CLASS),
 	FIELD(RECORD_F_STARTED_AT), FIELD(RECORD_F_ENDED_AT),
 	FIELD(RECORD_F_TIMESTAMP), FIELD(RECORD_F_ROUND), FIELD(RECORD_F_RUN_ID),
-	FIELD(RECORD_F_METRICS), FIELD(RECORD_F_COMMAND)
+	FIELD(RECORD_F_METRICS), FIELD(RECORD_F_COMMAND), FIELD(RECORD_F_PATH),
+	FIELD(RECORD_F_PATH_KNOWN), FIELD(RECORD_F_RELAY),
+	FIELD(RECORD_F_RELAY_PEER_ID)
 };
 #undef FIELD
 
@@ -633,22 +636,23 @@ is_field(enum field f, const char *k, size_t klen)
 	return fields[f].len == klen && memcmp(fields[f].name, k, klen) == 0;
 }
 
-/* The field a key names: by its length first, 14 keys a record. */
+/* The field a key names: by its length first, 19 keys a record. */
 static enum field
 field_of(const char *k, size_t klen)
 {
 	static const enum field candidates[][3] = {
-		{ F_OK }, { F_KIND }, { F_ERROR, F_ROUND },
+		{ F_OK }, { F_KIND, F_PATH }, { F_ERROR, F_ROUND, F_RELAY },
 		{ F_SOURCE, F_TARGET, F_RUN_ID }, { F_METRICS, F_COMMAND },
-		{ F_ENDED_AT }, { F_TIMESTAMP }, { F_STARTED_AT },
-		{ F_ERROR_CLASS },
+		{ F_ENDED_AT }, { F_TIMESTAMP }, { F_STARTED_AT, F_PATH_KNOWN },
+		{ F_ERROR_CLASS }, { F_RELAY_PEER_ID },
 	};
 	size_t i, j;
 
 	for (i = 0; i < sizeof candidates / sizeof *candidates; i++) {
 		if (fields[candidates[i][0]].len != klen)
 			continue;
-		/* The row's unused slots are 0, F_KIND, of another length. */
+		/* The row's unused slots are 0, F_KIND: looked at again, or
+		   of another length. */
 		for (j = 0; j < 3; j++)
 			if (is_field(candidates[i][j], k, klen))
 				return candidates[i][j];
@@ -745,6 +749,10 @@ record_of_fields(struct scan *sc, struct field_value *fv)
 	r->error = text_of(sc, &fv[F_ERROR]);
 	r->error_class = r->ok ? NULL : text_of(sc, &fv[F_ERROR_CLASS]);
 	r->run_id = text_of(sc, &fv[F_RUN_ID]);
+	r->path = text_of(sc, &fv[F_PATH]);
+	r->path_known = text_of(sc, &fv[F_PATH_KNOWN]);
+	r->relay = text_of(sc, &fv[F_RELAY]);
+	r->relay_peer_id = text_of(sc, &fv[F_RELAY_PEER_ID]);
 	r->started_at = time_of(sc, &fv[F_STARTED_AT]);
 	if (fv[F_ROUND].type == V_NUMBER && fv[F_ROUND].num >= 1 &&
 	    fv[F_ROUND].num <= RECORD_ROUND_MAX)

@@ -37,6 +37,18 @@
 						   settings */
 #define RECORD_F_CONFIG_COUNT	"count"
 #define RECORD_F_CONFIG_BYTES	"bytes"		/* null unless it moved bytes */
+/* the path a bench probe ran over (netprof's, beside upstream's) */
+#define RECORD_F_PATH		"path"		/* direct, hole-punched, relayed */
+#define RECORD_F_PATH_KNOWN	"path_known"	/* reported, inferred */
+#define RECORD_F_PATH_EVIDENCE	"path_evidence"	/* how it was known */
+#define RECORD_F_RELAY		"relay"		/* the relay's name */
+#define RECORD_F_RELAY_PEER_ID	"relay_peer_id"
+/* their values */
+#define RECORD_PATH_DIRECT	"direct"
+#define RECORD_PATH_PUNCHED	"hole-punched"	/* direct after DCUtR */
+#define RECORD_PATH_RELAYED	"relayed"
+#define RECORD_PATH_REPORTED	"reported"	/* the node said so */
+#define RECORD_PATH_INFERRED	"inferred"	/* netprof concluded it */
 
 /* Field names of bench's run.json that the heatmap reads (its writer is
    bench_record.c) */

@@ -162,6 +162,10 @@ record_free(struct record *r)
 	free((char *)r->error);
 	free((char *)r->error_class);
 	free((char *)r->run_id);
+	free((char *)r->path);
+	free((char *)r->path_known);
+	free((char *)r->relay);
+	free((char *)r->relay_peer_id);
 	for (i = 0; i < r->nmetrics; i++)
 		free(r->metrics[i].name);
 	free(r->metrics);
@@ -403,6 +407,26 @@ fail_cause(char **cause, const char *fmt, ...)
 	return NP_ERR_PARSE;
 }
 
+/* A bench record's path: its class, how known, its relay (strings). */
+static int
+path_fields(const cJSON *obj, struct record *r)
+{
+	static const char *const names[] = { RECORD_F_PATH,
+	    RECORD_F_PATH_KNOWN, RECORD_F_RELAY, RECORD_F_RELAY_PEER_ID };
+	const char **fields[] = { &r->path, &r->path_known, &r->relay,
+	    &r->relay_peer_id };
+	const cJSON *v;
+	size_t i;
+
+	for (i = 0; i < sizeof names / sizeof *names; i++) {
+		v = cJSON_GetObjectItemCaseSensitive(obj, names[i]);
+		if (cJSON_IsString(v) &&
+		    (*fields[i] = strdup(v->valuestring)) == NULL)
+			return NP_ERR_NOMEM;
+	}
+	return 0;
+}
+
 static int
 record_from_json(const cJSON *obj, struct record **out, char **cause)
 {
@@ -454,6 +478,9 @@ record_from_json(const cJSON *obj, struct record **out, char **cause)
 	v = cJSON_GetObjectItemCaseSensitive(obj, RECORD_F_RUN_ID);
 	if (cJSON_IsString(v) && (r->run_id = strdup(v->valuestring)) == NULL)
 		goto out;
+	if ((rc = path_fields(obj, r)) != 0)
+		goto out;
+	rc = NP_ERR_NOMEM;
 	r->time = NAN;
 	if (!isnan(t = time_field(obj, RECORD_F_ENDED_AT)) ||
 	    !isnan(t = time_field(obj, RECORD_F_TIMESTAMP)) ||

@@ -55,6 +55,14 @@ record_same(const struct record *a, const struct record *b)
 		return "started_at";
 	if (!record_same_str(a->run_id, b->run_id))
 		return "run_id";
+	if (!record_same_str(a->path, b->path))
+		return "path";
+	if (!record_same_str(a->path_known, b->path_known))
+		return "path_known";
+	if (!record_same_str(a->relay, b->relay))
+		return "relay";
+	if (!record_same_str(a->relay_peer_id, b->relay_peer_id))
+		return "relay_peer_id";
 	if (a->nmetrics != b->nmetrics)
 		return "nmetrics";
 	for (i = 0; i < a->nmetrics; i++)

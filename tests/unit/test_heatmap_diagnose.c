@@ -216,6 +216,35 @@ test_wan_slowed_link_is_one_pair_finding(void **state)
 
 /* With --compare: the same pair, now worse than the old run (1.64x), and
  * still no other finding; the old run against itself: none. */
+/* Where the records say the path (bench's "path"), it is read, not
+ * inferred from the round trips: n1 <-> n6, said direct, is no relayed
+ * pair whatever its figures; n2 <-> n3, said relayed, is one at its
+ * site pair's figures. */
+static const char *const wan_paths[] = { "collect.jsonl", "measurements.jsonl",
+    "paths.jsonl", NULL };
+
+static void
+test_wan_records_path_read(void **state)
+{
+	struct lab *lab = lab_of(load("wan", wan_paths), NULL);
+	size_t i;
+
+	(void)state;
+	check_cover(lab);
+	expect(lab, "relayed", "n2", "n3");
+	for (i = 0; i < lab->dx.nfindings; i++) {
+		const struct finding *f = &lab->dx.findings[i];
+
+		if (strcmp(f->rule, "relayed") == 0 &&
+		    f->scope == DX_SCOPE_PAIR &&
+		    (strcmp(host_of(lab, f, 0), "n1") == 0 ||
+		    strcmp(host_of(lab, f, 1), "n1") == 0))
+			fail_msg("n1 <-> n6 said direct, found relayed: %s",
+			    listing(lab));
+	}
+	lab_free(lab);
+}
+
 static void
 test_wan_compare_localises_the_regression(void **state)
 {
@@ -1006,6 +1035,7 @@ main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_wan_slowed_link_is_one_pair_finding),
+		cmocka_unit_test(test_wan_records_path_read),
 		cmocka_unit_test(test_wan_compare_localises_the_regression),
 		cmocka_unit_test(test_wan_collect_compared),
 		cmocka_unit_test(test_one_failing_pair_is_one_finding),

@@ -83,6 +83,14 @@ test_takes_records(void **state)
 		"\"iterations\":[{\"mbps\":1},{\"mbps\":2},{\"mbps\":3}],"
 		"\"failed_samples\":0},\"config\":{\"count\":20,\"bytes\":null},"
 		"\"error\":null}",
+		/* bench's path: relayed through a relay, and unknown */
+		"{\"kind\":\"libp2p_ping\",\"source\":\"h1\",\"target\":\"h3\","
+		"\"ok\":true,\"metrics\":{\"p50_ms\":62.4},\"path\":\"relayed\","
+		"\"path_known\":\"inferred\",\"path_evidence\":\"h1 \u2192 x\","
+		"\"relay\":\"relay\",\"relay_peer_id\":\"QmRelay\"}",
+		"{\"kind\":\"latency\",\"source\":\"h1\",\"target\":\"h2\","
+		"\"ok\":false,\"path\":null,\"path_known\":null,\"relay\":null,"
+		"\"relay_peer_id\":null,\"error\":\"failed to dial\"}",
 		/* the same name twice by two routes: the later's value */
 		"{\"kind\":\"x\",\"source\":\"a\",\"target\":\"b\",\"metrics\":"
 		"{\"s_mbps\":1,\"s\":{\"mbps\":2},\"t_ns\":5000000}}",
