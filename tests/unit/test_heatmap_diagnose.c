@@ -483,6 +483,7 @@ test_json_schema(void **state)
 	assert_non_null(strstr(jstr(f, "evidence"), "typical"));
 	assert_non_null(strstr(jstr(f, "try"), "n4"));
 	assert_true(cJSON_IsNull(cJSON_GetObjectItem(f, "samples")));
+	assert_true(cJSON_IsFalse(cJSON_GetObjectItem(f, "one_test")));
 	cells = cJSON_GetObjectItem(f, "cells");
 	assert_int_equal(cJSON_GetArraySize(cells), 10);
 	c = cJSON_GetArrayItem(cells, 0);
@@ -852,6 +853,11 @@ test_gen_pair_narrow_one_test(void **state)
 		NOFAULT };
 	struct lab *lab = gen_lab(sites332, 1, 0, f, NULL);
 	const struct finding *x;
+	const cJSON *j;
+	char *text = NULL;
+	size_t len = 0;
+	cJSON *doc;
+	FILE *out;
 
 	(void)state;
 	assert_int_equal(lab->dx.nfindings, 1);
@@ -865,6 +871,17 @@ test_gen_pair_narrow_one_test(void **state)
 	assert_non_null(strstr(x->evidence, " Mbit/s typical of its site "
 	    "pair, in one test"));
 	assert_non_null(strstr(x->advice, "-H h1,h5"));
+	/* and in JSON, with its severity */
+	assert_non_null(out = open_memstream(&text, &len));
+	assert_int_equal(heatmap_diagnosis_json(lab->hm, &lab->dx, out), 0);
+	fclose(out);
+	assert_non_null(doc = cJSON_Parse(text));
+	j = cJSON_GetArrayItem(cJSON_GetObjectItem(doc, "findings"), 0);
+	assert_true(cJSON_IsTrue(cJSON_GetObjectItem(j, "one_test")));
+	assert_string_equal(jstr(j, "severity"), "info");
+	assert_string_equal(jstr(doc, "worst"), "info");
+	cJSON_Delete(doc);
+	free(text);
 	lab_free(lab);
 	lab = gen_lab(sites332, 1, 0, both, NULL);
 	assert_int_equal(lab->dx.nfindings, 1);
