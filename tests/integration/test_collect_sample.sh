@@ -19,7 +19,7 @@ T=$NETPROF_TEST_TMP/collect-sample
 rm -rf "$T"
 mkdir -p "$T"
 cd "$T" || exit 1
-at_exit "rm -rf '$T'"
+at_exit "cd /; rm -rf '$T'"
 
 assert_eq "a a b b c c" "$(jq -r '[.machines[].site] | join(" ")' "$inv")" "machines' sites"
 
