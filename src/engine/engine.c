@@ -388,6 +388,9 @@ setup_output(struct engine_job *j, const char *buf, size_t len)
 		rest = (size_t)(end - p);
 		memmove(j->out.data, p, rest);
 		j->out.len = rest;
+		/* a C string, as buf_append leaves it: the parsers read it
+		   so, and past rest lie the marker's own bytes */
+		j->out.data[rest] = '\0';
 		j->setup_noise = 0;
 		if (rest > 0 && j->on_output != NULL)
 			j->on_output(j->machine, 1, j->out.data, rest, j->arg);
