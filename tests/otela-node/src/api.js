@@ -5,6 +5,7 @@
 import { peerIdFromString } from '@libp2p/peer-id'
 import { runProbe, PROBE_KINDS } from './probe.js'
 import { tryHolePunch } from './punch.js'
+import { metricsText } from './metrics.js'
 
 export const MAX_ECHO_BYTES = 1073741824
 const ZEROS = Buffer.alloc(64 * 1024)
@@ -222,7 +223,9 @@ const ROUTES = {
 	'/v1/dnt/peers_status': { GET: async ctx => json(200, await dntPeersStatus(ctx)) },
 	'/v1/probe/echo': { GET: (ctx, req) => echo(req.query) },
 	'/v1/probe/run': { POST: (ctx, req) => probeRun(ctx, req.body) },
-	'/v1/probe/holepunch': { POST: (ctx, req) => holepunch(ctx, req.body) }
+	'/v1/probe/holepunch': { POST: (ctx, req) => holepunch(ctx, req.body) },
+	// the Prometheus registry, with what it says of connections and relays
+	'/metrics': { GET: ctx => ({ status: 200, headers: { 'Content-Type': 'text/plain; version=0.0.4; charset=utf-8' }, body: Buffer.from(metricsText(ctx.metrics)) }) }
 }
 
 // req: { method, target (path and query), body: Buffer }.

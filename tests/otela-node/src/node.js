@@ -22,6 +22,7 @@ import { StreamReader, sendAll, readRequest, writeResponse, MAX_REQUEST_BODY } f
 import { openDb, removeDb } from './home.js'
 import { relayServer, relayDescription, isPrivate, startAutoRelay } from './relay.js'
 import { startHolePunch } from './punch.js'
+import { newMetrics, connectionOpened, connectionClosed, instrumentRelay } from './metrics.js'
 
 export function log (level, msg) {
 	process.stderr.write(`${new Date().toISOString()} ${level.toUpperCase()} ${msg}\n`)
@@ -376,7 +377,8 @@ export async function startNode ({ cfg, privateKey, peerId, faults, stopSignal }
 	// service exists.
 	const ctx = {
 		peerId, cfg, faults, log, stopSignal, seenPeers: new Set(), node: null, httpPool: new Map(), httpStreams: 0,
-		records: new Map(), reported: new Map(), self: ownRecord(cfg, peerId), selfRev: 1, punch: !faults.noHolePunch, punching: new Set()
+		records: new Map(), reported: new Map(), self: ownRecord(cfg, peerId), selfRev: 1, punch: !faults.noHolePunch, punching: new Set(),
+		metrics: newMetrics()
 	}
 	let server = null
 	let stopping = null
@@ -428,12 +430,15 @@ export async function startNode ({ cfg, privateKey, peerId, faults, stopSignal }
 	// the path of every connection, for the log: direct or through which relay
 	node.addEventListener('connection:open', evt => {
 		const c = evt.detail
+		connectionOpened(ctx.metrics, c)
 		log('info', `connection ${c.direction} ${c.remotePeer}: ${c.remoteAddr}${c.limits ? ' (limited)' : ''}`)
 	})
 	node.addEventListener('connection:close', evt => {
 		const c = evt.detail
+		connectionClosed(ctx.metrics, c)
 		log('info', `connection closed ${c.remotePeer}: ${c.remoteAddr}`)
 	})
+	instrumentRelay(ctx.metrics, node.services.relay)
 	node.addEventListener('peer:connect', evt => {
 		const id = evt.detail.toString()
 		if (!ctx.seenPeers.has(id)) log('info', `peer connected: ${id}`)
@@ -447,6 +452,7 @@ export async function startNode ({ cfg, privateKey, peerId, faults, stopSignal }
 	log('info', relayDescription(faults.relayLimited))
 	await startHolePunch(ctx)
 	if (isPrivate(cfg)) {
+		ctx.metrics.autorelay = 1
 		log('info', `private (reachability ${cfg.reachability || 'unset'}${cfg.publicAddr ? '' : ', no public-addr'}): reserving relay slots on connected peers after ${faults.relayBootMs} ms`)
 		startAutoRelay(ctx, {
 			bootMs: faults.relayBootMs,

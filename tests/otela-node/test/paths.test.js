@@ -47,6 +47,20 @@ async function mesh (limited) {
 	return { r, a, b }
 }
 
+// A counter of GET /metrics: the sum of its series whose labels include
+// every one given (the real node's registry, go-libp2p's names).
+async function counter (n, name, labels = {}) {
+	const text = (await api(n, 'GET', '/metrics')).body.toString('utf8')
+	let sum = null
+	for (const line of text.split('\n')) {
+		const m = /^([a-z0-9_]+)(?:\{([^}]*)\})? (\S+)$/.exec(line)
+		if (!m || m[1] !== name) continue
+		const have = Object.fromEntries((m[2] ?? '').split(',').filter(Boolean).map(kv => kv.split('=')).map(([k, v]) => [k, JSON.parse(v)]))
+		if (Object.entries(labels).every(([k, v]) => have[k] === v)) sum = (sum ?? 0) + Number(m[3])
+	}
+	return sum
+}
+
 const status = async (n, peer) => (await api(n, 'GET', '/v1/dnt/peers_status')).json.peers.find(p => p.id === peer)?.connectedness
 
 describe('a relayed path through a relay without limits', () => {
@@ -87,6 +101,27 @@ describe('a relayed path through a relay without limits', () => {
 		checkLatencyResult(await probe(a, { target: b.peerId, kind: 'libp2p_ping', count: 3 }), { kind: 'libp2p_ping', target: b.peerId, count: 3 })
 		checkLatencyResult(await probe(a, { target: b.peerId, kind: 'latency', count: 3 }), { kind: 'latency', target: b.peerId, count: 3 })
 		checkThroughputResult(await probe(b, { target: a.peerId, kind: 'throughput', count: 1, bytes: 1048576 }), { target: a.peerId, count: 1, bytes: 1048576 })
+	})
+
+	it('GET /metrics counts the circuit at both ends and on the relay, as the real node\'s registry', async () => {
+		const res = await api(a, 'GET', '/metrics')
+		assert.equal(res.status, 200)
+		assert.match(res.headers['content-type'], /^text\/plain; version=0\.0\.4/)
+		// a dialled b through the relay: an outbound circuit at a, an
+		// inbound one at b, direct TCP to the relay from both
+		assert.ok(await counter(a, 'libp2p_swarm_connections_opened_total', { transport: 'p2p-circuit' }) >= 1)
+		assert.ok(await counter(b, 'libp2p_swarm_connections_opened_total', { transport: 'p2p-circuit' }) >= 1)
+		assert.ok(await counter(a, 'libp2p_swarm_connections_opened_total', { dir: 'outbound', transport: 'tcp' }) >= 1)
+		assert.equal(await counter(r, 'libp2p_swarm_connections_opened_total', { transport: 'p2p-circuit' }), null, 'the relay ends no circuit')
+		assert.ok(await counter(r, 'libp2p_relaysvc_connections_total', { type: 'opened' }) >= 1)
+		assert.equal(await counter(r, 'libp2p_relaysvc_reservations_total', { type: 'opened' }), 2)
+		assert.equal(await counter(a, 'libp2p_relaysvc_connections_total', { type: 'opened' }), 0, 'a relays nothing')
+		assert.equal(await counter(a, 'libp2p_autorelay_status'), 1, 'a private node runs AutoRelay')
+		assert.equal(await counter(r, 'libp2p_autorelay_status'), 0, 'a public one does not')
+		// what the relay carries grows by what goes through the circuit
+		const before = await counter(r, 'libp2p_relaysvc_data_transferred_bytes_total')
+		checkThroughputResult(await probe(a, { target: b.peerId, kind: 'throughput', count: 1, bytes: 1048576 }), { target: b.peerId, count: 1, bytes: 1048576 })
+		assert.ok(await counter(r, 'libp2p_relaysvc_data_transferred_bytes_total') - before >= 1048576)
 	})
 
 	it('the punch answers Connected before any attempt, as the real node for a pair its relay joins', async () => {
