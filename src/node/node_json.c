@@ -553,6 +553,203 @@ node_holepunch_free(struct node_holepunch *h)
 	memset(h, 0, sizeof *h);
 }
 
+/* A new array of the peers arr's objects give (get: id and the rest). */
+static int
+peers_of(const cJSON *arr, int (*get)(const cJSON *, struct node_peer *),
+    struct node_peer **peers, size_t *n)
+{
+	const cJSON *e;
+	size_t cap = (size_t)cJSON_GetArraySize(arr) + 1;
+	struct node_peer *out = calloc(cap, sizeof *out);
+	int r;
+
+	if (out == NULL)
+		return NP_ERR_NOMEM;
+	*n = 0;
+	cJSON_ArrayForEach(e, arr) {
+		if (*n == cap)
+			break;
+		if ((r = get(e, &out[*n])) < 0) {
+			node_peers_free(out, *n + 1);
+			return r;
+		}
+		*n += (size_t)r;
+	}
+	*peers = out;
+	return 0;
+}
+
+static int
+string_dup(const cJSON *o, const char *name, char **out)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, name);
+
+	*out = NULL;
+	if (!cJSON_IsString(v))
+		return 0;
+	return (*out = strdup(v->valuestring)) != NULL ? 1 : NP_ERR_NOMEM;
+}
+
+/* 1: a peer, 0: left out, or NP_ERR_NOMEM (what it took freed by the
+   caller). */
+static int
+status_of(const cJSON *e, struct node_peer *p)
+{
+	int r;
+
+	if (!cJSON_IsObject(e))
+		return 0;
+	if ((r = string_dup(e, "id", &p->id)) <= 0 ||
+	    (r = string_dup(e, "connectedness", &p->connectedness)) <= 0) {
+		free(p->id);
+		free(p->connectedness);
+		memset(p, 0, sizeof *p);
+		return r;
+	}
+	return 1;
+}
+
+static int
+relay_of(const cJSON *e, struct node_peer *p)
+{
+	int r;
+
+	if (!cJSON_IsObject(e))
+		return 0;
+	if ((r = string_dup(e, "id", &p->id)) <= 0 ||
+	    (r = string_dup(e, "relay_peer", &p->relay_peer)) <= 0 ||
+	    !node_json_peer_id_valid(p->id) || *p->relay_peer == '\0') {
+		free(p->id);
+		free(p->relay_peer);
+		memset(p, 0, sizeof *p);
+		return r < 0 ? r : 0;
+	}
+	return 1;
+}
+
+int
+node_parse_peers_status(const char *body, size_t len,
+    struct node_peer **peers, size_t *n, char **cause)
+{
+	static const char what[] = "/v1/dnt/peers_status";
+	cJSON *root;
+	const cJSON *arr;
+	int r = NP_ERR_PARSE;
+
+	*peers = NULL;
+	*n = 0;
+	*cause = NULL;
+	if ((root = parse_object(body, len, what, cause)) == NULL)
+		return NP_ERR_PARSE;
+	arr = cJSON_GetObjectItemCaseSensitive(root, "peers");
+	if (!cJSON_IsArray(arr))
+		*cause = str_printf("node's %s answer has no \"peers\" list",
+		    what);
+	else
+		r = peers_of(arr, status_of, peers, n);
+	cJSON_Delete(root);
+	return r;
+}
+
+int
+node_parse_table_relays(const char *body, size_t len,
+    struct node_peer **peers, size_t *n, char **cause)
+{
+	cJSON *root;
+	int r;
+
+	*peers = NULL;
+	*n = 0;
+	*cause = NULL;
+	if ((root = parse_object(body, len, "/v1/dnt/table", cause)) == NULL)
+		return NP_ERR_PARSE;
+	/* the table is an object of records, keyed "/<id>" */
+	r = peers_of(root, relay_of, peers, n);
+	cJSON_Delete(root);
+	return r;
+}
+
+void
+node_peers_free(struct node_peer *peers, size_t n)
+{
+	size_t i;
+
+	for (i = 0; peers != NULL && i < n; i++) {
+		free(peers[i].id);
+		free(peers[i].connectedness);
+		free(peers[i].relay_peer);
+	}
+	free(peers);
+}
+
+/* Does the label set "a="x",b="y"" (between the braces) have label=value? */
+static int
+has_label(const char *p, const char *end, const char *label,
+    const char *value)
+{
+	size_t ll = strlen(label), vl = strlen(value);
+
+	while (p < end) {
+		const char *eq = memchr(p, '=', (size_t)(end - p)), *q;
+
+		if (eq == NULL || eq + 1 >= end || eq[1] != '"')
+			return 0;
+		/* the value's closing quote, past escaped ones */
+		for (q = eq + 2; q < end && *q != '"'; q++)
+			if (*q == '\\' && q + 1 < end)
+				q++;
+		if (q >= end)
+			return 0;
+		if ((size_t)(eq - p) == ll && memcmp(p, label, ll) == 0 &&
+		    (size_t)(q - eq - 2) == vl && memcmp(eq + 2, value, vl) == 0)
+			return 1;
+		p = q + 1;
+		if (p < end && *p == ',')
+			p++;
+	}
+	return 0;
+}
+
+int
+node_metric_sum(const char *text, size_t len, const char *name,
+    const char *label, const char *value, double *sum)
+{
+	const char *p = text, *end = text + len, *eol, *v, *lb;
+	size_t nl = strlen(name);
+	int found = 0;
+	char num[64];
+	double d;
+
+	*sum = 0;
+	for (; p < end; p = eol + 1) {
+		if ((eol = memchr(p, '\n', (size_t)(end - p))) == NULL)
+			eol = end;
+		if ((size_t)(eol - p) <= nl || memcmp(p, name, nl) != 0 ||
+		    (p[nl] != '{' && p[nl] != ' '))
+			continue;
+		v = p + nl;
+		if (*v == '{') {
+			lb = v + 1;
+			if ((v = memchr(lb, '}', (size_t)(eol - lb))) == NULL)
+				continue;
+			if (label != NULL && !has_label(lb, v, label, value))
+				continue;
+			v++;
+		} else if (label != NULL)
+			continue;
+		while (v < eol && *v == ' ')
+			v++;
+		snprintf(num, sizeof num, "%.*s", (int)(eol - v < 63 ?
+		    eol - v : 63), v);
+		num[strcspn(num, " \r")] = '\0';
+		if (sscanf(num, "%lf", &d) != 1)
+			continue;
+		*sum += d;
+		found = 1;
+	}
+	return found;
+}
+
 char *
 node_error_text(const char *body, size_t len)
 {

@@ -82,6 +82,38 @@ int node_parse_holepunch(const char *body, size_t len,
     struct node_holepunch *out, char **cause);
 void node_holepunch_free(struct node_holepunch *h);
 
+/* A peer in the node's view: its connectedness, its relay_peer. */
+struct node_peer {
+	char *id;
+	char *connectedness;	/* peers_status's word; NULL from the table */
+	char *relay_peer;	/* the table's record's; NULL if none */
+};
+
+/*
+ * GET /v1/dnt/peers_status's answer, {"peers": [{"id", "connectedness"}]}:
+ * *peers a new array of *n (node_peers_free()). A peer without a string id
+ * or connectedness is left out; NP_ERR_PARSE with *cause when the answer
+ * is not that object.
+ */
+int node_parse_peers_status(const char *body, size_t len,
+    struct node_peer **peers, size_t *n, char **cause);
+
+/*
+ * GET /v1/dnt/table's records that name a relay: each record (an object
+ * whose "id" is a PeerID) with a string "relay_peer". The same rules.
+ */
+int node_parse_table_relays(const char *body, size_t len,
+    struct node_peer **peers, size_t *n, char **cause);
+void node_peers_free(struct node_peer *peers, size_t n);
+
+/*
+ * The sum of the samples of counter name in a Prometheus text exposition
+ * (GET /metrics) whose label has value (label NULL: every sample), into
+ * *sum: 1 if there was one, 0 if none.
+ */
+int node_metric_sum(const char *text, size_t len, const char *name,
+    const char *label, const char *value, double *sum);
+
 /*
  * The "error" string of an error answer ({"error": "..."}, as a 400 has),
  * as a new string; NULL when body has none.

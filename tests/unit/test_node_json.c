@@ -386,6 +386,127 @@ peer_id_valid_accepts_ed25519_and_rsa_ids(void **state)
 	assert_true(node_json_peer_id_valid(PEER_RSA));
 }
 
+#define REAL_RELAY "Qmc43WcQ35P19yb5JnM7KdGXSN56A86MEsHy8JFZBQy7cL"
+#define REAL_H1 "QmYcmAYy3nzssPL2b88ti1dzizLXD3ghZX3BHYuv6fdMCX"
+#define REAL_H2 "QmZzUf1wZxU3cQpn696PXjn8gwJfKzk7JUJisCMGhNwFeP"
+#define REAL_H3 "QmbNd3QW5bejqToEQchfjD7fu7EoxdCSKrwwqauYZQ58CJ"
+
+static const char *
+peer_field(const struct node_peer *p, size_t n, const char *id, int status)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (strcmp(p[i].id, id) == 0)
+			return status ? p[i].connectedness : p[i].relay_peer;
+	return "absent";
+}
+
+/* The real node's answers (tests/fixtures/node/README.md): every peer of
+   its peer store with its connectedness, itself NotConnected. */
+static void
+peers_status_real_node(void **state)
+{
+	char *text = fixture_read("node", "peers_status_real.json");
+	struct node_peer *p = NULL;
+	char *cause = NULL;
+	size_t n = 0;
+
+	(void)state;
+	assert_int_equal(node_parse_peers_status(text, strlen(text), &p, &n,
+	    &cause), 0);
+	assert_int_equal(n, 6);
+	assert_string_equal(peer_field(p, n, REAL_RELAY, 1), "Connected");
+	assert_string_equal(peer_field(p, n, REAL_H3, 1), "Connected");
+	assert_string_equal(peer_field(p, n, REAL_H1, 1), "NotConnected");
+	node_peers_free(p, n);
+	free(text);
+	/* malformed: named, nothing kept */
+	assert_int_equal(node_parse_peers_status("{\"peers\": 3}", 12, &p, &n,
+	    &cause), NP_ERR_PARSE);
+	assert_non_null(strstr(cause, "no \"peers\" list"));
+	free(cause);
+	assert_int_equal(node_parse_peers_status("[]", 2, &p, &n, &cause),
+	    NP_ERR_PARSE);
+	free(cause);
+	/* a peer without its strings is left out */
+	assert_int_equal(node_parse_peers_status("{\"peers\": [{\"id\": \""
+	    PEER_A "\"}, {\"id\": \"" PEER_B "\", \"connectedness\": "
+	    "\"Limited\"}, 7]}", strlen("{\"peers\": [{\"id\": \"" PEER_A
+	    "\"}, {\"id\": \"" PEER_B "\", \"connectedness\": \"Limited\"}, "
+	    "7]}"), &p, &n, &cause), 0);
+	assert_int_equal(n, 1);
+	assert_string_equal(p[0].connectedness, "Limited");
+	node_peers_free(p, n);
+}
+
+/* The real node's table: each record's relay_peer (the relay itself and a
+   node that has not reserved yet have none). */
+static void
+table_relays_real_node(void **state)
+{
+	char *text = fixture_read("node", "dnt_table_real.json");
+	struct node_peer *p = NULL;
+	char *cause = NULL;
+	size_t n = 0;
+
+	(void)state;
+	assert_int_equal(node_parse_table_relays(text, strlen(text), &p, &n,
+	    &cause), 0);
+	assert_int_equal(n, 4);
+	assert_string_equal(peer_field(p, n, REAL_H3, 0), REAL_RELAY);
+	assert_string_equal(peer_field(p, n, REAL_H1, 0), REAL_RELAY);
+	assert_string_equal(peer_field(p, n, REAL_H2, 0), "absent");
+	assert_string_equal(peer_field(p, n, REAL_RELAY, 0), "absent");
+	node_peers_free(p, n);
+	free(text);
+}
+
+/* GET /metrics of the real node: its counters summed by label. */
+static void
+metric_sum_real_node(void **state)
+{
+	char *w = fixture_read("node", "metrics_real_worker.txt");
+	char *r = fixture_read("node", "metrics_real_relay.txt");
+	double v;
+
+	(void)state;
+	assert_int_equal(node_metric_sum(w, strlen(w),
+	    "libp2p_swarm_connections_opened_total", "transport",
+	    "p2p-circuit", &v), 1);
+	assert_true(v == 2);
+	assert_int_equal(node_metric_sum(w, strlen(w),
+	    "libp2p_swarm_connections_opened_total", NULL, NULL, &v), 1);
+	assert_true(v == 5);
+	/* a counter that has not counted is not there */
+	assert_int_equal(node_metric_sum(w, strlen(w),
+	    "libp2p_swarm_connections_closed_total", NULL, NULL, &v), 0);
+	assert_true(v == 0);
+	assert_int_equal(node_metric_sum(w, strlen(w),
+	    "libp2p_autorelay_status", NULL, NULL, &v), 1);
+	assert_true(v == 0);
+	/* a name is whole: not a prefix of another's */
+	assert_int_equal(node_metric_sum(w, strlen(w), "libp2p_swarm",
+	    NULL, NULL, &v), 0);
+	assert_int_equal(node_metric_sum(r, strlen(r),
+	    "libp2p_relaysvc_connections_total", "type", "opened", &v), 1);
+	assert_true(v == 20);
+	assert_int_equal(node_metric_sum(r, strlen(r),
+	    "libp2p_relaysvc_data_transferred_bytes_total", NULL, NULL, &v),
+	    1);
+	assert_true(v == 1006303);
+	assert_int_equal(node_metric_sum(r, strlen(r),
+	    "libp2p_swarm_connections_opened_total", "transport",
+	    "p2p-circuit", &v), 0);
+	/* an escaped quote in a label's value, and a label given twice */
+	assert_int_equal(node_metric_sum("m{a=\"x\\\"y\",b=\"z\"} 3\nm{b=\"q\"} 4\n",
+	    strlen("m{a=\"x\\\"y\",b=\"z\"} 3\nm{b=\"q\"} 4\n"), "m", "b", "z",
+	    &v), 1);
+	assert_true(v == 3);
+	free(w);
+	free(r);
+}
+
 static void
 peer_id_valid_rejects_everything_else(void **state)
 {
@@ -592,6 +713,9 @@ main(void)
 		cmocka_unit_test(holepunch_long_connectedness_is_cut),
 		cmocka_unit_test(peer_id_valid_accepts_ed25519_and_rsa_ids),
 		cmocka_unit_test(peer_id_valid_rejects_everything_else),
+		cmocka_unit_test(peers_status_real_node),
+		cmocka_unit_test(table_relays_real_node),
+		cmocka_unit_test(metric_sum_real_node),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
