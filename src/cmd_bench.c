@@ -99,8 +99,21 @@ static const struct option_spec bench_specs[] = {
 	  .what = "a number of bytes from 1 to 1073741824",
 	  .help = "bytes per transfer (10485760)" },
 	{ .name = "bootstrap", .type = OPTION_LIST, .offset = BENCH_OPT(bootstrap),
-	  .count = BENCH_OPT(n_bootstrap), .arg = "MULTIADDR",
-	  .help = "extra bootstrap peer (repeatable)" },
+	  .count = BENCH_OPT(n_bootstrap), .arg = "[NAME=]MULTIADDR",
+	  .help = "extra bootstrap peer (repeatable); one with\n"
+	  "/tcp/PORT/p2p/ID is a relay, and every host's legs\n"
+	  "to it are measured (NAME: its name in the records)" },
+	{ .name = "relay-circuits", .type = OPTION_FLAG,
+	  .offset = BENCH_OPT(relay_circuits),
+	  .help = "give each node every other host's circuit address\n"
+	  "through each --bootstrap relay, so that two nodes\n"
+	  "neither of which can dial the other reach each other" },
+	{ .name = "reachability", .type = OPTION_ENUM,
+	  .offset = BENCH_OPT(reachability), .arg = "R",
+	  .choices = bench_reachability_names,
+	  .help = "cfg.yaml's reachability: auto (upstream's), private\n"
+	  "(AutoRelay reserves and announces relay slots) or\n"
+	  "public" },
 	{ .name = "kinds", .type = OPTION_CUSTOM, .offset = BENCH_OPT(kinds),
 	  .arg = "K,...", .parse = parse_kinds, .describe = kinds_describe,
 	  .help = "probe kinds (default libp2p_ping,latency,throughput)" },

@@ -47,6 +47,7 @@ enum bench_phase {
 	BENCH_START,
 	BENCH_CONVERGE,
 	BENCH_PUNCH,
+	BENCH_PATH,
 	BENCH_SWEEP,
 	BENCH_BASELINE,
 	BENCH_TEARDOWN,
@@ -155,9 +156,31 @@ struct bench_options {
 	int keep, serial, baseline, no_punch, quiet;
 	int force;		/* --force: write over an earlier run's output */
 	struct heatmap_gate_options gate;	/* --fail-on */
+	int reachability;	/* --reachability: index in
+				   bench_reachability_names */
+	int relay_circuits;	/* --relay-circuits */
+};
+
+/* --reachability's words, cfg.yaml's reachability values ("auto" first:
+   upstream's) */
+extern const char *const bench_reachability_names[];
+
+/*
+ * A --bootstrap peer given as /ip4|ip6|dns|dns4|dns6/ADDR/tcp/PORT/p2p/ID
+ * (NAME=MULTIADDR names it): every OpenTela node is a relay, so each is a
+ * relay a pair may take, and the sweep measures every host's legs to it
+ * (bench_relay.c).
+ */
+struct bench_relay {
+	char *name;		/* NAME=, else its address */
+	const char *multiaddr;	/* as given, NAME= left out */
+	char *address;
+	int port;		/* libp2p TCP */
+	char *peer_id;
 };
 
 struct bench_binary;
+struct bench_path_host;
 struct engine_job;
 struct node_call;
 
@@ -209,6 +232,9 @@ struct bench_host {
 	struct bench_binary *deploy_bin;	/* --otela-bin: its binary */
 	struct trace_span *span;	/* its step of the current phase */
 	struct trace_span *health;	/* start: the health wait, in it */
+	/* what the path phase learned (bench_path.h): a TCP connect to
+	   every target's libp2p port, and the node's views */
+	struct bench_path_host *path;
 	int busy;		/* pair tasks using this node now */
 	int exclusive;		/* in a throughput probe now */
 	/* summary */
@@ -222,7 +248,9 @@ struct bench_task {
 	const struct probe_kind *kind;	/* the sweep's, baseline's; punch:
 					   NULL */
 	struct dispatch_task *dt;	/* its place in the dispatcher */
-	size_t src, dst;	/* host indexes */
+	size_t src, dst;	/* host indexes; a dst from b->n on is the
+				   relay b->relays[dst - b->n] (its legs) */
+	int view;		/* the node views it started under */
 	int round;		/* 1-based */
 	int state;		/* 0 waiting, 1 running, 2 done */
 	double started_at, ended_at;	/* wall clock */
@@ -238,6 +266,9 @@ struct bench_task {
 	double value;		/* p50 ms or Mbps, for the summary */
 	char *connectedness;	/* punch */
 	int attempts;
+	unsigned char path;	/* the record's: BENCH_PATH_* */
+	long relay;		/* its relay: a host's index, b->n + a
+				   relay's, or -1 */
 };
 
 struct bench_pairs {
@@ -270,6 +301,14 @@ struct bench {
 	/* every pair phase's tasks, kept for run.json and the summary */
 	struct bench_task *task_sets[BENCH_N_PHASES];
 	size_t n_task_sets[BENCH_N_PHASES];
+	const char **bootstrap;	/* --bootstrap's multiaddrs, NAME= left out */
+	struct bench_relay *relays;	/* the --bootstrap peers that are
+					   relays */
+	size_t n_relays;
+	int view;		/* the node views the sweep's tasks start
+				   under (bench_path.h) */
+	size_t views_pending;	/* hosts whose view is being read */
+	void (*views_done)(struct bench *b);
 	struct record_writer *writer;
 	size_t ok, failed;	/* sweep records */
 	size_t baseline_ok, baseline_failed;
@@ -380,6 +419,34 @@ double bench_punch_limit(int attempts, int wait_ms, int timeout_ms,
     double dcutr_s);
 /* Free the pair tasks, the punch results too (at the end of the run). */
 void bench_pairs_free(struct bench *b);
+
+/* bench_relay.c: b->bootstrap and b->relays from --bootstrap; NP_ERR_USAGE
+   with *cause naming the entry and the fix. */
+int bench_relays_parse(struct bench *b, char **cause);
+void bench_relays_free(struct bench *b);
+/* A target's name, PeerID, address and libp2p port: a host's, or from b->n
+   on a relay's. */
+const char *bench_target_name(const struct bench *b, size_t i);
+const char *bench_target_peer_id(const struct bench *b, size_t i);
+const char *bench_target_address(const struct bench *b, size_t i);
+int bench_target_port(const struct bench *b, size_t i);
+
+/*
+ * bench_path.c: the path phase's step on a host (a TCP connect to every
+ * target's libp2p port, then the node's view: GET /metrics,
+ * /v1/dnt/peers_status, /v1/dnt/table); the views again on every live host
+ * (before the sweep's exclusive stage), then done(b) on a later turn;
+ * a sweep record's path (rec's path fields; *evidence is the record's new
+ * string, the caller's to free); the path phase's part of run.json.
+ */
+int bench_path_host(struct bench_host *h);
+int bench_path_views(struct bench *b, void (*done)(struct bench *b));
+void bench_path_record(struct bench *b, struct bench_task *t,
+    struct record *rec, char **evidence);
+void bench_path_json(cJSON *root, const struct bench *b);
+cJSON *bench_path_machine_json(const struct bench *b,
+    const struct bench_host *h);
+void bench_path_free(struct bench *b);
 
 /* bench_report.c: progress on stderr, and the final summary. */
 void bench_report_open(struct bench *b);

@@ -17,7 +17,9 @@
 
 #include <cjson/cJSON.h>
 
+#include "bench.h"
 #include "bench_cfg.h"
+#include "util.h"
 
 static int
 add_port(cJSON *o, const char *key, int port)
@@ -26,6 +28,35 @@ add_port(cJSON *o, const char *key, int port)
 
 	snprintf(s, sizeof s, "%d", port);
 	return cJSON_AddStringToObject(o, key, s) != NULL ? 0 : -1;
+}
+
+/*
+ * --relay-circuits: each other host through each relay,
+ * RELAY/p2p-circuit/p2p/PEER. A node dials the addresses of its list, and
+ * knows no other way to a peer it cannot dial directly: the real node
+ * learns a peer's circuit address only from the peer itself (identify),
+ * and its AutoRelay announces none for a relay whose address it does not
+ * take for public (docs/bench.md).
+ */
+static int
+add_circuits(cJSON *list, const struct bench_cfg *c)
+{
+	size_t r, i;
+	char *ma;
+	cJSON *s;
+
+	for (r = 0; r < c->n_relays; r++)
+		for (i = 0; i < c->n_peers; i++) {
+			if ((ma = str_printf("%s/p2p-circuit/p2p/%s",
+			    c->relays[r].multiaddr, c->peers[i].peer_id)) ==
+			    NULL)
+				return -1;
+			s = cJSON_CreateString(ma);
+			free(ma);
+			if (s == NULL || !cJSON_AddItemToArray(list, s))
+				return -1;
+		}
+	return 0;
 }
 
 static int
@@ -54,7 +85,7 @@ add_bootstrap(cJSON *o, const struct bench_cfg *c)
 		if (!cJSON_AddItemToArray(list,
 		    cJSON_CreateString(c->host_extra[i])))
 			return -1;
-	return 0;
+	return add_circuits(list, c);
 }
 
 static int
@@ -110,7 +141,8 @@ bench_cfg_render(const struct bench_cfg *c)
 	    add_port(o, "tcpport", c->libp2p_port) != 0 ||
 	    add_port(o, "udpport", c->libp2p_port + 1) != 0 ||
 	    cJSON_AddTrueToObject(o, "cleanslate") == NULL ||
-	    cJSON_AddStringToObject(o, "reachability", "auto") == NULL ||
+	    cJSON_AddStringToObject(o, "reachability", c->reachability !=
+	    NULL ? c->reachability : "auto") == NULL ||
 	    add_bootstrap(o, c) != 0 ||
 	    add_flags(o, "security", security, 1) != 0 ||
 	    add_flags(o, "scalability", scalability, 3) != 0 ||

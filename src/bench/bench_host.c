@@ -319,10 +319,13 @@ bench_host_configure(struct bench_host *h)
 		.run_id = b->run_id,
 		.http_port = h->http_port,
 		.libp2p_port = h->libp2p_port,
-		.extra = b->o->bootstrap,
+		.extra = b->bootstrap,
 		.n_extra = b->o->n_bootstrap,
 		.host_extra = h->m->bootstrap_extra,
 		.n_host_extra = h->m->n_bootstrap_extra,
+		.reachability = bench_reachability_names[b->o->reachability],
+		.relays = b->relays,
+		.n_relays = b->o->relay_circuits ? b->n_relays : 0,
 	};
 	size_t i;
 

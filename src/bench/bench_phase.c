@@ -60,6 +60,8 @@ const struct bench_phase_spec bench_phases[BENCH_N_PHASES] = {
 	    bench_host_converge, NULL, UPSTREAM },
 	[BENCH_PUNCH] = { "punch", PAIR, runs_punch,
 	    NULL, bench_sweep_punch, UPSTREAM },
+	[BENCH_PATH] = { "path", HOST, NULL,
+	    bench_path_host, NULL, 0 },
 	[BENCH_SWEEP] = { "sweep", PAIR, NULL,
 	    NULL, bench_sweep_probe, UPSTREAM },
 	[BENCH_BASELINE] = { "baseline", PAIR, runs_baseline,

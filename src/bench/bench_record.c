@@ -103,6 +103,8 @@ machine_json(const struct bench *b, const struct bench_host *h)
 	json_add_string_or_null(o, "error_class", h->failed ?
 	    error_class_name(h->error_class) : NULL);
 	json_add_string_or_null(o, "log_tail", h->log_tail);
+	if ((ph = bench_path_machine_json(b, h)) != NULL)
+		cJSON_AddItemToObject(o, "circuits", ph);
 	ph = cJSON_AddObjectToObject(o, "phases");
 	for (p = 0; p < BENCH_N_PHASES; p++)
 		if (b->phase_ran[p])
@@ -205,6 +207,7 @@ bench_run_json(const struct bench *b)
 		cJSON_AddItemToArray(machines, machine_json(b, &b->hosts[i]));
 	add_convergence(root, b);
 	add_punch(root, b);
+	bench_path_json(root, b);
 	add_phases(root, b);
 	tot = cJSON_AddObjectToObject(root, "totals");
 	cJSON_AddNumberToObject(tot, "ok", (double)b->ok);

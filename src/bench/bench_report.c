@@ -2,8 +2,9 @@
  * What a bench run tells its user on stderr: per phase, hosts done and
  * failed (or probes ok and failed), as a live line on a terminal redrawn
  * at most ten times a second, or one line per phase otherwise; and at the
- * end a summary: phase times, failed hosts with their reasons, per-pair
- * connectedness from the punch step, and the slowest pairs.
+ * end a summary: phase times, failed hosts with their reasons, the pairs
+ * by the path their probes ran over, the punch step, and the slowest
+ * pairs.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -115,51 +116,146 @@ bench_report_phase_end(struct bench *b)
 	    "probes" : "hosts", b->prog_failed, b->phase_s[b->phase]);
 }
 
-static const char *
-connectedness_word(const struct bench_task *t)
-{
-	if (t->connectedness == NULL)
-		return "not connected";
-	if (strcmp(t->connectedness, "Connected") == 0)
-		return "direct";
-	if (strcmp(t->connectedness, "Limited") == 0)
-		return "relayed";
-	return "not connected";
-}
+/* The punch step's failure that is the node's own: no hole punch
+   service (the real node at e0591341). */
+#define PUNCH_DISABLED "hole punch service not initialized"
 
+/*
+ * The punch step in one line: the pairs it found connected, and its
+ * failures; the node's own defect named as such, not the network's.
+ */
 static void
 summary_punch(const struct bench *b, FILE *f)
 {
-	size_t i, direct = 0, relayed = 0, shown;
+	size_t i, n = b->n_task_sets[BENCH_PUNCH], before = 0, after = 0;
+	size_t failed = 0, disabled = 0;
+	const struct bench_task *other = NULL;
 
-	for (i = 0; i < b->n_task_sets[BENCH_PUNCH]; i++) {
-		const char *w = connectedness_word(&b->task_sets[BENCH_PUNCH][i]);
-
-		if (strcmp(w, "direct") == 0)
-			direct++;
-		else if (strcmp(w, "relayed") == 0)
-			relayed++;
-	}
-	if (b->n_task_sets[BENCH_PUNCH] == 0)
+	if (n == 0)
 		return;
-	fprintf(f, "  pairs: %zu direct, %zu relayed, %zu not connected\n",
-	    direct, relayed, b->n_task_sets[BENCH_PUNCH] - direct - relayed);
-	for (i = 0, shown = 0; i < b->n_task_sets[BENCH_PUNCH]; i++) {
+	for (i = 0; i < n; i++) {
 		const struct bench_task *t = &b->task_sets[BENCH_PUNCH][i];
 
-		if (strcmp(connectedness_word(t), "direct") == 0 ||
-		    t->state != 2)
+		if (t->state != 2)
+			continue;
+		if (t->ok)
+			t->attempts == 0 ? before++ : after++;
+		else
+			failed++;
+		if (t->error != NULL && strstr(t->error, PUNCH_DISABLED) != NULL)
+			disabled++;
+		else if (!t->ok && other == NULL)
+			other = t;
+	}
+	fprintf(f, "  punch: %zu pairs connected before it, %zu after "
+	    "attempts, %zu not", before, after, failed);
+	if (disabled > 0)
+		fprintf(f, "; %zu answered '%s': the node's hole punching is "
+		    "disabled (its own defect, not the network's)", disabled,
+		    PUNCH_DISABLED);
+	if (other != NULL) {
+		fprintf(f, "; %s->%s: ", b->hosts[other->src].m->name,
+		    b->hosts[other->dst].m->name);
+		log_fputs_safe(other->error != NULL ? other->error :
+		    (other->connectedness != NULL ? other->connectedness :
+		    "not connected"), f);
+	}
+	fputc('\n', f);
+}
+
+/* A pair's path, from its probes' records. */
+struct pair_path {
+	size_t ok, n;
+	size_t by[4];		/* ok records by class (BENCH_PATH_*) */
+	long relay;		/* the relay a relayed record named */
+	const struct bench_task *failed;	/* a failed record */
+};
+
+static const char *const path_words[] = { "unknown", "direct",
+	"hole-punched", "relayed" };
+
+/* The class a pair ran over: its ok records' most frequent known one. */
+static int
+pair_class(const struct pair_path *p)
+{
+	int c, best = 0;
+
+	for (c = 1; c < 4; c++)
+		if (p->by[c] > p->by[best] || (best == 0 && p->by[c] > 0))
+			best = c;
+	return best;
+}
+
+/*
+ * The pairs by the path their probes ran over (the records' path), not
+ * the punch's connectedness: a pair an OpenTela relay joins is as
+ * Connected as a direct one. Those not direct are listed.
+ */
+static void
+summary_paths(const struct bench *b, FILE *f)
+{
+	size_t n = b->n, i, count[5] = { 0 }, shown = 0, pairs = 0;
+	struct pair_path *pp;
+	int c;
+
+	if (b->n_task_sets[BENCH_SWEEP] == 0 ||
+	    (pp = calloc(n * n + 1, sizeof *pp)) == NULL)
+		return;
+	for (i = 0; i < n * n; i++)
+		pp[i].relay = -1;
+	for (i = 0; i < b->n_task_sets[BENCH_SWEEP]; i++) {
+		const struct bench_task *t = &b->task_sets[BENCH_SWEEP][i];
+		struct pair_path *p;
+
+		if (t->state != 2 || t->dst >= n || t->kind == NULL ||
+		    t->kind->via != PROBE_VIA_NODE)
+			continue;
+		p = &pp[t->src * n + t->dst];
+		p->n++;
+		if (!t->ok) {
+			p->failed = t;
+			continue;
+		}
+		p->ok++;
+		p->by[t->path < 4 ? t->path : 0]++;
+		if (t->relay >= 0)
+			p->relay = t->relay;
+	}
+	for (i = 0; i < n * n; i++) {
+		if (pp[i].n == 0)
+			continue;
+		pairs++;
+		count[pp[i].ok == 0 ? 4 : pair_class(&pp[i])]++;
+	}
+	fprintf(f, "  pairs: %zu direct, %zu hole-punched, %zu relayed, %zu "
+	    "not connected", count[1], count[2], count[3], count[4]);
+	if (count[0] > 0)
+		fprintf(f, ", %zu unknown", count[0]);
+	fputc('\n', f);
+	for (i = 0; i < n * n && pairs > 0; i++) {
+		const struct pair_path *p = &pp[i];
+
+		if (p->n == 0 || (p->ok > 0 && pair_class(p) == 1))
 			continue;
 		if (++shown > SUMMARY_PAIRS) {
-			fprintf(f, "    ... (run.json's punch has them all)\n");
+			fprintf(f, "    ... (the records' path fields have "
+			    "them all)\n");
 			break;
 		}
-		fprintf(f, "    %s->%s %s%s", b->hosts[t->src].m->name,
-		    b->hosts[t->dst].m->name, connectedness_word(t),
-		    t->error ? ": " : "");
-		log_fputs_safe(t->error ? t->error : "", f);
+		c = p->ok == 0 ? -1 : pair_class(p);
+		fprintf(f, "    %s->%s %s", b->hosts[i / n].m->name,
+		    b->hosts[i % n].m->name, c < 0 ? "not connected" :
+		    path_words[c]);
+		if (c == 3 && p->relay >= 0)
+			fprintf(f, " through %s", bench_target_name(b,
+			    (size_t)p->relay));
+		if (c < 0 && p->failed != NULL && p->failed->error != NULL) {
+			fputs(": ", f);
+			log_fputs_safe(p->failed->error, f);
+		}
 		fputc('\n', f);
 	}
+	free(pp);
 }
 
 /* The worst ok probe of kind k: by its summary's figure (highest p50,
@@ -175,7 +271,8 @@ summary_slowest(const struct bench *b, FILE *f, const struct probe_kind *k)
 	for (i = 0; i < b->n_task_sets[BENCH_SWEEP]; i++) {
 		const struct bench_task *t = &b->task_sets[BENCH_SWEEP][i];
 
-		if (t->phase != BENCH_SWEEP || t->kind != k || !t->ok)
+		if (t->phase != BENCH_SWEEP || t->kind != k || !t->ok ||
+		    t->dst >= b->n)	/* a relay's leg is not a pair */
 			continue;
 		if (worst == NULL || (higher_better ?
 		    t->value < worst->value : t->value > worst->value))
@@ -231,6 +328,7 @@ bench_report_summary(const struct bench *b, FILE *f)
 		    !b->hosts[i].converged)
 			fprintf(f, "  %s did not converge: %zu peers missing\n",
 			    b->hosts[i].m->name, b->hosts[i].n_missing);
+	summary_paths(b, f);
 	summary_punch(b, f);
 	for (k = probe_kinds; k->name != NULL; k++)
 		if (k->via == PROBE_VIA_NODE)

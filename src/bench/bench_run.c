@@ -281,7 +281,8 @@ setup(struct bench *b, char **cause)
 		return bench_teardown_load(b, b->o->teardown, "results",
 		    cause);
 	}
-	if ((r = bench_deploy_load(b, cause)) != 0)
+	if ((r = bench_relays_parse(b, cause)) != 0 ||
+	    (r = bench_deploy_load(b, cause)) != 0)
 		return r;
 	return open_output(b, cause);
 }
@@ -393,6 +394,8 @@ out:
 	}
 	free(cause);
 	bench_pairs_free(&b);
+	bench_path_free(&b);
+	bench_relays_free(&b);
 	bench_deploy_free(&b);
 	hosts_free(&b);
 	free(b.outdir);

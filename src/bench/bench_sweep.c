@@ -66,10 +66,11 @@ src_of(const struct bench_task *t)
 	return &t->b->hosts[t->src];
 }
 
+/* The target host; a relay's legs have none (bench_target_*()). */
 static const struct bench_host *
 dst_of(const struct bench_task *t)
 {
-	return &t->b->hosts[t->dst];
+	return t->dst < t->b->n ? &t->b->hosts[t->dst] : NULL;
 }
 
 static void
@@ -109,16 +110,17 @@ kind_bytes(const struct bench *b, const struct probe_kind *k)
 static void
 write_record(struct bench *b, struct bench_task *t)
 {
-	const struct bench_host *s = src_of(t), *d = dst_of(t);
+	const struct bench_host *s = src_of(t);
 	int node = t->kind->via == PROBE_VIA_NODE;
 	long bytes = node ? kind_bytes(b, t->kind) : -1;
-	char *command = node ? probe_node_command(s->otela, d->peer_id,
-	    t->kind, kind_count(b, t->kind), bytes >= 0 ? bytes : 0, s->dir,
+	const char *tid = bench_target_peer_id(b, t->dst);
+	char *command = node ? probe_node_command(s->otela, tid, t->kind,
+	    kind_count(b, t->kind), bytes >= 0 ? bytes : 0, s->dir,
 	    b->o->probe_timeout) : NULL;
 	struct record rec = {
 		.kind = t->kind->name,
 		.source = s->m->name,
-		.target = d->m->name,
+		.target = bench_target_name(b, t->dst),
 		.ok = t->ok,
 		.error = t->ok ? NULL : t->error,
 		.error_class = t->ok ? NULL : error_class_name(t->error_class),
@@ -127,15 +129,17 @@ write_record(struct bench *b, struct bench_task *t)
 		.round = t->round,
 		.command = node ? command : t->command,
 		.metrics_json = t->metrics,
-		.target_address = d->m->address,
+		.target_address = bench_target_address(b, t->dst),
 		.run_id = b->run_id,
 		.source_peer_id = s->peer_id,
-		.target_peer_id = d->peer_id,
+		.target_peer_id = tid,
 		.count = node ? kind_count(b, t->kind) : 0,
 		.bytes = bytes,
 	};
-	char *line = NULL;
+	char *line = NULL, *evidence = NULL;
 
+	if (node)	/* what the probe ran over (bench_path.c) */
+		bench_path_record(b, t, &rec, &evidence);
 	if (rec.command != NULL && command_line_reproduce(b->inv, s->m,
 	    rec.command, &line) == 0)
 		rec.command = line;
@@ -145,6 +149,7 @@ write_record(struct bench *b, struct bench_task *t)
 	t->metrics = NULL;
 	free(command);
 	free(line);
+	free(evidence);
 	if (node)
 		t->ok ? b->ok++ : b->failed++;
 	else
@@ -174,7 +179,7 @@ task_span_start(struct bench *b, struct bench_task *t)
 	    TRACE_KIND_INTERNAL : TRACE_KIND_CLIENT);
 	trace_span_str(t->span, "netprof.kind", task_name(t));
 	trace_span_str(t->span, "netprof.source", src_of(t)->m->name);
-	trace_span_str(t->span, "netprof.target", dst_of(t)->m->name);
+	trace_span_str(t->span, "netprof.target", bench_target_name(b, t->dst));
 	trace_span_int(t->span, "netprof.round", t->round);
 }
 
@@ -394,7 +399,7 @@ bench_sweep_probe(struct bench *b, struct bench_task *t)
 	char *body;
 	int r;
 
-	if ((body = probe_node_request(t->kind, dst_of(t)->peer_id,
+	if ((body = probe_node_request(t->kind, bench_target_peer_id(b, t->dst),
 	    kind_count(b, t->kind), bytes >= 0 ? bytes : 0, bench_timeout_ms(
 	    b->o->probe_timeout))) == NULL)
 		return NP_ERR_NOMEM;
@@ -465,6 +470,7 @@ start_cb(struct dispatch *d, struct dispatch_task *dt)
 	t->state = T_RUNNING;
 	t->started_at = time_wall();
 	task_span_start(b, t);
+	t->view = b->view;	/* the node views it starts under */
 	if ((r = bench_phases[t->phase].pair_start(b, t)) != 0) {
 		task_fail(t, ERROR_CLASS_TOOL_FAILED, str_printf("%s: %s",
 		    src_of(t)->m->name, error_string(r)));
@@ -494,6 +500,34 @@ static void
 ended_cb(struct dispatch *d)
 {
 	pairs_end(dispatch_arg(d));
+}
+
+static void
+views_done(struct bench *b)
+{
+	dispatch_run(b->pairs.d);
+}
+
+/*
+ * The sweep's light stage has ended: the nodes' views again, so that an
+ * exclusive probe's path is told by the connections the light ones
+ * opened (a circuit through a limited relay, say), then the next stage.
+ */
+static int
+stage_ended_cb(struct dispatch *d, size_t stage)
+{
+	struct bench *b = dispatch_arg(d);
+	size_t i;
+
+	if (b->phase != BENCH_SWEEP || stage != 0 || b->view > 0 ||
+	    b->interrupted)
+		return 1;
+	for (i = 0; i < b->pairs.n; i++)
+		if (task_stage(&b->pairs.tasks[i]) == 1)
+			break;
+	if (i == b->pairs.n)
+		return 1;
+	return !bench_path_views(b, views_done);
 }
 
 /* ---- building the task list ---------------------------------------- */
@@ -530,6 +564,25 @@ add_light(struct bench *b, enum bench_phase p,
 			for (j = 0; j < n_kinds; j++)
 				add_task(b, p, kinds[j], i, (i + k) % b->n,
 				    (int)k);
+}
+
+/*
+ * Each host's legs to each relay (a --bootstrap peer) with the light
+ * kinds, in a round after the pairs': a relayed pair's round trip is then
+ * held against the sum of its two legs, from the same run.
+ */
+static void
+add_legs(struct bench *b, const struct probe_kind *const *kinds,
+    size_t n_kinds)
+{
+	size_t r, i, j;
+
+	for (r = 0; r < b->n_relays; r++)
+		for (i = 0; i < b->n; i++)
+			for (j = 0; j < n_kinds; j++)
+				add_task(b, BENCH_SWEEP, kinds[j], i, b->n + r,
+				    b->o->serial ? (int)b->pairs.n + 1 :
+				    (int)b->n);
 }
 
 /*
@@ -572,7 +625,7 @@ fail_dead_pairs(struct bench *b)
 	for (i = 0; i < b->pairs.n; i++) {
 		struct bench_task *t = &b->pairs.tasks[i];
 		const struct bench_host *dead = src_of(t)->failed ? src_of(t) :
-		    dst_of(t)->failed ? dst_of(t) : NULL;
+		    dst_of(t) != NULL && dst_of(t)->failed ? dst_of(t) : NULL;
 
 		if (dead == NULL || t->phase == BENCH_BASELINE)
 			continue;
@@ -615,7 +668,8 @@ static int
 add_tasks(struct bench *b, enum bench_phase p)
 {
 	const struct probe_kind *light[sizeof b->o->kinds * 8] = { NULL }, *k;
-	size_t n_light = 0, n_kinds = 0, per = b->n * (b->n - 1);
+	size_t n_light = 0, n_kinds = 0;
+	size_t per = b->n * (b->n - 1) + b->n * b->n_relays;
 	struct bench_pairs *ps = &b->pairs;
 
 	tasks_free(b->task_sets[p], b->n_task_sets[p]);
@@ -642,6 +696,7 @@ add_tasks(struct bench *b, enum bench_phase p)
 		if (run_has(b, k) && k->shape == PROBE_OVERLAP)
 			light[n_light++] = k;
 	add_light(b, p, light, n_light);
+	add_legs(b, light, n_light);
 	for (k = probe_kinds; k->name != NULL; k++)
 		if (run_has(b, k) && k->shape == PROBE_EXCLUSIVE &&
 		    add_exclusive(b, k, sweep_duplex(b)) != 0)
@@ -654,7 +709,7 @@ static int
 dispatch_build(struct bench *b, enum bench_phase p)
 {
 	static const struct dispatch_hooks hooks = { .start = start_cb,
-	    .ended = ended_cb };
+	    .stage_ended = stage_ended_cb, .ended = ended_cb };
 	struct dispatch_hooks h = hooks;
 	struct bench_pairs *ps = &b->pairs;
 	/* ICMP pings and holepunch requests are no load: as collect */
@@ -669,8 +724,8 @@ dispatch_build(struct bench *b, enum bench_phase p)
 	if (sweep_duplex(b))
 		stages[1].share = DISPATCH_DUPLEX;
 	h.arg = b;
-	if ((r = dispatch_new(b->n, ps->n, stages, p == BENCH_SWEEP ? 2 : 1,
-	    &h, &ps->d)) != 0)
+	if ((r = dispatch_new(b->n + b->n_relays, ps->n, stages,
+	    p == BENCH_SWEEP ? 2 : 1, &h, &ps->d)) != 0)
 		return r;
 	dispatch_set_serial(ps->d, b->o->serial);
 	for (i = 0; i < ps->n; i++) {

@@ -25,7 +25,8 @@ static const struct {
 } phase_colours[] = {
 	{ "deploy", "#8c8c8c" }, { "init", "#9ecae1" }, { "discover", "#6baed6" },
 	{ "configure", "#c6dbef" }, { "push", "#bcbddc" }, { "start", "#3182bd" },
-	{ "converge", "#fd8d3c" }, { "punch", "#fdd0a2" }, { "sweep", "#74c476" },
+	{ "converge", "#fd8d3c" }, { "punch", "#fdd0a2" }, { "path", "#fdae6b" },
+	{ "sweep", "#74c476" },
 	{ "baseline", "#c7e9c0" }, { "teardown", "#969696" },
 };
 

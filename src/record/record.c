@@ -79,7 +79,8 @@ add_collect(cJSON *o, const struct record *r)
 		    (cJSON *)r->config_json);
 }
 
-/* bench's (upstream's bench records): the run, the peers, the config. */
+/* bench's (upstream's bench records): the run, the peers, the config;
+   netprof's path beside them. */
 static void
 add_bench(cJSON *o, const struct record *r)
 {
@@ -96,6 +97,11 @@ add_bench(cJSON *o, const struct record *r)
 		else
 			cJSON_AddNullToObject(cfg, RECORD_F_CONFIG_BYTES);
 	}
+	json_add_string_or_null(o, RECORD_F_PATH, r->path);
+	json_add_string_or_null(o, RECORD_F_PATH_KNOWN, r->path_known);
+	json_add_string_or_null(o, RECORD_F_PATH_EVIDENCE, r->path_evidence);
+	json_add_string_or_null(o, RECORD_F_RELAY, r->relay);
+	json_add_string_or_null(o, RECORD_F_RELAY_PEER_ID, r->relay_peer_id);
 }
 
 int

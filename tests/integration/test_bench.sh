@@ -39,8 +39,11 @@ assert_eq 36 "$(jq -r 'select(.ok and .error == null and .error_class == null)|.
 assert_eq "12 12 12" "$(for k in libp2p_ping latency throughput; do
 	jq -r "select(.kind==\"$k\")|.kind" "$rec" | wc -l; done | xargs)" "12 per kind"
 assert_eq 0 "$(jq -r 'select(.source == .target)' "$rec" | wc -l)" "no self pairs"
-# upstream's keys, in upstream's (sorted) order, plus netprof's four
-keys='command config ended_at error error_class kind metrics ok round run_id source source_peer_id started_at target target_peer_id timestamp'
+assert_eq 36 "$(jq -r 'select(.path == "direct" and .relay == null)|.kind' "$rec" | wc -l)" \
+    "every pair of an open lab direct"
+# upstream's keys, in upstream's (sorted) order, plus netprof's (the
+# times, the round, the error class and the path)
+keys='command config ended_at error error_class kind metrics ok path path_evidence path_known relay relay_peer_id round run_id source source_peer_id started_at target target_peer_id timestamp'
 assert_eq "$keys" "$(head -1 "$rec" | jq -r 'keys_unsorted|join(" ")')" "record keys"
 first=$(head -1 "$rec")
 assert_eq "t1" "$(jq -r .run_id <<<"$first")"
@@ -73,22 +76,22 @@ for h in h1 h2 h3 h4; do
 done
 
 # run.json: upstream's fields, then netprof's per-host phase status
-assert_eq "config convergence ended_at interrupted kept machines phase_times phases punch run_id started_at totals" \
+assert_eq "config convergence ended_at interrupted kept machines phase_times phases punch reach run_id started_at totals" \
     "$(jq -r 'keys|join(" ")' "$run")" "run.json keys"
 assert_eq t1 "$(jq -r .run_id "$run")"
 assert_eq '{"failed":0,"ok":36}' "$(jq -c .totals "$run")"
-assert_eq "configure_s converge_s discover_s init_s punch_s push_s start_s sweep_s teardown_s" \
+assert_eq "configure_s converge_s discover_s init_s path_s punch_s push_s start_s sweep_s teardown_s" \
     "$(jq -r '.phases|keys|join(" ")' "$run")" "phase keys"
 assert_eq 0 "$(jq '[.phases[]|select(type!="number")]|length' "$run")" "phase times are numbers"
 assert_eq "true true true true" "$(jq -r '[.convergence[].complete]|map(tostring)|join(" ")' "$run")"
 assert_eq 12 "$(jq '[.punch[]|select(.ok and .connectedness=="Connected")]|length' "$run")" "punch: 12 direct pairs"
 assert_eq "h1->h2" "$(jq -r '.punch|keys[0]' "$run")"
-assert_eq "address dir error error_class failed_phase http_port libp2p_port log_tail name peer_id phase_times phases pid pid_start status" \
+assert_eq "address circuits dir error error_class failed_phase http_port libp2p_port log_tail name peer_id phase_times phases pid pid_start status" \
     "$(jq -r '.machines[0]|keys|join(" ")' "$run")" "machine keys"
 # The timeline's times: every phase that ran, each host's steps, start <= end.
-assert_eq "configure converge discover init punch push start sweep teardown" \
+assert_eq "configure converge discover init path punch push start sweep teardown" \
     "$(jq -r '.phase_times|keys|join(" ")' "$run")" "phase_times keys"
-assert_eq "configure converge discover init push start teardown" \
+assert_eq "configure converge discover init path push start teardown" \
     "$(jq -r '.machines[0].phase_times|keys|join(" ")' "$run")" "a host's steps"
 assert_eq 0 "$(jq '[.phase_times[], .machines[].phase_times[]|select(.[0] > .[1] or .[0] < 0)]|length' "$run")" \
     "every step starts at or after the run and ends after it starts"

@@ -16,6 +16,7 @@
 #include <cmocka.h>
 #include <cjson/cJSON.h>
 
+#include "bench.h"
 #include "bench_cfg.h"
 #include "inventory.h"
 
@@ -94,6 +95,51 @@ test_multiaddr_dns4_for_names_ip6_for_ipv6(void **state)
 	assert_string_equal(static_at(doc, 1),
 	    "/ip6/2001:db8::5/tcp/19091/p2p/" PID_B);
 	cJSON_Delete(doc);
+	inventory_free(inv);
+}
+
+/*
+ * --relay-circuits: after everything else, each other host through each
+ * relay; --reachability is cfg.yaml's reachability ("auto" unless said).
+ */
+static void
+test_circuits_through_relays_and_reachability(void **state)
+{
+	struct inventory *inv = load();
+	struct bench_cfg_peer peers[] = {
+		{ &inv->machines[1], 4001, PID_A },
+		{ &inv->machines[2], 19091, PID_B },
+	};
+	struct bench_relay relay = { .name = (char *)"relay",
+		.multiaddr = "/ip4/198.18.0.254/tcp/19091/p2p/" PID_C };
+	const char *const extra[] = { relay.multiaddr };
+	struct bench_cfg c = { .run_id = "r", .http_port = 1,
+		.libp2p_port = 2, .peers = peers, .n_peers = 2,
+		.extra = extra, .n_extra = 1, .relays = &relay, .n_relays = 1,
+		.reachability = "private" };
+	char *text = bench_cfg_render(&c);
+	cJSON *doc = cJSON_Parse(text);
+
+	(void)state;
+	assert_string_equal(static_at(doc, 2), relay.multiaddr);
+	assert_string_equal(static_at(doc, 3), "/ip4/198.18.0.254/tcp/19091/p2p/"
+	    PID_C "/p2p-circuit/p2p/" PID_A);
+	assert_string_equal(static_at(doc, 4), "/ip4/198.18.0.254/tcp/19091/p2p/"
+	    PID_C "/p2p-circuit/p2p/" PID_B);
+	assert_null(static_at(doc, 5));
+	assert_string_equal(cJSON_GetStringValue(cJSON_GetObjectItem(doc,
+	    "reachability")), "private");
+	cJSON_Delete(doc);
+	free(text);
+	c.n_relays = 0;
+	c.reachability = NULL;
+	text = bench_cfg_render(&c);
+	doc = cJSON_Parse(text);
+	assert_null(static_at(doc, 3));
+	assert_string_equal(cJSON_GetStringValue(cJSON_GetObjectItem(doc,
+	    "reachability")), "auto");
+	cJSON_Delete(doc);
+	free(text);
 	inventory_free(inv);
 }
 
@@ -201,6 +247,7 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_multiaddr_dns4_for_names_ip6_for_ipv6),
 		cmocka_unit_test(test_multiaddr_ip4_for_dotted_literal),
+		cmocka_unit_test(test_circuits_through_relays_and_reachability),
 		cmocka_unit_test(test_bootstrap_order_peers_options_then_machine),
 		cmocka_unit_test(test_ports_are_strings_and_contract_keys),
 		cmocka_unit_test(test_indented_with_spaces_no_tab),

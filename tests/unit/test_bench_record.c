@@ -61,9 +61,13 @@ test_record_upstream_shape_sorted(void **state)
 
 	assert_non_null(o);
 	assert_ptr_equal(rec.metrics_json, m);	/* the record's still */
+	/* upstream's, then netprof's: the times, the round, the path */
 	assert_string_equal(keys_of(o), "command config ended_at error "
-	    "error_class kind metrics ok round run_id source source_peer_id "
-	    "started_at target target_peer_id timestamp");
+	    "error_class kind metrics ok path path_evidence path_known relay "
+	    "relay_peer_id round run_id source source_peer_id started_at "
+	    "target target_peer_id timestamp");
+	assert_true(cJSON_IsNull(cJSON_GetObjectItem(o, "path")));
+	assert_true(cJSON_IsNull(cJSON_GetObjectItem(o, "relay")));
 	assert_string_equal(keys_of(cJSON_GetObjectItem(o, "metrics")),
 	    "avg_ms failed_samples p50_ms");
 	assert_string_equal(cJSON_GetStringValue(cJSON_GetObjectItem(o,
@@ -83,6 +87,36 @@ test_record_upstream_shape_sorted(void **state)
 	/* a reference: the record's metrics outlive the object, sorted */
 	assert_string_equal(keys_of(m), "avg_ms failed_samples p50_ms");
 	cJSON_Delete(m);
+}
+
+/* A relayed record says its path, how it was known and its relay. */
+static void
+test_record_path_fields(void **state)
+{
+	struct record rec = {
+		.run_id = "r1", .kind = "libp2p_ping", .source = "h1",
+		.target = "h3", .source_peer_id = PID_A, .target_peer_id = PID_B,
+		.ok = 1, .count = 5, .bytes = -1, .command = "otela probe ...",
+		.started_at = T0, .ended_at = T1, .round = 1,
+		.path = "relayed", .path_known = "inferred",
+		.path_evidence = "no TCP either way", .relay = "relay",
+		.relay_peer_id = PID_A,
+	};
+	cJSON *o = record_to_json(&rec);
+
+	(void)state;
+	assert_non_null(o);
+	assert_string_equal(cJSON_GetStringValue(cJSON_GetObjectItem(o,
+	    "path")), "relayed");
+	assert_string_equal(cJSON_GetStringValue(cJSON_GetObjectItem(o,
+	    "path_known")), "inferred");
+	assert_string_equal(cJSON_GetStringValue(cJSON_GetObjectItem(o,
+	    "path_evidence")), "no TCP either way");
+	assert_string_equal(cJSON_GetStringValue(cJSON_GetObjectItem(o,
+	    "relay")), "relay");
+	assert_string_equal(cJSON_GetStringValue(cJSON_GetObjectItem(o,
+	    "relay_peer_id")), PID_A);
+	cJSON_Delete(o);
 }
 
 static void
@@ -321,6 +355,7 @@ main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_record_upstream_shape_sorted),
+		cmocka_unit_test(test_record_path_fields),
 		cmocka_unit_test(test_record_failed_without_metrics),
 		cmocka_unit_test(test_probe_command_reproduces_probe),
 		cmocka_unit_test(test_peer_id_from_output_validated),

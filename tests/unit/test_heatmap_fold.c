@@ -6,8 +6,9 @@
  * failure clearing the values; cells kept while the grids grow past
  * their first size; the median over the ok records; the host bound; a
  * run.json's machines beyond the records' hosts (and beyond the bound)
- * covered by every grid; and the memory budget, which stops the reading
- * with NP_ERR_BUDGET.
+ * covered by every grid; the memory budget, which stops the reading
+ * with NP_ERR_BUDGET; and a bench record's path per cell, the latest's
+ * (its class, whether reported, its relay by name or PeerID).
  */
 #include <math.h>
 #include <setjmp.h>
@@ -205,6 +206,60 @@ test_grids_grow_and_median(void **state)
 	free(text);
 }
 
+#define LAT(src, tgt, when, rest) \
+	"{\"kind\":\"libp2p_ping\",\"source\":\"" src "\",\"target\":\"" \
+	tgt "\",\"ok\":true,\"metrics\":{\"p50_ms\":1},\"timestamp\":\"" \
+	when "\"," rest "}\n"
+
+static void
+test_path_per_cell(void **state)
+{
+	struct matrix *hm = fold_text(
+	    LAT("a", "b", "2026-05-03T11:00:01Z", "\"path\":\"relayed\","
+	    "\"path_known\":\"inferred\",\"relay\":\"relay\","
+	    "\"relay_peer_id\":\"QmR\"")
+	    /* a later record of the pair: its path wins */
+	    LAT("a", "b", "2026-05-03T11:00:05Z", "\"path\":\"relayed\","
+	    "\"path_known\":\"reported\",\"relay\":\"relay2\"")
+	    LAT("b", "a", "2026-05-03T11:00:01Z", "\"path\":\"direct\","
+	    "\"path_known\":\"inferred\"")
+	    LAT("a", "c", "2026-05-03T11:00:01Z", "\"path\":\"hole-punched\"")
+	    /* a relay named only by its PeerID; an unknown word; none */
+	    LAT("c", "a", "2026-05-03T11:00:01Z", "\"path\":\"relayed\","
+	    "\"relay\":null,\"relay_peer_id\":\"QmOnlyPeer\"")
+	    LAT("b", "c", "2026-05-03T11:00:01Z", "\"path\":\"sideways\"")
+	    LAT("c", "b", "2026-05-03T11:00:01Z", "\"path\":null"),
+	    MATRIX_LATEST, 0, 0);
+	const struct matrix_cell *c;
+	const struct matrix_relay *r;
+
+	(void)state;
+	c = cell(hm, "libp2p_ping", "a", "b");
+	assert_int_equal(matrix_cell_path(c), MATRIX_PATH_RELAYED);
+	assert_int_equal(matrix_cell_path_reported(c), 1);
+	assert_non_null(r = matrix_cell_relay(hm, c));
+	assert_string_equal(r->name, "relay2");
+	assert_null(r->peer_id);
+	c = cell(hm, "libp2p_ping", "b", "a");
+	assert_int_equal(matrix_cell_path(c), MATRIX_PATH_DIRECT);
+	assert_int_equal(matrix_cell_path_reported(c), 0);
+	assert_null(matrix_cell_relay(hm, c));
+	assert_int_equal(matrix_cell_path(cell(hm, "libp2p_ping", "a", "c")),
+	    MATRIX_PATH_PUNCHED);
+	c = cell(hm, "libp2p_ping", "c", "a");
+	assert_string_equal(matrix_cell_relay(hm, c)->name, "QmOnlyPeer");
+	assert_string_equal(matrix_cell_relay(hm, c)->peer_id, "QmOnlyPeer");
+	assert_int_equal(matrix_cell_path(cell(hm, "libp2p_ping", "b", "c")),
+	    MATRIX_PATH_UNKNOWN);
+	assert_int_equal(matrix_cell_path(cell(hm, "libp2p_ping", "c", "b")),
+	    MATRIX_PATH_UNKNOWN);
+	assert_int_equal(hm->nrelays, 3);
+	assert_string_equal(matrix_path_name(MATRIX_PATH_PUNCHED),
+	    "hole-punched");
+	assert_null(matrix_path_name(MATRIX_PATH_UNKNOWN));
+	matrix_free(hm);
+}
+
 static void
 test_host_bound(void **state)
 {
@@ -327,6 +382,7 @@ main(void)
 		cmocka_unit_test(test_failures_counted_and_latest_kept),
 		cmocka_unit_test(test_metrics_met_late),
 		cmocka_unit_test(test_grids_grow_and_median),
+		cmocka_unit_test(test_path_per_cell),
 		cmocka_unit_test(test_host_bound),
 		cmocka_unit_test(test_run_json_hosts_beyond_the_records),
 		cmocka_unit_test(test_budget),

@@ -1,0 +1,718 @@
+/*
+ * The path each probe ran over: direct, hole-punched (direct after DCUtR)
+ * or relayed, and through which relay. The node does not say (no endpoint
+ * lists a connection's addresses; a circuit through an OpenTela relay is
+ * as Connected as a direct connection), so netprof gathers what the node
+ * and the network do say, in the path phase between the punch and the
+ * sweep, on every host at once:
+ * - reach: a TCP connect from the host to every other host's and every
+ *   relay's libp2p port, one command over the host's SSH session (a
+ *   connect that neither answers nor is refused within REACH_WAIT_S is
+ *   taken as dropped, as a stateful firewall drops it);
+ * - the node's view: GET /metrics (its open circuits: go-libp2p's
+ *   libp2p_swarm_connections_opened_total minus _closed_total for the
+ *   transport p2p-circuit), GET /v1/dnt/peers_status (each peer's
+ *   connectedness: Limited is only a limited circuit), GET /v1/dnt/table
+ *   (each peer's relay_peer); taken again before the sweep's exclusive
+ *   stage, so a throughput probe sees what the light ones opened.
+ * A record's path is concluded from these (bench_path_infer(); how sure
+ * each conclusion is: docs/otela-node.md) and written beside upstream's
+ * fields; run.json keeps the reach checks and each node's circuits.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bench.h"
+#include "bench_path.h"
+#include "error.h"
+#include "log.h"
+#include "node_api.h"
+#include "node_json.h"
+#include "shell.h"
+#include "util.h"
+
+/* Seconds a TCP connect may take before it counts as dropped. */
+#define REACH_WAIT_S 5
+/* The reach command as a whole (its connects run at once). */
+#define REACH_TIMEOUT (REACH_WAIT_S + 25.0)
+/* One call of a node view. */
+#define VIEW_TIMEOUT 10.0
+
+/*
+ * The reach checks: for each ADDR PORT pair of its arguments, in the
+ * background, a connect by bash's /dev/tcp under timeout(1) (where there
+ * is one), then one line: "I ok", "I timeout", "I nobash", or "I fail
+ * WHY" (the end of bash's message, "Connection refused"). I counts the
+ * pairs from 0.
+ */
+static const char reach_script[] =
+    "t=timeout; command -v timeout >/dev/null 2>&1 || t=; i=0; "
+    "while [ $# -ge 2 ]; do "
+    "( r=$($t ${t:+" "5" "} bash -c 'exec 3<>\"/dev/tcp/$0/$1\"' \"$1\" \"$2\" "
+    "2>&1); c=$?; case $c in 0) echo \"$i ok\";; 124) echo \"$i timeout\";; "
+    "127) echo \"$i nobash\";; *) echo \"$i fail ${r##*: }\";; esac ) & "
+    "i=$((i + 1)); shift 2; done; wait";
+
+/* ---- views ---------------------------------------------------------- */
+
+static int
+peer_cmp(const void *a, const void *b)
+{
+	return strcmp(((const struct bench_peer_view *)a)->id,
+	    ((const struct bench_peer_view *)b)->id);
+}
+
+const struct bench_peer_view *
+bench_view_peer(const struct bench_view *v, const char *id)
+{
+	struct bench_peer_view key = { .id = (char *)id };
+
+	if (v == NULL || id == NULL || v->n == 0)
+		return NULL;
+	return bsearch(&key, v->peers, v->n, sizeof *v->peers, peer_cmp);
+}
+
+enum bench_conn
+bench_conn_of(const char *c)
+{
+	if (c == NULL)
+		return BENCH_CONN_UNKNOWN;
+	if (strcmp(c, "Connected") == 0)
+		return BENCH_CONN_CONNECTED;
+	if (strcmp(c, "Limited") == 0)
+		return BENCH_CONN_LIMITED;
+	return BENCH_CONN_NONE;
+}
+
+static void
+view_clear(struct bench_view *v)
+{
+	size_t i;
+
+	for (i = 0; i < v->n; i++) {
+		free(v->peers[i].id);
+		free(v->peers[i].relay_peer);
+	}
+	free(v->peers);
+	memset(v, 0, sizeof *v);
+	v->circuits = -1;
+}
+
+/* The peer id in v, added if new (the array kept sorted); NULL: no
+   memory. */
+static struct bench_peer_view *
+view_add(struct bench_view *v, const char *id)
+{
+	struct bench_peer_view *p = (struct bench_peer_view *)
+	    bench_view_peer(v, id), *n;
+	size_t at;
+
+	if (p != NULL)
+		return p;
+	if ((n = realloc(v->peers, (v->n + 1) * sizeof *n)) == NULL)
+		return NULL;
+	v->peers = n;
+	for (at = v->n; at > 0 && strcmp(n[at - 1].id, id) > 0; at--)
+		;
+	memmove(&n[at + 1], &n[at], (v->n - at) * sizeof *n);
+	memset(&n[at], 0, sizeof *n);
+	if ((n[at].id = strdup(id)) == NULL) {
+		memmove(&n[at], &n[at + 1], (v->n - at) * sizeof *n);
+		return NULL;
+	}
+	v->n++;
+	return &n[at];
+}
+
+static void
+take_metrics(struct bench_view *v, const struct node_reply *r)
+{
+	static const char opened[] = "libp2p_swarm_connections_opened_total";
+	static const char closed[] = "libp2p_swarm_connections_closed_total";
+	double any, o = 0, c = 0;
+
+	/* no swarm counters at all: another node, circuits unknown; a
+	   counter that has not counted is not there yet: 0 */
+	if (!node_metric_sum(r->body, r->body_len, opened, NULL, NULL, &any))
+		return;
+	(void)node_metric_sum(r->body, r->body_len, opened, "transport",
+	    "p2p-circuit", &o);
+	(void)node_metric_sum(r->body, r->body_len, closed, "transport",
+	    "p2p-circuit", &c);
+	v->circuits = o > c ? (long)(o - c) : 0;
+}
+
+static void
+take_status(struct bench_view *v, const struct node_reply *r)
+{
+	struct node_peer *peers = NULL;
+	struct bench_peer_view *p;
+	char *cause = NULL;
+	size_t n = 0, i;
+
+	if (node_parse_peers_status(r->body, r->body_len, &peers, &n,
+	    &cause) == 0)
+		v->status_read = 1;
+	for (i = 0; i < n; i++)
+		if ((p = view_add(v, peers[i].id)) != NULL)
+			p->conn = (unsigned char)bench_conn_of(
+			    peers[i].connectedness);
+	node_peers_free(peers, n);
+	free(cause);
+}
+
+static void
+take_table(struct bench_view *v, const struct node_reply *r)
+{
+	struct node_peer *peers = NULL;
+	struct bench_peer_view *p;
+	char *cause = NULL;
+	size_t n = 0, i;
+
+	if (node_parse_table_relays(r->body, r->body_len, &peers, &n,
+	    &cause) == 0)
+		for (i = 0; i < n; i++)
+			if ((p = view_add(v, peers[i].id)) != NULL &&
+			    p->relay_peer == NULL) {
+				p->relay_peer = peers[i].relay_peer;
+				peers[i].relay_peer = NULL;	/* taken */
+			}
+	node_peers_free(peers, n);
+	free(cause);
+}
+
+static const char *const view_paths[] = { "/metrics",
+	"/v1/dnt/peers_status", "/v1/dnt/table" };
+#define VIEW_STEPS (sizeof view_paths / sizeof *view_paths)
+
+static void view_next(struct bench_host *h);
+
+static void
+view_reply_cb(const struct machine *m, const struct node_reply *r, void *arg)
+{
+	struct bench_host *h = arg;
+	struct bench_path_host *ph = h->path;
+	struct bench_view *v = &ph->views[ph->reading];
+
+	(void)m;
+	h->call = NULL;
+	if (r->error == NP_OK && r->status == 200) {
+		v->taken = 1;
+		switch (ph->step) {
+		case 0: take_metrics(v, r); break;
+		case 1: take_status(v, r); break;
+		default: take_table(v, r); break;
+		}
+	} else
+		log_debug(m->name, "path: GET %s: %s", view_paths[ph->step],
+		    r->error != NP_OK ? (r->error_text != NULL ?
+		    r->error_text : error_string(r->error)) : "not 200");
+	ph->step = r->error == NP_ERR_CANCELLED ? (int)VIEW_STEPS :
+	    ph->step + 1;
+	view_next(h);
+}
+
+/* The host's view read whole (or given up): tell whoever asked. */
+static void
+view_end(struct bench_host *h)
+{
+	struct bench *b = h->b;
+
+	if (h->path->in_phase) {
+		h->path->in_phase = 0;
+		bench_host_step_done(h);
+		return;
+	}
+	if (b->views_pending > 0 && --b->views_pending == 0 &&
+	    b->views_done != NULL)
+		b->views_done(b);
+}
+
+static void
+view_next(struct bench_host *h)
+{
+	struct bench_path_host *ph = h->path;
+	int r;
+
+	while ((size_t)ph->step < VIEW_STEPS && !h->b->interrupted) {
+		/* the path phase's step has a span; the views between
+		   the sweep's stages belong to none */
+		r = node_api_call(h->b->api, h->m, h->http_port, "GET",
+		    view_paths[ph->step], NULL, VIEW_TIMEOUT, ph->in_phase ?
+		    h->span : NULL, view_reply_cb, h, &h->call);
+		if (r == 0)
+			return;
+		ph->step++;
+	}
+	view_end(h);
+}
+
+static void
+view_start(struct bench_host *h, int which)
+{
+	struct bench_path_host *ph = h->path;
+
+	view_clear(&ph->views[which]);
+	ph->reading = which;
+	ph->step = 0;
+	view_next(h);
+}
+
+int
+bench_path_views(struct bench *b, void (*done)(struct bench *b))
+{
+	size_t i, live = 0;
+
+	if (b->view + 1 >= BENCH_N_VIEWS)
+		return 0;
+	b->view++;
+	for (i = 0; i < b->n; i++)
+		live += !b->hosts[i].failed && b->hosts[i].path != NULL;
+	if (live == 0)
+		return 0;
+	b->views_pending = live;
+	b->views_done = done;
+	for (i = 0; i < b->n; i++)
+		if (!b->hosts[i].failed && b->hosts[i].path != NULL)
+			view_start(&b->hosts[i], b->view);
+	return 1;
+}
+
+/* ---- the path phase's step: reach, then the first view -------------- */
+
+/* A target is checked from h unless it is h or a failed host. */
+static int
+checked(const struct bench *b, const struct bench_host *h, size_t i)
+{
+	return i >= b->n || (&b->hosts[i] != h && !b->hosts[i].failed);
+}
+
+static void
+take_reach(struct bench_host *h, const char *out)
+{
+	struct bench *b = h->b;
+	struct bench_path_host *ph = h->path;
+	size_t nt = b->n + b->n_relays, i, n = 0, *map;
+	const char *line = out, *w;
+	char *end;
+	long idx;
+
+	/* the script numbers the targets it checked, in order */
+	if ((map = calloc(nt + 1, sizeof *map)) == NULL)
+		return;
+	for (i = 0; i < nt; i++)
+		if (checked(b, h, i))
+			map[n++] = i;
+	for (; line != NULL && *line != '\0'; line = strchr(line, '\n'),
+	    line = line != NULL ? line + 1 : NULL) {
+		struct bench_reach *r;
+		size_t len;
+
+		idx = strtol(line, &end, 10);
+		if (end == line || idx < 0 || (size_t)idx >= n || *end != ' ')
+			continue;
+		w = end + 1;
+		len = strcspn(w, "\n");
+		r = &ph->reach[map[idx]];
+		free(r->why);
+		r->why = NULL;
+		if (len == 2 && strncmp(w, "ok", 2) == 0)
+			r->tcp = 1;
+		else if (len == 7 && strncmp(w, "timeout", 7) == 0) {
+			r->tcp = 0;
+			r->why = str_printf("no answer in %d s", REACH_WAIT_S);
+		} else if (len >= 5 && strncmp(w, "fail ", 5) == 0) {
+			r->tcp = 0;
+			r->why = strndup(w + 5, len - 5 < 200 ? len - 5 : 200);
+		}	/* nobash: not checked */
+	}
+	free(map);
+}
+
+static void
+reach_done_cb(const struct machine *m, const struct engine_result *res,
+    void *arg)
+{
+	struct bench_host *h = arg;
+
+	h->job = NULL;
+	if (res->error == NP_OK)
+		take_reach(h, res->out);
+	else
+		log_debug(m->name, "path: reach checks: %s", res->error_text !=
+		    NULL ? res->error_text : error_string(res->error));
+	if (h->b->interrupted) {
+		h->path->in_phase = 0;
+		bench_host_step_done(h);
+		return;
+	}
+	view_start(h, 0);
+}
+
+static int
+path_host_new(struct bench_host *h)
+{
+	struct bench *b = h->b;
+	size_t i;
+
+	if (h->path != NULL)
+		return 0;
+	if ((h->path = calloc(1, sizeof *h->path)) == NULL ||
+	    (h->path->reach = calloc(b->n + b->n_relays + 1,
+	    sizeof *h->path->reach)) == NULL)
+		return NP_ERR_NOMEM;
+	for (i = 0; i < b->n + b->n_relays; i++)
+		h->path->reach[i].tcp = -1;
+	for (i = 0; i < BENCH_N_VIEWS; i++)
+		h->path->views[i].circuits = -1;
+	return 0;
+}
+
+int
+bench_path_host(struct bench_host *h)
+{
+	struct bench *b = h->b;
+	size_t nt = b->n + b->n_relays, i, argc = 0;
+	char **argv = NULL, **ports = NULL, *words = NULL, *cmd = NULL;
+	int r = NP_ERR_NOMEM;
+
+	if ((r = path_host_new(h)) != 0)
+		return r;
+	r = NP_ERR_NOMEM;
+	h->path->in_phase = 1;
+	if ((argv = calloc(2 * nt + 5, sizeof *argv)) == NULL ||
+	    (ports = calloc(nt + 1, sizeof *ports)) == NULL)
+		goto out;
+	argv[argc++] = (char *)"sh";
+	argv[argc++] = (char *)"-c";
+	argv[argc++] = (char *)reach_script;
+	argv[argc++] = (char *)"sh";
+	for (i = 0; i < nt; i++) {
+		if (!checked(b, h, i))
+			continue;
+		if ((ports[i] = str_printf("%d", bench_target_port(b, i))) ==
+		    NULL)
+			goto out;
+		argv[argc++] = (char *)bench_target_address(b, i);
+		argv[argc++] = ports[i];
+	}
+	if ((words = shell_join(argv, argc)) == NULL ||
+	    (cmd = str_printf("LC_ALL=C %s", words)) == NULL)
+		goto out;
+	r = bench_host_submit(h, cmd, NULL, REACH_TIMEOUT, reach_done_cb);
+out:
+	for (i = 0; ports != NULL && i < nt; i++)
+		free(ports[i]);
+	free(ports);
+	free(argv);
+	free(words);
+	free(cmd);
+	if (r != 0)
+		h->path->in_phase = 0;
+	return r;
+}
+
+/* ---- the inference ------------------------------------------------ */
+
+/* "h1 → 198.18.0.3:19091: Connection refused" (what a reach check said) */
+static void
+put_reach(struct buf *e, const char *from, const char *at,
+    const struct bench_reach *r)
+{
+	buf_printf(e, "%s \xe2\x86\x92 %s %s", from, at, r->tcp == 1 ?
+	    "connects" : "fails");
+	if (r->tcp == 0 && r->why != NULL)
+		buf_printf(e, " (%s)", r->why);
+}
+
+/* Did the check say so? (NULL: not checked) */
+static int
+tcp_is(const struct bench_reach *r, int v)
+{
+	return r != NULL && r->tcp == v;
+}
+
+int
+bench_path_infer(const struct bench_path_in *in, struct bench_path_out *out)
+{
+	struct buf e = { 0 };
+	int st_ok = tcp_is(in->st, 1), st_no = tcp_is(in->st, 0);
+	int ts_ok = tcp_is(in->ts, 1), ts_no = tcp_is(in->ts, 0);
+	int no_circuit = in->circuits_s == 0 || in->circuits_t == 0;
+	enum bench_path_class c = BENCH_PATH_UNKNOWN;
+
+	memset(out, 0, sizeof *out);
+	if (in->conn == BENCH_CONN_LIMITED) {
+		/* what the node says: only a circuit through a limited relay */
+		out->path = BENCH_PATH_RELAYED;
+		out->reported = 1;
+		buf_printf(&e, "%s's connectedness to %s: Limited (only a "
+		    "circuit through a relay with limits)", in->source,
+		    in->target);
+		goto out;
+	}
+	/* what the reach checks said, as the evidence begins */
+	if (in->st != NULL && in->st->tcp >= 0)
+		put_reach(&e, in->source, in->target_at, in->st);
+	if (in->ts != NULL && in->ts->tcp >= 0) {
+		buf_printf(&e, e.len > 0 ? "; " : "");
+		put_reach(&e, in->target, in->source_at, in->ts);
+	}
+	if (!in->ok) {
+		/* no path to tell; what is known of the network stays */
+		if (st_no && ts_no)
+			buf_printf(&e, ": no TCP connection either way, only a "
+			    "relay can join them");
+		goto out;
+	}
+	if (in->conn == BENCH_CONN_CONNECTED) {
+		/* a connection was there before the probe: which one? */
+		if (st_ok)
+			c = BENCH_PATH_DIRECT;	/* dialled direct, preferred */
+		else if (no_circuit && ts_ok)
+			c = BENCH_PATH_DIRECT;	/* the target's own dial */
+		else if (no_circuit && st_no && ts_no)
+			c = BENCH_PATH_PUNCHED;
+		else if (st_no && ts_no)
+			c = BENCH_PATH_RELAYED;
+		else if (ts_ok)
+			c = BENCH_PATH_DIRECT;	/* likely: see the doc */
+	} else if (in->conn == BENCH_CONN_NONE) {
+		/* none was: the probe's own dial made the one it ran over */
+		if (st_ok)
+			c = BENCH_PATH_DIRECT;
+		else if (st_no)
+			c = BENCH_PATH_RELAYED;
+	} else {
+		/* no view: the network alone */
+		if (st_ok)
+			c = BENCH_PATH_DIRECT;
+		else if (st_no && ts_no)
+			c = BENCH_PATH_RELAYED;
+	}
+	out->path = c;
+	if (e.len > 0)
+		buf_printf(&e, "; ");
+	switch (c) {
+	case BENCH_PATH_DIRECT:
+		buf_printf(&e, st_ok ? "direct: %s dials %s's address, which "
+		    "the swarm prefers to a circuit" : "direct: opened by %.0s"
+		    "%s's own dial (every node dials every other at start)",
+		    in->source, in->target);
+		break;
+	case BENCH_PATH_PUNCHED:
+		buf_printf(&e, "hole-punched: connected with no TCP connection "
+		    "either way and no circuit open at %s",
+		    in->circuits_s == 0 ? in->source : in->target);
+		break;
+	case BENCH_PATH_RELAYED:
+		buf_printf(&e, in->conn == BENCH_CONN_NONE ? "relayed: not "
+		    "connected before the probe, whose dial could only go "
+		    "through a circuit" : "relayed: no direct TCP connection "
+		    "either way, so the connection is a circuit");
+		break;
+	default:
+		buf_printf(&e, "unknown: %s", in->conn == BENCH_CONN_UNKNOWN &&
+		    in->st == NULL ? "no reach check and no node view" :
+		    "the checks do not tell");
+		break;
+	}
+	if (c != BENCH_PATH_UNKNOWN && in->conn != BENCH_CONN_UNKNOWN)
+		buf_printf(&e, " (%s: %s before the probe%s)", in->source,
+		    in->conn == BENCH_CONN_CONNECTED ? "Connected" :
+		    "NotConnected", in->circuits_s >= 0 ? (in->circuits_s == 0 ?
+		    ", no circuit open" : ", circuits open") : "");
+out:
+	if (e.data == NULL && e.len == 0 && out->path == BENCH_PATH_UNKNOWN)
+		return 0;
+	if (e.data == NULL)
+		return NP_ERR_NOMEM;
+	out->evidence = e.data;
+	return 0;
+}
+
+/* ---- a record's path ---------------------------------------------- */
+
+static const char *const class_names[] = { NULL, RECORD_PATH_DIRECT,
+	RECORD_PATH_PUNCHED, RECORD_PATH_RELAYED };
+
+/* "ADDR:PORT" of target i, into buf. */
+static const char *
+target_at(const struct bench *b, size_t i, char *buf, size_t size)
+{
+	snprintf(buf, size, "%s:%d", bench_target_address(b, i),
+	    bench_target_port(b, i));
+	return buf;
+}
+
+/* The target's relay_peer, as a node's table gives it (the source's
+   first, then any other's: the record is gossiped). */
+static const char *
+relay_peer_of(const struct bench *b, size_t src, const char *id, int view)
+{
+	const struct bench_peer_view *p;
+	size_t i, k;
+
+	for (k = 0; k <= b->n; k++) {
+		i = k == 0 ? src : k - 1;
+		if (b->hosts[i].path == NULL)
+			continue;
+		if ((p = bench_view_peer(&b->hosts[i].path->views[view],
+		    id)) != NULL && p->relay_peer != NULL)
+			return p->relay_peer;
+		if ((p = bench_view_peer(&b->hosts[i].path->views[0],
+		    id)) != NULL && p->relay_peer != NULL)
+			return p->relay_peer;
+	}
+	return NULL;
+}
+
+/* The host or relay of PeerID id: its index as a target, or -1. */
+static long
+target_of(const struct bench *b, const char *id)
+{
+	size_t i;
+
+	for (i = 0; i < b->n + b->n_relays; i++)
+		if (bench_target_peer_id(b, i) != NULL &&
+		    strcmp(bench_target_peer_id(b, i), id) == 0)
+			return (long)i;
+	return -1;
+}
+
+void
+bench_path_record(struct bench *b, struct bench_task *t, struct record *rec,
+    char **evidence)
+{
+	const struct bench_host *s = &b->hosts[t->src];
+	const struct bench_host *d = t->dst < b->n ? &b->hosts[t->dst] : NULL;
+	const char *tid = bench_target_peer_id(b, t->dst), *relay;
+	const struct bench_view *vs = NULL, *vd = NULL;
+	const struct bench_peer_view *pv;
+	struct bench_path_in in = { 0 };
+	struct bench_path_out out;
+	char sat[300], tat[300];
+	struct buf e = { 0 };
+	long ri;
+
+	*evidence = NULL;
+	t->path = BENCH_PATH_UNKNOWN;
+	t->relay = -1;
+	if (s->path != NULL)
+		vs = &s->path->views[t->view];
+	if (d != NULL && d->path != NULL)
+		vd = &d->path->views[t->view];
+	in.source = s->m->name;
+	in.target = bench_target_name(b, t->dst);
+	in.source_at = target_at(b, t->src, sat, sizeof sat);
+	in.target_at = target_at(b, t->dst, tat, sizeof tat);
+	in.ok = t->ok;
+	in.st = s->path != NULL ? &s->path->reach[t->dst] : NULL;
+	in.ts = d != NULL && d->path != NULL ? &d->path->reach[t->src] : NULL;
+	in.circuits_s = vs != NULL && vs->taken ? vs->circuits : -1;
+	in.circuits_t = vd != NULL && vd->taken ? vd->circuits : -1;
+	/* a peer the node does not list has never been connected */
+	if (vs != NULL && vs->status_read)
+		in.conn = (pv = bench_view_peer(vs, tid)) != NULL ?
+		    (enum bench_conn)pv->conn : BENCH_CONN_NONE;
+	if (bench_path_infer(&in, &out) != 0)
+		return;
+	t->path = (unsigned char)out.path;
+	rec->path = class_names[out.path];
+	rec->path_known = out.path == BENCH_PATH_UNKNOWN ? NULL :
+	    out.reported ? RECORD_PATH_REPORTED : RECORD_PATH_INFERRED;
+	if (out.evidence != NULL)
+		buf_printf(&e, "%s", out.evidence);
+	free(out.evidence);
+	if (out.path == BENCH_PATH_RELAYED && tid != NULL &&
+	    (relay = relay_peer_of(b, t->src, tid, t->view)) != NULL) {
+		ri = target_of(b, relay);
+		t->relay = ri;
+		rec->relay_peer_id = ri >= 0 ? bench_target_peer_id(b,
+		    (size_t)ri) : relay;
+		rec->relay = ri >= 0 ? bench_target_name(b, (size_t)ri) : NULL;
+		buf_printf(&e, "; relay: %s's relay_peer in the node table "
+		    "(its reservation; likely the circuit's relay)", in.target);
+	}
+	*evidence = e.data;
+	rec->path_evidence = e.data;
+}
+
+/* ---- run.json ------------------------------------------------------ */
+
+void
+bench_path_json(cJSON *root, const struct bench *b)
+{
+	cJSON *reach, *o;
+	char key[512];
+	size_t i, k;
+
+	if (!b->phase_ran[BENCH_PATH])
+		return;
+	reach = cJSON_AddObjectToObject(root, "reach");
+	for (i = 0; i < b->n; i++) {
+		const struct bench_path_host *ph = b->hosts[i].path;
+
+		for (k = 0; ph != NULL && k < b->n + b->n_relays; k++) {
+			const struct bench_reach *r = &ph->reach[k];
+
+			if (r->tcp < 0)
+				continue;
+			snprintf(key, sizeof key, "%s->%s",
+			    b->hosts[i].m->name, bench_target_name(b, k));
+			o = cJSON_AddObjectToObject(reach, key);
+			cJSON_AddBoolToObject(o, "tcp", r->tcp);
+			cJSON_AddStringToObject(o, "target", bench_target_address(
+			    b, k));
+			cJSON_AddNumberToObject(o, "port", bench_target_port(b,
+			    k));
+			if (r->why != NULL)
+				cJSON_AddStringToObject(o, "error", r->why);
+		}
+	}
+}
+
+/* A machine's circuits in each view read: [before the sweep, before its
+   exclusive stage], null where unknown; NULL when none was read. */
+cJSON *
+bench_path_machine_json(const struct bench *b, const struct bench_host *h)
+{
+	cJSON *a;
+	int v;
+
+	(void)b;
+	if (h->path == NULL || !h->path->views[0].taken)
+		return NULL;
+	if ((a = cJSON_CreateArray()) == NULL)
+		return NULL;
+	for (v = 0; v < BENCH_N_VIEWS; v++) {
+		const struct bench_view *w = &h->path->views[v];
+
+		cJSON_AddItemToArray(a, w->taken && w->circuits >= 0 ?
+		    cJSON_CreateNumber((double)w->circuits) :
+		    cJSON_CreateNull());
+	}
+	return a;
+}
+
+void
+bench_path_free(struct bench *b)
+{
+	size_t i, k;
+	int v;
+
+	for (i = 0; b->hosts != NULL && i < b->n; i++) {
+		struct bench_path_host *ph = b->hosts[i].path;
+
+		if (ph == NULL)
+			continue;
+		for (k = 0; k < b->n + b->n_relays; k++)
+			free(ph->reach[k].why);
+		free(ph->reach);
+		for (v = 0; v < BENCH_N_VIEWS; v++)
+			view_clear(&ph->views[v]);
+		free(ph);
+		b->hosts[i].path = NULL;
+	}
+}

@@ -1,0 +1,97 @@
+/*
+ * Private to src/bench/: what the path phase learns of the paths between
+ * the nodes, and how a record's path is concluded from it (bench_path.c;
+ * docs/otela-node.md, "The path of a connection", says what each signal
+ * means and how sure each class is).
+ */
+#ifndef NETPROF_BENCH_PATH_H
+#define NETPROF_BENCH_PATH_H
+
+#include <stddef.h>
+
+/* A record's path. */
+enum bench_path_class {
+	BENCH_PATH_UNKNOWN = 0,
+	BENCH_PATH_DIRECT,
+	BENCH_PATH_PUNCHED,	/* direct after DCUtR */
+	BENCH_PATH_RELAYED
+};
+
+/* libp2p's connectedness of a peer, as the node's peers_status says it. */
+enum bench_conn {
+	BENCH_CONN_UNKNOWN = 0,	/* no view, or the peer is not in it */
+	BENCH_CONN_NONE,	/* NotConnected (or another word: CanConnect…) */
+	BENCH_CONN_LIMITED,	/* only limited connections: a limited relay */
+	BENCH_CONN_CONNECTED	/* a connection that is not limited: direct,
+				   or through a relay without limits */
+};
+
+/* A TCP connect from a host to a target's libp2p port. */
+struct bench_reach {
+	signed char tcp;	/* 1 connected, 0 failed, -1 not checked */
+	char *why;		/* failed: what the check said */
+};
+
+/* One peer of a node's view. */
+struct bench_peer_view {
+	char *id;
+	unsigned char conn;	/* enum bench_conn */
+	char *relay_peer;	/* the peer's relay_peer in the node's table */
+};
+
+/* A node's view of its connections at one moment. */
+struct bench_view {
+	int taken;		/* some of it was read */
+	int status_read;	/* peers_status was: a peer it lacks is not
+				   connected */
+	long circuits;		/* connections through a relay open now
+				   (GET /metrics: opened - closed); -1 */
+	struct bench_peer_view *peers;	/* sorted by id */
+	size_t n;
+};
+
+/* The views: before the sweep, and before its exclusive stage. */
+#define BENCH_N_VIEWS 2
+
+/* What the path phase learned on a host (struct bench_host's path). */
+struct bench_path_host {
+	struct bench_reach *reach;	/* per target: hosts, then relays */
+	struct bench_view views[BENCH_N_VIEWS];
+	int reading;		/* the view being read */
+	int step;		/* its next call */
+	int in_phase;		/* read as the path phase's step */
+};
+
+/* What a record's path is concluded from. */
+struct bench_path_in {
+	const char *source, *target;		/* names */
+	const char *source_at, *target_at;	/* "ADDR:PORT" dialled */
+	int ok;					/* the probe's outcome */
+	const struct bench_reach *st, *ts;	/* source to target and
+						   back; NULL: no check */
+	enum bench_conn conn;	/* the source's view of the target */
+	long circuits_s, circuits_t;	/* open circuits; -1 unknown */
+};
+
+struct bench_path_out {
+	enum bench_path_class path;
+	int reported;		/* the node said so; else inferred */
+	char *evidence;		/* how it was known (new string), or NULL */
+};
+
+/*
+ * The path the probe ran over, from what the node reported and the reach
+ * checks: 0, or NP_ERR_NOMEM. out->evidence says what it rests on, also
+ * when the path stays unknown (a failed probe: no TCP either way).
+ */
+int bench_path_infer(const struct bench_path_in *in,
+    struct bench_path_out *out);
+
+/* peers_status's word as enum bench_conn. */
+enum bench_conn bench_conn_of(const char *connectedness);
+
+/* The view's peer id, or NULL. */
+const struct bench_peer_view *bench_view_peer(const struct bench_view *v,
+    const char *id);
+
+#endif

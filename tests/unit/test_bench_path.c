@@ -1,0 +1,171 @@
+/*
+ * bench_path_infer(): a record's path from what the node reported
+ * (connectedness, open circuits) and the reach checks (a TCP connect each
+ * way), one case per rule of docs/otela-node.md's "How netprof knows the
+ * path": Limited is a relay (reported); a source that dials the target's
+ * address runs direct; the target's own dial, with no circuit open, is
+ * direct; no TCP either way with no circuit open is a punched hole, with
+ * circuits open a relay; a probe that had no connection before ran over
+ * what its own dial made; nothing known is unknown; a failed probe keeps
+ * what the network said.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "bench_path.h"
+
+static const struct bench_reach ok_ = { 1, NULL };
+static const struct bench_reach refused = { 0, (char *)"Connection refused" };
+static const struct bench_reach dropped = { 0, (char *)"no answer in 5 s" };
+static const struct bench_reach unchecked = { -1, NULL };
+
+/* h1 (198.18.0.2) probing h3 (198.19.0.4), as bench describes them. */
+static struct bench_path_in
+pair(const struct bench_reach *st, const struct bench_reach *ts,
+    enum bench_conn conn, long cs, long ct)
+{
+	struct bench_path_in in = {
+		.source = "h1", .target = "h3",
+		.source_at = "198.18.0.2:19091", .target_at = "198.19.0.4:19091",
+		.ok = 1, .st = st, .ts = ts, .conn = conn,
+		.circuits_s = cs, .circuits_t = ct,
+	};
+
+	return in;
+}
+
+/* infer, check class and how known, and that the evidence holds want */
+static void
+expect(struct bench_path_in in, enum bench_path_class path, int reported,
+    const char *want)
+{
+	struct bench_path_out out;
+
+	assert_int_equal(bench_path_infer(&in, &out), 0);
+	assert_int_equal(out.path, path);
+	assert_int_equal(out.reported, reported);
+	if (want == NULL)
+		assert_null(out.evidence);
+	else {
+		assert_non_null(out.evidence);
+		if (strstr(out.evidence, want) == NULL)
+			fail_msg("evidence '%s' lacks '%s'", out.evidence, want);
+	}
+	free(out.evidence);
+}
+
+static void
+limited_is_relayed_as_reported(void **state)
+{
+	(void)state;
+	/* whatever the network says: only a limited circuit joins them */
+	expect(pair(&ok_, &ok_, BENCH_CONN_LIMITED, 1, 1), BENCH_PATH_RELAYED,
+	    1, "h1's connectedness to h3: Limited");
+}
+
+static void
+a_source_that_dials_runs_direct(void **state)
+{
+	(void)state;
+	expect(pair(&ok_, &refused, BENCH_CONN_CONNECTED, 2, 2),
+	    BENCH_PATH_DIRECT, 0, "h1 \xe2\x86\x92 198.19.0.4:19091 connects");
+	/* not connected before: the probe's dial took the address */
+	expect(pair(&ok_, &dropped, BENCH_CONN_NONE, 0, 0), BENCH_PATH_DIRECT,
+	    0, "NotConnected before the probe");
+}
+
+static void
+the_targets_own_dial_is_direct(void **state)
+{
+	(void)state;
+	/* h1 behind a firewall, h3 open: h3's dial, no circuit at h1 */
+	expect(pair(&dropped, &ok_, BENCH_CONN_CONNECTED, 0, 3),
+	    BENCH_PATH_DIRECT, 0, "opened by h3's own dial");
+	/* circuits open at both ends: still direct, but only likely */
+	expect(pair(&dropped, &ok_, BENCH_CONN_CONNECTED, 1, 1),
+	    BENCH_PATH_DIRECT, 0, "circuits open");
+}
+
+static void
+no_tcp_either_way_is_relayed_or_punched(void **state)
+{
+	(void)state;
+	expect(pair(&dropped, &refused, BENCH_CONN_CONNECTED, 2, 1),
+	    BENCH_PATH_RELAYED, 0, "no direct TCP connection either way");
+	/* connected, yet no circuit at one end: a punched hole */
+	expect(pair(&dropped, &refused, BENCH_CONN_CONNECTED, 2, 0),
+	    BENCH_PATH_PUNCHED, 0, "no circuit open at h3");
+	/* not connected before, and the source cannot dial: a circuit */
+	expect(pair(&dropped, &refused, BENCH_CONN_NONE, -1, -1),
+	    BENCH_PATH_RELAYED, 0, "not connected before the probe");
+	/* no view of the node: the network alone */
+	expect(pair(&dropped, &refused, BENCH_CONN_UNKNOWN, -1, -1),
+	    BENCH_PATH_RELAYED, 0, "h3 \xe2\x86\x92 198.18.0.2:19091 fails "
+	    "(Connection refused)");
+}
+
+static void
+what_does_not_tell_is_unknown(void **state)
+{
+	struct bench_path_in in = pair(NULL, NULL, BENCH_CONN_UNKNOWN, -1,
+	    -1);
+
+	(void)state;
+	expect(in, BENCH_PATH_UNKNOWN, 0, "no reach check and no node view");
+	expect(pair(&unchecked, &unchecked, BENCH_CONN_CONNECTED, 1, 1),
+	    BENCH_PATH_UNKNOWN, 0, "the checks do not tell");
+	/* the source cannot dial, the way back was not checked */
+	expect(pair(&dropped, NULL, BENCH_CONN_CONNECTED, 1, -1),
+	    BENCH_PATH_UNKNOWN, 0, "unknown");
+}
+
+static void
+a_failed_probe_keeps_what_the_network_said(void **state)
+{
+	struct bench_path_in in = pair(&dropped, &refused, BENCH_CONN_NONE,
+	    0, 0);
+
+	(void)state;
+	in.ok = 0;
+	expect(in, BENCH_PATH_UNKNOWN, 0, "only a relay can join them");
+	in = pair(NULL, NULL, BENCH_CONN_NONE, 0, 0);
+	in.ok = 0;
+	expect(in, BENCH_PATH_UNKNOWN, 0, NULL);
+	/* a limited circuit that reset (the throughput it cannot carry) */
+	in = pair(&dropped, &refused, BENCH_CONN_LIMITED, 1, 1);
+	in.ok = 0;
+	expect(in, BENCH_PATH_RELAYED, 1, "Limited");
+}
+
+static void
+connectedness_words(void **state)
+{
+	(void)state;
+	assert_int_equal(bench_conn_of("Connected"), BENCH_CONN_CONNECTED);
+	assert_int_equal(bench_conn_of("Limited"), BENCH_CONN_LIMITED);
+	assert_int_equal(bench_conn_of("NotConnected"), BENCH_CONN_NONE);
+	assert_int_equal(bench_conn_of("CanConnect"), BENCH_CONN_NONE);
+	assert_int_equal(bench_conn_of(NULL), BENCH_CONN_UNKNOWN);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(limited_is_relayed_as_reported),
+		cmocka_unit_test(a_source_that_dials_runs_direct),
+		cmocka_unit_test(the_targets_own_dial_is_direct),
+		cmocka_unit_test(no_tcp_either_way_is_relayed_or_punched),
+		cmocka_unit_test(what_does_not_tell_is_unknown),
+		cmocka_unit_test(a_failed_probe_keeps_what_the_network_said),
+		cmocka_unit_test(connectedness_words),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
