@@ -378,7 +378,7 @@ export async function startNode ({ cfg, privateKey, peerId, faults, stopSignal }
 	const ctx = {
 		peerId, cfg, faults, log, stopSignal, seenPeers: new Set(), node: null, httpPool: new Map(), httpStreams: 0,
 		records: new Map(), reported: new Map(), self: ownRecord(cfg, peerId), selfRev: 1, punch: !faults.noHolePunch, punching: new Set(),
-		metrics: newMetrics()
+		metrics: newMetrics(), dialBackoff: new Map()
 	}
 	let server = null
 	let stopping = null

@@ -37,15 +37,62 @@ function describe (err) {
 	return err?.message ?? String(err)
 }
 
+// go-libp2p's swarm backs off from a peer whose dial failed: its dials
+// fail at once with "dial backoff" for BackoffBase (5 s) + BackoffCoef
+// (1 s) x tries^2.
+const BACKOFF_BASE_MS = 5000
+const BACKOFF_COEF_MS = 1000
+
+// Why a dial of one address failed, in Go's words (net.Dial's).
+function dialReason (err, addr) {
+	const texts = [err?.message ?? '', ...(err?.errors ?? []).map(e => e?.message ?? '')].join(' ')
+	const m = /\/ip[46]\/([^/]+)\/tcp\/(\d+)/.exec(addr)
+	const dial = m ? `dial tcp4 ${m[1]}:${m[2]}: ` : ''
+	if (/ENETUNREACH/.test(texts)) return `${dial}connect: network is unreachable`
+	if (/EHOSTUNREACH/.test(texts)) return `${dial}connect: no route to host`
+	if (/ECONNREFUSED/.test(texts)) return `${dial}connect: connection refused`
+	if (/timeout|timed out|aborted/i.test(texts)) return `${dial}i/o timeout`
+	return err?.message ?? 'dial failed'
+}
+
+// go-libp2p's error for a peer none of whose addresses could be dialled.
+function dialError (peer, addrs, reason) {
+	if (addrs.length === 0) return `failed to dial: failed to dial ${peer}: no addresses`
+	return `failed to dial: failed to dial ${peer}: all dials failed\n${addrs.map(a => `  * [${a}] ${reason(a)}`).join('\n')}`
+}
+
+async function knownAddrs (ctx, pid) {
+	try {
+		return (await ctx.node.peerStore.get(pid)).addresses.map(a => a.multiaddr.toString())
+	} catch {
+		return []
+	}
+}
+
 // A stream to the peer, over a relayed connection too: the real node's
 // probes allow a limited (relayed) connection when there is no other
-// (ping's own rule; gostream with WithAllowLimitedConn).
+// (ping's own rule; gostream with WithAllowLimitedConn). Without a
+// connection it dials, and fails as go-libp2p's swarm does: the addresses
+// it tried and why each failed, or its backoff.
 async function openStream (ctx, peer, protocol, ms) {
 	const signal = AbortSignal.any([AbortSignal.timeout(ms), ctx.stopSignal])
+	const pid = peerIdFromString(peer)
+	const connected = ctx.node.getConnections(pid).some(c => c.status === 'open')
+	const backoff = ctx.dialBackoff.get(peer)
+	if (!connected && backoff && Date.now() < backoff.until) {
+		throw new Error(dialError(peer, await knownAddrs(ctx, pid), () => 'dial backoff'))
+	}
 	try {
-		return await ctx.node.dialProtocol(peerIdFromString(peer), protocol, { signal, runOnLimitedConnection: true })
+		const stream = await ctx.node.dialProtocol(pid, protocol, { signal, runOnLimitedConnection: true })
+		ctx.dialBackoff.delete(peer)
+		return stream
 	} catch (err) {
-		throw new Error(`failed to dial ${peer} (${protocol}): ${err.message}`)
+		if (connected || ctx.node.getConnections(pid).some(c => c.status === 'open')) {
+			throw new Error(`failed to dial ${peer} (${protocol}): ${err.message}`)
+		}
+		const tries = (backoff?.tries ?? 0) + 1
+		ctx.dialBackoff.set(peer, { tries, until: Date.now() + BACKOFF_BASE_MS + BACKOFF_COEF_MS * tries * tries })
+		throw new Error(dialError(peer, await knownAddrs(ctx, pid), a => dialReason(err, a)))
 	}
 }
 
