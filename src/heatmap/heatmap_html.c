@@ -115,6 +115,8 @@ kind_label(const struct matrix_kind *k)
 {
 	if (k->derived && strcmp(k->name, "change") == 0)
 		return "change: times worse than the old run";
+	if (k->derived && strcmp(k->name, "path") == 0)
+		return "path: 1 direct, 2 hole-punched, 3 relayed";
 	if (k->derived)
 		return "overlay: libp2p over the raw-IP baseline";
 	return k->name;
@@ -914,6 +916,37 @@ out:
  * the view's (others null), three digits and packed, states as runs, no
  * per-cell counts and times, error texts by index into errs.
  */
+/*
+ * The path each cell's latest record ran over, for the hover: "path":
+ * {"CELL": "relayed through NAME (inferred)", ...}, only the cells that
+ * have one (none before bench recorded paths, nothing written then).
+ */
+static void
+write_paths(FILE *f, const struct matrix *hm, const struct matrix_kind *k)
+{
+	size_t i, n = hm->nhosts * hm->nhosts;
+	int first = 1;
+
+	fputs("]", f);
+	for (i = 0; i < n; i++) {
+		const struct matrix_cell *c = &k->cells[i];
+		const struct matrix_relay *r = matrix_cell_relay(hm, c);
+		const char *name = matrix_path_name(matrix_cell_path(c));
+		char text[256];
+
+		if (name == NULL)
+			continue;
+		snprintf(text, sizeof text, "%s%s%s (%s)", name,
+		    r != NULL ? " through " : "", r != NULL ? r->name : "",
+		    matrix_cell_path_reported(c) ? "reported" : "inferred");
+		fprintf(f, first ? ",\n\"path\":{\"%zu\":" : ",\"%zu\":", i);
+		heatmap_json_escape(f, text);
+		first = 0;
+	}
+	if (!first)
+		fputc('}', f);
+}
+
 static void
 write_kind_json(FILE *f, const struct matrix *hm, const struct matrix_kind *k,
     double t0, long view_metric, struct err_dict *errs)
@@ -1013,7 +1046,8 @@ write_kind_json(FILE *f, const struct matrix *hm, const struct matrix_kind *k,
 		else
 			put_number(f, floor((c->time - t0) * 1000) / 1000);
 	}
-	fputs("],\n\"err\":{", f);
+	write_paths(f, hm, k);
+	fputs(",\n\"err\":{", f);
 	first = 1;
 	for (i = 0; i < n; i++) {
 		const struct matrix_failure *r = k->cells[i].last_failed;

@@ -10,6 +10,7 @@
 
 #include "error.h"
 #include "heatmap.h"
+#include "heatmap_path.h"
 #include "probe_kind.h"
 
 #define OVERLAY_KIND "overlay"
@@ -125,7 +126,7 @@ heatmap_build(struct matrix *hm, enum matrix_aggregate aggregate,
 	int rc;
 
 	if ((rc = matrix_build(hm, aggregate, only_kind)) != 0 ||
-	    only_kind != NULL)
+	    only_kind != NULL || (rc = build_overlay(hm)) != 0)
 		return rc;
-	return build_overlay(hm);
+	return heatmap_path_build(hm);
 }

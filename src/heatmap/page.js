@@ -146,6 +146,8 @@ selMetric.addEventListener('change', function () {
   view.m = Number(selMetric.value); render();
 });
 chkLog.addEventListener('change', render);
+/* the path kind's classes (heatmap_path.c) */
+var PATHS = ['unknown', 'direct', 'hole-punched', 'relayed'];
 function row(tb, label, value, cls) {
   var tr = document.createElement('tr'), a = document.createElement('td'),
     b = document.createElement('td');
@@ -169,8 +171,10 @@ function showTip(idx, x, y, ki) {
     k.metrics.forEach(function (m, mi) {
       var v = (k.values[mi] || [])[idx];
       if (st === 'v' && v != null)
-        row(tb, m.name, fmt(v) + (m.unit ? ' ' + m.unit : ''));
+        row(tb, m.name, k.name === 'path' && k.derived && m.name === 'class' ?
+          (PATHS[v] || fmt(v)) : fmt(v) + (m.unit ? ' ' + m.unit : ''));
     });
+    if (k.path && k.path[idx]) row(tb, 'path', k.path[idx]);
     if (k.n && k.n[idx] >= 0) row(tb, 'samples', String(k.n[idx]));
     if (k.rec) row(tb, 'records', k.rec[idx] + (k.fail[idx] ?
       ' (' + k.fail[idx] + ' failed)' : ''));

@@ -1,0 +1,14 @@
+/*
+ * The heatmap's derived "path" kind (heatmap_path.c): per pair the path
+ * class bench recorded, the libp2p_ping round trip it got and, for a
+ * relayed pair, the sum of its two legs through its relay.
+ */
+#ifndef NETPROF_HEATMAP_PATH_H
+#define NETPROF_HEATMAP_PATH_H
+
+#include "matrix.h"
+
+/* Adds the kind when some record says its path; 0 or NP_ERR_NOMEM. */
+int heatmap_path_build(struct matrix *hm);
+
+#endif
