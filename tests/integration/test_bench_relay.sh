@@ -1,0 +1,144 @@
+#!/usr/bin/env bash
+# The relay symptoms, each produced on one lab and read from what bench
+# and heatmap say:
+#   a: h1 h2 behind a stateful firewall   b: h3 behind a symmetric NAT
+#   c: h4 behind a symmetric NAT          d: h5 open
+#   relay: a public otela node outside every site (lab.sh --relay)
+# - with the relay as --bootstrap: the mesh converges, every probe passes,
+#   every record says its path: pairs inside site a direct, h3<->h4 (two
+#   symmetric NATs) relayed, pairs into site a from a NAT site relayed, from
+#   the open site over the connection site a opened out; the summary counts
+#   the classes as the records do; a relayed pair's round trip is at least
+#   the configured delays of its two legs and within tolerance of the sum
+#   of its two measured legs;
+# - without a relay (h1-h4 only): the pairs that cannot dial fail with the
+#   node's dial error, inside site a they pass, and heatmap's diagnosis
+#   says to add a relay;
+# - through a limited relay (h3, h4: their one way is the relay):
+#   libp2p_ping passes, 10 MiB of throughput fails on the circuit's data
+#   limit, and the diagnosis names "libp2p_ping succeeds but
+#   HTTP-over-libp2p fails" for the pair.
+# NETPROF_TEST_OTELA=/path/to/otela runs every node, the relay's too, on
+# that binary (the limited relay is the stand-in's switch: skipped then).
+. "$(dirname "$0")/lib.sh"
+require_root
+require_cmd nft node jq
+require_otela
+relay_otela=()
+[ -n "${NETPROF_TEST_OTELA:-}" ] && relay_otela=(--relay-otela "$NETPROF_TEST_OTELA")
+sites=(--site a=2,firewall --site b=1,nat=symmetric,delay=10
+    --site c=1,nat=symmetric,delay=10 --site d=1)
+lab_up trelay 5 "${sites[@]}" --relay relay,delay=10 "${relay_otela[@]}"
+T=$NETPROF_TEST_TMP/relay
+rm -rf "$T" && mkdir -p "$T"
+inv=$T/bench.json
+# the stand-in's AutoRelay reserves 300 ms after start (5 s otherwise)
+jq --arg p "$(otela_setup); export OTELA_FAKE_RELAY_BOOT_MS=300" \
+    '.remote_setup = $p' "$LAB_INVENTORY" >"$inv"
+common=(--latency-count 5 --throughput-count 1 --reachability private)
+wait_s=()
+[ -n "${NETPROF_TEST_OTELA:-}" ] && wait_s=(--converge-wait 120)
+
+# --- a: the relay as --bootstrap ------------------------------------------
+out=$T/a
+assert_status 0 "$NETPROF_BIN" bench --config "$inv" --output "$out" --run-id ra \
+    "${common[@]}" "${wait_s[@]}" --throughput-bytes 1048576 \
+    --bootstrap "relay=$LAB_RELAY_ADDR" --relay-circuits
+summary=$OUT
+printf '%s\n' "$summary" >&2
+rec=$out/measurements.jsonl
+for h in h1 h2 h3 h4 h5; do
+	assert_eq true "$(jq -r ".convergence.$h.complete" "$out/run.json")" "$h converged"
+done
+assert_eq 0 "$(jq -r 'select(.ok|not)' "$rec" | wc -l)" "every probe passed"
+assert_eq 0 "$(jq -r 'select(.path != "direct" and .path != "hole-punched" and .path != "relayed")' "$rec" | wc -l)" \
+    "every record names its path"
+path() { jq -r --arg s "$1" --arg t "$2" 'select(.source==$s and .target==$t)|.path' "$rec" | sort -u | xargs; }
+assert_eq direct "$(path h1 h2)" "h1 -> h2 inside the firewalled site"
+assert_eq direct "$(path h2 h1)" "h2 -> h1 inside the firewalled site"
+assert_eq relayed "$(path h3 h4)" "h3 -> h4 between two symmetric NATs"
+assert_eq relayed "$(path h4 h3)" "h4 -> h3 between two symmetric NATs"
+for s in h3 h4; do
+	for t in h1 h2; do
+		assert_eq relayed "$(path $s $t)" "$s -> $t from a NAT site into the firewalled one"
+	done
+done
+for t in h1 h2; do
+	# what the open site gets into site a: measured, whichever it is
+	p=$(path h5 $t)
+	case $p in direct|hole-punched|relayed) ;; *) fail "h5 -> $t: '$p'" ;; esac
+	echo "h5 -> $t (into the firewalled site): $p" >&2
+done
+for h in h1 h2 h3 h4 h5; do
+	assert_eq direct "$(path $h relay)" "$h -> relay: the relay is public"
+done
+assert_eq 0 "$(jq -r 'select(.path == "relayed" and (.relay == null or .relay_peer_id == null))' "$rec" | wc -l)" \
+    "every relayed record names its relay"
+# the summary counts the host pairs by class as the records say
+count() { jq -r 'select(.target != "relay")|[.source,.target,.path]|@tsv' "$rec" | sort -u | awk -v c="$1" '$3 == c' | wc -l | xargs; }
+assert_contains "$summary" "pairs: $(count direct) direct, $(count hole-punched) hole-punched, $(count relayed) relayed, 0 not connected"
+assert_contains "$summary" "h3->h4 relayed through "
+
+# a relayed pair's round trip (libp2p_ping's fastest sample) against its
+# legs: at least the configured delays on the way (each leg's sites'
+# links, both ways), and within tolerance of the sum of its two legs'
+# fastest measured samples
+delay_of() { case $1 in h3|h4|relay) echo 10 ;; *) echo 0 ;; esac; }
+minp() { jq -r --arg s "$1" --arg t "$2" 'select(.kind=="libp2p_ping" and .source==$s and .target==$t)|"\(.metrics.min_ms) \(.path)"' "$rec"; }
+checked=0
+while read -r s t r; do
+	read -r got _ <<<"$(minp "$s" "$t")"
+	read -r l1 p1 <<<"$(minp "$s" "$r")"
+	read -r l2 p2 <<<"$(minp "$t" "$r")"
+	[ "$p1 $p2" = "direct direct" ] || continue
+	floor=$(( 2 * ($(delay_of "$s") + 2 * $(delay_of "$r") + $(delay_of "$t")) ))
+	echo "$s -> $t through $r: $got ms; legs $l1 + $l2 ms; configured $floor ms" >&2
+	awk -v g="$got" -v f="$floor" 'BEGIN { exit !(g >= f - 1) }' ||
+		fail "$s -> $t through $r: $got ms, under the configured $floor ms of its legs"
+	awk -v g="$got" -v a="$l1" -v b="$l2" 'BEGIN { s = a + b; exit !(g >= 0.7 * s - 2 && g <= 1.5 * s + 10) }' ||
+		fail "$s -> $t through $r: $got ms, not within tolerance of its legs' $l1 + $l2 ms"
+	checked=$((checked + 1))
+done < <(jq -r 'select(.kind=="libp2p_ping" and .path=="relayed")|"\(.source) \(.target) \(.relay)"' "$rec")
+[ "$checked" -ge 2 ] || fail "only $checked relayed pairs had both legs direct"
+
+# --- b: no relay ------------------------------------------------------------
+out=$T/b
+assert_status 1 "$NETPROF_BIN" bench --config "$inv" --output "$out" --run-id rb \
+    "${common[@]}" --kinds libp2p_ping,latency --hosts h1,h2,h3,h4 --converge-wait 5
+printf '%s\n' "$OUT" >&2
+rec=$out/measurements.jsonl
+ok() { jq -r --arg s "$1" --arg t "$2" 'select(.source==$s and .target==$t)|.ok' "$rec" | sort -u | xargs; }
+assert_eq true "$(ok h1 h2)" "h1 -> h2 inside the firewalled site, without a relay"
+assert_eq true "$(ok h2 h1)" "h2 -> h1 inside the firewalled site, without a relay"
+for p in h1:h3 h1:h4 h2:h3 h3:h1 h3:h4 h4:h1 h4:h2 h4:h3; do
+	assert_eq false "$(ok "${p%:*}" "${p#*:}")" "${p%:*} -> ${p#*:} cannot dial without a relay"
+done
+assert_eq 0 "$(jq -r 'select((.ok|not) and (.error|contains("failed to dial")|not))|.error' "$rec" | wc -l)" \
+    "every failure is the node's dial error"
+assert_contains "$(jq -r 'select(.ok|not)|.error' "$rec")" "all dials failed"
+assert_status 0 "$NETPROF_BIN" heatmap --input "$rec" --input "$out/run.json" --text
+assert_contains "$OUT" "Add a relay node that every peer can reach with --bootstrap."
+
+# --- c: a limited relay -----------------------------------------------------
+if [ -z "${NETPROF_TEST_OTELA:-}" ]; then
+	assert_status 0 "$LAB_SH" up --name "$LAB_NAME" --hosts 5 --subnet "$LAB_SUBNET" \
+	    --dir "$LAB_DIR" "${sites[@]}" --relay relay,limited,delay=10
+	# shellcheck disable=SC1091
+	. "$LAB_DIR/lab.env"
+	out=$T/c
+	assert_status 1 "$NETPROF_BIN" bench --config "$inv" --output "$out" --run-id rc \
+	    "${common[@]}" --kinds libp2p_ping,throughput --hosts h3,h4 \
+	    --bootstrap "relay=$LAB_RELAY_ADDR" --relay-circuits
+	printf '%s\n' "$OUT" >&2
+	rec=$out/measurements.jsonl
+	for p in h3:h4 h4:h3; do
+		s=${p%:*} t=${p#*:}
+		r=$(jq -c --arg s "$s" --arg t "$t" 'select(.source==$s and .target==$t)|[.kind,.ok,.path,.relay]' "$rec" | sort | xargs)
+		assert_eq "[libp2p_ping,true,relayed,relay] [throughput,false,relayed,relay]" "$r" \
+		    "$s -> $t through the limited relay: ping passes, 10 MiB does not"
+	done
+	assert_status 0 "$NETPROF_BIN" heatmap --input "$rec" --input "$out/run.json" --text
+	assert_contains "$OUT" "libp2p_ping succeeds but HTTP-over-libp2p fails"
+	assert_contains "$OUT" "h3 -> h4: throughput failed"
+fi
+test_pass
