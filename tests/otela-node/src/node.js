@@ -420,7 +420,10 @@ export async function startNode ({ cfg, privateKey, peerId, faults, stopSignal }
 		transports: [tcp(), circuitRelayTransport({ reservationCompletionTimeout: 10000 })],
 		connectionEncrypters: [noise()],
 		streamMuxers: [yamux()],
-		services: { identify: identify(), relay: relayServer(faults.relayLimited) },
+		// the relay service only on a public node: go-libp2p's relay
+		// manager (EnableRelayService) runs it while the node's
+		// reachability is public, and the real node forces private ones
+		services: { identify: identify(), ...(isPrivate(cfg) ? {} : { relay: relayServer(faults.relayLimited) }) },
 		// OTELA_FAKE_FIREWALL: a stateful firewall in front of the node,
 		// for tests on loopback (the lab's sites have real ones): nothing
 		// opens a connection in but through a relay
@@ -449,7 +452,7 @@ export async function startNode ({ cfg, privateKey, peerId, faults, stopSignal }
 	await node.handle(PEERS_PROTOCOL, peersHandler(ctx), { maxInboundStreams: 64, runOnLimitedConnection: true })
 	db = openDb(peerId)
 	log('info', `otela stand-in ${peerId} listening on ${node.getMultiaddrs().map(String).join(' ')}`)
-	log('info', relayDescription(faults.relayLimited))
+	log('info', isPrivate(cfg) ? 'relay service: off (private; go-libp2p runs it only while public)' : relayDescription(faults.relayLimited))
 	await startHolePunch(ctx)
 	if (isPrivate(cfg)) {
 		ctx.metrics.autorelay = 1

@@ -4,6 +4,7 @@
 // kept-alive streams, plus the metric shapes of the contract. Times come from process.hrtime.bigint().
 import crypto from 'node:crypto'
 import { peerIdFromString } from '@libp2p/peer-id'
+import { multiaddr } from '@multiformats/multiaddr'
 import { StreamReader, writeRequest, readResponseHead } from './wire.js'
 
 export const PROBE_KINDS = ['libp2p_ping', 'latency', 'throughput']
@@ -69,6 +70,18 @@ async function knownAddrs (ctx, pid) {
 	}
 }
 
+// The real node's peer store holds its bootstrap peers' addresses from
+// the start, dialled or not; a failed dial leaves none in libp2p's. So a
+// peer with no address known gets its bootstrap list entries (its
+// /p2p/<id> taken off), and the dial tries them.
+async function learnBootstrapAddrs (ctx, pid, peer) {
+	if ((await knownAddrs(ctx, pid)).length > 0) return
+	const suffix = `/p2p/${peer}`
+	const addrs = (ctx.cfg.bootstrap ?? []).filter(a => a.endsWith(suffix) && !a.includes('/p2p-circuit'))
+		.map(a => multiaddr(a.slice(0, -suffix.length)))
+	if (addrs.length > 0) await ctx.node.peerStore.merge(pid, { multiaddrs: addrs }).catch(() => {})
+}
+
 // A stream to the peer, over a relayed connection too: the real node's
 // probes allow a limited (relayed) connection when there is no other
 // (ping's own rule; gostream with WithAllowLimitedConn). Without a
@@ -79,6 +92,7 @@ async function openStream (ctx, peer, protocol, ms) {
 	const pid = peerIdFromString(peer)
 	const connected = ctx.node.getConnections(pid).some(c => c.status === 'open')
 	const backoff = ctx.dialBackoff.get(peer)
+	if (!connected) await learnBootstrapAddrs(ctx, pid, peer)
 	if (!connected && backoff && Date.now() < backoff.until) {
 		throw new Error(dialError(peer, await knownAddrs(ctx, pid), () => 'dial backoff'))
 	}

@@ -1,7 +1,9 @@
 // The node's place on a path through a relay, as the real node's
 // internal/protocol/host.go sets it up:
-// - every node runs a circuit relay v2 service with the limits lifted
-//   (EnableRelayService(WithInfiniteLimits)); OTELA_FAKE_RELAY_LIMITED=1
+// - every node enables a circuit relay v2 service with the limits lifted
+//   (EnableRelayService(WithInfiniteLimits)), which go-libp2p's relay
+//   manager runs only while the node is public (so a private node relays
+//   for nobody, and only a public one is a relay); OTELA_FAKE_RELAY_LIMITED=1
 //   gives it libp2p's default limits instead (128 KiB and 2 min per
 //   circuit), as a third-party public relay has;
 // - a node is private unless cfg.yaml's public-addr is set or its

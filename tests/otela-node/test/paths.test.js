@@ -73,6 +73,8 @@ describe('a relayed path through a relay without limits', () => {
 		assert.match(logOf(r), /public: no relay reservations/)
 		for (const n of [a, b]) {
 			assert.match(logOf(n), /private \(reachability auto, no public-addr\): reserving relay slots/)
+			// a private node relays for nobody (go-libp2p's relay manager)
+			assert.match(logOf(n), /relay service: off/)
 			await eventually(`${n.name} names its relay`, async () => (await api(n, 'GET', '/v1/self')).json.relay_peer === r.peerId)
 		}
 		const self = (await api(r, 'GET', '/v1/self')).json
