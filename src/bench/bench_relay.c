@@ -1,6 +1,6 @@
 /*
- * The --bootstrap peers as relays. Every OpenTela node runs a relay
- * service, so a --bootstrap peer that every host can reach (the spec's
+ * The --bootstrap peers as relays. Every public OpenTela node runs a
+ * relay service, so a --bootstrap peer that every host can reach (the spec's
  * "publicly reachable bootstrap") is where a pair that cannot dial
  * directly is joined; the sweep measures each host's legs to it, so that
  * a relayed pair's round trip can be held against the sum of its two
