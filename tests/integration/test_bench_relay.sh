@@ -40,9 +40,11 @@ wait_s=()
 [ -n "${NETPROF_TEST_OTELA:-}" ] && wait_s=(--converge-wait 120)
 
 # --- a: the relay as --bootstrap ------------------------------------------
+# --serial: every circuit crosses the one relay, and probes at once would
+# measure each other there (the stand-in's relay is a Node.js process)
 out=$T/a
 assert_status 0 "$NETPROF_BIN" bench --config "$inv" --output "$out" --run-id ra \
-    "${common[@]}" "${wait_s[@]}" --throughput-bytes 1048576 \
+    "${common[@]}" "${wait_s[@]}" --throughput-bytes 1048576 --serial \
     --bootstrap "relay=$LAB_RELAY_ADDR" --relay-circuits
 summary=$OUT
 printf '%s\n' "$summary" >&2
