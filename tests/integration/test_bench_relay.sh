@@ -35,16 +35,17 @@ inv=$T/bench.json
 # the stand-in's AutoRelay reserves 300 ms after start (5 s otherwise)
 jq --arg p "$(otela_setup); export OTELA_FAKE_RELAY_BOOT_MS=300" \
     '.remote_setup = $p' "$LAB_INVENTORY" >"$inv"
-common=(--latency-count 5 --throughput-count 1 --reachability private)
+common=(--throughput-count 1 --reachability private)
 wait_s=()
 [ -n "${NETPROF_TEST_OTELA:-}" ] && wait_s=(--converge-wait 120)
 
 # --- a: the relay as --bootstrap ------------------------------------------
 # --serial: every circuit crosses the one relay, and probes at once would
-# measure each other there (the stand-in's relay is a Node.js process)
+# measure each other there (the stand-in's relay is a Node.js process); 10
+# samples a pair, whose fastest is held against the legs' fastest
 out=$T/a
 assert_status 0 "$NETPROF_BIN" bench --config "$inv" --output "$out" --run-id ra \
-    "${common[@]}" "${wait_s[@]}" --throughput-bytes 1048576 --serial \
+    "${common[@]}" "${wait_s[@]}" --latency-count 10 --throughput-bytes 1048576 --serial \
     --bootstrap "relay=$LAB_RELAY_ADDR" --relay-circuits
 summary=$OUT
 printf '%s\n' "$summary" >&2
@@ -109,7 +110,7 @@ done < <(jq -r 'select(.kind=="libp2p_ping" and .path=="relayed" and .relay=="re
 # --- b: no relay ------------------------------------------------------------
 out=$T/b
 assert_status 1 "$NETPROF_BIN" bench --config "$inv" --output "$out" --run-id rb \
-    "${common[@]}" --kinds libp2p_ping,latency --hosts h1,h2,h3,h4 --converge-wait 5
+    "${common[@]}" --latency-count 5 --kinds libp2p_ping,latency --hosts h1,h2,h3,h4 --converge-wait 5
 printf '%s\n' "$OUT" >&2
 rec=$out/measurements.jsonl
 ok() { jq -r --arg s "$1" --arg t "$2" 'select(.source==$s and .target==$t)|.ok' "$rec" | sort -u | xargs; }
@@ -132,7 +133,7 @@ if [ -z "${NETPROF_TEST_OTELA:-}" ]; then
 	. "$LAB_DIR/lab.env"
 	out=$T/c
 	assert_status 1 "$NETPROF_BIN" bench --config "$inv" --output "$out" --run-id rc \
-	    "${common[@]}" --kinds libp2p_ping,throughput --hosts h3,h4 \
+	    "${common[@]}" --latency-count 5 --kinds libp2p_ping,throughput --hosts h3,h4 \
 	    --bootstrap "relay=$LAB_RELAY_ADDR" --relay-circuits
 	printf '%s\n' "$OUT" >&2
 	rec=$out/measurements.jsonl
