@@ -472,8 +472,8 @@ bench_path_infer(const struct bench_path_in *in, struct bench_path_out *out)
 			c = BENCH_PATH_DIRECT;	/* dialled direct, preferred */
 		else if (no_circuit && ts_ok)
 			c = BENCH_PATH_DIRECT;	/* the target's own dial */
-		else if (no_circuit && st_no && ts_no)
-			c = BENCH_PATH_PUNCHED;
+		else if (no_circuit && st_no && ts_no && in->punched)
+			c = BENCH_PATH_PUNCHED;	/* a punch got through */
 		else if (st_no && ts_no)
 			c = BENCH_PATH_RELAYED;
 		else if (ts_ok)
@@ -502,9 +502,10 @@ bench_path_infer(const struct bench_path_in *in, struct bench_path_out *out)
 		    in->source, in->target);
 		break;
 	case BENCH_PATH_PUNCHED:
-		buf_printf(&e, "hole-punched: connected with no TCP connection "
-		    "either way and no circuit open at %s",
-		    in->circuits_s == 0 ? in->source : in->target);
+		buf_printf(&e, "hole-punched: the punch step's DCUtR joined "
+		    "them, with no TCP connection either way and no circuit "
+		    "open at %s", in->circuits_s == 0 ? in->source :
+		    in->target);
 		break;
 	case BENCH_PATH_RELAYED:
 		buf_printf(&e, in->conn == BENCH_CONN_NONE ? "relayed: not "
@@ -568,6 +569,28 @@ relay_peer_of(const struct bench *b, size_t src, const char *id, int view)
 	return NULL;
 }
 
+/*
+ * Did the punch step's DCUtR join src and dst (ok after attempts, no
+ * error)? A node without the punch service (the real one at e0591341,
+ * whose answer is ok after attempts with 'hole punch service not
+ * initialized') never does, and no circuit missing from its metrics makes
+ * up for that.
+ */
+static int
+punched(const struct bench *b, size_t src, size_t dst)
+{
+	size_t i;
+
+	for (i = 0; i < b->n_task_sets[BENCH_PUNCH]; i++) {
+		const struct bench_task *p = &b->task_sets[BENCH_PUNCH][i];
+
+		if (p->src == src && p->dst == dst)
+			return p->state == 2 && p->ok && p->attempts > 0 &&
+			    p->error == NULL;
+	}
+	return 0;
+}
+
 /* The host or relay of PeerID id: its index as a target, or -1. */
 static long
 target_of(const struct bench *b, const char *id)
@@ -612,6 +635,7 @@ bench_path_record(struct bench *b, struct bench_task *t, struct record *rec,
 	in.ts = d != NULL && d->path != NULL ? &d->path->reach[t->src] : NULL;
 	in.circuits_s = vs != NULL && vs->taken ? vs->circuits : -1;
 	in.circuits_t = vd != NULL && vd->taken ? vd->circuits : -1;
+	in.punched = punched(b, t->src, t->dst);
 	/* a peer the node does not list has never been connected */
 	if (vs != NULL && vs->status_read)
 		in.conn = (pv = bench_view_peer(vs, tid)) != NULL ?

@@ -71,6 +71,8 @@ struct bench_path_in {
 						   back; NULL: no check */
 	enum bench_conn conn;	/* the source's view of the target */
 	long circuits_s, circuits_t;	/* open circuits; -1 unknown */
+	int punched;		/* the punch step's DCUtR joined the pair
+				   (ok after attempts) */
 };
 
 struct bench_path_out {

@@ -4,8 +4,8 @@
  * way), one case per rule of docs/otela-node.md's "How netprof knows the
  * path": Limited is a relay (reported); a source that dials the target's
  * address runs direct; the target's own dial, with no circuit open, is
- * direct; no TCP either way with no circuit open is a punched hole, with
- * circuits open a relay; a probe that had no connection before ran over
+ * direct; no TCP either way with no circuit open and a punch that got
+ * through is a punched hole, else a relay; a probe that had no connection before ran over
  * what its own dial made; nothing known is unknown; a failed probe keeps
  * what the network said.
  */
@@ -95,12 +95,20 @@ the_targets_own_dial_is_direct(void **state)
 static void
 no_tcp_either_way_is_relayed_or_punched(void **state)
 {
+	struct bench_path_in in;
+
 	(void)state;
 	expect(pair(&dropped, &refused, BENCH_CONN_CONNECTED, 2, 1),
 	    BENCH_PATH_RELAYED, 0, "no direct TCP connection either way");
-	/* connected, yet no circuit at one end: a punched hole */
+	/* connected, no circuit at one end, and the punch got through: a
+	   punched hole */
+	in = pair(&dropped, &refused, BENCH_CONN_CONNECTED, 2, 0);
+	in.punched = 1;
+	expect(in, BENCH_PATH_PUNCHED, 0, "no circuit open at h3");
+	/* the same without a punch that got through (the real node's
+	   metrics once showed no circuit at a relayed pair's end): relayed */
 	expect(pair(&dropped, &refused, BENCH_CONN_CONNECTED, 2, 0),
-	    BENCH_PATH_PUNCHED, 0, "no circuit open at h3");
+	    BENCH_PATH_RELAYED, 0, "no direct TCP connection either way");
 	/* not connected before, and the source cannot dial: a circuit */
 	expect(pair(&dropped, &refused, BENCH_CONN_NONE, -1, -1),
 	    BENCH_PATH_RELAYED, 0, "not connected before the probe");
