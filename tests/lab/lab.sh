@@ -702,8 +702,9 @@ site_up() {
 		echo 1 >"/proc/sys/net/ipv6/conf/$br/disable_ipv6" 2>/dev/null || true
 		ip link set "$tap" master "$br"
 		# mtu=: the site's links, its tap as its hosts' (host_net_up):
-		# a larger packet from outside is dropped without a word
-		ip link set "$tap" mtu "${SITE_MTU[$i]:-1500}"
+		# a larger packet from outside is dropped without a word (the
+		# relay's link, "r", is no host site: 1500)
+		[ "$i" = r ] || ip link set "$tap" mtu "${SITE_MTU[$i]:-1500}"
 		ip link set "$br" up
 	fi
 	ip link set "$tap" up
