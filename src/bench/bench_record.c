@@ -1,7 +1,7 @@
 /*
- * Building run.json. Upstream writes it with Python's
- * json.dumps(sort_keys=True), so keys are sorted here too: a diff of the
- * two tools' files then shows values, not key order. It is rewritten
+ * Building run.json. Upstream writes it with Python's json.dump(run,
+ * indent=2, sort_keys=True), and so does this (json_write.h): a diff of
+ * the two tools' files then shows values, not layout. It is rewritten
  * after every phase through a temporary file and rename(2), so a reader
  * (or --teardown after a killed run) never sees half of one.
  */
@@ -54,9 +54,9 @@ add_phase_times(cJSON *o, const struct bench *b, const double *at,
 		if (at[p] <= 0)
 			continue;
 		span = cJSON_AddArrayToObject(pt, bench_phase_name(p));
-		cJSON_AddItemToArray(span, cJSON_CreateNumber(round2(at[p] -
+		cJSON_AddItemToArray(span, json_create_float(round2(at[p] -
 		    b->started_at)));
-		cJSON_AddItemToArray(span, end[p] > 0 ? cJSON_CreateNumber(
+		cJSON_AddItemToArray(span, end[p] > 0 ? json_create_float(
 		    round2(end[p] - b->started_at)) : cJSON_CreateNull());
 	}
 }
@@ -130,7 +130,7 @@ add_convergence(cJSON *root, const struct bench *b)
 			continue;
 		c = cJSON_AddObjectToObject(conv, h->m->name);
 		cJSON_AddBoolToObject(c, "complete", h->converged);
-		cJSON_AddNumberToObject(c, "elapsed_s", round2(h->converge_s));
+		json_add_float(c, "elapsed_s", round2(h->converge_s));
 		miss = cJSON_AddArrayToObject(c, "missing");
 		for (k = 0; k < h->n_missing; k++)
 			cJSON_AddItemToArray(miss,
@@ -182,7 +182,7 @@ add_phases(cJSON *root, const struct bench *b)
 		    !(bench_phases[p].flags & BENCH_PHASE_UPSTREAM))
 			continue;
 		snprintf(key, sizeof key, "%s_s", bench_phase_name(p));
-		cJSON_AddNumberToObject(ph, key, round2(b->phase_s[p]));
+		json_add_float(ph, key, round2(b->phase_s[p]));
 	}
 	add_phase_times(root, b, b->phase_at, b->phase_end);
 }
@@ -242,52 +242,22 @@ bench_run_json(const struct bench *b)
 	return root;
 }
 
-/*
- * cJSON indents with tabs; upstream (json.dumps(indent=2)) with two
- * spaces. Tabs and ":\t" occur only as layout: cJSON escapes a tab inside
- * a string as \t.
- */
-static char *
-two_space_layout(const char *text)
-{
-	char *out = malloc(strlen(text) * 2 + 2), *o = out;
-	const char *s;
-
-	if (out == NULL)
-		return NULL;
-	for (s = text; *s != '\0'; s++) {
-		if (*s == ':' && s[1] == '\t') {
-			*o++ = ':';
-			*o++ = ' ';
-			s++;
-		} else if (*s == '\t') {
-			*o++ = ' ';
-			*o++ = ' ';
-		} else
-			*o++ = *s;
-	}
-	*o++ = '\n';		/* a text file's last line ends */
-	*o = '\0';
-	return out;
-}
-
 int
 bench_run_json_write(const struct bench *b, char **cause)
 {
 	cJSON *root;
-	char *raw = NULL, *text = NULL;
+	char *text = NULL;
 	int r = NP_ERR_NOMEM;
 
 	*cause = NULL;
+	/* json.dump(run, f, indent=2, sort_keys=True): no newline at the end */
 	if ((root = bench_run_json(b)) == NULL ||
-	    (raw = cJSON_Print(root)) == NULL ||
-	    (text = two_space_layout(raw)) == NULL)
+	    (text = json_print(root, 2)) == NULL)
 		goto out;
 	r = file_write_atomic(b->run_json_path, text, strlen(text),
 	    file_new_mode() & 0644, cause);
 out:
 	free(text);
-	cJSON_free(raw);
 	cJSON_Delete(root);
 	return r;
 }

@@ -27,6 +27,7 @@
 #include <cjson/cJSON.h>
 
 #include "error.h"
+#include "json_write.h"
 #include "ping_parse.h"
 #include "stats.h"
 
@@ -285,24 +286,25 @@ ping_result_free(struct ping_result *r)
 	free(r);
 }
 
-/* The record's metrics (collect's and bench --baseline's ping records). */
+/* The record's metrics (collect's and bench --baseline's ping records):
+   the times are floats, as upstream's (a 1 ms round trip is 1.0). */
 cJSON *
 ping_result_metrics(const struct ping_result *p)
 {
 	cJSON *o = cJSON_CreateObject(), *a;
 	size_t i;
 
-	cJSON_AddNumberToObject(o, "min", p->min_ms);
-	cJSON_AddNumberToObject(o, "avg", p->avg_ms);
-	cJSON_AddNumberToObject(o, "max", p->max_ms);
-	cJSON_AddNumberToObject(o, "jitter", p->jitter_ms);
-	cJSON_AddNumberToObject(o, "p50", p->p50_ms);
-	cJSON_AddNumberToObject(o, "p95", p->p95_ms);
-	cJSON_AddNumberToObject(o, "loss_pct", p->loss_pct);
+	json_add_float(o, "min", p->min_ms);
+	json_add_float(o, "avg", p->avg_ms);
+	json_add_float(o, "max", p->max_ms);
+	json_add_float(o, "jitter", p->jitter_ms);
+	json_add_float(o, "p50", p->p50_ms);
+	json_add_float(o, "p95", p->p95_ms);
+	json_add_float(o, "loss_pct", p->loss_pct);
 	cJSON_AddNumberToObject(o, "transmitted", p->transmitted);
 	cJSON_AddNumberToObject(o, "received", p->received);
 	a = cJSON_AddArrayToObject(o, "samples_ms");
 	for (i = 0; i < p->n_samples; i++)
-		cJSON_AddItemToArray(a, cJSON_CreateNumber(p->samples_ms[i]));
+		cJSON_AddItemToArray(a, json_create_float(p->samples_ms[i]));
 	return o;
 }

@@ -19,6 +19,7 @@
 #include "bounds.h"
 #include "error.h"
 #include "iperf_parse.h"
+#include "json_write.h"
 #include "option.h"
 #include "probe.h"
 #include "probe_kind.h"
@@ -167,11 +168,12 @@ iperf_metrics(const struct iperf_result *ir)
 {
 	cJSON *o = cJSON_CreateObject();
 
-	cJSON_AddNumberToObject(o, "mbps", ir->receiver_mbps);
-	cJSON_AddNumberToObject(o, "seconds", ir->seconds);
-	cJSON_AddNumberToObject(o, "bytes", (double)ir->bytes);
-	cJSON_AddNumberToObject(o, "sender_mbps", ir->sender_mbps);
-	cJSON_AddNumberToObject(o, "receiver_mbps", ir->receiver_mbps);
+	/* floats, bytes too, as upstream writes them */
+	json_add_float(o, "mbps", ir->receiver_mbps);
+	json_add_float(o, "seconds", ir->seconds);
+	json_add_float(o, "bytes", (double)ir->bytes);
+	json_add_float(o, "sender_mbps", ir->sender_mbps);
+	json_add_float(o, "receiver_mbps", ir->receiver_mbps);
 	if (ir->retransmits >= 0)
 		cJSON_AddNumberToObject(o, "retransmits", ir->retransmits);
 	else

@@ -232,17 +232,17 @@ record_writer_queued(const struct record_writer *w)
 int
 record_writer_put(struct record_writer *w, const cJSON *obj)
 {
-	char *text;
-	size_t len;
+	struct buf line = { 0 };
 	int r;
 
-	if ((text = cJSON_PrintUnformatted(obj)) == NULL)
+	/* upstream's json.dumps() form, then the line's end */
+	if (json_write(obj, 0, &line) != 0 || buf_append(&line, "\n", 1) != 0) {
+		buf_free(&line);
 		return NP_ERR_NOMEM;
-	len = strlen(text);
-	text[len++] = '\n';	/* replaces the NUL: the line is complete */
-	if ((r = output_write(w->out, text, len)) != 0)
+	}
+	if ((r = output_write(w->out, line.data, line.len)) != 0)
 		w->failed = 1;
-	free(text);
+	buf_free(&line);
 	return r;
 }
 

@@ -81,8 +81,8 @@ struct record {
 };
 
 /*
- * The record as a JSON object in its kind's form, keys sorted as upstream
- * writes them: collect's (command, error, error_class, kind, metrics, ok,
+ * The record as a JSON object in its kind's form, keys sorted and floats
+ * marked (json_write.h) as upstream writes them: collect's (command, error, error_class, kind, metrics, ok,
  * source, target, target_address, timestamp: upstream's
  * "2026-11-30T19:17:32+00:00", when the probe ended; plus ended_at,
  * error_class, mode, round, server_command, sweep and started_at, ISO-8601
@@ -99,8 +99,8 @@ int record_kind_bench_form(const char *kind);
 
 /*
  * What a reader of r's line reads (records_read.c), for a record just
- * written: its metrics as numbers, as the line holds them (each as cJSON
- * prints it), its sample count, its times as the line gives them (to the
+ * written: its metrics as numbers, as the line holds them (each exactly:
+ * json_write.h), its sample count, its times as the line gives them (to the
  * millisecond), its port and error class. 0 or NP_ERR_NOMEM;
  * record_as_read_clear() frees what it made.
  */

@@ -8,7 +8,6 @@
  */
 #include <ctype.h>
 #include <errno.h>
-#include <float.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -228,28 +227,19 @@ add_metric(struct record *r, size_t *alloc, const char *name, double value)
 }
 
 /*
- * A number as a reader of the line it is written to reads it: cJSON prints
- * an integer as one, else 15 significant digits when they give the number
- * back to within its last bits, else 17; a NaN or an infinity as null (no
- * number). 0 if it is no number then.
+ * A number as a reader of the line it is written to reads it: the writer
+ * (json_write.c) writes a whole number's digits or the shortest text that
+ * reads back as the same double, so the number itself; a NaN or an
+ * infinity as null (no number). 0 if it is no number then.
  */
 static int
 as_written(const cJSON *v, double *out)
 {
-	double d = v->valuedouble, test, big;
-	char text[32];
+	double d = v->valuedouble;
 
 	if (isnan(d) || isinf(d))
 		return 0;
-	if (d == (double)v->valueint) {
-		*out = d;
-		return 1;
-	}
-	snprintf(text, sizeof text, "%1.15g", d);
-	test = strtod(text, NULL);
-	big = fabs(test) > fabs(d) ? fabs(test) : fabs(d);
-	/* cJSON's test that the 15 digits give the number back */
-	*out = fabs(test - d) <= big * DBL_EPSILON ? test : d;
+	*out = d;
 	return 1;
 }
 

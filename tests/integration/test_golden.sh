@@ -44,10 +44,10 @@ JSON
 # mask FILE: times, durations and what bench picks anew each run masked
 mask() {
 	sed -E -e '/^<style>$/,/^<\/style>$/d' -e '/^<script>$/,/^<\/script>$/d' \
-	    -e 's/"(timestamp|started_at|ended_at)": ?"[^"]*"/"\1":"T"/g' \
+	    -e 's/"(timestamp|started_at|ended_at)": "[^"]*"/"\1": "T"/g' \
 	    -e "s/${RUN_ID:-no-run-id}/RUN/g" \
 	    -e 's/"(pid|pid_start|http_port|elapsed_s|[a-z]+_s)": [0-9.e+-]+/"\1": N/g' \
-	    -e 's/\[[0-9.e+-]+, ([0-9.e+-]+|null)\]/[N, N]/g' \
+	    -e '/"phase_times": \{/,/^      \}/s/^( +)[0-9.e+-]+(,?)$/\1N\2/' \
 	    -e 's/^(netprof_(probe|sweep)_timestamp_seconds[^ ]*|netprof_sweep_duration_seconds) .*/\1 N/' \
 	    -e 's/"t":\[[^]]*\]/"t":[T]/g' -e 's/"t0":[0-9.e+-]+/"t0":T/g' \
 	    -e 's/^<svg class=timeline .*/TIMELINE/' -e 's/ written [0-9TZ:.-]+/ written T/' \
@@ -127,6 +127,13 @@ set -e
 # teardown ended every node (it kills a PID whose argv names the run's
 # directory, as the stand-in's does)
 assert_eq "" "$(pgrep -f "golden/node.py .*otela-bench-$RUN_ID-" || true)" "nodes left running"
+# the records and run.json as they are written: upstream's bytes
+# (json.dumps()'s form, its types; tests/integration/upstream_form.py)
+TEST_CHECKS=$((TEST_CHECKS + 1))
+form=$(python3 "$NETPROF_SRC/tests/integration/upstream_form.py" \
+    "$NETPROF_FIXTURES/upstream" "$c"/{fanout,channels,serial,every}.jsonl \
+    "$b/measurements.jsonl" "$b/run.json") ||
+    fail "records or run.json not in upstream's form:"$'\n'"$form"
 keep bench-measurements.jsonl "$b/measurements.jsonl" sort
 keep bench-run.json "$b/run.json"
 keep bench.prom "$b/bench.prom"

@@ -27,7 +27,7 @@ at_exit "kill $np_pid 2>/dev/null; wait $np_pid 2>/dev/null"
 listening() { grep -q 'metrics on http://127.0.0.1:' netprof.log; }
 wait_for 20 listening || fail "no listener: $(cat netprof.log)"
 port=$(sed -n 's|.*metrics on http://127.0.0.1:\([0-9]*\)/metrics.*|\1|p' netprof.log)
-swept() { grep -q '"sweep":1' sweeps.jsonl 2>/dev/null; }
+swept() { grep -Eq '"sweep": ?1[,}]' sweeps.jsonl 2>/dev/null; }
 wait_for 20 swept || fail "no sweep: $(tail -5 netprof.log)"
 
 # The client: each check prints "name result"; the trickled request runs
