@@ -90,20 +90,24 @@ void
 json_format_float(double v, char *buf)
 {
 	char tmp[40], digits[24], *p;
-	int prec, n = 0, decpt, exp, i;
+	int lo = 1, hi = 17, mid, n = 0, decpt, exp, i;
 	size_t o = 0;
 
 	if (!isfinite(v)) {
 		strcpy(buf, "null");
 		return;
 	}
-	for (prec = 1; prec < 17; prec++) {
-		snprintf(tmp, sizeof tmp, "%.*e", prec - 1, v);
+	/* the fewest digits that read back as v: if some do, more do too,
+	   so a binary search (17 always do) */
+	while (lo < hi) {
+		mid = (lo + hi) / 2;
+		snprintf(tmp, sizeof tmp, "%.*e", mid - 1, v);
 		if (strtod(tmp, NULL) == v)
-			break;
+			hi = mid;
+		else
+			lo = mid + 1;
 	}
-	if (prec == 17)
-		snprintf(tmp, sizeof tmp, "%.16e", v);
+	snprintf(tmp, sizeof tmp, "%.*e", lo - 1, v);
 	p = tmp;
 	if (*p == '-') {
 		buf[o++] = '-';

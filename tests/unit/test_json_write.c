@@ -59,6 +59,40 @@ floats_as_python_repr(void **state)
 	}
 	json_format_float(NAN, buf);
 	assert_string_equal("null", buf);
+	/* any double: reads back the same, and one digit less would not */
+	for (i = 0; i < 200000; i++) {
+		uint64_t bits = (uint64_t)i * 0x9e3779b97f4a7c15ull;
+		double v, back;
+		char *e;
+		int digits = 0;
+
+		memcpy(&v, &bits, sizeof v);
+		if (!isfinite(v))
+			continue;
+		json_format_float(v, buf);
+		back = strtod(buf, &e);
+		assert_int_equal(*e, '\0');
+		assert_memory_equal(&v, &back, sizeof v);
+		/* its significant digits: leading and trailing zeros not */
+		{
+			char sig[40];
+			size_t n = 0;
+
+			for (e = buf; *e != '\0' && *e != 'e'; e++)
+				if (*e >= '0' && *e <= '9' && (n > 0 || *e != '0'))
+					sig[n++] = *e;
+			while (n > 0 && sig[n - 1] == '0')
+				n--;
+			digits = (int)n;
+		}
+		if (digits > 1) {
+			char fewer[40];
+
+			snprintf(fewer, sizeof fewer, "%.*e", digits - 2, v);
+			if (strtod(fewer, NULL) == v)
+				fail_msg("%s: %s has fewer digits", buf, fewer);
+		}
+	}
 }
 
 /* json.dumps({"a": "é\x7f\x01\n😀/\"\\"}, sort_keys=True) and numbers:
