@@ -3,8 +3,12 @@
  * the inventory (with --hosts) with its error reported once, and the
  * directories of an output file.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "cmd.h"
 #include "error.h"
@@ -14,11 +18,9 @@
 
 int
 cmd_inventory_loaded(int r, struct inventory *inv, char *cause,
-    const char *hosts, struct inventory **out)
+    struct inventory **out)
 {
 	*out = NULL;
-	if (r == 0 && hosts != NULL)
-		r = inventory_select(inv, hosts, &cause);
 	if (r != 0) {
 		log_error("%s", cause != NULL ? cause : error_string(r));
 		free(cause);
@@ -30,14 +32,20 @@ cmd_inventory_loaded(int r, struct inventory *inv, char *cause,
 }
 
 int
-cmd_load_inventory(const char *config, const char *hosts,
-    struct inventory **out)
+cmd_inventory_warnings(const struct inventory *inv, int strict)
 {
-	struct inventory *inv = NULL;
-	char *cause = NULL;
-	int r = inventory_load(config, &inv, &cause);
+	size_t i, refused = 0;
 
-	return cmd_inventory_loaded(r, inv, cause, hosts, out);
+	for (i = 0; i < inv->n_warnings; i++) {
+		if (!inv->warnings[i].unknown_key)
+			log_warn("%s", inv->warnings[i].text);
+		else if (strict && ++refused)
+			log_error("%s (--strict-config)", inv->warnings[i].text);
+		else
+			log_warn("%s (ignored; --strict-config makes it an "
+			    "error)", inv->warnings[i].text);
+	}
+	return refused > 0 ? NP_EXIT_USAGE : NP_EXIT_OK;
 }
 
 int
@@ -52,4 +60,49 @@ cmd_make_parent_dirs(const char *path, const char *option)
 	    error_string(r));
 	free(cause);
 	return r == NP_ERR_NOMEM ? NP_EXIT_FAILED : NP_EXIT_USAGE;
+}
+
+int
+cmd_output_check(const char *path, const char *option, int stream,
+    mode_t *mode)
+{
+	struct stat st;
+	const char *what;
+
+	if (mode != NULL)
+		*mode = file_new_mode();
+	if (strcmp(path, "-") == 0)
+		return NP_EXIT_OK;
+	if (cmd_make_parent_dirs(path, option) != NP_EXIT_OK)
+		return NP_EXIT_USAGE;
+	if (lstat(path, &st) != 0) {
+		if (errno == ENOENT)
+			return NP_EXIT_OK;
+		log_error("%s %s: %s; check the path", option, path,
+		    strerror(errno));
+		return NP_EXIT_USAGE;
+	}
+	if (S_ISREG(st.st_mode) || (stream && (S_ISCHR(st.st_mode) ||
+	    S_ISFIFO(st.st_mode)))) {
+		if (access(path, W_OK) == 0 && (!S_ISREG(st.st_mode) ||
+		    (st.st_mode & 0222) != 0)) {
+			if (mode != NULL && S_ISREG(st.st_mode))
+				*mode = st.st_mode & 07777;
+			return NP_EXIT_OK;
+		}
+		log_error("%s %s is read-only; make it writable or give "
+		    "another path", option, path);
+		return NP_EXIT_USAGE;
+	}
+	if (S_ISLNK(st.st_mode)) {
+		log_error("%s %s is a symbolic link (netprof writes through "
+		    "none); give the path of a file, new or existing", option,
+		    path);
+		return NP_EXIT_USAGE;
+	}
+	what = S_ISDIR(st.st_mode) ? "a directory" : S_ISFIFO(st.st_mode) ?
+	    "a FIFO" : S_ISSOCK(st.st_mode) ? "a socket" : "a device";
+	log_error("%s %s is not a regular file (%s); give the path of a "
+	    "file, new or existing", option, path, what);
+	return NP_EXIT_USAGE;
 }

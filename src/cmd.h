@@ -8,6 +8,7 @@
 #define NETPROF_CMD_H
 
 #include <stdio.h>
+#include <sys/types.h>
 
 #include "option.h"
 
@@ -32,19 +33,19 @@ extern const struct cmd_entry cmd_plan_entry;
 
 struct inventory;
 /*
- * Load config and keep only the machines named in hosts (comma-separated;
- * NULL: all). On error the message (file, JSON path, fix) is reported here
- * and NP_EXIT_USAGE returned; NP_EXIT_OK and *out otherwise.
- */
-int cmd_load_inventory(const char *config, const char *hosts,
-    struct inventory **out);
-/*
  * The end of loading an inventory, whichever loader (machines.json,
- * --slurm) returned r, inv and cause: inv narrowed to hosts, or the error
- * reported once and inv freed, as above. Takes inv and cause.
+ * --slurm, and the selection) returned r, inv and cause: *out = inv, or
+ * the error (file, JSON path, fix) reported once and inv freed. Takes inv
+ * and cause. NP_EXIT_OK, or NP_EXIT_USAGE.
  */
 int cmd_inventory_loaded(int r, struct inventory *inv, char *cause,
-    const char *hosts, struct inventory **out);
+    struct inventory **out);
+/*
+ * What loading inv found worth saying (inventory.h's warnings: unknown
+ * keys, the environment's template) said once; with strict, an unknown
+ * key is an error: reported, NP_EXIT_USAGE. NP_EXIT_OK otherwise.
+ */
+int cmd_inventory_warnings(const struct inventory *inv, int strict);
 
 /*
  * Upstream's default files: collect writes its records to
@@ -60,5 +61,21 @@ int cmd_inventory_loaded(int r, struct inventory *inv, char *cause,
  * option) is reported here and NP_EXIT_USAGE returned; else NP_EXIT_OK.
  */
 int cmd_make_parent_dirs(const char *path, const char *option);
+
+/*
+ * Before anything runs: a file may be written at path (of option): its
+ * directories made (as mkdir -p), and it is a regular file that can be
+ * written, or none yet; with stream (records appended as they come, the
+ * file never replaced) a writable device or FIFO as well (/dev/null,
+ * /dev/stdout, a reader's pipe). Not a directory, a symbolic link
+ * (netprof writes through none), a socket, nor read-only. Otherwise the
+ * one message every command gives ("--output adir is not a regular file
+ * (a directory); give the path of a file, new or existing") and
+ * NP_EXIT_USAGE: a bad output is a usage error in every command. "-"
+ * (standard output) passes. *mode, if not NULL: the mode a regular file
+ * keeps when replaced (a new one: 0666 less the umask).
+ */
+int cmd_output_check(const char *path, const char *option, int stream,
+    mode_t *mode);
 
 #endif

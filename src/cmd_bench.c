@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "bench.h"
 #include "bench_run.h"
@@ -14,15 +15,27 @@
 #include "error.h"
 #include "inventory.h"
 #include "log.h"
+#include "multiaddr.h"
 #include "option.h"
 #include "probe_kind.h"
 #include "runner.h"
 
-/* --kinds K,...: the node kinds of the table, bits (1 << their index) */
+/*
+ * --kinds K,... (and --kind, upstream's name), repeatable: the node
+ * kinds of the table added to the set, bits (1 << their index); none
+ * given is every one (defaults()).
+ */
 static int
 parse_kinds(const char *list, void *field)
 {
-	return probe_kind_parse_list(list, 1u << PROBE_VIA_NODE, field);
+	unsigned *out = field, more = 0;
+	int r;
+
+	/* repeated, each adds its kinds (upstream's --kind a --kind b) */
+	if ((r = probe_kind_parse_list(list, 1u << PROBE_VIA_NODE, &more)) != 0)
+		return r;
+	*out |= more;
+	return 0;
 }
 
 static void
@@ -43,16 +56,16 @@ run_id_parse(const char *s, void *field)
 	return 0;
 }
 
-/* --throughput-bytes: a whole number of bytes (1e6 is one) */
+/* --throughput-bytes: a size (10M, 10485760) */
 static int
 bytes_parse(const char *s, void *field)
 {
-	double d;
+	long long v;
 
-	if (option_parse_number(s, bounds_bytes.lo, bounds_bytes.hi, &d) != 0 ||
-	    d != (double)(long)d)
+	if (option_parse_size(s, (long long)bounds_bytes.lo,
+	    (long long)bounds_bytes.hi, &v) != 0)
 		return NP_ERR_USAGE;
-	*(long *)field = (long)d;
+	*(long *)field = (long)v;
 	return 0;
 }
 
@@ -96,8 +109,8 @@ static const struct option_spec bench_specs[] = {
 	  .bounds = &bounds_count, .help = "transfers per throughput probe (3)" },
 	{ .name = "throughput-bytes", .type = OPTION_CUSTOM,
 	  .offset = BENCH_OPT(throughput_bytes), .arg = "B", .parse = bytes_parse,
-	  .what = "a number of bytes from 1 to 1073741824",
-	  .help = "bytes per transfer (10485760)" },
+	  .what = "a size from 1 to 1G (1073741824), like 10M or 10485760",
+	  .help = "bytes per transfer (10M: 10485760)" },
 	{ .name = "bootstrap", .type = OPTION_LIST, .offset = BENCH_OPT(bootstrap),
 	  .count = BENCH_OPT(n_bootstrap), .arg = "[NAME=]MULTIADDR",
 	  .help = "extra bootstrap peer (repeatable); one with\n"
@@ -116,7 +129,14 @@ static const struct option_spec bench_specs[] = {
 	  "public" },
 	{ .name = "kinds", .type = OPTION_CUSTOM, .offset = BENCH_OPT(kinds),
 	  .arg = "K,...", .parse = parse_kinds, .describe = kinds_describe,
-	  .help = "probe kinds (default libp2p_ping,latency,throughput)" },
+	  .repeat = 1,
+	  .help = "probe kinds, repeatable (default\n"
+	  "libp2p_ping,latency,throughput)" },
+	{ .name = "kind", .type = OPTION_CUSTOM, .offset = BENCH_OPT(kinds),
+	  .arg = "K", .parse = parse_kinds, .describe = kinds_describe,
+	  .repeat = 1,
+	  .help = "the same (upstream's name): --kind latency\n"
+	  "--kind throughput runs both" },
 	{ .name = "health-wait", .type = OPTION_SECONDS,
 	  .offset = BENCH_OPT(health_wait), .arg = "S", .bounds = &bounds_wait,
 	  .help = "per host, for GET /v1/health (30)" },
@@ -159,8 +179,6 @@ static const struct option_spec bench_specs[] = {
 	  .arg = "RUN",
 	  .help = "stop and remove a run left behind (RUN_ID or\n"
 	  "DIR/run.json)" },
-	{ .name = "quiet", .letter = 'q', .type = OPTION_FLAG,
-	  .offset = BENCH_OPT(quiet), .help = "no progress, no summary" },
 	{ .name = NULL }
 };
 
@@ -176,8 +194,6 @@ static const struct option_block bench_options_table[] = {
 static void
 defaults(struct bench_options *o)
 {
-	const struct probe_kind *k;
-
 	memset(o, 0, sizeof *o);
 	o->latency_count = BENCH_DEFAULT_LATENCY_COUNT;
 	o->throughput_count = BENCH_DEFAULT_THROUGHPUT_COUNT;
@@ -187,9 +203,60 @@ defaults(struct bench_options *o)
 	o->probe_timeout = BENCH_DEFAULT_PROBE_TIMEOUT;
 	o->stop_grace = BENCH_DEFAULT_STOP_GRACE;
 	o->max_probes = BENCH_DEFAULT_MAX_PROBES;
-	for (k = probe_kinds; k->name != NULL; k++)	/* every node kind */
+}
+
+/* No --kinds: every node kind. */
+static void
+default_kinds(struct bench_options *o)
+{
+	const struct probe_kind *k;
+
+	if (o->kinds != 0)
+		return;
+	for (k = probe_kinds; k->name != NULL; k++)
 		if (k->via == PROBE_VIA_NODE)
 			o->kinds |= 1u << probe_kind_index(k);
+}
+
+/* --output DIR a directory (or none yet), --metrics-file a file: as
+   every command's outputs, a usage error before anything runs */
+static int
+outputs_check(const struct bench_options *o)
+{
+	struct stat st;
+
+	if (o->teardown != NULL)
+		return NP_EXIT_OK;
+	if (o->output != NULL && stat(o->output, &st) == 0 &&
+	    !S_ISDIR(st.st_mode)) {
+		log_error("--output %s: not a directory; bench writes "
+		    "measurements.jsonl and run.json into a directory: give "
+		    "the path of one, new or existing", o->output);
+		return NP_EXIT_USAGE;
+	}
+	if (o->metrics_file != NULL && cmd_output_check(o->metrics_file,
+	    "--metrics-file", 0, NULL) != NP_EXIT_OK)
+		return NP_EXIT_USAGE;
+	return NP_EXIT_OK;
+}
+
+/* Every --bootstrap a peer's multiaddr, or the usage error. */
+static int
+bootstrap_check(const struct cmd_entry *self, const struct bench_options *o)
+{
+	char *why = NULL;
+	size_t i;
+	int r;
+
+	for (i = 0; i < o->n_bootstrap; i++) {
+		if (multiaddr_check(o->bootstrap[i], &why))
+			continue;
+		r = option_usage_error(self, "--bootstrap: %s", why != NULL ?
+		    why : error_string(NP_ERR_NOMEM));
+		free(why);
+		return r;
+	}
+	return NP_EXIT_OK;
 }
 
 static int
@@ -211,6 +278,12 @@ cmd_bench_exec(const struct cmd_entry *self, int argc, char **argv)
 		return option_usage_error(self, "--fail-on judges a run's "
 		    "records; --teardown makes none");
 	}
+	default_kinds(&o);
+	if ((r = bootstrap_check(self, &o)) != NP_EXIT_OK ||
+	    (r = outputs_check(&o)) != NP_EXIT_OK) {
+		free(o.bootstrap);
+		return r;
+	}
 	if (o.teardown != NULL && (o.keep || o.serial || o.baseline)) {
 		free(o.bootstrap);
 		return option_usage_error(self, "--teardown only tears a run "
@@ -220,11 +293,10 @@ cmd_bench_exec(const struct cmd_entry *self, int argc, char **argv)
 		free(o.bootstrap);
 		return NP_EXIT_USAGE;
 	}
-	if (inv->n_machines < 2 && o.teardown == NULL) {
-		log_error("%s: bench needs at least two machines",
-		    inv->path);
+	if (o.teardown == NULL && runner_need_pairs(inv, &o.common, "bench") !=
+	    NP_EXIT_OK)
 		r = NP_EXIT_USAGE;
-	} else if (o.teardown == NULL && runner_fd_room_for(inv, "bench",
+	else if (o.teardown == NULL && runner_fd_room_for(inv, "bench",
 	    &o.common, BENCH_FDS_PER_HOST(o.max_probes)) != 0)
 		r = NP_EXIT_USAGE;	/* every node's tunnels at once */
 	else

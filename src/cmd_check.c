@@ -479,7 +479,7 @@ out:
 const struct cmd_entry cmd_check_entry = {
 	.name = "check",
 	.summary = "tell whether every host is reachable and ready",
-	.usage = "--config FILE [--hosts A,B] [--for PURPOSE] [--json] "
+	.usage = "--config FILE [--hosts HOSTS] [--exclude HOSTS] [--for PURPOSE] [--json] "
 	    "[--accept-new-host-keys]",
 	.about =
 	    "Connects to every host at once and reports, per host: whether it\n"

@@ -42,13 +42,6 @@ static const struct option_spec collect_run_specs[] = {
 	{ .name = NULL }
 };
 
-static const struct option_spec collect_quiet_specs[] = {
-	{ .name = "quiet", .letter = 'q', .type = OPTION_FLAG,
-	  .offset = offsetof(struct collect_options, quiet),
-	  .help = "no progress, no summary" },
-	{ .name = NULL }
-};
-
 static const struct option_block collect_options_table[] = {
 	{ runner_inventory_specs, offsetof(struct collect_options, common) },
 	{ runner_session_specs, offsetof(struct collect_options, common) },
@@ -59,7 +52,6 @@ static const struct option_block collect_options_table[] = {
 	{ probe_option_specs, offsetof(struct collect_options, probes) },
 	{ collect_watch_specs, offsetof(struct collect_options, watch) },
 	{ heatmap_gate_specs, offsetof(struct collect_options, gate) },
-	{ collect_quiet_specs, 0 },
 	{ NULL, 0 }
 };
 
@@ -94,8 +86,8 @@ watch_check(const struct cmd_entry *self, struct collect_watch_options *o,
 		free(cause);
 		return NP_EXIT_USAGE;
 	}
-	if (o->metrics_file != NULL && cmd_make_parent_dirs(o->metrics_file,
-	    "--metrics-file") != NP_EXIT_OK)
+	if (o->metrics_file != NULL && cmd_output_check(o->metrics_file,
+	    "--metrics-file", 0, NULL) != NP_EXIT_OK)
 		return NP_EXIT_USAGE;
 	return NP_EXIT_OK;
 }
@@ -139,14 +131,14 @@ cmd_collect_exec(const struct cmd_entry *self, int argc, char **argv)
 		    "each other");
 	if (runner_load_inventory(&o.common, &inv) != 0)
 		return NP_EXIT_USAGE;
-	if (!o.dry_run && cmd_make_parent_dirs(o.output, "--output") !=
-	    NP_EXIT_OK) {
+	/* records are appended as they come: a device or a reader's FIFO
+	 * takes them, unless --rotate would rename it */
+	if (!o.dry_run && cmd_output_check(o.output, "--output",
+	    o.watch.rotate == 0, NULL) != NP_EXIT_OK) {
 		inventory_free(inv);
 		return NP_EXIT_USAGE;
 	}
-	if (inv->n_machines < 2) {
-		log_error("%s: collect needs at least two machines",
-		    inv->path);
+	if (runner_need_pairs(inv, &o.common, "collect") != NP_EXIT_OK) {
 		inventory_free(inv);
 		return NP_EXIT_USAGE;
 	}

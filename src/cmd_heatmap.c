@@ -620,7 +620,7 @@ cmd_heatmap_exec(const struct cmd_entry *self, int argc, char **argv)
 		goto out;
 	}
 	matrix_totals(hm, &records, &failed);
-	if (log_get_level() != LOG_QUIET)	/* netprof -q heatmap */
+	if (!log_quiet())	/* netprof -q heatmap */
 		fprintf(stderr, "%s %s (%zu host%s, %zu kind%s, %zu record%s, "
 		    "%zu failed)\n", a.output != NULL ? "wrote" : "read",
 		    a.output != NULL ? a.output : "records", hm->nhosts,

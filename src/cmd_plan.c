@@ -65,6 +65,10 @@ cmd_plan_exec(const struct cmd_entry *self, int argc, char **argv)
 		return NP_EXIT_USAGE;
 	if (runner_load_inventory(&o.common, &inv) != 0)
 		return NP_EXIT_USAGE;
+	if (runner_need_pairs(inv, &o.common, "plan") != NP_EXIT_OK) {
+		inventory_free(inv);
+		return NP_EXIT_USAGE;
+	}
 	probe_settings_init(&ps, &o.probes, inv);
 	r = plan_write(stdout, inv, &ps, &o.plan);
 	inventory_free(inv);
@@ -78,7 +82,7 @@ cmd_plan_exec(const struct cmd_entry *self, int argc, char **argv)
 const struct cmd_entry cmd_plan_entry = {
 	.name = "plan",
 	.summary = "print the commands collect would run, and its rounds",
-	.usage = "--config FILE [--hosts A,B] [--kinds K,...] [--iperf] "
+	.usage = "--config FILE [--hosts HOSTS] [--exclude HOSTS] [--kinds K,...] [--iperf] "
 	    "[--iperf-mode exclusive|duplex] [--fanout N|off] "
 	    "[--ping-tool T] [--ping-count N] [--rounds] [--serial] [--sample K]\n"
 	    "       [--json]",

@@ -12,6 +12,7 @@
 #include "cmd.h"
 #include "error.h"
 #include "log.h"
+#include "suggest.h"
 
 static const struct cmd_entry *const cmd_table[] = {
 	&cmd_bench_entry,
@@ -68,11 +69,61 @@ cmd_find(const char *name)
 	}
 	if (matches == 1)
 		return found;
-	if (matches > 1)
+	if (matches > 1) {
 		log_error("ambiguous command '%s': could be %s", name, others);
-	else
-		log_error("unknown command '%s'; run 'netprof help' for the "
-		    "list", name);
+		return NULL;
+	}
+	{
+		const char *names[sizeof cmd_table / sizeof *cmd_table + 1];
+		const char *near;
+		size_t n = 0;
+
+		for (e = cmd_table; *e != NULL; e++)
+			names[n++] = (*e)->name;
+		names[n++] = "help";
+		if ((near = suggest_nearest(name, names, n)) != NULL)
+			log_error("unknown command '%s'; did you mean '%s'? (run "
+			    "'netprof help' for the list)", name, near);
+		else
+			log_error("unknown command '%s'; run 'netprof help' for "
+			    "the list", name);
+	}
+	return NULL;
+}
+
+/* Does a command know the option word (--NAME[=ARG])? */
+struct known_option {
+	const char *name;
+	size_t len;
+	int found;
+};
+
+static void
+known_option_cb(const struct option_spec *spec, void *arg)
+{
+	struct known_option *k = arg;
+
+	if (strlen(spec->name) == k->len && strncmp(spec->name, k->name,
+	    k->len) == 0)
+		k->found = 1;
+}
+
+static const struct cmd_entry *
+command_with_option(const char *word)
+{
+	const struct cmd_entry *const *e;
+	struct known_option k;
+
+	if (strncmp(word, "--", 2) != 0)
+		return NULL;
+	k.name = word + 2;
+	k.len = strcspn(k.name, "=");
+	for (e = cmd_table; *e != NULL; e++) {
+		k.found = 0;
+		option_each(*e, known_option_cb, &k);
+		if (k.found)
+			return *e;
+	}
 	return NULL;
 }
 
@@ -114,7 +165,7 @@ run_command(int argc, char **argv)
 {
 	const struct cmd_entry *entry;
 	static char prog[64];
-	int i, verbosity = LOG_NORMAL;
+	int i;
 
 	/*
 	 * A write to a reader that went away (a remote command that exits
@@ -128,23 +179,41 @@ run_command(int argc, char **argv)
 		const char *a = argv[i];
 
 		if (strcmp(a, "-v") == 0 || strcmp(a, "--verbose") == 0)
-			verbosity++;
-		else if (strcmp(a, "-vv") == 0)
-			verbosity += 2;
-		else if (strcmp(a, "-q") == 0 || strcmp(a, "--quiet") == 0)
-			verbosity = LOG_QUIET;
+			log_more_verbose();
+		else if (strcmp(a, "-vv") == 0) {
+			log_more_verbose();
+			log_more_verbose();
+		} else if (strcmp(a, "-q") == 0 || strcmp(a, "--quiet") == 0)
+			log_set_quiet();
 		else if (strcmp(a, "-V") == 0 || strcmp(a, "--version") == 0) {
 			printf("netprof %s\n", NETPROF_VERSION);
 			return NP_EXIT_OK;
 		} else if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
 			print_overview(stdout);
 			return NP_EXIT_OK;
+		} else if (command_with_option(a) != NULL) {
+			const char *cmd = "COMMAND";
+			int j;
+
+			/* the command named later on the line, if one is */
+			for (j = i + 1; j < argc; j++) {
+				const struct cmd_entry *const *e;
+
+				for (e = cmd_table; *e != NULL; e++)
+					if (strcmp((*e)->name, argv[j]) == 0)
+						cmd = (*e)->name;
+				if (strcmp(cmd, "COMMAND") != 0)
+					break;
+			}
+			log_error("%.*s is a command's option: give it after the "
+			    "command (netprof %s %s ...)", (int)strcspn(a, "="), a,
+			    cmd, a);
+			return NP_EXIT_USAGE;
 		} else {
 			log_error("unknown option '%s'; run 'netprof help'", a);
 			return NP_EXIT_USAGE;
 		}
 	}
-	log_set_level(verbosity > LOG_TRACE ? LOG_TRACE : verbosity);
 	if (i == argc) {
 		print_overview(stderr);
 		return NP_EXIT_USAGE;

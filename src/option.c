@@ -6,6 +6,7 @@
  * of the commands but their entry (cmd.h's struct cmd_entry).
  */
 #include <getopt.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,13 +17,26 @@
 #include "error.h"
 #include "log.h"
 #include "option.h"
+#include "suggest.h"
 
 /* getopt's value of entry i of a table when it has no letter */
 #define LONG_ONLY_BASE 0x200
 
+/* Every command's, after its own: the same -v, -q and -h everywhere. */
+static const struct option_spec verbose_spec = {
+	.name = "verbose", .letter = 'v', .type = OPTION_FLAG,
+	.help = "tell the story of the run on stderr (again:\nmore)",
+};
+static const struct option_spec quiet_spec = {
+	.name = "quiet", .letter = 'q', .type = OPTION_FLAG,
+	.help = "print only errors (no progress, no summary)",
+};
 static const struct option_spec help_spec = {
 	.name = "help", .letter = 'h', .type = OPTION_FLAG,
 	.help = "this help",
+};
+static const struct option_spec *const common_specs[] = {
+	&verbose_spec, &quiet_spec, &help_spec, NULL
 };
 
 /*
@@ -42,6 +56,33 @@ option_parse_int(const char *s, int lo, int hi, int *out)
 	if (*end != '\0' || v < lo || v > hi)
 		return NP_ERR_USAGE;
 	*out = (int)v;
+	return 0;
+}
+
+int
+option_parse_size(const char *s, long long lo, long long hi, long long *out)
+{
+	static const char units[] = "kKMGT";
+	char *end;
+	const char *u;
+	double v;
+
+	if (*s == '\0' || *s == '-' || *s == '+' || *s == ' ')
+		return NP_ERR_USAGE;
+	v = strtod(s, &end);
+	if (end == s || !isfinite(v))
+		return NP_ERR_USAGE;
+	if (*end != '\0' && (u = strchr(units, *end)) != NULL) {
+		v *= pow(1024, u - units < 2 ? 1 : (double)(u - units));
+		end++;
+		if (*end == 'i' && end[1] == 'B')
+			end++;
+	}
+	if (*end == 'B')
+		end++;
+	if (*end != '\0' || v != floor(v) || v < (double)lo || v > (double)hi)
+		return NP_ERR_USAGE;
+	*out = (long long)v;
 	return 0;
 }
 
@@ -91,16 +132,48 @@ option_usage_error(const struct cmd_entry *self, const char *fmt, ...)
 	return NP_EXIT_USAGE;
 }
 
-/* getopt_long's ':' and '?': the option that was wrong, said once. */
+static const struct option_spec *spec_at(const struct cmd_entry *self,
+    size_t i, size_t *base);
+
+/*
+ * getopt_long's ':' and '?': the option that was wrong, said once: an
+ * abbreviation that fits several, or the option meant by a misspelt one
+ * (--ping-cont: did you mean --ping-count?).
+ */
 static void
 getopt_error(const struct cmd_entry *self, int c, char **argv)
 {
-	const char *word = argv[optind - 1];
+	const char *word = argv[optind - 1], *names[256], *near;
+	const struct option_spec *s;
+	char name[64], could[512] = "";
+	size_t i, n = 0, len, base, fits = 0;
 
-	if (c == ':')
+	if (c == ':') {
 		option_usage_error(self, "option '%s' needs an argument", word);
-	else if (optopt != 0 && word[0] == '-' && word[1] != '-')
+		return;
+	}
+	if (optopt != 0 && word[0] == '-' && word[1] != '-') {
 		option_usage_error(self, "unknown option '-%c'", optopt);
+		return;
+	}
+	/* --NAME[=ARG]: NAME */
+	len = strcspn(word + 2, "=");
+	snprintf(name, sizeof name, "%.*s", (int)len, word + 2);
+	for (i = 0; (s = spec_at(self, i, &base)) != NULL && n < 256; i++) {
+		names[n++] = s->name;
+		if (len > 0 && strncmp(s->name, name, len) == 0 &&
+		    strlen(could) + strlen(s->name) + 5 < sizeof could) {
+			snprintf(could + strlen(could), sizeof could -
+			    strlen(could), "%s--%s", fits++ ? ", " : "",
+			    s->name);
+		}
+	}
+	if (fits > 1)
+		option_usage_error(self, "option '--%s' is ambiguous: it could "
+		    "be %s", name, could);
+	else if ((near = suggest_nearest(name, names, n)) != NULL)
+		option_usage_error(self, "unknown option '%s'; did you mean "
+		    "'--%s'?", word, near);
 	else
 		option_usage_error(self, "unknown option '%s'", word);
 }
@@ -134,18 +207,23 @@ block_spec_at(const struct option_spec *specs, size_t base, size_t *i,
 	return NULL;
 }
 
-/* The entries of a table in order, the help last; NULL past the end. */
+/* The entries of a table in order, -v, -q and the help last; NULL past
+   the end. */
 static const struct option_spec *
 spec_at(const struct cmd_entry *self, size_t i, size_t *base)
 {
 	const struct option_block *b;
 	const struct option_spec *s;
+	size_t k;
 
 	for (b = self->options; b != NULL && b->specs != NULL; b++)
 		if ((s = block_spec_at(b->specs, b->base, &i, base)) != NULL)
 			return s;
 	*base = 0;
-	return i == 0 ? &help_spec : NULL;
+	for (k = 0; common_specs[k] != NULL; k++, i--)
+		if (i == 0)
+			return common_specs[k];
+	return NULL;
 }
 
 void
@@ -265,7 +343,7 @@ option_parse(const struct cmd_entry *self, int argc, char **argv,
 	struct option *longopts = NULL;
 	char *shortopts = NULL, *sp;
 	const struct option_spec *s;
-	const char *arg;
+	const char *arg, **first = NULL;
 	size_t n, i, base;
 	int ch, r = 0;
 
@@ -273,8 +351,9 @@ option_parse(const struct cmd_entry *self, int argc, char **argv,
 	for (n = 0; spec_at(self, n, &base) != NULL; n++)
 		;
 	longopts = calloc(n + 1, sizeof *longopts);
-	shortopts = malloc(3 * n + 3);
-	if (longopts == NULL || shortopts == NULL) {
+	shortopts = malloc(5 * n + 3);
+	first = calloc(n + 1, sizeof *first);	/* each one's first argument */
+	if (longopts == NULL || shortopts == NULL || first == NULL) {
 		r = NP_ERR_NOMEM;
 		log_error("%s", error_string(r));
 		goto out;
@@ -296,6 +375,11 @@ option_parse(const struct cmd_entry *self, int argc, char **argv,
 			if (s->type != OPTION_FLAG)
 				*sp++ = ':';
 		}
+		if (s->also != 0) {
+			*sp++ = (char)s->also;
+			if (s->type != OPTION_FLAG)
+				*sp++ = ':';
+		}
 	}
 	*sp = '\0';
 	optind = 1;
@@ -307,7 +391,8 @@ option_parse(const struct cmd_entry *self, int argc, char **argv,
 			goto out;
 		}
 		for (i = 0; i < n; i++)
-			if (longopts[i].val == ch)
+			if (longopts[i].val == ch || (ch < LONG_ONLY_BASE &&
+			    spec_at(self, i, &base)->also == ch))
 				break;
 		s = spec_at(self, i, &base);
 		if (s == &help_spec) {
@@ -315,12 +400,31 @@ option_parse(const struct cmd_entry *self, int argc, char **argv,
 			r = OPTION_HELP_PRINTED;
 			goto out;
 		}
+		if (s == &verbose_spec || s == &quiet_spec) {
+			if (s == &quiet_spec)
+				log_set_quiet();
+			else
+				log_more_verbose();
+			continue;
+		}
 		arg = optarg;
 		/* the word after it, as getopt takes a required argument's */
 		if (s->type == OPTION_OPTIONAL && arg == NULL &&
 		    s->next_word != NULL && optind < argc &&
 		    s->next_word(argv[optind]))
 			arg = argv[optind++];
+		if (s->type != OPTION_FLAG && s->type != OPTION_LIST &&
+		    !s->repeat) {
+			if (first[i] != NULL && strcmp(first[i], arg != NULL ?
+			    arg : "") != 0) {
+				option_usage_error(self, "--%s given twice ('%s', "
+				    "then '%s'); give it once", s->name, first[i],
+				    arg != NULL ? arg : "");
+				r = NP_ERR_USAGE;
+				goto out;
+			}
+			first[i] = arg != NULL ? arg : "";
+		}
 		if ((r = spec_take(self, s, (char *)opts + base, arg)) != 0)
 			goto out;
 	}
@@ -328,6 +432,7 @@ option_parse(const struct cmd_entry *self, int argc, char **argv,
 out:
 	free(longopts);
 	free(shortopts);
+	free(first);
 	return r;
 }
 
@@ -351,7 +456,10 @@ option_print_help(const struct cmd_entry *self, FILE *f)
 	const char *p, *nl;
 
 	for (i = 0; (s = spec_at(self, i, &base)) != NULL; i++) {
-		if (s->letter != 0)
+		if (s->letter != 0 && s->also != 0)
+			len = fprintf(f, "  -%c, -%c, --%s", s->letter, s->also,
+			    s->name);
+		else if (s->letter != 0)
 			len = fprintf(f, "  -%c, --%s", s->letter, s->name);
 		else
 			len = fprintf(f, "      --%s", s->name);

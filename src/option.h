@@ -70,6 +70,13 @@ struct option_spec {
 	void (*describe)(char *buf, size_t size);
 	/* OPTION_FAMILY */
 	int (*family)(size_t i, struct option_block *out);
+	int also;		/* another short letter for it (pdsh's -w
+				   for --hosts), or 0 */
+	/* OPTION_CUSTOM: nonzero if it may be given again, each argument
+	   parsed into the field in turn (--kinds a --kinds b). Any other
+	   option but a flag or a list given twice with two arguments is a
+	   usage error: the second would silently replace the first. */
+	int repeat;
 };
 
 /* A command's table: blocks of entries, each at an offset in its struct. */
@@ -85,7 +92,11 @@ struct option_block {
 
 /*
  * Parse argv (argv[0] is the command's name) by self->options into the
- * struct at opts. Returns 0 with *operand the index of the first operand;
+ * struct at opts. Every table also has -v/--verbose (again: more), which
+ * raises log.h's level, -q/--quiet (errors only; with -v the story
+ * still, but no progress, no summary: log_quiet()), and -h/--help,
+ * anywhere on the line.
+ * Returns 0 with *operand the index of the first operand;
  * OPTION_HELP_PRINTED after -h/--help printed the help on stdout;
  * NP_ERR_USAGE after the error was reported ("netprof CMD: --NAME: 'ARG'
  * is not WHAT", the synopsis, the hint); or NP_ERR_NOMEM (reported). With
@@ -115,6 +126,14 @@ int option_usage_error(const struct cmd_entry *self, const char *fmt, ...)
 
 /* s as an integer in [lo, hi] into *out; NP_ERR_USAGE otherwise. */
 int option_parse_int(const char *s, int lo, int hi, int *out);
+/*
+ * s as a size in bytes, whole, in [lo, hi]: digits with an optional
+ * binary suffix k/K, M, G, T (KiB ... as 1024, 1024^2 ...), and B or iB
+ * after it ("10M", "1.5G", "10MiB", "10485760"). NP_ERR_USAGE otherwise.
+ */
+int option_parse_size(const char *s, long long lo, long long hi,
+    long long *out);
+#define OPTION_SIZE_WHAT "a size like 10M, 1G or 10485760 (bytes)"
 /* s as a number in [lo, hi] into *out; NP_ERR_USAGE otherwise. */
 int option_parse_number(const char *s, double lo, double hi, double *out);
 

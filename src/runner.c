@@ -44,13 +44,37 @@ static const char *const runner_transports[] = { "", "slurm", "ssh", NULL };
 static const char *const runner_slurm_steps[] = { "", "batch", "each",
     NULL };
 
+/* One more --hosts or --exclude list. */
+static int
+names_add(const char *arg, void *field)
+{
+	struct runner_names *names = field;
+
+	if (names->n == RUNNER_HOST_LISTS)
+		return NP_ERR_USAGE;
+	names->list[names->n++] = arg;
+	return 0;
+}
+
 const struct option_spec runner_inventory_specs[] = {
 	{ .name = "config", .letter = 'c', .type = OPTION_STRING,
 	  .offset = offsetof(struct runner_options, config), .arg = "FILE",
 	  .help = "the inventory (machines.json)" },
-	{ .name = "hosts", .letter = 'H', .type = OPTION_STRING,
-	  .offset = offsetof(struct runner_options, hosts), .arg = "A,B",
-	  .help = "only these machines" },
+	{ .name = "strict-config", .type = OPTION_FLAG,
+	  .offset = offsetof(struct runner_options, strict_config),
+	  .help = "an unknown key in the inventory is an error,\n"
+	  "not a warning" },
+	{ .name = "hosts", .letter = 'H', .also = 'w', .type = OPTION_CUSTOM,
+	  .offset = offsetof(struct runner_options, hosts), .arg = "HOSTS",
+	  .parse = names_add, .repeat = 1,
+	  .what = "taken: at most 32 lists (put the names in one, a,b,c)",
+	  .help = "only these machines (repeatable): names a,b,\n"
+	  "ranges n[1-8,10] (pdsh's), @SITE for a site's" },
+	{ .name = "exclude", .letter = 'x', .type = OPTION_CUSTOM,
+	  .offset = offsetof(struct runner_options, exclude), .arg = "HOSTS",
+	  .parse = names_add, .repeat = 1,
+	  .what = "taken: at most 32 lists (put the names in one, a,b,c)",
+	  .help = "not these machines (repeatable; as --hosts)" },
 	{ .name = "slurm", .type = OPTION_OPTIONAL,
 	  .offset = offsetof(struct runner_options, slurm), .arg = "JOBID",
 	  .next_word = inventory_slurm_job_id_valid,
@@ -135,10 +159,39 @@ runner_load_inventory(const struct runner_options *o, struct inventory **out)
 	if (otlp_settings_check(o) != NP_EXIT_OK)
 		return NP_EXIT_USAGE;
 	if (o->slurm == NULL)
-		return cmd_load_inventory(o->config, o->hosts, out);
-	r = inventory_slurm_load(o->slurm, o->config, o->transport == 2 ?
-	    TRANSPORT_SSH : TRANSPORT_SLURM, &inv, &cause);
-	return cmd_inventory_loaded(r, inv, cause, o->hosts, out);
+		r = inventory_load(o->config, &inv, &cause);
+	else
+		r = inventory_slurm_load(o->slurm, o->config, o->transport ==
+		    2 ? TRANSPORT_SSH : TRANSPORT_SLURM, &inv, &cause);
+	if (r == 0 && cmd_inventory_warnings(inv, o->strict_config) !=
+	    NP_EXIT_OK) {
+		inventory_free(inv);
+		return NP_EXIT_USAGE;
+	}
+	if (r == 0)
+		r = inventory_select(inv, o->hosts.list, o->hosts.n,
+		    o->exclude.list, o->exclude.n, &cause);
+	return cmd_inventory_loaded(r, inv, cause, out);
+}
+
+int
+runner_need_pairs(const struct inventory *inv, const struct runner_options *o,
+    const char *command)
+{
+	if (inv->n_machines >= 2)
+		return NP_EXIT_OK;
+	if (o->hosts.n > 0 || o->exclude.n > 0)
+		log_error("%s: nothing to measure: %s leave%s one machine of %s "
+		    "(%s), and a pair needs two; name two or more (--hosts "
+		    "%s,OTHER)", command, o->hosts.n > 0 && o->exclude.n > 0 ?
+		    "--hosts and --exclude" : o->hosts.n > 0 ? "--hosts" :
+		    "--exclude", o->hosts.n > 0 && o->exclude.n > 0 ? "" : "s",
+		    inv->path, inv->machines[0].name, inv->machines[0].name);
+	else
+		log_error("%s: nothing to measure: %s has one machine (%s), and "
+		    "a pair needs two; add another to \"machines\"", command,
+		    inv->path, inv->machines[0].name);
+	return NP_EXIT_USAGE;
 }
 
 /* Descriptors open now (inherited ones too); 3 if it cannot tell. */

@@ -46,10 +46,20 @@
 
 struct runner;
 
+/* --hosts and --exclude, each as given (repeatable): host lists as
+   hostlist.h reads them, and @SITE */
+#define RUNNER_HOST_LISTS 32
+struct runner_names {
+	const char *list[RUNNER_HOST_LISTS];
+	size_t n;
+};
+
 /* The options every host command takes (runner_*_specs). */
 struct runner_options {
 	const char *config;
-	const char *hosts;
+	struct runner_names hosts;	/* -H, -w: only these machines */
+	struct runner_names exclude;	/* -x: not these */
+	int strict_config;	/* an unknown key in --config is an error */
 	int accept_new_host_keys;
 	int max_channels;		/* 0: the engine's default */
 	int all_hosts_at_once;		/* no host waits for a slot: set by
@@ -65,8 +75,9 @@ struct runner_options {
 
 /*
  * The shared options' blocks for a command's table (option.h), fields of
- * struct runner_options: --config and --hosts (the inventory), and
- * --accept-new-host-keys and --max-channels (the sessions).
+ * struct runner_options: --config, --strict-config, --hosts and
+ * --exclude (the inventory), and --accept-new-host-keys and
+ * --max-channels (the sessions).
  */
 extern const struct option_spec runner_inventory_specs[];
 extern const struct option_spec runner_session_specs[];
@@ -81,12 +92,23 @@ int runner_need_inventory(const struct cmd_entry *self, int argc,
 
 /*
  * The inventory of --config, or of --slurm's job with --config's defaults,
- * kept to --hosts; and --otlp's settings from the environment checked
+ * kept to --hosts less --exclude; its warnings said (an unknown key, the
+ * environment's template), or with --strict-config an unknown key
+ * refused; and --otlp's settings from the environment checked
  * (trace_config.h), so that a bad one stops the command before anything
  * runs. NP_EXIT_OK, or NP_EXIT_USAGE with the error reported.
  */
 int runner_load_inventory(const struct runner_options *o,
     struct inventory **out);
+
+/*
+ * For a command that measures pairs (plan, collect, bench): inv has two
+ * machines at least, else "nothing to measure" is said, with what left
+ * one (the inventory, or --hosts and --exclude) and the fix, and
+ * NP_EXIT_USAGE returned. NP_EXIT_OK otherwise.
+ */
+int runner_need_pairs(const struct inventory *inv,
+    const struct runner_options *o, const char *command);
 
 struct runner_hooks {
 	/* first signal; NULL: runner_finish() at once */

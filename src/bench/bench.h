@@ -153,7 +153,7 @@ struct bench_options {
 	int max_probes;		/* light probes per node at once */
 	int duplex;		/* --throughput-mode duplex: the exclusive
 				   kinds that may, in duplex rounds */
-	int keep, serial, baseline, no_punch, quiet;
+	int keep, serial, baseline, no_punch;
 	int force;		/* --force: write over an earlier run's output */
 	struct heatmap_gate_options gate;	/* --fail-on */
 	int reachability;	/* --reachability: index in

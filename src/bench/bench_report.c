@@ -20,7 +20,7 @@
 static int
 quiet(const struct bench *b)
 {
-	return b->o->quiet || log_get_level() == LOG_QUIET;
+	return log_quiet();
 }
 
 static int

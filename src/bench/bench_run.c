@@ -354,7 +354,7 @@ bench_run(const struct bench_options *o, struct inventory *inv)
 	bench_report_open(&b);
 	loop_run(&b);
 	bench_report_close(&b);
-	if (!o->quiet && log_get_level() != LOG_QUIET)
+	if (!log_quiet())
 		bench_report_summary(&b, stderr);
 	if (o->keep && !b.interrupted && !b.teardown_only)
 		print_keep_hint(&b);

@@ -683,8 +683,7 @@ collect_run(const struct collect_options *o, struct inventory *inv)
 		c.runner = NULL;
 		goto nomem;
 	}
-	c.progress = progress_new(stderr, o->quiet ||
-	    log_get_level() == LOG_QUIET);
+	c.progress = progress_new(stderr, log_quiet());
 	if (collect_watch_start(&c, &o->watch) != 0) {
 		c.write_failed = 1;	/* stops at once, through the close */
 		collector_stop(&c);
@@ -695,7 +694,7 @@ collect_run(const struct collect_options *o, struct inventory *inv)
 	runner_free(c.runner);
 	c.runner = NULL;
 	progress_end(c.progress);
-	if (!o->quiet && log_get_level() != LOG_QUIET)
+	if (!log_quiet())
 		collect_report_summary(&c, stderr);
 	if (c.write_failed)
 		status = NP_EXIT_FAILED;

@@ -30,7 +30,7 @@ extern const struct option_spec collect_watch_specs[];
 struct collect_options {
 	struct runner_options common;
 	const char *output;
-	int dry_run, resume, quiet;
+	int dry_run, resume;
 	struct plan_options plan;
 	struct probe_options probes;
 	struct collect_watch_options watch;

@@ -76,30 +76,6 @@ parse_duration(const char *s)
 	return -1;
 }
 
-/* "500k", "100M", "1G", plain bytes; -1 if not a size. */
-static long long
-parse_size(const char *s)
-{
-	char *end;
-	double v;
-
-	errno = 0;
-	v = strtod(s, &end);
-	if (end == s || errno != 0 || !(v > 0))
-		return -1;
-	if (*end == 'k' || *end == 'K')
-		v *= 1024, end++;
-	else if (*end == 'M')
-		v *= 1024 * 1024, end++;
-	else if (*end == 'G')
-		v *= 1024.0 * 1024 * 1024, end++;
-	if (*end == 'B')
-		end++;
-	if (*end != '\0' || v < 1 || v > 9e18)
-		return -1;
-	return (long long)v;
-}
-
 /* --every: a duration up to a week (0: back to back) */
 static int
 every_parse(const char *arg, void *field)
@@ -112,15 +88,11 @@ every_parse(const char *arg, void *field)
 	return 0;
 }
 
+/* --rotate: a size, as every size option takes one (option.h) */
 static int
 rotate_parse(const char *arg, void *field)
 {
-	long long v = parse_size(arg);
-
-	if (v < 0)
-		return NP_ERR_USAGE;
-	*(long long *)field = v;
-	return 0;
+	return option_parse_size(arg, 1, (long long)9e18, field);
 }
 
 static const struct bounds count_bounds = { 1, 1000000000 };

@@ -11,11 +11,40 @@
 #include "utf8.h"
 
 static enum log_level level = LOG_NORMAL;
+static int verbose_count, quiet;
 
 void
 log_set_level(enum log_level l)
 {
 	level = l;
+}
+
+static void
+level_from_line(void)
+{
+	level = verbose_count > 0 ? (verbose_count >= LOG_TRACE - LOG_NORMAL ?
+	    LOG_TRACE : (enum log_level)(LOG_NORMAL + verbose_count)) :
+	    quiet ? LOG_QUIET : LOG_NORMAL;
+}
+
+void
+log_more_verbose(void)
+{
+	verbose_count++;
+	level_from_line();
+}
+
+void
+log_set_quiet(void)
+{
+	quiet = 1;
+	level_from_line();
+}
+
+int
+log_quiet(void)
+{
+	return quiet || level == LOG_QUIET;
 }
 
 enum log_level

@@ -11,6 +11,15 @@ enum log_level { LOG_QUIET = 0, LOG_NORMAL = 1, LOG_VERBOSE = 2, LOG_TRACE = 3 }
 
 void log_set_level(enum log_level level);
 enum log_level log_get_level(void);
+/*
+ * The command line's -v (each one more) and -q, in any order: -q alone
+ * leaves errors only; with -v the story is told all the same, and -q
+ * still leaves out the progress and the summary (log_quiet()).
+ */
+void log_more_verbose(void);
+void log_set_quiet(void);
+/* -q was given: no progress line, no summary. */
+int log_quiet(void);
 
 /* "netprof: <msg>" — an error the user must read; always shown. */
 void log_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

@@ -13,6 +13,7 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <pwd.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,10 +24,13 @@
 #include "bounds.h"
 #include "error.h"
 #include "file.h"
+#include "hostlist.h"
 #include "inventory.h"
 #include "json_get.h"
 #include "json_pos.h"
 #include "json_strict.h"
+#include "multiaddr.h"
+#include "suggest.h"
 #include "util.h"
 
 #define INVENTORY_MAX_SIZE (16 * 1024 * 1024)
@@ -155,18 +159,96 @@ valid_ssh_host(const char *s)
 	return valid_word(s, 255);
 }
 
-/* Conservative multiaddr check: "/proto/value/..." of safe bytes. */
+/* The keys netprof reads, at the top level and in a machine. */
+static const char *const top_keys[] = {
+	"machines", "remote_command", "ping_count", "ping_interval",
+	"iperf_seconds", "iperf_port", "connect_timeout_seconds",
+	"known_hosts_file", "ssh_config_file", "user", "port",
+	"identity_file", "remote_setup", "transport", NULL
+};
+static const char *const machine_keys[] = {
+	"name", "address", "rcc_host", "site", "ssh_host", "user", "port",
+	"identity_file", "remote_setup", "transport", "http_port",
+	"libp2p_port", "bootstrap_extra", NULL
+};
+
 static int
-valid_multiaddr(const char *s)
+known(const char *const *keys, const char *key)
 {
-	if (s[0] != '/' || s[1] == '\0' || s[1] == '/')
-		return 0;
-	for (; *s != '\0'; s++) {
-		if (!is_alnum((unsigned char)*s) &&
-		    strchr("/._:-%+=", *s) == NULL)
-			return 0;
+	for (; *keys != NULL; keys++)
+		if (strcmp(*keys, key) == 0)
+			return 1;
+	return 0;
+}
+
+/* One more warning, as the text fmt says. */
+static int
+warn(struct inventory *inv, int unknown_key, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static int
+warn(struct inventory *inv, int unknown_key, const char *fmt, ...)
+{
+	struct inventory_warning *w;
+	va_list ap;
+	char *text;
+
+	va_start(ap, fmt);
+	text = str_vprintf(fmt, ap);
+	va_end(ap);
+	if (text == NULL || (w = realloc(inv->warnings, (inv->n_warnings +
+	    1) * sizeof *w)) == NULL) {
+		free(text);
+		return NP_ERR_NOMEM;
 	}
-	return 1;
+	inv->warnings = w;
+	w[inv->n_warnings].text = text;
+	w[inv->n_warnings++].unknown_key = unknown_key;
+	return 0;
+}
+
+/*
+ * Every key of obj that netprof does not read: a typo (the known key
+ * nearest to it), or a key of the other level (a machine's at the top,
+ * a setting in a machine), which would silently be left at its default.
+ */
+static int
+check_keys(struct inventory *inv, const cJSON *obj, const char *where)
+{
+	const char *const *keys = where == NULL ? top_keys : machine_keys;
+	const char *const *other = where == NULL ? machine_keys : top_keys;
+	const char *near;
+	const cJSON *c;
+	char at[64];
+	size_t n;
+	int r;
+
+	snprintf(at, sizeof at, "%s%s", where != NULL ? where : "",
+	    where != NULL ? ": " : "");
+	for (n = 0; keys[n] != NULL; n++)
+		;
+	cJSON_ArrayForEach(c, obj) {
+		if (c->string == NULL || known(keys, c->string))
+			continue;
+		if (known(other, c->string) && where != NULL)
+			r = warn(inv, 1, "%s: %s\"%s\": a top-level setting, not "
+			    "a machine's; move it to the top level", inv->path,
+			    at, c->string);
+		else if (known(other, c->string))
+			r = warn(inv, 1, "%s: \"%s\": a machine's field, not a "
+			    "top-level setting; give it in each machine",
+			    inv->path, c->string);
+		else if ((near = suggest_nearest(c->string, keys, n)) != NULL)
+			r = warn(inv, 1, "%s: %s\"%s\": unknown key; did you "
+			    "mean \"%s\"?", inv->path, at, c->string, near);
+		else
+			r = warn(inv, 1, "%s: %s\"%s\": unknown key (netprof(1) "
+			    "and docs/inventory.md list the keys)", inv->path, at,
+			    c->string);
+		if (r != 0)
+			return r;
+	}
+	return 0;
 }
 
 static const char *
@@ -360,7 +442,71 @@ parse_remote_command_env(struct json_doc *p, struct inventory *inv)
 	json_strings_free(inv->remote_command, inv->n_remote_command);
 	inv->remote_command = argv;
 	inv->n_remote_command = n;
+	inv->remote_command_env = 1;
 	return 0;
+}
+
+/*
+ * NETWORK_PROFILER_REMOTE_CMD, set, takes the place of what the file
+ * says: its remote_command, and for every machine that names no
+ * transport, SSH itself (and so the file's user, port, identity_file,
+ * ssh_host and SSH files). A leftover variable would do so silently:
+ * said once, with what it replaced.
+ */
+static int
+env_notice(struct inventory *inv, const cJSON *root)
+{
+	static const char *const ssh_fields[] = { "user", "port",
+	    "identity_file", "ssh_host", "known_hosts_file",
+	    "ssh_config_file", NULL };
+	const cJSON *machines = json_member(root, "machines"), *m;
+	struct buf fields = { 0 }, tmpl = { 0 };
+	size_t i, k, affected = 0;
+	int r;
+
+	if (!inv->remote_command_env)
+		return 0;
+	for (i = 0; i < inv->n_remote_command && tmpl.len < 60; i++)
+		buf_printf(&tmpl, "%s%s", i > 0 ? " " : "",
+		    inv->remote_command[i]);
+	if (tmpl.len >= 60)
+		buf_printf(&tmpl, " ...");
+	i = 0;
+	cJSON_ArrayForEach(m, machines) {
+		if (i >= inv->n_machines)
+			break;
+		if (inv->machines[i++].transport != TRANSPORT_COMMAND ||
+		    json_member(m, "transport") != NULL ||
+		    json_member(root, "transport") != NULL)
+			continue;
+		affected++;
+		for (k = 0; ssh_fields[k] != NULL; k++) {
+			if ((json_member(m, ssh_fields[k]) == NULL &&
+			    json_member(root, ssh_fields[k]) == NULL) ||
+			    (fields.data != NULL && strstr(fields.data,
+			    ssh_fields[k]) != NULL))
+				continue;
+			buf_printf(&fields, "%s%s", fields.len > 0 ? ", " : "",
+			    ssh_fields[k]);
+		}
+	}
+	if (json_member(root, "remote_command") != NULL || affected > 0)
+		r = warn(inv, 0, "%s: " REMOTE_CMD_ENV " is set (%s): it "
+		    "replaces %s%s%s%s%s%s; unset it (env -u " REMOTE_CMD_ENV
+		    " netprof ...) to use the file's", inv->path,
+		    tmpl.data != NULL ? tmpl.data : "",
+		    json_member(root, "remote_command") != NULL ? "the file's "
+		    "remote_command" : "", json_member(root, "remote_command") !=
+		    NULL && affected > 0 ? ", and " : "", affected > 0 ? "SSH for "
+		    "every machine without a \"transport\"" : "",
+		    fields.len > 0 ? " (the file's " : "",
+		    fields.data != NULL ? fields.data : "",
+		    fields.len > 0 ? " are not used)" : "");
+	else
+		r = 0;
+	buf_free(&fields);
+	buf_free(&tmpl);
+	return r;
 }
 
 static int
@@ -396,14 +542,25 @@ parse_bootstrap_extra(struct json_doc *p, const cJSON *obj, const char *prefix,
 		    json_type_name(item));
 	}
 	for (i = 0; i < m->n_bootstrap_extra; i++) {
-		if (valid_multiaddr(m->bootstrap_extra[i]))
+		const char *s = m->bootstrap_extra[i];
+		char *why = NULL;
+
+		if (multiaddr_check(s, &why))
 			continue;
 		snprintf(where, sizeof where, "%s.bootstrap_extra[%zu]",
 		    prefix, i);
-		return json_fail(p, where,
-		    "%s is not a multiaddr; expected e.g. "
-		    "\"/ip4/198.18.0.1/tcp/4001/p2p/12D3KooW...\"",
-		    json_show(m->bootstrap_extra[i], shown, sizeof shown));
+		/* why quotes s: only a printable one */
+		for (; *s != '\0' && (unsigned char)*s >= 0x20 &&
+		    (unsigned char)*s < 0x7f; s++)
+			;
+		if (why != NULL && *s == '\0')
+			r = json_fail(p, where, "%s", why);
+		else
+			r = json_fail(p, where, "%s is not a multiaddr; expected "
+			    "e.g. \"" MULTIADDR_EXAMPLE "\"", json_show(
+			    m->bootstrap_extra[i], shown, sizeof shown));
+		free(why);
+		return r;
 	}
 	return 0;
 }
@@ -749,7 +906,9 @@ parse_text(const char *text, size_t len, const char *path,
 	    .error = NP_ERR_INVENTORY };
 	struct inventory *inv = NULL;
 	const char *end = NULL;
+	const cJSON *item;
 	cJSON *root;
+	size_t i = 0;
 	long nul;
 	int r;
 
@@ -789,7 +948,18 @@ parse_text(const char *text, size_t len, const char *path,
 		goto out;
 	}
 	if ((r = parse_settings(&p, root, inv)) != 0 ||
-	    (r = parse_machines(&p, root, inv)) != 0)
+	    (r = parse_machines(&p, root, inv)) != 0 ||
+	    (r = check_keys(inv, root, NULL)) != 0)
+		goto out;
+	cJSON_ArrayForEach(item, json_member(root, "machines")) {
+		char where[48];
+
+		snprintf(where, sizeof where, "machines[%zu]", i++);
+		if (cJSON_IsObject(item) &&
+		    (r = check_keys(inv, item, where)) != 0)
+			goto out;
+	}
+	if ((r = env_notice(inv, root)) != 0)
 		goto out;
 	*out = inv;
 	inv = NULL;	/* transferred */
@@ -858,6 +1028,9 @@ inventory_free(struct inventory *inv)
 		machine_clear(&inv->machines[i]);
 	free(inv->machines);
 	json_strings_free(inv->remote_command, inv->n_remote_command);
+	for (i = 0; i < inv->n_warnings; i++)
+		free(inv->warnings[i].text);
+	free(inv->warnings);
 	free(inv->known_hosts_file);
 	free(inv->ssh_config_file);
 	free(inv->slurm_job);
@@ -877,83 +1050,159 @@ inventory_find(const struct inventory *inv, const char *name)
 	return NULL;
 }
 
-/* "a, b, c": the names of the inventory, for messages. */
+/* "a, b, c": the names (or the sites) of the inventory, for messages;
+   at most the first 12. */
 static char *
-name_list(const struct inventory *inv)
+name_list(const struct inventory *inv, int sites)
 {
-	size_t i, len = 1;
-	char *s;
+	struct buf b = { 0 };
+	size_t i, j, shown = 0;
+	const char *w;
 
-	for (i = 0; i < inv->n_machines; i++)
-		len += strlen(inv->machines[i].name) + 2;
-	if ((s = malloc(len)) == NULL)
-		return NULL;
-	*s = '\0';
 	for (i = 0; i < inv->n_machines; i++) {
-		if (i > 0)
-			strcat(s, ", ");
-		strcat(s, inv->machines[i].name);
+		w = sites ? inv->machines[i].site : inv->machines[i].name;
+		if (w == NULL)
+			continue;
+		for (j = 0; sites && j < i; j++)	/* a site once */
+			if (inv->machines[j].site != NULL &&
+			    strcmp(inv->machines[j].site, w) == 0)
+				break;
+		if (sites && j < i)
+			continue;
+		if (shown++ == 12) {
+			buf_printf(&b, ", ... (%zu machines)", inv->n_machines);
+			break;
+		}
+		buf_printf(&b, "%s%s%s", shown > 1 ? ", " : "", sites ? "@" :
+		    "", w);
 	}
-	return s;
+	if (b.data == NULL)
+		return strdup(sites ? "none (no machine has a \"site\")" : "");
+	return b.data;
 }
 
-/* Mark in keep[] the machines names lists; a message for an unknown one. */
-static int
-mark_selected(const struct inventory *inv, const char *names, char *keep,
-    char **cause)
+/* The nearest name of a machine, or "@" and a site, to word. */
+static const char *
+nearest_name(const struct inventory *inv, const char *word)
 {
-	const char *s = names;
-	struct machine *m;
-	char *word, *valid;
-	size_t len;
-	int any = 0;
+	const char **words = calloc(inv->n_machines + 1, sizeof *words);
+	const char *found;
+	size_t i;
 
-	for (;;) {
-		s += strspn(s, " ,");
-		if (*s == '\0')
-			break;
-		len = strcspn(s, ",");
-		while (len > 0 && s[len - 1] == ' ')
-			len--;
-		if ((word = strndup(s, len)) == NULL)
-			return NP_ERR_NOMEM;
-		s += len;
-		if ((m = inventory_find(inv, word)) == NULL) {
-			valid = name_list(inv);
-			*cause = str_printf("--hosts: no machine named \"%s\" in "
-			    "%s; valid names: %s", word, inv->path,
-			    valid != NULL ? valid : "?");
-			free(valid);
-			free(word);
-			return NP_ERR_NOT_FOUND;
-		}
-		free(word);
-		keep[m - inv->machines] = 1;
-		any = 1;
+	if (words == NULL)
+		return NULL;
+	for (i = 0; i < inv->n_machines; i++)
+		words[i] = *word == '@' ? inv->machines[i].site :
+		    inv->machines[i].name;
+	found = suggest_nearest(*word == '@' ? word + 1 : word, words,
+	    inv->n_machines);
+	free(words);
+	return found;
+}
+
+/* What a --hosts or --exclude name matched nothing of: said once. */
+static int
+no_match(const struct inventory *inv, const char *option, const char *name,
+    const char *list, char **cause)
+{
+	const char *near = nearest_name(inv, name);
+	char *valid = name_list(inv, *name == '@'), from[300] = "";
+
+	if (strcmp(name, list) != 0)
+		snprintf(from, sizeof from, " (of \"%s\")", list);
+	if (*name == '@')
+		*cause = str_printf("%s: no machine of %s is in site \"%s\"%s%s"
+		    "%s%s; its sites: %s", option, inv->path, name + 1, from,
+		    near != NULL ? "; did you mean \"@" : "", near != NULL ?
+		    near : "", near != NULL ? "\"?" : "", valid != NULL ?
+		    valid : "?");
+	else
+		*cause = str_printf("%s: no machine named \"%s\" in %s%s%s%s%s; "
+		    "its machines: %s", option, name, inv->path, from,
+		    near != NULL ? "; did you mean \"" : "", near != NULL ?
+		    near : "", near != NULL ? "\"?" : "", valid != NULL ?
+		    valid : "?");
+	free(valid);
+	return NP_ERR_NOT_FOUND;
+}
+
+/* Set keep[] to value for the machines list names (hostlist.h, @SITE). */
+static int
+mark_selected(const struct inventory *inv, const char *option,
+    const char *list, char *keep, char value, char **cause)
+{
+	char **names = NULL, *why = NULL;
+	struct machine *m;
+	size_t n = 0, i, k;
+	int r, any;
+
+	if ((r = hostlist_expand(list, &names, &n, &why)) != 0) {
+		if (r == NP_ERR_USAGE)
+			*cause = str_printf("%s: %s; give names like "
+			    "n1,n2, ranges like n[1-8,10] or a site like @zurich",
+			    option, why != NULL ? why : list);
+		free(why);
+		return r;
 	}
-	if (!any) {
-		*cause = str_printf("--hosts: no machine names given; use e.g. "
-		    "--hosts %s", inv->machines[0].name);
+	if (n == 0) {
+		*cause = str_printf("%s: no machine names given; use e.g. "
+		    "%s %s", option, option, inv->machines[0].name);
 		return NP_ERR_USAGE;
 	}
-	return 0;
+	for (i = 0; i < n && r == 0; i++) {
+		if (names[i][0] == '@') {
+			for (k = 0, any = 0; k < inv->n_machines; k++)
+				if (inv->machines[k].site != NULL &&
+				    strcmp(inv->machines[k].site,
+				    names[i] + 1) == 0) {
+					keep[k] = value;
+					any = 1;
+				}
+			if (!any)
+				r = no_match(inv, option, names[i], list, cause);
+		} else if ((m = inventory_find(inv, names[i])) != NULL)
+			keep[m - inv->machines] = value;
+		else
+			r = no_match(inv, option, names[i], list, cause);
+	}
+	hostlist_free(names, n);
+	return r;
 }
 
 int
-inventory_select(struct inventory *inv, const char *names, char **cause)
+inventory_select(struct inventory *inv, const char *const *hosts,
+    size_t n_hosts, const char *const *exclude, size_t n_exclude,
+    char **cause)
 {
 	char *keep, *ignored = NULL;
 	size_t i, n = 0;
-	int r;
+	int r = 0;
 
 	if (cause == NULL)
 		cause = &ignored;
 	*cause = NULL;
-	if ((keep = calloc(inv->n_machines + 1, 1)) == NULL)
+	if (n_hosts == 0 && n_exclude == 0)
+		return 0;
+	if ((keep = malloc(inv->n_machines + 1)) == NULL)
 		return NP_ERR_NOMEM;
-	if ((r = mark_selected(inv, names, keep, cause)) != 0)
+	memset(keep, n_hosts == 0, inv->n_machines + 1);
+	for (i = 0; i < n_hosts && r == 0; i++)
+		r = mark_selected(inv, "--hosts", hosts[i], keep, 1, cause);
+	for (i = 0; i < n_exclude && r == 0; i++)
+		r = mark_selected(inv, "--exclude", exclude[i], keep, 0, cause);
+	if (r != 0)
 		goto out;
+	for (i = 0; i < inv->n_machines; i++)
+		n += keep[i] != 0;
+	if (n == 0) {
+		*cause = str_printf("%s leave%s no machine of %s to run on",
+		    n_hosts > 0 ? "--hosts and --exclude" : "--exclude",
+		    n_hosts > 0 ? "" : "s", inv->path);
+		r = NP_ERR_USAGE;
+		goto out;
+	}
 	/* compact in inventory order; index follows the new position */
+	n = 0;
 	for (i = 0; i < inv->n_machines; i++) {
 		if (!keep[i]) {
 			machine_clear(&inv->machines[i]);

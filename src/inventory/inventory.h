@@ -33,12 +33,22 @@ struct machine {
 	size_t index;		/* position in machines[] */
 };
 
+/* What loading found worth saying, the command says (cmd.h). */
+struct inventory_warning {
+	char *text;		/* the file, the JSON path, what and the fix */
+	int unknown_key;	/* a key netprof does not know (a typo, most
+				   likely): an error with --strict-config */
+};
+
 struct inventory {
 	char *path;		/* as given, for messages */
+	struct inventory_warning *warnings;
+	size_t n_warnings;
 	struct machine *machines;
 	size_t n_machines;
 	char **remote_command;	/* argv template; NULL when absent */
 	size_t n_remote_command;
+	int remote_command_env;	/* the template is NETWORK_PROFILER_REMOTE_CMD's */
 	int ping_count;		/* default 5 */
 	double ping_interval;	/* seconds, default 1.0 */
 	int iperf_seconds;	/* default 5 */
@@ -58,7 +68,11 @@ struct inventory {
  * path and the fix, e.g.
  *   machines.json: machines[2].address: "10.0.0.300" is not an IP address
  *   or host name
- * The caller frees *cause. *out is set only on success.
+ * The caller frees *cause. *out is set only on success, with its
+ * warnings: each key netprof does not know, with the known one it most
+ * likely means (machines.json: "ping-count": unknown key; did you mean
+ * "ping_count"?), and NETWORK_PROFILER_REMOTE_CMD taking the place of the
+ * file's remote_command or of its SSH fields.
  */
 int inventory_load(const char *path, struct inventory **out, char **cause);
 
@@ -72,11 +86,17 @@ void inventory_free(struct inventory *inv);
 struct machine *inventory_find(const struct inventory *inv, const char *name);
 
 /*
- * Keep only the machines named in the comma-separated list (for --hosts).
- * Returns NP_ERR_NOT_FOUND and sets *cause when a name is not in the
- * inventory.
+ * Keep only the machines the host lists name (--hosts, each a list as
+ * hostlist.h reads it: n1,n2, n[1-8,10], or @SITE for the machines of a
+ * site), or all when there are none, less those the exclude lists name
+ * (--exclude), in the inventory's order. A name that matches nothing is
+ * NP_ERR_NOT_FOUND, with *cause naming the option, the name, the nearest
+ * one and the machines (or sites) there are; a malformed list and a
+ * selection left empty are NP_ERR_USAGE.
  */
-int inventory_select(struct inventory *inv, const char *names, char **cause);
+int inventory_select(struct inventory *inv, const char *const *hosts,
+    size_t n_hosts, const char *const *exclude, size_t n_exclude,
+    char **cause);
 
 /*
  * The libp2p multiaddr peers dial to reach m on port:

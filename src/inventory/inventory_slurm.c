@@ -1,8 +1,8 @@
 /*
  * --slurm: a running job's nodes as the inventory. Slurm is asked with its
  * own commands (scontrol), as a user would, before the loop starts: the
- * job's state and NodeList, the node names of that list, each node's
- * NodeAddr. The machines are written as machines.json text, merged with
+ * job's state and NodeList, the node names of that list (hostlist.h, the
+ * expander --hosts uses), each node's NodeAddr. The machines are written as machines.json text, merged with
  * the defaults file if there is one, and parsed by inventory_parse(), so
  * every check and default of machines.json applies to them too.
  */
@@ -19,6 +19,7 @@
 
 #include "error.h"
 #include "file.h"
+#include "hostlist.h"
 #include "inventory_slurm.h"
 #include "log.h"
 #include "template.h"
@@ -145,14 +146,19 @@ inventory_slurm_job_id_valid(const char *s)
 	return s[n] == '\0' && n < 32;
 }
 
-/* The job's node names, in Slurm's order, as a JSON array of strings. */
+/*
+ * The job's node names, in Slurm's order, as a JSON array of strings:
+ * its NodeList read by hostlist.h, the expander --hosts uses too (as
+ * scontrol show hostnames would, without another process).
+ */
 static int
 job_nodes(const char *job, cJSON **names, char **cause)
 {
 	struct buf out = { 0 };
-	char *state = NULL, *list = NULL, *reason = NULL, *line, *save;
+	char *state = NULL, *list = NULL, *reason = NULL, **nodes = NULL;
+	char *why = NULL;
 	char *argv_job[] = { "scontrol", "show", "job", "-o", (char *)job, NULL };
-	char *argv_hosts[] = { "scontrol", "show", "hostnames", NULL, NULL };
+	size_t n = 0, i;
 	int r;
 
 	*names = NULL;
@@ -183,24 +189,25 @@ job_nodes(const char *job, cJSON **names, char **cause)
 		r = NP_ERR_NOT_FOUND;
 		goto out;
 	}
-	buf_free(&out);
-	memset(&out, 0, sizeof out);
-	argv_hosts[3] = list;
-	if ((r = scontrol(job, argv_hosts, &out, cause)) != 0)
+	if ((r = hostlist_expand(list, &nodes, &n, &why)) != 0) {
+		*cause = str_printf("--slurm: job %s: its NodeList %s: %s", job,
+		    list, why != NULL ? why : error_string(r));
+		r = r == NP_ERR_USAGE ? NP_ERR_PARSE : r;
 		goto out;
+	}
 	if ((*names = cJSON_CreateArray()) == NULL) {
 		r = NP_ERR_NOMEM;
 		goto out;
 	}
-	for (line = strtok_r(out.data, "\n", &save); line != NULL;
-	    line = strtok_r(NULL, "\n", &save))
-		if (*line != '\0' && !cJSON_AddItemToArray(*names,
-		    cJSON_CreateString(line))) {
+	for (i = 0; i < n; i++)
+		if (!cJSON_AddItemToArray(*names, cJSON_CreateString(nodes[i]))) {
 			r = NP_ERR_NOMEM;
 			goto out;
 		}
 	log_debug(NULL, "slurm job %s: %s is %s", job, list, state);
 out:
+	hostlist_free(nodes, n);
+	free(why);
 	if (r != 0) {
 		cJSON_Delete(*names);
 		*names = NULL;

@@ -10,8 +10,8 @@
 
 /*
  * The machines of job (a job id; "" for $SLURM_JOB_ID): `scontrol show
- * job` for its state and NodeList, `scontrol show hostnames` for the
- * names, `scontrol show node` for each NodeAddr. defaults_path, if not
+ * job` for its state and NodeList, expanded by hostlist.h into the
+ * names (as --hosts is), `scontrol show node` for each NodeAddr. defaults_path, if not
  * NULL, is a machines.json whose top-level fields apply and whose machines
  * of the same name give per-node fields (others are left out); address
  * and ssh_host default to the NodeAddr. Every machine gets transport

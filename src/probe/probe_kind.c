@@ -334,8 +334,8 @@ probe_kind_parse_list(const char *list, unsigned via_mask, unsigned *bits)
 	*bits = 0;
 	if (copy == NULL)
 		return NP_ERR_USAGE;
-	for (w = strtok_r(copy, ",", &save); w != NULL;
-	    w = strtok_r(NULL, ",", &save)) {
+	for (w = strtok_r(copy, ", ", &save); w != NULL;
+	    w = strtok_r(NULL, ", ", &save)) {
 		if ((k = probe_kind_find(w)) == NULL ||
 		    !((via_mask >> k->via) & 1)) {
 			r = NP_ERR_USAGE;

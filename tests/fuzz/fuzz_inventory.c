@@ -1,7 +1,8 @@
 /*
  * Fuzz target: machines.json as inventory_parse() reads it (every field's
- * validation, the error messages with their JSON path and position), then
- * the host selection of --hosts over what loaded.
+ * validation, the error messages with their JSON path and position, the
+ * warnings), then the host selection of --hosts and --exclude over what
+ * loaded, and the input's first line as a host list (hostlist.h).
  */
 #include "fuzz.h"
 
@@ -17,14 +18,28 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	if (inventory_parse(text, "fuzz.json", &inv, &cause) == 0 &&
 	    inv->n_machines > 0) {
-		char *sel = NULL;
+		char *sel = NULL, *line = strndup(text, strcspn(text, "\n"));
+		const char *first = inv->machines[0].name, *none =
+		    "no-such-host,", *l = line;
 
-		/* A selection naming the first machine, then one that is not. */
-		(void)inventory_select(inv, inv->machines[0].name, &sel);
+		/* the input as a list, then the first machine, then one that is
+		   not, then the first machine left out */
+		if (line != NULL)
+			(void)inventory_select(inv, &l, 1, &l, 1, &sel);
 		free(sel);
 		sel = NULL;
-		(void)inventory_select(inv, "no-such-host,", &sel);
+		(void)inventory_select(inv, &first, 1, NULL, 0, &sel);
 		free(sel);
+		sel = NULL;
+		(void)inventory_select(inv, &none, 1, NULL, 0, &sel);
+		free(sel);
+		sel = NULL;
+		if (inv->n_machines > 0) {
+			first = inv->machines[0].name;
+			(void)inventory_select(inv, NULL, 0, &first, 1, &sel);
+		}
+		free(sel);
+		free(line);
 	}
 	free(cause);
 	inventory_free(inv);

@@ -81,7 +81,7 @@ assert_eq 2 "$rc" "exit status with only a global option"
 
 # --- check's usage errors -----------------------------------------------
 
-usage_line="usage: netprof check --config FILE [--hosts A,B] [--for PURPOSE] [--json] [--accept-new-host-keys]"
+usage_line="usage: netprof check --config FILE [--hosts HOSTS] [--exclude HOSTS] [--for PURPOSE] [--json] [--accept-new-host-keys]"
 assert_status 2 np check
 assert_eq "netprof check: --config FILE or --slurm is required
 $usage_line
@@ -164,7 +164,7 @@ cat >ok.json <<'EOF'
 ]}
 EOF
 assert_status 2 np check --config ok.json --hosts a,zz
-assert_eq 'netprof: --hosts: no machine named "zz" in ok.json; valid names: a, b, c' "$OUT"
+assert_eq 'netprof: --hosts: no machine named "zz" in ok.json (of "a,zz"); its machines: a, b, c' "$OUT"
 assert_status 2 np check --config ok.json --hosts ''
 assert_contains "$OUT" "--hosts"
 

@@ -72,8 +72,9 @@ else
 fi
 
 # --- a sweep longer than --every ---------------------------------------------
+# (a warning: -q, errors only in every command, would hide it)
 assert_status 0 "$NETPROF_BIN" collect --config "$LAB_INVENTORY" --output late.jsonl \
-    --every 0.2s --count 3 --ping-count 3 --ping-interval 0.2 --metrics-file late.prom -q
+    --every 0.2s --count 3 --ping-count 3 --ping-interval 0.2 --metrics-file late.prom
 assert_contains "$OUT" "longer than --every 0.2 s: sweep 2 starts now"
 assert_eq "netprof_sweeps_late_total 3" "$(grep '^netprof_sweeps_late_total ' late.prom)"
 

@@ -14,7 +14,7 @@ man=$docs/netprof.1
 # The long options of a command's --help, one a line.
 long_options() {
 	"$NETPROF_BIN" "$1" --help | sed -n '/^options:/,/^$/p' |
-	    grep -oE '^ +(-[a-zA-Z], )?--[a-z0-9-]+' | sed 's/.*--//'
+	    grep -oE '^ +(-[a-zA-Z], )*--[a-z0-9-]+' | sed 's/.*--//'
 }
 
 for c in check plan exec collect bench heatmap; do

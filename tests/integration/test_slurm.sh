@@ -2,7 +2,8 @@
 # netprof on a real Slurm cluster (lab.sh up --slurm: slurmctld, and a
 # slurmd per lab host in its namespace): --slurm's clear errors outside a
 # job, for a job not running and without Slurm's commands; inside a real
-# allocation (salloc, and sbatch of examples/slurm-collect.sbatch) exec,
+# allocation (salloc, and sbatch of examples/slurm-collect.sbatch) exec
+# (its nodes picked with --hosts 'h[1-3]' -x h2, as the NodeList reads),
 # check and collect over the slurm transport, each command a job step on
 # its node, and a sweep's fan-outs (exec's command on every node) as one
 # step with a task per node (--slurm-steps each: a step each);
@@ -66,6 +67,13 @@ assert_status 0 salloc -N3 --quiet -- "$NETPROF_BIN" exec --slurm \
 assert_contains "$OUT" "h1: h1 h1"
 assert_contains "$OUT" "h2: h2 h2"
 assert_contains "$OUT" "h3: h3 h3"
+
+# the job's NodeList (h[1-3]) and --hosts/--exclude: one syntax, one
+# expander, as pdsh and Slurm write node lists
+assert_status 0 salloc -N3 --quiet -- "$NETPROF_BIN" exec --slurm \
+    --hosts 'h[1-3]' -x h2 -- hostname
+assert_eq "h1: h1
+h3: h3" "$(sort <<<"$OUT")"
 
 assert_status 0 salloc -N3 --quiet -- "$NETPROF_BIN" check --slurm
 assert_contains "$OUT" "h2"

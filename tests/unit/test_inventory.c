@@ -26,6 +26,8 @@ struct error_case {
 	const char *want;
 };
 
+#define PEER "12D3KooWNRmbXhUyjhq7y3nC3Ycy7ZwjPKk42r2Db4XLsFhVfz13"
+
 static const struct error_case error_cases[] = {
 	{ "syntax_missing_comma",
 	  "{\n  \"machines\": [\n    {\"name\": \"a\" \"address\": \"x\"}\n"
@@ -259,8 +261,20 @@ static const struct error_case error_cases[] = {
 	  "\"h1\", \"address\": \"h\", \"bootstrap_extra\": [\"/ip4/1.2.3.4/"
 	  "tcp/1; reboot\"]}]}", NULL,
 	  "machines.json: machines[0].bootstrap_extra[0]: \"/ip4/1.2.3.4/tcp/"
-	  "1; reboot\" is not a multiaddr; expected e.g. \"/ip4/198.18.0.1/"
-	  "tcp/4001/p2p/12D3KooW...\"" },
+	  "1; reboot\": 1; reboot (after /tcp) is not a port (0-65535)" },
+	{ "bootstrap_extra_no_peer_id", "{\"machines\": [{\"name\": "
+	  "\"h1\", \"address\": \"h\", \"bootstrap_extra\": [\"/ip4/1.2.3.4/"
+	  "tcp/4001\"]}]}", NULL,
+	  "machines.json: machines[0].bootstrap_extra[0]: \"/ip4/1.2.3.4/tcp/"
+	  "4001\" does not end with /p2p/PEER_ID; a bootstrap peer is an "
+	  "address and its peer id, e.g. \"/ip4/203.0.113.7/tcp/4001/p2p/"
+	  "12D3KooW...\"" },
+	{ "bootstrap_extra_control", "{\"machines\": [{\"name\": "
+	  "\"h1\", \"address\": \"h\", \"bootstrap_extra\": [\"/ip4/1.2.3.4/"
+	  "tcp/1\\n2\"]}]}", NULL,
+	  "machines.json: machines[0].bootstrap_extra[0]: \"/ip4/1.2.3.4/tcp/"
+	  "1\\n2\" is not a multiaddr; expected e.g. \"/ip4/203.0.113.7/tcp/"
+	  "4001/p2p/12D3KooW...\"" },
 	{ "nul_escape_in_name", "{\"machines\": [\n  {\"name\": \"a\\u0000x\", "
 	  "\"address\": \"h\"}]}", NULL,
 	  "machines.json:2:14: a \\u0000 (NUL) in a string is not supported; "
@@ -503,7 +517,86 @@ test_unknown_keys_and_nulls_ignored(void **state)
 
 	assert_int_equal(inv->ping_count, 5);
 	assert_null(inv->machines[0].user);
+	/* ignored, but named */
+	assert_int_equal(inv->n_warnings, 2);
+	assert_string_equal(inv->warnings[0].text, "machines.json: "
+	    "\"comment\": unknown key (netprof(1) and docs/inventory.md list "
+	    "the keys)");
+	assert_string_equal(inv->warnings[1].text, "machines.json: "
+	    "machines[0]: \"future\": unknown key (netprof(1) and "
+	    "docs/inventory.md list the keys)");
 	inventory_free(inv);
+}
+
+/* An upstream file migrated by hand: each misspelt key named, with the
+   one meant, and keys of the other level; none for a good file. */
+static void
+test_misspelt_keys_warn(void **state)
+{
+	struct inventory *inv = parse_ok("{\"ping-count\": 3, \"http_port\": "
+	    "1, \"machines\": [{\"name\": \"a\", \"adress\": \"x\", "
+	    "\"address\": \"h\", \"rcc-host\": \"a\", \"iperf_port\": 1}]}");
+	size_t i;
+
+	assert_int_equal(inv->ping_count, 5);	/* not taken */
+	assert_int_equal(inv->n_warnings, 5);
+	for (i = 0; i < inv->n_warnings; i++)
+		assert_true(inv->warnings[i].unknown_key);
+	assert_string_equal(inv->warnings[0].text, "machines.json: "
+	    "\"ping-count\": unknown key; did you mean \"ping_count\"?");
+	assert_string_equal(inv->warnings[1].text, "machines.json: "
+	    "\"http_port\": a machine's field, not a top-level setting; give "
+	    "it in each machine");
+	assert_string_equal(inv->warnings[2].text, "machines.json: "
+	    "machines[0]: \"adress\": unknown key; did you mean \"address\"?");
+	assert_string_equal(inv->warnings[3].text, "machines.json: "
+	    "machines[0]: \"rcc-host\": unknown key; did you mean "
+	    "\"rcc_host\"?");
+	assert_string_equal(inv->warnings[4].text, "machines.json: "
+	    "machines[0]: \"iperf_port\": a top-level setting, not a "
+	    "machine's; move it to the top level");
+	inventory_free(inv);
+	inv = parse_ok("{\"ping_count\": 3, \"machines\": [{\"name\": \"a\", "
+	    "\"address\": \"h\", \"rcc_host\": \"a\"}]}");
+	assert_int_equal(inv->n_warnings, 0);
+	inventory_free(inv);
+}
+
+/* NETWORK_PROFILER_REMOTE_CMD, set, says what of the file it replaces. */
+static void
+test_env_template_says_what_it_replaces(void **state)
+{
+	struct inventory *inv;
+
+	setenv("NETWORK_PROFILER_REMOTE_CMD", "rcc run --profile {host} -- "
+	    "{command}", 1);
+	inv = parse_ok("{\"user\": \"bench\", \"machines\": [{\"name\": "
+	    "\"a\", \"address\": \"h\", \"port\": 2222}, {\"name\": \"b\", "
+	    "\"address\": \"h\", \"transport\": \"ssh\"}]}");
+	assert_int_equal(inv->machines[0].transport, TRANSPORT_COMMAND);
+	assert_int_equal(inv->machines[1].transport, TRANSPORT_SSH);
+	assert_int_equal(inv->n_warnings, 1);
+	assert_false(inv->warnings[0].unknown_key);
+	assert_string_equal(inv->warnings[0].text, "machines.json: "
+	    "NETWORK_PROFILER_REMOTE_CMD is set (rcc run --profile {host} -- "
+	    "{command}): it replaces SSH for every machine without a "
+	    "\"transport\" (the file's user, port are not used); unset it "
+	    "(env -u NETWORK_PROFILER_REMOTE_CMD netprof ...) to use the "
+	    "file's");
+	inventory_free(inv);
+	inv = parse_ok("{\"remote_command\": [\"ssh\", \"{host}\", "
+	    "\"{command}\"], \"machines\": [{\"name\": \"a\", \"address\": "
+	    "\"h\"}]}");
+	assert_int_equal(inv->n_warnings, 1);
+	assert_non_null(strstr(inv->warnings[0].text, "it replaces the "
+	    "file's remote_command, and SSH for every machine"));
+	inventory_free(inv);
+	/* what it replaces nothing of says nothing */
+	inv = parse_ok("{\"transport\": \"ssh\", \"machines\": [{\"name\": "
+	    "\"a\", \"address\": \"h\"}]}");
+	assert_int_equal(inv->n_warnings, 0);
+	inventory_free(inv);
+	unsetenv("NETWORK_PROFILER_REMOTE_CMD");
 }
 
 static void
@@ -514,8 +607,8 @@ test_settings_and_machine_fields(void **state)
 	    "5301, \"connect_timeout_seconds\": 4, \"machines\": ["
 	    "{\"name\": \"a\", \"address\": \"h\", \"http_port\": 29090, "
 	    "\"libp2p_port\": 29091, \"bootstrap_extra\": "
-	    "[\"/ip4/198.18.0.9/tcp/43905/p2p/12D3KooWx\", \"/dns4/r.example/"
-	    "tcp/4001\"]}]}");
+	    "[\"/ip4/198.18.0.9/tcp/43905/p2p/" PEER "\", \"/dns4/r.example/"
+	    "tcp/4001/p2p/" PEER "\"]}]}");
 	struct machine *m = &inv->machines[0];
 
 	assert_int_equal(inv->ping_count, 20);
@@ -526,7 +619,8 @@ test_settings_and_machine_fields(void **state)
 	assert_int_equal(m->http_port, 29090);
 	assert_int_equal(m->libp2p_port, 29091);
 	assert_int_equal(m->n_bootstrap_extra, 2);
-	assert_string_equal(m->bootstrap_extra[1], "/dns4/r.example/tcp/4001");
+	assert_string_equal(m->bootstrap_extra[1], "/dns4/r.example/tcp/4001/"
+	    "p2p/" PEER);
 	inventory_free(inv);
 }
 
@@ -643,13 +737,22 @@ test_find(void **state)
 	inventory_free(inv);
 }
 
+/* --hosts HOSTS [--exclude EXCLUDE] (NULL: not given) */
+static int
+select_hosts(struct inventory *inv, const char *hosts, const char *exclude,
+    char **cause)
+{
+	return inventory_select(inv, &hosts, hosts != NULL, &exclude,
+	    exclude != NULL, cause);
+}
+
 static void
 test_select_keeps_inventory_order(void **state)
 {
 	struct inventory *inv = three_hosts();
 	char *cause = NULL;
 
-	assert_int_equal(inventory_select(inv, "c, a,c", &cause), 0);
+	assert_int_equal(select_hosts(inv, "c, a,c", NULL, &cause), 0);
 	assert_null(cause);
 	assert_int_equal(inv->n_machines, 2);
 	assert_string_equal(inv->machines[0].name, "a");
@@ -665,17 +768,120 @@ test_select_unknown_and_empty(void **state)
 	struct inventory *inv = three_hosts();
 	char *cause = NULL;
 
-	assert_int_equal(inventory_select(inv, "a,zz", &cause),
+	assert_int_equal(select_hosts(inv, "a,zz", NULL, &cause),
 	    NP_ERR_NOT_FOUND);
 	assert_string_equal(cause, "--hosts: no machine named \"zz\" in "
-	    "machines.json; valid names: a, b, c");
+	    "machines.json (of \"a,zz\"); its machines: a, b, c");
 	free(cause);
 	assert_int_equal(inv->n_machines, 3);
-	assert_int_equal(inventory_select(inv, " , ", &cause), NP_ERR_USAGE);
+	assert_int_equal(select_hosts(inv, " , ", NULL, &cause), NP_ERR_USAGE);
 	assert_string_equal(cause, "--hosts: no machine names given; use e.g. "
 	    "--hosts a");
 	free(cause);
 	assert_int_equal(inv->n_machines, 3);
+	inventory_free(inv);
+}
+
+static struct inventory *
+cluster(void)
+{
+	return parse_ok("{\"machines\": ["
+	    "{\"name\": \"n01\", \"address\": \"10.0.0.1\", \"site\": \"zurich\"},"
+	    "{\"name\": \"n02\", \"address\": \"10.0.0.2\", \"site\": \"zurich\"},"
+	    "{\"name\": \"n03\", \"address\": \"10.0.0.3\", \"site\": \"lugano\"},"
+	    "{\"name\": \"n10\", \"address\": \"10.0.0.10\", \"site\": \"lugano\"},"
+	    "{\"name\": \"login\", \"address\": \"10.0.0.99\"}]}");
+}
+
+static char *
+names_of(const struct inventory *inv)
+{
+	static char s[256];
+	size_t i;
+
+	s[0] = '\0';
+	for (i = 0; i < inv->n_machines; i++)
+		snprintf(s + strlen(s), sizeof s - strlen(s), "%s%s",
+		    i > 0 ? " " : "", inv->machines[i].name);
+	return s;
+}
+
+/* pdsh's ranges, @SITE, --exclude, as a user of pdsh would expect */
+static void
+test_select_ranges_sites_exclude(void **state)
+{
+	static const struct {
+		const char *hosts, *exclude, *want;
+	} cases[] = {
+		{ "n[01-03]", NULL, "n01 n02 n03" },
+		{ "n[01-02,10]", NULL, "n01 n02 n10" },
+		{ "@zurich", NULL, "n01 n02" },
+		{ "@lugano,login", NULL, "n03 n10 login" },
+		{ NULL, "n[02-03]", "n01 n10 login" },
+		{ "n[01-03,10]", "@lugano", "n01 n02" },
+		{ NULL, "login", "n01 n02 n03 n10" },
+	};
+	struct inventory *inv;
+	char *cause = NULL;
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof cases / sizeof *cases; i++) {
+		inv = cluster();
+		assert_int_equal(select_hosts(inv, cases[i].hosts,
+		    cases[i].exclude, &cause), 0);
+		assert_string_equal(names_of(inv), cases[i].want);
+		inventory_free(inv);
+	}
+	/* several --hosts lists add up, as pdsh's -w */
+	inv = cluster();
+	{
+		const char *hosts[] = { "n01", "n10" };
+
+		assert_int_equal(inventory_select(inv, hosts, 2, NULL, 0,
+		    &cause), 0);
+	}
+	assert_string_equal(names_of(inv), "n01 n10");
+	inventory_free(inv);
+}
+
+/* A name that matches nothing is refused, with the one meant. */
+static void
+test_select_names_what_matches_nothing(void **state)
+{
+	struct inventory *inv = cluster();
+	char *cause = NULL;
+
+	(void)state;
+	assert_int_equal(select_hosts(inv, "n[01-04]", NULL, &cause),
+	    NP_ERR_NOT_FOUND);
+	assert_string_equal(cause, "--hosts: no machine named \"n04\" in "
+	    "machines.json (of \"n[01-04]\"); did you mean \"n01\"?; its "
+	    "machines: n01, n02, n03, n10, login");
+	free(cause);
+	assert_int_equal(select_hosts(inv, "@zurick", NULL, &cause),
+	    NP_ERR_NOT_FOUND);
+	assert_string_equal(cause, "--hosts: no machine of machines.json is "
+	    "in site \"zurick\"; did you mean \"@zurich\"?; its sites: "
+	    "@zurich, @lugano");
+	free(cause);
+	assert_int_equal(select_hosts(inv, NULL, "lgin", &cause),
+	    NP_ERR_NOT_FOUND);
+	assert_non_null(strstr(cause, "--exclude: no machine named \"lgin\""));
+	assert_non_null(strstr(cause, "did you mean \"login\"?"));
+	free(cause);
+	assert_int_equal(select_hosts(inv, "n[3-1]", NULL, &cause),
+	    NP_ERR_USAGE);
+	assert_string_equal(cause, "--hosts: \"n[3-1]\": the range 3-1 goes "
+	    "backwards; give names like n1,n2, ranges like n[1-8,10] or a "
+	    "site like @zurich");
+	free(cause);
+	assert_int_equal(select_hosts(inv, "@lugano", "n03,n10", &cause),
+	    NP_ERR_USAGE);
+	assert_string_equal(cause, "--hosts and --exclude leave no machine of "
+	    "machines.json to run on");
+	free(cause);
+	assert_int_equal(inv->n_machines, 5);
 	inventory_free(inv);
 }
 
@@ -747,6 +953,8 @@ main(void)
 		cmocka_unit_test(test_tilde_expansion),
 		cmocka_unit_test(test_addresses_accepted),
 		cmocka_unit_test(test_unknown_keys_and_nulls_ignored),
+		cmocka_unit_test(test_misspelt_keys_warn),
+		cmocka_unit_test(test_env_template_says_what_it_replaces),
 		cmocka_unit_test(test_settings_and_machine_fields),
 		cmocka_unit_test(test_load_upstream_example),
 		cmocka_unit_test(test_load_ssh_example),
@@ -754,6 +962,8 @@ main(void)
 		cmocka_unit_test(test_examples_load),
 		cmocka_unit_test(test_find),
 		cmocka_unit_test(test_select_keeps_inventory_order),
+		cmocka_unit_test(test_select_ranges_sites_exclude),
+		cmocka_unit_test(test_select_names_what_matches_nothing),
 		cmocka_unit_test(test_select_unknown_and_empty),
 		cmocka_unit_test(test_multiaddr),
 		cmocka_unit_test(test_duplicate_keys_last_wins),
