@@ -54,6 +54,7 @@ struct heatmap_args {
 	const char *diagnosis_json;	/* the findings as JSON */
 	struct heatmap_gate_options gate;	/* --fail-on */
 	double fail_on_worse;	/* --fail-on-worse: times worse; 0 none */
+	mode_t output_mode;	/* the page's: a replaced one keeps its own */
 };
 
 /* No --input: collect's default output, as upstream. */
@@ -74,18 +75,31 @@ static const char *const aggregates[] = { "latest", "median", NULL };
 /* in enum heatmap_group_by's order; "auto" is the default's name */
 static const char *const group_bys[] = { "auto", "site", "rtt", "none", NULL };
 static const struct bounds group_rtt_bounds = { 0.001, 1e6 };
-/* MiB: up to 1 TiB */
-static const struct bounds max_memory_bounds = { 16, 1 << 20 };
 /* times worse than the old run */
 static const struct bounds fail_worse_bounds = { 1.01, 1e6 };
+/* --max-memory: MiB from 16 to 1 TiB; a plain number is MiB, a size
+   with its suffix (2G) as every size option takes one */
+static int
+max_memory_parse(const char *s, void *field)
+{
+	long long bytes;
+
+	if (option_parse_int(s, 16, 1 << 20, field) == 0)
+		return 0;
+	if (strspn(s, "0123456789") == strlen(s) ||
+	    option_parse_size(s, 16LL << 20, 1LL << 40, &bytes) != 0)
+		return NP_ERR_USAGE;
+	*(int *)field = (int)(bytes >> 20);
+	return 0;
+}
 
 static const struct option_spec heatmap_specs[] = {
 	{ .name = "input", .letter = 'i', .type = OPTION_LIST,
 	  .offset = offsetof(struct heatmap_args, inputs),
 	  .count = offsetof(struct heatmap_args, ninputs), .arg = "FILE",
 	  .help = "collect or bench records (.jsonl), or a bench run.json;\n"
-	  "repeat to combine collect and bench runs (default:\n"
-	  CMD_DEFAULT_RECORDS ")" },
+	  "- for standard input; repeat to combine collect and\n"
+	  "bench runs (default: " CMD_DEFAULT_RECORDS ")" },
 	{ .name = "output", .letter = 'o', .type = OPTION_STRING,
 	  .offset = offsetof(struct heatmap_args, output), .arg = "FILE",
 	  .help = "the page to write, one self-contained HTML file\n"
@@ -145,10 +159,10 @@ static const struct option_spec heatmap_specs[] = {
 	  .help = "an older run's records (repeat it): colour each pair by\n"
 	  "how many times worse it got, and list the pairs worse\n"
 	  "by 1.25x and the metric's floor, or failed since" },
-	{ .name = "max-memory", .type = OPTION_INT,
+	{ .name = "max-memory", .type = OPTION_CUSTOM,
 	  .offset = offsetof(struct heatmap_args, max_memory), .arg = "MIB",
-	  .bounds = &max_memory_bounds,
-	  .what = "a size in MiB from 16 to 1048576",
+	  .parse = max_memory_parse,
+	  .what = "a size from 16M to 1T, like 2G (a plain number is MiB)",
 	  .help = "memory budget of the records' cells, per run read\n"
 	  "(default 1024 MiB; a 1,000-host bench run takes ~400)" },
 	{ .name = "diagnosis-json", .type = OPTION_STRING,
@@ -227,6 +241,26 @@ load_sites(struct matrix *hm, const char *path)
 	return rc;
 }
 
+/* --input - (standard input: collect --output - | netprof heatmap
+   --input -) once at most, over --input and --compare. */
+static int
+one_stdin(const struct cmd_entry *self, const struct heatmap_args *a)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < a->ninputs; i++)
+		n += strcmp(a->inputs[i], "-") == 0;
+	for (i = 0; i < a->ncompare; i++)
+		n += strcmp(a->compare[i], "-") == 0;
+	if (n > 1)
+		return option_usage_error(self, "- (standard input) is given %zu "
+		    "times; it can be read once", n);
+	if (a->output != NULL && strcmp(a->output, "-") == 0)
+		return option_usage_error(self, "--output -: the page goes to a "
+		    "file; --text prints to standard output");
+	return NP_EXIT_OK;
+}
+
 static int
 parse_args(const struct cmd_entry *self, int argc, char **argv,
     struct heatmap_args *a, int *stop)
@@ -271,6 +305,14 @@ parse_args(const struct cmd_entry *self, int argc, char **argv,
 	if (a->fail_on_worse > 0 && a->ncompare == 0)
 		return option_usage_error(self, "--fail-on-worse needs "
 		    "--compare OLD: worse than what?");
+	if ((rc = one_stdin(self, a)) != NP_EXIT_OK)
+		return rc;
+	/* a bad output is said before the records are read */
+	if ((a->output != NULL && cmd_output_check(a->output, "--output", 0,
+	    &a->output_mode) != NP_EXIT_OK) || (a->metrics_file != NULL &&
+	    cmd_output_check(a->metrics_file, "--metrics-file", 0, NULL) !=
+	    NP_EXIT_OK))
+		return NP_EXIT_USAGE;
 	if (a->kind != NULL && probe_kind_find(a->kind) == NULL) {
 		char names[256];
 
@@ -326,44 +368,6 @@ choose_view(const struct matrix *hm, const struct heatmap_args *a,
 	return NP_ERR_USAGE;
 }
 
-/*
- * Whether the output may be replaced, and the mode the page gets: a new
- * file gets 0666 less the umask, a replaced one keeps its mode. Anything
- * but a writable regular file is refused: renaming over a symlink, device
- * node, FIFO or read-only file would silently replace it.
- */
-static int
-output_check(const char *path, mode_t *mode)
-{
-	struct stat st;
-
-	*mode = file_new_mode();
-	if (lstat(path, &st) != 0) {
-		if (errno == ENOENT)
-			return 0;
-		log_error("%s: %s; check the --output path", path,
-		    strerror(errno));
-		return NP_ERR_IO;
-	}
-	if (S_ISLNK(st.st_mode))
-		log_error("%s is a symbolic link; give the path of a regular "
-		    "file (or of a new one) with --output", path);
-	else if (!S_ISREG(st.st_mode))
-		log_error("%s is not a regular file (a %s); give the path of "
-		    "a regular file (or of a new one) with --output", path,
-		    S_ISDIR(st.st_mode) ? "directory" : S_ISFIFO(st.st_mode) ?
-		    "FIFO" : S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode) ?
-		    "device" : "socket");
-	else if ((st.st_mode & 0222) == 0 || access(path, W_OK) != 0)
-		log_error("%s is read-only; make it writable or choose another "
-		    "--output", path);
-	else {
-		*mode = st.st_mode & 07777;
-		return 0;
-	}
-	return NP_ERR_USAGE;
-}
-
 static int
 write_page(const struct matrix *hm, const struct diagnosis *dx,
     const struct heatmap_args *a, size_t kind, size_t metric)
@@ -371,15 +375,12 @@ write_page(const struct matrix *hm, const struct diagnosis *dx,
 	struct html_options opt;
 	struct file_atomic fa;
 	char *cause = NULL;
-	mode_t mode;
 	int rc;
 
 	opt.title = a->title != NULL ? a->title : "netprof heatmap";
 	opt.kind = kind;
 	opt.metric = metric;
 	opt.generated = time_wall();
-	if ((rc = output_check(a->output, &mode)) != 0)
-		return rc;
 	if ((rc = file_atomic_open(&fa, a->output, &cause)) != 0) {
 		log_error("%s", cause != NULL ? cause : error_string(rc));
 		free(cause);
@@ -394,7 +395,7 @@ write_page(const struct matrix *hm, const struct diagnosis *dx,
 		file_atomic_abort(&fa);
 		return rc;
 	}
-	if ((rc = file_atomic_commit(&fa, mode, &cause)) != 0) {
+	if ((rc = file_atomic_commit(&fa, a->output_mode, &cause)) != 0) {
 		log_error("%s", cause != NULL ? cause : error_string(rc));
 		free(cause);
 	}
@@ -418,10 +419,9 @@ write_metrics(const struct matrix *hm, const struct heatmap_args *a)
 		rc = NP_ERR_IO;
 		goto out;
 	}
-	if (a->metrics_file != NULL && ((rc = cmd_make_parent_dirs(
-	    a->metrics_file, "--metrics-file")) != NP_EXIT_OK ||
-	    (rc = file_write_atomic(a->metrics_file, text.data, text.len,
-	    METRICS_FILE_MODE, &cause)) != 0)) {
+	if (a->metrics_file != NULL && (rc = file_write_atomic(
+	    a->metrics_file, text.data, text.len, METRICS_FILE_MODE,
+	    &cause)) != 0) {
 		if (cause != NULL)
 			log_error("--metrics-file %s", cause);
 		rc = NP_ERR_IO;
@@ -553,6 +553,19 @@ cmd_heatmap_exec(const struct cmd_entry *self, int argc, char **argv)
 		    hm->input.malformed == 1 ? "" : "s");
 	rc = heatmap_build(hm, a.metrics || a.metrics_file != NULL ?
 	    MATRIX_LATEST : (enum matrix_aggregate)a.aggregate, a.kind);
+	if ((rc == NP_ERR_NOT_FOUND || (rc == 0 && hm->nkinds == 0)) &&
+	    a.kind == NULL && hm->input.nruns > 0) {
+		/* a run.json alone: its records are beside it */
+		const char *f = hm->input.runs[0]->file;
+		const char *slash = strrchr(f, '/');
+		int dir = slash != NULL ? (int)(slash - f + 1) : 0;
+
+		log_error("no records: %s is a bench run.json (the run's "
+		    "phases, for the timeline); the run's records are in "
+		    "%.*smeasurements.jsonl: give --input %.*smeasurements.jsonl "
+		    "--input %s", f, dir, f, dir, f, f);
+		goto out;
+	}
 	if (rc == NP_ERR_NOT_FOUND || (rc == 0 && hm->nkinds == 0)) {
 		log_error("no %s%srecords in the input files; give a collect "
 		    "or bench .jsonl with --input", a.kind ? a.kind : "",

@@ -865,6 +865,19 @@ try_run_json(struct record_input *in, const char *path, const char *text,
 	obj = cJSON_ParseWithLengthOpts(text, len + 1, NULL, 1);
 	if (obj == NULL)
 		return 0;
+	if (cJSON_IsObject(obj) && cJSON_IsArray(cJSON_GetObjectItem(obj,
+	    "machines")) && !cJSON_HasObjectItem(obj, RECORD_F_KIND) &&
+	    !cJSON_HasObjectItem(obj, RECORD_RUN_F_CONVERGENCE) &&
+	    !cJSON_HasObjectItem(obj, RECORD_RUN_F_PHASES)) {
+		/* "machines" and no records' fields: a machines.json */
+		cJSON_Delete(obj);
+		log_error("%s is an inventory (machines.json), not records: "
+		    "give it with --config %s (for each machine's site), and "
+		    "the records with --input: collect's (%s) or bench's "
+		    "(results/RUN_ID/measurements.jsonl)", path, path,
+		    "results/network-measurements.jsonl");
+		return NP_ERR_USAGE;
+	}
 	if (!cJSON_IsObject(obj) ||
 	    (!cJSON_HasObjectItem(obj, RECORD_RUN_F_CONVERGENCE) &&
 	    !cJSON_HasObjectItem(obj, RECORD_RUN_F_PHASES))) {
@@ -1030,6 +1043,8 @@ records_read_file(struct record_input *in, const char *path, int strict)
 	FILE *f;
 	int rc;
 
+	if (strcmp(path, "-") == 0)	/* collect --output - | heatmap --input - */
+		return records_read_stream(in, stdin, "standard input", strict);
 	if ((f = fopen(path, "rb")) == NULL) {
 		log_error("%s: %s; check the --input path", path,
 		    strerror(errno));

@@ -114,7 +114,9 @@ int record_command_port(const char *command);
 const char *record_classify_error(const char *error);
 
 /*
- * Read one input file: JSONL records, or a bench run.json. A malformed line
+ * Read one input file ("-": standard input): JSONL records, or a bench
+ * run.json; an inventory given instead is refused (NP_ERR_USAGE), saying
+ * what to give. A malformed line
  * is reported as "file:line: what" and skipped, unless strict, when it is
  * an error (NP_ERR_PARSE). NP_ERR_IO if the file cannot be read; a line
  * longer than RECORDS_LINE_MAX (not a records file: /dev/zero, a binary)

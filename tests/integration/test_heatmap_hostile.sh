@@ -25,27 +25,27 @@ np() { "$NETPROF_BIN" "$@"; }
 
 echo secret >target
 ln -s target link.html
-assert_status 1 np heatmap -i "$in" -o link.html
+assert_status 2 np heatmap -i "$in" -o link.html
 assert_contains "$OUT" "link.html is a symbolic link"
 assert_eq secret "$(cat target)" "the link's target is untouched"
 [ -L link.html ] || fail "the symlink was replaced"
 
 mkfifo fifo.html
-assert_status 1 np heatmap -i "$in" -o fifo.html
+assert_status 2 np heatmap -i "$in" -o fifo.html
 assert_contains "$OUT" "fifo.html is not a regular file (a FIFO)"
 [ -p fifo.html ] || fail "the FIFO was replaced"
 
-assert_status 1 np heatmap -i "$in" -o /dev/null
+assert_status 2 np heatmap -i "$in" -o /dev/null
 assert_contains "$OUT" "/dev/null is not a regular file (a device)"
 [ -c /dev/null ] || fail "/dev/null is no longer a device"
 
 mkdir dir.html
-assert_status 1 np heatmap -i "$in" -o dir.html
+assert_status 2 np heatmap -i "$in" -o dir.html
 assert_contains "$OUT" "dir.html is not a regular file (a directory)"
 
 echo old >ro.html
 chmod 444 ro.html
-assert_status 1 np heatmap -i "$in" -o ro.html
+assert_status 2 np heatmap -i "$in" -o ro.html
 assert_contains "$OUT" "ro.html is read-only"
 assert_eq old "$(cat ro.html)"
 
@@ -68,7 +68,7 @@ assert_eq "" "$(find . -name '.*.html.*')" "no temporary file left behind"
 assert_status 0 np heatmap -i "$in" -o missing-dir/sub/page.html
 assert_file_contains missing-dir/sub/page.html "<html"
 touch not-a-dir
-assert_status 1 np heatmap -i "$in" -o not-a-dir/page.html
+assert_status 2 np heatmap -i "$in" -o not-a-dir/page.html
 assert_contains "$OUT" "not-a-dir"
 
 # --- input that is not records, and too much of it ----------------------------
