@@ -17,8 +17,10 @@
 
 #include "cmd.h"
 #include "engine.h"
+#include "engine_route.h"
 #include "error.h"
 #include "inventory.h"
+#include "json_write.h"
 #include "log.h"
 #include "option.h"
 #include "runner.h"
@@ -70,6 +72,7 @@ struct host_check {
 	char *tool_path[CHECK_NTOOLS];	/* NULL when missing */
 	int otela_rc;			/* -1 when otela was not run */
 	double elapsed_s;
+	char *route;			/* where it goes (engine_route.h) */
 };
 
 struct check_run {
@@ -183,12 +186,14 @@ step_state(const struct host_check *h, enum check_step step)
 
 	if (!h->done)
 		return "?";
-	/* a job step: no host key and no authentication of netprof's;
-	   CONNECT is whether the step started on the node */
-	if (h->machine->transport == TRANSPORT_SLURM && step != STEP_CONNECT)
+	/* a job step, remote_command's program, a local shell: no host key
+	   and no authentication of netprof's (the notes say why); CONNECT is
+	   whether the step, the program or the shell started */
+	if (engine_route_no_login(h->machine) != NULL && step != STEP_CONNECT)
 		return h->error == NP_ERR_CANCELLED ? "?" : "n/a";
 	switch (h->error) {
 	case NP_ERR_CONNECT: failed_at = STEP_CONNECT; break;
+	case NP_ERR_SPAWN: failed_at = STEP_CONNECT; break;	/* no rcc */
 	case NP_ERR_HOSTKEY_UNKNOWN: failed_at = STEP_HOSTKEY; why = "UNKNOWN"; break;
 	case NP_ERR_HOSTKEY_CHANGED: failed_at = STEP_HOSTKEY; why = "CHANGED"; break;
 	case NP_ERR_AUTH: failed_at = STEP_AUTH; break;
@@ -198,6 +203,31 @@ step_state(const struct host_check *h, enum check_step step)
 	if (step < failed_at)
 		return "ok";
 	return step == failed_at ? why : "-";
+}
+
+/*
+ * A name that does not resolve, when it is the machine's name standing
+ * in for ssh_host (upstream's files have no ssh_host): say that SSH goes
+ * to ssh_host and peers to address, which are not the same thing.
+ */
+static void
+print_login_hint(const struct host_check *h, const char *text, FILE *f)
+{
+	const struct machine *m = h->machine;
+
+	if (m->transport != TRANSPORT_SSH || h->error != NP_ERR_CONNECT ||
+	    strstr(text, "cannot resolve") == NULL ||
+	    strcmp(m->ssh_host, m->address) == 0 ||
+	    (strcmp(m->ssh_host, m->name) != 0 && (m->rcc_host == NULL ||
+	    strcmp(m->ssh_host, m->rcc_host) != 0)))
+		return;
+	fprintf(f, "  %s: netprof logs in to the machine's ssh_host, which is "
+	    "its %s \"%s\" when not given; \"address\" (%s) is where the "
+	    "other machines dial it. Give \"ssh_host\": \"%s\" (or the "
+	    "login node's name), or a \"Host %s\" block with its HostName "
+	    "in ~/.ssh/config\n", m->name, strcmp(m->ssh_host, m->name) == 0 ?
+	    "name" : "rcc_host", m->ssh_host, m->address, m->address,
+	    m->ssh_host);
 }
 
 /* The fix for what is wrong with h, in plain words; NULL when ready. */
@@ -219,6 +249,7 @@ print_advice(const struct check_run *run, const struct host_check *h,
 			fprintf(f, "  %s\n", text);
 		else
 			fprintf(f, "  %s: %s\n", name, text);
+		print_login_hint(h, text, f);
 		return;
 	}
 	for (i = 0; i < CHECK_NTOOLS; i++) {
@@ -259,18 +290,52 @@ tool_state(const struct check_run *run, const struct host_check *h,
 	return "yes";
 }
 
+/* Why HOSTKEY and AUTH say n/a, once per reason, with its hosts. */
+static void
+print_na_notes(const struct check_run *run, FILE *f)
+{
+	const char *why, *other;
+	size_t i, j;
+	int shown;
+
+	for (i = 0; i < run->n_hosts; i++) {
+		if ((why = engine_route_no_login(run->hosts[i].machine)) == NULL)
+			continue;
+		for (j = 0; j < i; j++)
+			if ((other = engine_route_no_login(
+			    run->hosts[j].machine)) != NULL && other == why)
+				break;
+		if (j < i)
+			continue;	/* said already */
+		fprintf(f, "n/a (HOSTKEY, AUTH of");
+		for (j = i, shown = 0; j < run->n_hosts; j++)
+			if (engine_route_no_login(run->hosts[j].machine) == why)
+				fprintf(f, "%s %s", shown++ ? "," : "",
+				    run->hosts[j].machine->name);
+		fprintf(f, "): %s\n", why);
+	}
+}
+
+/* TARGET's width: the longest route, up to ROUTE_COLUMN */
+#define ROUTE_COLUMN 48
+
 static void
 print_table(const struct check_run *run, FILE *f)
 {
 	size_t i, t, ready = 0;
-	int w = 4;
+	int w = 4, rw = 6;
 
 	for (i = 0; i < run->n_hosts; i++) {
 		int len = (int)strlen(run->hosts[i].machine->name);
 		w = len > w ? len : w;
+		len = run->hosts[i].route != NULL ?
+		    (int)strlen(run->hosts[i].route) : 1;
+		rw = len > rw ? len : rw;
 	}
-	fprintf(f, "%-*s  %-7s %-8s %-5s %-8s", w, "HOST", "CONNECT",
-	    "HOSTKEY", "AUTH", "ARCH");
+	if (rw > ROUTE_COLUMN)
+		rw = ROUTE_COLUMN;
+	fprintf(f, "%-*s  %-*s  %-7s %-8s %-5s %-8s", w, "HOST", rw, "TARGET",
+	    "CONNECT", "HOSTKEY", "AUTH", "ARCH");
 	for (t = 0; t < CHECK_NTOOLS; t++)
 		fprintf(f, " %-7s", check_tools[t]);
 	fprintf(f, " READY\n");
@@ -278,8 +343,15 @@ print_table(const struct check_run *run, FILE *f)
 		const struct host_check *h = &run->hosts[i];
 		int ok = host_ready(run, h);
 
+		const char *route = h->route != NULL ? h->route : "?";
+
 		ready += ok;
-		fprintf(f, "%-*s  %-7s %-8s %-5s %-8s", w, h->machine->name,
+		if ((int)strlen(route) > rw)
+			fprintf(f, "%-*s  %.*s...  ", w, h->machine->name, rw - 3,
+			    route);
+		else
+			fprintf(f, "%-*s  %-*s  ", w, h->machine->name, rw, route);
+		fprintf(f, "%-7s %-8s %-5s %-8s",
 		    step_state(h, STEP_CONNECT), step_state(h, STEP_HOSTKEY),
 		    step_state(h, STEP_AUTH),
 		    h->arch != NULL ? h->arch : "-");
@@ -287,7 +359,9 @@ print_table(const struct check_run *run, FILE *f)
 			fprintf(f, " %-7s", tool_state(run, h, t));
 		fprintf(f, " %s\n", ok ? "yes" : "NO");
 	}
-	fprintf(f, "\n%zu of %zu hosts ready\n", ready, run->n_hosts);
+	fprintf(f, "\n");
+	print_na_notes(run, f);
+	fprintf(f, "%zu of %zu hosts ready\n", ready, run->n_hosts);
 	if (ready == run->n_hosts)
 		return;
 	fprintf(f, "\nWhat to do:\n");
@@ -303,6 +377,9 @@ host_json(const struct check_run *run, const struct host_check *h)
 
 	cJSON_AddStringToObject(o, "name", h->machine->name);
 	cJSON_AddStringToObject(o, "address", h->machine->address);
+	json_add_string_or_null(o, "target", h->route);
+	json_add_string_or_null(o, "no_login", engine_route_no_login(
+	    h->machine));
 	cJSON_AddBoolToObject(o, "ready", host_ready(run, h));
 	cJSON_AddStringToObject(o, "connect", step_state(h, STEP_CONNECT));
 	cJSON_AddStringToObject(o, "host_key", step_state(h, STEP_HOSTKEY));
@@ -355,6 +432,7 @@ check_run_free(struct check_run *run)
 	for (i = 0; i < run->n_hosts; i++) {
 		free(run->hosts[i].error_text);
 		free(run->hosts[i].arch);
+		free(run->hosts[i].route);
 		for (t = 0; t < CHECK_NTOOLS; t++)
 			free(run->hosts[i].tool_path[t]);
 	}
@@ -454,6 +532,7 @@ cmd_check_exec(const struct cmd_entry *self, int argc, char **argv)
 		run.hosts[i].run = &run;
 		run.hosts[i].machine = &inv->machines[i];
 		run.hosts[i].otela_rc = -1;
+		run.hosts[i].route = engine_route(inv, &inv->machines[i]);
 	}
 	if ((r = check_hosts(&run, inv, ro, &interrupted)) != 0) {
 		log_error("check: %s", error_string(r));
@@ -482,15 +561,20 @@ const struct cmd_entry cmd_check_entry = {
 	.usage = "--config FILE [--hosts HOSTS] [--exclude HOSTS] [--for PURPOSE] [--json] "
 	    "[--accept-new-host-keys]",
 	.about =
-	    "Connects to every host at once and reports, per host: whether it\n"
-	    "is reachable, its host key is known, authentication works, its\n"
-	    "architecture (uname -m) and which of bash, ping, iperf3, otela\n"
-	    "and curl are on PATH (after the machine's remote_setup). MISSING\n"
-	    "marks a tool that --for needs, NOEXEC an otela that cannot be\n"
-	    "executed (a build for another architecture). With --slurm, a row\n"
-	    "per node of the job, each checked by a job step there: CONNECT\n"
-	    "says whether the step ran (a drained or down node fails with\n"
-	    "Slurm's reason), HOSTKEY and AUTH are n/a.\n",
+	    "Connects to every host at once and reports, per host: where its\n"
+	    "commands go (TARGET: user@host:port and the jump host, as the ssh\n"
+	    "config resolves them; remote_command's program; this machine),\n"
+	    "whether it is reachable, its host key is known, authentication\n"
+	    "works, its architecture (uname -m) and which of bash, ping,\n"
+	    "iperf3, otela and curl are on PATH (after the machine's\n"
+	    "remote_setup). MISSING marks a tool that --for needs, NOEXEC an\n"
+	    "otela that cannot be executed (a build for another architecture).\n"
+	    "HOSTKEY and AUTH are n/a where netprof does not log in (the\n"
+	    "command transport's program, a local shell, a Slurm job step),\n"
+	    "with the reason below the table; CONNECT is then whether the\n"
+	    "program ran (a missing rcc fails it, named). With --slurm, a row\n"
+	    "per node of the job, each checked by a job step there (a drained\n"
+	    "or down node fails with Slurm's reason).\n",
 	.options = check_options_table,
 	.notes =
 	    "exit status: 0 every host is ready, 1 some host is not, 2 usage or\n"

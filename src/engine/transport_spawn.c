@@ -278,9 +278,19 @@ spawn_submit(void *state, struct engine_job *j)
 	j->t.spawn.handles_open = 4;
 	engine_job_ref(j);	/* dropped when all four handles are closed */
 	r = uv_spawn(engine_loop(e), &j->t.spawn.process, &opts);
-	if (r != 0) {
+	if (r == UV_ENOENT && j->machine->transport == TRANSPORT_COMMAND)
+		/* a full path is not looked up on PATH: it is not there */
+		engine_job_finish(j, NP_ERR_SPAWN, -1, "%s: could not run %s: "
+		    "%s (remote_command's program%s): install it, or give "
+		    "its full path in the template", name, argv[0],
+		    strchr(argv[0], '/') != NULL ? "no such file or directory" :
+		    "not found on this machine's PATH", engine_inventory(e)->
+		    remote_command_env ? ", from NETWORK_PROFILER_REMOTE_CMD" :
+		    "");
+	else if (r != 0)
 		engine_job_finish(j, NP_ERR_SPAWN, -1, "%s: could not run "
 		    "%s: %s", name, argv[0], uv_strerror(r));
+	if (r != 0) {
 		template_argv_free(argv);
 		/* no child to reap: the handle (libuv initialised it even
 		   so) closes now, or the job would never be let go */

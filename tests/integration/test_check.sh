@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # shellcheck disable=SC2016 # jq programs, not shell expansions
 # netprof check against a 4-host lab: a fresh lab is ready (table and
-# JSON), --for iperf and --for bench, tools missing after remote_setup, an
+# JSON), where each host's commands go (TARGET: user@address:port), --for
+# iperf and --for bench, a command transport whose program (rcc) is
+# missing (CONNECT fails naming it, HOSTKEY and AUTH n/a with the reason), tools missing after remote_setup, an
 # otela that cannot be executed, a failing remote_setup, a stopped sshd, an
 # unknown host key (refused, then accepted and recorded), a changed host
 # key (refused even with --accept-new-host-keys), a wrong client key, a
@@ -26,9 +28,25 @@ np() {
 	"$NETPROF_BIN" "$@"
 }
 
-# row TEXT HOST: HOST's table row with single spaces.
+# row TEXT HOST: HOST's table row with single spaces, its TARGET (the
+# columns under the header's TARGET) left out; target TEXT HOST: that.
 row() {
-	grep -E "^$2 " <<<"$1" | tr -s ' ' | sed 's/ $//'
+	local head line start end
+	head=$(head -n 1 <<<"$1")
+	start=${head%%TARGET*}
+	end=${head%%CONNECT*}
+	line=$(grep -E "^$2 " <<<"$1")
+	printf '%s %s\n' "${line:0:${#start}}" "${line:${#end}}" |
+	    tr -s ' ' | sed 's/ $//'
+}
+target() {
+	local head line start end
+	head=$(head -n 1 <<<"$1")
+	start=${head%%TARGET*}
+	end=${head%%CONNECT*}
+	line=$(grep -E "^$2 " <<<"$1")
+	printf '%s\n' "${line:${#start}:$(( ${#end} - ${#start} ))}" |
+	    sed 's/ *$//'
 }
 
 # inventory NAME JQ_FILTER [jq args...]: a copy of the lab's inventory,
@@ -48,8 +66,11 @@ ready_row() {
 
 assert_status 0 np check --config "$INV"
 out=$OUT
-assert_eq "HOST CONNECT HOSTKEY AUTH ARCH bash ping iperf3 otela curl READY" \
+assert_eq "HOST TARGET CONNECT HOSTKEY AUTH ARCH bash ping iperf3 otela curl READY" \
     "$(head -n 1 <<<"$out" | tr -s ' ' | sed 's/ $//')" "table header"
+for h in h1 h2 h3 h4; do
+	assert_eq "$LAB_USER@$(lab_addr $h):22" "$(target "$out" $h)" "$h's target"
+done
 otela=no
 if lab_ssh h1 'command -v otela' >/dev/null 2>&1; then
 	otela=yes
@@ -71,6 +92,24 @@ assert_eq 0 "$(json_get "$T/fresh.json" '[.hosts[] | select(.tools.ping == null)
     "every host has ping"
 assert_eq 0 "$(json_get "$T/fresh.json" '[.hosts[] | select(.ready != true or .connect != "ok" or .host_key != "ok" or .auth != "ok" or .error != null)] | length')" \
     "every host ready, every step ok"
+assert_eq "$LAB_USER@$(lab_addr h3):22" "$(json_get "$T/fresh.json" '.hosts[2].target')"
+
+# --- the command transport, its program missing ---------------------------
+# upstream's file: every command through rcc, which is not installed here
+inv=$(inventory rcc '.remote_command = ["rcc", "run", "--profile", "{host}", "--", "bash", "-lc", "{command}"] | .machines[3].transport = "local"')
+assert_status 1 np check --config "$inv"
+assert_eq "h1 FAIL n/a n/a - - - - - - NO" "$(row "$OUT" h1)"
+assert_eq "rcc run --profile $(lab_addr h1) -- bash -lc ..." "$(target "$OUT" h1)"
+assert_eq "h4 ok n/a n/a $ARCH yes yes yes no yes yes" "$(row "$OUT" h4)" \
+    "a local machine: nothing to log in to"
+assert_contains "$OUT" "n/a (HOSTKEY, AUTH of h1, h2, h3): remote_command's program logs in (its own host keys and authentication, not netprof's)"
+assert_contains "$OUT" "n/a (HOSTKEY, AUTH of h4): a local command logs in nowhere"
+assert_contains "$OUT" "  h1: could not run rcc: not found on this machine's PATH (remote_command's program): install it, or give its full path in the template"
+# the name standing in for ssh_host is said to be where SSH goes
+inv=$(inventory noresolve '.machines[0].ssh_host = null | .machines[0].name = "nosuchname"')
+assert_status 1 np check --config "$inv" --hosts nosuchname
+assert_eq "$LAB_USER@nosuchname:22" "$(target "$OUT" nosuchname)"
+assert_contains "$OUT" "  nosuchname: netprof logs in to the machine's ssh_host, which is its name \"nosuchname\" when not given; \"address\" ($(lab_addr h1)) is where the other machines dial it."
 
 # --hosts: only those, in the file's order.
 assert_status 0 np check --config "$INV" --hosts h3,h1

@@ -169,6 +169,14 @@ void transport_ssh_fail_queue(struct transport_ssh_host *h, int error,
 struct transport_ssh_host *transport_ssh_host_get(struct transport_ssh *st,
     const struct machine *m);
 const char *transport_ssh_host_name(const struct transport_ssh_host *h);
+/* transport_ssh_route.c: s for m (its ssh_host, the inventory's ssh
+   config, then its own user and port, which win); 0, or NP_ERR_INVENTORY
+   when the config cannot be read (ssh_get_error(s) says why) */
+int transport_ssh_configure(ssh_session s, const struct inventory *inv,
+    const struct machine *m);
+/* engine_route.h's for an ssh machine */
+char *transport_ssh_route(const struct inventory *inv,
+    const struct machine *m);
 int transport_ssh_host_open(struct transport_ssh_host *h);
 void transport_ssh_host_teardown(struct transport_ssh_host *h);
 int transport_ssh_host_update_poll(struct transport_ssh_host *h);

@@ -419,14 +419,6 @@ host_names(struct transport_ssh_host *h)
 	ssh_string_free_char(host);
 }
 
-static int
-file_exists(const char *path)
-{
-	struct stat st;
-
-	return path != NULL && stat(path, &st) == 0;
-}
-
 /*
  * libssh talks to ssh-agent with blocking I/O on the loop's thread: an
  * agent that accepts and never answers would stop every host. So the
@@ -492,31 +484,19 @@ transport_ssh_host_open(struct transport_ssh_host *h)
 	const struct inventory *inv = engine_inventory(h->engine);
 	const struct machine *m = h->machine;
 	ssh_session s;
-	unsigned int port = 22;
 	long timeout = (long)engine_options(h->engine)->connect_timeout_s;
 	int verbosity = log_get_level() >= LOG_TRACE ? SSH_LOG_PROTOCOL :
 	    SSH_LOG_NOLOG, nodelay = 1;
-	int process_config = 0;
 
 	if ((s = ssh_new()) == NULL)
 		return NP_ERR_NOMEM;
 	ssh_options_set(s, SSH_OPTIONS_LOG_VERBOSITY, &verbosity);
-	ssh_options_set(s, SSH_OPTIONS_HOST, m->ssh_host);
-	/* config first: Host blocks match the alias; explicit values win */
-	if (inv->ssh_config_file != NULL && file_exists(inv->ssh_config_file) &&
-	    ssh_options_parse_config(s, inv->ssh_config_file) != 0) {
+	if (transport_ssh_configure(s, inv, m) != 0) {
 		transport_ssh_host_fail(h, NP_ERR_INVENTORY,
 		    "%s: could not read ssh config "
 		    "%s: %s", m->name, inv->ssh_config_file, ssh_get_error(s));
 		ssh_free(s);
 		return NP_ERR_INVENTORY;
-	}
-	ssh_options_set(s, SSH_OPTIONS_PROCESS_CONFIG, &process_config);
-	if (m->user != NULL)
-		ssh_options_set(s, SSH_OPTIONS_USER, m->user);
-	if (m->port > 0) {
-		port = (unsigned int)m->port;
-		ssh_options_set(s, SSH_OPTIONS_PORT, &port);
 	}
 	if (inv->known_hosts_file != NULL)
 		ssh_options_set(s, SSH_OPTIONS_KNOWNHOSTS, inv->known_hosts_file);
