@@ -85,7 +85,7 @@ const struct cmd_entry cmd_plan_entry = {
 	.usage = "--config FILE [--hosts HOSTS] [--exclude HOSTS] [--kinds K,...] [--iperf] "
 	    "[--iperf-mode exclusive|duplex] [--fanout N|off] "
 	    "[--ping-tool T] [--ping-count N] [--rounds] [--serial] [--sample K]\n"
-	    "       [--json]",
+	    "       [--json] [--explain]",
 	.options = plan_options_table,
 	.exec = cmd_plan_exec,
 };

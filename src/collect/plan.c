@@ -106,6 +106,11 @@ const struct option_spec plan_option_specs[] = {
 	  "a site (machines.json's site) and K per host\n"
 	  "across sites, rotating so that consecutive\n"
 	  "sweeps (--every) measure every pair" },
+	{ .name = "explain", .type = OPTION_FLAG,
+	  .offset = offsetof(struct plan_options, explain),
+	  .help = "the plan's text: also the fan-out command each\n"
+	  "source runs in each round (the per-pair lines are\n"
+	  "each probe alone, as upstream runs it)" },
 	{ .name = NULL }
 };
 
@@ -394,13 +399,19 @@ write_text(FILE *f, const struct inventory *inv,
     const struct plan_options *o, const struct plan_view *v, size_t nv)
 {
 	size_t n = inv->n_machines, i, j, s;
+	int fanout = 0;
 	char *cmd;
 
-	for (s = 0; s < nv; s++)
+	for (s = 0; s < nv; s++) {
 		write_rounds_text(f, inv, v[s].st, stage_what(o, v[s].st),
 		    s > 0 && !o->serial && v[s].st->kind->shape ==
 		    PROBE_EXCLUSIVE ? v[s - 1].st->kind->name : NULL);
-	fprintf(f, "\ncommands:\n");
+		fanout |= v[s].st->fanout;
+	}
+	/* in fan-out, a pair's line is not what runs: say where that is */
+	fprintf(f, "\ncommands%s:\n", fanout && !o->explain ? " (each probe "
+	    "alone, as upstream runs it; --explain adds the fan-out command "
+	    "each source runs)" : "");
 	for (i = 0; i < n; i++) {
 		for (j = 0; j < n; j++) {
 			const struct machine *a = &inv->machines[i];
@@ -585,8 +596,8 @@ plan_write(FILE *f, const struct inventory *inv,
 		r = NP_ERR_NOMEM;
 	else if (o->json)
 		r = write_json(f, inv, v, n);
-	else
-		r = write_text(f, inv, o, v, n);
+	else if ((r = write_text(f, inv, o, v, n)) == 0 && o->explain)
+		r = plan_write_explain(f, inv, stages, n, ps, o);
 	for (s = 0; s < n; s++)
 		free(v[s].idx);
 	free(v);

@@ -40,6 +40,7 @@ struct plan_options {
 	int ping_tool;		/* enum fanout_tool */
 	int sample;		/* K pairs per host across sites a sweep (and
 				   every pair inside a site); 0: every pair */
+	int explain;		/* text: each source's fan-out command too */
 };
 
 /*
@@ -96,6 +97,12 @@ void plan_stages_free(struct plan_stage *stages, size_t n);
 
 /* Print the plan: rounds and per-pair commands (text or JSON). */
 int plan_write(FILE *f, const struct inventory *inv,
+    const struct probe_settings *ps, const struct plan_options *o);
+
+/* plan_explain.c, for --explain: per fan-out stage, round and source,
+   the command the source runs (as command_line.h reproduces it). */
+int plan_write_explain(FILE *f, const struct inventory *inv,
+    const struct plan_stage *stages, size_t n_stages,
     const struct probe_settings *ps, const struct plan_options *o);
 
 #endif

@@ -74,7 +74,7 @@ run() {
 # collect in each mode, and its plans; d answers nothing
 c=$dir/collect
 mkdir -p "$c"
-for mode in "--iperf" "--iperf --iperf-mode duplex --fanout off" "--iperf --serial" "--rounds"; do
+for mode in "--iperf" "--iperf --iperf-mode duplex --fanout off" "--iperf --serial" "--rounds" "--explain --ping-tool ping"; do
 	# shellcheck disable=SC2086
 	run plan --config "$inv" $mode
 	printf '%s\n' "$OUT" >>"$c/plan.txt"
