@@ -1,7 +1,7 @@
 /*
- * What the commands share beyond their option tables (option.c): loading
- * the inventory (with --hosts) with its error reported once, and the
- * directories of an output file.
+ * What the commands share beyond their option tables (option.c): the
+ * table of commands, loading the inventory with its warnings and errors
+ * reported once, and checking an output file before anything runs.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -15,6 +15,17 @@
 #include "file.h"
 #include "inventory.h"
 #include "log.h"
+
+const struct cmd_entry *const cmd_entries[] = {
+	&cmd_bench_entry,
+	&cmd_check_entry,
+	&cmd_collect_entry,
+	&cmd_completion_entry,
+	&cmd_exec_entry,
+	&cmd_heatmap_entry,
+	&cmd_plan_entry,
+	NULL
+};
 
 int
 cmd_inventory_loaded(int r, struct inventory *inv, char *cause,

@@ -25,11 +25,15 @@ struct cmd_entry {
 };
 
 extern const struct cmd_entry cmd_bench_entry;
+extern const struct cmd_entry cmd_completion_entry;
 extern const struct cmd_entry cmd_check_entry;
 extern const struct cmd_entry cmd_collect_entry;
 extern const struct cmd_entry cmd_exec_entry;
 extern const struct cmd_entry cmd_heatmap_entry;
 extern const struct cmd_entry cmd_plan_entry;
+
+/* Every command, in the order "netprof help" lists them; NULL ends. */
+extern const struct cmd_entry *const cmd_entries[];
 
 struct inventory;
 /*

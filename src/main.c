@@ -14,15 +14,6 @@
 #include "log.h"
 #include "suggest.h"
 
-static const struct cmd_entry *const cmd_table[] = {
-	&cmd_bench_entry,
-	&cmd_check_entry,
-	&cmd_collect_entry,
-	&cmd_exec_entry,
-	&cmd_heatmap_entry,
-	&cmd_plan_entry,
-	NULL
-};
 
 static void
 print_overview(FILE *f)
@@ -34,7 +25,7 @@ print_overview(FILE *f)
 	    "       netprof --version\n\n"
 	    "Measure the network between the machines of an inventory "
 	    "(machines.json).\n\ncommands:\n");
-	for (e = cmd_table; *e != NULL; e++)
+	for (e = cmd_entries; *e != NULL; e++)
 		fprintf(f, "  %-10s %s\n", (*e)->name, (*e)->summary);
 	fprintf(f, "  %-10s %s\n", "help", "show help for a command");
 	fprintf(f, "\nglobal options:\n"
@@ -54,7 +45,7 @@ cmd_find(const char *name)
 	size_t len = strlen(name);
 	int matches = 0;
 
-	for (e = cmd_table; *e != NULL; e++) {
+	for (e = cmd_entries; *e != NULL; e++) {
 		if (strcmp((*e)->name, name) == 0)
 			return *e;
 		if (len > 0 && strncmp((*e)->name, name, len) == 0) {
@@ -74,11 +65,10 @@ cmd_find(const char *name)
 		return NULL;
 	}
 	{
-		const char *names[sizeof cmd_table / sizeof *cmd_table + 1];
-		const char *near;
+		const char *names[32], *near;
 		size_t n = 0;
 
-		for (e = cmd_table; *e != NULL; e++)
+		for (e = cmd_entries; *e != NULL && n < 31; e++)
 			names[n++] = (*e)->name;
 		names[n++] = "help";
 		if ((near = suggest_nearest(name, names, n)) != NULL)
@@ -118,7 +108,7 @@ command_with_option(const char *word)
 		return NULL;
 	k.name = word + 2;
 	k.len = strcspn(k.name, "=");
-	for (e = cmd_table; *e != NULL; e++) {
+	for (e = cmd_entries; *e != NULL; e++) {
 		k.found = 0;
 		option_each(*e, known_option_cb, &k);
 		if (k.found)
@@ -199,7 +189,7 @@ run_command(int argc, char **argv)
 			for (j = i + 1; j < argc; j++) {
 				const struct cmd_entry *const *e;
 
-				for (e = cmd_table; *e != NULL; e++)
+				for (e = cmd_entries; *e != NULL; e++)
 					if (strcmp((*e)->name, argv[j]) == 0)
 						cmd = (*e)->name;
 				if (strcmp(cmd, "COMMAND") != 0)

@@ -10,7 +10,7 @@
 # (Node.js and npm for the stand-in otela node that bench starts on the
 # lab's hosts, with its pinned npm packages; munge, slurmctld, slurmd and
 # slurm-client for the lab's Slurm cluster, tests/lab/slurm.sh).
-# test: tests/run.sh (cmocka, Chromium for the browser tests, python3 for the tunnel test's server and the fake node, strace for the bridge test, clang for the clang build and
+# test: tests/run.sh (cmocka, Chromium for the browser tests, python3 for the tunnel test's server and the fake node, strace for the bridge test, zsh for the completion test, clang for the clang build and
 # the fuzzers, bc for tests/perf, Prometheus and node_exporter for the
 # metrics tests; and Jaeger for the trace test, built once from the Go
 # module proxy by tests/jaeger/install.sh with the machine's Go and
@@ -26,7 +26,7 @@ build_pkgs="gcc make cmake pkg-config libssh-dev libuv1-dev libcjson-dev
 lab_pkgs="iproute2 openssh-server openssh-client iputils-ping iperf3 procps
   psmisc jq time fping nftables vde2 nodejs npm munge slurmctld slurmd
   slurm-client"
-test_pkgs="libcmocka-dev chromium python3 curl clang libclang-rt-dev bc
+test_pkgs="libcmocka-dev chromium python3 curl clang libclang-rt-dev bc zsh
   strace prometheus prometheus-node-exporter"
 
 groups=${*:-build lab test}

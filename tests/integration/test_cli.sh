@@ -56,7 +56,7 @@ assert_status 2 np frob
 assert_eq "netprof: unknown command 'frob'; run 'netprof help' for the list" \
     "$OUT"
 assert_status 2 np c
-assert_eq "netprof: ambiguous command 'c': could be check, collect" "$OUT"
+assert_eq "netprof: ambiguous command 'c': could be check, collect, completion" "$OUT"
 assert_status 2 np ""
 assert_contains "$OUT" "unknown command ''"
 assert_status 0 np che --help

@@ -17,7 +17,7 @@ long_options() {
 	    grep -oE '^ +(-[a-zA-Z], )*--[a-z0-9-]+' | sed 's/.*--//'
 }
 
-for c in check plan exec collect bench heatmap; do
+for c in check plan exec collect bench heatmap completion; do
 	opts=$(long_options "$c")
 	assert_ne "" "$opts" "$c --help lists options"
 	page=$docs/$c.md
