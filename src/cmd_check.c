@@ -194,6 +194,11 @@ step_state(const struct host_check *h, enum check_step step)
 	switch (h->error) {
 	case NP_ERR_CONNECT: failed_at = STEP_CONNECT; break;
 	case NP_ERR_SPAWN: failed_at = STEP_CONNECT; break;	/* no rcc */
+	case NP_ERR_PROTOCOL:	/* the script did not run */
+		if (h->machine->transport != TRANSPORT_COMMAND)
+			return "ok";
+		failed_at = STEP_CONNECT;	/* the program did not get there */
+		break;
 	case NP_ERR_HOSTKEY_UNKNOWN: failed_at = STEP_HOSTKEY; why = "UNKNOWN"; break;
 	case NP_ERR_HOSTKEY_CHANGED: failed_at = STEP_HOSTKEY; why = "CHANGED"; break;
 	case NP_ERR_AUTH: failed_at = STEP_AUTH; break;
