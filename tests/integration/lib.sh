@@ -210,6 +210,41 @@ lab_addr() {
 	echo "${a[$(( ${1#h} - 1 ))]}"
 }
 
+# --- the account's own ~/.ssh, replaced --------------------------------
+
+# in_pw_home DIR CMD...: run CMD with DIR as the .ssh directory of the
+# account's home directory (from the password database: libssh's default
+# keys and OpenSSH's ~/.ssh come from there, not from $HOME), in a private
+# mount namespace: the real ~/.ssh is neither read nor changed.
+PW_HOME=$(getent passwd "$(id -un)" | cut -d: -f6)
+in_pw_home() {
+	local dir=$1 target
+	shift
+	if [ -d "$PW_HOME/.ssh" ]; then
+		target=$PW_HOME/.ssh
+	else
+		# no .ssh to cover: cover the home directory itself
+		mkdir -p "$dir.home" && rm -rf "$dir.home/.ssh" &&
+		    cp -a "$dir" "$dir.home/.ssh"
+		target=$PW_HOME
+		dir=$dir.home
+	fi
+	# shellcheck disable=SC2016
+	unshare --mount --propagation private -- bash -c \
+	    'mount --bind "$1" "$2" && shift 2 && exec "$@"' _ \
+	    "$dir" "$target" "$@"
+}
+
+# Skip unless in_pw_home can work: unshare, and a home to cover that does
+# not hold the test's own files.
+require_pw_home() {
+	require_cmd unshare
+	case $NETPROF_TEST_TMP/ in
+	"$PW_HOME"/*) [ -d "$PW_HOME/.ssh" ] ||
+	    skip "the scratch directory is inside $PW_HOME, which has no .ssh to cover" ;;
+	esac
+}
+
 # --- assertions --------------------------------------------------------
 
 _where() {
