@@ -36,7 +36,7 @@ comp() {
 	    echo "${COMPREPLY[*]}"' _ "$T" "$@"
 }
 assert_eq "collect completion" "$(comp netprof co)" "commands"
-assert_eq "--iperf --iperf-mode --iperf-seconds --iperf-port" \
+assert_eq "--iperf --iperf-mode --iperf-seconds --iperf-port --iperf-streams --iperf-reverse" \
     "$(comp netprof collect --ip)" "collect's options"
 assert_eq "exclusive duplex" "$(comp netprof -v collect --iperf-mode '')" \
     "an option's choices"

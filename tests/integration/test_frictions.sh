@@ -137,7 +137,7 @@ assert_eq "netprof: unknown command 'colect'; did you mean 'collect'? (run 'netp
 assert_status 2 "$NETPROF_BIN" plan --config m.json --ping-cont 3
 assert_eq "netprof plan: unknown option '--ping-cont'; did you mean '--ping-count'?" "$(head -n 1 <<<"$OUT")"
 assert_status 2 "$NETPROF_BIN" plan --config m.json --i
-assert_eq "netprof plan: option '--i' is ambiguous: it could be --iperf, --iperf-mode, --iperf-seconds, --iperf-port" "$(head -n 1 <<<"$OUT")"
+assert_eq "netprof plan: option '--i' is ambiguous: it could be --iperf, --iperf-mode, --iperf-seconds, --iperf-port, --iperf-streams, --iperf-reverse" "$(head -n 1 <<<"$OUT")"
 assert_status 2 "$NETPROF_BIN" --config m.json plan
 assert_eq "netprof: --config is a command's option: give it after the command (netprof plan --config ...)" "$OUT"
 
