@@ -244,12 +244,16 @@ outputs_check(const struct bench_options *o)
 static int
 bootstrap_check(const struct cmd_entry *self, const struct bench_options *o)
 {
+	const char *ma;
 	char *why = NULL;
 	size_t i;
 	int r;
 
 	for (i = 0; i < o->n_bootstrap; i++) {
-		if (multiaddr_check(o->bootstrap[i], &why))
+		/* NAME=MULTIADDR names a relay in the records */
+		ma = o->bootstrap[i][0] != '/' ? strchr(o->bootstrap[i], '=') :
+		    NULL;
+		if (multiaddr_check(ma != NULL ? ma + 1 : o->bootstrap[i], &why))
 			continue;
 		r = option_usage_error(self, "--bootstrap: %s", why != NULL ?
 		    why : error_string(NP_ERR_NOMEM));
