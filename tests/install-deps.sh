@@ -15,7 +15,8 @@
 # metrics tests; and Jaeger for the trace test, built once from the Go
 # module proxy by tests/jaeger/install.sh with the machine's Go and
 # cached under /var/cache/netprof-tests: about 7 minutes the first time,
-# nothing after).
+# nothing after; in the background with NETPROF_JAEGER_BACKGROUND=1, as
+# tests/run.sh sets it).
 # tests/deps/test_build_deps.sh proves the build group is enough to build.
 set -euo pipefail
 
@@ -71,7 +72,13 @@ case " $groups " in
 	"$here/otela-node/install.sh" && "$here/browser/install.sh"
 	# no Go or no room for the cache: said, and the trace test skips (in
 	# CI, where nothing may skip, it fails with the reason)
-	"$here/jaeger/install.sh" >/dev/null ||
+	# NETPROF_JAEGER_BACKGROUND=1 (tests/run.sh): built in the
+	# background while the suite runs; test_trace_jaeger waits for it
+	if [ "${NETPROF_JAEGER_BACKGROUND:-0}" = 1 ]; then
+		"$here/jaeger/install.sh" --background >/dev/null
+	else
+		"$here/jaeger/install.sh" >/dev/null
+	fi ||
 	    echo "install-deps: Jaeger was not built; test_trace_jaeger needs it" >&2 ;;
 *" lab "*) "$here/otela-node/install.sh" ;;
 esac

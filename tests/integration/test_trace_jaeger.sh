@@ -15,9 +15,12 @@
 require_root
 require_cmd curl jq python3
 require_otela
-if ! jaeger=$("$NETPROF_SRC/tests/jaeger/install.sh" --path); then
+# a build under way in the background (tests/run.sh's) is waited for
+if ! jaeger=$("$NETPROF_SRC/tests/jaeger/install.sh" --wait 1800); then
+	log=$(dirname "$jaeger")/build.log
 	[ "${NETPROF_TESTS_NO_SKIP:-0}" = 1 ] &&
-	    fail "Jaeger is not built at $jaeger: tests/install-deps.sh test builds it (tests/jaeger/install.sh)"
+	    fail "Jaeger is not built at $jaeger: tests/install-deps.sh test builds it (tests/jaeger/install.sh)$(
+	        [ -f "$log" ] && printf '; the build said:\n%s' "$(tail -n 20 "$log")")"
 	skip "needs Jaeger: tests/jaeger/install.sh (run by tests/install-deps.sh test)"
 fi
 T=$NETPROF_TEST_TMP/trace-jaeger

@@ -11,6 +11,14 @@
 #   tests/jaeger/install.sh          build if missing, print the binary's path
 #   tests/jaeger/install.sh --path   only print where the binary is (or
 #                                    would be); exit 1 if it is not built
+#   tests/jaeger/install.sh --background
+#                                    build if missing, in the background at
+#                                    a low priority (tests/run.sh: the build
+#                                    overlaps the suite's own builds and
+#                                    lab tests, which mostly wait); its log
+#                                    is build.log beside the binary
+#   tests/jaeger/install.sh --wait S as --path, after waiting up to S
+#                                    seconds for a build under way
 #
 # The build takes about 11 minutes of two cores on a fresh machine
 # (docs/tracing.md); Go >= 1.21 is needed to start it (Debian's golang-go
@@ -22,11 +30,39 @@ cache=${NETPROF_TEST_CACHE:-/var/cache/netprof-tests}
 key=$(cat "$here/go.mod" "$here/go.sum" | sha256sum | cut -c1-16)
 bin=$cache/jaeger-$key/jaeger
 
-if [ "${1:-}" = --path ]; then
+# A build holds this lock (a file in the cache, never in /tmp) while it runs.
+lock=$cache/jaeger-$key.lock
+
+case ${1:-} in
+--path)
 	echo "$bin"
 	[ -x "$bin" ]
-	exit
-fi
+	exit ;;
+--wait)
+	if [ ! -x "$bin" ] && [ -f "$lock" ]; then
+		flock -s -w "${2:?--wait SECONDS}" "$lock" true 2>/dev/null || true
+	fi
+	echo "$bin"
+	[ -x "$bin" ]
+	exit ;;
+--background)
+	[ -x "$bin" ] && { echo "$bin"; exit 0; }
+	mkdir -p "$cache/jaeger-$key" || {
+		echo "jaeger/install.sh: cannot write $cache; run as root or set NETPROF_TEST_CACHE to a directory of yours" >&2
+		exit 1
+	}
+	# the lock is taken here, before returning, so that a --wait that
+	# follows at once sees the build under way
+	exec 8>"$lock"
+	if ! flock -n 8; then
+		echo "jaeger/install.sh: a build of Jaeger is under way" >&2
+		exit 0
+	fi
+	echo "jaeger/install.sh: building Jaeger in the background (log: $cache/jaeger-$key/build.log)" >&2
+	NETPROF_JAEGER_LOCKED=1 setsid nice -n 15 "$0" \
+	    >"$cache/jaeger-$key/build.log" 2>&1 </dev/null &
+	exit 0 ;;
+esac
 if [ -x "$bin" ]; then
 	echo "$bin"
 	exit 0
@@ -51,6 +87,15 @@ mkdir -p "$cache/go" "$cache/jaeger-$key" || {
 	echo "jaeger/install.sh: cannot write $cache; run as root or set NETPROF_TEST_CACHE to a directory of yours" >&2
 	exit 1
 }
+# one build at a time; a background one holds the lock it was given
+if [ "${NETPROF_JAEGER_LOCKED:-0}" != 1 ]; then
+	exec 8>"$lock"
+	flock 8
+	if [ -x "$bin" ]; then	# built by the one waited for
+		echo "$bin"
+		exit 0
+	fi
+fi
 export GOPATH="$cache/go" GOMODCACHE="$cache/go/mod" GOCACHE="$cache/go/build" \
     GOTOOLCHAIN=auto GOFLAGS=-mod=readonly CGO_ENABLED=0
 t0=$(date +%s)
