@@ -155,7 +155,7 @@ render_cell(FILE *f, const struct matrix_cell *c, const struct matrix_metric *m,
 
 static void
 write_legend(FILE *f, const struct matrix_metric *m, int have, double lo,
-    double hi)
+    double hi, int sample)
 {
 	char best[32] = "-", worst[32] = "-";
 
@@ -183,8 +183,14 @@ write_legend(FILE *f, const struct matrix_metric *m, int have, double lo,
 	fputs(m != NULL && m->higher_better ? "higher is better" :
 	    "lower is better", f);
 	fputs("</span><span class=\"sw f\">\xe2\x9c\x95</span> failed "
-	    "<span class=\"sw m\">?</span> missing "
-	    "<span class=\"sw s\">\xe2\x80\x94</span> self</div>\n", f);
+	    "<span class=\"sw m\">?</span> ", f);
+	/* a sampled sweep's matrix is partial: its pairs not measured are
+	 * no failure, and no record lost */
+	if (sample > 0)
+		fprintf(f, "not in this sweep's sample (--sample %d) ", sample);
+	else
+		fputs("missing ", f);
+	fputs("<span class=\"sw s\">\xe2\x80\x94</span> self</div>\n", f);
 }
 
 /* Width of the row-header column (the table's layout is fixed). */
@@ -249,7 +255,7 @@ write_matrix(FILE *f, const struct matrix *hm, const struct matrix_kind *k,
 		}
 	}
 	fputs("</h2>\n", f);
-	write_legend(f, m, have, lo, hi);
+	write_legend(f, m, have, lo, hi, hm->sample);
 	if (nb < hm->nhosts)
 		fprintf(f, "<p class=summary>%zu hosts: the table shows <b "
 		    "id=block>rows 1-%zu, columns 1-%zu of %zu</b>; click a "
@@ -1075,9 +1081,9 @@ write_data(FILE *f, const struct matrix *hm, const struct html_options *opt)
 	fputs("<script type=\"application/json\" id=heatmap-data>{\"title\":",
 	    f);
 	heatmap_json_escape(f, opt->title);
-	fprintf(f, ",\"steps\":%d,\"rel\":%g,\"aggregate\":\"%s\",\"t0\":",
-	    COLOR_STEPS, HEATMAP_SPAN_REL,
-	    hm->aggregate == MATRIX_MEDIAN ? "median" : "latest");
+	fprintf(f, ",\"steps\":%d,\"rel\":%g,\"aggregate\":\"%s\","
+	    "\"sample\":%d,\"t0\":", COLOR_STEPS, HEATMAP_SPAN_REL,
+	    hm->aggregate == MATRIX_MEDIAN ? "median" : "latest", hm->sample);
 	put_number(f, t0);
 	fprintf(f, ",\"view\":[%zu,%zu],\n\"hosts\":[", opt->kind, opt->metric);
 	for (i = 0; i < hm->nhosts; i++) {

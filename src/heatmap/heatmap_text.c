@@ -331,9 +331,14 @@ write_key(FILE *f, const struct matrix *hm, int width)
 		used += fprintf(f, "%s%s %s", used ? "  " : "  ", num, name);
 	}
 	fputs("\n\nCells: a value (latencies in ms, below 1 ms in \xc2\xb5s), "
-	    "x failed (see Failures), ? missing (no record, or no such "
-	    "metric), - a host against itself; | and -- separate sites.\n\n",
-	    f);
+	    "x failed (see Failures), ", f);
+	if (hm->sample > 0)	/* a sampled sweep's matrix is partial */
+		fprintf(f, "? not in this sweep's sample (collect --sample %d: "
+		    "consecutive sweeps' records together fill the matrix), "
+		    "or no such metric, ", hm->sample);
+	else
+		fputs("? missing (no record, or no such metric), ", f);
+	fputs("- a host against itself; | and -- separate sites.\n\n", f);
 }
 
 /* A site pair's figure, as the matrices show it. */

@@ -165,6 +165,9 @@ function showTip(idx, x, y, ki) {
   tip.appendChild(h);
   var tb = document.createElement('table');
   if (st === 's') row(tb, 'self', 'a host is not measured against itself');
+  else if (st === 'm' && D.sample > 0)
+    row(tb, 'not measured', 'not in this sweep\'s sample (--sample ' +
+      D.sample + '): consecutive sweeps\' records fill the matrix');
   else if (st === 'm') row(tb, 'missing', 'no record for this pair');
   else {
     if (st === 'f') row(tb, 'status', 'failed', 'err');

@@ -130,6 +130,8 @@ struct matrix {
 	size_t fold_cap;	/* rows and columns of each kind's grid */
 	int built;		/* matrix_build() ran: cells are nhosts^2 */
 	size_t nread;		/* records folded or left out */
+	int sample;		/* the largest "sample" (K) of the records:
+				   a sampled sweep's, 0 if none */
 	double time_lo, time_hi;	/* of every record read; NAN if none */
 	size_t budget, used;	/* memory budget and use, in bytes */
 	struct matrix_failure **fail_blocks;

@@ -535,6 +535,8 @@ fold_record(struct matrix *hm, struct record *r)
 	int rc;
 
 	hm->nread++;
+	if (r->sample > hm->sample)
+		hm->sample = r->sample;
 	if ((rc = fold_round(hm, r)) != 0)
 		return rc;
 	if (!isnan(r->time)) {

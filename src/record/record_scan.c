@@ -612,7 +612,7 @@ enum field {
 	F_KIND, F_SOURCE, F_TARGET, F_ERROR, F_OK, F_ERROR_CLASS,
 	F_STARTED_AT, F_ENDED_AT, F_TIMESTAMP, F_ROUND, F_RUN_ID,
 	F_METRICS, F_COMMAND, F_PATH, F_PATH_KNOWN, F_RELAY, F_RELAY_PEER_ID,
-	F_COUNT, F_OTHER = F_COUNT
+	F_SAMPLE, F_COUNT, F_OTHER = F_COUNT
 };
 
 #define FIELD(name) { name, sizeof name - 1 }
@@ -626,7 +626,7 @@ static const struct {
 	FIELD(RECORD_F_TIMESTAMP), FIELD(RECORD_F_ROUND), FIELD(RECORD_F_RUN_ID),
 	FIELD(RECORD_F_METRICS), FIELD(RECORD_F_COMMAND), FIELD(RECORD_F_PATH),
 	FIELD(RECORD_F_PATH_KNOWN), FIELD(RECORD_F_RELAY),
-	FIELD(RECORD_F_RELAY_PEER_ID)
+	FIELD(RECORD_F_RELAY_PEER_ID), FIELD(RECORD_F_SAMPLE)
 };
 #undef FIELD
 
@@ -640,9 +640,10 @@ is_field(enum field f, const char *k, size_t klen)
 static enum field
 field_of(const char *k, size_t klen)
 {
-	static const enum field candidates[][3] = {
+	static const enum field candidates[][4] = {
 		{ F_OK }, { F_KIND, F_PATH }, { F_ERROR, F_ROUND, F_RELAY },
-		{ F_SOURCE, F_TARGET, F_RUN_ID }, { F_METRICS, F_COMMAND },
+		{ F_SOURCE, F_TARGET, F_RUN_ID, F_SAMPLE },
+		{ F_METRICS, F_COMMAND },
 		{ F_ENDED_AT }, { F_TIMESTAMP }, { F_STARTED_AT, F_PATH_KNOWN },
 		{ F_ERROR_CLASS }, { F_RELAY_PEER_ID },
 	};
@@ -653,7 +654,7 @@ field_of(const char *k, size_t klen)
 			continue;
 		/* The row's unused slots are 0, F_KIND: looked at again, or
 		   of another length. */
-		for (j = 0; j < 3; j++)
+		for (j = 0; j < 4; j++)
 			if (is_field(candidates[i][j], k, klen))
 				return candidates[i][j];
 		return F_OTHER;
@@ -757,6 +758,9 @@ record_of_fields(struct scan *sc, struct field_value *fv)
 	if (fv[F_ROUND].type == V_NUMBER && fv[F_ROUND].num >= 1 &&
 	    fv[F_ROUND].num <= RECORD_ROUND_MAX)
 		r->round = (int)fv[F_ROUND].num;
+	if (fv[F_SAMPLE].type == V_NUMBER && fv[F_SAMPLE].num >= 1 &&
+	    fv[F_SAMPLE].num <= RECORD_SAMPLE_MAX)
+		r->sample = (int)fv[F_SAMPLE].num;
 	r->time = NAN;
 	if (!isnan(t = time_of(sc, &fv[F_ENDED_AT])) ||
 	    !isnan(t = time_of(sc, &fv[F_TIMESTAMP])) ||

@@ -465,6 +465,10 @@ record_from_json(const cJSON *obj, struct record **out, char **cause)
 	if (cJSON_IsNumber(v) && v->valuedouble >= 1 &&
 	    v->valuedouble <= RECORD_ROUND_MAX)
 		r->round = (int)v->valuedouble;
+	v = cJSON_GetObjectItemCaseSensitive(obj, RECORD_F_SAMPLE);
+	if (cJSON_IsNumber(v) && v->valuedouble >= 1 &&
+	    v->valuedouble <= RECORD_SAMPLE_MAX)
+		r->sample = (int)v->valuedouble;
 	v = cJSON_GetObjectItemCaseSensitive(obj, RECORD_F_RUN_ID);
 	if (cJSON_IsString(v) && (r->run_id = strdup(v->valuestring)) == NULL)
 		goto out;

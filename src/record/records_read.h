@@ -28,6 +28,7 @@
 #define RECORD_METRICS_MAX 64
 #define RECORD_TIME_MAX 8.64e12
 #define RECORD_ROUND_MAX 1000000
+#define RECORD_SAMPLE_MAX 1000000	/* a record's "sample": K pairs a host */
 
 struct convergence {
 	char *host;

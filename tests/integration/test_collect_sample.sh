@@ -4,8 +4,9 @@
 # sites, the records say they are a sample (sample: K), and consecutive
 # sweeps (--every, --count) measure every ordered pair, the cross-site
 # pairs of one sweep not those of the next; the plan says so too. A sweep's
-# partial matrix: the heatmap shows the pairs not measured as missing ('?'),
-# not as failures, with the site blocks from the sampled pairs; the metrics
+# partial matrix: the heatmap shows the pairs not measured ('?') as not in
+# the sweep's sample, not as failures, with the site blocks from the
+# sampled pairs, and its diagnosis has nothing at warning; the metrics
 # file of a sweep has a series for the sampled pairs only, none of them
 # failed, and says the sample's K and cycle. Without --sample no record
 # has the field; --sample 0 is a usage error.
@@ -79,6 +80,14 @@ assert_eq 18 "$(cells '?')" "sweep 1: cells not measured"
 assert_eq 0 "$(cells x)" "sweep 1: cells failed"
 assert_eq 6 "$(cells -)" "sweep 1: self cells"
 assert_contains "$OUT" "Failures: none."
+assert_contains "$OUT" "? not in this sweep's sample (collect --sample 1"
+assert_not_contains "$OUT" "? missing (no record"
+# the diagnosis of the partial matrix: the pairs not measured are no
+# failure, no host down or refusing; nothing at warning or above
+assert_status 0 "$NETPROF_BIN" heatmap --input one.jsonl --config "$inv" \
+    --diagnosis-json one-dx.json --fail-on warning --text
+assert_eq 0 "$(jq '[.findings[] | select(.severity != "info")] | length' one-dx.json)" \
+    "sweep 1: findings at warning or above"
 # site blocks from the sampled pairs: inside a site all measured; sweep 1
 # sends a site's two hosts to one other site (h1 -> h3, h2 -> h4): half of
 # a -> b measured, none of a -> c
@@ -93,6 +102,8 @@ assert_status 0 "$NETPROF_BIN" heatmap --input one.jsonl --config "$inv" --outpu
 assert_eq 3 "$(grep -o '<br>2 not measured' one.html | wc -l)" "sweep 1: site blocks half measured on the page"
 assert_eq 3 "$(grep -o '<td class=m>4 not measured</td>' one.html | wc -l)" "sweep 1: site blocks not measured on the page"
 assert_eq 0 "$(grep -c '<td class=f>' one.html)" "sweep 1: site blocks failed on the page"
+assert_contains "$(cat one.html)" "not in this sweep's sample (--sample 1)"
+assert_contains "$(cat one.html)" '"sample":1,'
 assert_status 0 "$NETPROF_BIN" heatmap --input s.jsonl --text --config "$inv"
 assert_eq 0 "$(cells '?')" "4 sweeps: cells not measured"
 assert_eq 6 "$(cells -)" "4 sweeps: self cells"

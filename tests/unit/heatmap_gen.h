@@ -28,6 +28,7 @@ struct gen_rec {
 	double latency;		/* ms: ping p50 and avg, libp2p p50_ms */
 	double mbps;
 	int sent, lost;		/* ping echoes, libp2p samples */
+	int skip;		/* not measured (a sampled sweep's) */
 };
 
 struct gen {
@@ -38,6 +39,7 @@ struct gen {
 	char **names;
 	int iperf, libp2p;		/* kinds besides ping */
 	const char *run_json;		/* a bench run.json read too, or NULL */
+	int sample;			/* the records' "sample" (K); 0: none */
 	unsigned seed;
 	/* a fault: changes r (or leaves it) */
 	void (*hook)(const struct gen *g, struct gen_rec *r, void *arg);
@@ -112,6 +114,7 @@ gen_fold(struct matrix *hm, const struct gen *g, struct gen_rec *r,
 	rec.bytes = -1;
 	rec.nsamples = -1;
 	rec.file = "gen";
+	rec.sample = g->sample;
 	rec.ok = r->ok && !(r->sent > 0 && r->lost >= r->sent);
 	if (!rec.ok) {
 		snprintf(err, sizeof err, "%s", r->error != NULL ? r->error :
@@ -186,7 +189,8 @@ gen_heatmap(const struct gen *g)
 				r.sent = k == 0 ? 10 : k == 4 ? 0 : 20;
 				if (g->hook != NULL)
 					g->hook(g, &r, g->arg);
-				gen_fold(hm, g, &r, &seed);
+				if (!r.skip)
+					gen_fold(hm, g, &r, &seed);
 			}
 	if (g->run_json != NULL)
 		assert_int_equal(matrix_read(hm, g->run_json, 1), 0);

@@ -950,6 +950,59 @@ test_gen_healthy_has_no_finding(void **state)
 	lab_free(lab);
 }
 
+/* collect --sample 1: pairs inside a site, and host i's one peer across
+ * sites, (i + 1) mod its peers', a sweep; the others not measured. */
+static void
+sample_hook(const struct gen *g, struct gen_rec *r, void *arg)
+{
+	size_t j, m = 0, at = 0;
+
+	(void)arg;
+	if (g->site[r->src] == g->site[r->tgt])
+		return;
+	for (j = 0; j < g->n; j++)
+		if (g->site[j] != g->site[r->src]) {
+			if (j == r->tgt)
+				at = m;
+			m++;
+		}
+	r->skip = at != (r->src + 1) % m;
+}
+
+/*
+ * A sampled sweep's partial matrix (each host one pair across sites, of
+ * 5 or 6): the cells not measured are no failure and no finding; the
+ * matrix says it is a sample; a host that fails in it is still found.
+ */
+static void
+test_gen_sampled_sweep_is_no_failure(void **state)
+{
+	struct gen g;
+	struct matrix *hm;
+	struct lab *lab;
+	size_t k, s, t, missing = 0;
+
+	(void)state;
+	gen_init(&g, sites332, delays);
+	g.iperf = 1;
+	g.sample = 1;
+	g.hook = sample_hook;
+	hm = gen_heatmap(&g);
+	gen_free(&g);
+	assert_int_equal(hm->sample, 1);
+	for (k = 0; k < hm->nkinds; k++)
+		for (s = 0; s < hm->nhosts; s++)
+			for (t = 0; t < hm->nhosts; t++)
+				missing += s != t && matrix_cell_at(hm,
+				    &hm->kinds[k], s, t)->state == CELL_MISSING;
+	assert_int_equal(missing, 2 * 34);	/* 42 pairs across, 8 measured */
+	lab = lab_of(hm, NULL);
+	check_cover(lab);
+	if (lab->dx.nfindings != 0)
+		fail_msg("sampled: %s", listing(lab));
+	lab_free(lab);
+}
+
 /*
  * 40 hosts, one site, a probe in 30 failing here and there: one finding,
  * scattered, not 50 pairs; and the same with a host down among them: the
@@ -1077,6 +1130,7 @@ main(void)
 		cmocka_unit_test(test_gen_one_way_block),
 		cmocka_unit_test(test_gen_tool_missing_is_setup),
 		cmocka_unit_test(test_gen_healthy_has_no_finding),
+		cmocka_unit_test(test_gen_sampled_sweep_is_no_failure),
 		cmocka_unit_test(test_gen_two_faults),
 		cmocka_unit_test(test_gen_scattered_failures),
 		cmocka_unit_test(test_gen_thousand_hosts),
