@@ -64,6 +64,9 @@ metric_in(const struct probe_kind *row, const struct probe_unit *unit)
  * over libp2p (latency) as much above libp2p_ping is its overhead.
  */
 #define DETOUR_MIN_MS 5.0
+/* the libp2p kinds' metric judged: their fastest sample */
+#define LIBP2P_FLOOR "min_ms"
+#define LIBP2P_CEIL "max_ms"
 #define DETOUR_RATIO 1.5
 #define GAP_MIN_MS 10.0
 #define GAP_RATIO 3.0
@@ -196,9 +199,14 @@ heatmap_evidence_excess(const struct evidence *ev, const struct ev_kind *ek,
 		    heatmap_evidence_rate(ev, ek, s, t);
 		ty = heatmap_evidence_typical(ev, ek, s, t);
 		sp = ek->spread[c];
-		if (v > 0 && ty > 0)
-			z = fmax(z, sp > 0 ? fabs(log(v / ty)) / sp :
-			    INFINITY);
+		if (v > 0 && ty > 0) {
+			x = sp > 0 ? fabs(log(v / ty)) / sp : INFINITY;
+			/* a latency is beyond both noises, the factor's
+			 * and the node's ms: the nearer one says how far */
+			if (ek->lat >= 0 && ek->spread_ms[c] > 0)
+				x = fmin(x, (v - ty) / ek->spread_ms[c]);
+			z = fmax(z, x);
+		}
 	}
 	if (f & EV_WORSE) {
 		fac = heatmap_evidence_factor(ev, ek, s, t);
@@ -716,6 +724,48 @@ spreads(const struct evidence *ev, const double *x, const double *typ,
 	free(d[1]);
 }
 
+/*
+ * A libp2p node's own noise, in ms: the span of a probe's samples (its
+ * slowest less its fastest), the median over the kind's cells. The
+ * node's stalls on a loaded machine (scheduling, its runtime) spread a
+ * probe's samples by tens of ms and now and then hold all of them; a
+ * path's delay is in every sample and spreads none. A cell's fastest
+ * sample is slow only NODE_SPANS spans above its site pair's (the
+ * spread in ms is raised to that): on a quiet node the span is a
+ * millisecond and the thresholds stay the others'. x: scratch (n * n).
+ */
+#define NODE_SPANS 2.0
+static void
+node_noise(const struct evidence *ev, struct ev_kind *ek, double *x)
+{
+	const struct matrix_kind *k = ek->kind;
+	int lo = matrix_find_metric(k, LIBP2P_FLOOR),
+	    hi = matrix_find_metric(k, LIBP2P_CEIL);
+	size_t n = ev->n, i, m = 0;
+	double span, sigma;
+
+	if (ek->role.row->role == PROBE_ROLE_IP_RTT || lo < 0 || hi < 0 ||
+	    ek->lat != lo)
+		return;
+	for (i = 0; i < n * n; i++) {
+		const struct matrix_cell *c = matrix_cell_at(ev->hm, k, i / n,
+		    i % n);
+
+		if (i / n != i % n && c->state == CELL_VALUE &&
+		    !isnan(c->values[lo]) && !isnan(c->values[hi]) &&
+		    c->values[hi] >= c->values[lo])
+			x[m++] = c->values[hi] - c->values[lo];
+	}
+	if (m == 0)
+		return;
+	span = stats_select(x, m, m / 2);
+	ek->span_ms = span;
+	sigma = NODE_SPANS * span / SPREAD_K;
+	for (i = 0; i < 2; i++)
+		if (ek->spread_ms[i] < sigma)
+			ek->spread_ms[i] = sigma;
+}
+
 /* Latencies above, throughputs below their site pair's typical value. */
 static int
 flag_typical(struct evidence *ev, struct ev_kind *ek, double *x)
@@ -734,17 +784,23 @@ flag_typical(struct evidence *ev, struct ev_kind *ek, double *x)
 			return rc;
 		spreads(ev, x, ek->typ_lat, DEV_RATIO, 0.5, SPREAD_P50,
 		    ek->spread);
+		spreads(ev, x, ek->typ_lat, DEV_ABSOLUTE, 0.5, SPREAD_P50,
+		    ek->spread_ms);
+		node_noise(ev, ek, x);
 		for (s = 0; s < n; s++)
 			for (t = 0; t < n; t++) {
 				double v = x[s * n + t], ty = ek->typ_lat[
-				    ev->group[s] * g + ev->group[t]];
+				    ev->group[s] * g + ev->group[t]], above;
+				int c = class_of(ev, s, t);
 
 				ratio = fmax(ro->slow_ratio, exp(SPREAD_K *
-				    ek->spread[class_of(ev, s, t)]));
+				    ek->spread[c]));
+				above = fmax(ro->slow_floor, SPREAD_K *
+				    ek->spread_ms[c]);
 				if (s != t && !isnan(v))
 					ek->flag[s * n + t] |= EV_VALUE;
 				if (s != t && !isnan(v) && !isnan(ty) &&
-				    v - ty >= ro->slow_floor && v >= ty * ratio)
+				    v - ty >= above && v >= ty * ratio)
 					ek->flag[s * n + t] |= EV_SLOW;
 			}
 	}
@@ -966,7 +1022,14 @@ heatmap_evidence_build(struct evidence *ev, const struct matrix *hm,
 		 * default (an average: upstream's ping records have no
 		 * median); a throughput's Mbit/s */
 		ek->lat = -1;
-		if (ro.rtt && (ek->lat = matrix_find_metric(kind,
+		/* a libp2p node's round trips: their fastest sample. The
+		 * node's own stalls (a loaded machine's scheduling, its
+		 * runtime) add tens of ms to some samples and leave the
+		 * path's time in the others; a slower path or a relay is
+		 * in every one of them */
+		if (ro.rtt && ro.row->role != PROBE_ROLE_IP_RTT)
+			ek->lat = matrix_find_metric(kind, LIBP2P_FLOOR);
+		if (ro.rtt && ek->lat < 0 && (ek->lat = matrix_find_metric(kind,
 		    ro.row->summary.metric)) < 0)
 			ek->lat = matrix_find_metric(kind,
 			    ro.row->default_metric);
@@ -998,10 +1061,12 @@ heatmap_evidence_build(struct evidence *ev, const struct matrix *hm,
 		flag_old(ev, ek);
 		/* -v: what a kind's noise made of its thresholds */
 		log_debug(NULL, "diagnosis: %s: noise (sigma of logs) %.3g "
-		    "inside sites, %.3g across; against the old run %.3g, "
-		    "%.3g; reference loss %.3g", kind->name, ek->spread[0],
-		    ek->spread[1], ek->spread_old[0], ek->spread_old[1],
-		    ek->p0);
+		    "inside sites, %.3g across (in ms %.3g, %.3g); against "
+		    "the old run %.3g, %.3g; reference loss %.3g; a probe's "
+		    "samples span %.3g ms", kind->name,
+		    ek->spread[0], ek->spread[1], ek->spread_ms[0],
+		    ek->spread_ms[1], ek->spread_old[0], ek->spread_old[1],
+		    ek->p0, ek->span_ms);
 	}
 	if (ev->p2p >= 0 && ev->icmp >= 0 && (rc = flag_over(ev,
 	    &ev->kinds[ev->p2p], &ev->kinds[ev->icmp], NULL, DETOUR_MIN_MS,

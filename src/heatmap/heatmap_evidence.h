@@ -73,8 +73,11 @@ struct ev_kind {
 	/* Noise, robust sigmas inside sites [0] and across them [1]: of
 	 * the judged figure's logs about their site pair's, of the log
 	 * factors against the old run (0 without one), of the overhead
-	 * over the baseline (ms) */
-	double spread[2], spread_old[2], spread_over[2];
+	 * over the baseline (ms); and of a latency's ms above or below its
+	 * site pair's (a node's own jitter adds, whatever the distance) */
+	double spread[2], spread_old[2], spread_over[2], spread_ms[2];
+	double span_ms;			/* a libp2p probe's samples' span (ms),
+					 * the median cell's; 0 if none */
 	double p0;			/* reference rate of lost samples */
 	size_t lost, sent;		/* over every cell */
 	uint16_t *nlost, *nsent;	/* per cell (n * n); NULL: no samples */

@@ -695,6 +695,20 @@ title_words(const struct evidence *ev, struct finding *f)
 		    "run to see whether it persists.");
 		break;
 	case DX_LIBP2P_DEGRADED:
+		if (f->one_test) {
+			f->title = str_printf("%s -> %s: libp2p was %s in one "
+			    "test while ICMP was not (%s -> %s was not): to "
+			    "confirm", a, b, d, b, a);
+			f->advice = str_printf("One transfer, one way, and "
+			    "nothing else on the pair says so: a short "
+			    "transfer through a loaded node now and then "
+			    "collapses. Measure again with more transfers "
+			    "(netprof bench --throughput-count 3), or read "
+			    "two runs together with netprof heatmap "
+			    "--aggregate median; if it holds, look at the "
+			    "nodes' load on %s and %s.", a, b);
+			break;
+		}
 		f->title = str_printf("%s %s %s: libp2p is %s while ICMP is "
 		    "not", a, way(f, "->", "<-", "<->"), b, d);
 		f->advice = str_printf("The libp2p nodes or their path: compare "
