@@ -22,7 +22,7 @@ cd "$T" || exit 1
 # --- netprof, sweeping every 2 s ------------------------------------------
 "$NETPROF_BIN" collect --config "$LAB_INVENTORY" --output sweeps.jsonl \
     --every 2s --ping-count 3 --ping-interval 0.2 \
-    --metrics-listen 127.0.0.1:0 -q 2>netprof.log &
+    --metrics-listen 127.0.0.1:0 2>netprof.log &
 np_pid=$!
 at_exit "kill $np_pid 2>/dev/null; wait $np_pid 2>/dev/null"
 listening() { grep -q 'metrics on http://127.0.0.1:' netprof.log; }

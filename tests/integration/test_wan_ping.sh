@@ -21,7 +21,7 @@ require_cmd ping fping jq wirefilter vde_switch unixcmd
 
 # Bad site options: usage errors naming the option and the fix.
 assert_status 2 "$LAB_SH" up --name wping --site x=2,foo=1
-assert_contains "$OUT" "--site x=2,foo=1: unknown key 'foo' (keys: delay, jitter, loss, rate)"
+assert_contains "$OUT" "--site x=2,foo=1: unknown key 'foo' (keys: delay, jitter, loss, rate, mtu)"
 assert_status 2 "$LAB_SH" up --name wping --site a=2 --hosts 3
 assert_contains "$OUT" "--hosts 3: the sites hold 2 hosts"
 assert_status 2 "$LAB_SH" up --name wping --home delay=3
