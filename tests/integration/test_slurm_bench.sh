@@ -74,7 +74,8 @@ assert_status 1 "$NETPROF_BIN" check --slurm "$alloc" --for bench --config "$T/h
 "$NETPROF_SRC/tests/lab/slurm.sh" resume --name "$LAB_NAME" h3
 assert_eq "h1 ok n/a n/a yes yes yes
 h2 ok n/a n/a yes MISSING NO
-h3 FAIL n/a n/a - - NO" "$(awk '$1 ~ /^h[0-9]$/ && NF == 11 { print $1, $2, $3, $4, $6, $9, $11 }' <<<"$OUT")" \
+h3 FAIL n/a n/a - - NO" "$(sed -E 's/job step on [^ ]+ \(job [0-9]+\) //' <<<"$OUT" |
+    awk '$1 ~ /^h[0-9]$/ && NF == 11 { print $1, $2, $3, $4, $6, $9, $11 }')" \
     "check: per node CONNECT HOSTKEY AUTH bash otela READY"
 assert_contains "$OUT" "1 of 3 hosts ready"
 assert_contains "$OUT" "h2: otela is not on PATH"
@@ -97,7 +98,7 @@ run=$T/b1/run.json
 assert_eq '{"failed":0,"ok":18}' "$(jq -c .totals "$run")"
 assert_eq "ok" "$(jq -r '[.machines[].phases[]] | unique | join(",")' "$run")" \
     "every node ok in every phase"
-assert_eq "baseline_s configure_s converge_s discover_s init_s punch_s push_s start_s sweep_s teardown_s" \
+assert_eq "baseline_s configure_s converge_s discover_s init_s path_s punch_s push_s start_s sweep_s teardown_s" \
     "$(jq -r '.phases | keys | join(" ")' "$run")"
 assert_eq "true true true" "$(jq -r '[.convergence[].complete] | map(tostring) | join(" ")' "$run")"
 assert_nothing_left sb1 "a run"
