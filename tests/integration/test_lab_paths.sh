@@ -32,6 +32,14 @@ rm -rf "$T" && mkdir -p "$T"
 addr() { jq -r --arg h "$1" '.machines[]|select(.name==$h)|.address' "$LAB_INVENTORY"; }
 gw() { jq -r --arg s "$1" '.sites[]|select(.name==$s)|.gateway' "$LAB_TOPOLOGY"; }
 relay_ip=198.18.$LAB_SUBNET.254
+# Does process $1 run? (a zombie, dead but not yet reaped by whoever
+# inherited it, does not)
+runs() {
+	local stat
+	read -r stat 2>/dev/null <"/proc/$1/stat" || return 1
+	stat=${stat##*) }
+	[ "${stat%% *}" != Z ]
+}
 
 # --- netprof reaches every host; each address is the host's own ---------
 assert_status 0 "$NETPROF_BIN" exec --config "$LAB_INVENTORY" --timeout 20 -- hostname -I
@@ -152,7 +160,7 @@ if [ -z "${NETPROF_TEST_OTELA:-}" ]; then
 	# shellcheck disable=SC1091
 	. "$LAB_DIR/lab.env"
 	assert_ne "$relay_pid" "$(cat "$LAB_DIR/relay/pid")" "a new relay"
-	kill -0 "$relay_pid" 2>/dev/null && fail "the unlimited relay ($relay_pid) still runs"
+	runs "$relay_pid" && fail "the unlimited relay ($relay_pid) still runs"
 	assert_eq true "$(jq -r .relay.limited "$LAB_TOPOLOGY")"
 	assert_file_contains "$LAB_DIR/relay/log" "relay service: limited"
 	assert_contains "$(lab run h5 -- python3 -c "$CLIENT" "$(addr h1)" 7000 0)" "fail" \
@@ -162,7 +170,7 @@ fi
 
 # --- down -----------------------------------------------------------------
 lab down >/dev/null
-kill -0 "$relay_pid" 2>/dev/null && fail "the relay ($relay_pid) still runs after down"
+runs "$relay_pid" && fail "the relay ($relay_pid) still runs after down"
 assert_eq "" "$(ip netns list | grep -E "^np-$LAB_NAME-(g[0-9]+|relay)( |\$)" || true)" "gateway and relay namespaces gone"
 assert_eq "" "$(ip route show | grep "^198\.19\.$LAB_SUBNET\." || true)" "this machine's routes to the NAT sites gone"
 test_pass

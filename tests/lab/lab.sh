@@ -1091,7 +1091,9 @@ relay_pid() {
 }
 
 # Stop the relay by its PID: TERM, then KILL after 3 s (its files go with
-# DIR, so its cleanup does not matter).
+# DIR, so its cleanup does not matter), and wait up to 5 s more for it to
+# be gone: a KILL is sent at once, but the process exits (and frees its
+# ports) only when the kernel has torn it down.
 relay_stop() {
 	local pid i
 	pid=$(relay_pid)
@@ -1101,7 +1103,14 @@ relay_stop() {
 			running "$pid" || break
 			sleep 0.01
 		done
-		running "$pid" && kill -9 "$pid" 2>/dev/null
+		if running "$pid"; then
+			kill -9 "$pid" 2>/dev/null || true
+			for (( i = 0; i < 500; i++ )); do
+				running "$pid" || break
+				sleep 0.01
+			done
+			running "$pid" && echo "lab: the relay ($pid) still runs 5 s after SIGKILL" >&2
+		fi
 	fi
 	rm -f "$(relay_dir)/pid"
 }
