@@ -20,7 +20,7 @@ import { handle } from './api.js'
 import { PING_PROTOCOL, PING_SIZE, HTTP_PROTOCOL, closeIdleStreams } from './probe.js'
 import { StreamReader, sendAll, readRequest, writeResponse, MAX_REQUEST_BODY } from './wire.js'
 import { openDb, removeDb } from './home.js'
-import { relayServer, relayDescription, isPrivate, startAutoRelay } from './relay.js'
+import { relayServer, relayDescription, isPrivate, startAutoRelay, streamTo } from './relay.js'
 import { startHolePunch } from './punch.js'
 import { newMetrics, connectionOpened, connectionClosed, instrumentRelay } from './metrics.js'
 
@@ -233,7 +233,7 @@ function peersHandler (ctx) {
 // One exchange, bounded (5 s) as a whole: a peer that never finishes its
 // answer must not stop the node's exchanges with every other.
 async function askPeers (ctx, peer) {
-	const stream = await ctx.node.dialProtocol(peer, PEERS_PROTOCOL, { signal: AbortSignal.timeout(5000), runOnLimitedConnection: true })
+	const stream = await streamTo(ctx.node, peer, PEERS_PROTOCOL, { signal: AbortSignal.timeout(5000) })
 	const reader = new StreamReader(stream)
 	const parts = []
 	let timer

@@ -6,6 +6,7 @@ import crypto from 'node:crypto'
 import { peerIdFromString } from '@libp2p/peer-id'
 import { multiaddr } from '@multiformats/multiaddr'
 import { StreamReader, writeRequest, readResponseHead } from './wire.js'
+import { streamTo } from './relay.js'
 
 export const PROBE_KINDS = ['libp2p_ping', 'latency', 'throughput']
 export const PING_PROTOCOL = '/ipfs/ping/1.0.0'
@@ -84,9 +85,8 @@ async function learnBootstrapAddrs (ctx, pid, peer) {
 
 // A stream to the peer, over a relayed connection too: the real node's
 // probes allow a limited (relayed) connection when there is no other
-// (ping's own rule; gostream with WithAllowLimitedConn). Without a
-// connection it dials, and fails as go-libp2p's swarm does: the addresses
-// it tried and why each failed, or its backoff.
+// (ping's own rule; gostream with WithAllowLimitedConn; streamTo). Without a connection it dials, and fails as go-libp2p's swarm does: the
+// addresses it tried and why each failed, or its backoff.
 async function openStream (ctx, peer, protocol, ms) {
 	const signal = AbortSignal.any([AbortSignal.timeout(ms), ctx.stopSignal])
 	const pid = peerIdFromString(peer)
@@ -97,7 +97,7 @@ async function openStream (ctx, peer, protocol, ms) {
 		throw new Error(dialError(peer, await knownAddrs(ctx, pid), () => 'dial backoff'))
 	}
 	try {
-		const stream = await ctx.node.dialProtocol(pid, protocol, { signal, runOnLimitedConnection: true })
+		const stream = await streamTo(ctx.node, pid, protocol, { signal })
 		ctx.dialBackoff.delete(peer)
 		return stream
 	} catch (err) {

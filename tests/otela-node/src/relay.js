@@ -104,3 +104,18 @@ export function startAutoRelay (ctx, { bootMs, onReserved }) {
 	}, bootMs)
 	ctx.stopSignal.addEventListener('abort', () => clearTimeout(timer), { once: true })
 }
+
+// A stream to a peer as go-libp2p's host opens one with
+// WithAllowLimitedConn: on an open connection to it, a limited (relayed)
+// one too when it has no other, and a dial only without any. js-libp2p's
+// dial never takes a limited connection: it would open another circuit
+// through the same relay for every stream, which the relay or the target
+// may close as a duplicate while it opens ("Remote closed connection
+// during opening"), and each would get the relay's limits anew.
+export async function streamTo (node, peerId, protocol, options) {
+	const open = node.getConnections(peerId).filter(c => c.status === 'open')
+	if (open.length > 0 && open.every(c => c.limits != null)) {
+		return open[0].newStream(protocol, { ...options, runOnLimitedConnection: true })
+	}
+	return node.dialProtocol(peerId, protocol, { ...options, runOnLimitedConnection: true })
+}

@@ -9,8 +9,9 @@
 //   ping, latency and throughput get through;
 // - through a limited relay (libp2p's defaults, OTELA_FAKE_RELAY_LIMITED)
 //   it is Limited, the punch runs DCUtR and fails (both sides refuse
-//   direct connections), ping and latency get through, 1 MiB of
-//   throughput does not (the circuit's 128 KiB);
+//   direct connections), probes take the one circuit (no new one per
+//   probe), ping and latency get through, 1 MiB of throughput does not
+//   (the circuit's 128 KiB);
 // - OTELA_FAKE_NO_HOLEPUNCH is the real node at e0591341: its punch always
 //   answers `hole punch service not initialized`.
 import { describe, it, before, after } from 'node:test'
@@ -147,6 +148,17 @@ describe('a relayed path through a limited relay', () => {
 			return r.last_error !== 'another hole punching attempt to this peer is active' && r
 		}, 30000)
 		assert.deepEqual(res, { ok: false, target: b.peerId, connectedness: 'Limited', attempts: 1, last_error: `all retries for hole punch with peer ${b.peerId} failed` })
+	})
+
+	it('probes take the one limited circuit (go-libp2p\'s WithAllowLimitedConn): the relay opens no circuit per probe', async () => {
+		const opened = () => counter(r, 'libp2p_relaysvc_connections_total', { type: 'opened' })
+		const before = await opened()
+		for (let i = 0; i < 5; i++) {
+			checkLatencyResult(await probe(a, { target: b.peerId, kind: 'libp2p_ping', count: 1 }), { kind: 'libp2p_ping', target: b.peerId, count: 1 })
+			checkLatencyResult(await probe(b, { target: a.peerId, kind: 'latency', count: 1 }), { kind: 'latency', target: a.peerId, count: 1 })
+		}
+		assert.equal(await opened(), before)
+		assert.equal(await status(a, b.peerId), 'Limited')
 	})
 
 	it('ping and latency get through, 1 MiB of throughput does not (128 KiB per circuit)', async () => {
