@@ -191,6 +191,60 @@ pair_class(const struct pair_path *p)
  * the punch's connectedness: a pair an OpenTela relay joins is as
  * Connected as a direct one. Those not direct are listed.
  */
+/* Does host h's table lack the peer named name? */
+static int
+lacks(const struct bench_host *h, const char *name)
+{
+	size_t k;
+
+	for (k = 0; k < h->n_missing; k++)
+		if (strcmp(h->missing[k], name) == 0)
+			return 1;
+	return 0;
+}
+
+/*
+ * The hosts that did not converge, each with the peers its table lacks,
+ * then the hosts that no other host's table lists: a host, or a site,
+ * cut off from the mesh (every other host then lacks only it).
+ */
+static void
+summary_converge(const struct bench *b, FILE *f)
+{
+	const struct bench_host *h;
+	size_t i, j, k, others, lacking, cut = 0;
+
+	for (i = 0; i < b->n; i++) {
+		h = &b->hosts[i];
+		if (h->failed || h->converged || h->n_missing == 0)
+			continue;
+		fprintf(f, "  %s did not converge: %zu peer%s missing (",
+		    h->m->name, h->n_missing, h->n_missing == 1 ? "" : "s");
+		for (k = 0; k < h->n_missing && k < SUMMARY_PAIRS; k++)
+			fprintf(f, "%s%s", k > 0 ? ", " : "", h->missing[k]);
+		fputs(k < h->n_missing ? ", ...)\n" : ")\n", f);
+	}
+	for (j = 0; j < b->n; j++) {
+		if (b->hosts[j].failed)
+			continue;
+		others = lacking = 0;
+		for (i = 0; i < b->n; i++) {
+			h = &b->hosts[i];
+			if (i == j || h->failed)
+				continue;
+			others++;
+			if (!h->converged && lacks(h, b->hosts[j].m->name))
+				lacking++;
+		}
+		if (others == 0 || lacking < others)
+			continue;
+		fprintf(f, "%s%s", cut++ == 0 ? "  in no other host's table "
+		    "(cut off from the mesh): " : ", ", b->hosts[j].m->name);
+	}
+	if (cut > 0)
+		fputc('\n', f);
+}
+
 static void
 summary_paths(const struct bench *b, FILE *f)
 {
@@ -323,11 +377,7 @@ bench_report_summary(const struct bench *b, FILE *f)
 			log_fputs_safe(b->hosts[i].error, f);
 			fputc('\n', f);
 		}
-	for (i = 0; i < b->n; i++)
-		if (!b->hosts[i].failed && b->hosts[i].n_missing > 0 &&
-		    !b->hosts[i].converged)
-			fprintf(f, "  %s did not converge: %zu peers missing\n",
-			    b->hosts[i].m->name, b->hosts[i].n_missing);
+	summary_converge(b, f);
 	summary_paths(b, f);
 	summary_punch(b, f);
 	for (k = probe_kinds; k->name != NULL; k++)
