@@ -13,7 +13,17 @@
 #   tolerance of the sum of its two measured legs;
 # - without a relay (h1-h4 only): the pairs that cannot dial fail with the
 #   node's dial error, inside site a they pass, and heatmap's diagnosis
-#   says to add a relay.
+#   says to add a relay;
+# - one site cut off (site c's gateway lets nothing of h4's out but its
+#   SSH answers), the relay as --bootstrap, over h3 h4 h5: convergence
+#   times out, run.json and the summary name h4 as the host no other
+#   host's table lists, and the rest of the pairs are measured;
+# - a limited relay (lab.sh --relay relay,limited: 128 KiB and 2 min per
+#   circuit) as --bootstrap, over h1 and h3 (whose pairs are relayed):
+#   libp2p_ping passes both ways over it, throughput of 10 MiB fails on
+#   the circuit's data limit, and heatmap's diagnosis names the spec's
+#   "ping works, HTTP fails" (a relay v2 reservation problem). The limited
+#   relay is the stand-in whatever otela runs the nodes.
 # NETPROF_TEST_OTELA=/path/to/otela runs every node, the relay's too, on
 # that binary.
 . "$(dirname "$0")/lib.sh"
@@ -120,5 +130,62 @@ assert_eq 0 "$(jq -r 'select((.ok|not) and (.error|contains("failed to dial")|no
 assert_contains "$(jq -r 'select(.ok|not)|.error' "$rec")" "all dials failed"
 assert_status 0 "$NETPROF_BIN" heatmap --input "$rec" --input "$out/run.json" --text
 assert_contains "$OUT" "Add a relay node that every peer can reach with --bootstrap."
+
+# --- c: one site cut off --------------------------------------------------
+# Site c's gateway drops whatever h4 opens towards the lab but this
+# machine (its SSH answers go on): h4's node reaches no peer and the relay,
+# nothing reaches it.
+lab run gw-c -- nft insert rule inet lab forward iifname eth1 oifname eth0 \
+    ip daddr != "198.18.$LAB_SUBNET.1" drop
+out=$T/c
+cwait=5
+[ -n "${NETPROF_TEST_OTELA:-}" ] && cwait=30
+assert_status 1 "$NETPROF_BIN" bench --config "$inv" --output "$out" --run-id rc \
+    "${common[@]}" --latency-count 3 --kinds libp2p_ping,latency --hosts h3,h4,h5 \
+    --converge-wait "$cwait" --bootstrap "relay=$LAB_RELAY_ADDR" --relay-circuits
+summary=$OUT
+printf '%s\n' "$summary" >&2
+rec=$out/measurements.jsonl
+missing() { jq -r --arg h "$1" '.convergence[$h] | "\(.complete) \(.missing // [] | sort | join(","))"' "$out/run.json"; }
+assert_eq "false h3,h5" "$(missing h4)" "h4, cut off, lists neither peer"
+assert_eq "false h4" "$(missing h3)" "h3 lacks only h4"
+assert_eq "false h4" "$(missing h5)" "h5 lacks only h4"
+assert_contains "$summary" "h4 did not converge: 2 peers missing (h3, h5)"
+assert_contains "$summary" "h3 did not converge: 1 peer missing (h4)"
+assert_contains "$summary" "in no other host's table (cut off from the mesh): h4"$'\n'
+for p in h3:h5 h5:h3 h3:relay h5:relay; do
+	assert_eq true "$(ok "${p%:*}" "${p#*:}")" "${p%:*} -> ${p#*:} measured while h4 is cut off"
+done
+for p in h3:h4 h5:h4 h4:h3 h4:h5 h4:relay; do
+	assert_eq false "$(ok "${p%:*}" "${p#*:}")" "${p%:*} -> ${p#*:} fails: h4 is cut off"
+done
+
+# --- d: a limited relay ----------------------------------------------------
+# up again with the relay limited (the obstacles stay, site c's cut too)
+assert_status 0 "$LAB_SH" up --name "$LAB_NAME" --hosts 5 --subnet "$LAB_SUBNET" \
+    --dir "$LAB_DIR" "${sites[@]}" --relay relay,limited,delay=10
+# shellcheck disable=SC1091
+. "$LAB_DIR/lab.env"
+out=$T/d
+# --serial: kind by kind, libp2p_ping first, each probe alone on the
+# circuit; --no-punch: DCUtR on a limited circuit retries for a minute
+assert_status 1 "$NETPROF_BIN" bench --config "$inv" --output "$out" --run-id rd \
+    "${common[@]}" "${wait_s[@]}" --latency-count 3 --hosts h1,h3 --serial --no-punch \
+    --kinds libp2p_ping,latency,throughput --throughput-bytes 10485760 \
+    --bootstrap "relay=$LAB_RELAY_ADDR" --relay-circuits
+printf '%s\n' "$OUT" >&2
+rec=$out/measurements.jsonl
+probe() { jq -r --arg s "$1" --arg t "$2" --arg k "$3" 'select(.source==$s and .target==$t and .kind==$k)|"\(.ok) \(.path)"' "$rec"; }
+for p in h1:h3 h3:h1; do
+	s=${p%:*} t=${p#*:}
+	assert_eq "true relayed" "$(probe "$s" "$t" libp2p_ping)" "$s -> $t: libp2p_ping over the limited relay"
+	assert_eq "false relayed" "$(probe "$s" "$t" throughput)" "$s -> $t: 10 MiB over the limited relay fails"
+	echo "$s -> $t latency: $(probe "$s" "$t" latency)" >&2
+done
+assert_eq 2 "$(jq -r 'select(.kind=="throughput" and (.ok|not))|"\(.source) -> \(.target): \(.error)"' "$rec" | tee /dev/stderr | wc -l)" \
+    "the two throughput probes failed"
+assert_status 0 "$NETPROF_BIN" heatmap --input "$rec" --input "$out/run.json" --text
+printf '%s\n' "$OUT" >&2
+assert_contains "$OUT" "h1 <-> h3: HTTP over libp2p fails while libp2p_ping works: a relay v2 reservation problem"
 
 test_pass
