@@ -3,7 +3,8 @@
 # every probe ok; no libp2p_ping p50 below the configured RTT (less 1 ms)
 # nor below --baseline's ICMP p50 of the same pair (the overlay cannot beat
 # the link); latency (HTTP over libp2p) not below ICMP either, and its
-# fastest sample not below libp2p_ping's (less 1 ms).
+# fastest sample not below libp2p_ping's (less 1 ms; with the stand-in, less
+# its own spread too).
 # With the real otela (NETPROF_TEST_OTELA) also the target: libp2p_ping
 # p50 within 10 % + 2 ms of the configured RTT, and latency within 10 % +
 # 2 ms of libp2p_ping (one round trip on a kept-alive stream). With the
@@ -60,12 +61,19 @@ for s in $LAB_HOSTS; do
 		# holds: the HTTP round trip cannot beat the link (p50 not below
 		# ICMP's), and its floor is not below the ping's (min against
 		# min), each less the 1 ms of the emulator's clock.
+		# With the stand-in, less its own spread too: the Node.js
+		# node's CPU per round trip (libp2p_ping's p50 less its min,
+		# 1-10 ms here) puts its ping's floor 1-5 ms above its HTTP's
+		# in some runs, serial or not; the real node is held to 1 ms.
 		lmin=$(get latency min_ms) pmin=$(get libp2p_ping min_ms)
+		slack=1
+		[ -n "${NETPROF_TEST_OTELA:-}" ] ||
+		    slack=$(awk -v p="$p2p" -v m="$pmin" 'BEGIN { print 1 + p - m }')
 		TEST_CHECKS=$((TEST_CHECKS + 1))
 		awk -v l="$lat" -v i="$icmp" 'BEGIN { exit !(l >= i - 1) }' ||
 		    fail "$s -> $t: latency p50 $lat ms is below ICMP's $icmp ms"$'\n'"$report"
-		awk -v l="$lmin" -v p="$pmin" 'BEGIN { exit !(l >= p - 1) }' ||
-		    fail "$s -> $t: latency's fastest sample $lmin ms is below libp2p_ping's $pmin ms"$'\n'"$report"
+		awk -v l="$lmin" -v p="$pmin" -v k="$slack" 'BEGIN { exit !(l >= p - k) }' ||
+		    fail "$s -> $t: latency's fastest sample $lmin ms is below libp2p_ping's $pmin ms (less $slack ms)"$'\n'"$report"
 		if [ -n "${NETPROF_TEST_OTELA:-}" ]; then
 			TEST_CHECKS=$((TEST_CHECKS + 2))
 			awk -v v="$p2p" -v w="$want" 'BEGIN { exit !(v <= w * 1.1 + 2) }' ||
