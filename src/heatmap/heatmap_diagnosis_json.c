@@ -21,17 +21,6 @@ static const char *const dirs[] = {
 	[DX_DIR_BOTH] = "both", [DX_DIR_OUT] = "out", [DX_DIR_IN] = "in",
 };
 
-static void
-number(FILE *f, double v)
-{
-	if (isnan(v) || isinf(v))
-		fputs("null", f);
-	else if (v == floor(v) && fabs(v) < 1e15)
-		fprintf(f, "%.0f", v);
-	else
-		fprintf(f, "%.6g", v);
-}
-
 static const char *
 group_name(const struct matrix *hm, size_t g)
 {
@@ -128,11 +117,11 @@ cell(FILE *f, const struct matrix *hm, const struct dx_cell *c)
 	else
 		fputs("null", f);
 	fputs(",\"value\":", f);
-	number(f, c->value);
+	heatmap_html_number(f, c->value);
 	fputs(",\"typical\":", f);
-	number(f, c->typical);
+	heatmap_html_number(f, c->typical);
 	fputs(",\"old\":", f);
-	number(f, c->old);
+	heatmap_html_number(f, c->old);
 	if (c->sent > 0)
 		fprintf(f, ",\"lost\":%d,\"sent\":%d", c->lost, c->sent);
 	else
@@ -181,7 +170,7 @@ heatmap_diagnosis_json(const struct matrix *hm, const struct diagnosis *dx,
 		if (isinf(x->worse))
 			fputs("\"failed since\"", f);
 		else if (x->worse > 0)
-			number(f, x->worse);
+			heatmap_html_number(f, x->worse);
 		else
 			fputs("null", f);
 		fprintf(f, ",\"bad_cells\":%zu,\"expected_cells\":%zu,"
@@ -192,7 +181,7 @@ heatmap_diagnosis_json(const struct matrix *hm, const struct diagnosis *dx,
 			heatmap_json_escape(f, x->loss_kind);
 			fprintf(f, ",\"lost\":%zu,\"sent\":%zu,"
 			    "\"reference_rate\":", x->lost, x->sent);
-			number(f, x->ref_rate);
+			heatmap_html_number(f, x->ref_rate);
 			fputc('}', f);
 		} else
 			fputs(",\"samples\":null", f);

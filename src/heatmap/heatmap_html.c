@@ -91,8 +91,8 @@ heatmap_format_value(double v, char *buf, size_t size)
 }
 
 /* A number for the embedded JSON: short, exact for integers. */
-static void
-put_number(FILE *f, double v)
+void
+heatmap_html_number(FILE *f, double v)
 {
 	if (isnan(v) || isinf(v))
 		fputs("null", f);
@@ -973,7 +973,7 @@ write_kind_json(FILE *f, const struct matrix *hm, const struct matrix_kind *k,
 		fputs(",\"unit\":", f);
 		heatmap_json_escape(f, k->metrics[m].unit);
 		fprintf(f, ",\"hb\":%d,\"fl\":", k->metrics[m].higher_better);
-		put_number(f, k->metrics[m].span_min);
+		heatmap_html_number(f, k->metrics[m].span_min);
 		fputc('}', f);
 	}
 	fputs("],\n\"state\":\"", f);
@@ -1008,7 +1008,7 @@ write_kind_json(FILE *f, const struct matrix *hm, const struct matrix_kind *k,
 			else if (large)
 				put_short(f, k->cells[i].values[m]);
 			else
-				put_number(f, k->cells[i].values[m]);
+				heatmap_html_number(f, k->cells[i].values[m]);
 		}
 		fputc(']', f);
 	}
@@ -1050,7 +1050,7 @@ write_kind_json(FILE *f, const struct matrix *hm, const struct matrix_kind *k,
 		if (c->count == 0 || isnan(c->time))
 			fputs("-1", f);
 		else
-			put_number(f, floor((c->time - t0) * 1000) / 1000);
+			heatmap_html_number(f, floor((c->time - t0) * 1000) / 1000);
 	}
 	write_paths(f, hm, k);
 	fputs(",\n\"err\":{", f);
@@ -1084,7 +1084,7 @@ write_data(FILE *f, const struct matrix *hm, const struct html_options *opt)
 	fprintf(f, ",\"steps\":%d,\"rel\":%g,\"aggregate\":\"%s\","
 	    "\"sample\":%d,\"t0\":", COLOR_STEPS, HEATMAP_SPAN_REL,
 	    hm->aggregate == MATRIX_MEDIAN ? "median" : "latest", hm->sample);
-	put_number(f, t0);
+	heatmap_html_number(f, t0);
 	fprintf(f, ",\"view\":[%zu,%zu],\n\"hosts\":[", opt->kind, opt->metric);
 	for (i = 0; i < hm->nhosts; i++) {
 		if (i)

@@ -32,6 +32,9 @@ void heatmap_html_escape(FILE *f, const char *s);
  */
 void heatmap_json_escape(FILE *f, const char *s);
 
+/* A number for JSON: short, exact for integers; null for NaN and inf. */
+void heatmap_html_number(FILE *f, double v);
+
 /* A cell's value as the page shows it: 3 significant digits or so. */
 void heatmap_format_value(double v, char *buf, size_t size);
 
