@@ -11,8 +11,10 @@ TEST_NAME=$(basename "$0" .sh)
 NETPROF_SRC=${NETPROF_SRC:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}
 NETPROF_BIN=${NETPROF_BIN:-$NETPROF_SRC/build/main/netprof}
 NETPROF_FIXTURES=${NETPROF_FIXTURES:-$NETPROF_SRC/tests/fixtures}
+_own_tmp=
 if [ -z "${NETPROF_TEST_TMP:-}" ]; then
 	NETPROF_TEST_TMP=$(mktemp -d "${TMPDIR:-/tmp}/netprof-test.XXXXXX")
+	_own_tmp=$NETPROF_TEST_TMP	# removed at exit (below)
 fi
 mkdir -p "$NETPROF_TEST_TMP"
 LAB_SH=$NETPROF_SRC/tests/lab/lab.sh
@@ -38,6 +40,8 @@ _run_at_exit() {
 }
 trap _run_at_exit EXIT
 trap 'exit 130' INT TERM
+# a test run by hand removes the directory it made, after everything else
+[ -n "$_own_tmp" ] && at_exit "rm -rf '$_own_tmp'"
 
 # --- the otela node the bench tests run ------------------------------
 
