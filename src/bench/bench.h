@@ -264,6 +264,8 @@ struct bench_task {
 	enum error_class error_class;
 	cJSON *metrics;
 	double value;		/* p50 ms or Mbps, for the summary */
+	double fastest_ms;	/* its fastest round trip (min_ms), kept
+				   for the pair's path; 0 none */
 	char *connectedness;	/* punch */
 	int attempts;
 	unsigned char path;	/* the record's: BENCH_PATH_* */

@@ -42,15 +42,19 @@
 /*
  * The reach checks: for each ADDR PORT pair of its arguments, in the
  * background, a connect by bash's /dev/tcp under timeout(1) (where there
- * is one), then one line: "I ok", "I timeout", "I nobash", or "I fail
- * WHY" (the end of bash's message, "Connection refused"). I counts the
- * pairs from 0.
+ * is one), then one line: "I ok US" (US: the connect's time in µs, by
+ * bash's clock, EPOCHREALTIME; left out by a bash before 5.0), "I
+ * timeout", "I nobash", or "I fail WHY" (the end of bash's message,
+ * "Connection refused"). I counts the pairs from 0.
  */
 static const char reach_script[] =
     "t=timeout; command -v timeout >/dev/null 2>&1 || t=; i=0; "
     "while [ $# -ge 2 ]; do "
-    "( r=$($t ${t:+" "5" "} bash -c 'exec 3<>\"/dev/tcp/$0/$1\"' \"$1\" \"$2\" "
-    "2>&1); c=$?; case $c in 0) echo \"$i ok\";; 124) echo \"$i timeout\";; "
+    "( r=$($t ${t:+" "5" "} bash -c 's=${EPOCHREALTIME//[!0-9]/}; "
+    "exec 3<>\"/dev/tcp/$0/$1\" || exit 1; e=${EPOCHREALTIME//[!0-9]/}; "
+    "[ -z \"$s\" ] || echo $((e - s))' \"$1\" \"$2\" "
+    "2>&1); c=$?; case $c in 0) echo \"$i ok${r:+ $r}\";; "
+    "124) echo \"$i timeout\";; "
     "127) echo \"$i nobash\";; *) echo \"$i fail ${r##*: }\";; esac ) & "
     "i=$((i + 1)); shift 2; done; wait";
 
@@ -296,7 +300,7 @@ take_reach(struct bench_host *h, const char *out)
 	size_t nt = b->n + b->n_relays, i, n = 0, *map;
 	const char *line = out, *w;
 	char *end;
-	long idx;
+	long idx, us;
 
 	/* the script numbers the targets it checked, in order */
 	if ((map = calloc(nt + 1, sizeof *map)) == NULL)
@@ -317,9 +321,14 @@ take_reach(struct bench_host *h, const char *out)
 		r = &ph->reach[map[idx]];
 		free(r->why);
 		r->why = NULL;
-		if (len == 2 && strncmp(w, "ok", 2) == 0)
+		if ((len == 2 || (len > 3 && w[2] == ' ')) &&
+		    strncmp(w, "ok", 2) == 0) {
 			r->tcp = 1;
-		else if (len == 7 && strncmp(w, "timeout", 7) == 0) {
+			r->connect_us = 0;
+			if (len > 3 && (us = strtol(w + 3, &end, 10)) > 0 &&
+			    us <= 1000000L * REACH_WAIT_S && end == w + len)
+				r->connect_us = us;
+		} else if (len == 7 && strncmp(w, "timeout", 7) == 0) {
 			r->tcp = 0;
 			r->why = str_printf("no answer in %d s", REACH_WAIT_S);
 		} else if (len >= 5 && strncmp(w, "fail ", 5) == 0) {
@@ -439,7 +448,7 @@ bench_path_infer(const struct bench_path_in *in, struct bench_path_out *out)
 	struct buf e = { 0 };
 	int st_ok = tcp_is(in->st, 1), st_no = tcp_is(in->st, 0);
 	int ts_ok = tcp_is(in->ts, 1), ts_no = tcp_is(in->ts, 0);
-	int no_circuit = in->circuits_s == 0 || in->circuits_t == 0;
+	int no_circuit = in->circuits_s == 0 || in->circuits_t == 0, slow = 0;
 	enum bench_path_class c = BENCH_PATH_UNKNOWN;
 
 	memset(out, 0, sizeof *out);
@@ -491,6 +500,18 @@ bench_path_infer(const struct bench_path_in *in, struct bench_path_out *out)
 		else if (st_no && ts_no)
 			c = BENCH_PATH_RELAYED;
 	}
+	/*
+	 * A pair that could dial direct may still run over a circuit: the
+	 * swarm takes an open circuit without limits as it takes a direct
+	 * connection and dials no direct address while it has one. A round
+	 * trip far over the direct handshake's did not run direct; with no
+	 * circuit open at an end, nothing but a direct connection was there.
+	 */
+	slow = c == BENCH_PATH_DIRECT && !no_circuit && in->rtt_ms > 0 &&
+	    in->handshake_ms > 0 &&
+	    in->rtt_ms > 2 * in->handshake_ms + BENCH_PATH_SLOW_MS;
+	if (slow)
+		c = BENCH_PATH_RELAYED;
 	out->path = c;
 	if (e.len > 0)
 		buf_printf(&e, "; ");
@@ -508,6 +529,16 @@ bench_path_infer(const struct bench_path_in *in, struct bench_path_out *out)
 		    in->target);
 		break;
 	case BENCH_PATH_RELAYED:
+		if (slow) {
+			buf_printf(&e, "relayed: a direct dial was possible, "
+			    "but the pair's fastest round trip through the "
+			    "nodes, %.1f ms, is more than twice the direct TCP "
+			    "handshake's %.1f ms plus %.0f ms: it ran over a "
+			    "circuit, which the swarm keeps as it would a "
+			    "direct connection", in->rtt_ms, in->handshake_ms,
+			    BENCH_PATH_SLOW_MS);
+			break;
+		}
 		buf_printf(&e, in->conn == BENCH_CONN_NONE ? "relayed: not "
 		    "connected before the probe, whose dial could only go "
 		    "through a circuit" : "relayed: no direct TCP connection "
@@ -604,6 +635,52 @@ target_of(const struct bench *b, const char *id)
 	return -1;
 }
 
+/* A task's fastest round trip (its metrics' min_ms), or 0. */
+static double
+task_fastest(const struct bench_task *t)
+{
+	const cJSON *v;
+
+	if (!t->ok || t->metrics == NULL ||
+	    (v = cJSON_GetObjectItemCaseSensitive(t->metrics, "min_ms")) ==
+	    NULL || !cJSON_IsNumber(v) || v->valuedouble <= 0)
+		return 0;
+	return v->valuedouble;
+}
+
+/* The pair's fastest round trip through the nodes so far: the task's
+   own (libp2p_ping, latency), else the fastest of the pair's tasks of
+   this phase written before it; 0: none. */
+static double
+pair_fastest(const struct bench *b, const struct bench_task *t)
+{
+	double best = t->fastest_ms;
+	size_t i;
+
+	if (best > 0)
+		return best;
+	for (i = 0; i < b->pairs.n; i++) {
+		const struct bench_task *o = &b->pairs.tasks[i];
+
+		if (o != t && o->src == t->src && o->dst == t->dst &&
+		    o->fastest_ms > 0 && (best == 0 || o->fastest_ms < best))
+			best = o->fastest_ms;
+	}
+	return best;
+}
+
+/* A direct TCP connect's time between src and dst, ms: src's, else
+   dst's; 0 unknown. */
+static double
+handshake_ms(const struct bench_reach *st, const struct bench_reach *ts)
+{
+	if (st != NULL && st->tcp == 1 && st->connect_us > 0)
+		return (double)st->connect_us / 1000.0;
+	if (ts != NULL && ts->tcp == 1 && ts->connect_us > 0)
+		return (double)ts->connect_us / 1000.0;
+	return 0;
+}
+
 void
 bench_path_record(struct bench *b, struct bench_task *t, struct record *rec,
     char **evidence)
@@ -636,6 +713,9 @@ bench_path_record(struct bench *b, struct bench_task *t, struct record *rec,
 	in.circuits_s = vs != NULL && vs->taken ? vs->circuits : -1;
 	in.circuits_t = vd != NULL && vd->taken ? vd->circuits : -1;
 	in.punched = punched(b, t->src, t->dst);
+	in.handshake_ms = handshake_ms(in.st, in.ts);
+	t->fastest_ms = task_fastest(t);	/* its metrics go once written */
+	in.rtt_ms = pair_fastest(b, t);
 	/* a peer the node does not list has never been connected */
 	if (vs != NULL && vs->status_read)
 		in.conn = (pv = bench_view_peer(vs, tid)) != NULL ?
@@ -693,6 +773,9 @@ bench_path_json(cJSON *root, const struct bench *b)
 			    k));
 			if (r->why != NULL)
 				cJSON_AddStringToObject(o, "error", r->why);
+			if (r->tcp == 1 && r->connect_us > 0)
+				cJSON_AddNumberToObject(o, "connect_ms",
+				    (double)r->connect_us / 1000.0);
 		}
 	}
 }

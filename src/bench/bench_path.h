@@ -30,6 +30,8 @@ enum bench_conn {
 struct bench_reach {
 	signed char tcp;	/* 1 connected, 0 failed, -1 not checked */
 	char *why;		/* failed: what the check said */
+	long connect_us;	/* connected: the connect's time (one round
+				   trip, SYN to SYN-ACK), µs; 0 unknown */
 };
 
 /* One peer of a node's view. */
@@ -73,6 +75,11 @@ struct bench_path_in {
 	long circuits_s, circuits_t;	/* open circuits; -1 unknown */
 	int punched;		/* the punch step's DCUtR joined the pair
 				   (ok after attempts) */
+	double handshake_ms;	/* a direct TCP connect's time between the
+				   two (either way); <= 0 unknown */
+	double rtt_ms;		/* the pair's fastest round trip through
+				   the nodes (libp2p_ping's or latency's
+				   fastest sample); <= 0 unknown */
 };
 
 struct bench_path_out {
@@ -82,9 +89,17 @@ struct bench_path_out {
 };
 
 /*
- * The path the probe ran over, from what the node reported and the reach
- * checks: 0, or NP_ERR_NOMEM. out->evidence says what it rests on, also
- * when the path stays unknown (a failed probe: no TCP either way).
+ * A round trip through the nodes over more than twice a direct handshake
+ * plus this many ms did not run direct (bench_path_infer()).
+ */
+#define BENCH_PATH_SLOW_MS 10.0
+
+/*
+ * The path the probe ran over, from what the node reported, the reach
+ * checks and, where a circuit may carry a pair that could dial direct,
+ * its round trip against the direct handshake: 0, or NP_ERR_NOMEM.
+ * out->evidence says what it rests on, also when the path stays unknown
+ * (a failed probe: no TCP either way).
  */
 int bench_path_infer(const struct bench_path_in *in,
     struct bench_path_out *out);

@@ -46,7 +46,7 @@ mask() {
 	sed -E -e '/^<style>$/,/^<\/style>$/d' -e '/^<script>$/,/^<\/script>$/d' \
 	    -e 's/"(timestamp|started_at|ended_at)": "[^"]*"/"\1": "T"/g' \
 	    -e "s/${RUN_ID:-no-run-id}/RUN/g" \
-	    -e 's/"(pid|pid_start|http_port|elapsed_s|[a-z]+_s)": [0-9.e+-]+/"\1": N/g' \
+	    -e 's/"(pid|pid_start|http_port|elapsed_s|connect_ms|[a-z]+_s)": [0-9.e+-]+/"\1": N/g' \
 	    -e '/"phase_times": \{/,/^      \}/s/^( +)[0-9.e+-]+(,?)$/\1N\2/' \
 	    -e 's/^(netprof_(probe|sweep)_timestamp_seconds[^ ]*|netprof_sweep_duration_seconds) .*/\1 N/' \
 	    -e 's/"t":\[[^]]*\]/"t":[T]/g' -e 's/"t0":[0-9.e+-]+/"t0":T/g' \

@@ -7,7 +7,9 @@
  * direct; no TCP either way with no circuit open and a punch that got
  * through is a punched hole, else a relay; a probe that had no connection before ran over
  * what its own dial made; nothing known is unknown; a failed probe keeps
- * what the network said.
+ * what the network said; a pair that could dial direct, with circuits
+ * open at both ends, whose fastest round trip is far over the direct
+ * handshake's, ran over a circuit.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -20,10 +22,12 @@
 
 #include "bench_path.h"
 
-static const struct bench_reach ok_ = { 1, NULL };
-static const struct bench_reach refused = { 0, (char *)"Connection refused" };
-static const struct bench_reach dropped = { 0, (char *)"no answer in 5 s" };
-static const struct bench_reach unchecked = { -1, NULL };
+static const struct bench_reach ok_ = { .tcp = 1 };
+static const struct bench_reach refused = { .tcp = 0,
+	.why = (char *)"Connection refused" };
+static const struct bench_reach dropped = { .tcp = 0,
+	.why = (char *)"no answer in 5 s" };
+static const struct bench_reach unchecked = { .tcp = -1 };
 
 /* h1 (198.18.0.2) probing h3 (198.19.0.4), as bench describes them. */
 static struct bench_path_in
@@ -118,6 +122,57 @@ no_tcp_either_way_is_relayed_or_punched(void **state)
 	    "(Connection refused)");
 }
 
+/*
+ * h4 (behind a NAT) to h5 (open) on the real node: h4 reaches h5's port,
+ * but h5 dialled first, through the relay, and the swarm kept that
+ * circuit: 62 ms against a 20 ms handshake is not direct. With no circuit
+ * open at an end, or a round trip near the handshake, or either unknown,
+ * the rule does not apply.
+ */
+static void
+a_round_trip_far_over_the_handshake_is_relayed(void **state)
+{
+	struct bench_path_in in;
+
+	(void)state;
+	in = pair(&ok_, &refused, BENCH_CONN_CONNECTED, 2, 1);
+	in.handshake_ms = 20.3;
+	in.rtt_ms = 62.4;
+	expect(in, BENCH_PATH_RELAYED, 0, "fastest round trip through the "
+	    "nodes, 62.4 ms, is more than twice the direct TCP handshake's "
+	    "20.3 ms plus 10 ms");
+	/* the other way: the target's dial is the only direct one */
+	in = pair(&refused, &ok_, BENCH_CONN_CONNECTED, 1, 2);
+	in.handshake_ms = 20.3;
+	in.rtt_ms = 62.4;
+	expect(in, BENCH_PATH_RELAYED, 0, "it ran over a circuit");
+	/* just under the bound: direct (2 x 20.3 + 10 = 50.6) */
+	in.rtt_ms = 50.5;
+	expect(in, BENCH_PATH_DIRECT, 0, "circuits open");
+	/* a slow node on a LAN pair: 9 ms against 0.1 ms stays direct */
+	in = pair(&ok_, &ok_, BENCH_CONN_CONNECTED, 1, 1);
+	in.handshake_ms = 0.1;
+	in.rtt_ms = 9.0;
+	expect(in, BENCH_PATH_DIRECT, 0, "direct: h1 dials");
+	/* no circuit at h3: whatever the time, nothing else was there */
+	in = pair(&ok_, &refused, BENCH_CONN_CONNECTED, 2, 0);
+	in.handshake_ms = 20.3;
+	in.rtt_ms = 62.4;
+	expect(in, BENCH_PATH_DIRECT, 0, "direct: h1 dials");
+	/* no handshake time (a bash before 5.0), or no round trip */
+	in = pair(&ok_, &refused, BENCH_CONN_CONNECTED, 2, 1);
+	in.rtt_ms = 62.4;
+	expect(in, BENCH_PATH_DIRECT, 0, "direct: h1 dials");
+	in.rtt_ms = 0;
+	in.handshake_ms = 20.3;
+	expect(in, BENCH_PATH_DIRECT, 0, "direct: h1 dials");
+	/* what the node reports is not overruled */
+	in = pair(&ok_, &ok_, BENCH_CONN_LIMITED, 1, 1);
+	in.handshake_ms = 20.3;
+	in.rtt_ms = 62.4;
+	expect(in, BENCH_PATH_RELAYED, 1, "Limited");
+}
+
 static void
 what_does_not_tell_is_unknown(void **state)
 {
@@ -170,6 +225,7 @@ main(void)
 		cmocka_unit_test(a_source_that_dials_runs_direct),
 		cmocka_unit_test(the_targets_own_dial_is_direct),
 		cmocka_unit_test(no_tcp_either_way_is_relayed_or_punched),
+		cmocka_unit_test(a_round_trip_far_over_the_handshake_is_relayed),
 		cmocka_unit_test(what_does_not_tell_is_unknown),
 		cmocka_unit_test(a_failed_probe_keeps_what_the_network_said),
 		cmocka_unit_test(connectedness_words),
