@@ -14,7 +14,8 @@
 # throughput through site b's 30 Mbit/s cap, as test_wan_iperf holds
 # collect's iperf3: exclusive (bench's default) neither above the cap
 # (+10 %) nor below 60 % of it (the stand-in's transfer counts its request
-# and TCP's start, 0.85-0.9 of the cap); --throughput-mode duplex (collect's
+# and TCP's start, 0.85-0.9 of the cap; a pair out of range gets a second
+# exclusive run, the higher rate the pair's); --throughput-mode duplex (collect's
 # duplex rounds: N-1, each node the source of one transfer and the target
 # of another) not above the cap, and not below 40 % of exclusive (its
 # replies queue behind the other direction's data in the capped link:
@@ -94,11 +95,16 @@ lab link a rate 100mbit >/dev/null
 lab link b rate ${cap}mbit >/dev/null
 jq --arg s "$(otela_setup)" '.remote_setup = $s' "$LAB_INVENTORY" >"$inv.short"
 ex=$NETPROF_TEST_TMP/wan-bench-exclusive
-rm -rf "$ex"
-assert_status 0 "$NETPROF_BIN" -q bench --config "$inv.short" --output "$ex" \
-    --kinds throughput --throughput-bytes 4194304 --no-punch
-assert_eq 6 "$(jq -r 'select(.ok)|.kind' "$ex/measurements.jsonl" | wc -l)" \
-    "6 pairs x throughput, exclusive, all ok"
+rm -rf "$ex".*
+runs=0
+exclusive_round() {
+	runs=$((runs + 1))
+	assert_status 0 "$NETPROF_BIN" -q bench --config "$inv.short" --output "$ex.$runs" \
+	    --kinds throughput --throughput-bytes 4194304 --no-punch
+	assert_eq 6 "$(jq -r 'select(.ok)|.kind' "$ex.$runs/measurements.jsonl" | wc -l)" \
+	    "6 pairs x throughput, exclusive, all ok"
+}
+exclusive_round
 du=$NETPROF_TEST_TMP/wan-bench-duplex
 rm -rf "$du"
 assert_status 0 "$NETPROF_BIN" -q bench --config "$inv.short" --output "$du" \
@@ -106,12 +112,30 @@ assert_status 0 "$NETPROF_BIN" -q bench --config "$inv.short" --output "$du" \
 assert_eq "duplex" "$(jq -r .config.throughput_mode "$du/run.json")" "duplex in run.json"
 assert_eq "2" "$(jq -r 'select(.ok)|.round' "$du/measurements.jsonl" | sort -un | wc -l)" \
     "N-1 = 2 duplex rounds, all ok"
+# mbps FILE... S T: the pair's highest rate in the files (load on the two
+# shared cores only takes from a transfer)
 mbps() {
-	jq -r --arg s "$2" --arg t "$3" 'select(.kind=="throughput" and .source==$s and .target==$t)|.metrics.mbps' "$1"
+	local t=${*: -1} s=${*: -2:1}
+	cat "${@:1:$#-2}" | jq -r --arg s "$s" --arg t "$t" \
+	    'select(.kind=="throughput" and .source==$s and .target==$t)|.metrics.mbps' |
+	    sort -g | tail -1
 }
+# A burst of load (a Slurm test's daemons beside this one) once held one
+# exclusive transfer at 15.0 Mbit/s on the 30 Mbit/s cap, its duplex
+# round at 25.3: a pair out of range gets a second exclusive run, and its
+# higher rate is the pair's. A rate that is bench's doing is there twice.
 for pair in "h1 h3" "h3 h1" "h2 h3" "h3 h2"; do
 	read -r s t <<<"$pair"
-	e=$(mbps "$ex/measurements.jsonl" "$s" "$t") d=$(mbps "$du/measurements.jsonl" "$s" "$t")
+	awk -v v="$(mbps "$ex.1/measurements.jsonl" "$s" "$t")" -v c=$cap \
+	    'BEGIN { exit !(v >= 0.6 * c && v <= 1.1 * c) }' && continue
+	echo "run 1: $s -> $t exclusive $(mbps "$ex.1/measurements.jsonl" "$s" "$t") Mbit/s: a second run" >&2
+	exclusive_round
+	break
+done
+report="${report}exclusive runs: $runs"$'\n'
+for pair in "h1 h3" "h3 h1" "h2 h3" "h3 h2"; do
+	read -r s t <<<"$pair"
+	e=$(mbps "$ex".*/measurements.jsonl "$s" "$t") d=$(mbps "$du/measurements.jsonl" "$s" "$t")
 	report="$report$s->$t throughput through b's $cap Mbit/s: exclusive $e, duplex $d Mbit/s, ratio $(awk -v d="$d" -v e="$e" 'BEGIN { printf "%.2f", d / e }')"$'\n'
 	TEST_CHECKS=$((TEST_CHECKS + 3))
 	awk -v v="$e" -v c=$cap 'BEGIN { exit !(v >= 0.6 * c && v <= 1.1 * c) }' ||

@@ -14,7 +14,8 @@
 # figures: the emulator adds 1-3 ms per inter-site round trip on an idle
 # machine, and its own jitter under CPU load (two tests at a time on two
 # cores) moves a 20-echo median by up to about 3 ms; max(2 ms, 5 %) holds
-# on an idle machine only.
+# on an idle machine only. A round with a pair out of tolerance gets a
+# second, and each pair's lower median counts, as for the ground truth.
 . "$(dirname "$0")/lib.sh"
 require_root
 require_cmd ping fping jq wirefilter vde_switch unixcmd
@@ -85,17 +86,20 @@ measure_truth() {
 }
 measure_truth
 
-fan=$NETPROF_TEST_TMP/wan-fanout.jsonl
-ser=$NETPROF_TEST_TMP/wan-serial.jsonl
-rm -f "$fan" "$ser"
-assert_status 0 "$NETPROF_BIN" -q collect --config "$inv" --output "$fan" \
-    --ping-count 20 --ping-interval 0.1
-assert_status 0 "$NETPROF_BIN" -q collect --config "$inv" --output "$ser" \
-    --ping-count 20 --ping-interval 0.1 --serial
-assert_eq "12 fanout" "$(jq -r 'select(.ok)|.mode' "$fan" | uniq -c | awk '{print $1, $2}')" "fan-out: 12 pairs ok"
-assert_eq "12 serial" "$(jq -r 'select(.ok)|.mode' "$ser" | uniq -c | awk '{print $1, $2}')" "serial: 12 pairs ok"
-
-measure_truth
+# netprof's runs, fan-out and --serial, each into its own file per round
+# (wan-fanout.N.jsonl, wan-serial.N.jsonl).
+runs=0
+collect_round() {
+	runs=$((runs + 1))
+	local fan=$NETPROF_TEST_TMP/wan-fanout.$runs.jsonl ser=$NETPROF_TEST_TMP/wan-serial.$runs.jsonl
+	rm -f "$fan" "$ser"
+	assert_status 0 "$NETPROF_BIN" -q collect --config "$inv" --output "$fan" \
+	    --ping-count 20 --ping-interval 0.1
+	assert_status 0 "$NETPROF_BIN" -q collect --config "$inv" --output "$ser" \
+	    --ping-count 20 --ping-interval 0.1 --serial
+	assert_eq "12 fanout" "$(jq -r 'select(.ok)|.mode' "$fan" | uniq -c | awk '{print $1, $2}')" "fan-out: 12 pairs ok"
+	assert_eq "12 serial" "$(jq -r 'select(.ok)|.mode' "$ser" | uniq -c | awk '{print $1, $2}')" "serial: 12 pairs ok"
+}
 
 # within A B: |A - B| <= max(3, 10 % of B)
 within() {
@@ -103,25 +107,60 @@ within() {
 		tol = b * 0.10; if (tol < 3) tol = 3; exit !(d <= tol) }'
 }
 
-report=""
-for s in $LAB_HOSTS; do
-	for t in $LAB_HOSTS; do
-		[ "$s" = "$t" ] && continue
-		want=$(jq ".rtt_ms.$s.$t" "$topo")
-		f=$(jq -r --arg s "$s" --arg t "$t" 'select(.source==$s and .target==$t)|.metrics.p50' "$fan")
-		r=$(jq -r --arg s "$s" --arg t "$t" 'select(.source==$s and .target==$t)|.metrics.p50' "$ser")
-		g=${truth[$s,$t]}
-		report="$report$s->$t configured $want truth $g fanout $f serial $r"$'\n'
-		TEST_CHECKS=$((TEST_CHECKS + 5))
-		within "$f" "$g" || fail "$s -> $t: fan-out p50 $f ms is not within max(3 ms, 10 %) of the ground truth $g ms"$'\n'"$report"
-		within "$r" "$g" || fail "$s -> $t: serial p50 $r ms is not within max(3 ms, 10 %) of the ground truth $g ms"$'\n'"$report"
-		within "$f" "$r" || fail "$s -> $t: fan-out p50 $f ms and serial p50 $r ms differ by more than max(3 ms, 10 %)"$'\n'"$report"
-		awk -v v="$f" -v w="$want" 'BEGIN { exit !(v >= w - 1) }' ||
-		    fail "$s -> $t: fan-out p50 $f ms is below the configured $want ms"
-		awk -v v="$r" -v w="$want" 'BEGIN { exit !(v >= w - 1) }' ||
-		    fail "$s -> $t: serial p50 $r ms is below the configured $want ms"
+# p50 MODE S T: the pair's lowest median over netprof's rounds so far, as
+# for the ground truth: load only adds to a round trip
+p50() {
+	cat "$NETPROF_TEST_TMP"/wan-"$1".*.jsonl |
+	    jq -r --arg s "$2" --arg t "$3" 'select(.source==$s and .target==$t)|.metrics.p50' |
+	    sort -g | head -1
+}
+
+# Every pair against its ground truth and its configured RTT: the report
+# in $report, the first miss in $miss (none: empty).
+evaluate() {
+	local s t want f r g
+	report="" miss=""
+	for s in $LAB_HOSTS; do
+		for t in $LAB_HOSTS; do
+			[ "$s" = "$t" ] && continue
+			want=$(jq ".rtt_ms.$s.$t" "$topo")
+			f=$(p50 fanout "$s" "$t") r=$(p50 serial "$s" "$t")
+			g=${truth[$s,$t]}
+			report="$report$s->$t configured $want truth $g fanout $f serial $r"$'\n'
+			[ -n "$miss" ] && continue
+			if ! within "$f" "$g"; then
+				miss="$s -> $t: fan-out p50 $f ms is not within max(3 ms, 10 %) of the ground truth $g ms"
+			elif ! within "$r" "$g"; then
+				miss="$s -> $t: serial p50 $r ms is not within max(3 ms, 10 %) of the ground truth $g ms"
+			elif ! within "$f" "$r"; then
+				miss="$s -> $t: fan-out p50 $f ms and serial p50 $r ms differ by more than max(3 ms, 10 %)"
+			elif ! awk -v v="$f" -v w="$want" 'BEGIN { exit !(v >= w - 1) }'; then
+				miss="$s -> $t: fan-out p50 $f ms is below the configured $want ms"
+			elif ! awk -v v="$r" -v w="$want" 'BEGIN { exit !(v >= w - 1) }'; then
+				miss="$s -> $t: serial p50 $r ms is below the configured $want ms"
+			fi
+		done
 	done
-done
+	[ -z "$miss" ]
+}
+
+# One round of netprof's runs between two of the ground truth's. A burst
+# of load during it (the lab shares two cores with the suite's other
+# tests) once put a fan-out median 3.75 ms over its pair's, the serial
+# one 1.4 ms, with no other test running: then a second round, and again
+# each pair's lower median is the pair's. A miss that is netprof's (a
+# fan-out that delays its own probes, a parse in the wrong unit) is there
+# in both rounds.
+collect_round
+measure_truth
+if ! evaluate; then
+	echo "round 1: $miss; a second round" >&2
+	printf '%s' "$report" >&2
+	collect_round
+	measure_truth
+	evaluate || fail "$miss (the lower of $runs rounds)"$'\n'"$report"
+fi
+TEST_CHECKS=$((TEST_CHECKS + 5 * 12))
 echo "$report" | tee "$NETPROF_TEST_TMP/wan-ping-report.txt"
 
 # The pair's path is the pair's: 50 ms where the star gives 36, both ways.
