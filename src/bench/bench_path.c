@@ -715,7 +715,10 @@ bench_path_record(struct bench *b, struct bench_task *t, struct record *rec,
 	in.punched = punched(b, t->src, t->dst);
 	in.handshake_ms = handshake_ms(in.st, in.ts);
 	t->fastest_ms = task_fastest(t);	/* its metrics go once written */
-	in.rtt_ms = pair_fastest(b, t);
+	/* the other tasks are scanned only where the round trip can tell
+	   (bench_path_infer(): a handshake, circuits not ruled out) */
+	if (in.handshake_ms > 0 && in.circuits_s != 0 && in.circuits_t != 0)
+		in.rtt_ms = pair_fastest(b, t);
 	/* a peer the node does not list has never been connected */
 	if (vs != NULL && vs->status_read)
 		in.conn = (pv = bench_view_peer(vs, tid)) != NULL ?
