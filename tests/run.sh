@@ -75,6 +75,14 @@ echo "== tests: ASan+UBSan build (unit, integration and fuzz corpus tests; not $
     tee "$build/asan.log"
 [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
 
+# The ten slowest tests of both passes, slowest first: where the suite's
+# time goes, in every run's log.
+echo "== tests: the ten slowest"
+for log in "$build/main.log" "$build/asan.log"; do
+	pass=${log##*/}
+	sed -n "s|^ *[0-9]*/[0-9]* Test *#[0-9]*: \([^ ]*\) [ .*]*[A-Za-z*]* *\([0-9.]*\) sec$|\2 ${pass%.log} \1|p" "$log" 2>/dev/null
+done | sort -rn | head -10 | awk '{ printf "%8.1f s  %-5s %s\n", $1, $2, $3 }'
+
 passed=0 failed=0
 for log in "$build/main.log" "$build/asan.log"; do
 	read -r f total <<<"$(summary "$log")"
