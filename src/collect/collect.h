@@ -1,12 +1,15 @@
 /*
  * collect's run state, shared by the files of its run: collect_run.c (the
  * sweep's stages on the pair dispatcher, the tasks' starts and ends,
- * records), collect_server.c (the servers of the kinds that need one on
+ * records), collect_task.c (a task's failure and command, for all of
+ * them), collect_server.c (the servers of the kinds that need one on
  * the target: iperf3), collect_fanout.c (a source host's pings as one
- * command) and collect_report.c (the summary). They report to the run
- * through the dispatcher (dispatch_task_end(), dispatch_run()) and
- * collect_task_finish(), never by starting work of their own. Private to
- * them: cmd_collect.c sees only collect_run.h.
+ * command), collect_watch.c (continuous sweeps and their metrics),
+ * collect_trace.c (spans) and collect_report.c (the summary). The run
+ * owns the state and hands its parts hooks (struct collect_hooks), as
+ * bench's phases get theirs: a part ends a task or says its jobs changed
+ * through them, never by calling into collect_run.c. Private to them:
+ * cmd_collect.c sees only collect_run.h.
  */
 #ifndef NETPROF_COLLECT_H
 #define NETPROF_COLLECT_H
@@ -108,7 +111,34 @@ struct host_state {
 	size_t n_rtts;
 };
 
+/*
+ * What the run hands its parts (set by collect_run.c before anything
+ * runs). libuv's rule holds: a part calls them from its own callbacks.
+ */
+struct collect_hooks {
+	/* t is over (ok, failed, or to run again): record it, count it,
+	   let the dispatcher go on */
+	void (*task_ended)(struct task *t);
+	/* a fan-out or server command is done, or a sweep could not be
+	   built: the sweep may be over now */
+	void (*jobs_changed)(struct collector *c);
+	/* --every: the next sweep's stages built, its hosts' state
+	   cleared (nonzero: it could not be built), then started */
+	int (*sweep_build)(struct collector *c);
+	void (*sweep_start)(struct collector *c);
+	/* the readers of each record the run writes, set by the parts
+	   that want them (NULL: none): --otlp's span per probe, before the
+	   record is written (round_done: the last of its round); --every's
+	   metrics, the record as a reader of its line takes it (NULL: one
+	   was lost) */
+	void (*record_traced)(struct collector *c, const struct record *rec,
+	    int round_done);
+	void (*record_written)(struct collector *c, struct record *rec);
+};
+
 struct collector {
+	struct collect_hooks hooks;	/* the run's, for its parts */
+	long sweep;		/* --every's sweep (from 1); 0: one sweep */
 	struct runner *runner;
 	uv_loop_t *loop;
 	struct engine *engine;
@@ -151,13 +181,17 @@ machine_at(const struct collector *c, size_t i)
 	return &c->inv->machines[i];
 }
 
-/* collect_run.c: tasks */
+/* collect_task.c: a task's outcome and its command */
 /* t failed (the first reason is the real one); takes error. */
 void collect_task_fail(struct task *t, enum error_class cls, char *error);
 /* t is to run again (cut short, or a fan-out's pair on its own). */
 void collect_task_requeue(struct task *t);
-/* Record a finished task, count it, and let the dispatcher go on. */
-void collect_task_finish(struct task *t);
+/*
+ * An engine error on a command of host's: its class, the host marked
+ * down with text if SSH could not reach it.
+ */
+enum error_class collect_host_failed(struct collector *c, size_t host,
+    const struct engine_result *res, const char *text);
 /*
  * An engine result that is not a clean run: t fails with it (who: "" or
  * "iperf3 server: ", before the text), the host marked down if SSH could
@@ -168,8 +202,6 @@ int collect_check_result(struct task *t, const struct machine *m,
 int collect_task_submit(struct task *t, const struct machine *m,
     const char *command, double timeout, engine_output_cb on_output,
     engine_done_cb on_done, struct engine_job **jobp);
-/* A fan-out or server command is done: the sweep may be over now. */
-void collect_jobs_changed(struct collector *c);
 
 /* collect_server.c */
 void collect_server_start(struct task *t);
@@ -180,16 +212,14 @@ int collect_fanout_take(struct collector *c, struct task *t);
 
 /*
  * collect_trace.c (--otlp): the sweep's trace, its stages' and rounds'
- * spans, a span per recorded probe (before its record is written;
- * round_done: the last of its round). Nothing without a tracer.
+ * spans, a span per recorded probe (through hooks.record_traced, which
+ * the sweep's begin sets when there is a tracer). Nothing without one.
  */
 struct trace_span;
 void collect_trace_sweep_begin(struct collector *c);
 void collect_trace_sweep_end(struct collector *c);
 void collect_trace_stage_begin(struct collector *c, size_t stage);
 void collect_trace_stage_end(struct collector *c);
-void collect_trace_probe(struct collector *c, const struct task *t,
-    int round_done);
 
 /* collect_report.c: the summary of a finished run */
 void collect_report_summary(const struct collector *c, FILE *f);
@@ -199,24 +229,14 @@ void collect_report_summary(const struct collector *c, FILE *f);
  * metrics of each sweep (--metrics-file, --metrics-listen); its options
  * are collect_watch_specs (collect_run.h).
  */
-/* After the runner: the listener and the first sweep's state. */
+/* After the runner: the listener and the first sweep's state; the
+   records' metrics through hooks.record_written. */
 int collect_watch_start(struct collector *c,
     const struct collect_watch_options *o);
-/* The sweep running (from 1), or 0 when not continuous. */
-long collect_watch_sweep(const struct collector *c);
-/* Whether the sweep's records go into its metrics. */
-int collect_watch_wants(const struct collector *c);
-/* A record written, as a reader of its line would take it
-   (record_as_read()): into the sweep's metrics. NULL: one was lost. */
-void collect_watch_record(struct collector *c, struct record *record);
 /* The sweep's probes are all done: 1 if another sweep is to come. */
 int collect_watch_sweep_end(struct collector *c);
 /* Close the watch's handles; runner_extra_closed() follows. */
 void collect_watch_close(struct collector *c);
 void collect_watch_free(struct collector *c);
-
-/* collect_run.c: a new sweep's stages and host state, and its start. */
-int collect_sweep_restart(struct collector *c);
-void collect_sweep_begin(struct collector *c);
 
 #endif

@@ -52,7 +52,7 @@ fanout_pair_cb(struct fanout_outcome *o, void *arg)
 		collect_task_fail(t, o->error_class, o->error);
 		o->error = NULL;	/* taken */
 	}
-	collect_task_finish(t);
+	t->c->hooks.task_ended(t);
 }
 
 static void
@@ -96,24 +96,15 @@ fanout_done_cb(const struct machine *m, const struct engine_result *res,
 	struct host_state *h = &c->hosts[run->source];
 	enum error_class cls;
 	const char *text;
-	int host_level;
 
 	run->job = NULL;
 	c->fanouts_up--;
 	if (res->error == NP_ERR_CANCELLED) {
 		fanout_requeue(run, 0);		/* --resume redoes them */
 	} else if (res->error != NP_OK) {
-		cls = error_class_of_code(res->error);
-		host_level = res->error == NP_ERR_CONNECT ||
-		    res->error == NP_ERR_AUTH ||
-		    res->error == NP_ERR_HOSTKEY_UNKNOWN ||
-		    res->error == NP_ERR_HOSTKEY_CHANGED;
 		text = res->error_text != NULL ? res->error_text :
 		    error_string(res->error);
-		if (host_level && h->down == NULL) {
-			h->down = strdup(text);
-			h->down_class = cls;
-		}
+		cls = collect_host_failed(c, run->source, res, text);
 		fanout_split_end(run->split, cls, text);
 	} else if (!fanout_split_understood(run->split) &&
 	    fanout_split_done(run->split) == 0) {
@@ -127,7 +118,7 @@ fanout_done_cb(const struct machine *m, const struct engine_result *res,
 	fanout_requeue(run, 0);		/* cut short by Ctrl-C */
 	h->fanout = NULL;
 	fanout_run_free(run);
-	collect_jobs_changed(c);
+	c->hooks.jobs_changed(c);
 }
 
 /* Start source's fan-out over its waiting pairs of t's round. */

@@ -44,58 +44,7 @@
 #include "timeutil.h"
 #include "util.h"
 
-void
-collect_task_fail(struct task *t, enum error_class cls, char *error)
-{
-	if (t->res.error != NULL) {	/* the first reason is the real one */
-		free(error);
-		return;
-	}
-	t->res.ok = 0;
-	t->res.error_class = cls;
-	t->res.error = error != NULL ? error : strdup("out of memory");
-}
-
-void
-collect_task_requeue(struct task *t)
-{
-	dispatch_task_requeue(t->c->d, t->dt);
-}
-
-int
-collect_check_result(struct task *t, const struct machine *m,
-    const struct engine_result *res, const char *who)
-{
-	struct host_state *h = &t->c->hosts[m->index];
-	struct probe_output o = { .out = res->out, .err = res->err,
-	    .exit_status = res->exit_status, .kind = t->stage->kind,
-	    .host = m->name, .who = who };
-	struct probe_result missing = { 0 };
-	enum error_class cls;
-	int host_level;
-
-	if (res->error != NP_OK) {
-		cls = error_class_of_code(res->error);
-		host_level = res->error == NP_ERR_CONNECT ||
-		    res->error == NP_ERR_AUTH ||
-		    res->error == NP_ERR_HOSTKEY_UNKNOWN ||
-		    res->error == NP_ERR_HOSTKEY_CHANGED;
-		collect_task_fail(t, cls, str_printf("%s%s", who,
-		    res->error_text != NULL ? res->error_text :
-		    error_string(res->error)));
-		if (host_level && h->down == NULL) {
-			h->down = strdup(t->res.error);
-			h->down_class = cls;
-			log_debug(m->name, "host down: %s", t->res.error);
-		}
-		return 1;
-	}
-	if (probe_tool_missing(t->stage->kind->tool, &o, &missing)) {
-		collect_task_fail(t, missing.error_class, missing.error);
-		return 1;
-	}
-	return 0;
-}
+static void task_ended(struct task *t);
 
 /* A shell kind's command has ended: its kind reads what it printed. */
 static void
@@ -120,26 +69,7 @@ probe_done_cb(const struct machine *m, const struct engine_result *res,
 		if (t->stage->kind->parse(&o, &t->res) != 0)
 			collect_task_fail(t, ERROR_CLASS_TOOL_FAILED, NULL);
 	}
-	collect_task_finish(t);
-}
-
-int
-collect_task_submit(struct task *t, const struct machine *m, const char *command,
-    double timeout, engine_output_cb on_output, engine_done_cb on_done,
-    struct engine_job **jobp)
-{
-	struct engine_request req = {
-		.command = command,
-		.timeout_s = timeout,
-		.on_output = on_output,
-		.on_done = on_done,
-		.arg = t,
-	};
-
-	log_debug(m->name, "%s %s->%s: %s", t->stage->kind->name,
-	    machine_at(t->c, t->source)->name,
-	    machine_at(t->c, t->target)->name, command);
-	return engine_submit(t->c->engine, m, &req, jobp);
+	task_ended(t);
 }
 
 /*
@@ -160,8 +90,10 @@ task_command_lines(struct collector *c, const struct task *t, char **line,
 		*server_line = strdup(t->server_command);
 }
 
+/* t's record written (round_done: the last of its round), and read by
+   the run's observers: --otlp's spans, --every's metrics. */
 static void
-task_write(struct collector *c, struct task *t)
+task_write(struct collector *c, struct task *t, int round_done)
 {
 	const struct machine *src = machine_at(c, t->source);
 	const struct machine *dst = machine_at(c, t->target);
@@ -175,7 +107,7 @@ task_write(struct collector *c, struct task *t)
 		.started_at = t->started_at,
 		.ended_at = t->ended_at > 0 ? t->ended_at : t->started_at,
 		.round = (int)t->round + 1,
-		.sweep = collect_watch_sweep(c),
+		.sweep = c->sweep,
 		.sample = (int)t->stage->sample,
 		.mode = t->mode,
 		.error = t->res.ok ? NULL : t->res.error,
@@ -189,6 +121,8 @@ task_write(struct collector *c, struct task *t)
 	task_command_lines(c, t, &line, &server_line);
 	rec.command = line != NULL ? line : t->command;
 	rec.server_command = server_line;
+	if (c->hooks.record_traced != NULL)
+		c->hooks.record_traced(c, &rec, round_done);
 	if (record_writer_write(c->writer, &rec) != 0) {
 		if (!c->write_failed && record_writer_error(c->writer) != 0)
 			log_error("cannot write records to %s: %s; stopping "
@@ -200,12 +134,12 @@ task_write(struct collector *c, struct task *t)
 			    "stopping", src->name, dst->name,
 			    error_string(NP_ERR_NOMEM));
 		c->write_failed = 1;
-	} else if (collect_watch_wants(c)) {
+	} else if (c->hooks.record_written != NULL) {
 		/* the sweep's metrics take it as a reader of its line would */
 		if (record_as_read(&rec) != 0)
-			collect_watch_record(c, NULL);
+			c->hooks.record_written(c, NULL);
 		else
-			collect_watch_record(c, &rec);
+			c->hooks.record_written(c, &rec);
 		record_as_read_clear(&rec);
 	}
 	cJSON_Delete(t->res.metrics);	/* written: a sweep keeps none */
@@ -216,8 +150,9 @@ task_write(struct collector *c, struct task *t)
 
 static void collector_stop(struct collector *c);
 
-void
-collect_task_finish(struct task *t)
+/* The task_ended hook: record t, count it, and let the dispatcher go on. */
+static void
+task_ended(struct task *t)
 {
 	struct collector *c = t->c;
 	struct host_state *h = &c->hosts[t->source];
@@ -241,9 +176,8 @@ collect_task_finish(struct task *t)
 		if (!t->res.ok && t->res.error == NULL)
 			collect_task_fail(t, ERROR_CLASS_TOOL_FAILED,
 			    strdup("no result"));
-		collect_trace_probe(c, t, dispatch_round_left(c->d, stage,
+		task_write(c, t, dispatch_round_left(c->d, stage,
 		    t->round) == 1);
-		task_write(c, t);
 		if (t->res.ok) {
 			c->ok++;
 			h->ok++;
@@ -295,7 +229,7 @@ gone_cb(struct dispatch *d, struct dispatch_task *dt)
 		return 0;
 	t->started_at = t->ended_at = time_wall();
 	collect_task_fail(t, h->down_class, strdup(h->down));
-	collect_task_finish(t);
+	task_ended(t);
 	return 1;
 }
 
@@ -327,7 +261,7 @@ start_cb(struct dispatch *d, struct dispatch_task *dt)
 		collect_task_fail(t, ERROR_CLASS_TOOL_FAILED, str_printf("%s on "
 		    "%s: %s", k->tool, machine_at(c, t->source)->name,
 		    error_string(r)));
-		collect_task_finish(t);
+		task_ended(t);
 	}
 }
 
@@ -390,17 +324,20 @@ collector_close(struct collector *c)
 	runner_finish(c->runner);
 }
 
+static void jobs_changed(struct collector *c);
+
 static void
 ended_cb(struct dispatch *d)
 {
 	struct collector *c = dispatch_arg(d);
 
 	c->sweep_over = 1;
-	collect_jobs_changed(c);
+	jobs_changed(c);
 }
 
-void
-collect_jobs_changed(struct collector *c)
+/* The jobs_changed hook: the sweep may be over now. */
+static void
+jobs_changed(struct collector *c)
 {
 	if (c->closing)
 		return;
@@ -452,7 +389,7 @@ interrupt_cb(struct runner *rn, void *arg)
 	struct collector *c = arg;
 
 	collector_stop(c);
-	collect_jobs_changed(c);
+	jobs_changed(c);
 	dispatch_run(c->d);
 }
 
@@ -520,7 +457,7 @@ sweep_build(struct collector *c)
 	struct dispatch_hooks h = hooks;
 	struct dispatch_stage *shares = NULL;
 	size_t s, k, p, n = 0, i = 0;
-	long sweep = collect_watch_sweep(c);
+	long sweep = c->sweep;
 	int r;
 
 	/* a sample's rotation counts sweeps from 0 */
@@ -586,12 +523,12 @@ sweep_build(struct collector *c)
 }
 
 /*
- * The next sweep (--every): the stages built again (so a week of sweeps
- * holds one sweep's tasks), the hosts' per-sweep state cleared, a host
- * that was down tried again.
+ * The sweep_build hook (--every): the stages built again (so a week of
+ * sweeps holds one sweep's tasks), the hosts' per-sweep state cleared, a
+ * host that was down tried again.
  */
-int
-collect_sweep_restart(struct collector *c)
+static int
+sweep_rebuild(struct collector *c)
 {
 	size_t i;
 
@@ -609,8 +546,9 @@ collect_sweep_restart(struct collector *c)
 	return sweep_build(c);
 }
 
-void
-collect_sweep_begin(struct collector *c)
+/* The sweep_start hook: its trace, and its first pairs. */
+static void
+sweep_start(struct collector *c)
 {
 	collect_trace_sweep_begin(c);
 	dispatch_run(c->d);
@@ -627,6 +565,10 @@ collect_run(const struct collect_options *o, struct inventory *inv)
 	int r, status = NP_EXIT_FAILED;
 
 	memset(&c, 0, sizeof c);
+	c.hooks.task_ended = task_ended;
+	c.hooks.jobs_changed = jobs_changed;
+	c.hooks.sweep_build = sweep_rebuild;
+	c.hooks.sweep_start = sweep_start;
 	c.inv = inv;
 	c.output = strcmp(o->output, "-") == 0 ? "standard output" : o->output;
 	probe_settings_init(&c.ps, &o->probes, inv);

@@ -98,7 +98,7 @@ server_fail_waiter(struct probe_server *s, const struct machine *m,
 		    line != NULL ? line : ""));
 		free(line);
 	}
-	collect_task_finish(t);
+	t->c->hooks.task_ended(t);
 }
 
 static void
@@ -118,7 +118,7 @@ server_done_cb(const struct machine *m, const struct engine_result *res,
 			struct task *t = s->waiter;
 
 			s->waiter = NULL;
-			collect_task_finish(t);		/* not recorded: --resume */
+			t->c->hooks.task_ended(t);		/* not recorded: --resume */
 		} else if (!listened)
 			server_fail_waiter(s, m, res);
 		else if (renew || s->restarts++ < 2)
@@ -130,9 +130,9 @@ server_done_cb(const struct machine *m, const struct engine_result *res,
 		struct task *t = s->finishing;
 
 		s->finishing = NULL;
-		collect_task_finish(t);
+		t->c->hooks.task_ended(t);
 	}
-	collect_jobs_changed(c);
+	c->hooks.jobs_changed(c);
 }
 
 /* Start the host's server for its waiter; on failure the waiter fails. */
@@ -166,7 +166,7 @@ server_start(struct probe_server *s)
 	s->waiter = NULL;
 	collect_task_fail(t, ERROR_CLASS_TOOL_FAILED, str_printf("%s server on "
 	    "%s: %s", t->stage->kind->tool, m->name, error_string(r)));
-	collect_task_finish(t);
+	t->c->hooks.task_ended(t);
 }
 
 /*
@@ -246,7 +246,7 @@ client_done_cb(const struct machine *m, const struct engine_result *res,
 	}
 	if (!t->res.ok)
 		server_cancel(s);	/* it may be stuck in the failed test */
-	collect_task_finish(t);
+	t->c->hooks.task_ended(t);
 	server_stop_if_unused(c, t->target);
 }
 
@@ -263,7 +263,7 @@ start_client(struct task *t)
 		collect_task_fail(t, ERROR_CLASS_TOOL_FAILED, str_printf("%s "
 		    "client on %s: %s", t->stage->kind->tool, src->name,
 		    error_string(r)));
-		collect_task_finish(t);
+		t->c->hooks.task_ended(t);
 	}
 }
 

@@ -21,10 +21,13 @@
 #include "runner.h"
 #include "trace.h"
 
+static void record_traced(struct collector *c, const struct record *rec,
+    int round_done);
+
 void
 collect_trace_sweep_begin(struct collector *c)
 {
-	long sweep = collect_watch_sweep(c);
+	long sweep = c->sweep;
 
 	if ((c->trace = runner_trace(c->runner)) == NULL)
 		return;
@@ -34,6 +37,7 @@ collect_trace_sweep_begin(struct collector *c)
 	if (sweep > 0)
 		trace_span_int(c->span, "netprof.sweep", sweep);
 	trace_root_set(c->trace, c->span);
+	c->hooks.record_traced = record_traced;
 }
 
 void
@@ -100,44 +104,40 @@ collect_trace_stage_end(struct collector *c)
 	trace_span_end(&c->phase_span);
 }
 
-void
-collect_trace_probe(struct collector *c, const struct task *t,
-    int round_done)
+/* The record_traced hook: a span for the probe rec records. */
+static void
+record_traced(struct collector *c, const struct record *rec, int round_done)
 {
 	struct trace_span *s, *parent;
-	double end = t->ended_at > 0 ? t->ended_at : t->started_at;
-	const char *kind = t->stage->kind->name;
 	char name[48];
-	size_t k = t->round;
+	size_t k = rec->round > 0 ? (size_t)rec->round - 1 : 0;
 
 	if (c->phase_span == NULL)
 		return;
 	parent = k < c->n_round_spans && c->round_spans[k] != NULL ?
 	    c->round_spans[k] : c->phase_span;
-	snprintf(name, sizeof name, "probe %s", kind);
+	snprintf(name, sizeof name, "probe %s", rec->kind);
 	s = trace_span_start(c->trace, parent, name);
-	trace_span_times(s, t->started_at, end);
-	trace_span_str(s, "netprof.kind", kind);
-	trace_span_str(s, "netprof.source", machine_at(c, t->source)->name);
-	trace_span_str(s, "netprof.target", machine_at(c, t->target)->name);
-	trace_span_str(s, "netprof.target_address", machine_at(c,
-	    t->target)->address);
+	trace_span_times(s, rec->started_at, rec->ended_at);
+	trace_span_str(s, "netprof.kind", rec->kind);
+	trace_span_str(s, "netprof.source", rec->source);
+	trace_span_str(s, "netprof.target", rec->target);
+	trace_span_str(s, "netprof.target_address", rec->target_address);
 	trace_span_int(s, "netprof.round", (long long)k + 1);
-	if (t->mode != NULL)
-		trace_span_str(s, "netprof.mode", t->mode);
-	trace_span_bool(s, "netprof.ok", t->res.ok);
-	trace_span_metrics(s, t->res.metrics);
-	if (!t->res.ok) {
-		trace_span_str(s, "netprof.error_class",
-		    error_class_name(t->res.error_class));
-		trace_span_error(s, t->res.error);
+	if (rec->mode != NULL)
+		trace_span_str(s, "netprof.mode", rec->mode);
+	trace_span_bool(s, "netprof.ok", rec->ok);
+	trace_span_metrics(s, rec->metrics_json);
+	if (!rec->ok) {
+		trace_span_str(s, "netprof.error_class", rec->error_class);
+		trace_span_error(s, rec->error);
 	}
 	trace_span_end(&s);
 	if (parent == c->phase_span)
 		return;
-	if (c->round_t0[k] == 0 || (t->started_at > 0 &&
-	    t->started_at < c->round_t0[k]))
-		c->round_t0[k] = t->started_at;
+	if (c->round_t0[k] == 0 || (rec->started_at > 0 &&
+	    rec->started_at < c->round_t0[k]))
+		c->round_t0[k] = rec->started_at;
 	if (round_done) {
 		trace_span_times(c->round_spans[k], c->round_t0[k], 0);
 		trace_span_end(&c->round_spans[k]);

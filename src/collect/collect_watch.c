@@ -170,6 +170,8 @@ out:
 	buf_free(&text);
 }
 
+static void record_written(struct collector *c, struct record *record);
+
 int
 collect_watch_start(struct collector *c, const struct collect_watch_options *o)
 {
@@ -197,6 +199,8 @@ collect_watch_start(struct collector *c, const struct collect_watch_options *o)
 	w->sweep = 1;
 	w->sweep_started = time_wall();
 	c->watch = w;
+	c->sweep = o->every >= 0 ? 1 : 0;
+	c->hooks.record_written = record_written;
 	if (o->metrics_listen != NULL) {
 		metrics_http_parse_addr(o->metrics_listen, o->metrics_public,
 		    &w->listen_addr, &cause);
@@ -227,21 +231,9 @@ collect_watch_start(struct collector *c, const struct collect_watch_options *o)
 	return 0;
 }
 
-long
-collect_watch_sweep(const struct collector *c)
-{
-	return c->watch != NULL && c->watch->opt.every >= 0 ?
-	    c->watch->sweep : 0;
-}
-
-int
-collect_watch_wants(const struct collector *c)
-{
-	return c->watch != NULL;
-}
-
-void
-collect_watch_record(struct collector *c, struct record *record)
+/* The record_written hook: a record into the sweep's metrics. */
+static void
+record_written(struct collector *c, struct record *record)
 {
 	if (c->watch == NULL)
 		return;
@@ -368,16 +360,17 @@ next_sweep_cb(uv_timer_t *t)
 	w->reader_waited = 0;
 	w->sweep++;
 	w->sweep_started = time_wall();
-	if ((r = collect_sweep_restart(c)) != 0) {
+	c->sweep = w->opt.every >= 0 ? w->sweep : 0;
+	log_debug(NULL, "sweep %ld starts", w->sweep);
+	if ((r = c->hooks.sweep_build(c)) != 0) {
 		log_error("sweep %ld: %s", w->sweep, error_string(r));
 		c->write_failed = 1;
 		c->sweep_over = 1;	/* nothing of it runs */
-		collect_jobs_changed(c);
+		c->hooks.jobs_changed(c);
 		return;
 	}
 	backoff_apply(w);
-	log_debug(NULL, "sweep %ld starts", w->sweep);
-	collect_sweep_begin(c);
+	c->hooks.sweep_start(c);
 }
 
 int
