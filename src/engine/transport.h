@@ -65,6 +65,7 @@ struct spawn_job {
 	char step_name[48];	/* slurm: the step's --job-name, for scancel */
 	/* a batch's job: its task in a step of several nodes */
 	struct spawn_step *step;	/* NULL: a process of its own */
+	int has_task;		/* a task's start line named its node */
 	int out_end, err_end;	/* the task's end line seen on each stream */
 	int held_nl[2];		/* a newline of stdout, stderr held back: the
 				   last one is the task wrapper's */

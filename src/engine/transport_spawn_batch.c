@@ -114,7 +114,7 @@ step_close_all(struct spawn_step *s)
 	step_close(s, (uv_handle_t *)&s->timer);
 }
 
-/* The job of node name that has no task yet, or NULL. */
+/* The job of node name, or NULL. */
 static struct engine_job *
 job_of_node(struct spawn_step *s, const char *name, size_t len)
 {
@@ -303,10 +303,19 @@ step_line(struct spawn_step *s, int stream, const char *l, size_t len)
 	}
 	l += i + 2;
 	len -= i + 2;
+	/* a task's first line names its node (the wrapper's, before the
+	   command runs); a start line after it, or naming a node another
+	   task has, is the command's: its output never becomes another
+	   node's */
 	if (stream == 1 && len > start &&
 	    memcmp(l, INVENTORY_SLURM_TASK_START, start) == 0) {
-		if ((j = job_of_node(s, l + start, len - start)) != NULL)
+		if (s->tasks[task] == NULL && (j = job_of_node(s, l + start,
+		    len - start)) != NULL && !j->t.spawn.has_task) {
+			j->t.spawn.has_task = 1;
 			s->tasks[task] = j;
+		} else
+			log_debug(NULL, "step %s: task %zu: a start line "
+			    "ignored: %.*s", s->step_name, task, (int)len, l);
 		return;
 	}
 	if ((j = s->tasks[task]) == NULL || len == 0)
