@@ -60,6 +60,16 @@ static const char reach_script[] =
 
 /* ---- views ---------------------------------------------------------- */
 
+int
+bench_view_cmp(const void *a, const void *b)
+{
+	const struct bench_peer_view *const *x = a, *const *y = b;
+	int c = strcmp((*x)->id, (*y)->id);
+
+	/* an id's entries in the order given: the first is kept */
+	return c != 0 ? c : (*x > *y) - (*x < *y);
+}
+
 static int
 peer_cmp(const void *a, const void *b)
 {
@@ -89,8 +99,8 @@ bench_conn_of(const char *c)
 	return BENCH_CONN_NONE;
 }
 
-static void
-view_clear(struct bench_view *v)
+void
+bench_view_clear(struct bench_view *v)
 {
 	size_t i;
 
@@ -103,30 +113,60 @@ view_clear(struct bench_view *v)
 	v->circuits = -1;
 }
 
-/* The peer id in v, added if new (the array kept sorted); NULL: no
-   memory. */
-static struct bench_peer_view *
-view_add(struct bench_view *v, const char *id)
+int
+bench_view_take(struct bench_view *v, struct node_peer *peers, size_t n,
+    int (*cmp)(const void *, const void *))
 {
-	struct bench_peer_view *p = (struct bench_peer_view *)
-	    bench_view_peer(v, id), *n;
-	size_t at;
+	struct bench_peer_view *all, *out, **order, *p, *q;
+	size_t total = v->n + n, i, k = 0;
 
-	if (p != NULL)
-		return p;
-	if ((n = realloc(v->peers, (v->n + 1) * sizeof *n)) == NULL)
-		return NULL;
-	v->peers = n;
-	for (at = v->n; at > 0 && strcmp(n[at - 1].id, id) > 0; at--)
-		;
-	memmove(&n[at + 1], &n[at], (v->n - at) * sizeof *n);
-	memset(&n[at], 0, sizeof *n);
-	if ((n[at].id = strdup(id)) == NULL) {
-		memmove(&n[at], &n[at + 1], (v->n - at) * sizeof *n);
-		return NULL;
+	if (n == 0)
+		return 0;
+	all = calloc(total, sizeof *all);
+	order = calloc(total, sizeof *order);
+	out = calloc(total, sizeof *out);
+	if (all == NULL || order == NULL || out == NULL) {
+		free(all);
+		free(order);
+		free(out);
+		return NP_ERR_NOMEM;
 	}
-	v->n++;
-	return &n[at];
+	/* the view's peers first (so they win a tie), then the new ones */
+	if (v->n > 0)
+		memcpy(all, v->peers, v->n * sizeof *all);
+	for (i = 0; i < n; i++) {
+		p = &all[v->n + i];
+		p->id = peers[i].id;
+		p->conn = (unsigned char)bench_conn_of(peers[i].connectedness);
+		p->relay_peer = peers[i].relay_peer;
+		peers[i].id = peers[i].relay_peer = NULL;	/* taken */
+	}
+	for (i = 0; i < total; i++)
+		order[i] = &all[i];
+	/* sorted once: n log n comparisons for a table of any order */
+	qsort(order, total, sizeof *order, cmp);
+	for (i = 0; i < total; i++) {
+		p = order[i];
+		if (k > 0 && strcmp((q = &out[k - 1])->id, p->id) == 0) {
+			/* the same peer again: it fills what is missing */
+			if (q->conn == BENCH_CONN_UNKNOWN)
+				q->conn = p->conn;
+			if (q->relay_peer == NULL) {
+				q->relay_peer = p->relay_peer;
+				p->relay_peer = NULL;
+			}
+			free(p->id);
+			free(p->relay_peer);
+			continue;
+		}
+		out[k++] = *p;
+	}
+	free(v->peers);
+	free(all);
+	free(order);
+	v->peers = out;
+	v->n = k;
+	return 0;
 }
 
 static void
@@ -147,41 +187,20 @@ take_metrics(struct bench_view *v, const struct node_reply *r)
 	v->circuits = o > c ? (long)(o - c) : 0;
 }
 
+/* peers_status's connectedness (status), or the table's relay_peer */
 static void
-take_status(struct bench_view *v, const struct node_reply *r)
+take_peers(struct bench_view *v, const struct node_reply *r, int status)
 {
 	struct node_peer *peers = NULL;
-	struct bench_peer_view *p;
 	char *cause = NULL;
-	size_t n = 0, i;
+	size_t n = 0;
 
-	if (node_parse_peers_status(r->body, r->body_len, &peers, &n,
-	    &cause) == 0)
+	/* a view without a peer says it is not connected only when read
+	   whole */
+	if ((status ? node_parse_peers_status : node_parse_table_relays)(
+	    r->body, r->body_len, &peers, &n, &cause) == 0 &&
+	    bench_view_take(v, peers, n, bench_view_cmp) == 0 && status)
 		v->status_read = 1;
-	for (i = 0; i < n; i++)
-		if ((p = view_add(v, peers[i].id)) != NULL)
-			p->conn = (unsigned char)bench_conn_of(
-			    peers[i].connectedness);
-	node_peers_free(peers, n);
-	free(cause);
-}
-
-static void
-take_table(struct bench_view *v, const struct node_reply *r)
-{
-	struct node_peer *peers = NULL;
-	struct bench_peer_view *p;
-	char *cause = NULL;
-	size_t n = 0, i;
-
-	if (node_parse_table_relays(r->body, r->body_len, &peers, &n,
-	    &cause) == 0)
-		for (i = 0; i < n; i++)
-			if ((p = view_add(v, peers[i].id)) != NULL &&
-			    p->relay_peer == NULL) {
-				p->relay_peer = peers[i].relay_peer;
-				peers[i].relay_peer = NULL;	/* taken */
-			}
 	node_peers_free(peers, n);
 	free(cause);
 }
@@ -205,8 +224,8 @@ view_reply_cb(const struct machine *m, const struct node_reply *r, void *arg)
 		v->taken = 1;
 		switch (ph->step) {
 		case 0: take_metrics(v, r); break;
-		case 1: take_status(v, r); break;
-		default: take_table(v, r); break;
+		case 1: take_peers(v, r, 1); break;
+		default: take_peers(v, r, 0); break;
 		}
 	} else
 		log_debug(m->name, "path: GET %s: %s", view_paths[ph->step],
@@ -257,7 +276,7 @@ view_start(struct bench_host *h, int which)
 {
 	struct bench_path_host *ph = h->path;
 
-	view_clear(&ph->views[which]);
+	bench_view_clear(&ph->views[which]);
 	ph->reading = which;
 	ph->step = 0;
 	view_next(h);
@@ -578,25 +597,19 @@ target_at(const struct bench *b, size_t i, char *buf, size_t size)
 	return buf;
 }
 
-/* The target's relay_peer, as a node's table gives it (the source's
-   first, then any other's: the record is gossiped). */
-static const char *
-relay_peer_of(const struct bench *b, size_t src, const char *id, int view)
+const char *
+bench_path_relay_peer(const struct bench_path_host *s,
+    const struct bench_path_host *d, const char *id, int view)
 {
+	const struct bench_path_host *end[2] = { s, d };
 	const struct bench_peer_view *p;
-	size_t i, k;
+	int k, w;
 
-	for (k = 0; k <= b->n; k++) {
-		i = k == 0 ? src : k - 1;
-		if (b->hosts[i].path == NULL)
-			continue;
-		if ((p = bench_view_peer(&b->hosts[i].path->views[view],
-		    id)) != NULL && p->relay_peer != NULL)
-			return p->relay_peer;
-		if ((p = bench_view_peer(&b->hosts[i].path->views[0],
-		    id)) != NULL && p->relay_peer != NULL)
-			return p->relay_peer;
-	}
+	for (k = 0; k < 2; k++)
+		for (w = view; end[k] != NULL && w >= 0; w = w > 0 ? 0 : -1)
+			if ((p = bench_view_peer(&end[k]->views[w], id)) !=
+			    NULL && p->relay_peer != NULL)
+				return p->relay_peer;
 	return NULL;
 }
 
@@ -733,7 +746,8 @@ bench_path_record(struct bench *b, struct bench_task *t, struct record *rec,
 		buf_printf(&e, "%s", out.evidence);
 	free(out.evidence);
 	if (out.path == BENCH_PATH_RELAYED && tid != NULL &&
-	    (relay = relay_peer_of(b, t->src, tid, t->view)) != NULL) {
+	    (relay = bench_path_relay_peer(s->path, d != NULL ? d->path :
+	    NULL, tid, t->view)) != NULL) {
 		ri = target_of(b, relay);
 		t->relay = ri;
 		rec->relay_peer_id = ri >= 0 ? bench_target_peer_id(b,
@@ -821,7 +835,7 @@ bench_path_free(struct bench *b)
 			free(ph->reach[k].why);
 		free(ph->reach);
 		for (v = 0; v < BENCH_N_VIEWS; v++)
-			view_clear(&ph->views[v]);
+			bench_view_clear(&ph->views[v]);
 		free(ph);
 		b->hosts[i].path = NULL;
 	}

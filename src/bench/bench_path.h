@@ -111,4 +111,27 @@ enum bench_conn bench_conn_of(const char *connectedness);
 const struct bench_peer_view *bench_view_peer(const struct bench_view *v,
     const char *id);
 
+struct node_peer;
+
+/*
+ * A node's answer's peers[n] (node_json.h; their strings taken) into v:
+ * v's peers sorted by id, an id once, the first of an id's entries (v's
+ * own before the new) filled in by the others. Sorted once, by cmp
+ * (bench_view_cmp, over pointers to the entries; a test counts it), so a
+ * table of any size and order costs n log n comparisons on the loop. 0, or
+ * NP_ERR_NOMEM (v unchanged).
+ */
+int bench_view_take(struct bench_view *v, struct node_peer *peers, size_t n,
+    int (*cmp)(const void *, const void *));
+int bench_view_cmp(const void *a, const void *b);
+void bench_view_clear(struct bench_view *v);
+
+/*
+ * Target id's relay_peer for a pair, from its own ends' tables only: the
+ * source's (view, then the first), else the destination's (d NULL: a
+ * relay); another node's table never names a pair's relay. NULL if none.
+ */
+const char *bench_path_relay_peer(const struct bench_path_host *s,
+    const struct bench_path_host *d, const char *id, int view);
+
 #endif

@@ -48,15 +48,43 @@ struct transport_ssh_job {
 struct spawn_step;
 
 /*
+ * A child process and its pipes (stdin, stdout, stderr), as both spawn
+ * transports run one (transport_spawn.c a job's command,
+ * transport_spawn_batch.c a batch's srun): started, and closed by one
+ * reaper, the process handle only once the child is reaped (closed before
+ * its exit, libuv would never wait for it: a zombie until we end).
+ * closed(owner) comes when the last of its handles has closed, those the
+ * owner adds to handles_open (and closes with
+ * transport_spawn_child_close()) included.
+ */
+struct spawn_child {
+	uv_process_t process;
+	uv_pipe_t pipes[3];
+	int handles_open;	/* handles not yet closed */
+	int exited;		/* reaped, or never started */
+	void *owner;		/* every handle's data until it closes */
+	void (*closed)(void *owner);
+};
+
+/*
+ * argv run as c's child, detached, its pipes' and process' data owner,
+ * exit_cb its exit; handles_open 4 + extra. 0, or libuv's error (then
+ * exited is set: transport_spawn_child_close_all() lets it go).
+ */
+int transport_spawn_child_start(struct spawn_child *c, uv_loop_t *loop,
+    char **argv, uv_exit_cb exit_cb, void *owner, int extra);
+void transport_spawn_child_close(struct spawn_child *c, uv_handle_t *h);
+/* Its pipes, and its process once reaped. */
+void transport_spawn_child_close_all(struct spawn_child *c);
+
+/*
  * transport_spawn.c's part of a job: the process and its pipes; or, for a
  * job of a batch on the slurm transport (transport_spawn_batch.c), its
  * task in the batch's step, which holds the process.
  */
 struct spawn_job {
-	uv_process_t process;
-	uv_pipe_t pipes[3];
-	int handles_open;	/* uv handles of the process not yet closed */
-	int exited, out_eof, err_eof;
+	struct spawn_child child;
+	int out_eof, err_eof;
 	int gave_up;		/* reported before the process was reaped */
 	uv_write_t write_req;
 	uv_shutdown_t shutdown_req;
@@ -65,6 +93,7 @@ struct spawn_job {
 	char step_name[48];	/* slurm: the step's --job-name, for scancel */
 	/* a batch's job: its task in a step of several nodes */
 	struct spawn_step *step;	/* NULL: a process of its own */
+	int has_task;		/* a task's start line named its node */
 	int out_end, err_end;	/* the task's end line seen on each stream */
 	int held_nl[2];		/* a newline of stdout, stderr held back: the
 				   last one is the task wrapper's */

@@ -48,34 +48,71 @@ struct spawn_transport {
 };
 
 static void
-handle_closed_cb(uv_handle_t *h)
+child_closed_cb(uv_handle_t *h)
 {
-	struct engine_job *j = h->data;
+	struct spawn_child *c = h->data;
 
-	if (--j->t.spawn.handles_open == 0)
-		engine_job_unref(j);
+	if (--c->handles_open == 0)
+		c->closed(c->owner);
 }
 
-static void
-close_handle(struct engine_job *j, uv_handle_t *h)
+void
+transport_spawn_child_close(struct spawn_child *c, uv_handle_t *h)
 {
-	if (!uv_is_closing(h))
-		uv_close(h, handle_closed_cb);
+	if (!uv_is_closing(h)) {
+		h->data = c;	/* nothing of the owner's runs from here */
+		uv_close(h, child_closed_cb);
+	}
 }
 
-/*
- * The process handle closes only once the child has been reaped: closed
- * before its exit, libuv would never wait for it (a zombie until we end).
- */
-static void
-close_all(struct engine_job *j)
+void
+transport_spawn_child_close_all(struct spawn_child *c)
 {
 	int i;
 
-	if (j->t.spawn.exited)
-		close_handle(j, (uv_handle_t *)&j->t.spawn.process);
+	if (c->exited)
+		transport_spawn_child_close(c, (uv_handle_t *)&c->process);
 	for (i = 0; i < 3; i++)
-		close_handle(j, (uv_handle_t *)&j->t.spawn.pipes[i]);
+		transport_spawn_child_close(c, (uv_handle_t *)&c->pipes[i]);
+}
+
+int
+transport_spawn_child_start(struct spawn_child *c, uv_loop_t *loop,
+    char **argv, uv_exit_cb exit_cb, void *owner, int extra)
+{
+	uv_process_options_t opts;
+	uv_stdio_container_t stdio[3];
+	int i, r;
+
+	for (i = 0; i < 3; i++) {
+		uv_pipe_init(loop, &c->pipes[i], 0);
+		c->pipes[i].data = owner;
+		stdio[i].flags = UV_CREATE_PIPE | (i == 0 ? UV_READABLE_PIPE :
+		    UV_WRITABLE_PIPE);
+		stdio[i].data.stream = (uv_stream_t *)&c->pipes[i];
+	}
+	memset(&opts, 0, sizeof opts);
+	opts.file = argv[0];
+	opts.args = argv;
+	opts.exit_cb = exit_cb;
+	opts.flags = UV_PROCESS_DETACHED;
+	opts.stdio = stdio;
+	opts.stdio_count = 3;
+	c->process.data = owner;
+	c->owner = owner;
+	c->handles_open = 4 + extra;
+	c->exited = 0;
+	/* no child to reap on failure: the handle (libuv initialised it
+	   even so) closes at once */
+	if ((r = uv_spawn(loop, &c->process, &opts)) != 0)
+		c->exited = 1;
+	return r;
+}
+
+static void
+job_closed(void *owner)
+{
+	engine_job_unref(owner);
 }
 
 /* Finish once the process has exited and both output pipes have ended. */
@@ -85,7 +122,7 @@ maybe_done(struct engine_job *j)
 	const char *name = j->machine->name;
 	int status;
 
-	if ((!j->t.spawn.exited && !j->t.spawn.gave_up) ||
+	if ((!j->t.spawn.child.exited && !j->t.spawn.gave_up) ||
 	    !j->t.spawn.out_eof || !j->t.spawn.err_eof || j->state == JOB_DONE)
 		return;
 	status = j->t.spawn.term_signal != 0 ? -1 : j->exit_status;
@@ -107,7 +144,7 @@ maybe_done(struct engine_job *j)
 		    error_string(j->stop_error));
 	else
 		engine_job_finish(j, NP_OK, status, NULL);
-	close_all(j);
+	transport_spawn_child_close_all(&j->t.spawn.child);
 }
 
 static void
@@ -117,10 +154,10 @@ exit_cb(uv_process_t *p, int64_t status, int term_signal)
 
 	log_debug(j->machine->name, "process %d exited: status %lld, "
 	    "signal %d", p->pid, (long long)status, term_signal);
-	j->t.spawn.exited = 1;
+	j->t.spawn.child.exited = 1;
 	if (j->state == JOB_DONE) {
 		/* reported already (gave up on it): now it can be closed */
-		close_handle(j, (uv_handle_t *)p);
+		transport_spawn_child_close(&j->t.spawn.child, (uv_handle_t *)p);
 		return;
 	}
 	j->exit_status = (int)status;
@@ -144,7 +181,7 @@ static void
 read_cb(uv_stream_t *s, ssize_t n, const uv_buf_t *buf)
 {
 	struct engine_job *j = s->data;
-	int stream = s == (uv_stream_t *)&j->t.spawn.pipes[1] ? 1 : 2;
+	int stream = s == (uv_stream_t *)&j->t.spawn.child.pipes[1] ? 1 : 2;
 
 	if (n > 0) {
 		engine_job_output(j, stream, buf->base, (size_t)n);
@@ -163,7 +200,8 @@ read_cb(uv_stream_t *s, ssize_t n, const uv_buf_t *buf)
 static void
 stdin_closed(struct engine_job *j)
 {
-	close_handle(j, (uv_handle_t *)&j->t.spawn.pipes[0]);
+	transport_spawn_child_close(&j->t.spawn.child,
+	    (uv_handle_t *)&j->t.spawn.child.pipes[0]);
 }
 
 static void
@@ -178,14 +216,15 @@ write_cb(uv_write_t *req, int status)
 {
 	struct engine_job *j = req->data;
 
-	if (status < 0 || uv_is_closing((uv_handle_t *)&j->t.spawn.pipes[0])) {
+	if (status < 0 ||
+	    uv_is_closing((uv_handle_t *)&j->t.spawn.child.pipes[0])) {
 		/* the command did not read all of it: fine, as with a shell */
 		stdin_closed(j);
 		return;
 	}
 	j->t.spawn.shutdown_req.data = j;
-	if (uv_shutdown(&j->t.spawn.shutdown_req, (uv_stream_t *)&j->t.spawn.pipes[0],
-	    shutdown_cb) != 0)
+	if (uv_shutdown(&j->t.spawn.shutdown_req,
+	    (uv_stream_t *)&j->t.spawn.child.pipes[0], shutdown_cb) != 0)
 		stdin_closed(j);
 }
 
@@ -241,11 +280,9 @@ spawn_submit(void *state, struct engine_job *j)
 {
 	struct engine *e = ((struct spawn_transport *)state)->e;
 	const char *name = j->machine->name;
-	uv_process_options_t opts;
-	uv_stdio_container_t stdio[3];
 	char **argv = NULL;
 	uv_buf_t buf;
-	int i, r;
+	int r;
 
 	if ((r = make_argv(e, j, &argv)) != 0) {
 		if (r == NP_ERR_INVENTORY && j->machine->transport ==
@@ -257,27 +294,10 @@ spawn_submit(void *state, struct engine_job *j)
 			    "needs remote_command in %s", name, engine_inventory(e)->path);
 		return r;
 	}
-	for (i = 0; i < 3; i++) {
-		uv_pipe_init(engine_loop(e), &j->t.spawn.pipes[i], 0);
-		j->t.spawn.pipes[i].data = j;
-	}
-	stdio[0].flags = UV_CREATE_PIPE | UV_READABLE_PIPE;
-	stdio[0].data.stream = (uv_stream_t *)&j->t.spawn.pipes[0];
-	for (i = 1; i < 3; i++) {
-		stdio[i].flags = UV_CREATE_PIPE | UV_WRITABLE_PIPE;
-		stdio[i].data.stream = (uv_stream_t *)&j->t.spawn.pipes[i];
-	}
-	memset(&opts, 0, sizeof opts);
-	opts.file = argv[0];
-	opts.args = argv;
-	opts.exit_cb = exit_cb;
-	opts.flags = UV_PROCESS_DETACHED;
-	opts.stdio = stdio;
-	opts.stdio_count = 3;
-	j->t.spawn.process.data = j;
-	j->t.spawn.handles_open = 4;
+	j->t.spawn.child.closed = job_closed;
 	engine_job_ref(j);	/* dropped when all four handles are closed */
-	r = uv_spawn(engine_loop(e), &j->t.spawn.process, &opts);
+	r = transport_spawn_child_start(&j->t.spawn.child, engine_loop(e),
+	    argv, exit_cb, j, 0);
 	if (r == UV_ENOENT && j->machine->transport == TRANSPORT_COMMAND)
 		/* a full path is not looked up on PATH: it is not there */
 		engine_job_finish(j, NP_ERR_SPAWN, -1, "%s: could not run %s: "
@@ -292,25 +312,26 @@ spawn_submit(void *state, struct engine_job *j)
 		    "%s: %s", name, argv[0], uv_strerror(r));
 	if (r != 0) {
 		template_argv_free(argv);
-		/* no child to reap: the handle (libuv initialised it even
-		   so) closes now, or the job would never be let go */
-		j->t.spawn.exited = 1;
-		close_all(j);
+		/* or the job would never be let go */
+		transport_spawn_child_close_all(&j->t.spawn.child);
 		return NP_ERR_SPAWN;
 	}
-	log_debug(name, "process %d started: %s", j->t.spawn.process.pid, argv[0]);
+	log_debug(name, "process %d started: %s", j->t.spawn.child.process.pid,
+	    argv[0]);
 	template_argv_free(argv);
 	j->state = JOB_RUNNING;
 	engine_job_started(j);
-	uv_read_start((uv_stream_t *)&j->t.spawn.pipes[1], alloc_cb, read_cb);
-	uv_read_start((uv_stream_t *)&j->t.spawn.pipes[2], alloc_cb, read_cb);
+	uv_read_start((uv_stream_t *)&j->t.spawn.child.pipes[1], alloc_cb,
+	    read_cb);
+	uv_read_start((uv_stream_t *)&j->t.spawn.child.pipes[2], alloc_cb,
+	    read_cb);
 	if (j->input == NULL || j->input_len == 0) {
 		stdin_closed(j);
 		return 0;
 	}
 	buf = uv_buf_init(j->input, (unsigned int)j->input_len);
 	j->t.spawn.write_req.data = j;
-	if (uv_write(&j->t.spawn.write_req, (uv_stream_t *)&j->t.spawn.pipes[0], &buf, 1,
+	if (uv_write(&j->t.spawn.write_req, (uv_stream_t *)&j->t.spawn.child.pipes[0], &buf, 1,
 	    write_cb) != 0)
 		stdin_closed(j);
 	return 0;
@@ -327,7 +348,7 @@ transport_spawn_kill_group(const char *host, int pid, int sig)
 static void
 kill_group(struct engine_job *j, int sig)
 {
-	transport_spawn_kill_group(j->machine->name, j->t.spawn.process.pid,
+	transport_spawn_kill_group(j->machine->name, j->t.spawn.child.process.pid,
 	    sig);
 }
 
@@ -427,7 +448,7 @@ spawn_timer(struct engine_job *j)
 	 * until libuv has reaped the child (exit_cb closes it then).
 	 */
 	log_debug(j->machine->name, "%s still open 1 s after SIGKILL; "
-	    "reporting the job", j->t.spawn.exited ? "output pipes" :
+	    "reporting the job", j->t.spawn.child.exited ? "output pipes" :
 	    "the process");
 	j->t.spawn.out_eof = j->t.spawn.err_eof = 1;
 	j->t.spawn.gave_up = 1;

@@ -48,11 +48,9 @@ struct spawn_step {
 	struct engine_job **jobs;
 	size_t n;
 	struct engine_job **tasks;	/* by task id, from its start line */
-	uv_process_t process;
-	uv_pipe_t pipes[3];
+	struct spawn_child child;	/* srun */
 	uv_timer_t timer;		/* the whole step's kill stages */
-	int handles_open;
-	int exited, eof[2], ended, gave_up, on_list;
+	int eof[2], ended, gave_up, on_list;
 	int exit_status, term_signal;
 	int kill_stage;		/* -1: none; 0: SIGTERM sent; 1: SIGKILL */
 	struct buf line[2];	/* stdout's and stderr's partial line */
@@ -86,35 +84,20 @@ step_free(struct spawn_step *s)
 }
 
 static void
-step_handle_closed_cb(uv_handle_t *h)
+step_closed(void *owner)
 {
-	struct spawn_step *s = h->data;
-
-	if (--s->handles_open == 0)
-		step_free(s);
+	step_free(owner);
 }
 
-static void
-step_close(struct spawn_step *s, uv_handle_t *h)
-{
-	if (!uv_is_closing(h))
-		uv_close(h, step_handle_closed_cb);
-}
-
-/* As transport_spawn.c's close_all: the process once it is reaped. */
+/* srun's pipes, its process once reaped, and the timer. */
 static void
 step_close_all(struct spawn_step *s)
 {
-	int i;
-
-	if (s->exited)
-		step_close(s, (uv_handle_t *)&s->process);
-	for (i = 0; i < 3; i++)
-		step_close(s, (uv_handle_t *)&s->pipes[i]);
-	step_close(s, (uv_handle_t *)&s->timer);
+	transport_spawn_child_close_all(&s->child);
+	transport_spawn_child_close(&s->child, (uv_handle_t *)&s->timer);
 }
 
-/* The job of node name that has no task yet, or NULL. */
+/* The job of node name, or NULL. */
 static struct engine_job *
 job_of_node(struct spawn_step *s, const char *name, size_t len)
 {
@@ -195,7 +178,7 @@ step_maybe_done(struct spawn_step *s)
 {
 	size_t i;
 
-	if ((!s->exited && !s->gave_up) || !s->eof[0] || !s->eof[1] ||
+	if ((!s->child.exited && !s->gave_up) || !s->eof[0] || !s->eof[1] ||
 	    s->ended)
 		return;
 	s->ended = 1;
@@ -303,10 +286,19 @@ step_line(struct spawn_step *s, int stream, const char *l, size_t len)
 	}
 	l += i + 2;
 	len -= i + 2;
+	/* a task's first line names its node (the wrapper's, before the
+	   command runs); a start line after it, or naming a node another
+	   task has, is the command's: its output never becomes another
+	   node's */
 	if (stream == 1 && len > start &&
 	    memcmp(l, INVENTORY_SLURM_TASK_START, start) == 0) {
-		if ((j = job_of_node(s, l + start, len - start)) != NULL)
+		if (s->tasks[task] == NULL && (j = job_of_node(s, l + start,
+		    len - start)) != NULL && !j->t.spawn.has_task) {
+			j->t.spawn.has_task = 1;
 			s->tasks[task] = j;
+		} else
+			log_debug(NULL, "step %s: task %zu: a start line "
+			    "ignored: %.*s", s->step_name, task, (int)len, l);
 		return;
 	}
 	if ((j = s->tasks[task]) == NULL || len == 0)
@@ -336,7 +328,7 @@ static void
 step_read_cb(uv_stream_t *st, ssize_t n, const uv_buf_t *buf)
 {
 	struct spawn_step *s = st->data;
-	int stream = st == (uv_stream_t *)&s->pipes[1] ? 1 : 2;
+	int stream = st == (uv_stream_t *)&s->child.pipes[1] ? 1 : 2;
 	struct buf *line = &s->line[stream - 1];
 	const char *p = buf->base, *nl, *e;
 
@@ -372,12 +364,12 @@ step_exit_cb(uv_process_t *p, int64_t status, int term_signal)
 
 	log_debug(NULL, "step %s: srun %d exited: status %lld, signal %d",
 	    s->step_name, p->pid, (long long)status, term_signal);
-	s->exited = 1;
+	s->child.exited = 1;
 	s->exit_status = (int)status;
 	s->term_signal = term_signal;
 	if (s->ended) {
 		/* reported already (gave up on it): now it can be closed */
-		step_close(s, (uv_handle_t *)p);
+		transport_spawn_child_close(&s->child, (uv_handle_t *)p);
 		return;
 	}
 	step_maybe_done(s);
@@ -393,13 +385,13 @@ step_timer_cb(uv_timer_t *t)
 		return;
 	if (s->kill_stage == 0) {
 		s->kill_stage = 1;
-		transport_spawn_kill_group(NULL, s->process.pid, SIGKILL);
+		transport_spawn_kill_group(NULL, s->child.process.pid, SIGKILL);
 		transport_spawn_scancel(s->e, NULL, s->step_name);
 		uv_timer_start(&s->timer, step_timer_cb, STEP_GONE_GRACE_MS, 0);
 		return;
 	}
 	log_debug(NULL, "step %s: %s still open 1 s after SIGKILL; reporting "
-	    "its jobs", s->step_name, s->exited ? "srun's output" : "srun");
+	    "its jobs", s->step_name, s->child.exited ? "srun's output" : "srun");
 	s->eof[0] = s->eof[1] = 1;
 	s->gave_up = 1;
 	step_maybe_done(s);
@@ -413,7 +405,7 @@ step_kill(struct spawn_step *s)
 	log_debug(NULL, "step %s: every job stopping: the step is ended",
 	    s->step_name);
 	s->kill_stage = 0;
-	transport_spawn_kill_group(NULL, s->process.pid, SIGTERM);
+	transport_spawn_kill_group(NULL, s->child.process.pid, SIGTERM);
 	uv_timer_start(&s->timer, step_timer_cb, STEP_KILL_GRACE_MS, 0);
 }
 
@@ -435,7 +427,7 @@ task_kill(struct spawn_step *s, struct engine_job *j)
 
 	j->t.spawn.kill_sent = 1;
 	engine_job_timer(j, TASK_KILL_GRACE_MS);
-	if (uv_is_closing((uv_handle_t *)&s->pipes[0]))
+	if (uv_is_closing((uv_handle_t *)&s->child.pipes[0]))
 		return;
 	len = strlen(INVENTORY_SLURM_TASK_KILL) + strlen(j->machine->name) + 1;
 	if ((req = malloc(sizeof *req + len + 1)) == NULL)
@@ -446,7 +438,7 @@ task_kill(struct spawn_step *s, struct engine_job *j)
 	log_debug(j->machine->name, "step %s: its task told to kill its "
 	    "command", s->step_name);
 	b = uv_buf_init(text, (unsigned int)len);
-	if (uv_write(req, (uv_stream_t *)&s->pipes[0], &b, 1,
+	if (uv_write(req, (uv_stream_t *)&s->child.pipes[0], &b, 1,
 	    stdin_write_cb) != 0)
 		free(req);
 }
@@ -517,8 +509,6 @@ void
 transport_spawn_batch_start(struct engine *e,
     struct spawn_step_list *deciding, struct engine_job **jobs, size_t n)
 {
-	uv_process_options_t opts;
-	uv_stdio_container_t stdio[3];
 	struct spawn_step *s = NULL;
 	char **nodes = NULL, **commands = NULL, **argv = NULL;
 	const char *why = error_string(NP_ERR_NOMEM);
@@ -551,30 +541,14 @@ transport_spawn_batch_start(struct engine *e,
 	memcpy(s->jobs, jobs, n * sizeof *jobs);
 	uv_timer_init(engine_loop(e), &s->timer);
 	s->timer.data = s;
-	for (i = 0; i < 3; i++) {
-		uv_pipe_init(engine_loop(e), &s->pipes[i], 0);
-		s->pipes[i].data = s;
-	}
-	stdio[0].flags = UV_CREATE_PIPE | UV_READABLE_PIPE;
-	stdio[0].data.stream = (uv_stream_t *)&s->pipes[0];
-	for (i = 1; i < 3; i++) {
-		stdio[i].flags = UV_CREATE_PIPE | UV_WRITABLE_PIPE;
-		stdio[i].data.stream = (uv_stream_t *)&s->pipes[i];
-	}
-	memset(&opts, 0, sizeof opts);
-	opts.file = argv[0];
-	opts.args = argv;
-	opts.exit_cb = step_exit_cb;
-	opts.flags = UV_PROCESS_DETACHED;
-	opts.stdio = stdio;
-	opts.stdio_count = 3;
-	s->process.data = s;
-	s->handles_open = 5;
+	s->child.closed = step_closed;
 	for (i = 0; i < n; i++) {
 		jobs[i]->t.spawn.step = s;
 		engine_job_ref(jobs[i]);	/* dropped in step_free() */
 	}
-	r = uv_spawn(engine_loop(e), &s->process, &opts);
+	/* srun's handles and the timer */
+	r = transport_spawn_child_start(&s->child, engine_loop(e), argv,
+	    step_exit_cb, s, 1);
 	template_argv_free(argv);
 	free(nodes);
 	free(commands);
@@ -584,18 +558,17 @@ transport_spawn_batch_start(struct engine *e,
 			    "not run srun: %s", jobs[i]->machine->name,
 			    uv_strerror(r));
 		s->ended = 1;
-		s->exited = 1;	/* no child to reap */
 		step_close_all(s);
 		return;
 	}
 	log_debug(NULL, "step %s: srun %d started for %zu nodes", s->step_name,
-	    s->process.pid, n);
+	    s->child.process.pid, n);
 	for (i = 0; i < n; i++) {
 		jobs[i]->state = JOB_RUNNING;
 		engine_job_started(jobs[i]);
 	}
-	uv_read_start((uv_stream_t *)&s->pipes[1], step_alloc_cb, step_read_cb);
-	uv_read_start((uv_stream_t *)&s->pipes[2], step_alloc_cb, step_read_cb);
+	uv_read_start((uv_stream_t *)&s->child.pipes[1], step_alloc_cb, step_read_cb);
+	uv_read_start((uv_stream_t *)&s->child.pipes[2], step_alloc_cb, step_read_cb);
 	return;
 fail:
 	for (i = 0; i < n; i++)

@@ -618,7 +618,8 @@ relay_of(const cJSON *e, struct node_peer *p)
 		return 0;
 	if ((r = string_dup(e, "id", &p->id)) <= 0 ||
 	    (r = string_dup(e, "relay_peer", &p->relay_peer)) <= 0 ||
-	    !node_json_peer_id_valid(p->id) || *p->relay_peer == '\0') {
+	    !node_json_peer_id_valid(p->id) ||
+	    !node_json_peer_id_valid(p->relay_peer)) {
 		free(p->id);
 		free(p->relay_peer);
 		memset(p, 0, sizeof *p);

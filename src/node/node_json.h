@@ -100,7 +100,9 @@ int node_parse_peers_status(const char *body, size_t len,
 
 /*
  * GET /v1/dnt/table's records that name a relay: each record (an object
- * whose "id" is a PeerID) with a string "relay_peer". The same rules.
+ * whose "id" is a PeerID) whose "relay_peer" is a PeerID too (anything
+ * else, which would reach the records as relay_peer_id, is left out). The
+ * same rules.
  */
 int node_parse_table_relays(const char *body, size_t len,
     struct node_peer **peers, size_t *n, char **cause);

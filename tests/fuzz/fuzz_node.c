@@ -1,7 +1,8 @@
 /*
  * Fuzz target: the otela node's HTTP answers as node_json.c reads them.
  * Every input goes through every parser (the DNT table, a probe result, a
- * hole-punch result, an error answer), since a node, or whatever answers on
+ * hole-punch result, the table's relays, peers_status, an error answer),
+ * since a node, or whatever answers on
  * its port, can send any body to any request; then each PeerID the table
  * walk found, and the whole input, through the PeerID check. Checked
  * besides the sanitizers: a parse error always has a cause and nothing else
@@ -71,6 +72,31 @@ fuzz_answers(const char *body, size_t len)
 	node_holepunch_free(&h);
 }
 
+/* The table's relays and peers_status: every relay kept a PeerID (it
+   reaches the records as relay_peer_id), every peer its strings. */
+static void
+fuzz_peers(const char *body, size_t len)
+{
+	struct node_peer *p = NULL;
+	char *cause = NULL;
+	size_t n = 0, i;
+	int r = node_parse_table_relays(body, len, &p, &n, &cause);
+
+	check(r, cause, r == 0 || (p == NULL && n == 0));
+	for (i = 0; i < n; i++)
+		if (!node_json_peer_id_valid(p[i].id) ||
+		    !node_json_peer_id_valid(p[i].relay_peer))
+			abort();
+	node_peers_free(p, n);
+	cause = NULL;
+	r = node_parse_peers_status(body, len, &p, &n, &cause);
+	check(r, cause, r == 0 || (p == NULL && n == 0));
+	for (i = 0; i < n; i++)
+		if (p[i].id == NULL || p[i].connectedness == NULL)
+			abort();
+	node_peers_free(p, n);
+}
+
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -80,6 +106,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	fuzz_table(body, size);
 	fuzz_answers(body, size);
+	fuzz_peers(body, size);
 	free(node_error_text(body, size));
 	if ((text = fuzz_string(data, size)) != NULL)
 		(void)node_json_peer_id_valid(text);

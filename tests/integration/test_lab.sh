@@ -22,6 +22,37 @@ assert_contains "$OUT" "rate must look like"
 assert_status 0 "$LAB_SH" --help
 assert_contains "$OUT" "sshd-stop"
 
+# /tmp/netprof-lab-NAME made by another user, empty or holding
+# .netprof-lab, or a link planted as it: refused, and left as it was (the
+# link's target untouched, nothing removed by down).
+P=/tmp/netprof-lab-tplant
+precious=$(mktemp)
+at_exit "rm -rf '$P' '$precious'"
+echo precious >"$precious"
+rm -rf "$P"
+mkdir -m 0777 "$P" && chown nobody "$P"
+assert_status 1 "$LAB_SH" up --name tplant --hosts 1
+assert_contains "$OUT" "$P is not root's directory"
+assert_status 0 setpriv --reuid=65534 --regid=65534 --clear-groups \
+    sh -c "echo tplant >'$P/.netprof-lab'"
+assert_status 1 "$LAB_SH" up --name tplant --hosts 1
+assert_status 0 "$LAB_SH" down --name tplant
+assert_contains "$OUT" "$P is not root's directory"
+assert_eq tplant "$(cat "$P/.netprof-lab")" "another user's lab directory kept"
+rm -rf "$P"
+mkdir -m 0755 "$P"
+ln -s "$precious" "$P/.netprof-lab"
+assert_status 1 "$LAB_SH" up --name tplant --hosts 1
+assert_contains "$OUT" "its .netprof-lab a link"
+assert_eq precious "$(cat "$precious")" "the link's target untouched"
+rm -rf "$P"
+ln -s "$(dirname "$precious")" "$P"
+assert_status 1 "$LAB_SH" up --name tplant --hosts 1
+assert_contains "$OUT" "$P is a link"
+assert_status 0 "$LAB_SH" down --name tplant
+assert_eq precious "$(cat "$precious")" "the link's target untouched"
+rm -f "$P"
+
 lab_up tlab 3 --rate h3=20mbit
 K=$LAB_SUBNET
 h1=$(lab_addr h1) h2=$(lab_addr h2) h3=$(lab_addr h3)

@@ -75,6 +75,20 @@ assert_status 0 salloc -N3 --quiet -- "$NETPROF_BIN" exec --slurm \
 assert_eq "h1: h1
 h3: h3" "$(sort <<<"$OUT")"
 
+# A task's command that writes another node's start line where its own
+# task's lines go (its wrapper's stdout, through /proc) does not get its
+# output recorded as that node's: a task's node is its first line's.
+forge='if [ "$(hostname)" = h1 ]; then p=$PPID
+while [ "$p" -gt 1 ] && [ ! -e "/proc/$p/fd/5" ]; do p=$(cut -d" " -f4 "/proc/$p/stat"); done
+printf "!s h2\n|FORGED\n" >"/proc/$p/fd/5"; echo mine
+else sleep 1; echo "$(hostname) real"; fi'
+assert_status 0 salloc -N3 --quiet -- "$NETPROF_BIN" exec --slurm -- "$forge"
+assert_contains "$OUT" "h1: mine"
+assert_contains "$OUT" "h2: h2 real"
+assert_contains "$OUT" "h3: h3 real"
+assert_not_contains "$OUT" "h2: FORGED"
+assert_not_contains "$OUT" "h2: mine"
+
 assert_status 0 salloc -N3 --quiet -- "$NETPROF_BIN" check --slurm
 assert_contains "$OUT" "h2"
 assert_not_contains "$OUT" "MISSING"

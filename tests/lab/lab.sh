@@ -137,6 +137,22 @@ require_root() {
 	fi
 }
 
+# A lab directory root may use and remove: a directory, not a link, of its
+# own (or of the user who ran sudo), whose .netprof-lab (when there) is a
+# regular file of theirs, not a link (bench's rule for its run directory). /tmp/netprof-lab-NAME made
+# by another user, or a link planted as .netprof-lab, is left alone: root
+# would write through it, or stop the PIDs its files name.
+dir_ours() {
+	local m=$1/.netprof-lab
+	[ ! -L "$1" ] && [ -d "$1" ] && owned "$1" && [ ! -L "$m" ] &&
+	    { [ ! -e "$m" ] || { [ -f "$m" ] && owned "$m"; }; }
+}
+# root's, or the user's who ran sudo
+owned() {
+	local u
+	u=$(stat -c %u -- "$1") && { [ "$u" = 0 ] || [ "$u" = "${SUDO_UID:-0}" ]; }
+}
+
 # One lab operation at a time on this machine: labs share the lab user,
 # /run/sshd and the registry. A directory fd is locked so that no lock file
 # is left behind.
@@ -1740,6 +1756,8 @@ cmd_up() {
 		fi
 	done
 	[ -n "$DIR" ] || DIR=/tmp/netprof-lab-$NAME
+	[ ! -L "$DIR" ] ||
+	    die "$DIR is a link: refusing to use it; pick another --dir"
 	DIR=$(realpath -m "$DIR")
 	require_root
 	local d
@@ -1787,8 +1805,14 @@ cmd_up() {
 	[ -z "$other" ] ||
 	    die "198.18.$SUBNET.0/24 is already on interface $other; pick another --subnet"
 
-	if [ -d "$DIR" ] && [ ! -f "$DIR/.netprof-lab" ] &&
-	    [ -n "$(ls -A "$DIR")" ]; then
+	if [ ! -e "$DIR" ] && [ ! -L "$DIR" ]; then
+		# made here, or refused if another user made it meanwhile
+		mkdir -p "$(dirname "$DIR")"
+		mkdir -m 0755 "$DIR" || die "$DIR: could not make it; pick another --dir"
+	fi
+	dir_ours "$DIR" ||
+	    die "$DIR is not root's directory (nor the sudo user's): a link, made by another user, or its .netprof-lab a link or another user's; refusing to use it; pick another --dir"
+	if [ ! -f "$DIR/.netprof-lab" ] && [ -n "$(ls -A "$DIR")" ]; then
 		die "$DIR exists and is not a lab directory; pick another --dir"
 	fi
 	mkdir -p "$DIR/hosts"
@@ -1867,32 +1891,42 @@ cmd_down() {
 		was_up=0
 		DIR=
 	fi
-	[ -n "$dir_arg" ] && DIR=$(realpath -m "$dir_arg")
+	# a link is left as it is given: dir_ours refuses it below
+	if [ -n "$dir_arg" ]; then
+		DIR=$dir_arg
+		[ -L "$DIR" ] || DIR=$(realpath -m "$DIR")
+	fi
 	[ -n "$DIR" ] || DIR=/tmp/netprof-lab-$NAME
 
 	# Every sshd, namespace and link of this lab, whatever the registry
 	# says.
-	local ns link pf
-	if [ $was_up = 1 ] && [ -d "$DIR/slurm" ]; then
+	local ns link pf ours=0
+	if dir_ours "$DIR"; then
+		ours=1
+	elif [ -e "$DIR" ] || [ -L "$DIR" ]; then
+		warn "$DIR is not root's directory (nor the sudo user's); left alone"
+	fi
+	if [ $ours = 1 ] && [ $was_up = 1 ] && [ -d "$DIR/slurm" ]; then
 		"$(dirname "$0")/slurm.sh" down --name "$NAME" || true
 	fi
 	for pf in "$DIR"/hosts/h*/sshd.pid; do
+		[ $ours = 1 ] || break
 		[ -f "$pf" ] || continue
 		pf=${pf%/sshd.pid}
 		sshd_stop "${pf##*/}"
 	done
-	relay_stop
+	[ $ours = 0 ] || relay_stop
 	for ns in $(ip netns list | awk '{print $1}' | grep -E "^np-$NAME-(h[0-9]+|g[0-9]+|relay)\$" || true); do
 		host_remove "$ns" ""
 	done
-	wan_down
+	[ $ours = 0 ] || wan_down
 	for link in $(ip -o link show | awk -F': ' '{print $2}' | sed 's/@.*//' |
 	    grep -E "^(np-$NAME-[0-9]+|npbr-$NAME|np[bw]-$NAME-([0-9]+|r)|np[uv]-$NAME-[1-9][ab]|q[1-9]-$NAME-[0-9]+|npi-$NAME-[0-9]+|n[gi]-$NAME-[0-9]+|nr-$NAME)\$" || true); do
 		ip link del "$link" 2>/dev/null || true
 	done
-	if [ -f "$DIR/.netprof-lab" ]; then
+	if [ $ours = 1 ] && [ -f "$DIR/.netprof-lab" ]; then
 		rm -rf "$DIR"
-	elif [ -d "$DIR" ]; then
+	elif [ $ours = 1 ] && [ -d "$DIR" ]; then
 		warn "$DIR is not a lab directory (no .netprof-lab); left alone"
 	fi
 	rm -f "$(registry_of)" "$STATE/$NAME.authorized_keys"

