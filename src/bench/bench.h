@@ -149,6 +149,9 @@ struct bench_hooks {
 #define BENCH_FDS_PER_HOST(max_probes) \
 	(1 + BENCH_FDS_PER_CALL * ((size_t)(max_probes) + 1))
 #define BENCH_LOG_TAIL_MAX 4096	/* bytes of a failed node's log kept */
+/* A holepunch answer's last_error from a node that cannot punch (the real
+   node at e0591341: its hole punch service is never made). */
+#define BENCH_PUNCH_DISABLED "hole punch service not initialized"
 
 struct bench_options {
 	struct runner_options common;	/* --config --hosts ... */
@@ -263,6 +266,7 @@ struct bench_host {
 	/* what the path phase learned (bench_path.h): a TCP connect to
 	   every target's libp2p port, and the node's views */
 	struct bench_path_host *path;
+	int punch_unable;	/* its node answered BENCH_PUNCH_DISABLED */
 	int busy;		/* pair tasks using this node now */
 	int exclusive;		/* in a throughput probe now */
 	/* summary */
