@@ -134,7 +134,7 @@ upstream() {
 }
 
 printf 'netprof bench benchmark: %s, per-node light probes %d, host egress %s, %s\n' \
-    "${ARGS[*]}${PAR_ARGS[*]:+ (bench alone: ${PAR_ARGS[*]})}" $MAX_PROBES "${BENCH_RATE:-unshaped}" \
+    "${ARGS[*]:-the defaults}${PAR_ARGS[*]:+ (bench alone: ${PAR_ARGS[*]})}" $MAX_PROBES "${BENCH_RATE:-unshaped}" \
     "$([ "${BENCH_WAN:-0}" = 1 ] && echo "3 sites 5/15/30 ms from the core, home 10 ms" || echo "a flat lab")"
 echo "load before: $(uptime | sed 's/.*load average: //')"
 for n in $SIZES; do
