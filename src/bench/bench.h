@@ -82,6 +82,12 @@ enum bench_scope {
  * through an interrupt, which skips every other phase (teardown)
  */
 #define BENCH_PHASE_CLEANUP 0x4
+/*
+ * needs the running node (start to the sweep): once no phase ahead of the
+ * run has this flag, the nodes are told to stop (bench_teardown_begin())
+ * while the rest of the run goes on
+ */
+#define BENCH_PHASE_NODE 0x8
 
 /*
  * One phase, as bench_phases[] lists it (OpenSSH's channel_pre[]): run
@@ -89,8 +95,9 @@ enum bench_scope {
  * A host phase starts each host's step with host_start(), a pair phase
  * each pair's task with pair_start(). 0: the step or task is under way
  * and ends later (bench_host_step_done(), the task's reply), or, in a
- * BENCH_PHASE_LOCAL phase, is done; a negative code: it could not start
- * (the host or the task fails with it).
+ * BENCH_PHASE_LOCAL phase, is done; 1 (host_start): the step had nothing
+ * left to do and is done; a negative code: it could not start (the host
+ * or the task fails with it).
  */
 struct bench_phase_spec {
 	const char *name;	/* "init", "discover", ... */
@@ -123,8 +130,15 @@ struct bench_hooks {
 #define BENCH_DEFAULT_CONVERGE_WAIT 60.0
 #define BENCH_DEFAULT_PROBE_TIMEOUT 60.0
 #define BENCH_DEFAULT_MAX_PROBES 2
-/* Seconds from TERM to KILL: the real node's cleanup takes about 10. */
-#define BENCH_DEFAULT_STOP_GRACE 15.0
+/*
+ * Seconds from TERM to KILL. The real node's cleanup (about 10 s: its
+ * leave announced to peers that are stopping too, a 5 s sleep, its
+ * database deleted from the run directory that the teardown removes)
+ * leaves nothing that outlives the run: not waited for (docs/bench.md).
+ */
+#define BENCH_DEFAULT_STOP_GRACE 1.0
+/* Seconds a lifecycle command (init, peer-id, push, start) may take. */
+#define BENCH_STEP_TIMEOUT 30.0
 #define BENCH_MAX_PROBES_MAX 64
 /*
  * Open files per host while bench runs: its session, and per node API
@@ -135,6 +149,9 @@ struct bench_hooks {
 #define BENCH_FDS_PER_HOST(max_probes) \
 	(1 + BENCH_FDS_PER_CALL * ((size_t)(max_probes) + 1))
 #define BENCH_LOG_TAIL_MAX 4096	/* bytes of a failed node's log kept */
+/* A holepunch answer's last_error from a node that cannot punch (the real
+   node at e0591341: its hole punch service is never made). */
+#define BENCH_PUNCH_DISABLED "hole punch service not initialized"
 
 struct bench_options {
 	struct runner_options common;	/* --config --hosts ... */
@@ -205,6 +222,19 @@ struct bench_host {
 	char *log_tail;		/* end of the node's log, when it failed */
 	int touched;		/* init was sent: teardown must visit */
 	int torn_down;
+	/*
+	 * The stop (bench_teardown.c), begun once no phase ahead needs the
+	 * node, on a job and a timer of its own: the teardown's step only
+	 * waits for it.
+	 */
+	struct engine_job *stop_job;
+	int stop_state;		/* 0 not begun, 1 under way, 2 done */
+	int stop_awaited;	/* the teardown's step waits for its end */
+	const char *stop_signal;	/* what ended the node: "TERM", "KILL";
+					   NULL: none ran */
+	uv_timer_t stop_timer;	/* the held node's step, after the stop */
+	/* the held node's step ended (set by the stop; NULL: unexpected) */
+	void (*node_ended)(struct bench_host *h);
 	/* converge */
 	int converged;
 	double converge_s;
@@ -214,9 +244,11 @@ struct bench_host {
 	double step_t0;		/* monotonic seconds */
 	struct engine_job *job;
 	struct node_call *call;
-	uv_timer_t timer;
+	uv_timer_t timer;	/* the step's one wait (bench_host_wait()) */
 	int timer_active;
+	void (*wait_fn)(struct bench_host *h);	/* what it calls then */
 	int attempts;
+	double alive_at;	/* start: the last check that the node runs */
 	/*
 	 * The slurm transport (without --keep): the node runs in a job step
 	 * of its own that netprof holds open for the run (srun's process),
@@ -228,13 +260,13 @@ struct bench_host {
 	char node_out[64];	/* its first output: PID and start time */
 	size_t node_out_len;
 	int node_wait;		/* start: waiting for the node step's PID */
-	int node_end_wait;	/* teardown: waiting for the node step to end */
 	struct bench_binary *deploy_bin;	/* --otela-bin: its binary */
 	struct trace_span *span;	/* its step of the current phase */
 	struct trace_span *health;	/* start: the health wait, in it */
 	/* what the path phase learned (bench_path.h): a TCP connect to
 	   every target's libp2p port, and the node's views */
 	struct bench_path_host *path;
+	int punch_unable;	/* its node answered BENCH_PUNCH_DISABLED */
 	int busy;		/* pair tasks using this node now */
 	int exclusive;		/* in a throughput probe now */
 	/* summary */
@@ -332,6 +364,8 @@ struct bench {
 const char *bench_phase_name(enum bench_phase p);
 /* Does this run have phase p (its runs() predicate)? */
 int bench_phase_runs(const struct bench *b, enum bench_phase p);
+/* Does a phase after p that this run has need the nodes running? */
+int bench_phase_nodes_needed(const struct bench *b, enum bench_phase p);
 /*
  * Does phase p visit host h? A cleanup phase the hosts that init reached,
  * every other phase the hosts that have not failed.
@@ -380,6 +414,12 @@ void bench_host_step_done(struct bench_host *h);
 /* It failed: mark the host (takes error), then end the step. */
 void bench_host_step_fail(struct bench_host *h, enum error_class cls,
     char *error);
+/*
+ * The step's one wait, before its next poll (health, convergence): fn(h)
+ * after a backoff by h->attempts (50 ms doubling to 200 ms), or the step
+ * ends then if the run was interrupted meanwhile.
+ */
+void bench_host_poll(struct bench_host *h, void (*fn)(struct bench_host *h));
 /* A remote command of h's step (engine_submit, logged with -v). */
 int bench_host_submit(struct bench_host *h, const char *command,
     const char *input, double timeout, engine_done_cb cb);
@@ -388,10 +428,22 @@ int bench_host_init(struct bench_host *h);
 int bench_host_discover(struct bench_host *h);
 int bench_host_configure(struct bench_host *h);
 int bench_host_push(struct bench_host *h);
-int bench_host_start_node(struct bench_host *h);
 int bench_host_converge(struct bench_host *h);
 /* Stop what a host is doing (interrupt): its step ends cancelled. */
 void bench_host_cancel(struct bench_host *h);
+/*
+ * A failed remote command of h's step (not a clean exit 0): the step
+ * fails saying why (or ends, when interrupted) and 1; else 0.
+ */
+int bench_host_check_job(struct bench_host *h,
+    const struct engine_result *res, const char *what);
+/* bench_start.c: the start phase's step (the node, then its health). */
+int bench_host_start_node(struct bench_host *h);
+/*
+ * A PID at the start of s: a positive decimal (no sign, no leading zero)
+ * up to 2^31-1. 1 and *pid set (*end after it, if end is not NULL), or 0.
+ */
+int bench_pid_parse(const char *s, long *pid, char **end);
 /* Set up the hosts' timers on b->loop. */
 void bench_hosts_open(struct bench *b);
 /* Close the hosts' timers (before the loop ends). */

@@ -3,12 +3,14 @@
  * launcher that starts a phase's step on every host it visits at once
  * through the engine, or host by host with --serial (the upstream order,
  * for comparison), and tells the run when the last step has ended
- * (b->hooks.phase_ended); then the steps of init, discover, configure,
- * push, start (and the health wait) and converge, in that order (deploy's
- * is bench_deploy.c's, teardown's bench_teardown.c's). A step that fails
- * marks its host failed with the reason; the phase goes on with the
- * others. Waiting (health, convergence) is a per-host uv_timer with
- * backoff, so a host that is slow to come up holds nobody else back.
+ * (b->hooks.phase_ended); what the steps share (a remote command, its
+ * failure said once, the step's one wait); then the steps of init,
+ * discover, configure, push and converge (deploy's is bench_deploy.c's,
+ * start's and the health wait's bench_start.c's, teardown's
+ * bench_teardown.c's). A step that fails marks its host failed with the
+ * reason; the phase goes on with the others. Waiting (health,
+ * convergence) is a per-host uv_timer with backoff, so a host that is
+ * slow to come up holds nobody else back.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,7 +19,6 @@
 #include "bench.h"
 #include "bench_cfg.h"
 #include "bench_dir.h"
-#include "bench_teardown.h"
 #include "engine.h"
 #include "error.h"
 #include "log.h"
@@ -27,13 +28,10 @@
 #include "timeutil.h"
 #include "util.h"
 
-/* Seconds a lifecycle command (init, peer-id, push, start) may take. */
-#define STEP_TIMEOUT 30.0
-/* Health and table polls: first retry, and the longest wait between. */
+/* Health and table polls: first retry, and the longest wait between
+   (short: a node is noticed about as soon as it answers). */
 #define POLL_FIRST_MS 50
-#define POLL_MAX_MS 1000
-/* Every so many failed health polls, check that the node still runs. */
-#define LIVENESS_EVERY 4
+#define POLL_MAX_MS 200
 
 /* ---- the launcher -------------------------------------------------- */
 
@@ -59,15 +57,16 @@ launch_more(struct bench *b)
 		}
 		b->outstanding++;
 		h->step_t0 = bench_now();
-		h->step_at[p] = time_wall();
+		if (h->step_at[p] == 0)	/* the stop may have begun earlier */
+			h->step_at[p] = time_wall();
 		h->span = trace_span_start(b->trace, b->phase_span,
 		    bench_phase_name(p));
 		trace_span_str(h->span, "netprof.host", h->m->name);
-		if ((r = ph->host_start(h)) != 0)
+		if ((r = ph->host_start(h)) < 0)
 			bench_host_step_fail(h, ERROR_CLASS_TOOL_FAILED, str_printf("%s: "
 			    "%s: %s", h->m->name, bench_phase_name(p),
 			    error_string(r)));
-		else if (ph->flags & BENCH_PHASE_LOCAL)
+		else if (r > 0 || (ph->flags & BENCH_PHASE_LOCAL))
 			bench_host_step_done(h);
 	}
 	b->launching = 0;
@@ -190,9 +189,43 @@ last_line(const char *text, char *buf, size_t size)
 	    best != NULL ? best : "");
 }
 
-/* An engine result that is not a clean exit 0: fail the step, return 1. */
-static int
-check_job(struct bench_host *h, const struct engine_result *res,
+/* ---- the step's one wait ----------------------------------------- */
+
+static void
+wait_cb(uv_timer_t *t)
+{
+	struct bench_host *h = t->data;
+	void (*fn)(struct bench_host *) = h->wait_fn;
+
+	h->timer_active = 0;
+	h->wait_fn = NULL;
+	if (h->b->interrupted || fn == NULL)
+		bench_host_step_done(h);
+	else
+		fn(h);
+}
+
+static void
+wait_ms(struct bench_host *h, uint64_t ms, void (*fn)(struct bench_host *))
+{
+	h->wait_fn = fn;
+	h->timer_active = 1;
+	uv_timer_start(&h->timer, wait_cb, ms, 0);
+}
+
+void
+bench_host_poll(struct bench_host *h, void (*fn)(struct bench_host *h))
+{
+	uint64_t ms = POLL_FIRST_MS;
+	int i;
+
+	for (i = 0; i < h->attempts && ms < POLL_MAX_MS; i++)
+		ms *= 2;
+	wait_ms(h, ms < POLL_MAX_MS ? ms : POLL_MAX_MS, fn);
+}
+
+int
+bench_host_check_job(struct bench_host *h, const struct engine_result *res,
     const char *what)
 {
 	char line[256], out[256];
@@ -242,7 +275,7 @@ run_otela(struct bench_host *h, const char *verb, engine_done_cb cb)
 	if (qdir != NULL && env != NULL && dir != NULL && (cmd =
 	    str_printf("%s%s %s %s --config-dir %s", dir, env, h->otela, verb,
 	    qdir)) != NULL)
-		r = bench_host_submit(h, cmd, NULL, STEP_TIMEOUT, cb);
+		r = bench_host_submit(h, cmd, NULL, BENCH_STEP_TIMEOUT, cb);
 	free(env);
 	free(dir);
 	free(qdir);
@@ -270,7 +303,7 @@ init_done_cb(const struct machine *m, const struct engine_result *res,
 		    res->err));
 		return;
 	}
-	if (!check_job(h, res, "otela init"))
+	if (!bench_host_check_job(h, res, "otela init"))
 		bench_host_step_done(h);
 }
 
@@ -290,7 +323,7 @@ discover_done_cb(const struct machine *m, const struct engine_result *res,
 
 	(void)m;
 	h->job = NULL;
-	if (check_job(h, res, "otela peer-id"))
+	if (bench_host_check_job(h, res, "otela peer-id"))
 		return;
 	if (bench_peer_id_from_output(res->out, &id) != 0) {
 		bench_host_step_fail(h, ERROR_CLASS_PARSE, str_printf("%s: otela peer-id "
@@ -354,7 +387,7 @@ push_done_cb(const struct machine *m, const struct engine_result *res,
 
 	(void)m;
 	h->job = NULL;
-	if (!check_job(h, res, "writing cfg.yaml"))
+	if (!bench_host_check_job(h, res, "writing cfg.yaml"))
 		bench_host_step_done(h);
 }
 
@@ -373,7 +406,7 @@ bench_host_push(struct bench_host *h)
 	    "%s/cfg.yaml.tmp && set -C && cat >%s/cfg.yaml.tmp && mv -f -- "
 	    "%s/cfg.yaml.tmp %s/cfg.yaml", guard, qdir, qdir, qdir, qdir))
 	    != NULL)
-		r = bench_host_submit(h, cmd, h->cfg, STEP_TIMEOUT,
+		r = bench_host_submit(h, cmd, h->cfg, BENCH_STEP_TIMEOUT,
 		    push_done_cb);
 	free(guard);
 	free(qdir);
@@ -381,460 +414,9 @@ bench_host_push(struct bench_host *h)
 	return r;
 }
 
-/* ---- start and the health wait ------------------------------------- */
-
-static void health_poll(struct bench_host *h);
-static void self_poll(struct bench_host *h);
-static void health_again(struct bench_host *h);
-static void check_alive(struct bench_host *h);
-
-static void
-health_timer_cb(uv_timer_t *t)
-{
-	struct bench_host *h = t->data;
-
-	h->timer_active = 0;
-	if (h->b->interrupted)
-		bench_host_step_done(h);
-	else
-		health_poll(h);
-}
-
-static void
-poll_later(struct bench_host *h, void (*fn)(uv_timer_t *))
-{
-	uint64_t ms = POLL_FIRST_MS;
-	int i;
-
-	for (i = 0; i < h->attempts && ms < POLL_MAX_MS; i++)
-		ms *= 2;
-	if (ms > POLL_MAX_MS)
-		ms = POLL_MAX_MS;
-	h->timer_active = 1;
-	uv_timer_start(&h->timer, fn, ms, 0);
-}
-
-/* The node's log tail, then fail the step with why. */
-static void
-tail_done_cb(const struct machine *m, const struct engine_result *res,
-    void *arg)
-{
-	struct bench_host *h = arg;
-	char *why = h->log_tail;	/* parked there by fail_with_log */
-
-	(void)m;
-	h->job = NULL;
-	h->log_tail = NULL;
-	if (res->error == NP_OK && res->out_len > 0)
-		h->log_tail = strdup(res->out);
-	bench_host_step_fail(h, h->error_class, why);
-}
-
-static void
-fail_with_log(struct bench_host *h, enum error_class cls, char *why)
-{
-	char *qdir = shell_quote(h->dir), *cmd = NULL;
-	char *guard = bench_dir_guard(h->dir);
-
-	h->error_class = cls;
-	h->log_tail = why;
-	/* bytes first: a log of one endless line is still a short tail */
-	if (qdir != NULL && guard != NULL && (cmd = str_printf("%stail -c "
-	    "%d %s/log 2>&1 | tail -n 20", guard, BENCH_LOG_TAIL_MAX, qdir))
-	    != NULL && bench_host_submit(h, cmd, NULL, 10, tail_done_cb) == 0) {
-		free(guard);
-		free(qdir);
-		free(cmd);
-		return;
-	}
-	free(guard);
-	free(qdir);
-	free(cmd);
-	h->log_tail = NULL;
-	bench_host_step_fail(h, cls, why);
-}
-
-static void
-alive_done_cb(const struct machine *m, const struct engine_result *res,
-    void *arg)
-{
-	struct bench_host *h = arg;
-
-	(void)m;
-	h->job = NULL;
-	if (h->b->interrupted) {
-		bench_host_step_done(h);
-		return;
-	}
-	if (res->error == NP_OK && strncmp(res->out, "dead", 4) == 0) {
-		fail_with_log(h, ERROR_CLASS_TOOL_FAILED, str_printf("%s: the "
-		    "node (pid %ld) exited before it became healthy; see the "
-		    "log tail in run.json or %s/log", h->m->name, h->pid,
-		    h->dir));
-		return;
-	}
-	poll_later(h, health_timer_cb);
-}
-
-static void
-check_alive(struct bench_host *h)
-{
-	char *cmd = str_printf("if kill -0 %ld 2>/dev/null; then echo alive;"
-	    " else echo dead; fi", h->pid);
-
-	if (cmd == NULL ||
-	    bench_host_submit(h, cmd, NULL, 10, alive_done_cb) != 0)
-		poll_later(h, health_timer_cb);
-	free(cmd);
-}
-
-static void
-health_reply_cb(const struct machine *m, const struct node_reply *r,
-    void *arg)
-{
-	struct bench_host *h = arg;
-	double waited = bench_now() - h->step_t0;
-
-	(void)m;
-	h->call = NULL;
-	if (h->b->interrupted) {
-		bench_host_step_done(h);
-		return;
-	}
-	if (r->error == NP_OK && r->status == 200) {
-		self_poll(h);	/* but is it our node that answers? */
-		return;
-	}
-	if (waited >= h->b->o->health_wait) {
-		fail_with_log(h, ERROR_CLASS_TIMEOUT, str_printf("%s: the node "
-		    "did not become healthy within %g s (last answer: %s); "
-		    "see its log tail in run.json (--health-wait to wait "
-		    "longer)", h->m->name, h->b->o->health_wait,
-		    r->error != NP_OK ? (r->error_text != NULL ? r->error_text :
-		    error_string(r->error)) : r->status == 0 ? "none" :
-		    r->body[0] != '\0' ? r->body : "an HTTP error"));
-		return;
-	}
-	health_again(h);
-}
-
-/* Not (yet) an answer from our node: the next health poll, in a while. */
-static void
-health_again(struct bench_host *h)
-{
-	h->attempts++;
-	if (h->attempts % LIVENESS_EVERY == 0)
-		check_alive(h);
-	else
-		poll_later(h, health_timer_cb);
-}
-
-/*
- * GET /v1/self's answer after a healthy /v1/health. A node left on the
- * port (a previous run's, or anyone's) answers health as well as ours
- * would, and ours, finding the port taken, runs on without an API: the
- * node is ours only if its id is the PeerID discover read. An answer
- * without /v1/self (404) is not an otela node's (the contract's node has
- * it): a squatter on the port, refused.
- */
-static void
-self_reply_cb(const struct machine *m, const struct node_reply *r,
-    void *arg)
-{
-	struct bench_host *h = arg;
-	cJSON *doc = NULL;
-	const char *id = NULL;
-
-	h->call = NULL;
-	if (h->b->interrupted) {
-		bench_host_step_done(h);
-		return;
-	}
-	if (r->error == NP_OK && r->status == 404) {
-		fail_with_log(h, ERROR_CLASS_TOOL_FAILED, str_printf("%s: port "
-		    "%d on %s answers /v1/health but not /v1/self (HTTP 404): "
-		    "not an otela node whose id netprof can check; another "
-		    "program holds the port? choose another port (--http-port, "
-		    "or the machine's http_port)",
-		    m->name, h->http_port, m->name));
-		return;
-	}
-	if (r->error == NP_OK && r->status == 200 &&
-	    (doc = cJSON_ParseWithLength(r->body, r->body_len)) != NULL)
-		id = cJSON_GetStringValue(cJSON_GetObjectItem(doc, "id"));
-	if (id != NULL && strcmp(id, h->peer_id) == 0) {
-		log_debug(m->name, "healthy after %.2f s", bench_now() -
-		    h->step_t0);
-		bench_host_step_done(h);
-	} else if (id != NULL && *id != '\0')
-		fail_with_log(h, ERROR_CLASS_TOOL_FAILED, str_printf("%s: port "
-		    "%d on %s is held by another node (peer %.80s): a previous "
-		    "run? try `netprof bench --teardown RUN`", m->name,
-		    h->http_port, m->name, id));
-	else
-		health_again(h);
-	cJSON_Delete(doc);
-}
-
-static void
-self_poll(struct bench_host *h)
-{
-	int r = node_api_call(h->b->api, h->m, h->http_port, "GET",
-	    "/v1/self", NULL, 2.0, h->health, self_reply_cb, h, &h->call);
-
-	if (r != 0)
-		bench_host_step_fail(h, ERROR_CLASS_TOOL_FAILED, str_printf("%s: "
-		    "node id check: %s", h->m->name, error_string(r)));
-}
-
-static void
-health_poll(struct bench_host *h)
-{
-	int r;
-
-	if (h->health == NULL)	/* the node is started: it is awaited */
-	{
-		h->health = trace_span_start(h->b->trace, h->span, "health");
-		trace_span_str(h->health, "netprof.host", h->m->name);
-	}
-	r = node_api_call(h->b->api, h->m, h->http_port, "GET", "/v1/health",
-	    NULL, 2.0, h->health, health_reply_cb, h, &h->call);
-
-	if (r != 0)
-		bench_host_step_fail(h, ERROR_CLASS_TOOL_FAILED, str_printf("%s: health "
-		    "check: %s", h->m->name, error_string(r)));
-}
-
-static void
-start_done_cb(const struct machine *m, const struct engine_result *res,
-    void *arg)
-{
-	struct bench_host *h = arg;
-	char *end;
-	long pid;
-
-	(void)m;
-	h->job = NULL;
-	/*
-	 * The PID (and its start time) are printed whether or not the pid
-	 * file could be written: a node whose pid file failed is still known,
-	 * and stopped. Taken from a job that was cancelled or timed out too:
-	 * a node started is stopped by the teardown, whatever came after.
-	 */
-	if (bench_pid_parse(res->out, &pid, &end) && *end == '\n') {
-		h->pid = pid;
-		h->pid_start = strtoll(end + 1, &end, 10);
-		if (h->pid_start < 0 || (*end != '\n' && *end != '\0'))
-			h->pid_start = 0;
-		log_debug(m->name, "node started, pid %ld (start time %lld)",
-		    pid, h->pid_start);
-		h->b->hooks.node_started(h);
-	}
-	if (check_job(h, res, "otela start"))
-		return;
-	if (h->pid == 0) {
-		bench_host_step_fail(h, ERROR_CLASS_PARSE, str_printf("%s: starting the "
-		    "node printed no PID: '%.80s'", m->name, res->out));
-		return;
-	}
-	h->attempts = 0;
-	health_poll(h);
-}
-
-static int
-start_background(struct bench_host *h)
-{
-	char *qdir = shell_quote(h->dir), *env = bench_otela_env(h->dir);
-	char *cmd = NULL;
-	char *guard = bench_dir_guard(h->dir);
-	int r = NP_ERR_NOMEM;
-
-	/*
-	 * Backgrounded with its output in D/log and its PID in D/pid (for
-	 * --teardown after a killed netprof), written at once after the
-	 * fork, before anything slower; then the PID and its start time
-	 * (field 22 of /proc/PID/stat, fixed at fork, kept across exec) are
-	 * printed, even if the pid file failed (the step fails then, but
-	 * the node is known). A job cancelled in between leaves the node in
-	 * the pid file or in its output, never in neither. set -C: log and
-	 * pid are new files, never links; a log that exists says a node was
-	 * started there.
-	 */
-	if (qdir != NULL && env != NULL && guard != NULL && (cmd = str_printf(
-	    "%sset -C; : >%s/log || exit 1; %s nohup %s start --config "
-	    "%s/cfg.yaml --config-dir %s >>%s/log 2>&1 </dev/null & P=$!; "
-	    "echo $P >%s/pid; w=$?; echo $P; sed 's/.*) //' /proc/$P/stat "
-	    "2>/dev/null | cut -d' ' -f20; exit $w", guard, qdir, env,
-	    h->otela, qdir, qdir, qdir, qdir)) != NULL)
-		r = bench_host_submit(h, cmd, NULL, STEP_TIMEOUT,
-		    start_done_cb);
-	free(env);
-	free(guard);
-	free(qdir);
-	free(cmd);
-	return r;
-}
-
-/*
- * The slurm transport: the node in a job step of its own, held open by
- * netprof for the run. The step's shell prints its PID and start time,
- * writes D/pid, then execs the node in its place, so the step lives as
- * long as the node and the PID printed is the node's. A site whose
- * proctrack plugin ends what a step leaves behind (proctrack/cgroup)
- * would end a node started in the background of a short step with it.
- * With --keep the node must outlive netprof, which ends the steps it
- * holds when it exits: it is started in the background, as elsewhere.
- */
-static int
-node_held(const struct bench_host *h)
-{
-	return h->m->transport == TRANSPORT_SLURM && !h->b->o->keep;
-}
-
-static void
-node_pid_read(struct bench_host *h)
-{
-	char *end;
-	long pid;
-
-	if (!bench_pid_parse(h->node_out, &pid, &end) || *end != '\n')
-		return;
-	h->pid = pid;
-	h->pid_start = strtoll(end + 1, &end, 10);
-	if (h->pid_start < 0 || *end != '\n')
-		h->pid_start = 0;
-	log_debug(h->m->name, "node started in its own job step, pid %ld "
-	    "(start time %lld)", pid, h->pid_start);
-	h->b->hooks.node_started(h);
-}
-
-static void
-node_output_cb(const struct machine *m, int stream, const char *buf,
-    size_t len, void *arg)
-{
-	struct bench_host *h = arg;
-	size_t room = sizeof h->node_out - 1 - h->node_out_len, lines = 0, i;
-
-	(void)m;
-	if (stream != 1 || h->pid != 0 || room == 0)
-		return;
-	if (len > room)
-		len = room;
-	memcpy(h->node_out + h->node_out_len, buf, len);
-	h->node_out_len += len;
-	h->node_out[h->node_out_len] = '\0';
-	for (i = 0; i < h->node_out_len; i++)
-		lines += h->node_out[i] == '\n';
-	if (lines < 2 && h->node_out_len < sizeof h->node_out - 1)
-		return;
-	node_pid_read(h);
-	if (!h->node_wait)
-		return;
-	h->node_wait = 0;
-	if (h->pid == 0) {
-		bench_host_step_fail(h, ERROR_CLASS_PARSE, str_printf("%s: "
-		    "starting the node printed no PID: '%.40s'", h->m->name,
-		    h->node_out));
-		return;
-	}
-	h->attempts = 0;
-	health_poll(h);
-}
-
-static void
-node_done_cb(const struct machine *m, const struct engine_result *res,
-    void *arg)
-{
-	struct bench_host *h = arg;
-
-	h->node_job = NULL;
-	log_debug(m->name, "the node's job step ended: %s, exit %d",
-	    error_string(res->error), res->exit_status);
-	if (h->node_wait) {
-		/* it ended before it printed the node's PID */
-		h->node_wait = 0;
-		if (check_job(h, res, "otela start"))
-			return;
-		bench_host_step_fail(h, ERROR_CLASS_TOOL_FAILED, str_printf(
-		    "%s: the node's job step ended before the node started "
-		    "(printed '%.40s')", m->name, h->node_out));
-		return;
-	}
-	if (h->node_end_wait) {
-		h->node_end_wait = 0;
-		uv_timer_stop(&h->timer);
-		h->timer_active = 0;
-		bench_host_step_done(h);
-		return;
-	}
-	if (h->b->phase != BENCH_TEARDOWN && !h->b->closing &&
-	    !h->b->interrupted)
-		log_warn("%s: the node's job step ended before the teardown "
-		    "(%s)", m->name, res->error != NP_OK ? (res->error_text !=
-		    NULL ? res->error_text : error_string(res->error)) :
-		    res->exit_status == 0 ? "the node exited" :
-		    "the node exited with an error; see its log");
-}
-
-static int
-start_held(struct bench_host *h)
-{
-	char *qdir = shell_quote(h->dir), *env = bench_otela_env(h->dir);
-	char *cmd = NULL;
-	char *guard = bench_dir_guard(h->dir);
-	struct engine_request req = {
-		.timeout_s = 0,		/* the node's life: the run's */
-		.on_output = node_output_cb,
-		.on_done = node_done_cb,
-		.arg = h,
-	};
-	int r = NP_ERR_NOMEM;
-
-	/* $$ is the shell that exec makes the node: its PID, its start time;
-	 * the pid file first, as in the background */
-	if (qdir != NULL && env != NULL && guard != NULL && (cmd = str_printf(
-	    "%sset -C; : >%s/log || exit 1; echo $$ >%s/pid; echo $$; "
-	    "sed 's/.*) //' /proc/$$/stat 2>/dev/null | cut -d' ' -f20; "
-	    "%s exec %s start --config %s/cfg.yaml --config-dir %s >>%s/log "
-	    "2>&1 </dev/null", guard, qdir, qdir, env, h->otela, qdir, qdir,
-	    qdir)) != NULL) {
-		req.command = cmd;
-		h->node_out_len = 0;
-		h->node_out[0] = '\0';
-		log_debug(h->m->name, "start: %s", cmd);
-		if ((r = engine_submit(h->b->engine, h->m, &req,
-		    &h->node_job)) == 0)
-			h->node_wait = 1;
-	}
-	free(env);
-	free(guard);
-	free(qdir);
-	free(cmd);
-	return r;
-}
-
-/* The start phase's step: the node held in a step, or in the background. */
-int
-bench_host_start_node(struct bench_host *h)
-{
-	return node_held(h) ? start_held(h) : start_background(h);
-}
-
 /* ---- converge ------------------------------------------------------ */
 
 static void converge_poll(struct bench_host *h);
-
-static void
-converge_timer_cb(uv_timer_t *t)
-{
-	struct bench_host *h = t->data;
-
-	h->timer_active = 0;
-	if (h->b->interrupted)
-		bench_host_step_done(h);
-	else
-		converge_poll(h);
-}
 
 /*
  * Which live peers the table does not list; fills h->missing by name.
@@ -906,7 +488,7 @@ table_reply_cb(const struct machine *m, const struct node_reply *r,
 		return;
 	}
 	h->attempts++;
-	poll_later(h, converge_timer_cb);
+	bench_host_poll(h, converge_poll);
 }
 
 static void
@@ -931,16 +513,6 @@ bench_host_converge(struct bench_host *h)
 	return 0;
 }
 
-/* A step stopped while it waited (health, convergence): it ends now. */
-static void
-cancelled_timer_cb(uv_timer_t *t)
-{
-	struct bench_host *h = t->data;
-
-	h->timer_active = 0;
-	bench_host_step_done(h);
-}
-
 void
 bench_host_cancel(struct bench_host *h)
 {
@@ -948,17 +520,12 @@ bench_host_cancel(struct bench_host *h)
 		engine_cancel(h->job);
 	if (h->call != NULL)
 		node_call_cancel(h->call);
-	if (h->node_wait) {
-		/* the node's step is left to the teardown; the step ends */
+	/* waiting (for the node step's PID, a poll): it ends on a later
+	   turn; the node's step is left to the teardown */
+	if (h->node_wait || h->timer_active) {
 		h->node_wait = 0;
-		uv_timer_start(&h->timer, health_timer_cb, 0, 0);
-		h->timer_active = 1;
-	} else if (h->timer_active) {
 		uv_timer_stop(&h->timer);
-		h->timer_active = 0;
-		/* the step ended waiting: end it on a later turn */
-		uv_timer_start(&h->timer, cancelled_timer_cb, 0, 0);
-		h->timer_active = 1;
+		wait_ms(h, 0, NULL);
 	}
 }
 
@@ -970,6 +537,8 @@ bench_hosts_open(struct bench *b)
 	for (i = 0; i < b->n; i++) {
 		uv_timer_init(b->loop, &b->hosts[i].timer);
 		b->hosts[i].timer.data = &b->hosts[i];
+		uv_timer_init(b->loop, &b->hosts[i].stop_timer);
+		b->hosts[i].stop_timer.data = &b->hosts[i];
 	}
 }
 
@@ -978,8 +547,10 @@ bench_hosts_close(struct bench *b)
 {
 	size_t i;
 
-	for (i = 0; i < b->n; i++)
+	for (i = 0; i < b->n; i++) {
 		uv_close((uv_handle_t *)&b->hosts[i].timer, NULL);
+		uv_close((uv_handle_t *)&b->hosts[i].stop_timer, NULL);
+	}
 }
 
 int

@@ -41,6 +41,7 @@ runs_teardown(const struct bench *b)
 #define UPSTREAM BENCH_PHASE_UPSTREAM
 #define LOCAL BENCH_PHASE_LOCAL
 #define CLEANUP BENCH_PHASE_CLEANUP
+#define NODE BENCH_PHASE_NODE
 
 const struct bench_phase_spec bench_phases[BENCH_N_PHASES] = {
 	/* name, scope, runs; host_start, pair_start, flags */
@@ -55,15 +56,15 @@ const struct bench_phase_spec bench_phases[BENCH_N_PHASES] = {
 	[BENCH_PUSH] = { "push", HOST, NULL,
 	    bench_host_push, NULL, 0 },
 	[BENCH_START] = { "start", HOST, NULL,
-	    bench_host_start_node, NULL, UPSTREAM },
+	    bench_host_start_node, NULL, UPSTREAM | NODE },
 	[BENCH_CONVERGE] = { "converge", HOST, NULL,
-	    bench_host_converge, NULL, UPSTREAM },
+	    bench_host_converge, NULL, UPSTREAM | NODE },
 	[BENCH_PUNCH] = { "punch", PAIR, runs_punch,
-	    NULL, bench_sweep_punch, UPSTREAM },
+	    NULL, bench_sweep_punch, UPSTREAM | NODE },
 	[BENCH_PATH] = { "path", HOST, NULL,
-	    bench_path_host, NULL, 0 },
+	    bench_path_host, NULL, NODE },
 	[BENCH_SWEEP] = { "sweep", PAIR, NULL,
-	    NULL, bench_sweep_probe, UPSTREAM },
+	    NULL, bench_sweep_probe, UPSTREAM | NODE },
 	[BENCH_BASELINE] = { "baseline", PAIR, runs_baseline,
 	    NULL, bench_sweep_ping, 0 },
 	[BENCH_TEARDOWN] = { "teardown", HOST, runs_teardown,
@@ -75,6 +76,7 @@ const struct bench_phase_spec bench_phases[BENCH_N_PHASES] = {
 #undef UPSTREAM
 #undef LOCAL
 #undef CLEANUP
+#undef NODE
 
 const char *
 bench_phase_name(enum bench_phase p)
@@ -86,6 +88,18 @@ int
 bench_phase_runs(const struct bench *b, enum bench_phase p)
 {
 	return bench_phases[p].runs == NULL || bench_phases[p].runs(b);
+}
+
+int
+bench_phase_nodes_needed(const struct bench *b, enum bench_phase p)
+{
+	int q;
+
+	for (q = p + 1; q < BENCH_N_PHASES; q++)
+		if ((bench_phases[q].flags & BENCH_PHASE_NODE) &&
+		    bench_phase_runs(b, q))
+			return 1;
+	return 0;
 }
 
 int

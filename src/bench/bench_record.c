@@ -111,6 +111,9 @@ machine_json(const struct bench *b, const struct bench_host *h)
 			cJSON_AddStringToObject(ph, bench_phase_name(p),
 			    status_name(h->status[p]));
 	add_phase_times(o, b, h->step_at, h->step_end);
+	/* what ended the node: TERM, KILL after --stop-grace, null: none ran */
+	if (h->stop_state == 2 && h->torn_down)
+		json_add_string_or_null(o, "stop_signal", h->stop_signal);
 	return o;
 }
 

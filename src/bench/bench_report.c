@@ -116,10 +116,6 @@ bench_report_phase_end(struct bench *b)
 	    "probes" : "hosts", b->prog_failed, b->phase_s[b->phase]);
 }
 
-/* The punch step's failure that is the node's own: no hole punch
-   service (the real node at e0591341). */
-#define PUNCH_DISABLED "hole punch service not initialized"
-
 /*
  * The punch step in one line: the pairs it found connected, and its
  * failures; the node's own defect named as such, not the network's.
@@ -142,7 +138,7 @@ summary_punch(const struct bench *b, FILE *f)
 			t->attempts == 0 ? before++ : after++;
 		else
 			failed++;
-		if (t->error != NULL && strstr(t->error, PUNCH_DISABLED) != NULL)
+		if (t->error != NULL && strstr(t->error, BENCH_PUNCH_DISABLED) != NULL)
 			disabled++;
 		else if (!t->ok && other == NULL)
 			other = t;
@@ -152,7 +148,7 @@ summary_punch(const struct bench *b, FILE *f)
 	if (disabled > 0)
 		fprintf(f, "; %zu answered '%s': the node's hole punching is "
 		    "disabled (its own defect, not the network's)", disabled,
-		    PUNCH_DISABLED);
+		    BENCH_PUNCH_DISABLED);
 	if (other != NULL) {
 		fprintf(f, "; %s->%s: ", b->hosts[other->src].m->name,
 		    b->hosts[other->dst].m->name);

@@ -5,7 +5,9 @@
  * bench_pairs_start(), and tells its end through the run's hooks
  * (phase_ended_cb), which time it, rewrite run.json (so that a killed
  * netprof leaves enough behind for --teardown) and start the next phase
- * the run has; an interrupt skips to the cleanup phase (the teardown).
+ * the run has; once no phase ahead needs the nodes they are told to stop
+ * (bench_teardown_begin()), and the teardown phase waits for them; an
+ * interrupt skips to the cleanup phase (the teardown).
  * Nothing here talks to a host.
  */
 #include <errno.h>
@@ -135,6 +137,12 @@ phase_ended_cb(struct bench *b)
 
 	b->phase_s[p] = bench_now() - b->phase_t0;
 	b->phase_end[p] = time_wall();
+	/* the last probe that needs the nodes has ended: they stop while
+	   the rest of the run goes on (the teardown waits for them) */
+	if (p != BENCH_TEARDOWN && !b->interrupted && !b->teardown_only &&
+	    bench_phase_runs(b, BENCH_TEARDOWN) &&
+	    !bench_phase_nodes_needed(b, p))
+		bench_teardown_begin(b);
 	trace_span_end(&b->phase_span);
 	bench_report_phase_end(b);
 	checkpoint(b);

@@ -50,6 +50,14 @@
 #define PUNCH_WAIT_MS 2000
 #define PUNCH_TIMEOUT_MS 30000
 #define PUNCH_DCUTR_S 20.0
+/*
+ * What a node that answered BENCH_PUNCH_DISABLED is asked for its other
+ * pairs: one attempt, 1 ms after it (the node takes 0 for its default),
+ * so the answer still says the pair's connectedness without the 10 s of
+ * attempts that cannot punch.
+ */
+#define PUNCH_UNABLE_ATTEMPTS 1
+#define PUNCH_UNABLE_WAIT_MS 1
 
 enum task_state { T_WAITING = 0, T_RUNNING, T_DONE };
 
@@ -312,6 +320,9 @@ take_punch(struct bench_task *t, const struct node_reply *r)
 	t->attempts = hp.attempts;
 	t->connectedness = hp.connectedness;
 	hp.connectedness = NULL;
+	if (hp.last_error != NULL &&
+	    strstr(hp.last_error, BENCH_PUNCH_DISABLED) != NULL)
+		t->b->hosts[t->src].punch_unable = 1;	/* later pairs: short */
 	if (hp.last_error != NULL)
 		task_fail(t, ERROR_CLASS_TOOL_FAILED, strdup(hp.last_error));
 	t->ok = hp.ok;
@@ -414,12 +425,14 @@ int
 bench_sweep_punch(struct bench *b, struct bench_task *t)
 {
 	char *body;
-	int r;
+	int r, unable = src_of(t)->punch_unable;
 	cJSON *o = cJSON_CreateObject();
 
 	cJSON_AddStringToObject(o, "target", dst_of(t)->peer_id);
-	cJSON_AddNumberToObject(o, "attempts", PUNCH_ATTEMPTS);
-	cJSON_AddNumberToObject(o, "wait_ms", PUNCH_WAIT_MS);
+	cJSON_AddNumberToObject(o, "attempts", unable ?
+	    PUNCH_UNABLE_ATTEMPTS : PUNCH_ATTEMPTS);
+	cJSON_AddNumberToObject(o, "wait_ms", unable ? PUNCH_UNABLE_WAIT_MS :
+	    PUNCH_WAIT_MS);
 	cJSON_AddNumberToObject(o, "timeout_ms", PUNCH_TIMEOUT_MS);
 	body = cJSON_PrintUnformatted(o);
 	cJSON_Delete(o);

@@ -1,15 +1,18 @@
 /*
  * Teardown by PID. The remote script checks the PID against the bench
  * directory before signalling (a PID recycled since the node died belongs
- * to someone else), sends TERM, waits up to the grace (--stop-grace: the
- * real node announces its leave, sleeps 5 s, deletes its database and
- * shuts down, about 10 s in all), sends KILL, and then verifies that the
- * process is gone (a zombie counts as gone: it holds no port and no file;
- * a loaded host may take a while to free a big process after KILL, so
- * that is waited for too) before removing the directory. Nothing is
- * matched on names, unlike upstream's `pkill -f`. The teardown phase runs
- * it on every host init reached (the last step of a host's run), and
- * `bench --teardown RUN` on every host a run left behind.
+ * to someone else), sends TERM, waits up to the grace (--stop-grace, 1 s:
+ * the real node's own cleanup, about 10 s, leaves nothing that outlives
+ * the run; docs/bench.md), sends KILL, and then verifies that the process
+ * is gone (a zombie counts as gone: it holds no port and no file; a
+ * loaded host may take a while to free a big process after KILL, so that
+ * is waited for too) before removing the directory. Nothing is matched on
+ * names, unlike upstream's `pkill -f`. It is begun on every host init
+ * reached as soon as no phase ahead needs the nodes (the last probe of
+ * the sweep has ended), on a job and a timer of the host's own, and the
+ * teardown phase, the run's last, waits for it; `bench --teardown RUN`
+ * runs it on every host a run left behind. This file calls into
+ * bench_host.c (a step's end), never the other way.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,26 +26,8 @@
 #include "file.h"
 #include "log.h"
 #include "shell.h"
+#include "timeutil.h"
 #include "util.h"
-
-int
-bench_pid_parse(const char *s, long *pid, char **end)
-{
-	const char *p = s;
-	long v = 0;
-
-	*pid = 0;
-	if (*p < '1' || *p > '9')
-		return 0;
-	while (*p >= '0' && *p <= '9' && p - s < 10)
-		v = v * 10 + (*p++ - '0');
-	if ((*p >= '0' && *p <= '9') || v > 2147483647L)
-		return 0;
-	*pid = v;
-	if (end != NULL)
-		*end = (char *)p;
-	return 1;
-}
 
 char *
 bench_teardown_command(const char *dir, long pid, long long start,
@@ -66,7 +51,7 @@ bench_teardown_command(const char *dir, long pid, long long start,
 	 * node may belong to someone else a moment later.
 	 */
 	s = str_printf(
-	    "D=%s; P=%s; S=%s; mine=0\n"
+	    "D=%s; P=%s; S=%s; mine=0; by=\n"
 	    "if [ -L \"$D\" ] || { [ -e \"$D\" ] && { [ ! -d \"$D\" ] || "
 	    "[ ! -O \"$D\" ]; }; }; then\n"
 	    "  echo \"$D is not a directory of this user (a link, or made by "
@@ -104,91 +89,150 @@ bench_teardown_command(const char *dir, long pid, long long start,
 	    "there): left alone; the node may still run\" >&2; exit 1\n"
 	    "fi\n"
 	    "if [ -n \"$P\" ] && ours; then\n"
-	    "  kill -TERM \"$P\" 2>/dev/null; wait_gone\n"
-	    "  if ours; then kill -KILL \"$P\" 2>/dev/null; wait_gone; fi\n"
+	    "  kill -TERM \"$P\" 2>/dev/null; wait_gone; by=TERM\n"
+	    "  if ours; then kill -KILL \"$P\" 2>/dev/null; wait_gone; by=KILL; fi\n"
 	    "  if ours; then echo \"node $P still running after KILL\" >&2; "
 	    "exit 1; fi\n"
 	    "elif [ -n \"$P\" ] && [ -r /proc/\"$P\"/cmdline ]; then\n"
 	    "  echo \"PID $P is not the node of $D (left alone)\" >&2\n"
 	    "fi\n"
-	    "[ $mine = 0 ] || rm -rf -- \"$D\"\n",
+	    "[ $mine = 0 ] || rm -rf -- \"$D\" || exit 1\n"
+	    "[ -z \"$by\" ] || echo $by\n",
 	    qdir, p, st, (int)(grace_s * 10 + 0.5));
 	free(qdir);
 	return s;
 }
 
-/* ---- the teardown phase's step ------------------------------------ */
+/* ---- the stop, and the teardown phase's step --------------------- */
 
-/* After its teardown, how long the node's job step has to end by itself. */
+/* After its stop, how long the node's job step has to end by itself. */
 #define NODE_STEP_END_MS 5000
+
+/* The stop has ended: the teardown's step too, if it waits for it. */
+static void
+stop_end(struct bench_host *h)
+{
+	h->stop_state = 2;
+	if (h->stop_awaited) {
+		h->stop_awaited = 0;
+		bench_host_step_done(h);
+	}
+}
+
+/* The held node's step has ended (bench_start.c calls it). */
+static void
+node_ended(struct bench_host *h)
+{
+	uv_timer_stop(&h->stop_timer);
+	stop_end(h);
+}
 
 static void
 node_end_timer_cb(uv_timer_t *t)
 {
 	struct bench_host *h = t->data;
 
-	h->timer_active = 0;
 	if (h->node_job == NULL)
 		return;
 	log_warn("%s: the node's job step still runs after the teardown: "
 	    "cancelling it", h->m->name);
-	engine_cancel(h->node_job);	/* node_done_cb ends the step */
+	engine_cancel(h->node_job);	/* then node_ended() */
+}
+
+/* Why the stop failed, said once and kept as the host's teardown's. */
+static void
+stop_failed(struct bench_host *h, char *why)
+{
+	h->status[BENCH_TEARDOWN] = BENCH_ST_FAILED;
+	log_error("%s", why != NULL ? why : error_string(NP_ERR_NOMEM));
+	if (h->error == NULL)
+		h->error = why;
+	else
+		free(why);
 }
 
 static void
-teardown_done_cb(const struct machine *m, const struct engine_result *res,
+stop_done_cb(const struct machine *m, const struct engine_result *res,
     void *arg)
 {
 	struct bench_host *h = arg;
-	char *why = NULL;
 
-	h->job = NULL;
+	h->stop_job = NULL;
 	if (res->error != NP_OK)
-		why = str_printf("%s: teardown: %s", m->name,
+		stop_failed(h, str_printf("%s: teardown: %s", m->name,
 		    res->error_text != NULL ? res->error_text :
-		    error_string(res->error));
+		    error_string(res->error)));
 	else if (res->exit_status != 0)
-		why = str_printf("%s: teardown: %s", m->name,
-		    res->err[0] != '\0' ? res->err : "failed");
-	if (why != NULL) {
-		h->status[BENCH_TEARDOWN] = BENCH_ST_FAILED;
-		log_error("%s", why);
-		if (h->error == NULL)
-			h->error = why;
-		else
-			free(why);
-	} else
+		stop_failed(h, str_printf("%s: teardown: %s", m->name,
+		    res->err[0] != '\0' ? res->err : "failed"));
+	else {
 		h->torn_down = 1;
+		h->stop_signal = strncmp(res->out, "KILL", 4) == 0 ? "KILL" :
+		    strncmp(res->out, "TERM", 4) == 0 ? "TERM" : NULL;
+	}
 	if (h->node_job != NULL) {
 		/*
 		 * The node's step ends when the node does: given a moment
-		 * after a teardown that stopped it, cancelled at once after
-		 * one that did not (Slurm then ends what the step runs).
-		 * node_done_cb (bench_host.c) ends the step of the phase.
+		 * after a stop that ended it, cancelled at once after one
+		 * that did not (Slurm then ends what the step runs).
 		 */
-		h->node_end_wait = 1;
-		h->timer_active = 1;
-		uv_timer_start(&h->timer, node_end_timer_cb, h->torn_down ?
+		h->node_ended = node_ended;
+		uv_timer_start(&h->stop_timer, node_end_timer_cb, h->torn_down ?
 		    NODE_STEP_END_MS : 0, 0);
 		return;
 	}
-	bench_host_step_done(h);
+	stop_end(h);
+}
+
+/* Begin h's stop; it ends in stop_end(), or here if it cannot start. */
+static void
+stop_begin(struct bench_host *h)
+{
+	char *cmd = bench_teardown_command(h->dir, h->pid, h->pid_start,
+	    h->b->o->stop_grace);
+	struct engine_request req = {
+		.command = cmd,
+		.timeout_s = h->b->o->stop_grace + 15,
+		.on_done = stop_done_cb,
+		.arg = h,
+	};
+	int r = NP_ERR_NOMEM;
+
+	h->stop_state = 1;
+	h->step_at[BENCH_TEARDOWN] = time_wall();
+	if (cmd != NULL) {
+		log_debug(h->m->name, "teardown: %s", cmd);
+		r = engine_submit(h->b->engine, h->m, &req, &h->stop_job);
+	}
+	free(cmd);
+	if (r != 0) {
+		stop_failed(h, str_printf("%s: teardown: %s", h->m->name,
+		    error_string(r)));
+		h->stop_state = 2;
+	}
+}
+
+void
+bench_teardown_begin(struct bench *b)
+{
+	size_t i;
+
+	/* every host's at once: the grace is paid once a run */
+	for (i = 0; i < b->n; i++)
+		if (bench_phase_visits(BENCH_TEARDOWN, &b->hosts[i]) &&
+		    b->hosts[i].stop_state == 0)
+			stop_begin(&b->hosts[i]);
 }
 
 int
 bench_teardown_host(struct bench_host *h)
 {
-	char *cmd = bench_teardown_command(h->dir, h->pid, h->pid_start,
-	    h->b->o->stop_grace);
-	int r;
-
-	if (cmd == NULL)
-		return NP_ERR_NOMEM;
-	/* every host's at once (the phase): the grace is paid once a run */
-	r = bench_host_submit(h, cmd, NULL, h->b->o->stop_grace + 15,
-	    teardown_done_cb);
-	free(cmd);
-	return r;
+	if (h->stop_state == 0)
+		stop_begin(h);
+	if (h->stop_state == 2)
+		return 1;
+	h->stop_awaited = 1;
+	return 0;
 }
 
 /* ---- --teardown RUN: what a run left behind ---------------------- */

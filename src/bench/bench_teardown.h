@@ -1,7 +1,8 @@
 /*
  * Tearing a bench node down by the PID netprof recorded, never by matching
  * process names: TERM, a grace period, KILL, a check that it is gone, then
- * the host's bench directory removed. Also what `bench --teardown` needs
+ * the host's bench directory removed; begun while the run still has phases
+ * that need no node, and waited for by the teardown phase. Also what `bench --teardown` needs
  * to find a run left behind (by --keep or a killed netprof).
  */
 #ifndef NETPROF_BENCH_TEARDOWN_H
@@ -18,22 +19,24 @@
  * (field 22 of /proc/PID/stat) is start, so a recycled PID is never
  * killed; without /proc it is not signalled at all. dir is touched only if
  * it is the user's directory, not a link. Exit 0 when the node is gone and
- * dir removed; 1 with the reason on stderr otherwise.
+ * dir removed, printing TERM or KILL (what ended it) when it was running;
+ * 1 with the reason on stderr otherwise.
  */
 char *bench_teardown_command(const char *dir, long pid, long long start,
     double grace_s);
 
 /*
- * A PID at the start of s: a positive decimal (no sign, no leading zero)
- * up to 2^31-1. 1 and *pid set (*end after it, if end is not NULL), or 0.
+ * Stop every node the teardown visits (the hosts init reached), all at
+ * once, on a job of each host's own: the command above, begun as soon as
+ * no phase ahead of the run needs the nodes, while the rest of the run
+ * goes on. A failure is the host's teardown's, said and counted in the
+ * exit status, not a failure of the host.
  */
-int bench_pid_parse(const char *s, long *pid, char **end);
+void bench_teardown_begin(struct bench *b);
 
 /*
- * The teardown phase's step on h (bench_phases[]'s host_start): the
- * command above, every host at once, so the grace is paid once a run.
- * A failure is the host's teardown's, said and counted in the exit
- * status, not a failure of the host.
+ * The teardown phase's step on h (bench_phases[]'s host_start): its stop
+ * begun if it was not, then waited for (1: it had ended already).
  */
 int bench_teardown_host(struct bench_host *h);
 

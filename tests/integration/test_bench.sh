@@ -86,7 +86,7 @@ assert_eq 0 "$(jq '[.phases[]|select(type!="number")]|length' "$run")" "phase ti
 assert_eq "true true true true" "$(jq -r '[.convergence[].complete]|map(tostring)|join(" ")' "$run")"
 assert_eq 12 "$(jq '[.punch[]|select(.ok and .connectedness=="Connected")]|length' "$run")" "punch: 12 direct pairs"
 assert_eq "h1->h2" "$(jq -r '.punch|keys[0]' "$run")"
-assert_eq "address circuits dir error error_class failed_phase http_port libp2p_port log_tail name peer_id phase_times phases pid pid_start status" \
+assert_eq "address circuits dir error error_class failed_phase http_port libp2p_port log_tail name peer_id phase_times phases pid pid_start status stop_signal" \
     "$(jq -r '.machines[0]|keys|join(" ")' "$run")" "machine keys"
 # The timeline's times: every phase that ran, each host's steps, start <= end.
 assert_eq "configure converge discover init path punch push start sweep teardown" \

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # bench when things go wrong, on a 4-host lab, one fault per run: otela
 # missing on one host; one node never healthy; one node's libp2p port
-# blocked (nftables in its namespace) so the mesh never converges;
+# blocked (nftables in its namespace) so the mesh never converges (and,
+# its node unable to punch, asked one attempt once it has said so);
 # HTTP-over-libp2p refused by one node; a probe that times out. In each,
 # the run goes on: every pair is recorded once, every unaffected pair is
 # ok, the failure's reason is in the records (and run.json), the exit
@@ -90,6 +91,20 @@ out=$NETPROF_TEST_TMP/blocked
 rm -rf "$out"	# its earlier run's output is refused
 assert_status 1 "$NETPROF_BIN" bench --config "$inv" --output "$out" \
     --run-id f3 --converge-wait 3 --probe-timeout 5 "${small[@]}"
+# h4's node cannot punch either (the real node at e0591341): --serial asks
+# one pair at a time, and once h4 has answered that it cannot, its other
+# pair is asked for one attempt (its connectedness still read), not five
+inv=$NETPROF_TEST_TMP/nopunch.json
+inventory h4 "$path; export OTELA_FAKE_NO_HOLEPUNCH=1" >"$inv"
+rm -rf "$out.nopunch"
+assert_status 1 "$NETPROF_BIN" bench --config "$inv" --output "$out.nopunch" \
+    --run-id f3p --hosts h1,h2,h4 --serial --converge-wait 1 --probe-timeout 5 \
+    --kinds libp2p_ping --latency-count 2
+assert_eq "1 5" "$(jq -r '[.punch["h4->h1","h4->h2"].attempts]|sort|map(tostring)|join(" ")' "$out.nopunch/run.json")" \
+    "a node that cannot punch is asked once its answer is known"
+assert_eq 2 "$(jq '[.punch["h4->h1","h4->h2"]|select(.connectedness=="NotConnected" and .last_error=="hole punch service not initialized")]|length' "$out.nopunch/run.json")" \
+    "both its pairs' connectedness and error read"
+assert_nothing_left f3p "a node that cannot punch"
 lab run h4 -- nft delete table inet npbench
 run=$out/run.json
 assert_eq "false" "$(jq -r '.convergence.h4.complete' "$run")" "h4 never converges"

@@ -2,7 +2,8 @@
 # bench interrupted, on a 4-host lab: SIGINT while the nodes start, and
 # SIGINT (then SIGTERM, then SIGHUP: a lost terminal) during the sweep,
 # each exit 130 after the teardown,
-# with valid JSONL and no node or bench directory left; netprof killed with
+# with valid JSONL and no node or bench directory left; a node that ignores
+# TERM KILLed after the grace; netprof killed with
 # SIGKILL leaves its nodes running, and `bench --teardown DIR/run.json`
 # then leaves nothing.
 . "$(dirname "$0")/lib.sh"
@@ -92,6 +93,27 @@ for sig in INT TERM HUP; do
 	assert_eq "$n" "$(jq -r '.totals.ok + .totals.failed' "$out/run.json")" "run.json totals match the records"
 	assert_nothing_left "s$sig" "SIG$sig during the sweep"
 done
+
+# --- a node that ignores TERM: KILLed after the grace -----------------
+# The stand-in's TERM cleanup made longer than the test: the stop KILLs
+# each node after --stop-grace (1 s by default), verifies it gone and
+# removes its directory, and run.json says KILL ended it; a grace that
+# covers the cleanup lets TERM end it.
+stubborn=$NETPROF_TEST_TMP/stubborn.json
+jq --arg p "$path; export OTELA_FAKE_STOP_MS=3600000" \
+    '.remote_setup = $p' "$LAB_INVENTORY" >"$stubborn"
+quick=(--kind libp2p_ping --latency-count 2 --no-punch)
+out=$NETPROF_TEST_TMP/stubborn
+rm -rf "$out"
+assert_status 0 "$NETPROF_BIN" bench --config "$stubborn" --output "$out" --run-id s4 "${quick[@]}"
+assert_eq "ok ok ok ok" "$(jq -r '[.machines[].phases.teardown]|join(" ")' "$out/run.json")" "teardown on every host (TERM ignored)"
+assert_eq "KILL KILL KILL KILL" "$(jq -r '[.machines[].stop_signal]|join(" ")' "$out/run.json")" "KILL ended the nodes that ignore TERM"
+assert_nothing_left s4 "nodes that ignore TERM"
+out=$NETPROF_TEST_TMP/graceful
+rm -rf "$out"
+assert_status 0 "$NETPROF_BIN" bench --config "$inv" --output "$out" --run-id s5 "${quick[@]}" --stop-grace 15
+assert_eq "TERM TERM TERM TERM" "$(jq -r '[.machines[].stop_signal]|join(" ")' "$out/run.json")" "TERM ended the nodes within --stop-grace"
+assert_nothing_left s5 "--stop-grace 15"
 
 # --- SIGKILL, then --teardown DIR/run.json ----------------------------
 out=$NETPROF_TEST_TMP/killed

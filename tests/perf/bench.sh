@@ -13,7 +13,12 @@
 #        hosts; beyond, its phases are scaled from the largest measured
 #        size: host phases by N, the sweep by the number of pairs),
 #        BENCH_ARGS (default: --latency-count 20 --throughput-count 3
-#        --throughput-bytes 1048576),
+#        --throughput-bytes 1048576; set and empty: bench's own defaults),
+#        BENCH_BASE_BIN (a previous netprof, e.g. another commit's build:
+#        its bench runs too, on the same lab right after this one's with
+#        the same arguments; each phase is printed beside this one's, with
+#        the ratio of the walls and the seconds from the last record to
+#        the exit),
 #        BENCH_RATE (e.g. 50mbit: every lab host's egress shaped to it, so
 #        probes wait on each host's own link rather than on the shared CPU),
 #        BENCH_WAN (1: a lab with distance instead of the flat one, as
@@ -36,9 +41,9 @@ SRC=$(cd "$(dirname "$0")/../.." && pwd)
 BIN=$(bench_binary "${NETPROF_BIN:-}") || exit 1
 SERIAL_MAX=${BENCH_SERIAL_MAX:-8}
 SIZES=${*:-8 16}
-read -r -a ARGS <<<"${BENCH_ARGS:---latency-count 20 --throughput-count 3 --throughput-bytes 1048576}"
+read -r -a ARGS <<<"${BENCH_ARGS---latency-count 20 --throughput-count 3 --throughput-bytes 1048576}"
 MAX_PROBES=2
-PHASES="init discover configure push start converge punch sweep teardown"
+PHASES="init discover configure push start converge punch path sweep teardown"
 
 tools=(jq node bc /usr/bin/time)
 [ "${BENCH_WAN:-0}" = 1 ] && tools+=(wirefilter vde_switch)
@@ -47,20 +52,24 @@ bench_lab_setup bench.sh benchb "${tools[@]}"
 
 read -r -a PAR_ARGS <<<"${BENCH_PAR_ARGS:-}"
 
-# run LABEL ARGS...: bench with ARGS into $WORK/LABEL; sets WALL, RSS (MB),
-# BUSY (share of all cores busy, %), CPU_S (CPU-seconds used on the
-# machine) and OWN_S (netprof's own CPU-seconds).
+# run LABEL ARGS...: bench (RUN_BIN, else BIN) with ARGS into $WORK/LABEL;
+# sets WALL, RSS (MB), BUSY (share of all cores busy, %), CPU_S
+# (CPU-seconds used on the machine), OWN_S (netprof's own CPU-seconds) and
+# TAIL (seconds from the last record's end to netprof's exit).
 run() {
-	local label=$1 t0 t1 c0
+	local label=$1 t0 t1 c0 last
 	shift
 	c0=$(cpu_jiffies)
 	t0=$(date +%s.%N)
-	/usr/bin/time -f '%M %U %S' -o "$WORK/$label.rss" "$BIN" -q bench \
+	/usr/bin/time -f '%M %U %S' -o "$WORK/$label.rss" "${RUN_BIN:-$BIN}" -q bench \
 	    --config "$WORK/inv.json" --output "$WORK/$label" --run-id "$label" \
 	    "${ARGS[@]}" "$@" || echo "  warning: $label exited $?" >&2
 	t1=$(date +%s.%N)
 	read -r BUSY CPU_S < <(cpu_between "$c0" "$(cpu_jiffies)")
 	WALL=$(echo "$t1 - $t0" | bc -l)
+	last=$(jq -s 'map((.ended_at[0:19]+"Z"|fromdateiso8601) + (.ended_at[20:23]|tonumber)/1000)|max // 0' \
+	    "$WORK/$label/measurements.jsonl" 2>/dev/null || echo 0)
+	TAIL=$(echo "$t1 - $last" | bc -l)
 	read -r RSS OWN_S < <(tail -1 "$WORK/$label.rss" | awk '{printf "%.1f %.2f\n", $1/1024, $2+$3}')
 	jq -r 'select(.ok|not)|"  warning: \(.source)->\(.target) \(.kind): \(.error)"' \
 	    "$WORK/$label/measurements.jsonl" | head -3 >&2 || true	# head's early exit is no failure
@@ -125,7 +134,7 @@ upstream() {
 }
 
 printf 'netprof bench benchmark: %s, per-node light probes %d, host egress %s, %s\n' \
-    "${ARGS[*]}${PAR_ARGS[*]:+ (bench alone: ${PAR_ARGS[*]})}" $MAX_PROBES "${BENCH_RATE:-unshaped}" \
+    "${ARGS[*]:-the defaults}${PAR_ARGS[*]:+ (bench alone: ${PAR_ARGS[*]})}" $MAX_PROBES "${BENCH_RATE:-unshaped}" \
     "$([ "${BENCH_WAN:-0}" = 1 ] && echo "3 sites 5/15/30 ms from the core, home 10 ms" || echo "a flat lab")"
 echo "load before: $(uptime | sed 's/.*load average: //')"
 for n in $SIZES; do
@@ -161,7 +170,19 @@ for n in $SIZES; do
 	echo "N=$n: $pairs ordered pairs x 3 kinds"
 	echo "  load before bench: $(load)"
 	run "par-$n" "${PAR_ARGS[@]}"
-	p_wall=$WALL p_rss=$RSS p_busy=$BUSY p_own=$OWN_S
+	p_wall=$WALL p_rss=$RSS p_busy=$BUSY p_own=$OWN_S p_tail=$TAIL
+	if [ -n "${BENCH_BASE_BIN:-}" ]; then
+		echo "  load before the previous binary: $(load)"
+		RUN_BIN=$BENCH_BASE_BIN run "base-$n" "${PAR_ARGS[@]}"
+		printf '  %-10s %9s %9s\n' phase bench previous
+		for p in $PHASES; do
+			printf '  %-10s %8.2fs %8.2fs\n' "$p" "$(phase "par-$n" "$p")" "$(phase "base-$n" "$p")"
+		done
+		printf '  %-10s %8.2fs %8.2fs\n' wall "$p_wall" "$WALL"
+		printf '  %-10s %8.2fs %8.2fs\n' tail "$p_tail" "$TAIL"
+		printf '  against the previous binary: %.2fx faster (its wall / this one'"'"'s)\n' \
+		    "$(echo "$WALL / $p_wall" | bc -l)"
+	fi
 	if [ "$n" -le "$SERIAL_MAX" ]; then
 		echo "  load before --serial: $(load)"
 		run "ser-$n" --serial
