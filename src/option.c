@@ -101,6 +101,19 @@ option_parse_number(const char *s, double lo, double hi, double *out)
 	return 0;
 }
 
+/* The examples, "# what" lines and commands, each line indented. */
+static void
+print_examples(const char *text, FILE *f)
+{
+	const char *p, *nl;
+
+	fputs("\nexamples:\n", f);
+	for (p = text; *p != '\0'; p = nl + (*nl != '\0')) {
+		nl = p + strcspn(p, "\n");
+		fprintf(f, "  %.*s\n", (int)(nl - p), p);
+	}
+}
+
 void
 option_print_usage(const struct cmd_entry *self, FILE *f, int full)
 {
@@ -113,6 +126,8 @@ option_print_usage(const struct cmd_entry *self, FILE *f, int full)
 		option_print_help(self, f);
 		if (self->notes != NULL)
 			fprintf(f, "\n%s", self->notes);
+		if (self->examples != NULL)
+			print_examples(self->examples, f);
 	}
 }
 
@@ -235,6 +250,28 @@ option_each(const struct cmd_entry *self,
 
 	for (i = 0; (s = spec_at(self, i, &base)) != NULL; i++)
 		fn(s, arg);
+}
+
+int
+option_unexpected(const struct cmd_entry *self, const char *before,
+    const char *word)
+{
+	const struct option_spec *s, *bare = NULL;
+	size_t i, base, len;
+
+	/* --NAME as getopt took it: whole, or a prefix of one option's */
+	if (before != NULL && strncmp(before, "--", 2) == 0 &&
+	    strchr(before, '=') == NULL && (len = strlen(before + 2)) > 0)
+		for (i = 0; (s = spec_at(self, i, &base)) != NULL; i++)
+			if (s->type == OPTION_OPTIONAL &&
+			    strncmp(s->name, before + 2, len) == 0)
+				bare = s;
+	if (bare == NULL)
+		return option_usage_error(self, "unexpected argument '%s'",
+		    word);
+	return option_usage_error(self, "unexpected argument '%s'; --%s "
+	    "takes its %s as --%s=%s", word, bare->name, bare->arg,
+	    bare->name, bare->arg);
 }
 
 /* "a or b", "one of a, b, c" */
