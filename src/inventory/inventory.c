@@ -181,6 +181,41 @@ known(const char *const *keys, const char *key)
 	return 0;
 }
 
+/*
+ * The unknown key of obj that is a misspelling of the missing key (the
+ * known key nearest to it), or NULL: "adress" for a missing "address".
+ */
+static const char *
+misspelt(const cJSON *obj, const char *const *keys, const char *key)
+{
+	const char *near;
+	const cJSON *c;
+	size_t n;
+
+	for (n = 0; keys[n] != NULL; n++)
+		;
+	cJSON_ArrayForEach(c, obj)
+		if (c->string != NULL && !known(keys, c->string) &&
+		    (near = suggest_nearest(c->string, keys, n)) != NULL &&
+		    strcmp(near, key) == 0)
+			return c->string;
+	return NULL;
+}
+
+/* A key missing from obj: said with the misspelling of it obj has, if
+   any, else with help (how to add it). */
+static int
+missing(struct json_doc *p, const cJSON *obj, const char *const *keys,
+    const char *where, const char *key, const char *help)
+{
+	const char *typo = misspelt(obj, keys, key);
+
+	if (typo != NULL)
+		return json_fail(p, where, "missing; \"%s\": unknown key; did "
+		    "you mean \"%s\"?", typo, key);
+	return json_fail(p, where, "missing; %s", help);
+}
+
 /* One more warning, as the text fmt says. */
 static int
 warn(struct inventory *inv, int unknown_key, const char *fmt, ...)
@@ -577,9 +612,9 @@ parse_identity(struct json_doc *p, const cJSON *obj, const char *prefix,
 	if ((r = json_get_string(p, obj, prefix, "name", &m->name)) != 0)
 		return r;
 	if (m->name == NULL)
-		return json_fail(p, where,
-		    "missing; every machine needs a unique "
-		    "\"name\" (the label used in records)");
+		return missing(p, obj, machine_keys, where, "name",
+		    "every machine needs a unique \"name\" (the label used "
+		    "in records)");
 	if (!valid_name(m->name))
 		return json_fail(p, where,
 		    "%s is not a valid name; use letters, "
@@ -591,8 +626,9 @@ parse_identity(struct json_doc *p, const cJSON *obj, const char *prefix,
 	if ((r = json_get_string(p, obj, prefix, "address", &m->address)) != 0)
 		return r;
 	if (m->address == NULL)
-		return json_fail(p, where, "missing; add the address other "
-		    "machines dial, e.g. \"address\": \"198.18.0.2\"");
+		return missing(p, obj, machine_keys, where, "address",
+		    "add the address other machines dial, e.g. \"address\": "
+		    "\"198.18.0.2\"");
 	if (!valid_address(m->address))
 		return json_fail(p, where,
 		    "%s is not an IP address or host name",
@@ -833,8 +869,8 @@ parse_machines(struct json_doc *p, const cJSON *root, struct inventory *inv)
 		d.transport = inv->remote_command != NULL ?
 		    TRANSPORT_COMMAND : TRANSPORT_SSH;
 	if (list == NULL) {
-		r = json_fail(p, "machines", "missing; add \"machines\": "
-		    "[{\"name\": ..., \"address\": ...}]");
+		r = missing(p, root, top_keys, "machines", "machines",
+		    "add \"machines\": [{\"name\": ..., \"address\": ...}]");
 		goto out;
 	}
 	if (!cJSON_IsArray(list)) {
