@@ -228,6 +228,29 @@ assert_contains "$OUT" "after 1 s"
 assert_contains "$OUT" "on a slow network: --connect-timeout S"
 kill "$silent" 2>/dev/null || true
 
+# bench says its run id as it starts and in its summary (no otela here:
+# every host fails at init), and the docs give one bench-to-page recipe,
+# run.json with the records.
+mkdir -p bench-run
+printf '{"transport": "local", "machines": [{"name": "a", "address": "127.0.0.1", "remote_setup": "PATH=/nonexistent"}, {"name": "b", "address": "127.0.0.2", "remote_setup": "PATH=/nonexistent"}]}\n' >bench-run/m.json
+out=$(cd bench-run && np bench --config m.json 2>&1) && fail "bench without otela passed"
+id=$(sed -n '1s|^netprof: bench \([^:]*\): measurements.jsonl and run.json in results/\1/$|\1|p' <<<"$out")
+assert_ne "" "$id" "bench's first line names the run id: $(head -n 1 <<<"$out")"
+assert_contains "$out" "netprof: bench $id: 0 probes ok"
+[ -f "bench-run/results/$id/run.json" ] || fail "no results/$id/run.json"
+recipe='netprof bench --config machines.json --baseline    # results/RUN_ID/
+netprof heatmap --input results/RUN_ID/measurements.jsonl \
+    --input results/RUN_ID/run.json --output results/bench.html'
+for f in README.md docs/bench.md; do
+	python3 -c 'import sys; sys.exit(sys.argv[1] not in open(sys.argv[2]).read())' \
+	    "$recipe" "$NETPROF_SRC/$f" || fail "$f lacks the bench recipe"
+	assert_eq 0 "$(grep -c -- '<run-id>' "$NETPROF_SRC/$f")" "$f: RUN_ID, not <run-id>"
+	assert_eq 1 "$(tr '\n' ' ' <"$NETPROF_SRC/$f" | grep -c 'is printed on stderr as the run starts')" \
+	    "$f says where RUN_ID is printed"
+done
+assert_eq 2 "$(grep -c -- '--input results/RUN_ID/run.json --output results/bench.html' "$NETPROF_SRC/README.md")" \
+    "README's two bench recipes are one"
+
 # the demo's output directory is not left untracked in a clone
 demo_dir=$(sed -n 's|^out=\$PWD/\(.*\)$|\1|p' "$NETPROF_SRC/examples/lab-demo.sh")
 assert_eq netprof-demo "$demo_dir" "lab-demo.sh's default output directory"
