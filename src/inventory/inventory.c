@@ -1162,6 +1162,27 @@ no_match(const struct inventory *inv, const char *option, const char *name,
 	return NP_ERR_NOT_FOUND;
 }
 
+/*
+ * The names of a range (n[3-6]) that are not machines, said together:
+ * the range and what it lacks, not the nearest name of each (n1 for n5
+ * says nothing to whoever wrote n[3-6]).
+ */
+static int
+range_lacks(const struct inventory *inv, const char *option,
+    const char *list, const struct buf *lacking, size_t n_lacking,
+    char **cause)
+{
+	char *valid = name_list(inv, 0);
+
+	*cause = str_printf("%s: \"%s\" names %zu machine%s that %s not in "
+	    "%s: %s; give the ones there (or add the rest to %s); its "
+	    "machines: %s", option, list, n_lacking, n_lacking == 1 ? "" : "s",
+	    n_lacking == 1 ? "is" : "are", inv->path, lacking->data,
+	    inv->path, valid != NULL ? valid : "?");
+	free(valid);
+	return NP_ERR_NOT_FOUND;
+}
+
 /* Set keep[] to value for the machines list names (hostlist.h, @SITE). */
 static int
 mark_selected(const struct inventory *inv, const char *option,
@@ -1169,8 +1190,9 @@ mark_selected(const struct inventory *inv, const char *option,
 {
 	char **names = NULL, *why = NULL;
 	struct machine *m;
-	size_t n = 0, i, k;
-	int r, any;
+	struct buf lacking = { 0 };
+	size_t n = 0, i, k, n_lacking = 0;
+	int r, any, range = strchr(list, '[') != NULL;
 
 	if ((r = hostlist_expand(list, &names, &n, &why)) != 0) {
 		if (r == NP_ERR_USAGE)
@@ -1198,9 +1220,15 @@ mark_selected(const struct inventory *inv, const char *option,
 				r = no_match(inv, option, names[i], list, cause);
 		} else if ((m = inventory_find(inv, names[i])) != NULL)
 			keep[m - inv->machines] = value;
+		else if (range)
+			r = buf_printf(&lacking, "%s%s", n_lacking++ > 0 ? ", " :
+			    "", names[i]) < 0 ? NP_ERR_NOMEM : 0;
 		else
 			r = no_match(inv, option, names[i], list, cause);
 	}
+	if (r == 0 && n_lacking > 0)
+		r = range_lacks(inv, option, list, &lacking, n_lacking, cause);
+	buf_free(&lacking);
 	hostlist_free(names, n);
 	return r;
 }
