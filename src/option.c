@@ -252,26 +252,27 @@ option_each(const struct cmd_entry *self,
 		fn(s, arg);
 }
 
-int
-option_unexpected(const struct cmd_entry *self, const char *before,
-    const char *word)
-{
-	const struct option_spec *s, *bare = NULL;
-	size_t i, base, len;
+/*
+ * The word after the last bare --NAME of an optional value that did not
+ * take it, as option_parse() saw it (getopt moves operands to the end:
+ * the element, not its place, tells it again).
+ */
+static struct {
+	const struct option_spec *spec;
+	const char *word;
+} bare_next;
 
-	/* --NAME as getopt took it: whole, or a prefix of one option's */
-	if (before != NULL && strncmp(before, "--", 2) == 0 &&
-	    strchr(before, '=') == NULL && (len = strlen(before + 2)) > 0)
-		for (i = 0; (s = spec_at(self, i, &base)) != NULL; i++)
-			if (s->type == OPTION_OPTIONAL &&
-			    strncmp(s->name, before + 2, len) == 0)
-				bare = s;
-	if (bare == NULL)
+int
+option_unexpected(const struct cmd_entry *self, const char *word)
+{
+	const struct option_spec *s = bare_next.spec;
+
+	if (s == NULL || word != bare_next.word)
 		return option_usage_error(self, "unexpected argument '%s'",
 		    word);
 	return option_usage_error(self, "unexpected argument '%s'; --%s "
-	    "takes its %s as --%s=%s", word, bare->name, bare->arg,
-	    bare->name, bare->arg);
+	    "takes its %s as --%s=%s", word, s->name, s->arg, s->name,
+	    s->arg);
 }
 
 /* "a or b", "one of a, b, c" */
@@ -385,6 +386,8 @@ option_parse(const struct cmd_entry *self, int argc, char **argv,
 	int ch, r = 0;
 
 	*operand = argc;
+	bare_next.spec = NULL;
+	bare_next.word = NULL;
 	for (n = 0; spec_at(self, n, &base) != NULL; n++)
 		;
 	longopts = calloc(n + 1, sizeof *longopts);
@@ -450,6 +453,11 @@ option_parse(const struct cmd_entry *self, int argc, char **argv,
 		    s->next_word != NULL && optind < argc &&
 		    s->next_word(argv[optind]))
 			arg = argv[optind++];
+		else if (s->type == OPTION_OPTIONAL && arg == NULL &&
+		    optind < argc) {
+			bare_next.spec = s;
+			bare_next.word = argv[optind];
+		}
 		if (s->type != OPTION_FLAG && s->type != OPTION_LIST &&
 		    !s->repeat) {
 			if (first[i] != NULL && strcmp(first[i], arg != NULL ?

@@ -120,7 +120,7 @@ runner_need_inventory(const struct cmd_entry *self, int n_operands,
     char **operands, struct runner_options *o)
 {
 	if (n_operands > 0)
-		return option_unexpected(self, operands[-1], operands[0]);
+		return option_unexpected(self, operands[0]);
 	if (o->slurm == NULL)
 		o->config = cmd_default_config(o->config);
 	if (o->config == NULL && o->slurm == NULL)

@@ -181,6 +181,9 @@ assert_contains "$OUT" "--otlp given twice ('http://127.0.0.1:1', then 'http://1
 assert_status 2 np collect --config local.json --otlp localhost
 assert_eq "netprof collect: unexpected argument 'localhost'; --otlp takes its URL as --otlp=URL" \
     "$(head -n 1 <<<"$OUT")"
+assert_status 2 np collect --otlp localhost --config local.json --iperf
+assert_eq "netprof collect: unexpected argument 'localhost'; --otlp takes its URL as --otlp=URL" \
+    "$(head -n 1 <<<"$OUT")"
 assert_status 2 np check --config local.json --slurm job7
 assert_eq "netprof check: unexpected argument 'job7'; --slurm takes its JOBID as --slurm=JOBID" \
     "$(head -n 1 <<<"$OUT")"
