@@ -131,7 +131,8 @@ static const struct option_spec heatmap_specs[] = {
 	{ .name = "config", .type = OPTION_STRING,
 	  .offset = offsetof(struct heatmap_args, config), .arg = "FILE",
 	  .help = "machines.json: each machine's site (also read from\n"
-	  "a bench run.json's machines)" },
+	  "a bench run.json's machines; default ./machines.json\n"
+	  "if there is one)" },
 	{ .name = "group-by", .type = OPTION_ENUM,
 	  .offset = offsetof(struct heatmap_args, group_by), .arg = "HOW",
 	  .choices = group_bys, .what = "site, rtt or none",

@@ -59,7 +59,8 @@ names_add(const char *arg, void *field)
 const struct option_spec runner_inventory_specs[] = {
 	{ .name = "config", .letter = 'c', .type = OPTION_STRING,
 	  .offset = offsetof(struct runner_options, config), .arg = "FILE",
-	  .help = "the inventory (machines.json)" },
+	  .help = "the inventory (default ./machines.json if\n"
+	  "there is one)" },
 	{ .name = "strict-config", .type = OPTION_FLAG,
 	  .offset = offsetof(struct runner_options, strict_config),
 	  .help = "an unknown key in the inventory is an error,\n"

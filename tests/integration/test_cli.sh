@@ -201,6 +201,8 @@ for c in "check --json" "plan" "exec -- true" "collect --dry-run"; do
 done
 out=$(cd bench-dir && np plan 2>/dev/null)
 assert_contains "$out" "a->b"
+out=$(cd bench-dir && np heatmap --input "$NETPROF_FIXTURES/heatmap/collect.jsonl" --text 2>&1 >/dev/null)
+assert_eq "netprof: using ./machines.json" "$(head -n 1 <<<"$out")" "heatmap's --config too"
 out=$(cd bench-dir && np -q plan 2>&1 >/dev/null)
 assert_eq "" "$out" "-q: not said"
 out=$(cd bench-dir && np plan --config "$T/ok.json" --fanout off 2>&1) || true
