@@ -16,6 +16,8 @@
 #include "inventory.h"
 #include "log.h"
 
+#define CMD_DEFAULT_CONFIG "./machines.json"
+
 const struct cmd_entry *const cmd_entries[] = {
 	&cmd_bench_entry,
 	&cmd_check_entry,
@@ -26,6 +28,19 @@ const struct cmd_entry *const cmd_entries[] = {
 	&cmd_plan_entry,
 	NULL
 };
+
+const char *
+cmd_default_config(const char *config)
+{
+	struct stat st;
+
+	if (config != NULL || stat(CMD_DEFAULT_CONFIG, &st) != 0 ||
+	    !S_ISREG(st.st_mode))
+		return config;
+	if (!log_quiet())
+		fprintf(stderr, "netprof: using %s\n", CMD_DEFAULT_CONFIG);
+	return CMD_DEFAULT_CONFIG;
+}
 
 int
 cmd_inventory_loaded(int r, struct inventory *inv, char *cause,

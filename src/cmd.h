@@ -20,6 +20,9 @@ struct cmd_entry {
 	const struct option_block *options;	/* its table (option.h) */
 	int options_first;	/* options end at the first operand */
 	const char *notes;	/* --help: text after the options, or NULL */
+	/* --help and the man page's EXAMPLES: the commands a user runs
+	   most, each a "# what it does" line then the command line */
+	const char *examples;
 	/* argv[0] is the command name; returns an enum np_exit code. */
 	int (*exec)(const struct cmd_entry *self, int argc, char **argv);
 };
@@ -50,6 +53,13 @@ int cmd_inventory_loaded(int r, struct inventory *inv, char *cause,
  * key is an error: reported, NP_EXIT_USAGE. NP_EXIT_OK otherwise.
  */
 int cmd_inventory_warnings(const struct inventory *inv, int strict);
+
+/*
+ * --config's default: config if given, else ./machines.json when the
+ * working directory has one (said on stderr, once: "netprof: using
+ * ./machines.json"), else NULL.
+ */
+const char *cmd_default_config(const char *config);
 
 /*
  * Upstream's default files: collect writes its records to

@@ -90,7 +90,9 @@ static const struct option_spec bench_specs[] = {
 	  .arg = "ID", .parse = run_id_parse,
 	  .what = "a name of letters, digits, '.', '_' and '-' (at most 47, "
 	  "not starting with '.')",
-	  .help = "name of the run (default: 2026-05-03T11-37-42-a1b2c3)" },
+	  .help = "name of the run (default: a new one from\n"
+	  "the start time, as 2026-05-03T11-37-42-a1b2c3;\n"
+	  "printed on stderr at the start)" },
 	{ .name = "http-port", .type = OPTION_INT, .offset = BENCH_OPT(http_port),
 	  .arg = "P", .bounds = &bounds_port, .what = "a TCP port from 1 to 65535",
 	  .help = "node API port (default 19090; a machine's\n"
@@ -184,10 +186,11 @@ static const struct option_spec bench_specs[] = {
 
 static const struct option_block bench_options_table[] = {
 	{ runner_inventory_specs, BENCH_OPT(common) },
-	{ runner_session_specs, BENCH_OPT(common) },
-	{ trace_option_specs, BENCH_OPT(common.trace) },
 	{ bench_specs, 0 },
 	{ heatmap_gate_specs, BENCH_OPT(gate) },
+	{ runner_session_specs, BENCH_OPT(common) },
+	{ runner_slurm_specs, BENCH_OPT(common) },
+	{ trace_option_specs, BENCH_OPT(common.trace) },
 	{ NULL, 0 }
 };
 
@@ -314,13 +317,22 @@ const struct cmd_entry cmd_bench_entry = {
 	.name = "bench",
 	.summary = "the OpenTela libp2p mesh sweep: start otela on every host, "
 	    "probe every pair",
-	.usage = "--config FILE [--output DIR [--force]] [--run-id ID] [--kinds K,...] "
-	    "[--serial] [--baseline] [--keep] [--teardown RUN_ID|DIR/run.json]\n"
-	    "       [--metrics-file FILE.prom] [--fail-on SEVERITY]",
+	.usage = "--config FILE [--output DIR [--force]] [--run-id ID]\n"
+	    "       [--kinds K,...] [--baseline] [--serial] [--keep] [--fail-on SEVERITY]\n"
+	    "       [--teardown RUN_ID|DIR/run.json] [--otela-bin DIR] [--hosts HOSTS]\n"
+	    "       [--metrics-file FILE.prom] [--slurm [JOBID]] [--otlp [URL]]",
 	.options = bench_options_table,
 	.notes =
 	    "exit status: 0 every host and probe ok, 1 some failed, 2 usage "
 	    "or inventory\nerror, 3 a finding at or above --fail-on, 130 "
 	    "interrupted (the mesh is torn\ndown first).\n",
+	.examples =
+	    "# the mesh on every host, every pair probed: results/RUN_ID/\n"
+	    "netprof bench --config machines.json --baseline\n"
+	    "# into a directory of your choosing, then its page\n"
+	    "netprof bench --config machines.json --output bench1\n"
+	    "netprof heatmap -i bench1/measurements.jsonl -i bench1/run.json\n"
+	    "# tear down a mesh left by --keep, or by a run that was killed\n"
+	    "netprof bench --config machines.json --teardown RUN_ID\n",
 	.exec = cmd_bench_exec,
 };

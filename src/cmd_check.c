@@ -15,6 +15,7 @@
 
 #include <cjson/cJSON.h>
 
+#include "bounds.h"
 #include "cmd.h"
 #include "engine.h"
 #include "engine_route.h"
@@ -235,6 +236,47 @@ print_login_hint(const struct host_check *h, const char *text, FILE *f)
 	    m->ssh_host);
 }
 
+/*
+ * A connection refused or unanswered: what to look at, and the ssh line
+ * that tries the same login (the route's user@host:port and its jump
+ * host, as the ssh config gave them).
+ */
+static void
+print_connect_hint(const struct host_check *h, const char *text, FILE *f)
+{
+	const char *route = h->route, *via, *colon, *jump = NULL;
+	int refused = text != NULL && strstr(text, "refused") != NULL;
+	int port_len;
+	size_t login_len;
+
+	if (h->machine->transport != TRANSPORT_SSH || route == NULL ||
+	    (!refused && strstr(text, "timed out") == NULL))
+		return;
+	via = strstr(route, " via ");
+	login_len = via != NULL ? (size_t)(via - route) : strlen(route);
+	for (colon = route + login_len; colon > route && *colon != ':'; colon--)
+		;
+	if (*colon != ':')
+		return;
+	port_len = (int)(route + login_len - colon - 1);
+	if (via != NULL && strncmp(via + 5, "ProxyCommand", 12) != 0)
+		jump = via + 5;
+	if (refused)
+		fprintf(f, "    nothing listens on port %.*s there: is sshd "
+		    "running on %s (systemctl status ssh)? is %.*s its port (the "
+		    "machine's \"port\", or Port in ~/.ssh/config)? does a "
+		    "firewall reject it?\n", port_len, colon + 1,
+		    h->machine->name, port_len, colon + 1);
+	else
+		fprintf(f, "    no answer: is the address right, the host up, "
+		    "and port %.*s let through by the firewalls on the way? "
+		    "on a slow network: --connect-timeout S\n", port_len,
+		    colon + 1);
+	fprintf(f, "    try: ssh -v -p %.*s%s%s %.*s true\n", port_len,
+	    colon + 1, jump != NULL ? " -J " : "", jump != NULL ? jump : "",
+	    (int)(colon - route), route);
+}
+
 /* The fix for what is wrong with h, in plain words; NULL when ready. */
 static void
 print_advice(const struct check_run *run, const struct host_check *h,
@@ -255,6 +297,7 @@ print_advice(const struct check_run *run, const struct host_check *h,
 		else
 			fprintf(f, "  %s: %s\n", name, text);
 		print_login_hint(h, text, f);
+		print_connect_hint(h, text, f);
 		return;
 	}
 	for (i = 0; i < CHECK_NTOOLS; i++) {
@@ -481,6 +524,7 @@ struct check_options {
 	struct runner_options common;
 	int purpose;		/* index in purposes[] */
 	int json;
+	int connect_timeout;	/* seconds; 0: the inventory's */
 };
 
 /* in the order of purposes[] */
@@ -498,13 +542,20 @@ static const struct option_spec check_specs[] = {
 	{ .name = "json", .letter = 'j', .type = OPTION_FLAG,
 	  .offset = offsetof(struct check_options, json),
 	  .help = "print a JSON document, not a table" },
+	{ .name = "connect-timeout", .type = OPTION_INT,
+	  .offset = offsetof(struct check_options, connect_timeout),
+	  .arg = "S", .bounds = &bounds_connect_timeout,
+	  .help = "seconds to connect and authenticate to a\n"
+	  "host (1-3600; default the inventory's\n"
+	  "connect_timeout_seconds, else 10)" },
 	{ .name = NULL }
 };
 
 static const struct option_block check_options_table[] = {
 	{ runner_inventory_specs, offsetof(struct check_options, common) },
-	{ runner_session_specs, offsetof(struct check_options, common) },
 	{ check_specs, 0 },
+	{ runner_session_specs, offsetof(struct check_options, common) },
+	{ runner_slurm_specs, offsetof(struct check_options, common) },
 	{ NULL, 0 }
 };
 
@@ -527,6 +578,8 @@ cmd_check_exec(const struct cmd_entry *self, int argc, char **argv)
 
 	if ((exit_code = runner_load_inventory(ro, &inv)) != 0)
 		goto out;
+	if (o.connect_timeout > 0)
+		inv->connect_timeout_seconds = o.connect_timeout;
 	run.n_hosts = inv->n_machines;
 	if ((run.hosts = calloc(run.n_hosts, sizeof *run.hosts)) == NULL) {
 		log_error("%s", error_string(NP_ERR_NOMEM));
@@ -563,8 +616,8 @@ out:
 const struct cmd_entry cmd_check_entry = {
 	.name = "check",
 	.summary = "tell whether every host is reachable and ready",
-	.usage = "--config FILE [--hosts HOSTS] [--exclude HOSTS] [--for PURPOSE] [--json] "
-	    "[--accept-new-host-keys]",
+	.usage = "--config FILE [--hosts HOSTS] [--exclude HOSTS] [--json]\n"
+	    "       [--for PURPOSE] [--connect-timeout S] [--accept-new-host-keys]",
 	.about =
 	    "Connects to every host at once and reports, per host: where its\n"
 	    "commands go (TARGET: user@host:port and the jump host, as the ssh\n"
@@ -584,5 +637,12 @@ const struct cmd_entry cmd_check_entry = {
 	.notes =
 	    "exit status: 0 every host is ready, 1 some host is not, 2 usage or\n"
 	    "inventory error, 130 interrupted.\n",
+	.examples =
+	    "# is every host reachable and ready to collect?\n"
+	    "netprof check --config machines.json\n"
+	    "# ready for everything (iperf3, the libp2p bench), as JSON\n"
+	    "netprof check --config machines.json --for all --json\n"
+	    "# four machines of a range, a slow network's connect\n"
+	    "netprof check --config machines.json --hosts 'n[1-4]' --connect-timeout 30\n",
 	.exec = cmd_check_exec,
 };

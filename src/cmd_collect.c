@@ -44,14 +44,15 @@ static const struct option_spec collect_run_specs[] = {
 
 static const struct option_block collect_options_table[] = {
 	{ runner_inventory_specs, offsetof(struct collect_options, common) },
-	{ runner_session_specs, offsetof(struct collect_options, common) },
-	{ trace_option_specs, offsetof(struct collect_options, common.trace) },
 	{ collect_output_specs, 0 },
 	{ plan_option_specs, offsetof(struct collect_options, plan) },
 	{ collect_run_specs, 0 },
 	{ probe_option_specs, offsetof(struct collect_options, probes) },
 	{ collect_watch_specs, offsetof(struct collect_options, watch) },
 	{ heatmap_gate_specs, offsetof(struct collect_options, gate) },
+	{ runner_session_specs, offsetof(struct collect_options, common) },
+	{ runner_slurm_specs, offsetof(struct collect_options, common) },
+	{ trace_option_specs, offsetof(struct collect_options, common.trace) },
 	{ NULL, 0 }
 };
 
@@ -166,16 +167,24 @@ cmd_collect_exec(const struct cmd_entry *self, int argc, char **argv)
 const struct cmd_entry cmd_collect_entry = {
 	.name = "collect",
 	.summary = "measure ping (and iperf3) for every ordered pair of hosts",
-	.usage = "--config FILE [--output FILE.jsonl] [--kinds K,...] [--iperf] "
-	    "[--iperf-mode exclusive|duplex] [--fanout N|off] [--dry-run] "
-	    "[--serial | --rounds] [--sample K] [--resume] [-q]\n"
-	    "       [--every DURATION [--count N] [--rotate SIZE]] "
-	    "[--metrics-file FILE.prom]\n"
-	    "       [--metrics-listen [ADDR:]PORT [--metrics-public]] "
-	    "[--fail-on SEVERITY]",
+	.usage = "--config FILE [--output FILE.jsonl] [--kinds K,...]\n"
+	    "       [--iperf] [--hosts HOSTS] [--exclude HOSTS] [--dry-run] [--resume]\n"
+	    "       [--every DURATION [--count N] [--rotate SIZE]] [--fail-on SEVERITY]\n"
+	    "       [--metrics-file FILE.prom] [--metrics-listen [ADDR:]PORT] [-q]\n"
+	    "       [--iperf-mode exclusive|duplex] [--fanout N|off] [--sample K]\n"
+	    "       [--serial | --rounds] [--slurm [JOBID]] [--otlp [URL]]",
 	.options = collect_options_table,
 	.notes = "exit status: 0 all probes ok, 1 some probes failed, 2 usage "
 	    "or inventory\nerror, 3 a finding at or above --fail-on, 130 "
 	    "interrupted (SIGINT/SIGTERM).\n",
+	.examples =
+	    "# ping every ordered pair: results/network-measurements.jsonl\n"
+	    "netprof collect --config machines.json\n"
+	    "# ping and iperf3, then the page: results/network-heatmap.html\n"
+	    "netprof collect --config machines.json --iperf && netprof heatmap\n"
+	    "# what would run, run nothing\n"
+	    "netprof collect --config machines.json --dry-run\n"
+	    "# a sweep every 10 minutes, its metrics for Prometheus\n"
+	    "netprof collect --config machines.json --every 10m --metrics-file sweep.prom\n",
 	.exec = cmd_collect_exec,
 };

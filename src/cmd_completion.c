@@ -355,5 +355,10 @@ const struct cmd_entry cmd_completion_entry = {
 	    "netprof completion zsh > ~/.zfunc/_netprof with ~/.zfunc in\n"
 	    "$fpath before compinit.\n",
 	.options = completion_options_table,
+	.examples =
+	    "# bash: completion in this shell\n"
+	    "source <(netprof completion bash)\n"
+	    "# zsh: the script where compinit finds it\n"
+	    "netprof completion zsh > ~/.zfunc/_netprof\n",
 	.exec = cmd_completion_exec,
 };

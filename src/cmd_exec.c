@@ -242,9 +242,10 @@ static const struct option_spec exec_specs[] = {
 
 static const struct option_block exec_options_table[] = {
 	{ runner_inventory_specs, offsetof(struct exec_options, common) },
-	{ runner_session_specs, offsetof(struct exec_options, common) },
-	{ trace_option_specs, offsetof(struct exec_options, common.trace) },
 	{ exec_specs, 0 },
+	{ runner_session_specs, offsetof(struct exec_options, common) },
+	{ runner_slurm_specs, offsetof(struct exec_options, common) },
+	{ trace_option_specs, offsetof(struct exec_options, common.trace) },
 	{ NULL, 0 }
 };
 
@@ -266,6 +267,8 @@ cmd_exec_exec(const struct cmd_entry *self, int argc, char **argv)
 	run.repeat = o.repeat;
 	run.req.timeout_s = o.timeout;
 	input_path = o.input;
+	if (ro->slurm == NULL)
+		ro->config = cmd_default_config(ro->config);
 	if (ro->config == NULL && ro->slurm == NULL)
 		return option_usage_error(self, "--config FILE or --slurm is "
 		    "required");
@@ -354,7 +357,8 @@ out:
 const struct cmd_entry cmd_exec_entry = {
 	.name = "exec",
 	.summary = "run a command on every host at once",
-	.usage = "--config FILE [OPTIONS] -- COMMAND [ARG...]",
+	.usage = "--config FILE [--hosts HOSTS] [--exclude HOSTS]\n"
+	    "       [--timeout S] [--repeat N] [--input FILE] -- COMMAND [ARG...]",
 	.about =
 	    "The command words are joined with spaces and run by the remote\n"
 	    "shell, as ssh does. Output lines are prefixed with the host's\n"
@@ -365,5 +369,12 @@ const struct cmd_entry cmd_exec_entry = {
 	.notes =
 	    "exit status: the worst remote status; 2 for usage or inventory\n"
 	    "errors; 130 when interrupted (every command is killed first).\n",
+	.examples =
+	    "# the kernel of every host\n"
+	    "netprof exec --config machines.json -- uname -r\n"
+	    "# a local script run by bash on four hosts\n"
+	    "netprof exec --config machines.json -w 'n[1-4]' -i setup.sh -- bash -s\n"
+	    "# every host but one: is iperf3 installed?\n"
+	    "netprof exec --config machines.json -x n3 -- command -v iperf3\n",
 	.exec = cmd_exec_exec,
 };

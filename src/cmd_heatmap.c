@@ -131,7 +131,8 @@ static const struct option_spec heatmap_specs[] = {
 	{ .name = "config", .type = OPTION_STRING,
 	  .offset = offsetof(struct heatmap_args, config), .arg = "FILE",
 	  .help = "machines.json: each machine's site (also read from\n"
-	  "a bench run.json's machines)" },
+	  "a bench run.json's machines; default ./machines.json\n"
+	  "if there is one)" },
 	{ .name = "group-by", .type = OPTION_ENUM,
 	  .offset = offsetof(struct heatmap_args, group_by), .arg = "HOW",
 	  .choices = group_bys, .what = "site, rtt or none",
@@ -541,6 +542,7 @@ cmd_heatmap_exec(const struct cmd_entry *self, int argc, char **argv)
 				goto nomem;
 			goto out;
 		}
+	a.config = cmd_default_config(a.config);
 	if (a.config != NULL && (rc = load_sites(hm, a.config)) != 0) {
 		if (rc == NP_ERR_NOMEM)
 			goto nomem;
@@ -661,14 +663,23 @@ const struct cmd_entry cmd_heatmap_entry = {
 	.name = "heatmap",
 	.summary = "render measurements as a self-contained HTML page",
 	.usage = "[--input FILE ...] [--output FILE.html] [--text]\n"
-	    "       [--kind KIND] [--metric METRIC] [--title TEXT] "
-	    "[--aggregate latest|median] [--strict]\n"
-	    "       [--max-memory MIB] [--diagnosis-json FILE] "
-	    "[--fail-on SEVERITY] [--fail-on-worse FACTOR]\n"
-	    "       [--metrics] [--metrics-file FILE.prom]",
+	    "       [--config FILE] [--compare FILE ...] [--group-by HOW] [--kind KIND]\n"
+	    "       [--metric METRIC] [--title TEXT] [--aggregate latest|median]\n"
+	    "       [--diagnosis-json FILE] [--fail-on SEVERITY] [--fail-on-worse FACTOR]\n"
+	    "       [--metrics] [--metrics-file FILE.prom] [--max-memory MIB] [--strict]",
 	.options = heatmap_options_table,
 	.notes = "exit status: 0 written, 1 the page (or JSON) could not be "
 	    "written, 2 usage or\ninput error, 3 a finding at or above "
 	    "--fail-on (or --fail-on-worse).\n",
+	.examples =
+	    "# collect's records as the page: results/network-heatmap.html\n"
+	    "netprof heatmap\n"
+	    "# the diagnosis and the matrices in the terminal\n"
+	    "netprof heatmap --text\n"
+	    "# a bench run's page: its records and run.json (sites, timeline)\n"
+	    "netprof heatmap --input results/RUN_ID/measurements.jsonl \\\n"
+	    "    --input results/RUN_ID/run.json --output bench.html\n"
+	    "# today against last week: what got worse\n"
+	    "netprof heatmap --input today.jsonl --compare last-week.jsonl\n",
 	.exec = cmd_heatmap_exec,
 };

@@ -44,6 +44,7 @@ static const struct option_block plan_options_table[] = {
 	{ runner_inventory_specs, offsetof(struct plan_command_options, common) },
 	{ plan_option_specs, offsetof(struct plan_command_options, plan) },
 	{ plan_own_specs, 0 },
+	{ runner_slurm_specs, offsetof(struct plan_command_options, common) },
 	{ probe_option_specs, offsetof(struct plan_command_options, probes) },
 	{ NULL, 0 }
 };
@@ -82,10 +83,17 @@ cmd_plan_exec(const struct cmd_entry *self, int argc, char **argv)
 const struct cmd_entry cmd_plan_entry = {
 	.name = "plan",
 	.summary = "print the commands collect would run, and its rounds",
-	.usage = "--config FILE [--hosts HOSTS] [--exclude HOSTS] [--kinds K,...] [--iperf] "
-	    "[--iperf-mode exclusive|duplex] [--fanout N|off] "
-	    "[--ping-tool T] [--ping-count N] [--rounds] [--serial] [--sample K]\n"
-	    "       [--json] [--explain]",
+	.usage = "--config FILE [--hosts HOSTS] [--exclude HOSTS]\n"
+	    "       [--kinds K,...] [--iperf] [--json] [--explain] [--fanout N|off]\n"
+	    "       [--iperf-mode exclusive|duplex] [--ping-tool T] [--ping-count N]\n"
+	    "       [--serial | --rounds] [--sample K]",
 	.options = plan_options_table,
+	.examples =
+	    "# the rounds of collect's sweep and each probe's command\n"
+	    "netprof plan --config machines.json\n"
+	    "# with iperf3, and the fan-out command each source runs\n"
+	    "netprof plan --config machines.json --iperf --explain\n"
+	    "# the probes as JSON rows\n"
+	    "netprof plan --config machines.json --json\n",
 	.exec = cmd_plan_exec,
 };

@@ -101,6 +101,19 @@ option_parse_number(const char *s, double lo, double hi, double *out)
 	return 0;
 }
 
+/* The examples, "# what" lines and commands, each line indented. */
+static void
+print_examples(const char *text, FILE *f)
+{
+	const char *p, *nl;
+
+	fputs("\nexamples:\n", f);
+	for (p = text; *p != '\0'; p = nl + (*nl != '\0')) {
+		nl = p + strcspn(p, "\n");
+		fprintf(f, "  %.*s\n", (int)(nl - p), p);
+	}
+}
+
 void
 option_print_usage(const struct cmd_entry *self, FILE *f, int full)
 {
@@ -113,6 +126,8 @@ option_print_usage(const struct cmd_entry *self, FILE *f, int full)
 		option_print_help(self, f);
 		if (self->notes != NULL)
 			fprintf(f, "\n%s", self->notes);
+		if (self->examples != NULL)
+			print_examples(self->examples, f);
 	}
 }
 
@@ -237,6 +252,29 @@ option_each(const struct cmd_entry *self,
 		fn(s, arg);
 }
 
+/*
+ * The word after the last bare --NAME of an optional value that did not
+ * take it, as option_parse() saw it (getopt moves operands to the end:
+ * the element, not its place, tells it again).
+ */
+static struct {
+	const struct option_spec *spec;
+	const char *word;
+} bare_next;
+
+int
+option_unexpected(const struct cmd_entry *self, const char *word)
+{
+	const struct option_spec *s = bare_next.spec;
+
+	if (s == NULL || word != bare_next.word)
+		return option_usage_error(self, "unexpected argument '%s'",
+		    word);
+	return option_usage_error(self, "unexpected argument '%s'; --%s "
+	    "takes its %s as --%s=%s", word, s->name, s->arg, s->name,
+	    s->arg);
+}
+
 /* "a or b", "one of a, b, c" */
 static void
 choices_text(const char *const *c, char *buf, size_t len)
@@ -348,6 +386,8 @@ option_parse(const struct cmd_entry *self, int argc, char **argv,
 	int ch, r = 0;
 
 	*operand = argc;
+	bare_next.spec = NULL;
+	bare_next.word = NULL;
 	for (n = 0; spec_at(self, n, &base) != NULL; n++)
 		;
 	longopts = calloc(n + 1, sizeof *longopts);
@@ -413,6 +453,11 @@ option_parse(const struct cmd_entry *self, int argc, char **argv,
 		    s->next_word != NULL && optind < argc &&
 		    s->next_word(argv[optind]))
 			arg = argv[optind++];
+		else if (s->type == OPTION_OPTIONAL && arg == NULL &&
+		    optind < argc) {
+			bare_next.spec = s;
+			bare_next.word = argv[optind];
+		}
 		if (s->type != OPTION_FLAG && s->type != OPTION_LIST &&
 		    !s->repeat) {
 			if (first[i] != NULL && strcmp(first[i], arg != NULL ?

@@ -124,6 +124,15 @@ void option_print_usage(const struct cmd_entry *self, FILE *f, int full);
 int option_usage_error(const struct cmd_entry *self, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
+/*
+ * The usage error of an operand that self takes none of (word: the
+ * argv element option_parse() left): "unexpected argument 'WORD'", and
+ * where it followed a bare --NAME whose value is optional (and is not a
+ * word its .next_word takes), how to give it: "--NAME takes its ARG as
+ * --NAME=ARG". Returns NP_EXIT_USAGE.
+ */
+int option_unexpected(const struct cmd_entry *self, const char *word);
+
 /* s as an integer in [lo, hi] into *out; NP_ERR_USAGE otherwise. */
 int option_parse_int(const char *s, int lo, int hi, int *out);
 /*

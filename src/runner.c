@@ -59,7 +59,8 @@ names_add(const char *arg, void *field)
 const struct option_spec runner_inventory_specs[] = {
 	{ .name = "config", .letter = 'c', .type = OPTION_STRING,
 	  .offset = offsetof(struct runner_options, config), .arg = "FILE",
-	  .help = "the inventory (machines.json)" },
+	  .help = "the inventory (default ./machines.json if\n"
+	  "there is one)" },
 	{ .name = "strict-config", .type = OPTION_FLAG,
 	  .offset = offsetof(struct runner_options, strict_config),
 	  .help = "an unknown key in the inventory is an error,\n"
@@ -75,6 +76,11 @@ const struct option_spec runner_inventory_specs[] = {
 	  .parse = names_add, .repeat = 1,
 	  .what = "taken: at most 32 lists (put the names in one, a,b,c)",
 	  .help = "not these machines (repeatable; as --hosts)" },
+	{ .name = NULL }
+};
+
+/* After a command's own options: the less common ones come last. */
+const struct option_spec runner_slurm_specs[] = {
 	{ .name = "slurm", .type = OPTION_OPTIONAL,
 	  .offset = offsetof(struct runner_options, slurm), .arg = "JOBID",
 	  .next_word = inventory_slurm_job_id_valid,
@@ -112,11 +118,12 @@ const struct option_spec runner_session_specs[] = {
 
 int
 runner_need_inventory(const struct cmd_entry *self, int n_operands,
-    char **operands, const struct runner_options *o)
+    char **operands, struct runner_options *o)
 {
 	if (n_operands > 0)
-		return option_usage_error(self, "unexpected argument '%s'",
-		    operands[0]);
+		return option_unexpected(self, operands[0]);
+	if (o->slurm == NULL)
+		o->config = cmd_default_config(o->config);
 	if (o->config == NULL && o->slurm == NULL)
 		return option_usage_error(self, "--config FILE or --slurm is "
 		    "required");

@@ -80,15 +80,17 @@ struct runner_options {
  * --max-channels (the sessions).
  */
 extern const struct option_spec runner_inventory_specs[];
+extern const struct option_spec runner_slurm_specs[];
 extern const struct option_spec runner_session_specs[];
 
 /*
  * After getopt: no operand may remain, and --config or --slurm must have
- * been given (--transport only with --slurm). NP_EXIT_OK or NP_EXIT_USAGE
+ * been given, --config defaulting to ./machines.json (cmd.h) without
+ * --slurm (--transport only with --slurm). NP_EXIT_OK or NP_EXIT_USAGE
  * (reported).
  */
 int runner_need_inventory(const struct cmd_entry *self, int argc,
-    char **argv, const struct runner_options *o);
+    char **argv, struct runner_options *o);
 
 /*
  * The inventory of --config, or of --slurm's job with --config's defaults,

@@ -359,6 +359,9 @@ bench_run(const struct bench_options *o, struct inventory *inv)
 		    error_string(NP_ERR_NOMEM));
 		goto out;
 	}
+	if (!b.teardown_only)
+		log_info("bench %s: measurements.jsonl and run.json in %s/",
+		    b.run_id, b.outdir);
 	bench_report_open(&b);
 	loop_run(&b);
 	bench_report_close(&b);

@@ -8,12 +8,12 @@
  * names end up in shell command lines and in the argv of ssh-like
  * programs, so anything that could be read as shell syntax or as an option
  * is refused with a message naming the file, the JSON path and the fix
- * (the typed member getters behind those messages are json_get.c's).
+ * (the typed member getters behind those messages are json_get.c's, the
+ * checks of a field's text and of the keys inventory_fields.c's; --hosts
+ * and --exclude on the result are inventory_select.c's).
  */
-#include <arpa/inet.h>
 #include <errno.h>
 #include <pwd.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,17 +24,16 @@
 #include "bounds.h"
 #include "error.h"
 #include "file.h"
-#include "hostlist.h"
 #include "inventory.h"
+#include "inventory_fields.h"
 #include "json_get.h"
 #include "json_pos.h"
 #include "json_strict.h"
 #include "multiaddr.h"
-#include "suggest.h"
 #include "util.h"
 
 #define INVENTORY_MAX_SIZE (16 * 1024 * 1024)
-#define NAME_MAX_LEN 64
+#define INVENTORY_NAME_MAX 64
 #define REMOTE_CMD_ENV "NETWORK_PROFILER_REMOTE_CMD"
 #define TEMPLATE_HINT "[\"ssh\", \"{host}\", \"{command}\"]"
 
@@ -46,210 +45,6 @@ struct defaults {
 	char *remote_setup;
 	int transport;		/* -1: not given */
 };
-
-static int
-is_alnum(int c)
-{
-	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
-	    (c >= '0' && c <= '9');
-}
-
-/* Nonzero if every byte of s is a letter, digit, '.', '_' or '-'. */
-static int
-only_word_bytes(const char *s)
-{
-	for (; *s != '\0'; s++) {
-		if (!is_alnum((unsigned char)*s) && *s != '.' && *s != '_' &&
-		    *s != '-')
-			return 0;
-	}
-	return 1;
-}
-
-/* [A-Za-z0-9][A-Za-z0-9._-]*, at most 64 bytes. */
-static int
-valid_name(const char *s)
-{
-	return is_alnum((unsigned char)*s) && strlen(s) <= NAME_MAX_LEN &&
-	    only_word_bytes(s);
-}
-
-/* A user name or an ssh config alias: [A-Za-z0-9._-]+, no leading '-'. */
-static int
-valid_word(const char *s, size_t max)
-{
-	return *s != '\0' && *s != '-' && strlen(s) <= max &&
-	    only_word_bytes(s);
-}
-
-/* Only digits and dots: meant as an IPv4 literal, so it must be one. */
-static int
-looks_ipv4(const char *s)
-{
-	return *s != '\0' && strspn(s, "0123456789.") == strlen(s);
-}
-
-/*
- * Dotted quad, each part 0-255; glibc's inet_pton also refuses leading
- * zeros, so there is no octal doubt.
- */
-static int
-valid_ipv4(const char *s)
-{
-	struct in_addr a;
-
-	return inet_pton(AF_INET, s, &a) == 1;
-}
-
-static int
-valid_ipv6(const char *s)
-{
-	struct in6_addr a;
-
-	return strchr(s, ':') != NULL && inet_pton(AF_INET6, s, &a) == 1;
-}
-
-/* RFC 1123: dot-separated labels of 1-63 letters, digits and '-'. */
-static int
-valid_hostname(const char *s)
-{
-	const char *label = s, *last = s;
-	size_t len = strlen(s);
-
-	if (len == 0 || len > 253)
-		return 0;
-	for (;;) {
-		size_t n = strcspn(label, ".");
-		size_t i;
-
-		if (n == 0 || n > 63 || label[0] == '-' || label[n - 1] == '-')
-			return 0;
-		for (i = 0; i < n; i++) {
-			if (!is_alnum((unsigned char)label[i]) &&
-			    label[i] != '-')
-				return 0;
-		}
-		last = label;
-		if (label[n] == '\0')
-			break;
-		label += n + 1;
-	}
-	/* an all-numeric last label would be read as an IPv4 address */
-	return strspn(last, "0123456789") != strlen(last);
-}
-
-static int
-valid_address(const char *s)
-{
-	if (strchr(s, ':') != NULL)
-		return valid_ipv6(s);
-	if (looks_ipv4(s))
-		return valid_ipv4(s);
-	return valid_hostname(s);
-}
-
-/* What ssh accepts as a destination: an address or a config alias. */
-static int
-valid_ssh_host(const char *s)
-{
-	if (strchr(s, ':') != NULL)
-		return valid_ipv6(s);
-	if (looks_ipv4(s))
-		return valid_ipv4(s);
-	return valid_word(s, 255);
-}
-
-/* The keys netprof reads, at the top level and in a machine. */
-static const char *const top_keys[] = {
-	"machines", "remote_command", "ping_count", "ping_interval",
-	"iperf_seconds", "iperf_port", "connect_timeout_seconds",
-	"known_hosts_file", "ssh_config_file", "user", "port",
-	"identity_file", "remote_setup", "transport", NULL
-};
-static const char *const machine_keys[] = {
-	"name", "address", "rcc_host", "site", "ssh_host", "user", "port",
-	"identity_file", "remote_setup", "transport", "http_port",
-	"libp2p_port", "bootstrap_extra", NULL
-};
-
-static int
-known(const char *const *keys, const char *key)
-{
-	for (; *keys != NULL; keys++)
-		if (strcmp(*keys, key) == 0)
-			return 1;
-	return 0;
-}
-
-/* One more warning, as the text fmt says. */
-static int
-warn(struct inventory *inv, int unknown_key, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static int
-warn(struct inventory *inv, int unknown_key, const char *fmt, ...)
-{
-	struct inventory_warning *w;
-	va_list ap;
-	char *text;
-
-	va_start(ap, fmt);
-	text = str_vprintf(fmt, ap);
-	va_end(ap);
-	if (text == NULL || (w = realloc(inv->warnings, (inv->n_warnings +
-	    1) * sizeof *w)) == NULL) {
-		free(text);
-		return NP_ERR_NOMEM;
-	}
-	inv->warnings = w;
-	w[inv->n_warnings].text = text;
-	w[inv->n_warnings++].unknown_key = unknown_key;
-	return 0;
-}
-
-/*
- * Every key of obj that netprof does not read: a typo (the known key
- * nearest to it), or a key of the other level (a machine's at the top,
- * a setting in a machine), which would silently be left at its default.
- */
-static int
-check_keys(struct inventory *inv, const cJSON *obj, const char *where)
-{
-	const char *const *keys = where == NULL ? top_keys : machine_keys;
-	const char *const *other = where == NULL ? machine_keys : top_keys;
-	const char *near;
-	const cJSON *c;
-	char at[64];
-	size_t n;
-	int r;
-
-	snprintf(at, sizeof at, "%s%s", where != NULL ? where : "",
-	    where != NULL ? ": " : "");
-	for (n = 0; keys[n] != NULL; n++)
-		;
-	cJSON_ArrayForEach(c, obj) {
-		if (c->string == NULL || known(keys, c->string))
-			continue;
-		if (known(other, c->string) && where != NULL)
-			r = warn(inv, 1, "%s: %s\"%s\": a top-level setting, not "
-			    "a machine's; move it to the top level", inv->path,
-			    at, c->string);
-		else if (known(other, c->string))
-			r = warn(inv, 1, "%s: \"%s\": a machine's field, not a "
-			    "top-level setting; give it in each machine",
-			    inv->path, c->string);
-		else if ((near = suggest_nearest(c->string, keys, n)) != NULL)
-			r = warn(inv, 1, "%s: %s\"%s\": unknown key; did you "
-			    "mean \"%s\"?", inv->path, at, c->string, near);
-		else
-			r = warn(inv, 1, "%s: %s\"%s\": unknown key (netprof(1) "
-			    "and docs/inventory.md list the keys)", inv->path, at,
-			    c->string);
-		if (r != 0)
-			return r;
-	}
-	return 0;
-}
 
 static const char *
 home_dir(void)
@@ -337,7 +132,7 @@ get_user(struct json_doc *p, const cJSON *obj, const char *prefix, char **out)
 	if ((r = json_get_string(p, obj, prefix, "user", out)) != 0 ||
 	    *out == NULL)
 		return r;
-	if (valid_word(*out, NAME_MAX_LEN))
+	if (inventory_valid_word(*out, INVENTORY_NAME_MAX))
 		return 0;
 	json_member_path(where, sizeof where, prefix, "user");
 	return json_fail(p, where,
@@ -491,7 +286,7 @@ env_notice(struct inventory *inv, const cJSON *root)
 		}
 	}
 	if (json_member(root, "remote_command") != NULL || affected > 0)
-		r = warn(inv, 0, "%s: " REMOTE_CMD_ENV " is set (%s): it "
+		r = inventory_warn(inv, 0, "%s: " REMOTE_CMD_ENV " is set (%s): it "
 		    "replaces %s%s%s%s%s%s; unset it (env -u " REMOTE_CMD_ENV
 		    " netprof ...) to use the file's", inv->path,
 		    tmpl.data != NULL ? tmpl.data : "",
@@ -577,10 +372,10 @@ parse_identity(struct json_doc *p, const cJSON *obj, const char *prefix,
 	if ((r = json_get_string(p, obj, prefix, "name", &m->name)) != 0)
 		return r;
 	if (m->name == NULL)
-		return json_fail(p, where,
-		    "missing; every machine needs a unique "
-		    "\"name\" (the label used in records)");
-	if (!valid_name(m->name))
+		return inventory_missing(p, obj, 0, where, "name",
+		    "every machine needs a unique \"name\" (the label used "
+		    "in records)");
+	if (!inventory_valid_name(m->name))
 		return json_fail(p, where,
 		    "%s is not a valid name; use letters, "
 		    "digits, '.', '_' and '-', starting with a letter or "
@@ -591,9 +386,10 @@ parse_identity(struct json_doc *p, const cJSON *obj, const char *prefix,
 	if ((r = json_get_string(p, obj, prefix, "address", &m->address)) != 0)
 		return r;
 	if (m->address == NULL)
-		return json_fail(p, where, "missing; add the address other "
-		    "machines dial, e.g. \"address\": \"198.18.0.2\"");
-	if (!valid_address(m->address))
+		return inventory_missing(p, obj, 0, where, "address",
+		    "add the address other machines dial, e.g. \"address\": "
+		    "\"198.18.0.2\"");
+	if (!inventory_valid_address(m->address))
 		return json_fail(p, where,
 		    "%s is not an IP address or host name",
 		    json_show(m->address, shown, sizeof shown));
@@ -602,7 +398,7 @@ parse_identity(struct json_doc *p, const cJSON *obj, const char *prefix,
 	if ((r = json_get_string(p, obj, prefix, "rcc_host",
 	    &m->rcc_host)) != 0)
 		return r;
-	if (m->rcc_host != NULL && !valid_word(m->rcc_host, 255))
+	if (m->rcc_host != NULL && !inventory_valid_word(m->rcc_host, 255))
 		return json_fail(p, where,
 		    "%s is not a valid profile name; use "
 		    "letters, digits, '.', '_' and '-', not starting with '-'",
@@ -613,7 +409,7 @@ parse_identity(struct json_doc *p, const cJSON *obj, const char *prefix,
 	json_member_path(where, sizeof where, prefix, "site");
 	if ((r = json_get_string(p, obj, prefix, "site", &m->site)) != 0)
 		return r;
-	if (m->site != NULL && !valid_name(m->site))
+	if (m->site != NULL && !inventory_valid_name(m->site))
 		return json_fail(p, where,
 		    "%s is not a valid site; use letters, digits, '.', '_' "
 		    "and '-', starting with a letter or digit (at most 64), "
@@ -635,7 +431,7 @@ parse_connection(struct json_doc *p, const cJSON *obj, const char *prefix,
 	if ((r = json_get_string(p, obj, prefix, "ssh_host",
 	    &m->ssh_host)) != 0)
 		return r;
-	if (m->ssh_host != NULL && !valid_ssh_host(m->ssh_host))
+	if (m->ssh_host != NULL && !inventory_valid_ssh_host(m->ssh_host))
 		return json_fail(p, where,
 		    "%s is not a host name, IP address or "
 		    "ssh config alias", json_show(m->ssh_host, shown,
@@ -833,8 +629,8 @@ parse_machines(struct json_doc *p, const cJSON *root, struct inventory *inv)
 		d.transport = inv->remote_command != NULL ?
 		    TRANSPORT_COMMAND : TRANSPORT_SSH;
 	if (list == NULL) {
-		r = json_fail(p, "machines", "missing; add \"machines\": "
-		    "[{\"name\": ..., \"address\": ...}]");
+		r = inventory_missing(p, root, 1, "machines", "machines",
+		    "add \"machines\": [{\"name\": ..., \"address\": ...}]");
 		goto out;
 	}
 	if (!cJSON_IsArray(list)) {
@@ -949,14 +745,14 @@ parse_text(const char *text, size_t len, const char *path,
 	}
 	if ((r = parse_settings(&p, root, inv)) != 0 ||
 	    (r = parse_machines(&p, root, inv)) != 0 ||
-	    (r = check_keys(inv, root, NULL)) != 0)
+	    (r = inventory_check_keys(inv, root, NULL)) != 0)
 		goto out;
 	cJSON_ArrayForEach(item, json_member(root, "machines")) {
 		char where[48];
 
 		snprintf(where, sizeof where, "machines[%zu]", i++);
 		if (cJSON_IsObject(item) &&
-		    (r = check_keys(inv, item, where)) != 0)
+		    (r = inventory_check_keys(inv, item, where)) != 0)
 			goto out;
 	}
 	if ((r = env_notice(inv, root)) != 0)
@@ -1002,8 +798,8 @@ out:
 	return r;
 }
 
-static void
-machine_clear(struct machine *m)
+void
+inventory_machine_clear(struct machine *m)
 {
 	free(m->name);
 	free(m->address);
@@ -1025,7 +821,7 @@ inventory_free(struct inventory *inv)
 	if (inv == NULL)
 		return;
 	for (i = 0; i < inv->n_machines; i++)
-		machine_clear(&inv->machines[i]);
+		inventory_machine_clear(&inv->machines[i]);
 	free(inv->machines);
 	json_strings_free(inv->remote_command, inv->n_remote_command);
 	for (i = 0; i < inv->n_warnings; i++)
@@ -1050,178 +846,6 @@ inventory_find(const struct inventory *inv, const char *name)
 	return NULL;
 }
 
-/* "a, b, c": the names (or the sites) of the inventory, for messages;
-   at most the first 12. */
-static char *
-name_list(const struct inventory *inv, int sites)
-{
-	struct buf b = { 0 };
-	size_t i, j, shown = 0;
-	const char *w;
-
-	for (i = 0; i < inv->n_machines; i++) {
-		w = sites ? inv->machines[i].site : inv->machines[i].name;
-		if (w == NULL)
-			continue;
-		for (j = 0; sites && j < i; j++)	/* a site once */
-			if (inv->machines[j].site != NULL &&
-			    strcmp(inv->machines[j].site, w) == 0)
-				break;
-		if (sites && j < i)
-			continue;
-		if (shown++ == 12) {
-			buf_printf(&b, ", ... (%zu machines)", inv->n_machines);
-			break;
-		}
-		buf_printf(&b, "%s%s%s", shown > 1 ? ", " : "", sites ? "@" :
-		    "", w);
-	}
-	if (b.data == NULL)
-		return strdup(sites ? "none (no machine has a \"site\")" : "");
-	return b.data;
-}
-
-/* The nearest name of a machine, or "@" and a site, to word. */
-static const char *
-nearest_name(const struct inventory *inv, const char *word)
-{
-	const char **words = calloc(inv->n_machines + 1, sizeof *words);
-	const char *found;
-	size_t i;
-
-	if (words == NULL)
-		return NULL;
-	for (i = 0; i < inv->n_machines; i++)
-		words[i] = *word == '@' ? inv->machines[i].site :
-		    inv->machines[i].name;
-	found = suggest_nearest(*word == '@' ? word + 1 : word, words,
-	    inv->n_machines);
-	free(words);
-	return found;
-}
-
-/* What a --hosts or --exclude name matched nothing of: said once. */
-static int
-no_match(const struct inventory *inv, const char *option, const char *name,
-    const char *list, char **cause)
-{
-	const char *near = nearest_name(inv, name);
-	char *valid = name_list(inv, *name == '@'), from[300] = "";
-
-	if (strcmp(name, list) != 0)
-		snprintf(from, sizeof from, " (of \"%s\")", list);
-	if (*name == '@')
-		*cause = str_printf("%s: no machine of %s is in site \"%s\"%s%s"
-		    "%s%s; its sites: %s", option, inv->path, name + 1, from,
-		    near != NULL ? "; did you mean \"@" : "", near != NULL ?
-		    near : "", near != NULL ? "\"?" : "", valid != NULL ?
-		    valid : "?");
-	else
-		*cause = str_printf("%s: no machine named \"%s\" in %s%s%s%s%s; "
-		    "its machines: %s", option, name, inv->path, from,
-		    near != NULL ? "; did you mean \"" : "", near != NULL ?
-		    near : "", near != NULL ? "\"?" : "", valid != NULL ?
-		    valid : "?");
-	free(valid);
-	return NP_ERR_NOT_FOUND;
-}
-
-/* Set keep[] to value for the machines list names (hostlist.h, @SITE). */
-static int
-mark_selected(const struct inventory *inv, const char *option,
-    const char *list, char *keep, char value, char **cause)
-{
-	char **names = NULL, *why = NULL;
-	struct machine *m;
-	size_t n = 0, i, k;
-	int r, any;
-
-	if ((r = hostlist_expand(list, &names, &n, &why)) != 0) {
-		if (r == NP_ERR_USAGE)
-			*cause = str_printf("%s: %s; give names like "
-			    "n1,n2, ranges like n[1-8,10] or a site like @zurich",
-			    option, why != NULL ? why : list);
-		free(why);
-		return r;
-	}
-	if (n == 0) {
-		*cause = str_printf("%s: no machine names given; use e.g. "
-		    "%s %s", option, option, inv->machines[0].name);
-		return NP_ERR_USAGE;
-	}
-	for (i = 0; i < n && r == 0; i++) {
-		if (names[i][0] == '@') {
-			for (k = 0, any = 0; k < inv->n_machines; k++)
-				if (inv->machines[k].site != NULL &&
-				    strcmp(inv->machines[k].site,
-				    names[i] + 1) == 0) {
-					keep[k] = value;
-					any = 1;
-				}
-			if (!any)
-				r = no_match(inv, option, names[i], list, cause);
-		} else if ((m = inventory_find(inv, names[i])) != NULL)
-			keep[m - inv->machines] = value;
-		else
-			r = no_match(inv, option, names[i], list, cause);
-	}
-	hostlist_free(names, n);
-	return r;
-}
-
-int
-inventory_select(struct inventory *inv, const char *const *hosts,
-    size_t n_hosts, const char *const *exclude, size_t n_exclude,
-    char **cause)
-{
-	char *keep, *ignored = NULL;
-	size_t i, n = 0;
-	int r = 0;
-
-	if (cause == NULL)
-		cause = &ignored;
-	*cause = NULL;
-	if (n_hosts == 0 && n_exclude == 0)
-		return 0;
-	if ((keep = malloc(inv->n_machines + 1)) == NULL)
-		return NP_ERR_NOMEM;
-	memset(keep, n_hosts == 0, inv->n_machines + 1);
-	for (i = 0; i < n_hosts && r == 0; i++)
-		r = mark_selected(inv, "--hosts", hosts[i], keep, 1, cause);
-	for (i = 0; i < n_exclude && r == 0; i++)
-		r = mark_selected(inv, "--exclude", exclude[i], keep, 0, cause);
-	if (r != 0)
-		goto out;
-	for (i = 0; i < inv->n_machines; i++)
-		n += keep[i] != 0;
-	if (n == 0) {
-		*cause = str_printf("%s leave%s no machine of %s to run on",
-		    n_hosts > 0 ? "--hosts and --exclude" : "--exclude",
-		    n_hosts > 0 ? "" : "s", inv->path);
-		r = NP_ERR_USAGE;
-		goto out;
-	}
-	/* compact in inventory order; index follows the new position */
-	n = 0;
-	for (i = 0; i < inv->n_machines; i++) {
-		if (!keep[i]) {
-			machine_clear(&inv->machines[i]);
-			continue;
-		}
-		if (n != i) {
-			inv->machines[n] = inv->machines[i];
-			memset(&inv->machines[i], 0, sizeof inv->machines[i]);
-		}
-		inv->machines[n].index = n;
-		n++;
-	}
-	inv->n_machines = n;
-out:
-	free(keep);
-	free(ignored);
-	return r;
-}
-
 int
 inventory_multiaddr(const struct machine *m, int port, const char *peer_id,
     char **out)
@@ -1229,9 +853,9 @@ inventory_multiaddr(const struct machine *m, int port, const char *peer_id,
 	const char *proto;
 
 	*out = NULL;
-	if (valid_ipv6(m->address))
+	if (inventory_valid_ipv6(m->address))
 		proto = "ip6";
-	else if (valid_ipv4(m->address))
+	else if (inventory_valid_ipv4(m->address))
 		proto = "ip4";
 	else
 		proto = "dns4";

@@ -81,6 +81,8 @@ int inventory_parse(const char *text, const char *path,
     struct inventory **out, char **cause);
 
 void inventory_free(struct inventory *inv);
+/* Free what m holds and zero it (inventory_select's machines left out). */
+void inventory_machine_clear(struct machine *m);
 
 /* The machine called name, or NULL. */
 struct machine *inventory_find(const struct inventory *inv, const char *name);

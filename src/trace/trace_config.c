@@ -30,11 +30,21 @@
 #include "trace_config.h"
 #include "util.h"
 
+/* --otlp URL: the word after a bare --otlp is its URL when it is one
+   (scheme://...), never taken for an operand */
+static int
+url_word(const char *word)
+{
+	return strstr(word, "://") != NULL;
+}
+
 const struct option_spec trace_option_specs[] = {
 	{ .name = "otlp", .type = OPTION_OPTIONAL,
 	  .offset = offsetof(struct trace_options, otlp), .arg = "URL",
+	  .next_word = url_word,
 	  .help = "export the run as a trace (OTLP/HTTP,\n"
-	  "JSON) to URL (default\n"
+	  "JSON) to URL (--otlp http://host:4318 or\n"
+	  "--otlp=URL; default\n"
 	  "$OTEL_EXPORTER_OTLP_ENDPOINT, else\n"
 	  "http://localhost:4318); see OTEL_* in\n"
 	  "docs/tracing.md" },

@@ -81,7 +81,8 @@ assert_eq 2 "$rc" "exit status with only a global option"
 
 # --- check's usage errors -----------------------------------------------
 
-usage_line="usage: netprof check --config FILE [--hosts HOSTS] [--exclude HOSTS] [--for PURPOSE] [--json] [--accept-new-host-keys]"
+usage_line="usage: netprof check --config FILE [--hosts HOSTS] [--exclude HOSTS] [--json]
+       [--for PURPOSE] [--connect-timeout S] [--accept-new-host-keys]"
 assert_status 2 np check
 assert_eq "netprof check: --config FILE or --slurm is required
 $usage_line
@@ -167,6 +168,98 @@ assert_status 2 np check --config ok.json --hosts a,zz
 assert_eq 'netprof: --hosts: no machine named "zz" in ok.json (of "a,zz"); its machines: a, b, c' "$OUT"
 assert_status 2 np check --config ok.json --hosts ''
 assert_contains "$OUT" "--hosts"
+
+# --- the first hour ------------------------------------------------------
+
+# --otlp URL as --otlp=URL; a word an optional value does not take is not
+# swallowed, and the error says how to give it.
+printf '{"transport": "local", "machines": [{"name": "a", "address": "127.0.0.1"}]}\n' >local.json
+assert_status 0 np exec --config local.json --otlp "http://127.0.0.1:$(free_port)" -- true
+assert_not_contains "$OUT" "unexpected argument"
+assert_status 2 np exec --config local.json --otlp=http://127.0.0.1:1 --otlp http://127.0.0.1:2 -- true
+assert_contains "$OUT" "--otlp given twice ('http://127.0.0.1:1', then 'http://127.0.0.1:2')"
+assert_status 2 np collect --config local.json --otlp localhost
+assert_eq "netprof collect: unexpected argument 'localhost'; --otlp takes its URL as --otlp=URL" \
+    "$(head -n 1 <<<"$OUT")"
+assert_status 2 np collect --otlp localhost --config local.json --iperf
+assert_eq "netprof collect: unexpected argument 'localhost'; --otlp takes its URL as --otlp=URL" \
+    "$(head -n 1 <<<"$OUT")"
+assert_status 2 np check --config local.json --slurm job7
+assert_eq "netprof check: unexpected argument 'job7'; --slurm takes its JOBID as --slurm=JOBID" \
+    "$(head -n 1 <<<"$OUT")"
+assert_status 2 np check --config local.json extra
+assert_eq "netprof check: unexpected argument 'extra'" "$(head -n 1 <<<"$OUT")"
+
+# --config defaults to ./machines.json where there is one, said once on
+# stderr (not with -q); without one it is still required.
+mkdir -p bench-dir
+printf '{"transport": "local", "machines": [{"name": "a", "address": "127.0.0.1"}, {"name": "b", "address": "127.0.0.2"}]}\n' >bench-dir/machines.json
+for c in "check --json" "plan" "exec -- true" "collect --dry-run"; do
+	# shellcheck disable=SC2086
+	out=$(cd bench-dir && np $c 2>&1 >/dev/null) || fail "$c with ./machines.json: $out"
+	assert_eq "netprof: using ./machines.json" "$out" "$c says which file"
+done
+out=$(cd bench-dir && np plan 2>/dev/null)
+assert_contains "$out" "a->b"
+out=$(cd bench-dir && np heatmap --input "$NETPROF_FIXTURES/heatmap/collect.jsonl" --text 2>&1 >/dev/null)
+assert_eq "netprof: using ./machines.json" "$(head -n 1 <<<"$out")" "heatmap's --config too"
+out=$(cd bench-dir && np -q plan 2>&1 >/dev/null)
+assert_eq "" "$out" "-q: not said"
+out=$(cd bench-dir && np plan --config "$T/ok.json" --fanout off 2>&1) || true
+assert_not_contains "$out" "using ./machines.json"
+assert_status 2 np plan
+assert_contains "$OUT" "--config FILE or --slurm is required"
+
+# check: a refused connection's advice, and --connect-timeout.
+port=$(free_port)
+printf '{"machines": [{"name": "a", "address": "127.0.0.1", "ssh_host": "127.0.0.1", "port": %s, "user": "nobody"}]}\n' "$port" >refused.json
+assert_status 1 np check --config refused.json
+assert_contains "$OUT" "  a: could not connect: 127.0.0.1:$port: Connection refused
+    nothing listens on port $port there: is sshd running on a (systemctl status ssh)?"
+assert_contains "$OUT" "    try: ssh -v -p $port nobody@127.0.0.1 true"
+assert_status 2 np check --config refused.json --connect-timeout 0
+assert_eq "netprof check: --connect-timeout: '0' is not a number from 1 to 3600" \
+    "$(head -n 1 <<<"$OUT")"
+# a port that takes the connection and never speaks SSH
+python3 -c 'import socket, time
+s = socket.socket(); s.bind(("127.0.0.1", 0)); s.listen(8)
+open("silent.port", "w").write(str(s.getsockname()[1])); time.sleep(120)' &
+silent=$!
+at_exit "kill $silent 2>/dev/null"
+wait_for 20 test -s silent.port || fail "no silent listener"
+printf '{"connect_timeout_seconds": 600, "machines": [{"name": "a", "address": "127.0.0.1", "ssh_host": "127.0.0.1", "port": %s, "user": "nobody"}]}\n' "$(cat silent.port)" >silent.json
+assert_status 1 np check --config silent.json --connect-timeout 1
+assert_contains "$OUT" "after 1 s"
+assert_contains "$OUT" "on a slow network: --connect-timeout S"
+kill "$silent" 2>/dev/null || true
+
+# bench says its run id as it starts and in its summary (no otela here:
+# every host fails at init), and the docs give one bench-to-page recipe,
+# run.json with the records.
+mkdir -p bench-run
+printf '{"transport": "local", "machines": [{"name": "a", "address": "127.0.0.1", "remote_setup": "PATH=/nonexistent"}, {"name": "b", "address": "127.0.0.2", "remote_setup": "PATH=/nonexistent"}]}\n' >bench-run/m.json
+out=$(cd bench-run && np bench --config m.json 2>&1) && fail "bench without otela passed"
+id=$(sed -n '1s|^netprof: bench \([^:]*\): measurements.jsonl and run.json in results/\1/$|\1|p' <<<"$out")
+assert_ne "" "$id" "bench's first line names the run id: $(head -n 1 <<<"$out")"
+assert_contains "$out" "netprof: bench $id: 0 probes ok"
+[ -f "bench-run/results/$id/run.json" ] || fail "no results/$id/run.json"
+recipe='netprof bench --config machines.json --baseline    # results/RUN_ID/
+netprof heatmap --input results/RUN_ID/measurements.jsonl \
+    --input results/RUN_ID/run.json --output results/bench.html'
+for f in README.md docs/bench.md; do
+	python3 -c 'import sys; sys.exit(sys.argv[1] not in open(sys.argv[2]).read())' \
+	    "$recipe" "$NETPROF_SRC/$f" || fail "$f lacks the bench recipe"
+	assert_eq 0 "$(grep -c -- '<run-id>' "$NETPROF_SRC/$f")" "$f: RUN_ID, not <run-id>"
+	assert_eq 1 "$(tr '\n' ' ' <"$NETPROF_SRC/$f" | grep -c 'is printed on stderr as the run starts')" \
+	    "$f says where RUN_ID is printed"
+done
+assert_eq 2 "$(grep -c -- '--input results/RUN_ID/run.json --output results/bench.html' "$NETPROF_SRC/README.md")" \
+    "README's two bench recipes are one"
+
+# the demo's output directory is not left untracked in a clone
+demo_dir=$(sed -n 's|^out=\$PWD/\(.*\)$|\1|p' "$NETPROF_SRC/examples/lab-demo.sh")
+assert_eq netprof-demo "$demo_dir" "lab-demo.sh's default output directory"
+assert_eq 1 "$(grep -cxF "/$demo_dir/" "$NETPROF_SRC/.gitignore")" ".gitignore lists /$demo_dir/"
 
 # cmake --install puts the binary and the man page netprof(1) in place.
 build=$(dirname "$NETPROF_BIN")

@@ -39,6 +39,19 @@ assert_contains "$OUT" "ping -c 5 -i 0.2" "ping-count was not taken"
 assert_status 2 "$NETPROF_BIN" plan --config "$T/typos.json" --strict-config
 assert_contains "$OUT" "netprof: $T/typos.json: \"ping-count\": unknown key; did you mean \"ping_count\"? (--strict-config)"
 assert_not_contains "$OUT" "round 1"
+# a required key misspelt: the error says which key was meant
+printf '{"transport": "local", "machines": [{"name": "a", "adress": "127.0.0.1"}, {"nmae": "b", "address": "127.0.0.2"}]}\n' >"$T/missing.json"
+assert_status 2 "$NETPROF_BIN" plan --config "$T/missing.json"
+assert_eq "netprof: $T/missing.json: machines[0].address: missing; \"adress\": unknown key; did you mean \"address\"?" "$OUT"
+printf '{"transport": "local", "machines": [{"nmae": "b", "address": "127.0.0.2"}]}\n' >"$T/missing.json"
+assert_status 2 "$NETPROF_BIN" check --config "$T/missing.json"
+assert_eq "netprof: $T/missing.json: machines[0].name: missing; \"nmae\": unknown key; did you mean \"name\"?" "$OUT"
+printf '{"transport": "local", "machine": [{"name": "b", "address": "127.0.0.2"}]}\n' >"$T/missing.json"
+assert_status 2 "$NETPROF_BIN" check --config "$T/missing.json"
+assert_eq "netprof: $T/missing.json: machines: missing; \"machine\": unknown key; did you mean \"machines\"?" "$OUT"
+printf '{"transport": "local", "machines": [{"name": "b"}]}\n' >"$T/missing.json"
+assert_status 2 "$NETPROF_BIN" check --config "$T/missing.json"
+assert_contains "$OUT" "machines[0].address: missing; add the address other machines dial"
 
 # --- a leftover NETWORK_PROFILER_REMOTE_CMD ------------------------------
 cat >"$T/ssh.json" <<'JSON'

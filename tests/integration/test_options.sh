@@ -36,6 +36,43 @@ for c in check plan exec collect bench heatmap completion; do
 	assert_contains "$out" "  -h, --help " "$c --help on stdout"
 done
 
+# Examples: every command's --help ends with the commands a user runs
+# most, and netprof.1's EXAMPLES has the same lines (the man page's
+# escapes undone); the usage and the examples fit 80 columns; the common
+# options come first (collect: --output, --kinds, --iperf before --slurm
+# and --otlp); bench's default run id is said, not shown as a fixed one.
+man_examples=$(sed -n '/^\.SH EXAMPLES/,/^\.SH /p' "$man" |
+    sed -n '/^\.nf$/,/^\.fi$/p' | grep -v '^\.[nf][fi]$' | sed -e 's/\\-/-/g' -e 's/\\e/\\/g')
+help_examples=
+for c in check plan exec collect bench heatmap completion; do
+	help=$("$NETPROF_BIN" "$c" --help)
+	ex=$(sed -n '/^examples:$/,$p' <<<"$help" | tail -n +2 | sed 's/^  //')
+	assert_ne "" "$ex" "$c --help has examples"
+	assert_contains "$ex" "netprof $c" "$c's examples run $c"
+	help_examples+=$ex$'\n'
+	long=$( { sed -n '1,/^$/p' <<<"$help"; printf '%s\n' "$ex"; } | awk 'length($0) > 80')
+	assert_eq "" "$long" "$c: usage and examples within 80 columns"
+done
+assert_eq "$help_examples" "$man_examples"$'\n' "netprof.1's EXAMPLES are the helps'"
+help=$("$NETPROF_BIN" collect --help)
+line_of() {
+	sed -n '/^options:/,/^$/p' <<<"$help" | grep -nE -- "^ +(-[a-zA-Z], )*--$1( |$)" |
+	    head -n 1 | cut -d: -f1
+}
+for late in slurm otlp max-channels; do
+	for early in output kinds iperf; do
+		[ "$(line_of "$early")" -lt "$(line_of "$late")" ] ||
+		    fail "collect --help: --$early after --$late"
+	done
+done
+assert_not_contains "$(head -n 3 <<<"$help")" "--slurm" "collect's usage: common options first"
+help=$("$NETPROF_BIN" heatmap --help)
+for o in config compare group-by; do
+	assert_contains "$(sed -n '1,/^$/p' <<<"$help")" "[--$o " "heatmap's usage has --$o"
+done
+help=$("$NETPROF_BIN" bench --help)
+assert_contains "$help" "name of the run (default: a new one from"
+
 inv=$NETPROF_TEST_TMP/machines.json
 printf '{"transport": "local", "machines": [{"name": "a", "address": "198.18.9.2"}, {"name": "b", "address": "198.18.9.3"}, {"name": "c", "address": "198.18.9.4"}]}\n' >"$inv"
 

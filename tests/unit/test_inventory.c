@@ -855,9 +855,10 @@ test_select_names_what_matches_nothing(void **state)
 	(void)state;
 	assert_int_equal(select_hosts(inv, "n[01-04]", NULL, &cause),
 	    NP_ERR_NOT_FOUND);
-	assert_string_equal(cause, "--hosts: no machine named \"n04\" in "
-	    "machines.json (of \"n[01-04]\"); did you mean \"n01\"?; its "
-	    "machines: n01, n02, n03, n10, login");
+	assert_string_equal(cause, "--hosts: \"n[01-04]\" names 1 machine "
+	    "that is not in machines.json: n04; give the ones there (or add "
+	    "the rest to machines.json); its machines: n01, n02, n03, n10, "
+	    "login");
 	free(cause);
 	assert_int_equal(select_hosts(inv, "@zurick", NULL, &cause),
 	    NP_ERR_NOT_FOUND);
