@@ -74,7 +74,7 @@ expand(const char *prefix, const char *item, size_t len, const char *whole,
     struct names *ns, char **cause)
 {
 	const char *open = memchr(item, '[', len), *close, *r, *end;
-	unsigned long lo, hi, k;
+	unsigned long lo = 0, hi = 0, k;
 	size_t wlo, whi, rlen, dash;
 	char *head, *next;
 	int rc = 0;
