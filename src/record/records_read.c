@@ -669,11 +669,25 @@ records_malformed(struct record_input *in, const char *path, int lineno,
 	if (strict)
 		log_error("%s:%d: %s (--strict: stopping)", path, lineno,
 		    cause);
-	else
+	else if (++in->file_malformed <= RECORDS_WARN_MAX)
 		log_warn("%s:%d: %s; line skipped", path, lineno, cause);
+	else if (in->file_malformed == RECORDS_WARN_MAX + 1)
+		in->unsaid_first = lineno;
 	free(cause);
 	in->malformed++;
 	return strict ? NP_ERR_PARSE : 0;
+}
+
+/* The malformed lines of path not warned of one by one, in one line. */
+static void
+malformed_unsaid(struct record_input *in, const char *path)
+{
+	if (in->file_malformed > RECORDS_WARN_MAX)
+		log_warn("%s: %zu more malformed line%s skipped (the first "
+		    "at line %d)", path, in->file_malformed - RECORDS_WARN_MAX,
+		    in->file_malformed - RECORDS_WARN_MAX == 1 ? "" : "s",
+		    in->unsaid_first);
+	in->file_malformed = 0;
 }
 
 int
@@ -749,6 +763,7 @@ records_read_stream(struct record_input *in, FILE *f, const char *path,
 	/* Unbuffered: its bytes are all in rd's buffer or still in the file,
 	 * which the reader thread then reads with read(2) (records_pipe.c). */
 	setvbuf(f, NULL, _IONBF, 0);
+	in->file_malformed = 0;
 	if ((rc = reader_run_json(&rd, in, path, &taken)) != 0) {
 		if (rc == NP_ERR_IO)	/* the rest are reported */
 			records_read_failed(rc, errno, path, 0);
@@ -759,6 +774,7 @@ records_read_stream(struct record_input *in, FILE *f, const char *path,
 	/* A sink's records are read on a thread of their own. */
 	rc = in->sink != NULL ? records_pipe(in, &rd, path, strict) :
 	    read_lines(in, &rd, path, strict);
+	malformed_unsaid(in, path);
 out:
 	line_reader_free(&rd);
 	return rc;
