@@ -1,8 +1,9 @@
 /*
  * The command table: one file per command (src/cmd_*.c), each exporting a
- * struct cmd_entry. main.c lists them and dispatches by exact name or
- * unique prefix. A command's usage, help and usage errors are its option
- * table's (option.h).
+ * struct cmd_entry (its type is option.h's, which the parser reads).
+ * main.c lists them and dispatches by exact name or unique prefix. A
+ * command's usage, help and usage errors are its option table's
+ * (option.h).
  */
 #ifndef NETPROF_CMD_H
 #define NETPROF_CMD_H
@@ -11,21 +12,6 @@
 #include <sys/types.h>
 
 #include "option.h"
-
-struct cmd_entry {
-	const char *name;
-	const char *summary;	/* one line for "netprof help" */
-	const char *usage;	/* synopsis, after "usage: netprof NAME " */
-	const char *about;	/* --help: text before the options, or NULL */
-	const struct option_block *options;	/* its table (option.h) */
-	int options_first;	/* options end at the first operand */
-	const char *notes;	/* --help: text after the options, or NULL */
-	/* --help and the man page's EXAMPLES: the commands a user runs
-	   most, each a "# what it does" line then the command line */
-	const char *examples;
-	/* argv[0] is the command name; returns an enum np_exit code. */
-	int (*exec)(const struct cmd_entry *self, int argc, char **argv);
-};
 
 extern const struct cmd_entry cmd_bench_entry;
 extern const struct cmd_entry cmd_completion_entry;

@@ -2,8 +2,8 @@
  * The one option parser: a command's table (option.h) becomes getopt_long's
  * table, each argument is checked by its entry's type and bounds, and every
  * error is said one way, naming the option. The usage and the help are
- * printed from the same table, so the two cannot drift. It needs nothing
- * of the commands but their entry (cmd.h's struct cmd_entry).
+ * printed from the same table, so the two cannot drift. It knows nothing
+ * of the commands: their entry's type is option.h's.
  */
 #include <getopt.h>
 #include <math.h>
@@ -13,7 +13,6 @@
 #include <string.h>
 
 #include "bounds.h"
-#include "cmd.h"
 #include "error.h"
 #include "log.h"
 #include "option.h"

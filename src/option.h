@@ -21,7 +21,6 @@
 #include <stdio.h>
 
 struct bounds;
-struct cmd_entry;
 
 enum option_type {
 	OPTION_FLAG,		/* int: set to 1 */
@@ -84,6 +83,26 @@ struct option_block {
 	const struct option_spec *specs;	/* NULL ends the table */
 	size_t base;		/* offset of the block's struct in the
 				   command's options struct */
+};
+
+/*
+ * A command: what the parser, the usage and the help read of it, and its
+ * function. The type is the option table's, below the commands; cmd.h
+ * lists the entries (one per src/cmd_*.c).
+ */
+struct cmd_entry {
+	const char *name;
+	const char *summary;	/* one line for "netprof help" */
+	const char *usage;	/* synopsis, after "usage: netprof NAME " */
+	const char *about;	/* --help: text before the options, or NULL */
+	const struct option_block *options;	/* its table */
+	int options_first;	/* options end at the first operand */
+	const char *notes;	/* --help: text after the options, or NULL */
+	/* --help and the man page's EXAMPLES: the commands a user runs
+	   most, each a "# what it does" line then the command line */
+	const char *examples;
+	/* argv[0] is the command name; returns an enum np_exit code. */
+	int (*exec)(const struct cmd_entry *self, int argc, char **argv);
 };
 
 /* What option_parse() returns besides 0 (all parsed): never an exit code

@@ -7,10 +7,7 @@
  * work on the hosts; the engine reaches them only through their
  * struct transport_ops (transport.h), one per transport kind, and knows
  * nothing of how they work. It also bounds the hosts in flight
- * (engine_options.max_hosts, set by the runner from the open-file limit):
- * a host's slot, the hosts waiting for one, and the closing of an idle
- * host's session when another waits (see "Hosts in flight" in
- * docs/engine.md). Jobs of a batch (engine_request.batch) wait for the
+ * (engine_hosts.c). Jobs of a batch (engine_request.batch) wait for the
  * end of the loop turn that submitted them and are handed to their
  * transport together (batches_flush()).
  */
@@ -22,92 +19,40 @@
 
 #include "command_line.h"
 #include "engine.h"
+#include "engine_state.h"
 #include "error.h"
 #include "log.h"
 #include "timeutil.h"
 #include "transport.h"
 #include "util.h"
 
-static void pump_cb(uv_idle_t *idle);
-
-#define N_KINDS 4
-
 /* by enum transport_kind */
-static const struct transport_ops *const kind_ops[N_KINDS] = {
+const struct transport_ops *const engine_kind_ops[ENGINE_N_KINDS] = {
 	[TRANSPORT_SSH] = &transport_ssh_ops,
 	[TRANSPORT_COMMAND] = &transport_spawn_ops,
 	[TRANSPORT_LOCAL] = &transport_spawn_ops,
 	[TRANSPORT_SLURM] = &transport_spawn_ops,
 };
 
-enum slot_state {
-	SLOT_NONE = 0,		/* no slot, nothing waiting */
-	SLOT_WAITING,		/* jobs held until a slot frees */
-	SLOT_BUSY,		/* has a slot, and jobs or tunnels */
-	SLOT_IDLE		/* has a slot, nothing to do: may lose it */
-};
-
-/* A machine as the admission sees it. */
-struct engine_host {
-	TAILQ_ENTRY(engine_host) entry;	/* waiting or idle list */
-	const struct machine *machine;
-	enum slot_state slot;
-	struct job_list held;		/* jobs waiting for the slot */
-	size_t users;			/* jobs and tunnels not delivered */
-};
-
-TAILQ_HEAD(host_list, engine_host);
-
-struct engine {
-	uv_loop_t *loop;
-	const struct inventory *inv;
-	struct engine_options opts;
-	struct job_list jobs;		/* every job not yet freed */
-	struct job_list done;		/* finished, on_done not yet called */
-	struct tunnel_list tunnels;	/* every tunnel not yet freed */
-	size_t pending;			/* jobs before on_done */
-	uv_idle_t pump;			/* delivers results, kicks hosts */
-	int pump_active;
-	void *state[N_KINDS];		/* each transport's; NULL: unused,
-					   or shared with an earlier kind */
-	int closing;
-	int handles_open;		/* the transports' handles, and the pump */
-	void (*closed_cb)(struct engine *, void *);
-	void *closed_arg;
-	int closed_called;
-	struct engine_host *hosts;	/* by machine index */
-	struct host_list waiting;	/* hosts waiting for a slot, FIFO */
-	struct host_list idle;		/* slot, nothing to do; oldest first */
-	size_t n_slots;			/* hosts holding a slot */
-	size_t n_waited;		/* hosts that had to wait */
-	struct job_list batching;	/* batches' jobs, until the pump */
-	struct engine_job **batch;	/* one batch being handed over */
-	unsigned char *batch_has;	/* by machine index: in that batch */
-};
-
+static void pump_cb(uv_idle_t *idle);
 static void engine_maybe_closed(struct engine *e);
-static int slot_take(struct engine *e, struct engine_host *h, int force);
-static void job_hold(struct engine *e, struct engine_job *j);
-static void job_unhold(struct engine *e, struct engine_job *j);
-static void job_hand_over(struct engine_job *j, void *state);
-static void host_unuse(struct engine *e, const struct machine *m);
 static int tunnels_deliver(struct engine *e);
 static int tunnels_finished(const struct engine *e);
 
 /* The state of m's transport, made on first use (one per ops table). */
-static int
-kind_state(struct engine *e, enum transport_kind kind, void **state)
+int
+engine_kind_state(struct engine *e, enum transport_kind kind, void **state)
 {
 	int k, r;
 
 	*state = NULL;
-	if ((int)kind < 0 || kind >= N_KINDS)
+	if ((int)kind < 0 || kind >= ENGINE_N_KINDS)
 		return NP_ERR_USAGE;
-	for (k = 0; k < N_KINDS; k++)
-		if (kind_ops[k] == kind_ops[kind])
+	for (k = 0; k < ENGINE_N_KINDS; k++)
+		if (engine_kind_ops[k] == engine_kind_ops[kind])
 			break;
 	if (e->state[k] == NULL &&
-	    (r = kind_ops[k]->new(e, &e->state[k])) != 0)
+	    (r = engine_kind_ops[k]->new(e, &e->state[k])) != 0)
 		return r;
 	*state = e->state[k];
 	return 0;
@@ -262,13 +207,13 @@ engine_submit(struct engine *e, const struct machine *m,
 		return NP_ERR_USAGE;
 	if (e->closing)
 		return NP_ERR_CANCELLED;
-	if ((r = kind_state(e, m->transport, &state)) != 0)
+	if ((r = engine_kind_state(e, m->transport, &state)) != 0)
 		return r;
 	if ((j = calloc(1, sizeof *j)) == NULL)
 		return NP_ERR_NOMEM;
 	j->engine = e;
 	j->machine = m;
-	j->ops = kind_ops[m->transport];
+	j->ops = engine_kind_ops[m->transport];
 	j->exit_status = -1;
 	j->timeout_s = req->timeout_s;
 	j->max_out = req->max_output > 0 && req->max_output <
@@ -294,10 +239,10 @@ engine_submit(struct engine *e, const struct machine *m,
 	TAILQ_INSERT_TAIL(&e->jobs, j, all_entry);
 	e->pending++;
 	e->hosts[m->index].users++;
-	if (slot_take(e, &e->hosts[m->index], 0))
-		job_hand_over(j, state);
+	if (engine_hosts_take(e, &e->hosts[m->index], 0))
+		engine_job_hand_over(j, state);
 	else
-		job_hold(e, j);
+		engine_hosts_hold(e, j);
 	if (jobp != NULL)
 		*jobp = j;
 	return 0;
@@ -312,8 +257,8 @@ nomem:
  * The transport takes j (its host has a slot); a batch's job at the end
  * of the turn, with the others of its batch.
  */
-static void
-job_hand_over(struct engine_job *j, void *state)
+void
+engine_job_hand_over(struct engine_job *j, void *state)
 {
 	int r;
 
@@ -523,7 +468,7 @@ batches_flush(struct engine *e)
 		}
 		for (i = 0; i < n; i++)
 			e->batch_has[e->batch[i]->machine->index] = 0;
-		if (kind_state(e, first->machine->transport, &state) != 0) {
+		if (engine_kind_state(e, first->machine->transport, &state) != 0) {
 			for (i = 0; i < n; i++)
 				engine_job_finish(e->batch[i], NP_ERR_NOMEM, -1,
 				    "%s: %s", e->batch[i]->machine->name,
@@ -548,12 +493,12 @@ pump_cb(uv_idle_t *idle)
 		TAILQ_REMOVE(&e->done, j, entry);
 		e->pending--;
 		deliver(j);
-		host_unuse(e, j->machine);
+		engine_hosts_unuse(e, j->machine);
 		engine_job_unref(j);
 	}
 	busy = tunnels_deliver(e);
-	for (k = 0; k < N_KINDS; k++)
-		if (e->state[k] != NULL && kind_ops[k]->pump(e->state[k]))
+	for (k = 0; k < ENGINE_N_KINDS; k++)
+		if (e->state[k] != NULL && engine_kind_ops[k]->pump(e->state[k]))
 			busy = 1;
 	/* a transport's step just now may have ended a tunnel (its session
 	   failed to connect): deliver it next turn, do not strand it */
@@ -580,7 +525,7 @@ engine_cancel(struct engine_job *j)
 		return;
 	}
 	if (j->held) {
-		job_unhold(j->engine, j);
+		engine_hosts_unhold(j->engine, j);
 		engine_job_finish(j, NP_ERR_CANCELLED, -1, "%s: %s (it was "
 		    "waiting for its turn)", j->machine->name,
 		    error_string(NP_ERR_CANCELLED));
@@ -614,8 +559,8 @@ engine_maybe_closed(struct engine *e)
 	if (!e->closing || e->closed_called || !TAILQ_EMPTY(&e->jobs) ||
 	    !TAILQ_EMPTY(&e->tunnels) || e->handles_open > 1)
 		return;
-	for (k = 0; k < N_KINDS; k++)
-		if (e->state[k] != NULL && !kind_ops[k]->closed(e->state[k]))
+	for (k = 0; k < ENGINE_N_KINDS; k++)
+		if (e->state[k] != NULL && !engine_kind_ops[k]->closed(e->state[k]))
 			return;
 	e->closed_called = 1;
 	log_debug(NULL, "engine closed");
@@ -640,9 +585,9 @@ engine_close(struct engine *e, void (*closed_cb)(struct engine *, void *),
 		next = TAILQ_NEXT(j, all_entry);
 		engine_cancel(j);
 	}
-	for (k = 0; k < N_KINDS; k++)
+	for (k = 0; k < ENGINE_N_KINDS; k++)
 		if (e->state[k] != NULL)
-			kind_ops[k]->close(e->state[k]);
+			engine_kind_ops[k]->close(e->state[k]);
 	engine_schedule(e);
 }
 
@@ -663,9 +608,9 @@ engine_free(struct engine *e)
 		    "leaving it");
 		return;
 	}
-	for (k = 0; k < N_KINDS; k++)
+	for (k = 0; k < ENGINE_N_KINDS; k++)
 		if (e->state[k] != NULL)
-			kind_ops[k]->free(e->state[k]);
+			engine_kind_ops[k]->free(e->state[k]);
 	free(e->hosts);
 	free(e->batch);
 	free(e->batch_has);
@@ -707,7 +652,7 @@ tunnels_deliver(struct engine *e)
 		t->on_closed(t->machine, t->error, t->error != 0 ?
 		    (t->error_text != NULL ? t->error_text :
 		    error_string(t->error)) : NULL, t->arg);
-		host_unuse(e, t->machine);
+		engine_hosts_unuse(e, t->machine);
 		tunnel_free(t);
 	}
 	return 0;
@@ -750,12 +695,12 @@ engine_tunnel_open(struct engine *e, const struct machine *m,
 	if (m == NULL || host == NULL || on_closed == NULL || port <= 0 ||
 	    port > 65535 || m->index >= e->inv->n_machines)
 		return NP_ERR_USAGE;
-	if ((int)m->transport < 0 || m->transport >= N_KINDS ||
-	    kind_ops[m->transport]->tunnel_open == NULL)
+	if ((int)m->transport < 0 || m->transport >= ENGINE_N_KINDS ||
+	    engine_kind_ops[m->transport]->tunnel_open == NULL)
 		return NP_ERR_UNSUPPORTED;
 	if (e->closing)
 		return NP_ERR_CANCELLED;
-	if ((r = kind_state(e, m->transport, &state)) != 0)
+	if ((r = engine_kind_state(e, m->transport, &state)) != 0)
 		return r;
 	if ((t = calloc(1, sizeof *t)) == NULL)
 		return NP_ERR_NOMEM;
@@ -765,153 +710,13 @@ engine_tunnel_open(struct engine *e, const struct machine *m,
 	t->arg = arg;
 	TAILQ_INSERT_TAIL(&e->tunnels, t, entry);
 	e->hosts[m->index].users++;
-	slot_take(e, &e->hosts[m->index], 1);
-	if ((r = kind_ops[m->transport]->tunnel_open(state, t, host, port,
+	engine_hosts_take(e, &e->hosts[m->index], 1);
+	if ((r = engine_kind_ops[m->transport]->tunnel_open(state, t, host, port,
 	    fd)) != 0) {
-		host_unuse(e, m);
+		engine_hosts_unuse(e, m);
 		tunnel_free(t);
 		*fd = -1;
 		return r;
 	}
 	return 0;
-}
-
-/* ------------------------------------------------------------------ */
-/* Hosts in flight                                                    */
-
-/* h's transport closes what h holds open; h's slot is free. */
-static void
-slot_release(struct engine *e, struct engine_host *h)
-{
-	const struct transport_ops *ops = kind_ops[h->machine->transport];
-	void *state;
-
-	TAILQ_REMOVE(&e->idle, h, entry);
-	h->slot = SLOT_NONE;
-	e->n_slots--;
-	if (ops->release != NULL &&
-	    kind_state(e, h->machine->transport, &state) == 0)
-		ops->release(state, h->machine);
-	log_debug(h->machine->name, "done with: its slot goes to a waiting "
-	    "host");
-}
-
-/*
- * Give h a slot if it has none: a free one, else an idle host's. force
- * (tunnels) takes one past the bound. 1 if h has a slot now.
- */
-static int
-slot_take(struct engine *e, struct engine_host *h, int force)
-{
-	struct engine_host *idle;
-
-	if (h->slot == SLOT_BUSY)
-		return 1;
-	if (h->slot == SLOT_IDLE) {
-		TAILQ_REMOVE(&e->idle, h, entry);
-		h->slot = SLOT_BUSY;
-		return 1;
-	}
-	if (!force && e->opts.max_hosts > 0 &&
-	    e->n_slots >= e->opts.max_hosts) {
-		if ((idle = TAILQ_FIRST(&e->idle)) == NULL)
-			return 0;
-		slot_release(e, idle);
-	}
-	if (h->slot == SLOT_WAITING)
-		TAILQ_REMOVE(&e->waiting, h, entry);
-	h->slot = SLOT_BUSY;
-	e->n_slots++;
-	return 1;
-}
-
-/* The first host that waits says so, once: the user may raise the limit. */
-static void
-note_waiting(struct engine *e, struct engine_host *h)
-{
-	log_debug(h->machine->name, "waits for a slot: %zu hosts in flight "
-	    "at once", e->opts.max_hosts);
-	if (e->n_waited++ > 0)
-		return;
-	log_warn("%s lets %zu hosts run at once: the others are "
-	    "queued and start as hosts finish (raise the limit with "
-	    "`ulimit -n` to run them all at once)", e->opts.max_hosts_why !=
-	    NULL ? e->opts.max_hosts_why : "the limit", e->opts.max_hosts);
-}
-
-/* j waits with its host for a slot; no transport sees it until then. */
-static void
-job_hold(struct engine *e, struct engine_job *j)
-{
-	struct engine_host *h = &e->hosts[j->machine->index];
-
-	j->held = 1;
-	j->state = JOB_QUEUED;
-	TAILQ_INSERT_TAIL(&h->held, j, entry);
-	if (h->slot == SLOT_WAITING)
-		return;
-	h->slot = SLOT_WAITING;
-	TAILQ_INSERT_TAIL(&e->waiting, h, entry);
-	note_waiting(e, h);
-}
-
-/* A held job leaves (cancelled); a host with none left no longer waits. */
-static void
-job_unhold(struct engine *e, struct engine_job *j)
-{
-	struct engine_host *h = &e->hosts[j->machine->index];
-
-	TAILQ_REMOVE(&h->held, j, entry);
-	j->held = 0;
-	if (TAILQ_EMPTY(&h->held) && h->slot == SLOT_WAITING) {
-		TAILQ_REMOVE(&e->waiting, h, entry);
-		h->slot = SLOT_NONE;
-	}
-}
-
-/* Waiting hosts take the free slots, in the order they came. */
-static void
-admit_waiting(struct engine *e)
-{
-	struct engine_host *h;
-	struct engine_job *j;
-	void *state;
-
-	while (!e->closing && (h = TAILQ_FIRST(&e->waiting)) != NULL &&
-	    slot_take(e, h, 0)) {
-		log_debug(h->machine->name, "its turn: starting");
-		if (kind_state(e, h->machine->transport, &state) != 0)
-			state = NULL;
-		while ((j = TAILQ_FIRST(&h->held)) != NULL) {
-			TAILQ_REMOVE(&h->held, j, entry);
-			if (state != NULL)
-				job_hand_over(j, state);
-			else {
-				j->held = 0;
-				engine_job_finish(j, NP_ERR_NOMEM, -1, "%s: %s",
-				    h->machine->name,
-				    error_string(NP_ERR_NOMEM));
-			}
-		}
-	}
-}
-
-/*
- * A job or tunnel of m was delivered. With nothing left, m is done with
- * for now: idle, or, when a host waits, its slot (and its session) is
- * given away at once.
- */
-static void
-host_unuse(struct engine *e, const struct machine *m)
-{
-	struct engine_host *h = &e->hosts[m->index];
-
-	if (--h->users > 0 || h->slot != SLOT_BUSY)
-		return;
-	h->slot = SLOT_IDLE;
-	TAILQ_INSERT_TAIL(&e->idle, h, entry);
-	if (TAILQ_EMPTY(&e->waiting) || e->closing)
-		return;
-	slot_release(e, h);
-	admit_waiting(e);
 }

@@ -23,7 +23,7 @@
 
 #include <cjson/cJSON.h>
 
-#include "record_schema.h"
+#include "error_class.h"
 
 struct option_spec;
 

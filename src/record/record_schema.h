@@ -1,6 +1,6 @@
 /*
- * The record schema, in one place: the classes of error a failed record
- * carries (as an enum and as the strings written), and the field names.
+ * The record schema, in one place: the field names (the classes of error a
+ * failed record carries are core's, error_class.h).
  * The kinds of record are the kinds of probe (probe_kind.h's table). The writers (record.c for collect, bench_record.c
  * for bench) and the readers (record.c's --resume, records_read.c for
  * the heatmap) take every field name from here, none as a literal. The two time forms
@@ -9,6 +9,8 @@
  */
 #ifndef NETPROF_RECORD_SCHEMA_H
 #define NETPROF_RECORD_SCHEMA_H
+
+#include "error_class.h"
 
 /* Field names of a record line. */
 #define RECORD_F_TIMESTAMP	"timestamp"	/* upstream's: probe end, s */
@@ -64,25 +66,5 @@
 #define RECORD_RUN_F_ENDED_AT	"ended_at"
 #define RECORD_RUN_F_PHASE_TIMES "phase_times"	/* {phase: [start, end]} */
 #define RECORD_RUN_F_SITE	"site"		/* machines[].site */
-
-/* Why a probe failed, in words a user can act on. */
-enum error_class {
-	ERROR_CLASS_NONE = 0,
-	ERROR_CLASS_UNREACHABLE,	/* SSH could not reach the host */
-	ERROR_CLASS_AUTH,		/* reached, but not let in */
-	ERROR_CLASS_TOOL_MISSING,	/* ping/iperf3 not installed there */
-	ERROR_CLASS_TOOL_FAILED,	/* the tool ran and reported failure */
-	ERROR_CLASS_TIMEOUT,
-	ERROR_CLASS_PARSE		/* output we could not read */
-};
-
-/* "unreachable", "auth", ...; NULL for ERROR_CLASS_NONE. */
-const char *error_class_name(enum error_class c);
-
-/* The class an error text (from any writer, or upstream) belongs to. */
-enum error_class error_class_of_text(const char *error);
-
-/* The class of an error code (error.h) from the engine or the node API. */
-enum error_class error_class_of_code(int error);
 
 #endif

@@ -1,6 +1,7 @@
 /*
  * One line of a records file, as both ways of reading one take it
- * (records_read.c, records_pipe.c): parsed, then handed on or reported.
+ * (records_read.c, records_pipe.c): parsed, then handed on or reported;
+ * and the members a record and a run.json (records_run.c) read alike.
  */
 #ifndef NETPROF_RECORDS_LINE_H
 #define NETPROF_RECORDS_LINE_H
@@ -8,6 +9,14 @@
 #include <stddef.h>
 
 #include "records_read.h"
+
+struct cJSON;
+
+/* obj's string member name, copied; NULL when it is none (or no memory). */
+char *record_field_string(const struct cJSON *obj, const char *name);
+/* obj's time member name (seconds, or a time as text), NAN when none or
+ * beyond what a page's script can show. */
+double record_field_time(const struct cJSON *obj, const char *name);
 
 /* record_parse() of a line that is not blank; *out NULL for a blank one. */
 int records_line_parse(const char *line, size_t len, struct record **out,

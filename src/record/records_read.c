@@ -28,6 +28,7 @@
 #include "record_schema.h"
 #include "records_line.h"
 #include "records_pipe.h"
+#include "records_run.h"
 #include "timeutil.h"
 #include "util.h"
 
@@ -171,8 +172,8 @@ record_free(struct record *r)
 	free(r);
 }
 
-static char *
-dup_string_field(const cJSON *obj, const char *name)
+char *
+record_field_string(const cJSON *obj, const char *name)
 {
 	const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, name);
 
@@ -181,8 +182,8 @@ dup_string_field(const cJSON *obj, const char *name)
 	return strdup(v->valuestring);
 }
 
-static double
-time_field(const cJSON *obj, const char *name)
+double
+record_field_time(const cJSON *obj, const char *name)
 {
 	const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, name);
 	double t = NAN;
@@ -439,9 +440,9 @@ record_from_json(const cJSON *obj, struct record **out, char **cause)
 		return NP_ERR_NOMEM;
 	r->nsamples = -1;
 	rc = NP_ERR_NOMEM;
-	if ((r->kind = dup_string_field(obj, RECORD_F_KIND)) == NULL ||
-	    (r->source = dup_string_field(obj, RECORD_F_SOURCE)) == NULL ||
-	    (r->target = dup_string_field(obj, RECORD_F_TARGET)) == NULL)
+	if ((r->kind = record_field_string(obj, RECORD_F_KIND)) == NULL ||
+	    (r->source = record_field_string(obj, RECORD_F_SOURCE)) == NULL ||
+	    (r->target = record_field_string(obj, RECORD_F_TARGET)) == NULL)
 		goto out;
 	v = cJSON_GetObjectItemCaseSensitive(obj, RECORD_F_ERROR);
 	if (cJSON_IsString(v))
@@ -455,12 +456,12 @@ record_from_json(const cJSON *obj, struct record **out, char **cause)
 	    NULL)
 		goto out;
 	if (!r->ok) {
-		r->error_class = dup_string_field(obj, RECORD_F_ERROR_CLASS);
+		r->error_class = record_field_string(obj, RECORD_F_ERROR_CLASS);
 		if (r->error_class == NULL && (r->error_class =
 		    strdup(record_classify_error(r->error))) == NULL)
 			goto out;
 	}
-	r->started_at = time_field(obj, RECORD_F_STARTED_AT);
+	r->started_at = record_field_time(obj, RECORD_F_STARTED_AT);
 	v = cJSON_GetObjectItemCaseSensitive(obj, RECORD_F_ROUND);
 	if (cJSON_IsNumber(v) && v->valuedouble >= 1 &&
 	    v->valuedouble <= RECORD_ROUND_MAX)
@@ -476,9 +477,9 @@ record_from_json(const cJSON *obj, struct record **out, char **cause)
 		goto out;
 	rc = NP_ERR_NOMEM;
 	r->time = NAN;
-	if (!isnan(t = time_field(obj, RECORD_F_ENDED_AT)) ||
-	    !isnan(t = time_field(obj, RECORD_F_TIMESTAMP)) ||
-	    !isnan(t = time_field(obj, RECORD_F_STARTED_AT)))
+	if (!isnan(t = record_field_time(obj, RECORD_F_ENDED_AT)) ||
+	    !isnan(t = record_field_time(obj, RECORD_F_TIMESTAMP)) ||
+	    !isnan(t = record_field_time(obj, RECORD_F_STARTED_AT)))
 		r->time = t;
 	v = cJSON_GetObjectItemCaseSensitive(obj, RECORD_F_METRICS);
 	if (cJSON_IsObject(v) && (rc = read_metrics(r, v, 0)) != 0)
@@ -595,140 +596,6 @@ record_parse(const char *line, size_t len, struct record **out, char **cause)
 	return rc;
 }
 
-static void
-spans_free(struct phase_span *s, size_t n)
-{
-	size_t i;
-
-	for (i = 0; i < n; i++)
-		free(s[i].phase);
-	free(s);
-}
-
-/* The phase order of a bench run, for durations laid end to end (phase
- * names, not fields: the "sweep" phase is not the record's sweep field). */
-static const char *const phase_order[] = {
-	"deploy", "init", "discover", "configure", "push", "start", "converge",
-	"punch",
-	"sweep", "baseline", "teardown", NULL
-};
-
-static int
-span_add(struct phase_span **v, size_t *n, const char *phase, double start,
-    double end, int failed)
-{
-	struct phase_span *p;
-
-	if (*n >= 64)	/* more is not a bench run.json */
-		return 0;
-	if ((p = realloc(*v, (*n + 1) * sizeof *p)) == NULL)
-		return NP_ERR_NOMEM;
-	*v = p;
-	p += *n;
-	if ((p->phase = strdup(phase)) == NULL)
-		return NP_ERR_NOMEM;
-	p->start = start;
-	p->end = end;
-	p->failed = failed;
-	(*n)++;
-	return 0;
-}
-
-/* A finite time in seconds, as the timeline can draw it. */
-static double
-span_time(const cJSON *v)
-{
-	if (!cJSON_IsNumber(v) || !isfinite(v->valuedouble) ||
-	    fabs(v->valuedouble) > 1e9)
-		return NAN;
-	return v->valuedouble;
-}
-
-static int
-cmp_span(const void *a, const void *b)
-{
-	const struct phase_span *x = a, *y = b;
-
-	return x->start < y->start ? -1 : x->start > y->start;
-}
-
-/*
- * phase_times {"init": [start, end], ...}, in order of start; statuses (a machine's phases
- * {"init": "ok", ...}) mark the failed ones.
- */
-static int
-spans_from_times(const cJSON *times, const cJSON *statuses,
-    struct phase_span **v, size_t *n)
-{
-	const cJSON *t;
-	int rc;
-
-	cJSON_ArrayForEach(t, times) {
-		const cJSON *st;
-		double a;
-
-		if (t->string == NULL || !cJSON_IsArray(t) ||
-		    isnan(a = span_time(cJSON_GetArrayItem(t, 0))))
-			continue;
-		st = cJSON_GetObjectItemCaseSensitive(statuses, t->string);
-		if ((rc = span_add(v, n, t->string, a,
-		    span_time(cJSON_GetArrayItem(t, 1)), cJSON_IsString(st) &&
-		    strcmp(st->valuestring, "failed") == 0)) != 0)
-			return rc;
-	}
-	if (*n > 1)
-		qsort(*v, *n, sizeof **v, cmp_span);
-	return 0;
-}
-
-/* Upstream's phases {"init_s": 1.2, ...}: laid end to end, in order. */
-static int
-spans_from_durations(const cJSON *phases, struct phase_span **v, size_t *n)
-{
-	char key[32];
-	double t = 0, d;
-	size_t i;
-	int rc;
-
-	for (i = 0; phase_order[i] != NULL; i++) {
-		snprintf(key, sizeof key, "%s_s", phase_order[i]);
-		d = span_time(cJSON_GetObjectItemCaseSensitive(phases, key));
-		if (isnan(d) || d < 0)
-			continue;
-		if ((rc = span_add(v, n, phase_order[i], t, t + d, 0)) != 0)
-			return rc;
-		t += d;
-	}
-	return 0;
-}
-
-static void
-run_info_free(struct run_info *run)
-{
-	size_t i;
-
-	if (run == NULL)
-		return;
-	free(run->run_id);
-	free(run->file);
-	for (i = 0; i < run->nmachines; i++) {
-		free(run->machines[i]);
-		free(run->sites[i]);
-		if (run->host_phases != NULL)
-			spans_free(run->host_phases[i], run->nhost_phases[i]);
-	}
-	free(run->host_phases);
-	free(run->nhost_phases);
-	spans_free(run->phases, run->nphases);
-	free(run->machines);
-	free(run->sites);
-	free(run->libp2p_ports);
-	for (i = 0; i < run->nconvergence; i++)
-		free(run->convergence[i].host);
-	free(run->convergence);
-	free(run);
-}
-
 void
 record_input_free(struct record_input *in)
 {
@@ -740,102 +607,13 @@ record_input_free(struct record_input *in)
 		record_free(in->records[i]);
 	free(in->records);
 	for (i = 0; i < in->nruns; i++)
-		run_info_free(in->runs[i]);
+		records_run_free(in->runs[i]);
 	free(in->runs);
 	in->records = NULL;
 	in->runs = NULL;
 	in->nrecords = in->records_alloc = in->nruns = 0;
 	in->malformed = in->left_out = 0;
 	in->next_seq = 0;
-}
-
-static int
-run_info_from_json(const cJSON *obj, const char *path, struct run_info **out)
-{
-	const cJSON *machines, *conv, *m, *v;
-	struct run_info *run;
-	size_t n;
-	int rc = NP_ERR_NOMEM;
-
-	if ((run = calloc(1, sizeof *run)) == NULL)
-		return NP_ERR_NOMEM;
-	run->run_id = dup_string_field(obj, RECORD_RUN_F_RUN_ID);
-	run->started_at = time_field(obj, RECORD_RUN_F_STARTED_AT);
-	run->ended_at = time_field(obj, RECORD_RUN_F_ENDED_AT);
-	v = cJSON_GetObjectItemCaseSensitive(obj, RECORD_RUN_F_PHASE_TIMES);
-	if (cJSON_IsObject(v))
-		rc = spans_from_times(v, NULL, &run->phases, &run->nphases);
-	else {
-		run->from_durations = 1;
-		rc = spans_from_durations(cJSON_GetObjectItemCaseSensitive(obj,
-		    RECORD_RUN_F_PHASES), &run->phases, &run->nphases);
-	}
-	if (rc != 0)
-		goto out;
-	rc = NP_ERR_NOMEM;
-	if ((run->file = strdup(path)) == NULL)
-		goto out;
-	machines = cJSON_GetObjectItemCaseSensitive(obj,
-	    RECORD_RUN_F_MACHINES);
-	n = (size_t)cJSON_GetArraySize(machines);
-	if (n > 0 && ((run->machines = calloc(n, sizeof *run->machines)) ==
-	    NULL || (run->libp2p_ports = calloc(n,
-	    sizeof *run->libp2p_ports)) == NULL ||
-	    (run->sites = calloc(n, sizeof *run->sites)) == NULL ||
-	    (run->host_phases = calloc(n, sizeof *run->host_phases)) == NULL ||
-	    (run->nhost_phases = calloc(n, sizeof *run->nhost_phases)) ==
-	    NULL))
-		goto out;
-	cJSON_ArrayForEach(m, machines) {
-		char *name = cJSON_IsString(m) ? strdup(m->valuestring) :
-		    dup_string_field(m, RECORD_RUN_F_NAME);
-
-		if (name == NULL)
-			continue;
-		v = cJSON_GetObjectItemCaseSensitive(m,
-		    RECORD_RUN_F_LIBP2P_PORT);
-		run->libp2p_ports[run->nmachines] = cJSON_IsNumber(v) ?
-		    v->valueint : 0;
-		/* netprof's run.json keeps machines.json's site (a string;
-		 * anything else is no site). */
-		run->sites[run->nmachines] = cJSON_IsObject(m) ?
-		    dup_string_field(m, RECORD_RUN_F_SITE) : NULL;
-		run->machines[run->nmachines++] = name;
-		if (cJSON_IsObject(m) && (rc = spans_from_times(
-		    cJSON_GetObjectItemCaseSensitive(m, RECORD_RUN_F_PHASE_TIMES),
-		    cJSON_GetObjectItemCaseSensitive(m, RECORD_RUN_F_PHASES),
-		    &run->host_phases[run->nmachines - 1],
-		    &run->nhost_phases[run->nmachines - 1])) != 0)
-			goto out;
-		rc = NP_ERR_NOMEM;
-	}
-	conv = cJSON_GetObjectItemCaseSensitive(obj,
-	    RECORD_RUN_F_CONVERGENCE);
-	n = (size_t)cJSON_GetArraySize(conv);
-	if (n > 0 && (run->convergence = calloc(n,
-	    sizeof *run->convergence)) == NULL)
-		goto out;
-	cJSON_ArrayForEach(m, conv) {
-		struct convergence *c;
-
-		if (m->string == NULL || !cJSON_IsObject(m))
-			continue;
-		c = &run->convergence[run->nconvergence];
-		if ((c->host = strdup(m->string)) == NULL)
-			goto out;
-		run->nconvergence++;
-		c->complete = cJSON_IsTrue(
-		    cJSON_GetObjectItemCaseSensitive(m, RECORD_RUN_F_COMPLETE));
-		v = cJSON_GetObjectItemCaseSensitive(m,
-		    RECORD_RUN_F_ELAPSED_S);
-		c->elapsed_s = cJSON_IsNumber(v) ? v->valuedouble : NAN;
-	}
-	*out = run;
-	run = NULL;
-	rc = 0;
-out:
-	run_info_free(run);
-	return rc;
 }
 
 static int
@@ -855,61 +633,6 @@ input_add_record(struct record_input *in, struct record *r)
 	return 0;
 }
 
-/* A run.json is one (usually pretty-printed) object with convergence. */
-static int
-try_run_json(struct record_input *in, const char *path, const char *text,
-    size_t len, int *taken)
-{
-	struct run_info *run, **runs;
-	cJSON *obj;
-	int rc;
-
-	*taken = 0;
-	/* text is NUL-terminated; cJSON wants the NUL inside the length. */
-	obj = cJSON_ParseWithLengthOpts(text, len + 1, NULL, 1);
-	if (obj == NULL)
-		return 0;
-	if (cJSON_IsObject(obj) && cJSON_IsArray(cJSON_GetObjectItem(obj,
-	    "machines")) && !cJSON_HasObjectItem(obj, RECORD_F_KIND) &&
-	    !cJSON_HasObjectItem(obj, RECORD_RUN_F_CONVERGENCE) &&
-	    !cJSON_HasObjectItem(obj, RECORD_RUN_F_PHASES)) {
-		/* "machines" and no records' fields: a machines.json */
-		cJSON_Delete(obj);
-		log_error("%s is an inventory (machines.json), not records: "
-		    "give it with --config %s (for each machine's site), and "
-		    "the records with --input: collect's (%s) or bench's "
-		    "(results/RUN_ID/measurements.jsonl)", path, path,
-		    "results/network-measurements.jsonl");
-		return NP_ERR_USAGE;
-	}
-	if (!cJSON_IsObject(obj) ||
-	    (!cJSON_HasObjectItem(obj, RECORD_RUN_F_CONVERGENCE) &&
-	    !cJSON_HasObjectItem(obj, RECORD_RUN_F_PHASES))) {
-		cJSON_Delete(obj);
-		return 0;
-	}
-	if (json_find_nul(text, len) >= 0) {
-		cJSON_Delete(obj);
-		log_error("%s: a \\u0000 (NUL) in a string is not supported",
-		    path);
-		return NP_ERR_PARSE;
-	}
-	if ((rc = json_keep_last(obj)) == 0)
-		rc = run_info_from_json(obj, path, &run);
-	cJSON_Delete(obj);
-	if (rc != 0)
-		return rc;
-	if ((runs = realloc(in->runs, (in->nruns + 1) * sizeof *runs)) ==
-	    NULL) {
-		run_info_free(run);
-		return NP_ERR_NOMEM;
-	}
-	in->runs = runs;
-	in->runs[in->nruns++] = run;
-	*taken = 1;
-	return 0;
-}
-
 /* Read ahead up to RUN_JSON_MAX + 1 bytes: is it a whole run.json? */
 static int
 reader_run_json(struct line_reader *r, struct record_input *in,
@@ -924,7 +647,7 @@ reader_run_json(struct line_reader *r, struct record_input *in,
 	if (r->end - r->start > RUN_JSON_MAX)
 		return 0;
 	r->buf[r->end] = '\0';
-	return try_run_json(in, path, r->buf + r->start, r->end - r->start,
+	return records_run_json(in, path, r->buf + r->start, r->end - r->start,
 	    taken);
 }
 
@@ -946,11 +669,25 @@ records_malformed(struct record_input *in, const char *path, int lineno,
 	if (strict)
 		log_error("%s:%d: %s (--strict: stopping)", path, lineno,
 		    cause);
-	else
+	else if (++in->file_malformed <= RECORDS_WARN_MAX)
 		log_warn("%s:%d: %s; line skipped", path, lineno, cause);
+	else if (in->file_malformed == RECORDS_WARN_MAX + 1)
+		in->unsaid_first = lineno;
 	free(cause);
 	in->malformed++;
 	return strict ? NP_ERR_PARSE : 0;
+}
+
+/* The malformed lines of path not warned of one by one, in one line. */
+static void
+malformed_unsaid(struct record_input *in, const char *path)
+{
+	if (in->file_malformed > RECORDS_WARN_MAX)
+		log_warn("%s: %zu more malformed line%s skipped (the first "
+		    "at line %d)", path, in->file_malformed - RECORDS_WARN_MAX,
+		    in->file_malformed - RECORDS_WARN_MAX == 1 ? "" : "s",
+		    in->unsaid_first);
+	in->file_malformed = 0;
 }
 
 int
@@ -1026,6 +763,7 @@ records_read_stream(struct record_input *in, FILE *f, const char *path,
 	/* Unbuffered: its bytes are all in rd's buffer or still in the file,
 	 * which the reader thread then reads with read(2) (records_pipe.c). */
 	setvbuf(f, NULL, _IONBF, 0);
+	in->file_malformed = 0;
 	if ((rc = reader_run_json(&rd, in, path, &taken)) != 0) {
 		if (rc == NP_ERR_IO)	/* the rest are reported */
 			records_read_failed(rc, errno, path, 0);
@@ -1036,6 +774,7 @@ records_read_stream(struct record_input *in, FILE *f, const char *path,
 	/* A sink's records are read on a thread of their own. */
 	rc = in->sink != NULL ? records_pipe(in, &rd, path, strict) :
 	    read_lines(in, &rd, path, strict);
+	malformed_unsaid(in, path);
 out:
 	line_reader_free(&rd);
 	return rc;

@@ -24,6 +24,9 @@
  */
 #define RECORDS_LINE_MAX (1 << 20)
 #define RUN_JSON_MAX (16 << 20)
+/* Malformed lines of a file warned of one by one; the rest are counted
+ * in one line at the file's end. */
+#define RECORDS_WARN_MAX 5
 #define RECORDS_MAX 500000
 #define RECORD_METRICS_MAX 64
 #define RECORD_TIME_MAX 8.64e12
@@ -85,6 +88,8 @@ struct record_input {
 	struct run_info **runs;
 	size_t nruns;
 	size_t malformed;	/* lines skipped */
+	size_t file_malformed;	/* of them, in the file being read */
+	int unsaid_first;	/* its first line not warned of */
 	size_t left_out;	/* records past RECORDS_MAX, not kept */
 	long next_seq;
 };

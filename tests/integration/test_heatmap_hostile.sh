@@ -10,7 +10,7 @@
 # string is refused, the last of duplicate keys wins; absurd times
 # are no time; kind and metric names reach the terminal without control
 # characters; write errors on standard output exit 1 (heatmap --text, plan
-# --json, check).
+# --json, check); thousands of malformed lines are warned of in a few.
 . "$(dirname "$0")/lib.sh"
 require_cmd jq mkfifo /usr/bin/time
 
@@ -213,6 +213,24 @@ assert_contains "$OUT" "Timeline of run r?[2J"
 assert_file_contains evil.html '&lt;img src=x&gt;'
 assert_file_contains evil.html '&lt;script&gt;alert(1)&lt;&#47;script&gt;'
 grep -q '<img src=x>\|<script>alert' evil.html && fail "markup from run.json reached the page"
+
+# Thousands of malformed lines: a file's first five are warned of, the
+# rest in one line with their count and the first of them; the total is
+# said at the end (and a file's count is its own).
+{ grep -m3 '^{' "$in"; for i in $(seq 5000); do echo "{bad $i"; done; } >bad.jsonl
+{ grep -m3 '^{' "$in"; for i in $(seq 6); do echo "{bad $i"; done; } >six.jsonl
+assert_status 0 np heatmap -i bad.jsonl -i six.jsonl --text
+warned=$(grep -c '^netprof: warning: ' <<<"$OUT")
+assert_eq 13 "$warned" "six lines per file and the total, not 5,007"
+assert_eq 5 "$(grep -c 'bad.jsonl:[0-9]*: .*; line skipped$' <<<"$OUT")"
+assert_contains "$OUT" "bad.jsonl:8: column 2: expected a member name in double quotes; line skipped"
+assert_not_contains "$OUT" "bad.jsonl:9: "
+assert_contains "$OUT" "bad.jsonl: 4995 more malformed lines skipped (the first at line 9)"
+assert_contains "$OUT" "six.jsonl: 1 more malformed line skipped (the first at line 9)"
+assert_contains "$OUT" "skipped 5006 malformed lines (--strict makes this an error)"
+assert_status 2 np heatmap -i bad.jsonl --text --strict
+assert_contains "$OUT" "bad.jsonl:4: column 2: expected a member name in double quotes (--strict: stopping)"
+assert_not_contains "$OUT" "more malformed"
 
 # A run compared with itself: nothing got worse.
 assert_status 0 np heatmap -i "$in" --compare "$in" --text

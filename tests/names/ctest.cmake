@@ -3,8 +3,13 @@
 #                  prefix (nm), but for the allowlist beside it
 #  names.schema    the record writers and readers take field names from
 #                  record_schema.h, never as literals
+#  names.architecture  docs/architecture.md's file list names every file
+#                  under src/, and no file that is gone
 add_test(NAME names.exports COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/exports.sh
   $<TARGET_FILE:netprof_core> ${CMAKE_CURRENT_LIST_DIR}/exports.allow)
 add_test(NAME names.schema COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/schema.sh
   ${PROJECT_SOURCE_DIR}/src)
-set_tests_properties(names.exports names.schema PROPERTIES LABELS unit)
+add_test(NAME names.architecture COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/architecture.sh
+  ${PROJECT_SOURCE_DIR}/src ${PROJECT_SOURCE_DIR}/docs/architecture.md)
+set_tests_properties(names.exports names.schema names.architecture
+  PROPERTIES LABELS unit)

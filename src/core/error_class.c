@@ -1,13 +1,13 @@
 /*
- * The tables of the record schema (record_schema.h): the error classes'
- * names, and the rules that class an error text written without a class
- * (by upstream's tool or an older netprof).
+ * The error classes (error_class.h): their names, and the rules that class
+ * an error text written without a class (by upstream's tool or an older
+ * netprof) or an error code.
  */
 #include <ctype.h>
 #include <string.h>
 
 #include "error.h"
-#include "record_schema.h"
+#include "error_class.h"
 
 static const char *const error_class_names[] = {
 	[ERROR_CLASS_NONE] = NULL,
