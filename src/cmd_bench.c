@@ -163,7 +163,7 @@ static const struct option_spec bench_specs[] = {
 	  .help = "light probes per node at once (2, at most 64)" },
 	{ .name = "stop-grace", .type = OPTION_SECONDS,
 	  .offset = BENCH_OPT(stop_grace), .arg = "S", .bounds = &stop_grace_bounds,
-	  .help = "teardown: from TERM to KILL (1; 15 lets the\n"
+	  .help = "teardown: from TERM to KILL (0.5; 15 lets the\n"
 	  "real node's own cleanup, about 10 s, finish)" },
 	{ .name = "no-punch", .type = OPTION_FLAG, .offset = BENCH_OPT(no_punch),
 	  .help = "skip the holepunch step" },

@@ -136,7 +136,7 @@ struct bench_hooks {
  * database deleted from the run directory that the teardown removes)
  * leaves nothing that outlives the run: not waited for (docs/bench.md).
  */
-#define BENCH_DEFAULT_STOP_GRACE 1.0
+#define BENCH_DEFAULT_STOP_GRACE 0.5
 /* Seconds a lifecycle command (init, peer-id, push, start) may take. */
 #define BENCH_STEP_TIMEOUT 30.0
 #define BENCH_MAX_PROBES_MAX 64

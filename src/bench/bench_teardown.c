@@ -1,7 +1,7 @@
 /*
  * Teardown by PID. The remote script checks the PID against the bench
  * directory before signalling (a PID recycled since the node died belongs
- * to someone else), sends TERM, waits up to the grace (--stop-grace, 1 s:
+ * to someone else), sends TERM, waits up to the grace (--stop-grace, 0.5 s:
  * the real node's own cleanup, about 10 s, leaves nothing that outlives
  * the run; docs/bench.md), sends KILL, and then verifies that the process
  * is gone (a zombie counts as gone: it holds no port and no file; a
@@ -28,6 +28,12 @@
 #include "shell.h"
 #include "timeutil.h"
 #include "util.h"
+
+/*
+ * After KILL, how long (0.1 s steps) a node may take to be gone: a loaded
+ * host may take a while to free a big process, whatever the grace was.
+ */
+#define KILL_WAIT_TENTHS 50
 
 char *
 bench_teardown_command(const char *dir, long pid, long long start,
@@ -81,7 +87,7 @@ bench_teardown_command(const char *dir, long pid, long long start,
 	    "  [ -z \"$S\" ] || [ \"$(echo \"$t\" | cut -d' ' -f20)\" = "
 	    "\"$S\" ]\n"
 	    "}\n"
-	    "wait_gone() { i=0; while ours && [ $i -lt %d ]; do sleep 0.1; "
+	    "wait_gone() { i=0; while ours && [ $i -lt $1 ]; do sleep 0.1; "
 	    "i=$((i+1)); done; }\n"
 	    "if [ -n \"$P\" ] && kill -0 \"$P\" 2>/dev/null && "
 	    "[ ! -r /proc/\"$P\"/stat ]; then\n"
@@ -89,8 +95,9 @@ bench_teardown_command(const char *dir, long pid, long long start,
 	    "there): left alone; the node may still run\" >&2; exit 1\n"
 	    "fi\n"
 	    "if [ -n \"$P\" ] && ours; then\n"
-	    "  kill -TERM \"$P\" 2>/dev/null; wait_gone; by=TERM\n"
-	    "  if ours; then kill -KILL \"$P\" 2>/dev/null; wait_gone; by=KILL; fi\n"
+	    "  kill -TERM \"$P\" 2>/dev/null; wait_gone %d; by=TERM\n"
+	    "  if ours; then kill -KILL \"$P\" 2>/dev/null; wait_gone %d; "
+	    "by=KILL; fi\n"
 	    "  if ours; then echo \"node $P still running after KILL\" >&2; "
 	    "exit 1; fi\n"
 	    "elif [ -n \"$P\" ] && [ -r /proc/\"$P\"/cmdline ]; then\n"
@@ -98,7 +105,7 @@ bench_teardown_command(const char *dir, long pid, long long start,
 	    "fi\n"
 	    "[ $mine = 0 ] || rm -rf -- \"$D\" || exit 1\n"
 	    "[ -z \"$by\" ] || echo $by\n",
-	    qdir, p, st, (int)(grace_s * 10 + 0.5));
+	    qdir, p, st, (int)(grace_s * 10 + 0.5), KILL_WAIT_TENTHS);
 	free(qdir);
 	return s;
 }

@@ -96,7 +96,7 @@ done
 
 # --- a node that ignores TERM: KILLed after the grace -----------------
 # The stand-in's TERM cleanup made longer than the test: the stop KILLs
-# each node after --stop-grace (1 s by default), verifies it gone and
+# each node after --stop-grace (0.5 s by default), verifies it gone and
 # removes its directory, and run.json says KILL ended it; a grace that
 # covers the cleanup lets TERM end it.
 stubborn=$NETPROF_TEST_TMP/stubborn.json
