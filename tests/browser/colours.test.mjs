@@ -10,8 +10,9 @@
 //   - the same run with one slowed link: that cell is red, the rest not;
 //   - the WAN fixtures (sites given): the slowed link red in ping, the
 //     relayed pair red in the overlay (libp2p over ICMP) and no other.
-// Writes a screenshot of the healthy page: into NETPROF_DOCS_IMG when set
-// (docs/img/heatmap-healthy.png), else beside the pages. Exit 77 = skipped.
+// Writes screenshots of the healthy page and of the WAN fixtures' ping
+// matrix: into NETPROF_DOCS_IMG when set (docs/img/heatmap-healthy.png,
+// heatmap-matrix.png), else beside the pages. Exit 77 = skipped.
 import { execFileSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -125,6 +126,8 @@ try {
 
   await page.goto(wan, { waitUntil: 'load' });
   const ping = await cells(page);
+  await (await page.$('#view')).screenshot({ path: process.env.NETPROF_DOCS_IMG ?
+    path.join(process.env.NETPROF_DOCS_IMG, 'heatmap-matrix.png') : path.join(OUT, 'heatmap-matrix.png') });
   assert.deepEqual(badOnes(ping).map((x) => x.split(' q')[0]).sort(), ['n4 n8', 'n8 n4']);
   await page.selectOption('#kind', { label: 'overlay: libp2p over the raw-IP baseline' });
   assert.deepEqual(badOnes(await cells(page)).map((x) => x.split(' q')[0]).sort(),
