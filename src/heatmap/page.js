@@ -210,6 +210,12 @@ function showTip(idx, x, y, ki) {
         row(tb, m.name, k.name === 'path' && k.derived && m.name === 'class' ?
           (PATHS[v] || fmt(v)) : fmt(v) + (m.unit ? ' ' + m.unit : ''));
     });
+    if (st === 'v' && k.rel && D.group) {
+      var rm = k.metrics[k.rel.m], g = Math.round(Math.sqrt(k.rel.typ.length));
+      var ty = k.rel.typ[D.group[s] * g + D.group[t]];
+      if (ty !== null) row(tb, 'typical ' + rm.name + ' of its site pair',
+        fmt(ty) + (rm.unit ? ' ' + rm.unit : ''));
+    }
     if (k.path && k.path[idx]) row(tb, 'path', k.path[idx]);
     if (k.n && k.n[idx] >= 0) row(tb, 'samples', String(k.n[idx]));
     if (k.rec) row(tb, 'records', k.rec[idx] + (k.fail[idx] ?

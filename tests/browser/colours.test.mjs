@@ -122,7 +122,15 @@ try {
     assert.deepEqual(badOnes(c).filter((x) => !x.startsWith('f2 i3')), [],
       `${label}: no other cell bad`);
   }
-  ok('a slowed link: its cell red in ping and iperf3, no other');
+  await page.selectOption('#kind', { label: 'ping' });
+  const [r, c] = await page.evaluate(() => {
+    const heads = [...document.querySelectorAll('#matrix thead th[scope=col]')].map((t) => t.textContent);
+    const rows = [...document.querySelectorAll('#matrix tbody th[scope=row]')].map((t) => t.textContent);
+    return [rows.indexOf('f2') + 1, heads.indexOf('i3') + 1];
+  });
+  await page.hover(`#matrix tbody tr:nth-child(${r}) td:nth-of-type(${c})`);
+  assert.match(await page.textContent('#tip'), /typical p50 of its site pair8\d ms/);
+  ok('a slowed link: its cell red in ping and iperf3, no other; its tooltip says the typical value');
 
   await page.goto(wan, { waitUntil: 'load' });
   const ping = await cells(page);
