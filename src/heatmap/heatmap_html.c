@@ -17,6 +17,7 @@
 #include "heatmap_compare.h"
 #include "heatmap_html.h"
 #include "heatmap_page.h"
+#include "heatmap_relative.h"
 #include "heatmap_sites.h"
 #include "heatmap_timeline.h"
 #include "log.h"
@@ -25,18 +26,6 @@
 
 #define DIAG_ITEMS_SHOWN 100
 #define FAILURE_ROWS_SHOWN 250
-/*
- * Cells are coloured by class (.q0 best .. .q20 worst), not by inline
- * style: 16k cells sharing 21 styles lay out and paint much faster.
- */
-#define COLOR_STEPS 20
-/*
- * Above this many hosts the table shows a block of HEATMAP_BLOCK x
- * HEATMAP_BLOCK (a million cells do not lay out in seconds); the
- * overviews pick the block.
- */
-#define HEATMAP_TABLE_HOSTS 128
-#define HEATMAP_BLOCK 64
 
 void
 heatmap_html_escape(FILE *f, const char *s)
@@ -110,8 +99,8 @@ heatmap_html_number(FILE *f, double v)
  * not contain "//" (page_embed.cmake refuses a file that does).
  */
 
-static const char *
-kind_label(const struct matrix_kind *k)
+const char *
+heatmap_kind_label(const struct matrix_kind *k)
 {
 	if (k->derived && strcmp(k->name, "change") == 0)
 		return "change: times worse than the old run";
@@ -122,10 +111,12 @@ kind_label(const struct matrix_kind *k)
 	return k->name;
 }
 
-/* One cell of the server-rendered view: a value, or a marked state. */
+/* One cell of the server-rendered view: a value, or a marked state;
+ * coloured by rel (its badness against its site pair's typical value)
+ * unless NAN, else on the raw scale lo .. hi. */
 static void
 render_cell(FILE *f, const struct matrix_cell *c, const struct matrix_metric *m,
-    size_t metric, double lo, double hi)
+    size_t metric, double lo, double hi, double rel)
 {
 	char buf[32];
 	double v;
@@ -149,13 +140,21 @@ render_cell(FILE *f, const struct matrix_cell *c, const struct matrix_metric *m,
 		return;
 	}
 	heatmap_format_value(v, buf, sizeof buf);
-	fprintf(f, "<td class=\"v q%ld\">%s</td>", lround(heatmap_badness(v, lo,
-	    hi, m->higher_better, 0) * COLOR_STEPS), buf);
+	if (isnan(rel))
+		rel = heatmap_badness(v, lo, hi, m->higher_better, 0);
+	fprintf(f, "<td class=\"v q%ld\">%s</td>", lround(rel * COLOR_STEPS),
+	    buf);
 }
 
+/*
+ * The legend: which scale the colours are on (against the site pair's
+ * typical value of rel_metric, or the raw one: the view's best to worst),
+ * its ends, the unit, the direction and the marks. page.js's legend() says
+ * the same.
+ */
 static void
 write_legend(FILE *f, const struct matrix_metric *m, int have, double lo,
-    double hi, int sample)
+    double hi, int sample, const char *rel_metric)
 {
 	char best[32] = "-", worst[32] = "-";
 
@@ -165,9 +164,15 @@ write_legend(FILE *f, const struct matrix_metric *m, int have, double lo,
 		heatmap_format_value(m->higher_better ? lo : hi, worst,
 		    sizeof worst);
 	}
-	fputs("<div id=legend><span>best <b id=lg-best>", f);
-	fputs(best, f);
-	fputs("</b></span><svg width=200 height=14 viewBox=\"0 0 200 14\" "
+	fputs("<div id=legend><span id=lg-scale>colour: ", f);
+	if (rel_metric != NULL) {
+		heatmap_html_escape(f, rel_metric);
+		fputs(" against its site pair's typical value (the "
+		    "diagnosis')</span><span id=lg-lo>typical or better", f);
+	} else
+		fprintf(f, "the view's best to its worst</span>"
+		    "<span id=lg-lo>best <b>%s</b>", best);
+	fputs("</span><svg width=200 height=14 viewBox=\"0 0 200 14\" "
 	    "role=img aria-label=\"colour scale from best to worst\">"
 	    "<defs><linearGradient id=lg-grad>"
 	    "<stop offset=0 stop-color=\"#1a9850\"></stop>"
@@ -175,9 +180,13 @@ write_legend(FILE *f, const struct matrix_metric *m, int have, double lo,
 	    "<stop offset=1 stop-color=\"#d73027\"></stop>"
 	    "</linearGradient></defs>"
 	    "<rect width=200 height=14 fill=\"url(#lg-grad)\"></rect></svg>"
-	    "<span>worst <b id=lg-worst>", f);
-	fputs(worst, f);
-	fputs("</b></span><span>unit: <b id=lg-unit>", f);
+	    "<span id=lg-hi>", f);
+	if (rel_metric != NULL)
+		fputs("twice typical: orange; named by the diagnosis: red", f);
+	else
+		fprintf(f, "worst <b>%s</b>", worst);
+	fputs("</span>", f);
+	fputs("<span>unit: <b id=lg-unit>", f);
 	heatmap_html_escape(f, m != NULL ? m->unit : "");
 	fputs("</b></span><span id=lg-dir>", f);
 	fputs(m != NULL && m->higher_better ? "higher is better" :
@@ -230,9 +239,10 @@ put_group_attrs(FILE *f, const struct matrix *hm, size_t i)
 }
 
 static void
-write_matrix(FILE *f, const struct matrix *hm, const struct matrix_kind *k,
-    size_t metric)
+write_matrix(FILE *f, const struct matrix *hm, size_t kind, size_t metric,
+    const struct heatmap_relative *rel)
 {
+	const struct matrix_kind *k = &hm->kinds[kind];
 	const struct matrix_metric *m = metric < k->nmetrics ? &k->metrics[metric] :
 	    NULL;
 	double lo = 0, hi = 0;	/* read only when have */
@@ -244,7 +254,7 @@ write_matrix(FILE *f, const struct matrix *hm, const struct matrix_kind *k,
 	if (have)
 		heatmap_scale_span(m, &lo, &hi);
 	fputs("<h2 id=view-title>", f);
-	heatmap_html_escape(f, kind_label(k));
+	heatmap_html_escape(f, heatmap_kind_label(k));
 	if (m != NULL) {
 		fputs(": ", f);
 		heatmap_html_escape(f, m->name);
@@ -255,7 +265,8 @@ write_matrix(FILE *f, const struct matrix *hm, const struct matrix_kind *k,
 		}
 	}
 	fputs("</h2>\n", f);
-	write_legend(f, m, have, lo, hi, hm->sample);
+	write_legend(f, m, have, lo, hi, hm->sample,
+	    heatmap_relative_metric(rel, kind));
 	if (nb < hm->nhosts)
 		fprintf(f, "<p class=summary>%zu hosts: the table shows <b "
 		    "id=block>rows 1-%zu, columns 1-%zu of %zu</b>; click a "
@@ -291,7 +302,8 @@ write_matrix(FILE *f, const struct matrix *hm, const struct matrix_kind *k,
 		fputs("</th>", f);
 		for (t = 0; t < nb; t++)
 			render_cell(f, matrix_cell_at(hm, k, s, t), m,
-			    m != NULL ? metric : SIZE_MAX, lo, hi);
+			    m != NULL ? metric : SIZE_MAX, lo, hi,
+			    heatmap_relative_badness(rel, kind, s, t));
 		fputs("</tr>\n", f);
 	}
 	fputs("</tbody></table></div>\n", f);
@@ -328,7 +340,7 @@ write_site_table(FILE *f, const struct matrix *hm, const struct matrix_kind *k,
 	fputs("<table class=\"list sites\" data-kind=\"", f);
 	heatmap_html_escape(f, k->name);
 	fputs("\"><caption>", f);
-	heatmap_html_escape(f, kind_label(k));
+	heatmap_html_escape(f, heatmap_kind_label(k));
 	fputs(": ", f);
 	heatmap_html_escape(f, m->name);
 	if (*m->unit != '\0') {
@@ -465,7 +477,7 @@ write_multiples(FILE *f, const struct matrix *hm)
 		const struct matrix_kind *kind = &hm->kinds[k];
 
 		fprintf(f, "<figure class=mult><figcaption>");
-		heatmap_html_escape(f, kind->derived ? kind->name : kind_label(kind));
+		heatmap_html_escape(f, kind->derived ? kind->name : heatmap_kind_label(kind));
 		if (kind->default_metric < kind->nmetrics) {
 			fputs(": ", f);
 			heatmap_html_escape(f, kind->metrics[kind->default_metric].name);
@@ -613,16 +625,47 @@ write_diagnosis(FILE *f, const struct matrix *hm, const struct diagnosis *dx)
 }
 
 /*
- * The failures table. heatmap_text.c writes the same rows as text: the
- * rows come from one place (heatmap_failures()); what the two repeat is
- * each format's markup and escaping around the same six cells, which a
- * shared walker would only move behind a callback per cell.
+ * The failures table's rows, the page's and the terminal's: the first max
+ * of rows (heatmap_failures()), each row's six cells (source, target,
+ * kind, failed of records, class, last error) through fmt's escaping,
+ * between its separators.
  */
+void
+heatmap_failure_rows(FILE *f, const struct matrix *hm,
+    const struct failure_row *rows, size_t n, size_t max,
+    const struct failure_format *fmt)
+{
+	size_t i;
+
+	for (i = 0; i < n && i < max; i++) {
+		const struct matrix_failure *last = rows[i].cell->last_failed;
+
+		fputs(fmt->sep[0], f);
+		fmt->put(f, hm->hosts[rows[i].src]);
+		fputs(fmt->sep[1], f);
+		fmt->put(f, hm->hosts[rows[i].tgt]);
+		fputs(fmt->sep[2], f);
+		fmt->put(f, rows[i].kind->name);
+		fprintf(f, "%s%d%s%d%s", fmt->sep[3], rows[i].cell->nfail,
+		    fmt->of, rows[i].cell->count, fmt->sep[4]);
+		fmt->put(f, last->error_class);
+		fputs(fmt->sep[5], f);
+		fmt->put(f, last->error);
+		fputs(fmt->sep[6], f);
+	}
+}
+
+static const struct failure_format html_failures = {
+	heatmap_html_escape, { "<tr><td>", "</td><td>", "</td><td>",
+	"</td><td>", "</td><td>", "</td><td class=err>", "</td></tr>\n" },
+	" of "
+};
+
 static int
 write_failures(FILE *f, const struct matrix *hm)
 {
 	struct failure_row *rows;
-	size_t n, i;
+	size_t n;
 	int rc;
 
 	if ((rc = heatmap_failures(hm, &rows, &n)) != 0)
@@ -636,22 +679,8 @@ write_failures(FILE *f, const struct matrix *hm)
 		    "<th>source</th><th>target</th><th>kind</th>"
 		    "<th>count</th><th>error class</th><th>last error</th>"
 		    "</tr></thead><tbody>\n", f);
-	for (i = 0; i < n && i < FAILURE_ROWS_SHOWN; i++) {
-		const struct matrix_failure *last = rows[i].cell->last_failed;
-
-		fputs("<tr><td>", f);
-		heatmap_html_escape(f, hm->hosts[rows[i].src]);
-		fputs("</td><td>", f);
-		heatmap_html_escape(f, hm->hosts[rows[i].tgt]);
-		fputs("</td><td>", f);
-		heatmap_html_escape(f, rows[i].kind->name);
-		fprintf(f, "</td><td>%d of %d</td><td>", rows[i].cell->nfail,
-		    rows[i].cell->count);
-		heatmap_html_escape(f, last->error_class);
-		fputs("</td><td class=err>", f);
-		heatmap_html_escape(f, last->error);
-		fputs("</td></tr>\n", f);
-	}
+	heatmap_failure_rows(f, hm, rows, n, FAILURE_ROWS_SHOWN,
+	    &html_failures);
 	if (n > 0)
 		fputs("</tbody></table>\n", f);
 	if (n > FAILURE_ROWS_SHOWN)
@@ -660,474 +689,6 @@ write_failures(FILE *f, const struct matrix *hm)
 	fputs("</section>\n", f);
 	free(rows);
 	return 0;
-}
-
-static double
-first_time(const struct matrix *hm)
-{
-	return isnan(hm->time_lo) ? 0 : floor(hm->time_lo);
-}
-
-/*
- * Error texts of a large page, each written once (D.errs) and referred to
- * by index: a thousand hosts' failures repeat a few texts many times.
- */
-struct err_dict {
-	const struct matrix_failure **slots;	/* by hash of class and text */
-	size_t *index, nslots, n;
-};
-
-static size_t
-err_hash(const struct matrix_failure *r)
-{
-	size_t h = 1469598103934665603ULL;
-	const char *s;
-
-	for (s = r->error_class; *s != '\0'; s++)
-		h = (h ^ (unsigned char)*s) * 1099511628211ULL;
-	for (s = r->error; *s != '\0'; s++)
-		h = (h ^ (unsigned char)*s) * 1099511628211ULL;
-	return h;
-}
-
-/* The index of r's class and text, added if new; -1 without memory. */
-static long
-err_index(struct err_dict *d, const struct matrix_failure *r)
-{
-	size_t j;
-
-	if (d->n * 2 >= d->nslots) {
-		size_t ns = d->nslots ? d->nslots * 2 : 256, i, k;
-		const struct matrix_failure **slots = calloc(ns, sizeof *slots);
-		size_t *index = calloc(ns, sizeof *index);
-
-		if (slots == NULL || index == NULL) {
-			free(slots);
-			free(index);
-			return -1;
-		}
-		for (i = 0; i < d->nslots; i++) {
-			if (d->slots[i] == NULL)
-				continue;
-			for (k = err_hash(d->slots[i]) & (ns - 1); slots[k];
-			    k = (k + 1) & (ns - 1))
-				;
-			slots[k] = d->slots[i];
-			index[k] = d->index[i];
-		}
-		free(d->slots);
-		free(d->index);
-		d->slots = slots;
-		d->index = index;
-		d->nslots = ns;
-	}
-	for (j = err_hash(r) & (d->nslots - 1); d->slots[j] != NULL;
-	    j = (j + 1) & (d->nslots - 1))
-		if (strcmp(d->slots[j]->error, r->error) == 0 &&
-		    strcmp(d->slots[j]->error_class, r->error_class) == 0)
-			return (long)d->index[j];
-	d->slots[j] = r;
-	d->index[j] = d->n;
-	return (long)d->n++;
-}
-
-/* Numbers of a large page: three significant digits, as the cells show. */
-#define SHORT_SIZE 32
-static void
-short_text(double v, char *buf)
-{
-	if (isnan(v) || isinf(v))
-		snprintf(buf, SHORT_SIZE, "null");
-	else if (v == floor(v) && fabs(v) < 1e15)
-		snprintf(buf, SHORT_SIZE, "%.0f", v);
-	else
-		snprintf(buf, SHORT_SIZE, "%.3g", v);
-}
-
-static void
-put_short(FILE *f, double v)
-{
-	char buf[SHORT_SIZE];
-
-	short_text(v, buf);
-	fputs(buf, f);
-}
-
-/*
- * A large page's values of one metric, packed: each distinct number once
- * ("dict", as put_short() writes it) and per cell its index into dict in
- * w digits of base 64 ("codes", most significant first; page.js unpacks
- * them). Three significant digits leave a few thousand distinct numbers
- * among a million cells, so a cell takes two characters instead of four
- * or five, and the browser parses a string instead of a million numbers:
- * the page's parse was most of its first render.
- */
-static const char code_digits[] =
-    "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
-
-struct value_dict {
-	double *values;		/* distinct bits, in order met */
-	uint32_t *slots;	/* by hash of the bits: 1 + index, 0 free */
-	size_t n, alloc, nslots;
-};
-
-static size_t
-value_hash(uint64_t bits, size_t nslots)
-{
-	return (size_t)((bits * 0x9e3779b97f4a7c15ULL) >> 32) & (nslots - 1);
-}
-
-/* The index of v (by its bits: the same bits print the same), added if
- * new; -1 without memory. */
-static long
-value_index(struct value_dict *d, double v)
-{
-	uint64_t bits, other;
-	size_t j;
-
-	if (d->n * 2 >= d->nslots) {
-		size_t ns = d->nslots ? d->nslots * 2 : 4096, i;
-		uint32_t *slots = calloc(ns, sizeof *slots);
-
-		if (slots == NULL)
-			return -1;
-		for (i = 0; i < d->n; i++) {
-			memcpy(&bits, &d->values[i], sizeof bits);
-			for (j = value_hash(bits, ns); slots[j] != 0;
-			    j = (j + 1) & (ns - 1))
-				;
-			slots[j] = (uint32_t)i + 1;
-		}
-		free(d->slots);
-		d->slots = slots;
-		d->nslots = ns;
-	}
-	memcpy(&bits, &v, sizeof bits);
-	for (j = value_hash(bits, d->nslots); d->slots[j] != 0;
-	    j = (j + 1) & (d->nslots - 1)) {
-		memcpy(&other, &d->values[d->slots[j] - 1], sizeof other);
-		if (other == bits)
-			return (long)d->slots[j] - 1;
-	}
-	if (d->n == d->alloc) {
-		size_t na = d->alloc ? d->alloc * 2 : 1024;
-		double *values = realloc(d->values, na * sizeof *values);
-
-		if (values == NULL)
-			return -1;
-		d->values = values;
-		d->alloc = na;
-	}
-	d->values[d->n] = v;
-	d->slots[j] = (uint32_t)d->n + 1;
-	return (long)d->n++;
-}
-
-/*
- * Which of d's values print alike: remap[j] is the index of value j's text
- * among the distinct texts, *texts those texts (SHORT_SIZE each) in order
- * met. Many doubles share their three digits; each is printed once.
- */
-static int
-dict_texts(const struct value_dict *d, uint32_t *remap, char **texts,
-    size_t *ntexts)
-{
-	size_t ns = 64, i, j, n = 0;
-	uint32_t *slots;
-	char *t;
-
-	while (ns < d->n * 2)
-		ns *= 2;
-	if ((slots = calloc(ns, sizeof *slots)) == NULL ||
-	    (t = malloc((d->n ? d->n : 1) * SHORT_SIZE)) == NULL) {
-		free(slots);
-		return NP_ERR_NOMEM;
-	}
-	for (i = 0; i < d->n; i++) {
-		char *s = t + n * SHORT_SIZE;
-
-		short_text(d->values[i], s);
-		for (j = str_hash(s) & (ns - 1); slots[j] != 0 &&
-		    strcmp(t + (slots[j] - 1) * SHORT_SIZE, s) != 0;
-		    j = (j + 1) & (ns - 1))
-			;
-		if (slots[j] == 0)
-			slots[j] = (uint32_t)++n;
-		remap[i] = slots[j] - 1;
-	}
-	free(slots);
-	*texts = t;
-	*ntexts = n;
-	return 0;
-}
-
-/* Metric m of k's n cells packed; NP_ERR_NOMEM (nothing written) without
- * memory. A cell without a value is 0, as the unpacked form writes it. */
-static int
-write_packed(FILE *f, const struct matrix_kind *k, size_t n, size_t m)
-{
-	struct value_dict d;
-	uint32_t *code, *remap = NULL;
-	char *digits = NULL, *texts = NULL;
-	size_t i, w, x, ntexts;
-	long e;
-	int rc = NP_ERR_NOMEM;
-
-	memset(&d, 0, sizeof d);
-	if ((code = malloc((n ? n : 1) * sizeof *code)) == NULL)
-		return NP_ERR_NOMEM;
-	for (i = 0; i < n; i++) {
-		e = value_index(&d, k->cells[i].state == CELL_VALUE ?
-		    k->cells[i].values[m] : 0);
-		if (e < 0)
-			goto out;
-		code[i] = (uint32_t)e;
-	}
-	if ((remap = malloc((d.n ? d.n : 1) * sizeof *remap)) == NULL ||
-	    dict_texts(&d, remap, &texts, &ntexts) != 0)
-		goto out;
-	for (i = 0; i < n; i++)
-		code[i] = remap[code[i]];
-	for (w = 1; ntexts > ((size_t)1 << (6 * w)); w++)
-		;
-	if ((digits = malloc(n * w + 1)) == NULL)
-		goto out;
-	for (i = 0; i < n; i++)
-		for (x = 0; x < w; x++)
-			digits[i * w + x] = code_digits[(code[i] >>
-			    (6 * (w - 1 - x))) & 63];
-	fprintf(f, "{\"w\":%zu,\"dict\":[", w);
-	for (i = 0; i < ntexts; i++) {
-		if (i)
-			fputc(',', f);
-		fputs(texts + i * SHORT_SIZE, f);
-	}
-	fputs("],\"codes\":\"", f);
-	fwrite(digits, 1, n * w, f);
-	fputs("\"}", f);
-	rc = 0;
-out:
-	free(digits);
-	free(texts);
-	free(remap);
-	free(code);
-	free(d.values);
-	free(d.slots);
-	return rc;
-}
-
-/*
- * One kind as JSON. A large page (more than HEATMAP_TABLE_HOSTS hosts)
- * keeps it within bounds: the values of the kind's default metric and of
- * the view's (others null), three digits and packed, states as runs, no
- * per-cell counts and times, error texts by index into errs.
- */
-/*
- * The path each cell's latest record ran over, for the hover: "path":
- * {"CELL": "relayed through NAME (inferred)", ...}, only the cells that
- * have one (none before bench recorded paths, nothing written then).
- */
-static void
-write_paths(FILE *f, const struct matrix *hm, const struct matrix_kind *k)
-{
-	size_t i, n = hm->nhosts * hm->nhosts;
-	int first = 1;
-
-	fputs("]", f);
-	for (i = 0; i < n; i++) {
-		const struct matrix_cell *c = &k->cells[i];
-		const struct matrix_relay *r = matrix_cell_relay(hm, c);
-		const char *name = matrix_path_name(matrix_cell_path(c));
-		char text[256];
-
-		if (name == NULL)
-			continue;
-		snprintf(text, sizeof text, "%s%s%s (%s)", name,
-		    r != NULL ? " through " : "", r != NULL ? r->name : "",
-		    matrix_cell_path_reported(c) ? "reported" : "inferred");
-		fprintf(f, first ? ",\n\"path\":{\"%zu\":" : ",\"%zu\":", i);
-		heatmap_json_escape(f, text);
-		first = 0;
-	}
-	if (!first)
-		fputc('}', f);
-}
-
-static void
-write_kind_json(FILE *f, const struct matrix *hm, const struct matrix_kind *k,
-    double t0, long view_metric, struct err_dict *errs)
-{
-	size_t n = hm->nhosts * hm->nhosts, i, m;
-	static const char state_char[] = { 'm', 'v', 'f', 's' };
-	int first, large = errs != NULL;
-
-	fputs("{\"name\":", f);
-	heatmap_json_escape(f, k->name);
-	fputs(",\"label\":", f);
-	heatmap_json_escape(f, kind_label(k));
-	fprintf(f, ",\"derived\":%s,\"default\":%zu,\"metrics\":[",
-	    k->derived ? "true" : "false", k->default_metric);
-	for (m = 0; m < k->nmetrics; m++) {
-		fputs(m ? ",{\"name\":" : "{\"name\":", f);
-		heatmap_json_escape(f, k->metrics[m].name);
-		fputs(",\"unit\":", f);
-		heatmap_json_escape(f, k->metrics[m].unit);
-		fprintf(f, ",\"hb\":%d,\"fl\":", k->metrics[m].higher_better);
-		heatmap_html_number(f, k->metrics[m].span_min);
-		fputc('}', f);
-	}
-	fputs("],\n\"state\":\"", f);
-	/* A large page's states as runs (a state, then its count if more
-	 * than one): a million cells are mostly long runs of values. */
-	for (i = 0; large && i < n; i = m) {
-		for (m = i + 1; m < n && k->cells[m].state ==
-		    k->cells[i].state; m++)
-			;
-		fputc(state_char[k->cells[i].state], f);
-		if (m - i > 1)
-			fprintf(f, "%zu", m - i);
-	}
-	for (i = 0; !large && i < n; i++)
-		fputc(state_char[k->cells[i].state], f);
-	fputs("\",\n\"values\":[", f);
-	for (m = 0; m < k->nmetrics; m++) {
-		if (m)
-			fputs(",\n", f);
-		if (large && m != k->default_metric && (long)m != view_metric) {
-			fputs("null", f);
-			continue;
-		}
-		if (large && write_packed(f, k, n, m) == 0)
-			continue;
-		fputc('[', f);
-		for (i = 0; i < n; i++) {
-			if (i)
-				fputc(',', f);
-			if (k->cells[i].state != CELL_VALUE)
-				fputc('0', f);
-			else if (large)
-				put_short(f, k->cells[i].values[m]);
-			else
-				heatmap_html_number(f, k->cells[i].values[m]);
-		}
-		fputc(']', f);
-	}
-	fputs("]", f);
-	if (k->derived) {
-		fputs("}", f);
-		return;
-	}
-	if (large) {
-		fputs(",\n\"err\":{", f);
-		for (i = 0, first = 1; i < n; i++) {
-			const struct matrix_failure *r = k->cells[i].last_failed;
-			long e;
-
-			if (r == NULL || (e = err_index(errs, r)) < 0)
-				continue;
-			fprintf(f, first ? "\"%zu\":%ld" : ",\"%zu\":%ld", i, e);
-			first = 0;
-		}
-		fputs("}}", f);
-		return;
-	}
-	fputs(",\n\"rec\":[", f);
-	for (i = 0; i < n; i++)
-		fprintf(f, i ? ",%d" : "%d", k->cells[i].count);
-	fputs("],\n\"fail\":[", f);
-	for (i = 0; i < n; i++)
-		fprintf(f, i ? ",%d" : "%d", k->cells[i].nfail);
-	fputs("],\n\"n\":[", f);
-	for (i = 0; i < n; i++)
-		fprintf(f, i ? ",%d" : "%d", k->cells[i].count > 0 ?
-		    k->cells[i].nsamples : -1);
-	fputs("],\n\"t\":[", f);
-	for (i = 0; i < n; i++) {
-		const struct matrix_cell *c = &k->cells[i];
-
-		if (i)
-			fputc(',', f);
-		if (c->count == 0 || isnan(c->time))
-			fputs("-1", f);
-		else
-			heatmap_html_number(f, floor((c->time - t0) * 1000) / 1000);
-	}
-	write_paths(f, hm, k);
-	fputs(",\n\"err\":{", f);
-	first = 1;
-	for (i = 0; i < n; i++) {
-		const struct matrix_failure *r = k->cells[i].last_failed;
-
-		if (r == NULL)
-			continue;
-		fprintf(f, first ? "\"%zu\":[" : ",\n\"%zu\":[", i);
-		heatmap_json_escape(f, r->error_class);
-		fputc(',', f);
-		heatmap_json_escape(f, r->error);
-		fputc(']', f);
-		first = 0;
-	}
-	fputs("}}", f);
-}
-
-static void
-write_data(FILE *f, const struct matrix *hm, const struct html_options *opt)
-{
-	double t0 = first_time(hm);
-	struct err_dict errs;
-	int large = hm->nhosts > HEATMAP_TABLE_HOSTS;
-	size_t i;
-
-	fputs("<script type=\"application/json\" id=heatmap-data>{\"title\":",
-	    f);
-	heatmap_json_escape(f, opt->title);
-	fprintf(f, ",\"steps\":%d,\"rel\":%g,\"aggregate\":\"%s\","
-	    "\"sample\":%d,\"t0\":", COLOR_STEPS, HEATMAP_SPAN_REL,
-	    hm->aggregate == MATRIX_MEDIAN ? "median" : "latest", hm->sample);
-	heatmap_html_number(f, t0);
-	fprintf(f, ",\"view\":[%zu,%zu],\n\"hosts\":[", opt->kind, opt->metric);
-	for (i = 0; i < hm->nhosts; i++) {
-		if (i)
-			fputc(',', f);
-		heatmap_json_escape(f, hm->hosts[i]);
-	}
-	fputs("]", f);
-	if (hm->host_group != NULL) {
-		fputs(",\n\"group\":[", f);
-		for (i = 0; i < hm->nhosts; i++)
-			fprintf(f, i ? ",%zu" : "%zu", hm->host_group[i]);
-		fputs("]", f);
-	}
-	fputs(",\n\"kinds\":[", f);
-	memset(&errs, 0, sizeof errs);
-	for (i = 0; i < hm->nkinds; i++) {
-		if (i)
-			fputs(",\n", f);
-		write_kind_json(f, hm, &hm->kinds[i], t0, i == opt->kind ?
-		    (long)opt->metric : -1, large ? &errs : NULL);
-	}
-	fputs("]", f);
-	if (large) {
-		const struct matrix_failure **byindex = calloc(errs.n + 1,
-		    sizeof *byindex);
-
-		fputs(",\n\"errs\":[", f);
-		for (i = 0; byindex != NULL && i < errs.nslots; i++)
-			if (errs.slots[i] != NULL)
-				byindex[errs.index[i]] = errs.slots[i];
-		for (i = 0; byindex != NULL && i < errs.n; i++) {
-			fputs(i ? ",[" : "[", f);
-			heatmap_json_escape(f, byindex[i]->error_class);
-			fputc(',', f);
-			heatmap_json_escape(f, byindex[i]->error);
-			fputc(']', f);
-		}
-		fputs("]", f);
-		free(byindex);
-	}
-	free(errs.slots);
-	free(errs.index);
-	fputs("}</script>\n", f);
 }
 
 static void
@@ -1172,20 +733,26 @@ write_head(FILE *f, const struct matrix *hm, const struct html_options *opt)
 	    "<label>Kind <select id=kind></select></label>"
 	    "<label>Metric <select id=metric></select></label>"
 	    "<label><input type=checkbox id=log> log scale "
-	    "(when values span more than 10\xc3\x97)</label></nav>\n", f);
+	    "(when values span more than 10\xc3\x97)</label>"
+	    "<label><input type=checkbox id=raw> raw scale (the view's best "
+	    "to worst, not against the site pair's typical value)</label>"
+	    "</nav>\n", f);
 }
 
 int
 heatmap_write_html(const struct matrix *hm, const struct diagnosis *dx,
     const struct html_options *opt, FILE *f)
 {
+	struct heatmap_relative rel;
 	int rc;
 
+	if ((rc = heatmap_relative_build(&rel, hm, dx)) != 0)
+		return rc;
 	write_head(f, hm, opt);
 	write_diagnosis(f, hm, dx);
 	fputs("<section id=view>\n", f);
 	if (hm->nkinds > 0)
-		write_matrix(f, hm, &hm->kinds[opt->kind], opt->metric);
+		write_matrix(f, hm, opt->kind, opt->metric, &rel);
 	else
 		fputs("<p>No records.</p><table id=matrix><tbody></tbody>"
 		    "</table>\n", f);
@@ -1193,17 +760,18 @@ heatmap_write_html(const struct matrix *hm, const struct diagnosis *dx,
 	write_multiples(f, hm);
 	heatmap_write_timeline_html(f, hm);
 	if ((rc = write_sites(f, hm)) != 0)
-		return rc;
+		goto out;
 	write_worse(f, hm);
 	if ((rc = write_failures(f, hm)) != 0)
-		return rc;
+		goto out;
 	fputs("<div id=tip role=tooltip hidden></div>\n", f);
 	if (hm->nkinds > 0) {
-		write_data(f, hm, opt);
+		heatmap_html_data(f, hm, opt, &rel);
 		fprintf(f, "<script>\n%s</script>\n", heatmap_page_script);
 	}
 	fputs("</body>\n</html>\n", f);
-	if (ferror(f))
-		return NP_ERR_IO;
-	return 0;
+	rc = ferror(f) ? NP_ERR_IO : 0;
+out:
+	heatmap_relative_free(&rel);
+	return rc;
 }

@@ -20,8 +20,42 @@ struct html_options {
 	double generated;	/* Unix time of writing */
 };
 
+/*
+ * Cells are coloured by class (.q0 best .. .q20 worst), not by inline
+ * style: 16k cells sharing 21 styles lay out and paint much faster.
+ */
+#define COLOR_STEPS 20
+/*
+ * Above this many hosts the table shows a block of HEATMAP_BLOCK x
+ * HEATMAP_BLOCK (a million cells do not lay out in seconds); the
+ * overviews pick the block.
+ */
+#define HEATMAP_TABLE_HOSTS 128
+#define HEATMAP_BLOCK 64
+
+struct heatmap_relative;
+
 int heatmap_write_html(const struct matrix *hm, const struct diagnosis *dx,
     const struct html_options *opt, FILE *f);
+
+/* The page's data for its script (heatmap_html_data.c). */
+void heatmap_html_data(FILE *f, const struct matrix *hm,
+    const struct html_options *opt, const struct heatmap_relative *rel);
+/* A kind as the page's title and selector name it. */
+const char *heatmap_kind_label(const struct matrix_kind *k);
+
+/* How a failures table writes its rows: the escaping of its cells, what
+ * goes before each of the six and after the last, between failed and
+ * records' counts. */
+struct failure_format {
+	void (*put)(FILE *f, const char *s);
+	const char *sep[7];
+	const char *of;
+};
+struct failure_row;
+void heatmap_failure_rows(FILE *f, const struct matrix *hm,
+    const struct failure_row *rows, size_t n, size_t max,
+    const struct failure_format *fmt);
 
 /* s as HTML text or attribute value: & < > " ' and / as references. */
 void heatmap_html_escape(FILE *f, const char *s);

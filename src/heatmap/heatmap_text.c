@@ -15,10 +15,12 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "error.h"
 #include "heatmap_compare.h"
 #include "heatmap_html.h"
+#include "heatmap_relative.h"
 #include "heatmap_sites.h"
 #include "heatmap_text.h"
 #include "heatmap_timeline.h"
@@ -115,9 +117,11 @@ badness_color(double b)
 	return "\033[31m";
 }
 
+/* A cell, coloured by rel (its badness against its site pair's typical
+ * value) unless NAN, else on the raw scale lo .. hi. */
 static void
 put_cell(FILE *f, const struct matrix_cell *c, const struct matrix_metric *m,
-    size_t metric, double lo, double hi, int width, int color)
+    size_t metric, double lo, double hi, double rel, int width, int color)
 {
 	const char *mark = NULL, *ansi = "";
 	char buf[32];
@@ -145,8 +149,8 @@ put_cell(FILE *f, const struct matrix_cell *c, const struct matrix_metric *m,
 		}
 		text_value(v, m->unit, buf, sizeof buf);
 		mark = buf;
-		ansi = badness_color(heatmap_badness(v, lo, hi,
-		    m->higher_better, 0));
+		ansi = badness_color(!isnan(rel) ? rel : heatmap_badness(v,
+		    lo, hi, m->higher_better, 0));
 		break;
 	}
 	fputc(' ', f);
@@ -221,10 +225,13 @@ label_width(const struct matrix *hm)
 
 /* Columns from..to (exclusive) of kind's matrix. */
 static void
-write_block(FILE *f, const struct matrix *hm, const struct matrix_kind *k,
-    const struct matrix_metric *m, size_t metric, double lo, double hi,
+write_block(FILE *f, const struct matrix *hm, size_t ki,
+    const struct heatmap_relative *rel, size_t metric, double lo, double hi,
     size_t from, size_t to, int color)
 {
+	const struct matrix_kind *k = &hm->kinds[ki];
+	const struct matrix_metric *m = metric < k->nmetrics ?
+	    &k->metrics[metric] : NULL;
 	int lw = label_width(hm), cw = cell_width(hm, k, metric);
 	int nw = number_width(hm);
 	char name[HOST_WIDTH_MAX + 1], num[24];
@@ -251,38 +258,85 @@ write_block(FILE *f, const struct matrix *hm, const struct matrix_kind *k,
 			if (t > from && group_starts(hm, t))
 				fputs(" |", f);
 			put_cell(f, matrix_cell_at(hm, k, s, t), m, metric, lo, hi,
-			    cw, color);
+			    heatmap_relative_badness(rel, ki, s, t), cw, color);
 		}
 		fputc('\n', f);
 	}
 	fputc('\n', f);
 }
 
+/*
+ * The range lo .. hi in one unit: both in µs when both are below a
+ * millisecond, else as they are, the unit after the second.
+ */
 static void
-write_kind(FILE *f, const struct matrix *hm, const struct matrix_kind *k,
-    size_t metric, int color, int width)
+put_range(FILE *f, const struct matrix_metric *m, double lo, double hi)
 {
+	char a[32], b[32];
+	int us = strcmp(m->unit, probe_unit_ms.text) == 0 && hi < 1;
+
+	text_value(lo, us ? m->unit : NULL, a, sizeof a);
+	text_value(hi, us ? m->unit : NULL, b, sizeof b);
+	fprintf(f, ", range %s .. %s%s%s", a, b, us || *m->unit == '\0' ? "" :
+	    " ", us ? "" : m->unit);
+}
+
+/* The pairs of a derived kind with a value: it has no records of its own. */
+static size_t
+pairs_with_value(const struct matrix *hm, const struct matrix_kind *k)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < hm->nhosts * hm->nhosts; i++)
+		n += k->cells[i].state == CELL_VALUE;
+	return n;
+}
+
+/*
+ * A kind's heading: its metric, the path's classes, the direction and the
+ * range, the scale its colours are on, its records (a derived kind's
+ * pairs); then its matrix in blocks of columns.
+ */
+static void
+write_kind(FILE *f, const struct matrix *hm, size_t ki,
+    const struct heatmap_relative *rel, size_t metric, int color, int width)
+{
+	const struct matrix_kind *k = &hm->kinds[ki];
 	const struct matrix_metric *m = metric < k->nmetrics ? &k->metrics[metric] :
 	    NULL;
 	int lw = label_width(hm), cw = cell_width(hm, k, metric);
+	const char *rel_metric = heatmap_relative_metric(rel, ki);
 	char kname[64], mname[64];
 	double lo = 0, hi = 0;
 	size_t from, to, per, nblocks;
+	int path = k->derived && strcmp(k->name, "path") == 0 && m != NULL &&
+	    strcmp(m->name, "class") == 0;
 
 	fprintf(f, "%s: %s%s%s%s", clean_name(k->name, kname, sizeof kname),
 	    m != NULL ? clean_name(m->name, mname, sizeof mname) : "(no metric)",
 	    m != NULL && *m->unit ? " (" : "", m != NULL ? m->unit : "",
 	    m != NULL && *m->unit ? ")" : "");
-	if (m != NULL && matrix_metric_range(hm, k, metric, &lo, &hi) == 0) {
-		char a[32], b[32];
-
-		text_value(lo, m->unit, a, sizeof a);
-		text_value(hi, m->unit, b, sizeof b);
-		fprintf(f, ", %s, range %s .. %s", m->label, a, b);
-		heatmap_scale_span(m, &lo, &hi);
+	if (path)
+		fputs(": 1 direct, 2 hole-punched, 3 relayed", f);
+	else if (m != NULL && matrix_metric_range(hm, k, metric, &lo,
+	    &hi) == 0) {
+		fprintf(f, ", %s", m->label);
+		put_range(f, m, lo, hi);
 	}
-	fprintf(f, "; %zu record%s, %zu failed\n", k->nrecords,
-	    PLURAL(k->nrecords), k->nfailed);
+	if (m != NULL && matrix_metric_range(hm, k, metric, &lo, &hi) == 0)
+		heatmap_scale_span(m, &lo, &hi);
+	/* the key says the scale; a kind off it where there are sites,
+	 * and what each kind's colour is of, here */
+	if (rel_metric != NULL)
+		fprintf(f, "; colour: %s vs typical", rel_metric);
+	else if (m != NULL && !path && hm->host_group != NULL)
+		fputs("; colour: its range", f);
+	if (k->derived)
+		fprintf(f, "; %zu pair%s with a value\n", pairs_with_value(hm, k),
+		    PLURAL(pairs_with_value(hm, k)));
+	else
+		fprintf(f, "; %zu record%s, %zu failed\n", k->nrecords,
+		    PLURAL(k->nrecords), k->nfailed);
 	/* Columns per block: what the width leaves after the labels (a
 	 * site's bar takes two more). */
 	per = hm->nhosts;
@@ -301,7 +355,7 @@ write_kind(FILE *f, const struct matrix *hm, const struct matrix_kind *k,
 		if (nblocks > 1)
 			fprintf(f, "columns %zu-%zu of %zu:\n", from + 1, to,
 			    hm->nhosts);
-		write_block(f, hm, k, m, metric, lo, hi, from, to, color);
+		write_block(f, hm, ki, rel, metric, lo, hi, from, to, color);
 	}
 }
 
@@ -338,7 +392,15 @@ write_key(FILE *f, const struct matrix *hm, int width)
 		    "or no such metric, ", hm->sample);
 	else
 		fputs("? missing (no record, or no such metric), ", f);
-	fputs("- a host against itself; | and -- separate sites.\n\n", f);
+	fputs("- a host against itself; | and -- separate sites.\n", f);
+	if (hm->host_group != NULL)
+		fputs("Colours (on a terminal): a cell against its site "
+		    "pair's typical value (the diagnosis'), green at or better, "
+		    "yellow twice as far off, red named by the diagnosis.\n\n",
+		    f);
+	else
+		fputs("Colours (on a terminal): each matrix's range, its best "
+		    "green to its worst red.\n\n", f);
 }
 
 /* A site pair's figure, as the matrices show it. */
@@ -524,12 +586,16 @@ write_findings(FILE *f, const struct matrix *hm, const struct diagnosis *dx)
 	fputc('\n', f);
 }
 
-/* The failures, as heatmap_html.c's table (see there why two writers). */
+/* The failures, as the page's table (heatmap_failure_rows()), all of them. */
+static const struct failure_format text_failures = {
+	put_clean, { "  ", " -> ", "  ", "  ", "  ", ": ", "\n" }, "/"
+};
+
 static int
 write_failures(FILE *f, const struct matrix *hm)
 {
 	struct failure_row *rows;
-	size_t n, i;
+	size_t n;
 	int rc;
 
 	if ((rc = heatmap_failures(hm, &rows, &n)) != 0)
@@ -539,44 +605,53 @@ write_failures(FILE *f, const struct matrix *hm)
 	else
 		fprintf(f, "Failures (%zu pair%s): source -> target, kind, "
 		    "failed/records, class: last error\n", n, PLURAL(n));
-	for (i = 0; i < n; i++) {
-		const struct matrix_failure *last = rows[i].cell->last_failed;
-
-		fputs("  ", f);
-		put_clean(f, hm->hosts[rows[i].src]);
-		fputs(" -> ", f);
-		put_clean(f, hm->hosts[rows[i].tgt]);
-		fputs("  ", f);
-		put_clean(f, rows[i].kind->name);
-		fprintf(f, "  %d/%d  ", rows[i].cell->nfail,
-		    rows[i].cell->count);
-		put_clean(f, last->error_class);
-		fputs(": ", f);
-		put_clean(f, last->error);
-		fputc('\n', f);
-	}
+	heatmap_failure_rows(f, hm, rows, n, n, &text_failures);
 	free(rows);
 	return 0;
+}
+
+/*
+ * When standard error is the same file (2>&1), what comes next on it (the
+ * page written, the gate) goes after the table, not into one of its rows:
+ * the table is flushed now. Else it is left to the end, whose flush
+ * reports a write error with its reason.
+ */
+static void
+flush_before_stderr(FILE *f)
+{
+	struct stat a, b;
+
+	if (fstat(fileno(f), &a) == 0 && fstat(fileno(stderr), &b) == 0 &&
+	    a.st_dev == b.st_dev && a.st_ino == b.st_ino)
+		fflush(f);
 }
 
 int
 heatmap_write_text(const struct matrix *hm, const struct diagnosis *dx,
     long kind, long metric, int color, int width, FILE *f)
 {
+	struct heatmap_relative rel;
 	size_t i;
+	int rc;
 
+	if ((rc = heatmap_relative_build(&rel, hm, dx)) != 0)
+		return rc;
 	write_findings(f, hm, dx);
 	write_key(f, hm, width);
 	if (kind >= 0)
-		write_kind(f, hm, &hm->kinds[kind], (size_t)metric, color,
+		write_kind(f, hm, (size_t)kind, &rel, (size_t)metric, color,
 		    width);
 	else
 		for (i = 0; i < hm->nkinds; i++)
-			write_kind(f, hm, &hm->kinds[i],
-			    hm->kinds[i].default_metric, color, width);
+			write_kind(f, hm, i, &rel, hm->kinds[i].default_metric,
+			    color, width);
+	heatmap_relative_free(&rel);
 	if (write_sites(f, hm, kind, metric) != 0)
 		return NP_ERR_NOMEM;
 	write_worse(f, hm);
 	heatmap_write_timeline_text(f, hm);
-	return write_failures(f, hm);
+	if ((rc = write_failures(f, hm)) != 0)
+		return rc;
+	flush_before_stderr(f);
+	return 0;
 }

@@ -50,6 +50,7 @@ function tdOf(idx) {
 var selKind = document.getElementById('kind');
 var selMetric = document.getElementById('metric');
 var chkLog = document.getElementById('log');
+var chkRaw = document.getElementById('raw');
 var tip = document.getElementById('tip');
 var view = { k: D.view[0], m: D.view[1] };
 function badness(v, lo, hi, hb, lg) {
@@ -61,6 +62,24 @@ function badness(v, lo, hi, hb, lg) {
   t = Math.min(1, Math.max(0, t));
   return hb ? 1 - t : t;
 }
+/* heatmap_relative_badness(): a cell against its site pair's typical
+   value (the diagnosis'), and the cells a finding names (its severity:
+   1 info, 2 warning, 3 error). */
+function relBadness(k, i) {
+  var r = k.rel, sev = r.named[i], g = Math.round(Math.sqrt(r.typ.length));
+  var v = (k.values[r.m] || [])[i], ty, x;
+  if (sev >= 2) return 1;
+  if (sev === 1) return D.relHint;
+  ty = r.typ[D.group[Math.floor(i / N)] * g + D.group[i % N]];
+  if (v === null || v === undefined || ty === null || !(ty > 0)) return 0;
+  if (v <= 0) return r.hb ? D.relBelow : 0;
+  x = Math.log(r.hb ? ty / v : v / ty) / Math.log(2);
+  if (r.fl > 0) x = Math.min(x, (r.hb ? ty - v : v - ty) / r.fl);
+  return D.relBelow * Math.min(1, Math.max(0, x));
+}
+/* The view is on the scale against typical: its kind has one, and the
+   raw scale is not asked for. */
+function onRel(k) { return Boolean(k.rel && D.group) && !chkRaw.checked; }
 function fmt(v) {
   var a = Math.abs(v);
   if (v === null || v === undefined) return '?';
@@ -110,14 +129,16 @@ function render() {
   var k = D.kinds[view.k], m = k.metrics[view.m] || null;
   var vals = k.values[view.m] || [];
   var r = m ? span(m, range(k, view.m)) : null;
-  var canLog = r !== null && r.lo > 0 && r.hi / r.lo > 10;
+  var rel = onRel(k);
+  var canLog = !rel && r !== null && r.lo > 0 && r.hi / r.lo > 10;
   chkLog.disabled = !canLog;
+  chkRaw.disabled = !(k.rel && D.group);
   var lg = canLog && chkLog.checked;
   for (var i = 0; i < tds.length; i++) {
     var ci = cellIdx(i), td = tds[i], st = k.state.charAt(ci), v = vals[ci];
     if (st === 'v' && v != null) {
-      td.className = 'v q' + Math.round(badness(v, r.lo, r.hi, m.hb, lg) *
-        D.steps);
+      td.className = 'v q' + Math.round((rel ? relBadness(k, ci) :
+        badness(v, r.lo, r.hi, m.hb, lg)) * D.steps);
       td.textContent = fmt(v);
       continue;
     }
@@ -127,8 +148,16 @@ function render() {
   }
   setText('view-title', k.label + ': ' +
     (m ? mlabel(m) : 'no metric (every record failed)'));
-  setText('lg-best', r ? fmt(m.hb ? r.hi : r.lo) : '-');
-  setText('lg-worst', r ? fmt(m.hb ? r.lo : r.hi) : '-');
+  if (rel) {
+    setText('lg-scale', 'colour: ' + k.metrics[k.rel.m].name +
+      ' against its site pair\'s typical value (the diagnosis\')');
+    setText('lg-lo', 'typical or better');
+    setText('lg-hi', 'twice typical: orange; named by the diagnosis: red');
+  } else {
+    setText('lg-scale', 'colour: the view\'s best to its worst');
+    setText('lg-lo', 'best ' + (r ? fmt(m.hb ? r.hi : r.lo) : '-'));
+    setText('lg-hi', 'worst ' + (r ? fmt(m.hb ? r.lo : r.hi) : '-'));
+  }
   setText('lg-unit', m ? m.unit : '');
   setText('lg-dir', !m ? '' : (m.hb ? 'higher is better' :
     'lower is better') + (lg ? ', log scale' : ''));
@@ -146,6 +175,10 @@ selMetric.addEventListener('change', function () {
   view.m = Number(selMetric.value); render();
 });
 chkLog.addEventListener('change', render);
+chkRaw.addEventListener('change', function () {
+  render(); mults.forEach(drawMult);
+  if (lit >= 0) { var l = lit; lit = -1; highlight(l); }
+});
 /* the path kind's classes (heatmap_path.c) */
 var PATHS = ['unknown', 'direct', 'hole-punched', 'relayed'];
 function row(tb, label, value, cls) {
@@ -177,6 +210,12 @@ function showTip(idx, x, y, ki) {
         row(tb, m.name, k.name === 'path' && k.derived && m.name === 'class' ?
           (PATHS[v] || fmt(v)) : fmt(v) + (m.unit ? ' ' + m.unit : ''));
     });
+    if (st === 'v' && k.rel && D.group) {
+      var rm = k.metrics[k.rel.m], g = Math.round(Math.sqrt(k.rel.typ.length));
+      var ty = k.rel.typ[D.group[s] * g + D.group[t]];
+      if (ty !== null) row(tb, 'typical ' + rm.name + ' of its site pair',
+        fmt(ty) + (rm.unit ? ' ' + rm.unit : ''));
+    }
     if (k.path && k.path[idx]) row(tb, 'path', k.path[idx]);
     if (k.n && k.n[idx] >= 0) row(tb, 'samples', String(k.n[idx]));
     if (k.rec) row(tb, 'records', k.rec[idx] + (k.fail[idx] ?
@@ -232,7 +271,7 @@ var SPECIAL = { s: [74, 74, 74], f: [139, 0, 0], m: [228, 228, 228] };
 function drawMult(cv) {
   var ki = Number(cv.getAttribute('data-k')), k = D.kinds[ki];
   var m = k.metrics[k['default']] || null, vals = m ? k.values[k['default']] || [] : [];
-  var r = m ? span(m, range(k, k['default'])) : null;
+  var r = m ? span(m, range(k, k['default'])) : null, rel = onRel(k);
   var W = N * cpx, g, img, px, i, j, x, y;
   cv.width = cv.height = W;
   g = cv.getContext('2d');
@@ -240,7 +279,8 @@ function drawMult(cv) {
   for (i = 0; i < N * N; i++) {
     var st = k.state.charAt(i), v = vals[i], c;
     if (st === 'v' && m && v != null)
-      c = PAL[Math.round(badness(v, r.lo, r.hi, m.hb, 0) * D.steps)];
+      c = PAL[Math.round((rel ? relBadness(k, i) :
+        badness(v, r.lo, r.hi, m.hb, 0)) * D.steps)];
     else c = SPECIAL[st === 'v' ? 'm' : st];
     var x0 = (i % N) * cpx, y0 = Math.floor(i / N) * cpx;
     for (y = y0; y < y0 + cpx; y++)
