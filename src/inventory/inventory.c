@@ -34,7 +34,6 @@
 #include "util.h"
 
 #define INVENTORY_MAX_SIZE (16 * 1024 * 1024)
-#define NAME_MAX_LEN 64
 #define REMOTE_CMD_ENV "NETWORK_PROFILER_REMOTE_CMD"
 #define TEMPLATE_HINT "[\"ssh\", \"{host}\", \"{command}\"]"
 
@@ -66,12 +65,11 @@ only_word_bytes(const char *s)
 	return 1;
 }
 
-/* [A-Za-z0-9][A-Za-z0-9._-]*, at most 64 bytes. */
-static int
-valid_name(const char *s)
+int
+inventory_name_valid(const char *s)
 {
-	return is_alnum((unsigned char)*s) && strlen(s) <= NAME_MAX_LEN &&
-	    only_word_bytes(s);
+	return is_alnum((unsigned char)*s) &&
+	    strlen(s) <= INVENTORY_NAME_MAX && only_word_bytes(s);
 }
 
 /* A user name or an ssh config alias: [A-Za-z0-9._-]+, no leading '-'. */
@@ -337,7 +335,7 @@ get_user(struct json_doc *p, const cJSON *obj, const char *prefix, char **out)
 	if ((r = json_get_string(p, obj, prefix, "user", out)) != 0 ||
 	    *out == NULL)
 		return r;
-	if (valid_word(*out, NAME_MAX_LEN))
+	if (valid_word(*out, INVENTORY_NAME_MAX))
 		return 0;
 	json_member_path(where, sizeof where, prefix, "user");
 	return json_fail(p, where,
@@ -580,7 +578,7 @@ parse_identity(struct json_doc *p, const cJSON *obj, const char *prefix,
 		return json_fail(p, where,
 		    "missing; every machine needs a unique "
 		    "\"name\" (the label used in records)");
-	if (!valid_name(m->name))
+	if (!inventory_name_valid(m->name))
 		return json_fail(p, where,
 		    "%s is not a valid name; use letters, "
 		    "digits, '.', '_' and '-', starting with a letter or "
@@ -613,7 +611,7 @@ parse_identity(struct json_doc *p, const cJSON *obj, const char *prefix,
 	json_member_path(where, sizeof where, prefix, "site");
 	if ((r = json_get_string(p, obj, prefix, "site", &m->site)) != 0)
 		return r;
-	if (m->site != NULL && !valid_name(m->site))
+	if (m->site != NULL && !inventory_name_valid(m->site))
 		return json_fail(p, where,
 		    "%s is not a valid site; use letters, digits, '.', '_' "
 		    "and '-', starting with a letter or digit (at most 64), "
