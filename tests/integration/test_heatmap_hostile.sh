@@ -8,9 +8,10 @@
 # (a run.json's machines too, after the records' hosts);
 # --strict on a FIFO whose writer holds it open stops at once; NUL in a
 # string is refused, the last of duplicate keys wins; absurd times
-# are no time; kind and metric names reach the terminal without control
-# characters; write errors on standard output exit 1 (heatmap --text, plan
-# --json, check).
+# are no time; kind, metric and host names reach the terminal without
+# control characters (C1 and bytes that are not UTF-8 included, in --text
+# and --metrics alike); write errors on standard output exit 1 (heatmap
+# --text, plan --json, check).
 . "$(dirname "$0")/lib.sh"
 require_cmd jq mkfifo /usr/bin/time
 
@@ -168,6 +169,30 @@ assert_status 2 np heatmap -i odd.jsonl --text --metric nope --kind ping
 assert_status 2 np heatmap -i odd.jsonl --text --metric nope
 [ "$(printf '%s' "$OUT" | tr -d -c '\033\007' | wc -c)" = 0 ] ||
     fail "a metric name's control characters reached an error message"
+
+# Host names and an error that are terminal control sequences: ESC and BEL
+# (a title set), a C1 CSI (U+009B), a lone 0x9B byte. --text shows each
+# as a space ('?' in a fixed-width column), --metrics as U+FFFD: the exact
+# bytes written, and none of those bytes anywhere.
+printf '%s\n' '{"kind":"ping","source":"n3\u001b]0;TITLE\u0007","target":"n4\u009b31m","ok":true,"metrics":{"avg":1.5}}' \
+    '{"kind":"ping","source":"n4\u009b31m","target":"n3\u001b]0;TITLE\u0007","ok":false,"error":"x\u009b2J\u001b[31my"}' >esc.jsonl
+printf '{"kind":"ping","source":"n5\x9bx","target":"n4\\u009b31m","ok":true,"metrics":{"avg":1}}\n' >>esc.jsonl
+no_controls() {	# FILE: no ESC, BEL, C1 CSI or lone 0x9B in it
+	[ "$(LC_ALL=C tr -d -c '\033\007\233' <"$1" | wc -c)" = 0 ] ||
+	    fail "$1: a control sequence from the records reached the output"
+}
+"$NETPROF_BIN" heatmap -i esc.jsonl --text >esc.txt 2>/dev/null
+no_controls esc.txt
+LC_ALL=C grep -qxF '  1 n3?]0;TITLE?  2 n4?31m  3 n5?x' esc.txt ||
+    fail "the key's names: $(grep -a ' 1 n3' esc.txt | od -c | head)"
+LC_ALL=C grep -qxF '  n4 31m -> n3 ]0;TITLE   ping  1/1  tool_failed: x 2J [31my' esc.txt ||
+    fail "the failures' line: $(grep -a ' -> ' esc.txt | od -c | head)"
+"$NETPROF_BIN" heatmap -i esc.jsonl --metrics >esc.prom 2>/dev/null
+no_controls esc.prom
+LC_ALL=C grep -qxF $'netprof_ping_rtt_avg_seconds{source="n3\xef\xbf\xbd]0;TITLE\xef\xbf\xbd",target="n4\xef\xbf\xbd31m"} 0.0015' esc.prom ||
+    fail "the metrics' labels: $(grep -a 'rtt_avg.*n3' esc.prom | od -c | head)"
+LC_ALL=C grep -qxF $'netprof_host_up{host="n5\xef\xbf\xbdx"} 1' esc.prom ||
+    fail "a byte that is not UTF-8: $(grep -a 'host=.n5' esc.prom | od -c | head)"
 
 # A failed record of a host against itself (found by fuzzing: a crash).
 printf '%s\n' '{"kind":"ping","source":"a","target":"a","ok":false,"error":"x"}' \
