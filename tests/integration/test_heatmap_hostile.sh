@@ -32,6 +32,19 @@ assert_contains "$OUT" "link.html is a symbolic link"
 assert_eq secret "$(cat target)" "the link's target is untouched"
 [ -L link.html ] || fail "the symlink was replaced"
 
+# --diagnosis-json FILE is written as the page is: a planted link refused
+# before the records are read, its target unchanged; "-" is standard
+# output alone, with no page written beside it
+ln -s target link.json
+assert_status 2 np heatmap -i "$in" --text --diagnosis-json link.json
+assert_contains "$OUT" "--diagnosis-json link.json is a symbolic link"
+assert_eq secret "$(cat target)" "the diagnosis' link's target is untouched"
+[ -L link.json ] || fail "the diagnosis' symlink was replaced"
+mkdir dash && (cd dash && np heatmap -i "$in" --diagnosis-json - >../dash.json)
+assert_eq '"error"' "$(jq .worst dash.json)" "--diagnosis-json -: the findings"
+assert_eq "" "$(ls -A dash)" "--diagnosis-json - writes no page"
+rm -r dash dash.json
+
 mkfifo fifo.html
 assert_status 2 np heatmap -i "$in" -o fifo.html
 assert_contains "$OUT" "fifo.html is not a regular file (a FIFO)"
