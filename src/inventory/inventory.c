@@ -33,7 +33,6 @@
 #include "util.h"
 
 #define INVENTORY_MAX_SIZE (16 * 1024 * 1024)
-#define INVENTORY_NAME_MAX 64
 #define REMOTE_CMD_ENV "NETWORK_PROFILER_REMOTE_CMD"
 #define TEMPLATE_HINT "[\"ssh\", \"{host}\", \"{command}\"]"
 
@@ -375,7 +374,7 @@ parse_identity(struct json_doc *p, const cJSON *obj, const char *prefix,
 		return inventory_missing(p, obj, 0, where, "name",
 		    "every machine needs a unique \"name\" (the label used "
 		    "in records)");
-	if (!inventory_valid_name(m->name))
+	if (!inventory_name_valid(m->name))
 		return json_fail(p, where,
 		    "%s is not a valid name; use letters, "
 		    "digits, '.', '_' and '-', starting with a letter or "
@@ -409,7 +408,7 @@ parse_identity(struct json_doc *p, const cJSON *obj, const char *prefix,
 	json_member_path(where, sizeof where, prefix, "site");
 	if ((r = json_get_string(p, obj, prefix, "site", &m->site)) != 0)
 		return r;
-	if (m->site != NULL && !inventory_valid_name(m->site))
+	if (m->site != NULL && !inventory_name_valid(m->site))
 		return json_fail(p, where,
 		    "%s is not a valid site; use letters, digits, '.', '_' "
 		    "and '-', starting with a letter or digit (at most 64), "

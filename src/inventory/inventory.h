@@ -84,6 +84,14 @@ void inventory_free(struct inventory *inv);
 /* Free what m holds and zero it (inventory_select's machines left out). */
 void inventory_machine_clear(struct machine *m);
 
+/*
+ * The name rule of a machine's name and site: [A-Za-z0-9][A-Za-z0-9._-]*,
+ * at most INVENTORY_NAME_MAX bytes, a word no shell or program reads as
+ * anything else. Nonzero if s keeps it.
+ */
+#define INVENTORY_NAME_MAX 64
+int inventory_name_valid(const char *s);
+
 /* The machine called name, or NULL. */
 struct machine *inventory_find(const struct inventory *inv, const char *name);
 

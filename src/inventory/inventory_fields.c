@@ -42,7 +42,7 @@ only_word_bytes(const char *s)
 
 /* [A-Za-z0-9][A-Za-z0-9._-]*, at most 64 bytes. */
 int
-inventory_valid_name(const char *s)
+inventory_name_valid(const char *s)
 {
 	return is_alnum((unsigned char)*s) && strlen(s) <= INVENTORY_NAME_MAX &&
 	    only_word_bytes(s);

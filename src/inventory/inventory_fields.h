@@ -12,10 +12,7 @@
 struct inventory;
 struct json_doc;
 
-#define INVENTORY_NAME_MAX 64
-
-/* [A-Za-z0-9][A-Za-z0-9._-]*, at most INVENTORY_NAME_MAX bytes. */
-int inventory_valid_name(const char *s);
+/* The name rule, inventory_name_valid(), is inventory.h's. */
 /* A user name or an ssh config alias: [A-Za-z0-9._-]+, no leading '-',
    at most max bytes. */
 int inventory_valid_word(const char *s, size_t max);

@@ -29,7 +29,9 @@
 /*
  * A label value as the text format wants it: \ " and newline escaped, and
  * UTF-8 (Prometheus and promtool refuse the whole exposition for one
- * invalid byte): a byte that starts no valid character is U+FFFD.
+ * invalid byte) that may reach a terminal (heatmap --metrics writes it
+ * on standard output): what utf8_shown() refuses, a byte that starts no
+ * valid character, an escape, a C1 control, is U+FFFD.
  */
 static int
 put_value(struct buf *out, const char *s)
@@ -39,16 +41,15 @@ put_value(struct buf *out, const char *s)
 	size_t left = strlen(s), n;
 
 	while (left > 0) {
-		n = utf8_char_len(p, left);
-		if (n == 1 && (*p == '\\' || *p == '"' || *p == '\n')) {
+		if (*p == '\\' || *p == '"' || *p == '\n') {
 			esc[1] = *p == '\n' ? 'n' : (char)*p;
 			if (buf_append(out, esc, 2) != 0)
 				return NP_ERR_NOMEM;
-		} else if (n == 0) {
+			n = 1;
+		} else if (!utf8_shown(p, left, &n)) {
 			if (buf_append(out, UTF8_REPLACEMENT,
 			    sizeof UTF8_REPLACEMENT - 1) != 0)
 				return NP_ERR_NOMEM;
-			n = 1;
 		} else if (buf_append(out, p, n) != 0)
 			return NP_ERR_NOMEM;
 		p += n;

@@ -46,8 +46,11 @@ const struct option_spec trace_option_specs[] = {
 	  "JSON) to URL (--otlp http://host:4318 or\n"
 	  "--otlp=URL; default\n"
 	  "$OTEL_EXPORTER_OTLP_ENDPOINT, else\n"
-	  "http://localhost:4318); see OTEL_* in\n"
-	  "docs/tracing.md" },
+	  "http://localhost:4318: on a shared\n"
+	  "machine any local user listening there\n"
+	  "gets the spans, command lines and the\n"
+	  "OTEL_EXPORTER_OTLP_HEADERS); see OTEL_*\n"
+	  "in docs/tracing.md" },
 	{ .name = NULL }
 };
 
@@ -411,6 +414,7 @@ trace_config_load(const struct trace_options *o, struct trace_config *cfg,
     int *enabled, char **cause)
 {
 	const char *off = env("OTEL_SDK_DISABLED");
+	static int said_where;	/* read twice: checked, then used */
 	int r;
 
 	memset(cfg, 0, sizeof *cfg);
@@ -435,6 +439,12 @@ trace_config_load(const struct trace_options *o, struct trace_config *cfg,
 		return r;
 	}
 	*enabled = 1;
+	if (!said_where++)	/* where the spans go, said once */
+		log_info("--otlp: spans go to %s%s", cfg->url,
+		    strncmp(cfg->url, TRACE_DEFAULT_ENDPOINT "/",
+		    sizeof TRACE_DEFAULT_ENDPOINT) == 0 ? " (this machine: "
+		    "whoever listens on its port 4318 receives them, with "
+		    "the command lines and OTEL_EXPORTER_OTLP_HEADERS)" : "");
 	return 0;
 }
 

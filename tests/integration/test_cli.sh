@@ -272,4 +272,16 @@ if [ -f "$build/cmake_install.cmake" ]; then
 	assert_file_contains "$T/prefix/share/man/man1/netprof.1" ".TH NETPROF 1"
 fi
 
+# --otlp says where the spans go (nothing listens: their loss is said too);
+# the default, this machine's port 4318, says who else may receive them
+printf '{"transport": "local", "machines": [{"name": "a", "address": "127.0.0.1"}]}\n' >otlp.json
+assert_status 0 env -u OTEL_EXPORTER_OTLP_ENDPOINT -u OTEL_EXPORTER_OTLP_TRACES_ENDPOINT \
+    -u OTEL_SDK_DISABLED "$NETPROF_BIN" exec --config otlp.json --otlp -- true
+assert_contains "$OUT" "netprof: --otlp: spans go to http://localhost:4318/v1/traces (this machine: whoever listens on its port 4318 receives them, with the command lines and OTEL_EXPORTER_OTLP_HEADERS)"
+assert_status 0 "$NETPROF_BIN" exec --config otlp.json --otlp=http://127.0.0.1:9 -- true
+assert_eq "netprof: --otlp: spans go to http://127.0.0.1:9/v1/traces" \
+    "$(grep 'spans go to' <<<"$OUT")" "--otlp=URL: said once, no note"
+assert_status 0 "$NETPROF_BIN" -q exec --config otlp.json --otlp=http://127.0.0.1:9 -- true
+assert_not_contains "$OUT" "spans go to" "-q: not said"
+
 test_pass

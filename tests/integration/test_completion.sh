@@ -4,7 +4,8 @@
 # _netprof (sourced, called as bash calls it) completes the commands, each
 # command's options from every --help, an option's choices, files for a
 # FILE, the machines and @sites of the -c inventory for --hosts and
-# --exclude, nothing for a number, and the completion command's shells;
+# --exclude (only names that keep the name rule: a hostile file's $(...)
+# never runs), nothing for a number, and the completion command's shells;
 # zsh (an interactive zsh in a pseudo-terminal, TAB pressed) lists a
 # command's options, an option's choices and the inventory's machines.
 . "$(dirname "$0")/lib.sh"
@@ -44,6 +45,25 @@ assert_eq "m.json" "$(comp netprof plan --config m.)" "a FILE"
 assert_eq "@lugano @zurich n01 n02" \
     "$(comp netprof plan -c m.json --hosts '')" "machines and sites"
 assert_eq "n01 n02" "$(comp netprof collect -c m.json -x n)" "--exclude"
+# a machines.json is anyone's: bash offers of it only the names and sites
+# that keep the name rule, and runs none of its text on TAB
+cat >"$T/hostile.json" <<'EOF'
+{"machines": [{"name": "n01", "address": "192.0.2.1", "site": "x`touch ran-site`"},
+              {"name": "b$(touch ran-name)", "address": "192.0.2.2"},
+              {"name": "n02;touch ran-semi", "address": "192.0.2.3"},
+              {"name": "n03\n$(touch ran-line)", "address": "192.0.2.4"},
+              {"name": "*", "address": "192.0.2.5", "site": "lugano"},
+              {"name": "n04", "address": "192.0.2.6", "site": "zurich"}]}
+EOF
+assert_eq "@lugano @zurich n01 n04" \
+    "$(comp netprof collect -c hostile.json --hosts '')" \
+    "only the names that keep the name rule"
+assert_eq "n01 n04" "$(comp netprof collect -c hostile.json -x n)" \
+    "a hostile file's good names"
+assert_eq "" "$(comp netprof collect -c hostile.json --hosts 'b$')" \
+    "nothing for a hostile name"
+assert_eq "" "$(cd "$T" && ls -d ran-* 2>/dev/null)" \
+    "bash ran nothing of machines.json"
 assert_eq "" "$(comp netprof collect --ping-count '')" "nothing for a number"
 assert_eq "bash zsh" "$(comp netprof completion '')" "the shells"
 assert_eq "plan" "$(comp netprof help pl)" "help's commands"
@@ -87,6 +107,11 @@ assert_contains "$out" "--ping-tool"
 out=$(zcomp "netprof plan -c m.json --hosts ")
 assert_contains "$out" "n01" "zsh: the inventory's machines"
 assert_contains "$out" "@zurich"
+out=$(zcomp "netprof plan -c hostile.json --hosts ")
+assert_contains "$out" "n04" "zsh: a hostile file's good names"
+assert_not_contains "$out" "touch" "zsh: only names that keep the name rule"
+assert_eq "" "$(cd "$T" && ls -d ran-* 2>/dev/null)" \
+    "zsh ran nothing of machines.json"
 out=$(zcomp "netprof comp")
 assert_contains "$out" "netprof completion" "zsh: a command completed"
 

