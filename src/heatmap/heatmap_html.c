@@ -318,14 +318,49 @@ put_unmeasured(FILE *f, const struct site_cell *c)
 		    c->npairs - c->nvalues - c->nfailed);
 }
 
+/*
+ * Per site pair (g * g) the worst of its cells against their typical
+ * value (kind ki's scale): NAN where none is on it. NULL: the kind has no
+ * such scale, or out of memory (the raw scale then).
+ */
+static double *
+site_worst(const struct matrix *hm, const struct heatmap_relative *rel,
+    size_t ki)
+{
+	size_t g = hm->ngroups, s, t, i;
+	double *w, b;
+
+	if (heatmap_relative_metric(rel, ki) == NULL ||
+	    (w = malloc((g * g + 1) * sizeof *w)) == NULL)
+		return NULL;
+	for (i = 0; i < g * g; i++)
+		w[i] = NAN;
+	for (s = 0; s < hm->nhosts; s++) {
+		for (t = 0; t < hm->nhosts; t++) {
+			b = s == t ? NAN : heatmap_relative_badness(rel, ki, s, t);
+			i = hm->host_group[s] * g + hm->host_group[t];
+			if (!isnan(b) && (isnan(w[i]) || b > w[i]))
+				w[i] = b;
+		}
+	}
+	return w;
+}
+
+/*
+ * A site x site table of kind k: each cell coloured, as the matrix is, by
+ * its worst pair against the site pair's typical value where the kind has
+ * that scale (data-qraw: the medians against each other, the page's raw
+ * scale), else by the medians against each other.
+ */
 static void
 write_site_table(FILE *f, const struct matrix *hm, const struct matrix_kind *k,
-    size_t metric, const struct site_cell *sc)
+    size_t metric, const struct site_cell *sc, const double *worst)
 {
 	const struct matrix_metric *m = &k->metrics[metric];
 	double lo = NAN, hi = NAN;
 	char buf[32];
 	size_t g, h, i;
+	long q;
 
 	for (i = 0; i < hm->ngroups * hm->ngroups; i++) {
 		if (isnan(sc[i].median))
@@ -381,9 +416,17 @@ write_site_table(FILE *f, const struct matrix *hm, const struct matrix_kind *k,
 				continue;
 			}
 			heatmap_format_value(c->median, buf, sizeof buf);
-			fprintf(f, "<td class=\"v q%ld\" data-worst=\"",
-			    lround(heatmap_badness(c->median, lo, hi,
-			    m->higher_better, 0) * COLOR_STEPS));
+			q = lround(heatmap_badness(c->median, lo, hi,
+			    m->higher_better, 0) * COLOR_STEPS);
+			if (worst != NULL && !isnan(worst[g * hm->ngroups + h]))
+				fprintf(f, "<td class=\"v q%ld\" data-qraw=%ld "
+				    "data-qrel=%ld data-worst=\"",
+				    lround(worst[g * hm->ngroups + h] *
+				    COLOR_STEPS), q, lround(worst[g *
+				    hm->ngroups + h] * COLOR_STEPS));
+			else
+				fprintf(f, "<td class=\"v q%ld\" data-worst=\"",
+				    q);
 			heatmap_html_escape(f, hm->hosts[c->worst_src]);
 			fputs(" \xe2\x86\x92 ", f);
 			heatmap_html_escape(f, hm->hosts[c->worst_tgt]);
@@ -405,9 +448,11 @@ write_site_table(FILE *f, const struct matrix *hm, const struct matrix_kind *k,
 
 /* The groups, their hosts, and a site x site summary of every kind. */
 static int
-write_sites(FILE *f, const struct matrix *hm)
+write_sites(FILE *f, const struct matrix *hm,
+    const struct heatmap_relative *rel)
 {
 	struct site_cell *sc;
+	double *worst;
 	size_t g, i, k;
 	int rc, first;
 
@@ -424,7 +469,10 @@ write_sites(FILE *f, const struct matrix *hm)
 		    "one cluster may be).", f);
 	}
 	fputs(" Each cell: the median over the site pair's host pairs, its "
-	    "worst pair and failures.</p>\n<ul id=site-groups>", f);
+	    "worst pair and failures, coloured as the matrix is: by its "
+	    "worst pair against the site pair's typical value, or on the "
+	    "raw scale the medians against each other.</p>\n"
+	    "<ul id=site-groups>", f);
 	for (g = 0; g < hm->ngroups; g++) {
 		fputs("<li data-group=\"", f);
 		heatmap_html_escape(f, hm->groups[g]);
@@ -454,7 +502,9 @@ write_sites(FILE *f, const struct matrix *hm)
 			continue;
 		if ((rc = heatmap_site_summary(hm, kind, m, &sc)) != 0)
 			return rc;
-		write_site_table(f, hm, kind, m, sc);
+		worst = site_worst(hm, rel, k);
+		write_site_table(f, hm, kind, m, sc, worst);
+		free(worst);
 		free(sc);
 	}
 	fputs("</div></section>\n", f);
@@ -759,7 +809,7 @@ heatmap_write_html(const struct matrix *hm, const struct diagnosis *dx,
 	fputs("</section>\n", f);
 	write_multiples(f, hm);
 	heatmap_write_timeline_html(f, hm);
-	if ((rc = write_sites(f, hm)) != 0)
+	if ((rc = write_sites(f, hm, &rel)) != 0)
 		goto out;
 	write_worse(f, hm);
 	if ((rc = write_failures(f, hm)) != 0)

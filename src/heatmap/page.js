@@ -177,6 +177,10 @@ selMetric.addEventListener('change', function () {
 chkLog.addEventListener('change', render);
 chkRaw.addEventListener('change', function () {
   render(); mults.forEach(drawMult);
+  /* the site tables' cells: their worst pair against typical, or raw */
+  document.querySelectorAll('table.sites td[data-qraw]').forEach(function (c) {
+    c.className = 'v q' + (chkRaw.checked ? c.dataset.qraw : c.dataset.qrel);
+  });
   if (lit >= 0) { var l = lit; lit = -1; highlight(l); }
 });
 /* the path kind's classes (heatmap_path.c) */

@@ -85,6 +85,20 @@ const cells = (page) => page.$$eval('#matrix tbody tr', (trs) => {
   }
   return out;
 });
+// The site tables' cells: "KIND|SRC|TGT" -> the colour class.
+const siteCells = (page) => page.$$eval('table.sites', (tables) => {
+  const out = {};
+  for (const t of tables) {
+    const heads = [...t.querySelectorAll('thead th')].slice(1).map((h) => h.textContent);
+    for (const tr of t.querySelectorAll('tbody tr')) {
+      [...tr.querySelectorAll('td')].forEach((td, j) => {
+        const q = /\bq(\d+)\b/.exec(td.className);
+        if (q) out[`${t.dataset.kind}|${tr.cells[0].textContent}|${heads[j]}`] = Number(q[1]);
+      });
+    }
+  }
+  return out;
+});
 const kindLabels = (page) => page.$$eval('#kind option', (os) => os.map((o) => o.textContent));
 const badOnes = (c) => Object.entries(c).filter(([, q]) => q >= BAD).map(([p, q]) => `${p} q${q}`);
 
@@ -101,7 +115,10 @@ try {
     await page.selectOption('#kind', { label });
     assert.deepEqual(badOnes(await cells(page)), [], `${label}: no cell coloured bad`);
   }
-  ok('a healthy WAN: nothing wrong found, and no cell of any kind coloured bad');
+  const sites = await siteCells(page);
+  assert.ok(Object.keys(sites).length >= 9, 'the site tables are there');
+  assert.deepEqual(badOnes(sites), [], 'no site pair coloured bad');
+  ok('a healthy WAN: nothing wrong found, and no cell of any kind coloured bad, nor any site pair');
   await page.selectOption('#kind', { label: 'ping' });
   await page.mouse.move(0, 0);
   const shot = process.env.NETPROF_DOCS_IMG ? path.join(process.env.NETPROF_DOCS_IMG,
@@ -112,6 +129,7 @@ try {
   await page.check('#raw');
   assert.match(await page.textContent('#lg-scale'), /the view's best to its worst/);
   assert.ok(badOnes(await cells(page)).length > 0, 'on the raw scale the far sites are red');
+  assert.ok(badOnes(await siteCells(page)).length > 0, 'on the raw scale the far site pairs are red');
   ok('the raw scale is a click away, and the legend says so');
 
   await page.goto(fault, { waitUntil: 'load' });
@@ -121,6 +139,16 @@ try {
     assert.ok(c['f2 i3'] >= 16, `${label}: the slowed link is red (q${c['f2 i3']})`);
     assert.deepEqual(badOnes(c).filter((x) => !x.startsWith('f2 i3')), [],
       `${label}: no other cell bad`);
+  }
+  {
+    // the group (a site found by clustering) each host is in
+    const groupOf = Object.fromEntries((await page.$$eval('#site-groups li', (ls) =>
+      ls.map((l) => [l.dataset.group, l.textContent.split(':')[1].split(',').map((h) => h.trim())])))
+      .flatMap(([g, hs]) => hs.map((h) => [h, g])));
+    const pair = `${groupOf.f2}|${groupOf.i3}`;
+    const bad = badOnes(await siteCells(page)).map((x) => x.replace(/ q\d+$/, ''));
+    assert.deepEqual(bad.sort(), [`iperf3|${pair}`, `ping|${pair}`],
+      `the slowed link's site pair is the one bad in the site tables: ${bad}`);
   }
   await page.selectOption('#kind', { label: 'ping' });
   const [r, c] = await page.evaluate(() => {
