@@ -83,12 +83,14 @@ assert_status 0 zsh -n "$T/zfunc/_netprof"
 # zcomp LINE: what an interactive zsh lists when TAB is pressed after
 # LINE (escape sequences and carriage returns taken out)
 zcomp() {
+	# The pty echoes the line typed, wrapped at its width wherever the
+	# path puts the wrap: the marker is typed as REA""DY, so that only
+	# what print writes matches READY, however the echo is cut.
 	# shellcheck disable=SC2016
 	zsh -f -c '
 	    zmodload zsh/zpty || exit 1
 	    zpty z zsh -f -i
-	    zpty -w z "PS1=\"> \"; PATH=$1:\$PATH; cd $2; fpath=($2/zfunc \$fpath); autoload -Uz compinit; compinit -u -D; print READY"
-	    zpty -r -m z line "*READY*" || exit 1
+	    zpty -w z "PS1=\"> \"; PATH=$1:\$PATH; cd $2; fpath=($2/zfunc \$fpath); autoload -Uz compinit; compinit -u -D; print REA\"\"DY"
 	    zpty -r -m z line "*READY*" || exit 1
 	    zpty -w -n z "$3"$'"'"'\t'"'"'
 	    sleep 1
