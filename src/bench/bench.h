@@ -411,6 +411,9 @@ void bench_deploy_free(struct bench *b);
 void bench_hosts_start(struct bench *b);
 /* The host's step of the current phase ended (ok unless marked). */
 void bench_host_step_done(struct bench_host *h);
+/* A node call's reply came: h's call is over; 1 when the run was
+   interrupted meanwhile (the step then ended here), else 0. */
+int bench_host_reply_taken(struct bench_host *h);
 /* It failed: mark the host (takes error), then end the step. */
 void bench_host_step_fail(struct bench_host *h, enum error_class cls,
     char *error);

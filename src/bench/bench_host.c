@@ -458,6 +458,16 @@ out:
 	return rc;
 }
 
+int
+bench_host_reply_taken(struct bench_host *h)
+{
+	h->call = NULL;
+	if (!h->b->interrupted)
+		return 0;
+	bench_host_step_done(h);
+	return 1;
+}
+
 static void
 table_reply_cb(const struct machine *m, const struct node_reply *r,
     void *arg)
@@ -465,11 +475,8 @@ table_reply_cb(const struct machine *m, const struct node_reply *r,
 	struct bench_host *h = arg;
 	double waited = bench_now() - h->step_t0;
 	(void)m;
-	h->call = NULL;
-	if (h->b->interrupted) {
-		bench_host_step_done(h);
+	if (bench_host_reply_taken(h))
 		return;
-	}
 	if (r->error == NP_OK && r->status == 200 && find_missing(h, r) == 0) {
 		h->converged = 1;
 		h->converge_s = waited;

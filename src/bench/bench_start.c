@@ -111,11 +111,8 @@ health_reply_cb(const struct machine *m, const struct node_reply *r,
 	double waited = bench_now() - h->step_t0;
 
 	(void)m;
-	h->call = NULL;
-	if (h->b->interrupted) {
-		bench_host_step_done(h);
+	if (bench_host_reply_taken(h))
 		return;
-	}
 	if (r->error == NP_OK && r->status == 200) {
 		self_poll(h);	/* but is it our node that answers? */
 		return;
@@ -162,11 +159,8 @@ self_reply_cb(const struct machine *m, const struct node_reply *r,
 	cJSON *doc = NULL;
 	const char *id = NULL;
 
-	h->call = NULL;
-	if (h->b->interrupted) {
-		bench_host_step_done(h);
+	if (bench_host_reply_taken(h))
 		return;
-	}
 	if (r->error == NP_OK && r->status == 404) {
 		fail_with_log(h, ERROR_CLASS_TOOL_FAILED, str_printf("%s: port "
 		    "%d on %s answers /v1/health but not /v1/self (HTTP 404): "
