@@ -5,11 +5,14 @@
 #                  record_schema.h, never as literals
 #  names.architecture  docs/architecture.md's file list names every file
 #                  under src/, and no file that is gone
+#  names.length    no file under src/ is over 900 lines
 add_test(NAME names.exports COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/exports.sh
   $<TARGET_FILE:netprof_core> ${CMAKE_CURRENT_LIST_DIR}/exports.allow)
 add_test(NAME names.schema COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/schema.sh
   ${PROJECT_SOURCE_DIR}/src)
 add_test(NAME names.architecture COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/architecture.sh
   ${PROJECT_SOURCE_DIR}/src ${PROJECT_SOURCE_DIR}/docs/architecture.md)
-set_tests_properties(names.exports names.schema names.architecture
+add_test(NAME names.length COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/length.sh
+  ${PROJECT_SOURCE_DIR}/src 900)
+set_tests_properties(names.exports names.schema names.architecture names.length
   PROPERTIES LABELS unit)
