@@ -73,6 +73,10 @@ struct spawn_child {
  */
 int transport_spawn_child_start(struct spawn_child *c, uv_loop_t *loop,
     char **argv, uv_exit_cb exit_cb, void *owner, int extra);
+/* The read buffer of every child's pipes (the read callbacks copy what
+   they keep before the next read). */
+void transport_spawn_child_alloc_cb(uv_handle_t *h, size_t suggested,
+    uv_buf_t *buf);
 void transport_spawn_child_close(struct spawn_child *c, uv_handle_t *h);
 /* Its pipes, and its process once reaped. */
 void transport_spawn_child_close_all(struct spawn_child *c);

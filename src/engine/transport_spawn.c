@@ -103,18 +103,6 @@ exit_cb(uv_process_t *p, int64_t status, int term_signal)
 }
 
 static void
-alloc_cb(uv_handle_t *h, size_t suggested, uv_buf_t *buf)
-{
-	static char slab[65536];
-
-	(void)h;
-	(void)suggested;
-	/* read_cb consumes the data before the next read: one buffer will do */
-	buf->base = slab;
-	buf->len = sizeof slab;
-}
-
-static void
 read_cb(uv_stream_t *s, ssize_t n, const uv_buf_t *buf)
 {
 	struct engine_job *j = s->data;
@@ -247,10 +235,10 @@ spawn_submit(void *state, struct engine_job *j)
 	template_argv_free(argv);
 	j->state = JOB_RUNNING;
 	engine_job_started(j);
-	uv_read_start((uv_stream_t *)&j->t.spawn.child.pipes[1], alloc_cb,
-	    read_cb);
-	uv_read_start((uv_stream_t *)&j->t.spawn.child.pipes[2], alloc_cb,
-	    read_cb);
+	uv_read_start((uv_stream_t *)&j->t.spawn.child.pipes[1],
+	    transport_spawn_child_alloc_cb, read_cb);
+	uv_read_start((uv_stream_t *)&j->t.spawn.child.pipes[2],
+	    transport_spawn_child_alloc_cb, read_cb);
 	if (j->input == NULL || j->input_len == 0) {
 		stdin_closed(j);
 		return 0;

@@ -314,17 +314,6 @@ step_line(struct spawn_step *s, int stream, const char *l, size_t len)
 }
 
 static void
-step_alloc_cb(uv_handle_t *h, size_t suggested, uv_buf_t *buf)
-{
-	static char slab[65536];
-
-	(void)h;
-	(void)suggested;
-	buf->base = slab;
-	buf->len = sizeof slab;
-}
-
-static void
 step_read_cb(uv_stream_t *st, ssize_t n, const uv_buf_t *buf)
 {
 	struct spawn_step *s = st->data;
@@ -567,8 +556,10 @@ transport_spawn_batch_start(struct engine *e,
 		jobs[i]->state = JOB_RUNNING;
 		engine_job_started(jobs[i]);
 	}
-	uv_read_start((uv_stream_t *)&s->child.pipes[1], step_alloc_cb, step_read_cb);
-	uv_read_start((uv_stream_t *)&s->child.pipes[2], step_alloc_cb, step_read_cb);
+	uv_read_start((uv_stream_t *)&s->child.pipes[1],
+	    transport_spawn_child_alloc_cb, step_read_cb);
+	uv_read_start((uv_stream_t *)&s->child.pipes[2],
+	    transport_spawn_child_alloc_cb, step_read_cb);
 	return;
 fail:
 	for (i = 0; i < n; i++)

@@ -46,6 +46,22 @@ transport_spawn_child_close_all(struct spawn_child *c)
 		transport_spawn_child_close(c, (uv_handle_t *)&c->pipes[i]);
 }
 
+/*
+ * The pipes' read buffer: each read is consumed before the next one (the
+ * read callbacks copy what they keep), so one buffer serves every pipe.
+ */
+void
+transport_spawn_child_alloc_cb(uv_handle_t *h, size_t suggested,
+    uv_buf_t *buf)
+{
+	static char slab[65536];
+
+	(void)h;
+	(void)suggested;
+	buf->base = slab;
+	buf->len = sizeof slab;
+}
+
 int
 transport_spawn_child_start(struct spawn_child *c, uv_loop_t *loop,
     char **argv, uv_exit_cb exit_cb, void *owner, int extra)
