@@ -226,7 +226,7 @@ void collect_report_summary(const struct collector *c, FILE *f);
 /*
  * collect_watch.c: continuous sweeps (--every, --count, --rotate) and the
  * metrics of each sweep (--metrics-file, --metrics-listen); its options
- * are collect_watch_specs (collect_run.h).
+ * are collect_watch_specs (collect_watch.h).
  */
 /* After the runner: the listener and the first sweep's state; the
    records' metrics through hooks.record_written. */

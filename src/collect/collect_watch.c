@@ -21,8 +21,8 @@
 #include <sys/stat.h>
 
 #include "bounds.h"
-#include "collect_run.h"
 #include "collect.h"
+#include "collect_watch.h"
 #include "file.h"
 #include "log.h"
 #include "option.h"
