@@ -8,7 +8,10 @@
  * collect_trace.c (spans) and collect_report.c (the summary). The run
  * owns the state and hands its parts hooks (struct collect_hooks), as
  * bench's phases get theirs: a part ends a task or says its jobs changed
- * through them, never by calling into collect_run.c. Private to them:
+ * through them, never by calling into collect_run.c (the functions set in
+ * them are named *_cb: tests/names/hooks.sh). A task carries its two
+ * machines, a host's state its own: nothing is looked up through the
+ * inventory on the way from a pair's start to its record. Private to them:
  * cmd_collect.c sees only collect_run.h.
  */
 #ifndef NETPROF_COLLECT_H
@@ -48,6 +51,7 @@ struct task {
 	struct dispatch_task *dt;	/* its place in the dispatcher */
 	const struct plan_stage *stage;	/* its kind, how it is measured */
 	size_t source, target;		/* machine indexes */
+	const struct machine *src, *dst;	/* and the machines */
 	size_t round;			/* 0-based */
 	int single;		/* a fan-out kind's pair on a channel of its
 				   own */
@@ -87,6 +91,7 @@ struct fanout_run {
 struct probe_server {
 	struct collector *c;
 	size_t host;
+	const struct machine *m;
 	struct engine_job *job;
 	const char *ready;	/* what it prints when it listens */
 	int listening, cancelled, renewing;
@@ -101,6 +106,7 @@ struct probe_server {
 };
 
 struct host_state {
+	const struct machine *m;
 	struct probe_server srv;
 	struct fanout_run *fanout;	/* its running fan-out, if any */
 	int no_fanout;		/* its shell could not run the fan-out */
@@ -129,8 +135,7 @@ struct collect_hooks {
 	/* the readers of each record the run writes, set by the parts
 	   that want them (NULL: none): --otlp's span per probe, before the
 	   record is written (round_done: the last of its round); --every's
-	   metrics, the record as a reader of its line takes it (NULL: one
-	   was lost) */
+	   metrics, the record as written (the reader may change it) */
 	void (*record_traced)(struct collector *c, const struct record *rec,
 	    int round_done);
 	void (*record_written)(struct collector *c, struct record *rec);
@@ -174,12 +179,6 @@ struct collector {
 	double *round_t0;	/* their first probe's start */
 	size_t n_round_spans;
 };
-
-static inline const struct machine *
-machine_at(const struct collector *c, size_t i)
-{
-	return &c->inv->machines[i];
-}
 
 /* collect_task.c: a task's outcome and its command */
 /* t failed (the first reason is the real one); takes error. */
@@ -227,7 +226,7 @@ void collect_report_summary(const struct collector *c, FILE *f);
 /*
  * collect_watch.c: continuous sweeps (--every, --count, --rotate) and the
  * metrics of each sweep (--metrics-file, --metrics-listen); its options
- * are collect_watch_specs (collect_run.h).
+ * are collect_watch_specs (collect_watch.h).
  */
 /* After the runner: the listener and the first sweep's state; the
    records' metrics through hooks.record_written. */

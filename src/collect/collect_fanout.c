@@ -127,7 +127,7 @@ fanout_start(struct collector *c, struct task *first)
 {
 	size_t source = first->source, round = first->round;
 	size_t stage = first->dt->stage;
-	const struct machine *src = machine_at(c, source);
+	const struct machine *src = first->src;
 	struct dispatch_task *dt = dispatch_host_next_waiting(c->d, source, 0);
 	struct fanout_run *run;
 	struct task *t;
@@ -148,8 +148,7 @@ fanout_start(struct collector *c, struct task *first)
 		if (dt->state == DISPATCH_WAITING && !t->single &&
 		    dt->round == round) {
 			run->tasks[run->n] = t;
-			run->addresses[run->n++] =
-			    machine_at(c, t->target)->address;
+			run->addresses[run->n++] = t->dst->address;
 		}
 	}
 	if ((run->command = fanout_command(&c->ps, run->addresses, run->n,

@@ -22,10 +22,10 @@ print_extremes(FILE *f, const struct collector *c,
 	const struct probe_summary *sum = &k->summary;
 
 	fprintf(f, "  %s: worst %s->%s %.*f %s, best %s->%s %.*f %s%s%s%s\n",
-	    k->name, machine_at(c, slow->source)->name,
-	    machine_at(c, slow->target)->name, sum->decimals,
-	    slow->res.value, sum->unit, machine_at(c, fast->source)->name,
-	    machine_at(c, fast->target)->name, sum->decimals,
+	    k->name, slow->src->name,
+	    slow->dst->name, sum->decimals,
+	    slow->res.value, sum->unit, fast->src->name,
+	    fast->dst->name, sum->decimals,
 	    fast->res.value, sum->unit, sum->what != NULL ? " (" : "",
 	    sum->what != NULL ? sum->what : "", sum->what != NULL ? ")" : "");
 }
@@ -41,7 +41,7 @@ collect_report_summary(const struct collector *c, FILE *f)
 	for (i = 0; i < c->inv->n_machines; i++) {
 		const struct host_state *h = &c->hosts[i];
 
-		fprintf(f, "  %-16s ok %-4zu failed %-4zu", machine_at(c, i)->name,
+		fprintf(f, "  %-16s ok %-4zu failed %-4zu", h->m->name,
 		    h->ok, h->failed);
 		if (h->n_rtts > 0)
 			fprintf(f, " median RTT %.3f ms", stats_median(h->rtts,

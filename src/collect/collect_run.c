@@ -44,7 +44,7 @@
 #include "timeutil.h"
 #include "util.h"
 
-static void task_ended(struct task *t);
+static void task_ended_cb(struct task *t);
 
 /* A shell kind's command has ended: its kind reads what it printed. */
 static void
@@ -69,7 +69,7 @@ probe_done_cb(const struct machine *m, const struct engine_result *res,
 		if (t->stage->kind->parse(&o, &t->res) != 0)
 			collect_task_fail(t, ERROR_CLASS_TOOL_FAILED, NULL);
 	}
-	task_ended(t);
+	task_ended_cb(t);
 }
 
 /*
@@ -81,11 +81,11 @@ task_command_lines(struct collector *c, const struct task *t, char **line,
     char **server_line)
 {
 	*server_line = NULL;
-	if (command_line_reproduce(c->inv, machine_at(c, t->source),
+	if (command_line_reproduce(c->inv, t->src,
 	    t->command, line) != 0)
 		*line = strdup(t->command);
 	if (t->server_command != NULL && command_line_reproduce(c->inv,
-	    machine_at(c, t->target), t->server_command,
+	    t->dst, t->server_command,
 	    server_line) != 0)
 		*server_line = strdup(t->server_command);
 }
@@ -95,10 +95,12 @@ task_command_lines(struct collector *c, const struct task *t, char **line,
 static void
 task_write(struct collector *c, struct task *t, int round_done)
 {
-	const struct machine *src = machine_at(c, t->source);
-	const struct machine *dst = machine_at(c, t->target);
+	const struct machine *src = t->src, *dst = t->dst;
 	char *line, *server_line;
-	struct record rec = {
+	struct record rec;
+
+	task_command_lines(c, t, &line, &server_line);
+	rec = (struct record){
 		.kind = t->stage->kind->name,
 		.source = src->name,
 		.target = dst->name,
@@ -116,11 +118,9 @@ task_write(struct collector *c, struct task *t, int round_done)
 		.metrics_json = t->res.metrics,
 		.config_json = t->stage->config,
 		.bytes = -1,
+		.command = line != NULL ? line : t->command,
+		.server_command = server_line,
 	};
-
-	task_command_lines(c, t, &line, &server_line);
-	rec.command = line != NULL ? line : t->command;
-	rec.server_command = server_line;
 	if (c->hooks.record_traced != NULL)
 		c->hooks.record_traced(c, &rec, round_done);
 	if (record_writer_write(c->writer, &rec) != 0) {
@@ -134,14 +134,8 @@ task_write(struct collector *c, struct task *t, int round_done)
 			    "stopping", src->name, dst->name,
 			    error_string(NP_ERR_NOMEM));
 		c->write_failed = 1;
-	} else if (c->hooks.record_written != NULL) {
-		/* the sweep's metrics take it as a reader of its line would */
-		if (record_as_read(&rec) != 0)
-			c->hooks.record_written(c, NULL);
-		else
-			c->hooks.record_written(c, &rec);
-		record_as_read_clear(&rec);
-	}
+	} else if (c->hooks.record_written != NULL)
+		c->hooks.record_written(c, &rec);
 	cJSON_Delete(t->res.metrics);	/* written: a sweep keeps none */
 	t->res.metrics = NULL;
 	free(line);
@@ -152,32 +146,34 @@ static void collector_stop(struct collector *c);
 
 /* The task_ended hook: record t, count it, and let the dispatcher go on. */
 static void
-task_ended(struct task *t)
+task_ended_cb(struct task *t)
 {
 	struct collector *c = t->c;
 	struct host_state *h = &c->hosts[t->source];
 	int from_loop = t->dt->state == DISPATCH_RUNNING;
-	size_t stage = t->dt->stage;
-
-	if (c->interrupted && !t->res.ok && t->res.error == NULL) {
-		/* cut short by Ctrl-C: leave it for --resume */
-		collect_task_requeue(t);
-	} else if (!c->interrupted && !t->res.ok &&
+	size_t stage = t->dt->stage, left;
+	int again = !c->interrupted && !t->res.ok &&
 	    t->res.error_class == ERROR_CLASS_TIMEOUT && !t->retried &&
-	    (t->stage->kind->flags & PROBE_RETRY)) {
-		log_debug(machine_at(c, t->source)->name, "%s ->%s runs again "
-		    "(%s)", t->stage->kind->name, machine_at(c, t->target)->name,
-		    t->res.error);
-		t->retried = 1;
-		probe_result_clear(&t->res);
-		memset(&t->res, 0, sizeof t->res);
-		collect_task_requeue(t);
+	    (t->stage->kind->flags & PROBE_RETRY);
+
+	if (again || (c->interrupted && !t->res.ok && t->res.error == NULL)) {
+		/* a PROBE_RETRY kind's timeout runs once more; one cut short
+		   by Ctrl-C is left for --resume */
+		if (again) {
+			log_debug(t->src->name, "%s ->%s runs again (%s)",
+			    t->stage->kind->name, t->dst->name, t->res.error);
+			t->retried = 1;
+			probe_result_clear(&t->res);
+			memset(&t->res, 0, sizeof t->res);
+		}
+		dispatch_task_requeue(c->d, t->dt);
 	} else {
 		if (!t->res.ok && t->res.error == NULL)
 			collect_task_fail(t, ERROR_CLASS_TOOL_FAILED,
 			    strdup("no result"));
-		task_write(c, t, dispatch_round_left(c->d, stage,
-		    t->round) == 1);
+		dispatch_task_end(c->d, t->dt);
+		left = dispatch_round_left(c->d, stage, t->round);
+		task_write(c, t, left == 0);
 		if (t->res.ok) {
 			c->ok++;
 			h->ok++;
@@ -186,15 +182,13 @@ task_ended(struct task *t)
 		} else {
 			c->failed++;
 			h->failed++;
-			log_debug(machine_at(c, t->source)->name,
-			    "%s ->%s failed (%s): %s", t->stage->kind->name,
-			    machine_at(c, t->target)->name,
+			log_debug(t->src->name, "%s ->%s failed (%s): %s",
+			    t->stage->kind->name, t->dst->name,
 			    error_class_name(t->res.error_class),
 			    t->res.error);
 		}
 		progress_probe(c->progress, t->res.ok);
-		dispatch_task_end(c->d, t->dt);
-		if (dispatch_round_left(c->d, stage, t->round) == 0)
+		if (left == 0)
 			progress_round(c->progress, t->round + 1);
 		if (c->write_failed && !c->interrupted)
 			collector_stop(c);
@@ -229,7 +223,7 @@ gone_cb(struct dispatch *d, struct dispatch_task *dt)
 		return 0;
 	t->started_at = t->ended_at = time_wall();
 	collect_task_fail(t, h->down_class, strdup(h->down));
-	task_ended(t);
+	task_ended_cb(t);
 	return 1;
 }
 
@@ -254,14 +248,14 @@ start_cb(struct dispatch *d, struct dispatch_task *dt)
 		collect_server_start(t);
 		return;
 	}
-	r = collect_task_submit(t, machine_at(c, t->source), t->command,
+	r = collect_task_submit(t, t->src, t->command,
 	    k->timeout(&c->ps, c->connect_timeout), NULL, probe_done_cb,
 	    &t->job);
 	if (r != 0) {
 		collect_task_fail(t, ERROR_CLASS_TOOL_FAILED, str_printf("%s on "
-		    "%s: %s", k->tool, machine_at(c, t->source)->name,
+		    "%s: %s", k->tool, t->src->name,
 		    error_string(r)));
-		task_ended(t);
+		task_ended_cb(t);
 	}
 }
 
@@ -324,7 +318,7 @@ collector_close(struct collector *c)
 	runner_finish(c->runner);
 }
 
-static void jobs_changed(struct collector *c);
+static void jobs_changed_cb(struct collector *c);
 
 static void
 ended_cb(struct dispatch *d)
@@ -332,12 +326,12 @@ ended_cb(struct dispatch *d)
 	struct collector *c = dispatch_arg(d);
 
 	c->sweep_over = 1;
-	jobs_changed(c);
+	jobs_changed_cb(c);
 }
 
 /* The jobs_changed hook: the sweep may be over now. */
 static void
-jobs_changed(struct collector *c)
+jobs_changed_cb(struct collector *c)
 {
 	if (c->closing)
 		return;
@@ -363,23 +357,23 @@ collector_stop(struct collector *c)
 	if (c->interrupted)
 		return;
 	c->interrupted = 1;
-	progress_end(c->progress);
-	log_warn("the probes running are killed and not recorded (--resume "
-	    "redoes them)");
-	if (c->d != NULL)
-		dispatch_stop(c->d);
+	collect_servers_stop(c);
 	for (i = 0; i < c->n_tasks; i++) {
 		struct task *t = &c->tasks[i];
 
 		if (t->dt->state == DISPATCH_RUNNING && t->job != NULL)
 			engine_cancel(t->job);
 	}
-	collect_servers_stop(c);
 	for (i = 0; i < c->inv->n_machines; i++) {
 		if (c->hosts[i].fanout != NULL &&
 		    c->hosts[i].fanout->job != NULL)
 			engine_cancel(c->hosts[i].fanout->job);
 	}
+	if (c->d != NULL)
+		dispatch_stop(c->d);
+	progress_end(c->progress);
+	log_warn("the probes running are killed and not recorded (--resume "
+	    "redoes them)");
 }
 
 /* The first signal: the probes running are killed, none is started. */
@@ -389,7 +383,7 @@ interrupt_cb(struct runner *rn, void *arg)
 	struct collector *c = arg;
 
 	collector_stop(c);
-	jobs_changed(c);
+	jobs_changed_cb(c);
 	dispatch_run(c->d);
 }
 
@@ -447,7 +441,7 @@ stage_config(struct collector *c, struct plan_stage *st)
 
 /* The sweep's stages, their tasks in the dispatcher, each in order. */
 static int
-sweep_build(struct collector *c)
+build_sweep(struct collector *c)
 {
 	static const struct dispatch_hooks hooks = {
 		.gone = gone_cb, .take = take_cb, .start = start_cb,
@@ -494,7 +488,6 @@ sweep_build(struct collector *c)
 				struct task *t = &c->tasks[i++];
 				const struct pair *pr =
 				    &st->sched->rounds[k].pairs[p];
-				const struct machine *dst;
 
 				t->c = c;
 				t->stage = st;
@@ -502,9 +495,10 @@ sweep_build(struct collector *c)
 				t->target = pr->target;
 				t->round = k;
 				t->mode = st->mode;
-				dst = machine_at(c, t->target);
+				t->src = &c->inv->machines[t->source];
+				t->dst = &c->inv->machines[t->target];
 				if ((t->command = kind->command(&c->ps,
-				    dst->address)) == NULL)
+				    t->dst->address)) == NULL)
 					return NP_ERR_NOMEM;
 				if (kind->server_command != NULL &&
 				    (t->server_command = kind->server_command(
@@ -513,7 +507,7 @@ sweep_build(struct collector *c)
 				t->dt = dispatch_add(c->d, t->source,
 				    t->target, s, k, t);
 				if (record_done_has(c->done,
-				    machine_at(c, t->source)->name, dst->name,
+				    t->src->name, t->dst->name,
 				    kind->name))
 					dispatch_skip(c->d, t->dt);
 			}
@@ -528,7 +522,7 @@ sweep_build(struct collector *c)
  * host that was down tried again.
  */
 static int
-sweep_rebuild(struct collector *c)
+sweep_build_cb(struct collector *c)
 {
 	size_t i;
 
@@ -542,13 +536,14 @@ sweep_rebuild(struct collector *c)
 		memset(&h->srv, 0, sizeof h->srv);
 		h->srv.c = c;
 		h->srv.host = i;
+		h->srv.m = h->m;
 	}
-	return sweep_build(c);
+	return build_sweep(c);
 }
 
 /* The sweep_start hook: its trace, and its first pairs. */
 static void
-sweep_start(struct collector *c)
+sweep_start_cb(struct collector *c)
 {
 	collect_trace_sweep_begin(c);
 	dispatch_run(c->d);
@@ -565,10 +560,10 @@ collect_run(const struct collect_options *o, struct inventory *inv)
 	int r, status = NP_EXIT_FAILED;
 
 	memset(&c, 0, sizeof c);
-	c.hooks.task_ended = task_ended;
-	c.hooks.jobs_changed = jobs_changed;
-	c.hooks.sweep_build = sweep_rebuild;
-	c.hooks.sweep_start = sweep_start;
+	c.hooks.task_ended = task_ended_cb;
+	c.hooks.jobs_changed = jobs_changed_cb;
+	c.hooks.sweep_build = sweep_build_cb;
+	c.hooks.sweep_start = sweep_start_cb;
 	c.inv = inv;
 	c.output = strcmp(o->output, "-") == 0 ? "standard output" : o->output;
 	probe_settings_init(&c.ps, &o->probes, inv);
@@ -603,13 +598,15 @@ collect_run(const struct collect_options *o, struct inventory *inv)
 	if ((c.hosts = calloc(inv->n_machines + 1, sizeof *c.hosts)) == NULL)
 		goto nomem;
 	for (i = 0; i < inv->n_machines; i++) {
+		c.hosts[i].m = &inv->machines[i];
 		c.hosts[i].srv.c = &c;
 		c.hosts[i].srv.host = i;
+		c.hosts[i].srv.m = c.hosts[i].m;
 		if ((c.hosts[i].rtts = calloc(inv->n_machines + 1,
 		    sizeof(double))) == NULL)
 			goto nomem;
 	}
-	if (sweep_build(&c) != 0)
+	if (build_sweep(&c) != 0)
 		goto nomem;
 	if (record_done_count(c.done) > 0)
 		log_info("resuming: %zu probes already recorded ok in %s",

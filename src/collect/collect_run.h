@@ -6,6 +6,7 @@
 #ifndef NETPROF_COLLECT_RUN_H
 #define NETPROF_COLLECT_RUN_H
 
+#include "collect_watch.h"
 #include "heatmap_gate.h"
 #include "plan.h"
 #include "probe.h"
@@ -13,20 +14,6 @@
 
 struct inventory;
 
-/* --every, --count, --rotate, --metrics-*: continuous sweeps and their
-   metrics (collect_watch.c) */
-struct collect_watch_options {
-	double every;		/* seconds between sweep starts; < 0: one sweep */
-	int count;		/* sweeps; 0: until interrupted */
-	long long rotate;	/* bytes of --output before rotating; 0: never */
-	const char *metrics_file;
-	const char *metrics_listen;
-	int metrics_public;
-	const char *output;	/* --output's path (rotation) */
-};
-
-/* The block of collect's table for struct collect_watch_options. */
-extern const struct option_spec collect_watch_specs[];
 struct collect_options {
 	struct runner_options common;
 	const char *output;

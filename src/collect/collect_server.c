@@ -140,7 +140,7 @@ static void
 server_start(struct probe_server *s)
 {
 	struct collector *c = s->c;
-	const struct machine *m = machine_at(c, s->host);
+	const struct machine *m = s->m;
 	struct task *t = s->waiter;
 	struct engine_request req = {
 		.command = t->server_command,
@@ -253,7 +253,7 @@ client_done_cb(const struct machine *m, const struct engine_result *res,
 static void
 start_client(struct task *t)
 {
-	const struct machine *src = machine_at(t->c, t->source);
+	const struct machine *src = t->src;
 	int r;
 
 	r = collect_task_submit(t, src, t->command, t->stage->kind->timeout(

@@ -48,7 +48,7 @@ collect_host_failed(struct collector *c, size_t host,
 	if (host_level && h->down == NULL) {
 		h->down = strdup(text);
 		h->down_class = cls;
-		log_debug(c->inv->machines[host].name, "host down: %s", text);
+		log_debug(h->m->name, "host down: %s", text);
 	}
 	return cls;
 }
@@ -82,7 +82,6 @@ collect_task_submit(struct task *t, const struct machine *m,
     const char *command, double timeout, engine_output_cb on_output,
     engine_done_cb on_done, struct engine_job **jobp)
 {
-	const struct machine *machines = t->c->inv->machines;
 	struct engine_request req = {
 		.command = command,
 		.timeout_s = timeout,
@@ -92,6 +91,6 @@ collect_task_submit(struct task *t, const struct machine *m,
 	};
 
 	log_debug(m->name, "%s %s->%s: %s", t->stage->kind->name,
-	    machines[t->source].name, machines[t->target].name, command);
+	    t->src->name, t->dst->name, command);
 	return engine_submit(t->c->engine, m, &req, jobp);
 }

@@ -21,7 +21,7 @@
 #include "runner.h"
 #include "trace.h"
 
-static void record_traced(struct collector *c, const struct record *rec,
+static void probe_span_cb(struct collector *c, const struct record *rec,
     int round_done);
 
 void
@@ -37,7 +37,7 @@ collect_trace_sweep_begin(struct collector *c)
 	if (sweep > 0)
 		trace_span_int(c->span, "netprof.sweep", sweep);
 	trace_root_set(c->trace, c->span);
-	c->hooks.record_traced = record_traced;
+	c->hooks.record_traced = probe_span_cb;
 }
 
 void
@@ -106,7 +106,7 @@ collect_trace_stage_end(struct collector *c)
 
 /* The record_traced hook: a span for the probe rec records. */
 static void
-record_traced(struct collector *c, const struct record *rec, int round_done)
+probe_span_cb(struct collector *c, const struct record *rec, int round_done)
 {
 	struct trace_span *s, *parent;
 	char name[48];

@@ -21,8 +21,8 @@
 #include <sys/stat.h>
 
 #include "bounds.h"
-#include "collect_run.h"
 #include "collect.h"
+#include "collect_watch.h"
 #include "file.h"
 #include "log.h"
 #include "option.h"
@@ -170,7 +170,7 @@ out:
 	buf_free(&text);
 }
 
-static void record_written(struct collector *c, struct record *record);
+static void record_metrics_cb(struct collector *c, struct record *rec);
 
 int
 collect_watch_start(struct collector *c, const struct collect_watch_options *o)
@@ -200,7 +200,7 @@ collect_watch_start(struct collector *c, const struct collect_watch_options *o)
 	w->sweep_started = time_wall();
 	c->watch = w;
 	c->sweep = o->every >= 0 ? 1 : 0;
-	c->hooks.record_written = record_written;
+	c->hooks.record_written = record_metrics_cb;
 	if (o->metrics_listen != NULL) {
 		metrics_http_parse_addr(o->metrics_listen, o->metrics_public,
 		    &w->listen_addr, &cause);
@@ -231,15 +231,18 @@ collect_watch_start(struct collector *c, const struct collect_watch_options *o)
 	return 0;
 }
 
-/* The record_written hook: a record into the sweep's metrics. */
+/* The record_written hook: a record into the sweep's metrics, as a
+   reader of its line takes it. */
 static void
-record_written(struct collector *c, struct record *record)
+record_metrics_cb(struct collector *c, struct record *rec)
 {
 	if (c->watch == NULL)
 		return;
-	if (record == NULL || metrics_set_add(c->watch->set, record) != 0)
+	if (record_as_read(rec) != 0 || metrics_set_add(c->watch->set,
+	    rec) != 0)
 		log_warn("sweep %ld: a record is missing from the metrics "
 		    "(out of memory)", c->watch->sweep);
+	record_as_read_clear(rec);
 }
 
 /*
@@ -306,7 +309,7 @@ backoff_update(struct collect_watch *w)
 		if (!unreachable) {
 			if (w->down_sweeps[i] > 0)
 				log_info("%s is reachable again (sweep %ld)",
-				    machine_at(c, i)->name, w->sweep);
+				    h->m->name, w->sweep);
 			w->down_sweeps[i] = 0;
 			w->next_try[i] = 0;
 			continue;

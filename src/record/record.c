@@ -32,7 +32,7 @@ add_time(cJSON *o, const char *name, double unix_s,
 	cJSON_AddStringToObject(o, name, format(unix_s, buf, sizeof buf));
 }
 
-/* What every form has: the pair, the outcome, the times, the round. */
+/* What every form has: the pair, whether ok, the times, the round. */
 static void
 add_common(cJSON *o, const struct record *r)
 {
@@ -42,17 +42,6 @@ add_common(cJSON *o, const struct record *r)
 	cJSON_AddStringToObject(o, RECORD_F_SOURCE, r->source);
 	cJSON_AddStringToObject(o, RECORD_F_TARGET, r->target);
 	cJSON_AddBoolToObject(o, RECORD_F_OK, r->ok);
-	if (r->metrics_json != NULL) {
-		/* sorted first: the object's sort keeps a sorted list as it
-		   is, so the record's tree stays whole */
-		json_sort_keys(r->metrics_json);
-		cJSON_AddItemReferenceToObject(o, RECORD_F_METRICS,
-		    r->metrics_json);
-	} else
-		cJSON_AddObjectToObject(o, RECORD_F_METRICS);
-	json_add_string_or_null(o, RECORD_F_ERROR, r->ok ? NULL : r->error);
-	json_add_string_or_null(o, RECORD_F_ERROR_CLASS, r->ok ? NULL :
-	    r->error_class);
 	cJSON_AddStringToObject(o, RECORD_F_COMMAND,
 	    r->command != NULL ? r->command : "");
 	add_time(o, RECORD_F_STARTED_AT, r->started_at, time_record_precise);
@@ -120,10 +109,23 @@ record_to_json(const struct record *r)
 	if ((o = cJSON_CreateObject()) == NULL)
 		return NULL;
 	add_common(o, r);
-	if (record_kind_bench_form(r->kind))
-		add_bench(o, r);
-	else
+	if (!record_kind_bench_form(r->kind))
 		add_collect(o, r);
+	else
+		add_bench(o, r);
+	/* json_write.h's part last (the sort gives every key its place):
+	   the error and its class, the metrics, the order */
+	json_add_string_or_null(o, RECORD_F_ERROR, r->ok ? NULL : r->error);
+	json_add_string_or_null(o, RECORD_F_ERROR_CLASS, r->ok ? NULL :
+	    r->error_class);
+	if (r->metrics_json != NULL) {
+		/* sorted first: the object's sort keeps a sorted list as it
+		   is, so the record's tree stays whole */
+		json_sort_keys(r->metrics_json);
+		cJSON_AddItemReferenceToObject(o, RECORD_F_METRICS,
+		    r->metrics_json);
+	} else
+		cJSON_AddObjectToObject(o, RECORD_F_METRICS);
 	json_sort_keys(o);
 	return o;
 }

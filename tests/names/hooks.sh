@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# hooks.sh SRC: a run's parts never call into its run file. For collect and
+# bench, no function that the run file defines (collect_run.c, bench_run.c)
+# is named as a call in another file of its folder: the parts reach the run
+# through its hooks, and a hook's member does not bear the name of the
+# function the run sets in it (a call through c->hooks.task_ended reads as
+# a call to task_ended).
+set -u
+src=$1
+bad=0
+
+for run in collect/collect_run.c bench/bench_run.c; do
+	dir=$(dirname "$run")
+	# the functions the run file defines: a name at a line's start
+	funcs=$(grep -oE '^[a-z_][a-z0-9_]*\(' "$src/$run" | tr -d '(' | sort -u)
+	[[ -n $funcs ]] || { echo "hooks.sh: no function in $src/$run" >&2; exit 2; }
+	alt=$(paste -sd '|' <<<"$funcs")
+	for f in "$src/$dir"/*.c "$src/$dir"/*.h; do
+		[[ $f == "$src/$run" || $f == "$src/${run%.c}.h" ]] && continue
+		# calls outside comments: NAME( with no name character before it
+		hits=$(grep -vE '^[[:space:]]*(/?\*|//)' "$f" |
+		    grep -oE "(^|[^A-Za-z0-9_])($alt)[[:space:]]*\(" |
+		    grep -oE "($alt)" | sort -u)
+		for fn in $hits; do
+			echo "${f#"$src"/} calls $fn() of $run" >&2
+			bad=1
+		done
+	done
+done
+exit $bad
