@@ -122,7 +122,7 @@ assert_nothing_left t2 "--teardown"
 # --- --otela-bin: hosts without otela get it over their session ------
 bindir=$NETPROF_TEST_TMP/otela-bin
 mkdir -p "$bindir"
-printf '#!/bin/sh\n%s\nexec %s "$@"\n' "$OTELA_SHORT_WAITS" \
+printf '#!/bin/sh\n# %s\n%s\nexec %s "$@"\n' "$TEST_NAME" "$OTELA_SHORT_WAITS" \
     "${NETPROF_TEST_OTELA:-$NETPROF_SRC/tests/otela-node/bin/otela}" \
     >"$bindir/otela-$(uname -m | sed 's/x86_64/amd64/; s/aarch64/arm64/')"
 chmod 755 "$bindir"/otela-*

@@ -164,7 +164,7 @@ assert_nothing_left x4 "SIGINT while a node's start step ran"
 # --- remote_setup that prints on stdout ------------------------------------
 bindir=$NETPROF_TEST_TMP/noisy-bin
 mkdir -p "$bindir"
-printf '#!/bin/sh\n%s\nexec %s "$@"\n' "$OTELA_SHORT_WAITS" \
+printf '#!/bin/sh\n# %s\n%s\nexec %s "$@"\n' "$TEST_NAME" "$OTELA_SHORT_WAITS" \
     "${NETPROF_TEST_OTELA:-$NETPROF_SRC/tests/otela-node/bin/otela}" \
     >"$bindir/otela-$(uname -m | sed 's/x86_64/amd64/; s/aarch64/arm64/')"
 chmod 755 "$bindir" "$bindir"/otela-*

@@ -58,7 +58,7 @@ assert_valid_jsonl() {
 # --- SIGINT while the nodes start -------------------------------------
 out=$NETPROF_TEST_TMP/intstart
 rm -rf "$out"
-"$NETPROF_BIN" bench --config "$slow" --output "$out" --run-id s1 &
+"$NETPROF_BIN" bench --config "$slow" --output "$out" --run-id g1 &
 pid=$!
 wait_for 60 pids_recorded "$out"
 [ -n "$(lab_nodes)" ] || fail "no node running before the interrupt"
@@ -70,13 +70,13 @@ assert_eq "true" "$(jq -r .interrupted "$out/run.json")"
 assert_eq "interrupted" "$(jq -r ".machines[0].phases.start" "$out/run.json")" "start did not complete"
 assert_eq "ok ok ok ok" "$(jq -r '[.machines[].phases.teardown]|join(" ")' "$out/run.json")" "teardown on every host"
 assert_eq 0 "$(wc -l <"$out/measurements.jsonl")" "no records before the sweep"
-assert_nothing_left s1 "SIGINT during start"
+assert_nothing_left g1 "SIGINT during start"
 
 # --- SIGINT, SIGTERM and SIGHUP during the sweep ----------------------
 for sig in INT TERM HUP; do
 	out=$NETPROF_TEST_TMP/sweep$sig
 	rm -rf "$out"
-	"$NETPROF_BIN" bench --config "$inv" --output "$out" --run-id "s$sig" \
+	"$NETPROF_BIN" bench --config "$inv" --output "$out" --run-id "g$sig" \
 	    "${long[@]}" &
 	pid=$!
 	wait_for 120 records_at_least "$out/measurements.jsonl" 2
@@ -91,7 +91,7 @@ for sig in INT TERM HUP; do
 	    "no pair recorded twice"
 	assert_eq "true" "$(jq -r .interrupted "$out/run.json")"
 	assert_eq "$n" "$(jq -r '.totals.ok + .totals.failed' "$out/run.json")" "run.json totals match the records"
-	assert_nothing_left "s$sig" "SIG$sig during the sweep"
+	assert_nothing_left "g$sig" "SIG$sig during the sweep"
 done
 
 # --- a node that ignores TERM: KILLed after the grace -----------------
@@ -105,15 +105,15 @@ jq --arg p "$path; export OTELA_FAKE_STOP_MS=3600000" \
 quick=(--kind libp2p_ping --latency-count 2 --no-punch)
 out=$NETPROF_TEST_TMP/stubborn
 rm -rf "$out"
-assert_status 0 "$NETPROF_BIN" bench --config "$stubborn" --output "$out" --run-id s4 "${quick[@]}"
+assert_status 0 "$NETPROF_BIN" bench --config "$stubborn" --output "$out" --run-id g4 "${quick[@]}"
 assert_eq "ok ok ok ok" "$(jq -r '[.machines[].phases.teardown]|join(" ")' "$out/run.json")" "teardown on every host (TERM ignored)"
 assert_eq "KILL KILL KILL KILL" "$(jq -r '[.machines[].stop_signal]|join(" ")' "$out/run.json")" "KILL ended the nodes that ignore TERM"
-assert_nothing_left s4 "nodes that ignore TERM"
+assert_nothing_left g4 "nodes that ignore TERM"
 out=$NETPROF_TEST_TMP/graceful
 rm -rf "$out"
-assert_status 0 "$NETPROF_BIN" bench --config "$inv" --output "$out" --run-id s5 "${quick[@]}" --stop-grace 15
+assert_status 0 "$NETPROF_BIN" bench --config "$inv" --output "$out" --run-id g5 "${quick[@]}" --stop-grace 15
 assert_eq "TERM TERM TERM TERM" "$(jq -r '[.machines[].stop_signal]|join(" ")' "$out/run.json")" "TERM ended the nodes within --stop-grace"
-assert_nothing_left s5 "--stop-grace 15"
+assert_nothing_left g5 "--stop-grace 15"
 
 # --- SIGKILL, then --teardown DIR/run.json ----------------------------
 out=$NETPROF_TEST_TMP/killed
@@ -123,17 +123,17 @@ rm -rf "$out" "$out.tmp"
 # it, so the killed netprof's is the test's.
 mkdir -p "$out.tmp"
 env -u XDG_RUNTIME_DIR TMPDIR="$out.tmp" \
-    "$NETPROF_BIN" bench --config "$inv" --output "$out" --run-id s3 "${long[@]}" &
+    "$NETPROF_BIN" bench --config "$inv" --output "$out" --run-id g3 "${long[@]}" &
 pid=$!
 wait_for 120 records_at_least "$out/measurements.jsonl" 1
 kill -KILL $pid
 wait $pid || true
 sleep 0.5
-assert_eq 4 "$(ls -d /tmp/otela-bench-s3-* | wc -l)" "a killed netprof leaves the run behind"
+assert_eq 4 "$(ls -d /tmp/otela-bench-g3-* | wc -l)" "a killed netprof leaves the run behind"
 assert_ne "" "$(lab_nodes)" "a killed netprof leaves its nodes running"
 assert_status 0 "$NETPROF_BIN" bench --config "$inv" --teardown "$out/run.json"
 assert_contains "$OUT" "h1: torn down"
-assert_nothing_left s3 "--teardown after SIGKILL"
+assert_nothing_left g3 "--teardown after SIGKILL"
 # a second teardown finds nothing to do, and says so without failing
 assert_status 0 "$NETPROF_BIN" bench --config "$inv" --teardown "$out/run.json"
 rm -rf "$out.tmp"

@@ -50,7 +50,8 @@ export function readFaults (env = process.env) {
 		relayLimited: flag('OTELA_FAKE_RELAY_LIMITED'),
 		relayBootMs: env.OTELA_FAKE_RELAY_BOOT_MS === undefined || env.OTELA_FAKE_RELAY_BOOT_MS === '' ? 5000 : envNumber('OTELA_FAKE_RELAY_BOOT_MS', env, 0, 3600000),
 		hugeAnswer: envNumber('OTELA_FAKE_HUGE_ANSWER', env, 0, 16 * 1024 * 1024),
-		apiDelayMs: env.OTELA_FAKE_API_DELAY_MS === undefined || env.OTELA_FAKE_API_DELAY_MS === '' ? 3000 : envNumber('OTELA_FAKE_API_DELAY_MS', env, 0, 3600000)
+		apiDelayMs: env.OTELA_FAKE_API_DELAY_MS === undefined || env.OTELA_FAKE_API_DELAY_MS === '' ? 3000 : envNumber('OTELA_FAKE_API_DELAY_MS', env, 0, 3600000),
+		dialWaitMs: env.OTELA_FAKE_DIAL_WAIT_MS === undefined || env.OTELA_FAKE_DIAL_WAIT_MS === '' ? 10000 : envNumber('OTELA_FAKE_DIAL_WAIT_MS', env, 1, 3600000)
 	}
 }
 
@@ -294,12 +295,17 @@ async function exchangePeers (ctx) {
 	}
 }
 
-// One dial of a static bootstrap address, as the real node's start-up does.
+// One dial of a static bootstrap address, as the real node's start-up
+// does, given up after OTELA_FAKE_DIAL_WAIT_MS (a peer behind a firewall
+// that drops it holds the start that long).
 async function dialOnce (ctx, addr) {
 	if (addr.endsWith(`/p2p/${ctx.peerId}`)) return
+	const wait = AbortSignal.timeout(ctx.faults.dialWaitMs)
 	try {
-		await ctx.node.dial(multiaddr(addr), { signal: AbortSignal.any([ctx.stopSignal, AbortSignal.timeout(10000)]) })
-	} catch {}
+		await ctx.node.dial(multiaddr(addr), { signal: AbortSignal.any([ctx.stopSignal, wait]) })
+	} catch {
+		if (wait.aborted && !ctx.stopSignal.aborted) log('info', `static peer ${addr}: no connection within ${ctx.faults.dialWaitMs} ms, starting without it`)
+	}
 }
 
 // Keeps one static bootstrap address dialled, retrying with backoff.

@@ -1,6 +1,7 @@
 // The OTELA_FAKE_* fault switches: each does what docs/otela-node.md says.
 import { describe, it, before, after } from 'node:test'
 import assert from 'node:assert/strict'
+import net from 'node:net'
 import {
 	tmpDir, makeNode, writeConfig, startNode, stopNode, waitHealthy, eventually, api, probe, run,
 	checkLatencyResult, checkFailure, logOf, peerIdsIn
@@ -85,5 +86,31 @@ describe('fault switches', () => {
 		const r = await run(['start', '--config', n.cfg, '--config-dir', n.dir], { env: { OTELA_FAKE_PING_DROP: '2' } })
 		assert.equal(r.code, 1)
 		assert.match(r.stderr, /OTELA_FAKE_PING_DROP=2/)
+	})
+})
+
+describe('OTELA_FAKE_DIAL_WAIT_MS', () => {
+	let n, silent
+	const sockets = []
+
+	after(async () => {
+		await stopNode(n)
+		for (const s of sockets) s.destroy()
+		silent?.close()
+	})
+
+	it('a static peer that never answers holds the start only that long', async () => {
+		const root = tmpDir('dialwait')
+		// accepts the connection and says nothing, as a peer whose
+		// firewall drops the dial would leave it hanging
+		silent = net.createServer(s => sockets.push(s))
+		const port = await new Promise(resolve => silent.listen(0, '127.0.0.1', () => resolve(silent.address().port)))
+		const peer = await makeNode(root, 'peer')
+		n = await makeNode(root, 'waiting')
+		const addr = `/ip4/127.0.0.1/tcp/${port}/p2p/${peer.peerId}`
+		writeConfig(n, [addr])
+		startNode(n, { OTELA_FAKE_DIAL_WAIT_MS: '300' })
+		await waitHealthy(n)
+		assert.match(logOf(n), new RegExp(`static peer ${addr}: no connection within 300 ms, starting without it`))
 	})
 })
