@@ -186,22 +186,25 @@ static const struct probe_metric throughput_metrics[] = {
 
 const struct probe_kind probe_kinds[] = {
 	/*
-	 * name, tool, via, shape, flags;
+	 * name, tool, its package, via, shape, flags;
 	 * command, timeout, duration, parse; server, its bound, its ready
 	 * line;
 	 * plan's name, default metric, summary {metric, unit, decimals,
 	 * what}, metrics; role, overlay over, its ratio, inbound;
 	 * its own options, its records' config
 	 */
-	{ "ping", "ping", SHELL, OVERLAP,
-	    PROBE_FANOUT | PROBE_BASELINE | PROBE_NET_RTT | PROBE_UPSTREAM,
+	{ "ping", "ping", "iputils-ping",
+	    SHELL, OVERLAP,
+	    PROBE_FANOUT | PROBE_BASELINE | PROBE_NET_RTT | PROBE_UPSTREAM |
+	    PROBE_DEFAULT,
 	    probe_ping_command, probe_ping_timeout, probe_ping_duration,
 	    probe_ping_parse,
 	    NULL, NULL, NULL,
 	    "ping", "avg", { "p50", "ms", 3, "median RTT" }, ping_metrics,
 	    PROBE_ROLE_IP_RTT, PROBE_ROLE_NONE, NULL, PROBE_INBOUND_ICMP,
 	    NULL, NULL },
-	{ "mtu", "ping", SHELL, OVERLAP,
+	{ "mtu", "ping", "iputils-ping",
+	    SHELL, OVERLAP,
 	    0,
 	    probe_mtu_command, probe_mtu_timeout, probe_mtu_duration,
 	    probe_mtu_parse,
@@ -209,8 +212,9 @@ const struct probe_kind probe_kinds[] = {
 	    "mtu", "mtu", { "mtu", "bytes", 0, "path MTU" }, mtu_metrics,
 	    PROBE_ROLE_IP_MTU, PROBE_ROLE_NONE, NULL, PROBE_INBOUND_ICMP,
 	    NULL, NULL },
-	{ "iperf3", "iperf3", SHELL, EXCLUSIVE,
-	    PROBE_DUPLEX | PROBE_SERVER | PROBE_UPSTREAM,
+	{ "iperf3", "iperf3", "iperf3",
+	    SHELL, EXCLUSIVE,
+	    PROBE_DUPLEX | PROBE_SERVER | PROBE_UPSTREAM | PROBE_IPERF,
 	    probe_iperf3_client_command, probe_iperf3_timeout,
 	    probe_iperf3_duration, probe_iperf3_parse,
 	    probe_iperf3_server_command, probe_iperf3_server_bound,
@@ -218,7 +222,8 @@ const struct probe_kind probe_kinds[] = {
 	    "iperf", "mbps", { "mbps", "Mbps", 1, NULL }, iperf3_metrics,
 	    PROBE_ROLE_IP_RATE, PROBE_ROLE_NONE, NULL, PROBE_INBOUND_PORT,
 	    probe_iperf3_option_specs, probe_iperf3_config },
-	{ "udp", "iperf3", SHELL, EXCLUSIVE,
+	{ "udp", "iperf3", "iperf3",
+	    SHELL, EXCLUSIVE,
 	    PROBE_DUPLEX | PROBE_SERVER | PROBE_RETRY,
 	    probe_udp_command, probe_iperf3_timeout, probe_iperf3_duration,
 	    probe_udp_parse,
@@ -228,7 +233,8 @@ const struct probe_kind probe_kinds[] = {
 	    udp_metrics,
 	    PROBE_ROLE_IP_LOSS, PROBE_ROLE_NONE, NULL, PROBE_INBOUND_PORT,
 	    probe_udp_option_specs, probe_udp_config },
-	{ "libp2p_ping", "otela", NODE, OVERLAP,
+	{ "libp2p_ping", "otela", NULL,
+	    NODE, OVERLAP,
 	    PROBE_NET_RTT,
 	    NULL, NULL, NULL, probe_node_parse,
 	    NULL, NULL, NULL,
@@ -236,7 +242,8 @@ const struct probe_kind probe_kinds[] = {
 	    PROBE_ROLE_LIBP2P_RTT, PROBE_ROLE_IP_RTT, "libp2p_ping_x_rtt",
 	    PROBE_INBOUND_LIBP2P,
 	    NULL, NULL },
-	{ "latency", "otela", NODE, OVERLAP,
+	{ "latency", "otela", NULL,
+	    NODE, OVERLAP,
 	    0,
 	    NULL, NULL, NULL, probe_node_parse,
 	    NULL, NULL, NULL,
@@ -244,7 +251,8 @@ const struct probe_kind probe_kinds[] = {
 	    PROBE_ROLE_HTTP, PROBE_ROLE_IP_RTT, "latency_x_rtt",
 	    PROBE_INBOUND_LIBP2P,
 	    NULL, NULL },
-	{ "throughput", "otela", NODE, EXCLUSIVE,
+	{ "throughput", "otela", NULL,
+	    NODE, EXCLUSIVE,
 	    PROBE_TRANSFER | PROBE_DUPLEX,
 	    NULL, NULL, NULL, probe_node_parse,
 	    NULL, NULL, NULL,

@@ -132,6 +132,10 @@ enum probe_inbound {
    lost datagram (iperf3 before 3.17 sends its UDP handshake once, then
    waits), which says nothing of the path but that a packet was lost */
 #define PROBE_RETRY	0x80
+/* plan and collect run it when --kinds is not given */
+#define PROBE_DEFAULT	0x100
+/* --iperf adds it (check --for iperf asks for its tool) */
+#define PROBE_IPERF	0x200
 
 /* The figure a run's summary gives per kind (the worst pair, ...). */
 struct probe_summary {
@@ -152,6 +156,9 @@ struct probe_summary {
 struct probe_kind {
 	const char *name;	/* as the records name it; NULL ends */
 	const char *tool;	/* the program it needs on the source */
+	const char *package;	/* the Debian package of it, or NULL: a
+				   binary of the user's (check asks whether
+				   it can be executed there) */
 	enum probe_via via;
 	enum probe_shape shape;
 	unsigned flags;		/* PROBE_* */
