@@ -345,9 +345,8 @@ kind_evidence(const struct evidence *ev, const struct finding *f, size_t k,
 		const struct probe_kind *row = probe_kind_find(kind->name);
 
 		buf_printf(&p, "%s over %s %s on the same pair%s", p.len ? "," :
-		    "", row != NULL && row->role == PROBE_ROLE_HTTP ?
-		    "libp2p_ping (else ICMP)" : "an ICMP round trip of", a,
-		    PLURAL(nb));
+		    "", row != NULL && row->judge.base != NULL ?
+		    row->judge.base : "its base", a, PLURAL(nb));
 	}
 	if (sent > 0 && (f->what & DX_W_LOSS) && f->loss_kind == NULL)
 		buf_printf(&p, "%s %d of %d samples lost", p.len ? "," : "",

@@ -190,7 +190,9 @@ const struct probe_kind probe_kinds[] = {
 	 * command, timeout, duration, parse; server, its bound, its ready
 	 * line;
 	 * plan's name, default metric, summary {metric, unit, decimals,
-	 * what}, metrics; role, overlay over, its ratio, inbound;
+	 * what}, metrics; the diagnosis' judge {slow ratio and floor,
+	 * narrow ratio and floor, worse ratio, the latency judged, as,
+	 * its base's words}; overlay over, its ratio, inbound;
 	 * its own options, its records' config
 	 */
 	{ "ping", "ping", "iputils-ping",
@@ -201,7 +203,8 @@ const struct probe_kind probe_kinds[] = {
 	    probe_ping_parse,
 	    NULL, NULL, NULL,
 	    "ping", "avg", { "p50", "ms", 3, "median RTT" }, ping_metrics,
-	    PROBE_ROLE_IP_RTT, PROBE_ROLE_NONE, NULL, PROBE_INBOUND_ICMP,
+	    { 1.3, 2.0, 0, 0, 1.25, NULL, PROBE_AS_BASE, NULL },
+	    NULL, NULL, PROBE_INBOUND_ICMP,
 	    NULL, NULL },
 	{ "mtu", "ping", "iputils-ping",
 	    SHELL, OVERLAP,
@@ -210,7 +213,8 @@ const struct probe_kind probe_kinds[] = {
 	    probe_mtu_parse,
 	    NULL, NULL, NULL,
 	    "mtu", "mtu", { "mtu", "bytes", 0, "path MTU" }, mtu_metrics,
-	    PROBE_ROLE_IP_MTU, PROBE_ROLE_NONE, NULL, PROBE_INBOUND_ICMP,
+	    { 0, 0, 0, 0, 0, NULL, 0, NULL },
+	    NULL, NULL, PROBE_INBOUND_ICMP,
 	    NULL, NULL },
 	{ "iperf3", "iperf3", "iperf3",
 	    SHELL, EXCLUSIVE,
@@ -220,7 +224,8 @@ const struct probe_kind probe_kinds[] = {
 	    probe_iperf3_server_command, probe_iperf3_server_bound,
 	    PROBE_IPERF3_READY,
 	    "iperf", "mbps", { "mbps", "Mbps", 1, NULL }, iperf3_metrics,
-	    PROBE_ROLE_IP_RATE, PROBE_ROLE_NONE, NULL, PROBE_INBOUND_PORT,
+	    { 0, 0, 1.5, 1.0, 1.5, NULL, 0, NULL },
+	    NULL, NULL, PROBE_INBOUND_PORT,
 	    probe_iperf3_option_specs, probe_iperf3_config },
 	{ "udp", "iperf3", "iperf3",
 	    SHELL, EXCLUSIVE,
@@ -231,7 +236,8 @@ const struct probe_kind probe_kinds[] = {
 	    PROBE_IPERF3_READY,
 	    "udp", "loss_pct", { "loss_pct", "%", 2, "datagrams lost" },
 	    udp_metrics,
-	    PROBE_ROLE_IP_LOSS, PROBE_ROLE_NONE, NULL, PROBE_INBOUND_PORT,
+	    { 0, 0, 0, 0, 0, NULL, 0, NULL },
+	    NULL, NULL, PROBE_INBOUND_PORT,
 	    probe_udp_option_specs, probe_udp_config },
 	{ "libp2p_ping", "otela", NULL,
 	    NODE, OVERLAP,
@@ -239,7 +245,9 @@ const struct probe_kind probe_kinds[] = {
 	    NULL, NULL, NULL, probe_node_parse,
 	    NULL, NULL, NULL,
 	    NULL, "p50_ms", { "p50_ms", "ms", 3, "p50" }, libp2p_ping_metrics,
-	    PROBE_ROLE_LIBP2P_RTT, PROBE_ROLE_IP_RTT, "libp2p_ping_x_rtt",
+	    { 1.5, 10.0, 0, 0, 1.5, "min_ms", PROBE_AS_STREAM,
+	    "an ICMP round trip of" },
+	    "ping", "libp2p_ping_x_rtt",
 	    PROBE_INBOUND_LIBP2P,
 	    NULL, NULL },
 	{ "latency", "otela", NULL,
@@ -248,7 +256,9 @@ const struct probe_kind probe_kinds[] = {
 	    NULL, NULL, NULL, probe_node_parse,
 	    NULL, NULL, NULL,
 	    NULL, "p50_ms", { "p50_ms", "ms", 3, "p50" }, latency_metrics,
-	    PROBE_ROLE_HTTP, PROBE_ROLE_IP_RTT, "latency_x_rtt",
+	    { 1.5, 10.0, 0, 0, 1.5, "min_ms", PROBE_AS_APP,
+	    "libp2p_ping (else ICMP)" },
+	    "ping", "latency_x_rtt",
 	    PROBE_INBOUND_LIBP2P,
 	    NULL, NULL },
 	{ "throughput", "otela", NULL,
@@ -257,7 +267,8 @@ const struct probe_kind probe_kinds[] = {
 	    NULL, NULL, NULL, probe_node_parse,
 	    NULL, NULL, NULL,
 	    NULL, "mbps", { "mbps", "Mbps", 3, NULL }, throughput_metrics,
-	    PROBE_ROLE_HTTP, PROBE_ROLE_IP_RATE, "throughput_x_iperf3",
+	    { 0, 0, 2.0, 1.0, 2.0, NULL, 0, NULL },
+	    "iperf3", "throughput_x_iperf3",
 	    PROBE_INBOUND_LIBP2P,
 	    NULL, NULL },
 	{ .name = NULL }
@@ -289,17 +300,6 @@ size_t
 probe_kind_index(const struct probe_kind *k)
 {
 	return (size_t)(k - probe_kinds);
-}
-
-const struct probe_kind *
-probe_kind_of_role(enum probe_role role)
-{
-	const struct probe_kind *k;
-
-	for (k = probe_kinds; k->name != NULL; k++)
-		if (k->role == role)
-			return k;
-	return NULL;
 }
 
 const struct probe_metric *

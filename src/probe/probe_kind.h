@@ -94,16 +94,34 @@ enum probe_shape {
 				   host would measure each other) */
 };
 
-/* The overlay and the diagnosis: what a kind stands for. */
-enum probe_role {
-	PROBE_ROLE_NONE = 0,
-	PROBE_ROLE_IP_RTT,	/* the raw-IP round trip (ICMP) */
-	PROBE_ROLE_IP_RATE,	/* the raw-IP throughput (TCP) */
-	PROBE_ROLE_LIBP2P_RTT,	/* a libp2p stream's round trip */
-	PROBE_ROLE_HTTP,	/* HTTP over libp2p (needs a full stream) */
-	PROBE_ROLE_IP_LOSS,	/* raw-IP loss and jitter at a set rate (UDP) */
-	PROBE_ROLE_IP_MTU	/* the largest packet that crosses unfragmented */
+/*
+ * What the diagnosis reads of a kind (heatmap_evidence.c): how far from
+ * its site pair's typical value a cell is a finding, judged by its
+ * latency (slow: above it, times it and by a floor in ms) or by its rate
+ * (narrow: below it, times it and by a floor in Mbit/s), how much worse
+ * than the old run; what the kind is beside the others (.as); a kind
+ * with neither ratio is not judged. ICMP on one switch is microseconds
+ * and its jitter under load a millisecond or two; the libp2p kinds of a
+ * node vary by tens of ms under load: their floors are higher.
+ */
+struct probe_judge {
+	double slow_ratio, slow_floor;
+	double narrow_ratio, narrow_floor;
+	double worse_ratio;
+	const char *latency;	/* the latency judged, or NULL: the
+				   summary's (a median), else the default */
+	unsigned as;		/* PROBE_AS_* */
+	const char *base;	/* what its latency is held against, as a
+				   finding says it (PROBE_AS_STREAM, _APP) */
 };
+
+/* the raw round trip the other kinds' latencies are held against */
+#define PROBE_AS_BASE	0x01
+/* a stream's round trip: far above BASE's on a pair is a detour (relay) */
+#define PROBE_AS_STREAM	0x02
+/* an application's latency: far above STREAM's (else BASE's) is its
+   overhead */
+#define PROBE_AS_APP	0x04
 
 /* What a one-way failure of the kind says must be open on the target. */
 enum probe_inbound {
@@ -181,9 +199,9 @@ struct probe_kind {
 	const char *default_metric;	/* the heatmap's first (upstream's) */
 	struct probe_summary summary;
 	const struct probe_metric *metrics;
-	enum probe_role role;
-	enum probe_role over;	/* the overlay: default metric over the
-				   pair's kind of this role's, or NONE */
+	struct probe_judge judge;
+	const char *over;	/* the overlay: default metric over the
+				   pair's kind of this name's, or NULL */
 	const char *over_metric;	/* the overlay's name for that ratio */
 	enum probe_inbound inbound;
 	/*
@@ -204,8 +222,6 @@ extern const struct probe_kind probe_kinds[];
 const struct probe_kind *probe_kind_find(const char *name);
 /* Its place in probe_kinds[] (for sets of kinds, 1 << index). */
 size_t probe_kind_index(const struct probe_kind *k);
-/* The kind of role in the table (NULL: none). */
-const struct probe_kind *probe_kind_of_role(enum probe_role role);
 /* k's metric named name, or NULL (k NULL too). */
 const struct probe_metric *probe_kind_metric(const struct probe_kind *k,
     const char *name);
