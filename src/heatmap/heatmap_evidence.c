@@ -91,7 +91,8 @@ heatmap_evidence_role(const char *kind, struct dx_role *r)
 	const struct probe_judge *j = row != NULL ? &row->judge : NULL;
 
 	memset(r, 0, sizeof *r);
-	if (j == NULL || (j->slow_ratio <= 0 && j->narrow_ratio <= 0))
+	if (j == NULL || (j->slow_ratio <= 0 && j->narrow_ratio <= 0 &&
+	    j->lost == NULL))
 		return -1;	/* not judged */
 	r->row = row;
 	r->proto = row->inbound == PROBE_INBOUND_ICMP ? DX_PROTO_ICMP :
@@ -263,6 +264,15 @@ samples_of(const struct evidence *ev, const struct ev_kind *ek, size_t s,
 	double v;
 
 	*lost = *sent = 0;
+	if (c->state == CELL_VALUE && ek->lostm >= 0 && ek->sentm >= 0) {
+		/* counted by the record (its row's judge says where) */
+		if (!isnan(v = c->values[ek->sentm]) && v >= 0 && v < 1e9 &&
+		    !isnan(c->values[ek->lostm]) && c->values[ek->lostm] >= 0) {
+			*sent = (int)v;
+			*lost = (int)fmin(c->values[ek->lostm], v);
+		}
+		return;
+	}
 	if (c->state != CELL_VALUE || c->nsamples < 0)
 		return;
 	if (ek->loss >= 0 && !isnan(v = c->values[ek->loss]) && v >= 0 &&
@@ -376,7 +386,11 @@ flag_cells(struct evidence *ev, struct ev_kind *ek)
 				continue;
 			*f |= EV_OK;
 			samples_of(ev, ek, s, t, &l, &d);
-			if (d > 65535 || l > d)	/* beyond what is kept */
+			if (d > 65535) {	/* beyond what is kept: */
+				l = (int)((double)l * 65535 / d); /* its rate */
+				d = 65535;
+			}
+			if (l > d)
 				l = d = 0;
 			if (ek->nsent != NULL) {
 				ek->nlost[s * n + t] = (uint16_t)l;
@@ -780,14 +794,19 @@ heatmap_evidence_build(struct evidence *ev, const struct matrix *hm,
 			    ro.row->default_metric);
 		ek->loss = metric_index(kind, ro.row, &probe_unit_pct);
 		ek->failed = metric_index(kind, ro.row, &probe_unit_samples);
-		ek->rate = ro.rtt ? -1 : metric_index(kind, ro.row,
+		ek->lostm = ro.row->judge.lost != NULL ? matrix_find_metric(
+		    kind, ro.row->judge.lost) : -1;
+		ek->sentm = ro.row->judge.sent != NULL ? matrix_find_metric(
+		    kind, ro.row->judge.sent) : -1;
+		ek->rate = ro.rtt || ro.narrow_ratio <= 0 ? -1 :
+		    metric_index(kind, ro.row,
 		    &probe_unit_mbps);
 		ek->okind = old != NULL ? matrix_find_kind(old, kind->name) :
 		    NULL;
 		ek->olat = old_metric(kind, ek->lat, ek->okind);
 		ek->orate = old_metric(kind, ek->rate, ek->okind);
 		if ((ek->flag = calloc(n * n + 1, sizeof *ek->flag)) == NULL ||
-		    ((ek->loss >= 0 || ek->failed >= 0) &&
+		    ((ek->loss >= 0 || ek->failed >= 0 || ek->sentm >= 0) &&
 		    ((ek->nlost = calloc(n * n + 1, sizeof *ek->nlost)) ==
 		    NULL || (ek->nsent = calloc(n * n + 1,
 		    sizeof *ek->nsent)) == NULL))) {

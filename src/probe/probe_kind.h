@@ -95,12 +95,13 @@ enum probe_shape {
 };
 
 /*
- * What the diagnosis reads of a kind (heatmap_evidence.c): how far from
+ * What the diagnosis reads of a kind (heatmap_evidence.c): its samples
+ * lost, and how far from
  * its site pair's typical value a cell is a finding, judged by its
  * latency (slow: above it, times it and by a floor in ms) or by its rate
  * (narrow: below it, times it and by a floor in Mbit/s), how much worse
  * than the old run; what the kind is beside the others (.as); a kind
- * with neither ratio is not judged. ICMP on one switch is microseconds
+ * with neither ratio nor samples counted is not judged. ICMP on one switch is microseconds
  * and its jitter under load a millisecond or two; the libp2p kinds of a
  * node vary by tens of ms under load: their floors are higher.
  */
@@ -110,6 +111,9 @@ struct probe_judge {
 	double worse_ratio;
 	const char *latency;	/* the latency judged, or NULL: the
 				   summary's (a median), else the default */
+	const char *lost, *sent;	/* the metrics that count a probe's
+				   samples lost and sent, or NULL: its loss
+				   is judged on them (else on its samples) */
 	unsigned as;		/* PROBE_AS_* */
 	const char *base;	/* what its latency is held against, as a
 				   finding says it (PROBE_AS_STREAM, _APP) */

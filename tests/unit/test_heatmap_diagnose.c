@@ -881,6 +881,25 @@ test_gen_pair_lossy(void **state)
 	lab_free(lab);
 }
 
+/* udp's loss reaches the diagnosis through its row (the datagrams its
+ * records count lost and sent): alpha -> gamma loses 87 of 1,042, the
+ * other pairs none or one. */
+static void
+test_udp_lossy_pair_named(void **state)
+{
+	static const char *const files[] = { "udp-lossy.jsonl", NULL };
+	struct lab *lab = lab_of(load("heatmap", files), NULL);
+	const struct finding *x;
+
+	(void)state;
+	assert_int_equal(lab->dx.nfindings, 1);
+	x = expect(lab, "pair_degraded", "alpha", "gamma");
+	assert_true(x->what & DX_W_LOSS);
+	assert_string_equal(x->loss_kind, "udp");
+	assert_int_equal(x->lost, 87);
+	lab_free(lab);
+}
+
 /*
  * One iperf3 test one way far below its site pair's: a hint (info) until
  * measured again, for a short TCP test now and then collapses; both ways
@@ -1171,6 +1190,7 @@ main(void)
 		cmocka_unit_test(test_gen_site_cut_off),
 		cmocka_unit_test(test_gen_pair_slow_both_ways),
 		cmocka_unit_test(test_gen_pair_lossy),
+		cmocka_unit_test(test_udp_lossy_pair_named),
 		cmocka_unit_test(test_gen_pair_narrow_one_test),
 		cmocka_unit_test(test_gen_one_way_block),
 		cmocka_unit_test(test_gen_tool_missing_is_setup),
