@@ -117,6 +117,10 @@ struct probe_judge {
 	unsigned as;		/* PROBE_AS_* */
 	const char *base;	/* what its latency is held against, as a
 				   finding says it (PROBE_AS_STREAM, _APP) */
+	const char *jump_at, *jump_by;	/* the metrics that say where on
+				   its path (a hop's number) its round trip
+				   rises most, and by how much (ms), or
+				   NULL: a slow cell's finding names them */
 };
 
 /* the raw round trip the other kinds' latencies are held against */
