@@ -36,6 +36,12 @@ char *probe_mtu_command(const struct probe_settings *, const char *);
 double probe_mtu_timeout(const struct probe_settings *, double);
 double probe_mtu_duration(const struct probe_settings *);
 int probe_mtu_parse(const struct probe_output *, struct probe_result *);
+char *probe_traceroute_command(const struct probe_settings *,
+    const char *);
+double probe_traceroute_timeout(const struct probe_settings *, double);
+double probe_traceroute_duration(const struct probe_settings *);
+int probe_traceroute_parse(const struct probe_output *,
+    struct probe_result *);
 char *probe_udp_command(const struct probe_settings *, const char *);
 int probe_udp_parse(const struct probe_output *, struct probe_result *);
 extern const struct option_spec probe_udp_option_specs[];
@@ -105,6 +111,14 @@ static const struct probe_metric mtu_metrics[] = {
 	    "1 if the path carries QUIC's 1,200-byte datagrams, else 0" },
 	{ "local_mtu", BYTES, NULL, NULL },
 	{ "tries", COUNT, NULL, NULL },
+	{ .name = NULL }
+};
+
+static const struct probe_metric traceroute_metrics[] = {
+	{ "rtt_ms", MS, NULL, NULL },
+	{ "hops", COUNT, NULL, NULL },
+	{ "jump_hop", COUNT, NULL, NULL },
+	{ "jump_ms", MS, NULL, NULL },
 	{ .name = NULL }
 };
 
@@ -217,6 +231,18 @@ const struct probe_kind probe_kinds[] = {
 	    NULL, NULL, NULL,
 	    "mtu", "mtu", { "mtu", "bytes", 0, "path MTU" }, mtu_metrics,
 	    { 0, 0, 0, 0, 0, NULL, NULL, NULL, 0, NULL, NULL, NULL },
+	    NULL, NULL, PROBE_INBOUND_ICMP,
+	    NULL, NULL },
+	{ "traceroute", "ping", "iputils-ping",
+	    SHELL, OVERLAP,
+	    0,
+	    probe_traceroute_command, probe_traceroute_timeout,
+	    probe_traceroute_duration, probe_traceroute_parse,
+	    NULL, NULL, NULL,
+	    "traceroute", "rtt_ms", { "rtt_ms", "ms", 3, "round trip" },
+	    traceroute_metrics,
+	    { 1.3, 2.0, 0, 0, 1.25, NULL, NULL, NULL, 0, NULL, "jump_hop",
+	    "jump_ms" },
 	    NULL, NULL, PROBE_INBOUND_ICMP,
 	    NULL, NULL },
 	{ "iperf3", "iperf3", "iperf3",
