@@ -799,7 +799,8 @@ heatmap_evidence_build(struct evidence *ev, const struct matrix *hm,
 		ek->sentm = ro.row->judge.sent != NULL ? matrix_find_metric(
 		    kind, ro.row->judge.sent) : -1;
 		ek->rate = ro.rtt || ro.narrow_ratio <= 0 ? -1 :
-		    metric_index(kind, ro.row,
+		    ro.row->judge.rate != NULL ? matrix_find_metric(kind,
+		    ro.row->judge.rate) : metric_index(kind, ro.row,
 		    &probe_unit_mbps);
 		ek->okind = old != NULL ? matrix_find_kind(old, kind->name) :
 		    NULL;

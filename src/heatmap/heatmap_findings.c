@@ -263,6 +263,18 @@ median(double *v, size_t n)
 	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
+/* x's metric is better higher (its row's unit; a rate in Mbit/s). */
+static int
+higher_better(const struct probe_kind *row, const struct dx_cell *x)
+{
+	const struct probe_metric *m = probe_kind_metric(row, x->metric);
+
+	if (m != NULL)
+		return m->unit->higher_better;
+	return strcmp(x->unit != NULL ? x->unit : "",
+	    probe_unit_mbps.text) == 0;
+}
+
 /* Where on x's path its round trip rises most (its row's jump_at, jump_by
  * metrics ja, jb), into *at and *by when it rises more than *by. */
 static void
@@ -338,8 +350,7 @@ kind_evidence(const struct evidence *ev, const struct finding *f, size_t k,
 		if (!isnan(x->value) && !isnan(x->old) && (x->what &
 		    DX_W_WORSE))
 			fac[nf++] = x->old > 0 && x->value > 0 ?
-			    (strcmp(x->unit != NULL ? x->unit : "",
-			    probe_unit_mbps.text) == 0 ? x->old / x->value :
+			    (higher_better(row, x) ? x->old / x->value :
 			    x->value / x->old) : NAN;
 	}
 	if (nfail + nsetup > 0)

@@ -205,10 +205,10 @@ const struct probe_kind probe_kinds[] = {
 	 * line;
 	 * plan's name, default metric, summary {metric, unit, decimals,
 	 * what}, metrics; the diagnosis' judge {slow ratio and floor,
-	 * narrow ratio and floor, worse ratio, the latency judged, the
-	 * samples lost and sent, as, its base's words, where its path's
-	 * round trip jumps and by how much}; overlay over, its ratio,
-	 * inbound;
+	 * narrow ratio and floor, worse ratio, the latency and the rate
+	 * judged, the samples lost and sent, as, its base's words, where
+	 * its path's round trip jumps and by how much}; overlay over, its
+	 * ratio, inbound;
 	 * its own options, its records' config
 	 */
 	{ "ping", "ping", "iputils-ping",
@@ -219,7 +219,7 @@ const struct probe_kind probe_kinds[] = {
 	    probe_ping_parse,
 	    NULL, NULL, NULL,
 	    "ping", "avg", { "p50", "ms", 3, "median RTT" }, ping_metrics,
-	    { 1.3, 2.0, 0, 0, 1.25, NULL, NULL, NULL, PROBE_AS_BASE,
+	    { 1.3, 2.0, 0, 0, 1.25, NULL, NULL, NULL, NULL, PROBE_AS_BASE,
 	    NULL, NULL, NULL },
 	    NULL, NULL, PROBE_INBOUND_ICMP,
 	    NULL, NULL },
@@ -230,7 +230,8 @@ const struct probe_kind probe_kinds[] = {
 	    probe_mtu_parse,
 	    NULL, NULL, NULL,
 	    "mtu", "mtu", { "mtu", "bytes", 0, "path MTU" }, mtu_metrics,
-	    { 0, 0, 0, 0, 0, NULL, NULL, NULL, 0, NULL, NULL, NULL },
+	    { 0, 0, 1.0, 8.0, 1.0, NULL, "mtu", NULL, NULL, 0, NULL, NULL,
+	    NULL },
 	    NULL, NULL, PROBE_INBOUND_ICMP,
 	    NULL, NULL },
 	{ "traceroute", "ping", "iputils-ping",
@@ -241,7 +242,7 @@ const struct probe_kind probe_kinds[] = {
 	    NULL, NULL, NULL,
 	    "traceroute", "rtt_ms", { "rtt_ms", "ms", 3, "round trip" },
 	    traceroute_metrics,
-	    { 1.3, 2.0, 0, 0, 1.25, NULL, NULL, NULL, 0, NULL, "jump_hop",
+	    { 1.3, 2.0, 0, 0, 1.25, NULL, NULL, NULL, NULL, 0, NULL, "jump_hop",
 	    "jump_ms" },
 	    NULL, NULL, PROBE_INBOUND_ICMP,
 	    NULL, NULL },
@@ -253,7 +254,8 @@ const struct probe_kind probe_kinds[] = {
 	    probe_iperf3_server_command, probe_iperf3_server_bound,
 	    PROBE_IPERF3_READY,
 	    "iperf", "mbps", { "mbps", "Mbps", 1, NULL }, iperf3_metrics,
-	    { 0, 0, 1.5, 1.0, 1.5, NULL, NULL, NULL, 0, NULL, NULL, NULL },
+	    { 0, 0, 1.5, 1.0, 1.5, NULL, NULL, NULL, NULL, 0, NULL, NULL,
+	    NULL },
 	    NULL, NULL, PROBE_INBOUND_PORT,
 	    probe_iperf3_option_specs, probe_iperf3_config },
 	{ "udp", "iperf3", "iperf3",
@@ -265,7 +267,8 @@ const struct probe_kind probe_kinds[] = {
 	    PROBE_IPERF3_READY,
 	    "udp", "loss_pct", { "loss_pct", "%", 2, "datagrams lost" },
 	    udp_metrics,
-	    { 0, 0, 0, 0, 0, NULL, "lost", "packets", 0, NULL, NULL, NULL },
+	    { 0, 0, 0, 0, 0, NULL, NULL, "lost", "packets", 0, NULL, NULL,
+	    NULL },
 	    NULL, NULL, PROBE_INBOUND_PORT,
 	    probe_udp_option_specs, probe_udp_config },
 	{ "libp2p_ping", "otela", NULL,
@@ -274,7 +277,7 @@ const struct probe_kind probe_kinds[] = {
 	    NULL, NULL, NULL, probe_node_parse,
 	    NULL, NULL, NULL,
 	    NULL, "p50_ms", { "p50_ms", "ms", 3, "p50" }, libp2p_ping_metrics,
-	    { 1.5, 10.0, 0, 0, 1.5, "min_ms", NULL, NULL, PROBE_AS_STREAM,
+	    { 1.5, 10.0, 0, 0, 1.5, "min_ms", NULL, NULL, NULL, PROBE_AS_STREAM,
 	    "an ICMP round trip of", NULL, NULL },
 	    "ping", "libp2p_ping_x_rtt",
 	    PROBE_INBOUND_LIBP2P,
@@ -285,7 +288,7 @@ const struct probe_kind probe_kinds[] = {
 	    NULL, NULL, NULL, probe_node_parse,
 	    NULL, NULL, NULL,
 	    NULL, "p50_ms", { "p50_ms", "ms", 3, "p50" }, latency_metrics,
-	    { 1.5, 10.0, 0, 0, 1.5, "min_ms", NULL, NULL, PROBE_AS_APP,
+	    { 1.5, 10.0, 0, 0, 1.5, "min_ms", NULL, NULL, NULL, PROBE_AS_APP,
 	    "libp2p_ping (else ICMP)", NULL, NULL },
 	    "ping", "latency_x_rtt",
 	    PROBE_INBOUND_LIBP2P,
@@ -296,7 +299,8 @@ const struct probe_kind probe_kinds[] = {
 	    NULL, NULL, NULL, probe_node_parse,
 	    NULL, NULL, NULL,
 	    NULL, "mbps", { "mbps", "Mbps", 3, NULL }, throughput_metrics,
-	    { 0, 0, 2.0, 1.0, 2.0, NULL, NULL, NULL, 0, NULL, NULL, NULL },
+	    { 0, 0, 2.0, 1.0, 2.0, NULL, NULL, NULL, NULL, 0, NULL, NULL,
+	    NULL },
 	    "iperf3", "throughput_x_iperf3",
 	    PROBE_INBOUND_LIBP2P,
 	    NULL, NULL },

@@ -99,7 +99,7 @@ enum probe_shape {
  * lost, and how far from
  * its site pair's typical value a cell is a finding, judged by its
  * latency (slow: above it, times it and by a floor in ms) or by its rate
- * (narrow: below it, times it and by a floor in Mbit/s), how much worse
+ * (narrow: below it, times it and by a floor in its unit), how much worse
  * than the old run; what the kind is beside the others (.as); a kind
  * with neither ratio nor samples counted is not judged. ICMP on one switch is microseconds
  * and its jitter under load a millisecond or two; the libp2p kinds of a
@@ -111,6 +111,9 @@ struct probe_judge {
 	double worse_ratio;
 	const char *latency;	/* the latency judged, or NULL: the
 				   summary's (a median), else the default */
+	const char *rate;	/* the rate judged (higher better; the
+				   narrow floor in its unit), or NULL: its
+				   metric in Mbit/s */
 	const char *lost, *sent;	/* the metrics that count a probe's
 				   samples lost and sent, or NULL: its loss
 				   is judged on them (else on its samples) */

@@ -20,9 +20,10 @@
  *
  * ("*": no answer at that TTL; "-": the hop answered the TTL but not the
  * echoes) and ends at the target (np-reached), at an unreachable answer,
- * or after HOPS_MAX hops. The parser makes the record's metrics: the hops and the
- * target's round trip, the hop whose round trip rose most over the hop
- * before it that answered, and the per-hop addresses and round trips.
+ * or after HOPS_MAX hops. The parser makes the record's metrics: the hops
+ * and the target's round trip, the hop whose round trip rose most over
+ * the hop before it that answered, and the per-hop addresses and round
+ * trips.
  */
 #include <math.h>
 #include <stdio.h>
@@ -143,8 +144,8 @@ hops_metrics(const struct hop *h, size_t n)
 	for (i = 0; i < n; i++) {
 		cJSON_AddItemToArray(addrs, h[i].address[0] != '\0' ?
 		    cJSON_CreateString(h[i].address) : cJSON_CreateNull());
-		cJSON_AddItemToArray(rtts, isnan(h[i].rtt) ? cJSON_CreateNull() :
-		    cJSON_CreateNumber(h[i].rtt));
+		cJSON_AddItemToArray(rtts, isnan(h[i].rtt) ?
+		    cJSON_CreateNull() : cJSON_CreateNumber(h[i].rtt));
 		if (isnan(h[i].rtt))
 			continue;
 		if (h[i].rtt - last > jump || at == 0) {

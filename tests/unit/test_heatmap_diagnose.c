@@ -900,6 +900,26 @@ test_udp_lossy_pair_named(void **state)
 	lab_free(lab);
 }
 
+/* mtu's size reaches the diagnosis through its row (the rate it judges,
+ * its floor in bytes): beta and delta cross 1,420 bytes both ways (a
+ * tunnel), every other pair 1,500. */
+static void
+test_mtu_narrow_pair_named(void **state)
+{
+	static const char *const files[] = { "mtu-narrow.jsonl", NULL };
+	struct lab *lab = lab_of(load("heatmap", files), NULL);
+	const struct finding *x;
+
+	(void)state;
+	assert_int_equal(lab->dx.nfindings, 1);
+	x = expect(lab, "pair_degraded", "beta", "delta");
+	assert_int_equal(x->dir, DX_DIR_BOTH);
+	assert_true(x->what & DX_W_NARROW);
+	assert_non_null(strstr(x->evidence, "mtu 1420 bytes against 1500 "
+	    "bytes typical"));
+	lab_free(lab);
+}
+
 /*
  * One iperf3 test one way far below its site pair's: a hint (info) until
  * measured again, for a short TCP test now and then collapses; both ways
@@ -1191,6 +1211,7 @@ main(void)
 		cmocka_unit_test(test_gen_pair_slow_both_ways),
 		cmocka_unit_test(test_gen_pair_lossy),
 		cmocka_unit_test(test_udp_lossy_pair_named),
+		cmocka_unit_test(test_mtu_narrow_pair_named),
 		cmocka_unit_test(test_gen_pair_narrow_one_test),
 		cmocka_unit_test(test_gen_one_way_block),
 		cmocka_unit_test(test_gen_tool_missing_is_setup),
