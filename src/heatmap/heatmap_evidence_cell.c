@@ -43,6 +43,7 @@ static const struct signature {
 	{ "ssh session lost", EV_ACCESS },
 	{ "ssh channel failed", EV_ACCESS },
 	{ "packet loss", EV_FAIL },
+	{ "no packet crossed", EV_FAIL },
 	{ "connection refused", EV_FAIL },
 	{ "no route to host", EV_FAIL },
 	{ "network is unreachable", EV_FAIL },

@@ -191,9 +191,9 @@ probe_traceroute_parse(const struct probe_output *o,
 	if (strstr(o->out, "np-reached") == NULL || n == 0 ||
 	    isnan(h[n - 1].rtt))
 		return probe_result_fail(res, ERROR_CLASS_TOOL_FAILED,
-		    str_printf("the target did not answer: %zu hop%s, the "
-		    "last %s", n, PLURAL(n), n > 0 && h[n - 1].address[0] ?
-		    h[n - 1].address : "silent"));
+		    str_printf("the target did not answer (100%% packet "
+		    "loss): %zu hop%s, the last %s", n, PLURAL(n), n > 0 &&
+		    h[n - 1].address[0] ? h[n - 1].address : "silent"));
 	res->ok = 1;
 	res->value = h[n - 1].rtt;
 	return 0;

@@ -31,6 +31,7 @@
 #include "heatmap_cell.h"
 #include "heatmap_compare.h"
 #include "heatmap_diagnose.h"
+#include "heatmap_evidence.h"
 #include "heatmap_gen.h"
 #include "heatmap_sites.h"
 
@@ -900,6 +901,20 @@ test_udp_lossy_pair_named(void **state)
 	lab_free(lab);
 }
 
+/* The kinds the diagnosis reads since their rows say how: a path that
+ * carries no packet of theirs is the network's failure, not the tool's. */
+static void
+test_kind_failures_are_the_networks(void **state)
+{
+	(void)state;
+	assert_int_equal(heatmap_evidence_classify("no packet crossed with "
+	    "don't-fragment set, 68 bytes and smaller, in 3 tries",
+	    "tool_failed", "h1", "h2"), EV_FAIL);
+	assert_int_equal(heatmap_evidence_classify("the target did not "
+	    "answer (100% packet loss): 1 hop, the last 198.18.71.1",
+	    "tool_failed", "h1", "h2"), EV_FAIL);
+}
+
 /* mtu's size reaches the diagnosis through its row (the rate it judges,
  * its floor in bytes): beta and delta cross 1,420 bytes both ways (a
  * tunnel), every other pair 1,500. */
@@ -1212,6 +1227,7 @@ main(void)
 		cmocka_unit_test(test_gen_pair_lossy),
 		cmocka_unit_test(test_udp_lossy_pair_named),
 		cmocka_unit_test(test_mtu_narrow_pair_named),
+		cmocka_unit_test(test_kind_failures_are_the_networks),
 		cmocka_unit_test(test_gen_pair_narrow_one_test),
 		cmocka_unit_test(test_gen_one_way_block),
 		cmocka_unit_test(test_gen_tool_missing_is_setup),

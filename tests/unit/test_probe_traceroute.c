@@ -127,8 +127,8 @@ failures_said(void **state)
 	parse("np-hop 1 198.18.71.1 0.031\n", "", 0, &res);
 	assert_false(res.ok);
 	assert_int_equal(res.error_class, ERROR_CLASS_TOOL_FAILED);
-	assert_string_equal(res.error, "the target did not answer: 1 hop, "
-	    "the last 198.18.71.1");
+	assert_string_equal(res.error, "the target did not answer (100% "
+	    "packet loss): 1 hop, the last 198.18.71.1");
 	assert_true(metric(&res, "hops") == 1);
 	probe_result_clear(&res);
 	parse("", "ping: no.such.host.invalid: Temporary failure in name "
