@@ -24,42 +24,78 @@
 #include "json_write.h"
 #include "log.h"
 #include "option.h"
+#include "probe.h"
+#include "probe_kind.h"
 #include "runner.h"
+#include "util.h"
 
-/* The tools netprof runs on hosts; the order is the report's. */
-static const char *const check_tools[] = {
-	"bash", "ping", "iperf3", "otela", "curl", NULL
-};
-#define CHECK_NTOOLS 5
+/* What --for asks for, in the order of purpose_names[] (a bit each). */
+enum { FOR_COLLECT = 1, FOR_IPERF = 2, FOR_BENCH = 4, FOR_ALL = 8 };
 
-/* What a purpose (--for) needs on every host, as a bit per check_tools[]. */
-static const struct purpose {
+/* A tool netprof runs on hosts: the kinds' (their rows' tool), and bench's
+   node's launcher's, bash and curl (its start, its calls where no SSH
+   channel carries them). */
+struct check_tool {
 	const char *name;
-	unsigned needs;
-} purposes[] = {
-	{ "collect", 1u << 1 },				/* ping */
-	{ "iperf", (1u << 1) | (1u << 2) },		/* ping iperf3 */
-	{ "bench", (1u << 0) | (1u << 3) | (1u << 4) },	/* bash otela curl */
-	{ "all", (1u << CHECK_NTOOLS) - 1 },
-	{ NULL, 0 }
+	const char *package;	/* NULL: a binary of the user's */
+	unsigned purposes;	/* FOR_* that need it */
 };
+#define CHECK_TOOLS_MAX (PROBE_KINDS_MAX + 2)
+
+/* The tools in the report's order: bash, the kinds' in the table's
+   order, curl. */
+static size_t
+check_tools(struct check_tool *t)
+{
+	const struct probe_kind *k;
+	size_t n = 0, i;
+
+	t[n++] = (struct check_tool){ "bash", "bash", FOR_BENCH | FOR_ALL };
+	for (k = probe_kinds; k->name != NULL; k++) {
+		for (i = 0; i < n && strcmp(t[i].name, k->tool) != 0; i++)
+			;
+		if (i == n)
+			t[n++] = (struct check_tool){ k->tool, k->package,
+			    FOR_ALL };
+		t[i].purposes |= (k->flags & PROBE_DEFAULT ? FOR_COLLECT |
+		    FOR_IPERF : 0) | (k->flags & PROBE_IPERF ? FOR_IPERF : 0) |
+		    (k->via == PROBE_VIA_NODE ? FOR_BENCH : 0);
+	}
+	t[n++] = (struct check_tool){ "curl", "curl", FOR_BENCH | FOR_ALL };
+	return n;
+}
 
 /*
  * Run on each host. Prints "arch M", one "tool NAME PATH|-" line per tool,
- * and "otela_rc N": whether otela can be executed at all (126 is the
- * shell's "cannot execute", e.g. a binary of another architecture). uname
- * is looked for in /bin and /usr/bin too: remote_setup may have left a PATH
- * without it, and the architecture is what the advice is about.
+ * and for a user's binary "rc NAME N": whether it can be executed at all
+ * (126 is the shell's "cannot execute", e.g. a binary of another
+ * architecture). uname is looked for in /bin and /usr/bin too:
+ * remote_setup may have left a PATH without it, and the architecture is
+ * what the advice is about. NULL: no memory.
  */
-static const char check_script[] =
-	"LC_ALL=C; export LC_ALL; "
-	"a=$(uname -m 2>/dev/null || /bin/uname -m 2>/dev/null || "
-	"/usr/bin/uname -m 2>/dev/null); echo \"arch ${a:--}\"; "
-	"for t in bash ping iperf3 otela curl; do "
-	"p=$(command -v \"$t\" 2>/dev/null) || p=-; echo \"tool $t $p\"; "
-	"done; "
-	"if command -v otela >/dev/null 2>&1; then "
-	"otela --help >/dev/null 2>&1 </dev/null; echo \"otela_rc $?\"; fi";
+static char *
+check_script(const struct check_tool *t, size_t n)
+{
+	char names[256] = "", rc[512] = "";
+	size_t i, used = 0, rc_used = 0;
+
+	for (i = 0; i < n; i++) {
+		used += (size_t)snprintf(names + used, sizeof names - used,
+		    "%s%s", i ? " " : "", t[i].name);
+		if (t[i].package == NULL)
+			rc_used += (size_t)snprintf(rc + rc_used,
+			    sizeof rc - rc_used, "if command -v %s >/dev/null "
+			    "2>&1; then %s --help >/dev/null 2>&1 </dev/null; "
+			    "echo \"rc %s $?\"; fi; ", t[i].name, t[i].name,
+			    t[i].name);
+	}
+	return str_printf("LC_ALL=C; export LC_ALL; "
+	    "a=$(uname -m 2>/dev/null || /bin/uname -m 2>/dev/null || "
+	    "/usr/bin/uname -m 2>/dev/null); echo \"arch ${a:--}\"; "
+	    "for t in %s; do "
+	    "p=$(command -v \"$t\" 2>/dev/null) || p=-; echo \"tool $t $p\"; "
+	    "done; %s", names, rc);
+}
 
 struct check_run;
 
@@ -70,8 +106,9 @@ struct host_check {
 	int error;			/* engine error, NP_OK if the script ran */
 	char *error_text;
 	char *arch;
-	char *tool_path[CHECK_NTOOLS];	/* NULL when missing */
-	int otela_rc;			/* -1 when otela was not run */
+	char *tool_path[CHECK_TOOLS_MAX];	/* NULL when missing */
+	int rc[CHECK_TOOLS_MAX];	/* a user's binary's --help: -1 when
+					   not run */
 	double elapsed_s;
 	char *route;			/* where it goes (engine_route.h) */
 };
@@ -80,7 +117,9 @@ struct check_run {
 	struct runner *runner;
 	struct host_check *hosts;
 	size_t n_hosts, n_done;
-	unsigned needs;
+	unsigned needs;			/* FOR_* */
+	struct check_tool tools[CHECK_TOOLS_MAX];
+	size_t n_tools;
 };
 
 static char *
@@ -93,8 +132,10 @@ dup_or_null(const char *s)
 static void
 check_parse(struct host_check *h, const char *out)
 {
+	const struct check_run *run = h->run;
 	char *copy = strdup(out), *line, *save = NULL;
 	size_t i;
+	int rc;
 
 	if (copy == NULL)
 		return;
@@ -108,17 +149,31 @@ check_parse(struct host_check *h, const char *out)
 			if (line[5] != '\0' && strcmp(line + 5, "-") != 0)
 				h->arch = strdup(line + 5);
 		} else if (sscanf(line, "tool %31s %4095s", name, path) == 2) {
-			for (i = 0; check_tools[i] != NULL; i++) {
-				if (strcmp(name, check_tools[i]) != 0 ||
+			for (i = 0; i < run->n_tools; i++) {
+				if (strcmp(name, run->tools[i].name) != 0 ||
 				    strcmp(path, "-") == 0)
 					continue;
 				free(h->tool_path[i]);
 				h->tool_path[i] = strdup(path);
 			}
-		} else
-			sscanf(line, "otela_rc %d", &h->otela_rc);
+		} else if (sscanf(line, "rc %31s %d", name, &rc) == 2) {
+			for (i = 0; i < run->n_tools; i++)
+				if (strcmp(name, run->tools[i].name) == 0)
+					h->rc[i] = rc;
+		}
 	}
 	free(copy);
+}
+
+/* The script got as far as its last tool line. */
+static int
+last_tool_said(const struct check_run *run, const char *out)
+{
+	char line[64];
+
+	snprintf(line, sizeof line, "tool %s",
+	    run->tools[run->n_tools - 1].name);
+	return strstr(out, line) != NULL;
 }
 
 static void
@@ -139,7 +194,7 @@ host_check_done_cb(const struct machine *m, const struct engine_result *res,
 		return;
 	}
 	check_parse(h, res->out);
-	if (res->exit_status != 0 && strstr(res->out, "tool curl") == NULL) {
+	if (res->exit_status != 0 && !last_tool_said(h->run, res->out)) {
 		int len = (int)res->err_len;
 
 		while (len > 0 && (res->err[len - 1] == '\n' ||
@@ -158,7 +213,16 @@ static int
 host_missing(const struct check_run *run, const struct host_check *h,
     size_t tool)
 {
-	return (run->needs & (1u << tool)) && h->tool_path[tool] == NULL;
+	return (run->needs & run->tools[tool].purposes) &&
+	    h->tool_path[tool] == NULL;
+}
+
+/* A user's binary there that cannot be executed, and run needs it. */
+static int
+host_noexec(const struct check_run *run, const struct host_check *h,
+    size_t tool)
+{
+	return (run->needs & run->tools[tool].purposes) && h->rc[tool] == 126;
 }
 
 static int
@@ -168,11 +232,9 @@ host_ready(const struct check_run *run, const struct host_check *h)
 
 	if (!h->done || h->error != NP_OK)
 		return 0;
-	for (i = 0; i < CHECK_NTOOLS; i++)
-		if (host_missing(run, h, i))
+	for (i = 0; i < run->n_tools; i++)
+		if (host_missing(run, h, i) || host_noexec(run, h, i))
 			return 0;
-	if ((run->needs & (1u << 3)) && h->otela_rc == 126)
-		return 0;
 	return 1;
 }
 
@@ -300,28 +362,32 @@ print_advice(const struct check_run *run, const struct host_check *h,
 		print_connect_hint(h, text, f);
 		return;
 	}
-	for (i = 0; i < CHECK_NTOOLS; i++) {
+	for (i = 0; i < run->n_tools; i++) {
+		const struct check_tool *t = &run->tools[i];
+
 		if (!host_missing(run, h, i))
 			continue;
-		if (i == 3)
-			fprintf(f, "  %s: otela is not on PATH: put the binary "
+		if (t->package == NULL)
+			fprintf(f, "  %s: %s is not on PATH: put the binary "
 			    "for %s on the host and add its directory to PATH "
 			    "with remote_setup in the inventory, e.g. \"export "
-			    "PATH=$HOME/otela-bench-bin/$(uname -m):$PATH\"\n",
-			    name, h->arch != NULL ? h->arch : "its architecture");
+			    "PATH=$HOME/%s-bench-bin/$(uname -m):$PATH\"\n",
+			    name, t->name, h->arch != NULL ? h->arch :
+			    "its architecture", t->name);
 		else
 			fprintf(f, "  %s: %s is not on PATH: install it "
 			    "(Debian: apt-get install %s; HPC: module load "
 			    "%s) or extend PATH with remote_setup\n", name,
-			    check_tools[i], i == 1 ? "iputils-ping" :
-			    check_tools[i], check_tools[i]);
+			    t->name, t->package, t->name);
 	}
-	if ((run->needs & (1u << 3)) && h->otela_rc == 126)
-		fprintf(f, "  %s: %s cannot be executed (wrong architecture? "
-		    "the host is %s): install the %s build and use the "
-		    "$(uname -m) PATH trick in remote_setup\n", name,
-		    h->tool_path[3], h->arch != NULL ? h->arch : "?",
-		    h->arch != NULL ? h->arch : "matching");
+	for (i = 0; i < run->n_tools; i++)
+		if (host_noexec(run, h, i))
+			fprintf(f, "  %s: %s cannot be executed (wrong "
+			    "architecture? the host is %s): install the %s "
+			    "build and use the $(uname -m) PATH trick in "
+			    "remote_setup\n", name, h->tool_path[i],
+			    h->arch != NULL ? h->arch : "?", h->arch != NULL ?
+			    h->arch : "matching");
 }
 
 /* A tool's cell in the table. */
@@ -333,7 +399,7 @@ tool_state(const struct check_run *run, const struct host_check *h,
 		return "-";
 	if (h->tool_path[tool] == NULL)
 		return host_missing(run, h, tool) ? "MISSING" : "no";
-	if (tool == 3 && h->otela_rc == 126)
+	if (h->rc[tool] == 126)
 		return "NOEXEC";
 	return "yes";
 }
@@ -384,8 +450,8 @@ print_table(const struct check_run *run, FILE *f)
 		rw = ROUTE_COLUMN;
 	fprintf(f, "%-*s  %-*s  %-7s %-8s %-5s %-8s", w, "HOST", rw, "TARGET",
 	    "CONNECT", "HOSTKEY", "AUTH", "ARCH");
-	for (t = 0; t < CHECK_NTOOLS; t++)
-		fprintf(f, " %-7s", check_tools[t]);
+	for (t = 0; t < run->n_tools; t++)
+		fprintf(f, " %-7s", run->tools[t].name);
 	fprintf(f, " READY\n");
 	for (i = 0; i < run->n_hosts; i++) {
 		const struct host_check *h = &run->hosts[i];
@@ -403,7 +469,7 @@ print_table(const struct check_run *run, FILE *f)
 		    step_state(h, STEP_CONNECT), step_state(h, STEP_HOSTKEY),
 		    step_state(h, STEP_AUTH),
 		    h->arch != NULL ? h->arch : "-");
-		for (t = 0; t < CHECK_NTOOLS; t++)
+		for (t = 0; t < run->n_tools; t++)
 			fprintf(f, " %-7s", tool_state(run, h, t));
 		fprintf(f, " %s\n", ok ? "yes" : "NO");
 	}
@@ -436,12 +502,12 @@ host_json(const struct check_run *run, const struct host_check *h)
 		cJSON_AddStringToObject(o, "arch", h->arch);
 	else
 		cJSON_AddNullToObject(o, "arch");
-	for (t = 0; t < CHECK_NTOOLS; t++) {
+	for (t = 0; t < run->n_tools; t++) {
 		if (h->tool_path[t] != NULL)
-			cJSON_AddStringToObject(tools, check_tools[t],
+			cJSON_AddStringToObject(tools, run->tools[t].name,
 			    h->tool_path[t]);
 		else
-			cJSON_AddNullToObject(tools, check_tools[t]);
+			cJSON_AddNullToObject(tools, run->tools[t].name);
 	}
 	cJSON_AddItemToObject(o, "tools", tools);
 	if (h->error_text != NULL)
@@ -481,7 +547,7 @@ check_run_free(struct check_run *run)
 		free(run->hosts[i].error_text);
 		free(run->hosts[i].arch);
 		free(run->hosts[i].route);
-		for (t = 0; t < CHECK_NTOOLS; t++)
+		for (t = 0; t < run->n_tools; t++)
 			free(run->hosts[i].tool_path[t]);
 	}
 	free(run->hosts);
@@ -492,15 +558,18 @@ static int
 check_hosts(struct check_run *run, const struct inventory *inv,
     const struct runner_options *ro, int *interrupted)
 {
+	char *script = check_script(run->tools, run->n_tools);
 	size_t i;
 	int r;
 
 	*interrupted = 0;
+	if (script == NULL)
+		return NP_ERR_NOMEM;
 	if ((r = runner_new(inv, ro, NULL, &run->runner)) != 0)
-		return r;
+		goto out;
 	for (i = 0; i < run->n_hosts; i++) {
 		struct engine_request req = {
-			.command = check_script,
+			.command = script,
 			.timeout_s = inv->connect_timeout_seconds + 20,
 			.on_done = host_check_done_cb,
 			.arg = &run->hosts[i],
@@ -517,17 +586,18 @@ check_hosts(struct check_run *run, const struct inventory *inv,
 out:
 	runner_free(run->runner);
 	run->runner = NULL;
+	free(script);
 	return r;
 }
 
 struct check_options {
 	struct runner_options common;
-	int purpose;		/* index in purposes[] */
+	int purpose;		/* index in purpose_names[] */
 	int json;
 	int connect_timeout;	/* seconds; 0: the inventory's */
 };
 
-/* in the order of purposes[] */
+/* in the order of the FOR_* bits */
 static const char *const purpose_names[] = {
 	"collect", "iperf", "bench", "all", NULL
 };
@@ -567,14 +637,15 @@ cmd_check_exec(const struct cmd_entry *self, int argc, char **argv)
 	struct check_run run = { 0 };
 	struct inventory *inv = NULL;
 	int operand, interrupted = 0, exit_code = NP_EXIT_USAGE, r;
-	size_t i;
+	size_t i, t;
 
 	if ((r = option_parse(self, argc, argv, &o, &operand)) != 0)
 		return option_exit(r);
 	if (runner_need_inventory(self, argc - operand, argv + operand,
 	    ro) != NP_EXIT_OK)
 		return NP_EXIT_USAGE;
-	run.needs = purposes[o.purpose].needs;
+	run.needs = 1u << o.purpose;
+	run.n_tools = check_tools(run.tools);
 
 	if ((exit_code = runner_load_inventory(ro, &inv)) != 0)
 		goto out;
@@ -589,7 +660,8 @@ cmd_check_exec(const struct cmd_entry *self, int argc, char **argv)
 	for (i = 0; i < run.n_hosts; i++) {
 		run.hosts[i].run = &run;
 		run.hosts[i].machine = &inv->machines[i];
-		run.hosts[i].otela_rc = -1;
+		for (t = 0; t < CHECK_TOOLS_MAX; t++)
+			run.hosts[i].rc[t] = -1;
 		run.hosts[i].route = engine_route(inv, &inv->machines[i]);
 	}
 	if ((r = check_hosts(&run, inv, ro, &interrupted)) != 0) {

@@ -177,7 +177,7 @@ task_ended_cb(struct task *t)
 		if (t->res.ok) {
 			c->ok++;
 			h->ok++;
-			if (t->stage->kind->role == PROBE_ROLE_IP_RTT)
+			if (t->stage->kind->flags & PROBE_NET_RTT)
 				h->rtts[h->n_rtts++] = t->res.value;
 		} else {
 			c->failed++;

@@ -139,8 +139,13 @@ fanout_target_command(const struct probe_settings *ps, const char *address,
 	char *argv[12], count[16], period[16], timeout[16];
 	int p = fping_period_ms(ps);
 
-	if (!fping)
-		return probe_kind_of_role(PROBE_ROLE_IP_RTT)->command(ps, address);
+	if (!fping) {	/* the fanned-out kind's own command */
+		const struct probe_kind *k = probe_kinds;
+
+		while (k->name != NULL && !(k->flags & PROBE_FANOUT))
+			k++;
+		return k->name != NULL ? k->command(ps, address) : NULL;
+	}
 	snprintf(count, sizeof count, "%d", ps->ping_count);
 	snprintf(period, sizeof period, "%d", p);
 	snprintf(timeout, sizeof timeout, "%d", p < 500 ? 500 : p);

@@ -117,14 +117,13 @@ const struct option_spec plan_option_specs[] = {
 unsigned
 plan_kinds(const struct plan_options *o)
 {
-	const struct probe_kind *rtt = probe_kind_of_role(PROBE_ROLE_IP_RTT);
-	const struct probe_kind *rate = probe_kind_of_role(PROBE_ROLE_IP_RATE);
+	const struct probe_kind *k;
 	unsigned kinds = o->kinds;
 
-	if (kinds == 0 && rtt != NULL)
-		kinds |= 1u << probe_kind_index(rtt);
-	if (o->iperf && rate != NULL)
-		kinds |= 1u << probe_kind_index(rate);
+	for (k = probe_kinds; k->name != NULL; k++)
+		if ((o->kinds == 0 && (k->flags & PROBE_DEFAULT)) ||
+		    (o->iperf && (k->flags & PROBE_IPERF)))
+			kinds |= 1u << probe_kind_index(k);
 	return kinds;
 }
 

@@ -140,7 +140,7 @@ judge_fail(struct model *m, const struct hyp *h, size_t ki, size_t s,
 	case DX_HOST_RELAY_RESERVATION: {
 		const struct ev_kind *p2p;
 
-		if (ek->role.row->role == PROBE_ROLE_LIBP2P_RTT ||
+		if ((ek->role.row->judge.as & PROBE_AS_STREAM) ||
 		    m->ev.p2p < 0)
 			return 0;
 		p2p = &m->ev.kinds[m->ev.p2p];

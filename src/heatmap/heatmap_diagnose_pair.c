@@ -41,11 +41,11 @@ struct pair_view {
 
 static const uint16_t pair_bad = EV_FAIL | EV_DEGRADED | EV_DETOUR | EV_GAP;
 
-/* libp2p_ping's: a libp2p stream's round trip (the kinds' table) */
+/* a stream's round trip (its row's judge: libp2p_ping's) */
 static int
 is_p2p_rtt(const struct ev_kind *ek)
 {
-	return ek->role.row->role == PROBE_ROLE_LIBP2P_RTT;
+	return (ek->role.row->judge.as & PROBE_AS_STREAM) != 0;
 }
 
 /* Read pair s, t (both ways) for what no finding explains yet. */

@@ -17,28 +17,6 @@
 #include "probe_kind.h"
 #include "stats.h"
 
-/*
- * How far off typical is a finding, by a kind's role (the kinds' table's)
- * and whether it is judged by its latency (its summary's metric, p50, a
- * median: an outlier sample under load moves an average, not a median)
- * or its throughput. ICMP on one switch is microseconds and its jitter,
- * under load, a millisecond or two: 2 ms above typical is the floor. The
- * libp2p kinds of the stand-in node vary by tens of ms under load: their
- * floors are higher.
- */
-static const struct threshold {
-	enum probe_role role;
-	int rtt;
-	double slow_ratio, slow_floor, narrow_ratio, narrow_floor;
-	double worse_ratio;
-} thresholds[] = {
-	{ PROBE_ROLE_IP_RTT, 1, 1.3, 2.0, 0, 0, 1.25 },
-	{ PROBE_ROLE_IP_RATE, 0, 0, 0, 1.5, 1.0, 1.5 },
-	{ PROBE_ROLE_LIBP2P_RTT, 1, 1.5, 10.0, 0, 0, 1.5 },
-	{ PROBE_ROLE_HTTP, 1, 1.5, 10.0, 0, 0, 1.5 },
-	{ PROBE_ROLE_HTTP, 0, 0, 0, 2.0, 1.0, 2.0 },
-};
-
 /* The row's metric that is in unit, the summary's first, else the
  * default's, else any; NULL if none. */
 static const char *
@@ -64,7 +42,7 @@ metric_in(const struct probe_kind *row, const struct probe_unit *unit)
  * over libp2p (latency) as much above libp2p_ping is its overhead.
  */
 #define DETOUR_MIN_MS 5.0
-/* the libp2p kinds' metric judged: their fastest sample */
+/* a libp2p node's probe's fastest and slowest samples */
 #define LIBP2P_FLOOR "min_ms"
 #define LIBP2P_CEIL "max_ms"
 #define DETOUR_RATIO 1.5
@@ -110,28 +88,23 @@ int
 heatmap_evidence_role(const char *kind, struct dx_role *r)
 {
 	const struct probe_kind *row = probe_kind_find(kind);
-	size_t i;
+	const struct probe_judge *j = row != NULL ? &row->judge : NULL;
 
 	memset(r, 0, sizeof *r);
-	if (row == NULL || row->role == PROBE_ROLE_NONE)
-		return -1;
+	if (j == NULL || (j->slow_ratio <= 0 && j->narrow_ratio <= 0 &&
+	    j->lost == NULL))
+		return -1;	/* not judged */
 	r->row = row;
 	r->proto = row->inbound == PROBE_INBOUND_ICMP ? DX_PROTO_ICMP :
 	    row->inbound == PROBE_INBOUND_PORT ? DX_PROTO_IPERF3 :
 	    DX_PROTO_LIBP2P;
-	r->rtt = metric_in(row, &probe_unit_ms) != NULL &&
-	    metric_in(row, &probe_unit_mbps) == NULL;
-	for (i = 0; i < sizeof thresholds / sizeof thresholds[0]; i++)
-		if (thresholds[i].role == row->role && thresholds[i].rtt ==
-		    r->rtt) {
-			r->slow_ratio = thresholds[i].slow_ratio;
-			r->slow_floor = thresholds[i].slow_floor;
-			r->narrow_ratio = thresholds[i].narrow_ratio;
-			r->narrow_floor = thresholds[i].narrow_floor;
-			r->worse_ratio = thresholds[i].worse_ratio;
-			return 0;
-		}
-	return -1;
+	r->rtt = j->slow_ratio > 0;
+	r->slow_ratio = j->slow_ratio;
+	r->slow_floor = j->slow_floor;
+	r->narrow_ratio = j->narrow_ratio;
+	r->narrow_floor = j->narrow_floor;
+	r->worse_ratio = j->worse_ratio;
+	return 0;
 }
 
 /* Class of cell s -> t: 0 inside a site, 1 across sites. */
@@ -291,6 +264,15 @@ samples_of(const struct evidence *ev, const struct ev_kind *ek, size_t s,
 	double v;
 
 	*lost = *sent = 0;
+	if (c->state == CELL_VALUE && ek->lostm >= 0 && ek->sentm >= 0) {
+		/* counted by the record (its row's judge says where) */
+		if (!isnan(v = c->values[ek->sentm]) && v >= 0 && v < 1e9 &&
+		    !isnan(c->values[ek->lostm]) && c->values[ek->lostm] >= 0) {
+			*sent = (int)v;
+			*lost = (int)fmin(c->values[ek->lostm], v);
+		}
+		return;
+	}
 	if (c->state != CELL_VALUE || c->nsamples < 0)
 		return;
 	if (ek->loss >= 0 && !isnan(v = c->values[ek->loss]) && v >= 0 &&
@@ -404,7 +386,11 @@ flag_cells(struct evidence *ev, struct ev_kind *ek)
 				continue;
 			*f |= EV_OK;
 			samples_of(ev, ek, s, t, &l, &d);
-			if (d > 65535 || l > d)	/* beyond what is kept */
+			if (d > 65535) {	/* beyond what is kept: */
+				l = (int)((double)l * 65535 / d); /* its rate */
+				d = 65535;
+			}
+			if (l > d)
 				l = d = 0;
 			if (ek->nsent != NULL) {
 				ek->nlost[s * n + t] = (uint16_t)l;
@@ -516,7 +502,7 @@ node_noise(const struct evidence *ev, struct ev_kind *ek, double *x)
 	size_t n = ev->n, i, m = 0;
 	double span, sigma;
 
-	if (ek->role.row->role == PROBE_ROLE_IP_RTT || lo < 0 || hi < 0 ||
+	if ((ek->role.row->judge.as & PROBE_AS_BASE) || lo < 0 || hi < 0 ||
 	    ek->lat != lo)
 		return;
 	for (i = 0; i < n * n; i++) {
@@ -799,33 +785,40 @@ heatmap_evidence_build(struct evidence *ev, const struct matrix *hm,
 		 * runtime) add tens of ms to some samples and leave the
 		 * path's time in the others; a slower path or a relay is
 		 * in every one of them */
-		if (ro.rtt && ro.row->role != PROBE_ROLE_IP_RTT)
-			ek->lat = matrix_find_metric(kind, LIBP2P_FLOOR);
+		if (ro.rtt && ro.row->judge.latency != NULL)
+			ek->lat = matrix_find_metric(kind,
+			    ro.row->judge.latency);
 		if (ro.rtt && ek->lat < 0 && (ek->lat = matrix_find_metric(kind,
 		    ro.row->summary.metric)) < 0)
 			ek->lat = matrix_find_metric(kind,
 			    ro.row->default_metric);
 		ek->loss = metric_index(kind, ro.row, &probe_unit_pct);
 		ek->failed = metric_index(kind, ro.row, &probe_unit_samples);
-		ek->rate = ro.rtt ? -1 : metric_index(kind, ro.row,
+		ek->lostm = ro.row->judge.lost != NULL ? matrix_find_metric(
+		    kind, ro.row->judge.lost) : -1;
+		ek->sentm = ro.row->judge.sent != NULL ? matrix_find_metric(
+		    kind, ro.row->judge.sent) : -1;
+		ek->rate = ro.rtt || ro.narrow_ratio <= 0 ? -1 :
+		    ro.row->judge.rate != NULL ? matrix_find_metric(kind,
+		    ro.row->judge.rate) : metric_index(kind, ro.row,
 		    &probe_unit_mbps);
 		ek->okind = old != NULL ? matrix_find_kind(old, kind->name) :
 		    NULL;
 		ek->olat = old_metric(kind, ek->lat, ek->okind);
 		ek->orate = old_metric(kind, ek->rate, ek->okind);
 		if ((ek->flag = calloc(n * n + 1, sizeof *ek->flag)) == NULL ||
-		    ((ek->loss >= 0 || ek->failed >= 0) &&
+		    ((ek->loss >= 0 || ek->failed >= 0 || ek->sentm >= 0) &&
 		    ((ek->nlost = calloc(n * n + 1, sizeof *ek->nlost)) ==
 		    NULL || (ek->nsent = calloc(n * n + 1,
 		    sizeof *ek->nsent)) == NULL))) {
 			rc = NP_ERR_NOMEM;
 			goto out;
 		}
-		if (ro.row->role == PROBE_ROLE_IP_RTT && ro.rtt)
+		if ((ro.row->judge.as & PROBE_AS_BASE) && ro.rtt)
 			ev->icmp = (long)(ev->nkinds - 1);
-		else if (ro.row->role == PROBE_ROLE_LIBP2P_RTT && ro.rtt)
+		else if ((ro.row->judge.as & PROBE_AS_STREAM) && ro.rtt)
 			ev->p2p = (long)(ev->nkinds - 1);
-		else if (ro.row->role == PROBE_ROLE_HTTP && ro.rtt)
+		else if ((ro.row->judge.as & PROBE_AS_APP) && ro.rtt)
 			ev->http = (long)(ev->nkinds - 1);
 		flag_cells(ev, ek);
 		if ((rc = flag_typical(ev, ek, x)) != 0)

@@ -64,6 +64,8 @@ struct ev_kind {
 	const struct matrix_kind *kind;
 	struct dx_role role;
 	int lat, loss, failed, rate;	/* metric indexes; -1 if none */
+	int lostm, sentm;		/* the samples lost and sent, as the
+					   records count them; -1 if not */
 	const struct matrix_kind *okind;	/* the old run's; NULL if none */
 	int olat, orate;
 	uint16_t *flag;			/* n * n */

@@ -43,6 +43,7 @@ static const struct signature {
 	{ "ssh session lost", EV_ACCESS },
 	{ "ssh channel failed", EV_ACCESS },
 	{ "packet loss", EV_FAIL },
+	{ "no packet crossed", EV_FAIL },
 	{ "connection refused", EV_FAIL },
 	{ "no route to host", EV_FAIL },
 	{ "network is unreachable", EV_FAIL },
@@ -169,16 +170,15 @@ double
 heatmap_evidence_base(const struct evidence *ev, const struct ev_kind *ek,
     size_t s, size_t t)
 {
+	unsigned as = ek->role.row->judge.as;
 	double b = NAN;
-
-	enum probe_role role = ek->role.row->role;
 
 	if (!ek->role.rtt)
 		return NAN;
-	if (role == PROBE_ROLE_HTTP && ev->p2p >= 0)
+	if ((as & PROBE_AS_APP) && ev->p2p >= 0)
 		b = heatmap_evidence_latency(ev, &ev->kinds[ev->p2p], s, t);
-	if (isnan(b) && ev->icmp >= 0 && (role == PROBE_ROLE_HTTP ||
-	    role == PROBE_ROLE_LIBP2P_RTT))
+	if (isnan(b) && ev->icmp >= 0 && (as & (PROBE_AS_APP |
+	    PROBE_AS_STREAM)))
 		b = heatmap_evidence_latency(ev, &ev->kinds[ev->icmp], s, t);
 	return b;
 }

@@ -263,14 +263,44 @@ median(double *v, size_t n)
 	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
+/* x's metric is better higher (its row's unit; a rate in Mbit/s). */
+static int
+higher_better(const struct probe_kind *row, const struct dx_cell *x)
+{
+	const struct probe_metric *m = probe_kind_metric(row, x->metric);
+
+	if (m != NULL)
+		return m->unit->higher_better;
+	return strcmp(x->unit != NULL ? x->unit : "",
+	    probe_unit_mbps.text) == 0;
+}
+
+/* Where on x's path its round trip rises most (its row's jump_at, jump_by
+ * metrics ja, jb), into *at and *by when it rises more than *by. */
+static void
+path_jump(const struct matrix *hm, const struct matrix_kind *kind,
+    const struct dx_cell *x, int ja, int jb, double *by, double *at)
+{
+	const struct matrix_cell *c = matrix_cell_at(hm, kind, x->src, x->tgt);
+
+	if (c->state != CELL_VALUE || isnan(c->values[jb]) ||
+	    isnan(c->values[ja]) || c->values[jb] <= *by)
+		return;
+	*by = c->values[jb];
+	*at = c->values[ja];
+}
+
 /* The evidence of one kind's cells in f, appended to b. */
 static int
 kind_evidence(const struct evidence *ev, const struct finding *f, size_t k,
     struct buf *b)
 {
 	const struct matrix_kind *kind = &ev->hm->kinds[k];
+	const struct probe_kind *row = probe_kind_find(kind->name);
 	double *val = NULL, *typ = NULL, *fac = NULL, *base = NULL;
+	double jump = NAN, jump_at = NAN;
 	size_t i, n = 0, nv = 0, nfail = 0, nf = 0, nsetup = 0, nb = 0;
+	int ja = -1, jb = -1;
 	const char *err = NULL, *metric = NULL, *unit = NULL;
 	char a[40], c[40];
 	int rc = 0, lost = 0, sent = 0;
@@ -287,11 +317,17 @@ kind_evidence(const struct evidence *ev, const struct finding *f, size_t k,
 		rc = NP_ERR_NOMEM;
 		goto out;
 	}
+	if (row != NULL && row->judge.jump_at != NULL) {
+		ja = matrix_find_metric(kind, row->judge.jump_at);
+		jb = matrix_find_metric(kind, row->judge.jump_by);
+	}
 	for (i = 0; i < f->ncells; i++) {
 		const struct dx_cell *x = &f->cells[i];
 
 		if (x->kind != k)
 			continue;
+		if (ja >= 0 && jb >= 0 && (x->what & DX_W_SLOW))
+			path_jump(ev->hm, kind, x, ja, jb, &jump, &jump_at);
 		if (x->what & DX_W_FAIL)
 			nfail++;
 		if (x->what & DX_W_SETUP)
@@ -314,8 +350,7 @@ kind_evidence(const struct evidence *ev, const struct finding *f, size_t k,
 		if (!isnan(x->value) && !isnan(x->old) && (x->what &
 		    DX_W_WORSE))
 			fac[nf++] = x->old > 0 && x->value > 0 ?
-			    (strcmp(x->unit != NULL ? x->unit : "",
-			    probe_unit_mbps.text) == 0 ? x->old / x->value :
+			    (higher_better(row, x) ? x->old / x->value :
 			    x->value / x->old) : NAN;
 	}
 	if (nfail + nsetup > 0)
@@ -342,12 +377,14 @@ kind_evidence(const struct evidence *ev, const struct finding *f, size_t k,
 	}
 	if (nb > 0) {
 		number(median(base, nb), unit, a, sizeof a);
-		const struct probe_kind *row = probe_kind_find(kind->name);
-
 		buf_printf(&p, "%s over %s %s on the same pair%s", p.len ? "," :
-		    "", row != NULL && row->role == PROBE_ROLE_HTTP ?
-		    "libp2p_ping (else ICMP)" : "an ICMP round trip of", a,
-		    PLURAL(nb));
+		    "", row != NULL && row->judge.base != NULL ?
+		    row->judge.base : "its base", a, PLURAL(nb));
+	}
+	if (!isnan(jump) && !isnan(jump_at)) {
+		number(jump, probe_unit_ms.text, a, sizeof a);
+		buf_printf(&p, "%s the round trip rises most at hop %.0f (by "
+		    "%s)", p.len ? "," : "", jump_at, a);
 	}
 	if (sent > 0 && (f->what & DX_W_LOSS) && f->loss_kind == NULL)
 		buf_printf(&p, "%s %d of %d samples lost", p.len ? "," : "",

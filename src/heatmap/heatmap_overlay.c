@@ -2,7 +2,7 @@
  * The heatmap's model: the pair matrix (matrix.h) built, and the derived
  * "overlay" kind that puts what a libp2p kind measured over the raw-IP
  * baseline of the same pair, a ratio per kind whose row names one (its
- * .over role and .over_metric): libp2p_ping and latency over the ICMP
+ * .over kind and .over_metric): libp2p_ping and latency over the ICMP
  * round trip, throughput over iperf3's.
  */
 #include <math.h>
@@ -54,13 +54,12 @@ build_overlay(struct matrix *hm)
 	/* Looked up once: the loops below visit every pair. */
 	for (pk = probe_kinds; pk->name != NULL && nr < OVERLAY_MAX_RATIOS;
 	    pk++) {
-		if (pk->over == PROBE_ROLE_NONE ||
-		    (base = probe_kind_of_role(pk->over)) == NULL)
+		if ((base = probe_kind_find(pk->over)) == NULL)
 			continue;
 		r[nr].metric = pk->over_metric;
 		r[nr].over = matrix_find_kind(hm, pk->name);
 		r[nr].under = matrix_find_kind(hm, base->name);
-		r[nr].rtt = pk->over == PROBE_ROLE_IP_RTT;
+		r[nr].rtt = (base->flags & PROBE_NET_RTT) != 0;
 		r[nr].have = 0;
 		nnames += r[nr].over != NULL && r[nr].under != NULL;
 		nr++;

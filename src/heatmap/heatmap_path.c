@@ -13,12 +13,25 @@
 #include "error.h"
 #include "heatmap.h"
 #include "heatmap_path.h"
+#include "probe_kind.h"
 
 #define PATH_KIND "path"
-#define PING_KIND "libp2p_ping"
 
 static const char *const path_metrics[] = { "class", "got_ms",
 	"two_legs_ms" };
+
+/* The node's round trip: the first node kind whose default metric is the
+   network's (the kinds' table: libp2p_ping); NULL if none ran. */
+static const struct matrix_kind *
+ping_of(const struct matrix *hm)
+{
+	const struct probe_kind *pk;
+
+	for (pk = probe_kinds; pk->name != NULL; pk++)
+		if (pk->via == PROBE_VIA_NODE && (pk->flags & PROBE_NET_RTT))
+			return matrix_find_kind(hm, pk->name);
+	return NULL;
+}
 
 /* The default metric's value of kind k for src -> tgt, or NAN. */
 static double
@@ -74,7 +87,7 @@ int
 heatmap_path_build(struct matrix *hm)
 {
 	size_t n = hm->nhosts, i, have = 0;
-	const struct matrix_kind *ping = matrix_find_kind(hm, PING_KIND);
+	const struct matrix_kind *ping = ping_of(hm);
 	struct matrix_kind *k;
 
 	for (i = 0; i < n * n; i++)
@@ -84,7 +97,7 @@ heatmap_path_build(struct matrix *hm)
 	if ((k = matrix_add_derived(hm, PATH_KIND, path_metrics,
 	    sizeof path_metrics / sizeof *path_metrics)) == NULL)
 		return NP_ERR_NOMEM;
-	ping = matrix_find_kind(hm, PING_KIND);	/* the kinds may have moved */
+	ping = ping_of(hm);	/* the kinds may have moved */
 	k->default_metric = 0;
 	for (i = 0; i < n * n; i++) {
 		const struct matrix_cell *c = path_cell(hm, ping, i);

@@ -36,6 +36,12 @@ char *probe_mtu_command(const struct probe_settings *, const char *);
 double probe_mtu_timeout(const struct probe_settings *, double);
 double probe_mtu_duration(const struct probe_settings *);
 int probe_mtu_parse(const struct probe_output *, struct probe_result *);
+char *probe_traceroute_command(const struct probe_settings *,
+    const char *);
+double probe_traceroute_timeout(const struct probe_settings *, double);
+double probe_traceroute_duration(const struct probe_settings *);
+int probe_traceroute_parse(const struct probe_output *,
+    struct probe_result *);
 char *probe_udp_command(const struct probe_settings *, const char *);
 int probe_udp_parse(const struct probe_output *, struct probe_result *);
 extern const struct option_spec probe_udp_option_specs[];
@@ -105,6 +111,14 @@ static const struct probe_metric mtu_metrics[] = {
 	    "1 if the path carries QUIC's 1,200-byte datagrams, else 0" },
 	{ "local_mtu", BYTES, NULL, NULL },
 	{ "tries", COUNT, NULL, NULL },
+	{ .name = NULL }
+};
+
+static const struct probe_metric traceroute_metrics[] = {
+	{ "rtt_ms", MS, NULL, NULL },
+	{ "hops", COUNT, NULL, NULL },
+	{ "jump_hop", COUNT, NULL, NULL },
+	{ "jump_ms", MS, NULL, NULL },
 	{ .name = NULL }
 };
 
@@ -186,39 +200,66 @@ static const struct probe_metric throughput_metrics[] = {
 
 const struct probe_kind probe_kinds[] = {
 	/*
-	 * name, tool, via, shape, flags;
+	 * name, tool, its package, via, shape, flags;
 	 * command, timeout, duration, parse; server, its bound, its ready
 	 * line;
 	 * plan's name, default metric, summary {metric, unit, decimals,
-	 * what}, metrics; role, overlay over, its ratio, inbound;
+	 * what}, metrics; the diagnosis' judge {slow ratio and floor,
+	 * narrow ratio and floor, worse ratio, the latency and the rate
+	 * judged, the samples lost and sent, as, its base's words, where
+	 * its path's round trip jumps and by how much}; overlay over, its
+	 * ratio, inbound;
 	 * its own options, its records' config
 	 */
-	{ "ping", "ping", SHELL, OVERLAP,
-	    PROBE_FANOUT | PROBE_BASELINE | PROBE_NET_RTT | PROBE_UPSTREAM,
+	{ "ping", "ping", "iputils-ping",
+	    SHELL, OVERLAP,
+	    PROBE_FANOUT | PROBE_BASELINE | PROBE_NET_RTT | PROBE_UPSTREAM |
+	    PROBE_DEFAULT,
 	    probe_ping_command, probe_ping_timeout, probe_ping_duration,
 	    probe_ping_parse,
 	    NULL, NULL, NULL,
 	    "ping", "avg", { "p50", "ms", 3, "median RTT" }, ping_metrics,
-	    PROBE_ROLE_IP_RTT, PROBE_ROLE_NONE, NULL, PROBE_INBOUND_ICMP,
+	    { 1.3, 2.0, 0, 0, 1.25, NULL, NULL, NULL, NULL, PROBE_AS_BASE,
+	    NULL, NULL, NULL },
+	    NULL, NULL, PROBE_INBOUND_ICMP,
 	    NULL, NULL },
-	{ "mtu", "ping", SHELL, OVERLAP,
+	{ "mtu", "ping", "iputils-ping",
+	    SHELL, OVERLAP,
 	    0,
 	    probe_mtu_command, probe_mtu_timeout, probe_mtu_duration,
 	    probe_mtu_parse,
 	    NULL, NULL, NULL,
 	    "mtu", "mtu", { "mtu", "bytes", 0, "path MTU" }, mtu_metrics,
-	    PROBE_ROLE_IP_MTU, PROBE_ROLE_NONE, NULL, PROBE_INBOUND_ICMP,
+	    { 0, 0, 1.0, 8.0, 1.0, NULL, "mtu", NULL, NULL, 0, NULL, NULL,
+	    NULL },
+	    NULL, NULL, PROBE_INBOUND_ICMP,
 	    NULL, NULL },
-	{ "iperf3", "iperf3", SHELL, EXCLUSIVE,
-	    PROBE_DUPLEX | PROBE_SERVER | PROBE_UPSTREAM,
+	{ "traceroute", "ping", "iputils-ping",
+	    SHELL, OVERLAP,
+	    0,
+	    probe_traceroute_command, probe_traceroute_timeout,
+	    probe_traceroute_duration, probe_traceroute_parse,
+	    NULL, NULL, NULL,
+	    "traceroute", "rtt_ms", { "rtt_ms", "ms", 3, "round trip" },
+	    traceroute_metrics,
+	    { 1.3, 2.0, 0, 0, 1.25, NULL, NULL, NULL, NULL, 0, NULL, "jump_hop",
+	    "jump_ms" },
+	    NULL, NULL, PROBE_INBOUND_ICMP,
+	    NULL, NULL },
+	{ "iperf3", "iperf3", "iperf3",
+	    SHELL, EXCLUSIVE,
+	    PROBE_DUPLEX | PROBE_SERVER | PROBE_UPSTREAM | PROBE_IPERF,
 	    probe_iperf3_client_command, probe_iperf3_timeout,
 	    probe_iperf3_duration, probe_iperf3_parse,
 	    probe_iperf3_server_command, probe_iperf3_server_bound,
 	    PROBE_IPERF3_READY,
 	    "iperf", "mbps", { "mbps", "Mbps", 1, NULL }, iperf3_metrics,
-	    PROBE_ROLE_IP_RATE, PROBE_ROLE_NONE, NULL, PROBE_INBOUND_PORT,
+	    { 0, 0, 1.5, 1.0, 1.5, NULL, NULL, NULL, NULL, 0, NULL, NULL,
+	    NULL },
+	    NULL, NULL, PROBE_INBOUND_PORT,
 	    probe_iperf3_option_specs, probe_iperf3_config },
-	{ "udp", "iperf3", SHELL, EXCLUSIVE,
+	{ "udp", "iperf3", "iperf3",
+	    SHELL, EXCLUSIVE,
 	    PROBE_DUPLEX | PROBE_SERVER | PROBE_RETRY,
 	    probe_udp_command, probe_iperf3_timeout, probe_iperf3_duration,
 	    probe_udp_parse,
@@ -226,30 +267,41 @@ const struct probe_kind probe_kinds[] = {
 	    PROBE_IPERF3_READY,
 	    "udp", "loss_pct", { "loss_pct", "%", 2, "datagrams lost" },
 	    udp_metrics,
-	    PROBE_ROLE_IP_LOSS, PROBE_ROLE_NONE, NULL, PROBE_INBOUND_PORT,
+	    { 0, 0, 0, 0, 0, NULL, NULL, "lost", "packets", 0, NULL, NULL,
+	    NULL },
+	    NULL, NULL, PROBE_INBOUND_PORT,
 	    probe_udp_option_specs, probe_udp_config },
-	{ "libp2p_ping", "otela", NODE, OVERLAP,
+	{ "libp2p_ping", "otela", NULL,
+	    NODE, OVERLAP,
 	    PROBE_NET_RTT,
 	    NULL, NULL, NULL, probe_node_parse,
 	    NULL, NULL, NULL,
 	    NULL, "p50_ms", { "p50_ms", "ms", 3, "p50" }, libp2p_ping_metrics,
-	    PROBE_ROLE_LIBP2P_RTT, PROBE_ROLE_IP_RTT, "libp2p_ping_x_rtt",
+	    { 1.5, 10.0, 0, 0, 1.5, "min_ms", NULL, NULL, NULL, PROBE_AS_STREAM,
+	    "an ICMP round trip of", NULL, NULL },
+	    "ping", "libp2p_ping_x_rtt",
 	    PROBE_INBOUND_LIBP2P,
 	    NULL, NULL },
-	{ "latency", "otela", NODE, OVERLAP,
+	{ "latency", "otela", NULL,
+	    NODE, OVERLAP,
 	    0,
 	    NULL, NULL, NULL, probe_node_parse,
 	    NULL, NULL, NULL,
 	    NULL, "p50_ms", { "p50_ms", "ms", 3, "p50" }, latency_metrics,
-	    PROBE_ROLE_HTTP, PROBE_ROLE_IP_RTT, "latency_x_rtt",
+	    { 1.5, 10.0, 0, 0, 1.5, "min_ms", NULL, NULL, NULL, PROBE_AS_APP,
+	    "libp2p_ping (else ICMP)", NULL, NULL },
+	    "ping", "latency_x_rtt",
 	    PROBE_INBOUND_LIBP2P,
 	    NULL, NULL },
-	{ "throughput", "otela", NODE, EXCLUSIVE,
+	{ "throughput", "otela", NULL,
+	    NODE, EXCLUSIVE,
 	    PROBE_TRANSFER | PROBE_DUPLEX,
 	    NULL, NULL, NULL, probe_node_parse,
 	    NULL, NULL, NULL,
 	    NULL, "mbps", { "mbps", "Mbps", 3, NULL }, throughput_metrics,
-	    PROBE_ROLE_HTTP, PROBE_ROLE_IP_RATE, "throughput_x_iperf3",
+	    { 0, 0, 2.0, 1.0, 2.0, NULL, NULL, NULL, NULL, 0, NULL, NULL,
+	    NULL },
+	    "iperf3", "throughput_x_iperf3",
 	    PROBE_INBOUND_LIBP2P,
 	    NULL, NULL },
 	{ .name = NULL }
@@ -281,17 +333,6 @@ size_t
 probe_kind_index(const struct probe_kind *k)
 {
 	return (size_t)(k - probe_kinds);
-}
-
-const struct probe_kind *
-probe_kind_of_role(enum probe_role role)
-{
-	const struct probe_kind *k;
-
-	for (k = probe_kinds; k->name != NULL; k++)
-		if (k->role == role)
-			return k;
-	return NULL;
 }
 
 const struct probe_metric *

@@ -94,16 +94,45 @@ enum probe_shape {
 				   host would measure each other) */
 };
 
-/* The overlay and the diagnosis: what a kind stands for. */
-enum probe_role {
-	PROBE_ROLE_NONE = 0,
-	PROBE_ROLE_IP_RTT,	/* the raw-IP round trip (ICMP) */
-	PROBE_ROLE_IP_RATE,	/* the raw-IP throughput (TCP) */
-	PROBE_ROLE_LIBP2P_RTT,	/* a libp2p stream's round trip */
-	PROBE_ROLE_HTTP,	/* HTTP over libp2p (needs a full stream) */
-	PROBE_ROLE_IP_LOSS,	/* raw-IP loss and jitter at a set rate (UDP) */
-	PROBE_ROLE_IP_MTU	/* the largest packet that crosses unfragmented */
+/*
+ * What the diagnosis reads of a kind (heatmap_evidence.c): its samples
+ * lost, and how far from
+ * its site pair's typical value a cell is a finding, judged by its
+ * latency (slow: above it, times it and by a floor in ms) or by its rate
+ * (narrow: below it, times it and by a floor in its unit), how much worse
+ * than the old run; what the kind is beside the others (.as); a kind
+ * with neither ratio nor samples counted is not judged. ICMP on one switch is microseconds
+ * and its jitter under load a millisecond or two; the libp2p kinds of a
+ * node vary by tens of ms under load: their floors are higher.
+ */
+struct probe_judge {
+	double slow_ratio, slow_floor;
+	double narrow_ratio, narrow_floor;
+	double worse_ratio;
+	const char *latency;	/* the latency judged, or NULL: the
+				   summary's (a median), else the default */
+	const char *rate;	/* the rate judged (higher better; the
+				   narrow floor in its unit), or NULL: its
+				   metric in Mbit/s */
+	const char *lost, *sent;	/* the metrics that count a probe's
+				   samples lost and sent, or NULL: its loss
+				   is judged on them (else on its samples) */
+	unsigned as;		/* PROBE_AS_* */
+	const char *base;	/* what its latency is held against, as a
+				   finding says it (PROBE_AS_STREAM, _APP) */
+	const char *jump_at, *jump_by;	/* the metrics that say where on
+				   its path (a hop's number) its round trip
+				   rises most, and by how much (ms), or
+				   NULL: a slow cell's finding names them */
 };
+
+/* the raw round trip the other kinds' latencies are held against */
+#define PROBE_AS_BASE	0x01
+/* a stream's round trip: far above BASE's on a pair is a detour (relay) */
+#define PROBE_AS_STREAM	0x02
+/* an application's latency: far above STREAM's (else BASE's) is its
+   overhead */
+#define PROBE_AS_APP	0x04
 
 /* What a one-way failure of the kind says must be open on the target. */
 enum probe_inbound {
@@ -132,6 +161,10 @@ enum probe_inbound {
    lost datagram (iperf3 before 3.17 sends its UDP handshake once, then
    waits), which says nothing of the path but that a packet was lost */
 #define PROBE_RETRY	0x80
+/* plan and collect run it when --kinds is not given */
+#define PROBE_DEFAULT	0x100
+/* --iperf adds it (check --for iperf asks for its tool) */
+#define PROBE_IPERF	0x200
 
 /* The figure a run's summary gives per kind (the worst pair, ...). */
 struct probe_summary {
@@ -152,6 +185,9 @@ struct probe_summary {
 struct probe_kind {
 	const char *name;	/* as the records name it; NULL ends */
 	const char *tool;	/* the program it needs on the source */
+	const char *package;	/* the Debian package of it, or NULL: a
+				   binary of the user's (check asks whether
+				   it can be executed there) */
 	enum probe_via via;
 	enum probe_shape shape;
 	unsigned flags;		/* PROBE_* */
@@ -174,9 +210,9 @@ struct probe_kind {
 	const char *default_metric;	/* the heatmap's first (upstream's) */
 	struct probe_summary summary;
 	const struct probe_metric *metrics;
-	enum probe_role role;
-	enum probe_role over;	/* the overlay: default metric over the
-				   pair's kind of this role's, or NONE */
+	struct probe_judge judge;
+	const char *over;	/* the overlay: default metric over the
+				   pair's kind of this name's, or NULL */
 	const char *over_metric;	/* the overlay's name for that ratio */
 	enum probe_inbound inbound;
 	/*
@@ -197,8 +233,6 @@ extern const struct probe_kind probe_kinds[];
 const struct probe_kind *probe_kind_find(const char *name);
 /* Its place in probe_kinds[] (for sets of kinds, 1 << index). */
 size_t probe_kind_index(const struct probe_kind *k);
-/* The kind of role in the table (NULL: none). */
-const struct probe_kind *probe_kind_of_role(enum probe_role role);
 /* k's metric named name, or NULL (k NULL too). */
 const struct probe_metric *probe_kind_metric(const struct probe_kind *k,
     const char *name);

@@ -31,6 +31,7 @@
 #include "heatmap_cell.h"
 #include "heatmap_compare.h"
 #include "heatmap_diagnose.h"
+#include "heatmap_evidence.h"
 #include "heatmap_gen.h"
 #include "heatmap_sites.h"
 
@@ -881,6 +882,59 @@ test_gen_pair_lossy(void **state)
 	lab_free(lab);
 }
 
+/* udp's loss reaches the diagnosis through its row (the datagrams its
+ * records count lost and sent): alpha -> gamma loses 87 of 1,042, the
+ * other pairs none or one. */
+static void
+test_udp_lossy_pair_named(void **state)
+{
+	static const char *const files[] = { "udp-lossy.jsonl", NULL };
+	struct lab *lab = lab_of(load("heatmap", files), NULL);
+	const struct finding *x;
+
+	(void)state;
+	assert_int_equal(lab->dx.nfindings, 1);
+	x = expect(lab, "pair_degraded", "alpha", "gamma");
+	assert_true(x->what & DX_W_LOSS);
+	assert_string_equal(x->loss_kind, "udp");
+	assert_int_equal(x->lost, 87);
+	lab_free(lab);
+}
+
+/* The kinds the diagnosis reads since their rows say how: a path that
+ * carries no packet of theirs is the network's failure, not the tool's. */
+static void
+test_kind_failures_are_the_networks(void **state)
+{
+	(void)state;
+	assert_int_equal(heatmap_evidence_classify("no packet crossed with "
+	    "don't-fragment set, 68 bytes and smaller, in 3 tries",
+	    "tool_failed", "h1", "h2"), EV_FAIL);
+	assert_int_equal(heatmap_evidence_classify("the target did not "
+	    "answer (100% packet loss): 1 hop, the last 198.18.71.1",
+	    "tool_failed", "h1", "h2"), EV_FAIL);
+}
+
+/* mtu's size reaches the diagnosis through its row (the rate it judges,
+ * its floor in bytes): beta and delta cross 1,420 bytes both ways (a
+ * tunnel), every other pair 1,500. */
+static void
+test_mtu_narrow_pair_named(void **state)
+{
+	static const char *const files[] = { "mtu-narrow.jsonl", NULL };
+	struct lab *lab = lab_of(load("heatmap", files), NULL);
+	const struct finding *x;
+
+	(void)state;
+	assert_int_equal(lab->dx.nfindings, 1);
+	x = expect(lab, "pair_degraded", "beta", "delta");
+	assert_int_equal(x->dir, DX_DIR_BOTH);
+	assert_true(x->what & DX_W_NARROW);
+	assert_non_null(strstr(x->evidence, "mtu 1420 bytes against 1500 "
+	    "bytes typical"));
+	lab_free(lab);
+}
+
 /*
  * One iperf3 test one way far below its site pair's: a hint (info) until
  * measured again, for a short TCP test now and then collapses; both ways
@@ -1171,6 +1225,9 @@ main(void)
 		cmocka_unit_test(test_gen_site_cut_off),
 		cmocka_unit_test(test_gen_pair_slow_both_ways),
 		cmocka_unit_test(test_gen_pair_lossy),
+		cmocka_unit_test(test_udp_lossy_pair_named),
+		cmocka_unit_test(test_mtu_narrow_pair_named),
+		cmocka_unit_test(test_kind_failures_are_the_networks),
 		cmocka_unit_test(test_gen_pair_narrow_one_test),
 		cmocka_unit_test(test_gen_one_way_block),
 		cmocka_unit_test(test_gen_tool_missing_is_setup),

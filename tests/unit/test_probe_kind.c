@@ -50,8 +50,8 @@ rows_are_whole(void **state)
 		}
 		assert_non_null(probe_kind_metric(k, k->default_metric));
 		assert_non_null(probe_kind_metric(k, k->summary.metric));
-		if (k->over != PROBE_ROLE_NONE) {
-			assert_non_null(probe_kind_of_role(k->over));
+		if (k->over != NULL) {
+			assert_non_null(probe_kind_find(k->over));
 			assert_non_null(k->over_metric);
 		}
 		for (j = probe_kinds; j < k; j++)

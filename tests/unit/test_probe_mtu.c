@@ -45,7 +45,9 @@ row_is_the_kinds(void **state)
 	assert_false(k->flags & (PROBE_FANOUT | PROBE_SERVER));
 	assert_string_equal(k->tool, "ping");
 	assert_string_equal(k->default_metric, "mtu");
-	assert_int_equal(k->role, PROBE_ROLE_IP_MTU);
+	/* the diagnosis judges its size as a rate: narrow below typical */
+	assert_string_equal(k->judge.rate, "mtu");
+	assert_true(k->judge.narrow_ratio > 0 && k->judge.slow_ratio == 0);
 	assert_int_equal(k->inbound, PROBE_INBOUND_ICMP);
 	assert_true(probe_kind_metric(k, "mtu")->unit->higher_better);
 	assert_string_equal(probe_kind_metric(k, "quic_ok")->prom,

@@ -44,8 +44,8 @@ row_is_the_kinds(void **state)
 	assert_ptr_equal(k->server_command,
 	    probe_kind_find("iperf3")->server_command);
 	assert_string_equal(k->default_metric, "loss_pct");
-	assert_int_equal(k->role, PROBE_ROLE_IP_LOSS);
-	assert_ptr_equal(probe_kind_of_role(PROBE_ROLE_IP_LOSS), k);
+	/* its mbps is the set rate: no narrow pair of the diagnosis' */
+	assert_true(k->judge.slow_ratio == 0 && k->judge.narrow_ratio == 0);
 	assert_string_equal(probe_kind_metric(k, "jitter_ms")->prom,
 	    "netprof_udp_jitter_seconds");
 }
