@@ -20,10 +20,9 @@
 static const char *const path_metrics[] = { "class", "got_ms",
 	"two_legs_ms" };
 
-/* The default metric's value of kind k for src -> tgt, or NAN. */
-static double
-value_of(const struct matrix *hm, const struct matrix_kind *k, size_t src,
-    size_t tgt)
+double
+heatmap_path_value(const struct matrix *hm, const struct matrix_kind *k,
+    size_t src, size_t tgt)
 {
 	const struct matrix_cell *c;
 
@@ -33,14 +32,13 @@ value_of(const struct matrix *hm, const struct matrix_kind *k, size_t src,
 	return c->state == CELL_VALUE ? c->values[k->default_metric] : NAN;
 }
 
-/* A leg: a -> b measured, else b -> a. */
-static double
-leg(const struct matrix *hm, const struct matrix_kind *k, size_t a,
-    size_t b)
+double
+heatmap_path_leg(const struct matrix *hm, const struct matrix_kind *k,
+    size_t a, size_t b)
 {
-	double v = value_of(hm, k, a, b);
+	double v = heatmap_path_value(hm, k, a, b);
 
-	return isnan(v) ? value_of(hm, k, b, a) : v;
+	return isnan(v) ? heatmap_path_value(hm, k, b, a) : v;
 }
 
 static long
@@ -97,12 +95,13 @@ heatmap_path_build(struct matrix *hm)
 			continue;
 		cls = matrix_cell_path(c);
 		out->values[0] = cls;
-		out->values[1] = value_of(hm, ping, i / n, i % n);
+		out->values[1] = heatmap_path_value(hm, ping, i / n, i % n);
 		if (cls == MATRIX_PATH_RELAYED &&
 		    (r = matrix_cell_relay(hm, c)) != NULL &&
 		    (ri = host_index(hm, r->name)) >= 0)
-			out->values[2] = leg(hm, ping, i / n, (size_t)ri) +
-			    leg(hm, ping, i % n, (size_t)ri);
+			out->values[2] = heatmap_path_leg(hm, ping, i / n,
+			    (size_t)ri) + heatmap_path_leg(hm, ping, i % n,
+			    (size_t)ri);
 		out->state = CELL_VALUE;
 	}
 	return 0;
