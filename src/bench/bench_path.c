@@ -771,6 +771,11 @@ bench_path_json(cJSON *root, const struct bench *b)
 
 	if (!b->phase_ran[BENCH_PATH])
 		return;
+	/* the --bootstrap relays, for heatmap --advise's patch */
+	o = b->n_relays > 0 ? cJSON_AddObjectToObject(root, "relays") : NULL;
+	for (i = 0; i < b->n_relays; i++)
+		cJSON_AddStringToObject(o, b->relays[i].name,
+		    b->relays[i].multiaddr);
 	reach = cJSON_AddObjectToObject(root, "reach");
 	for (i = 0; i < b->n; i++) {
 		const struct bench_path_host *ph = b->hosts[i].path;
