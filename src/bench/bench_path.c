@@ -511,8 +511,8 @@ bench_path_infer(const struct bench_path_in *in, struct bench_path_out *out)
 			c = BENCH_PATH_DIRECT;	/* dialled direct, preferred */
 		else if (no_circuit && ts_ok)
 			c = BENCH_PATH_DIRECT;	/* the target's own dial */
-		else if (no_circuit && st_no && ts_no && in->punched)
-			c = BENCH_PATH_PUNCHED;	/* a punch got through */
+		else if (no_circuit && st_no && ts_no)
+			c = BENCH_PATH_PUNCHED;	/* a punch, or their dials met */
 		else if (st_no && ts_no)
 			c = BENCH_PATH_RELAYED;
 		else if (ts_ok)
@@ -553,10 +553,14 @@ bench_path_infer(const struct bench_path_in *in, struct bench_path_out *out)
 		    in->source, in->target);
 		break;
 	case BENCH_PATH_PUNCHED:
-		buf_printf(&e, "hole-punched: the punch step's DCUtR joined "
-		    "them, with no TCP connection either way and no circuit "
-		    "open at %s", in->circuits_s == 0 ? in->source :
-		    in->target);
+		buf_printf(&e, in->punched ? "hole-punched: the punch step's "
+		    "DCUtR joined them, with no TCP connection either way and "
+		    "no circuit open at %s" : "hole-punched: no TCP connection "
+		    "either way from a new port, yet connected with no circuit "
+		    "open at %s: the two nodes' own dials from their listen "
+		    "ports met (a simultaneous open, which a stateful firewall "
+		    "lets through as it does a punch)", in->circuits_s == 0 ?
+		    in->source : in->target);
 		break;
 	case BENCH_PATH_RELAYED:
 		if (slow) {

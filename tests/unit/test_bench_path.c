@@ -4,8 +4,9 @@
  * way), one case per rule of docs/otela-node.md's "How netprof knows the
  * path": Limited is a relay (reported); a source that dials the target's
  * address runs direct; the target's own dial, with no circuit open, is
- * direct; no TCP either way with no circuit open and a punch that got
- * through is a punched hole, else a relay; a probe that had no connection before ran over
+ * direct; no TCP either way with no circuit open at an end is a punched
+ * hole (the punch step's, or the nodes' own dials that met), with circuits
+ * open a relay; a probe that had no connection before ran over
  * what its own dial made; nothing known is unknown; a failed probe keeps
  * what the network said; a pair that could dial direct, with circuits
  * open at both ends, whose fastest round trip is far over the direct
@@ -116,9 +117,16 @@ no_tcp_either_way_is_relayed_or_punched(void **state)
 	in = pair(&dropped, &refused, BENCH_CONN_CONNECTED, 2, 0);
 	in.punched = 1;
 	expect(in, BENCH_PATH_PUNCHED, 0, "no circuit open at h3");
-	/* the same without a punch that got through (the real node's
-	   metrics once showed no circuit at a relayed pair's end): relayed */
+	/* the same without a punch that got through: their own dials met
+	   (seen with the real node on two firewalled sites: no circuit
+	   anywhere, no relay_peer, and conntrack ESTABLISHED between the two
+	   listen ports while the reach checks' SYNs from a new port went
+	   unanswered), not a relay */
 	expect(pair(&dropped, &refused, BENCH_CONN_CONNECTED, 2, 0),
+	    BENCH_PATH_PUNCHED, 0, "the two nodes' own dials from their "
+	    "listen ports met");
+	/* circuits open at both ends: a relay */
+	expect(pair(&dropped, &refused, BENCH_CONN_CONNECTED, 1, 1),
 	    BENCH_PATH_RELAYED, 0, "no direct TCP connection either way");
 	/* not connected before, and the source cannot dial: a circuit */
 	expect(pair(&dropped, &refused, BENCH_CONN_NONE, -1, -1),
