@@ -14,11 +14,14 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <cjson/cJSON.h>
+
 #include "bounds.h"
 #include "cmd.h"
 #include "error.h"
 #include "file.h"
 #include "heatmap.h"
+#include "heatmap_advise.h"
 #include "heatmap_compare.h"
 #include "probe_kind.h"
 #include "heatmap_diagnose.h"
@@ -56,6 +59,9 @@ struct heatmap_args {
 	double fail_on_worse;	/* --fail-on-worse: times worse; 0 none */
 	mode_t output_mode;	/* the page's: a replaced one keeps its own */
 	mode_t diagnosis_mode;	/* --diagnosis-json FILE's, the same */
+	int advise;		/* --advise: the relay advice on stdout */
+	const char *advise_json;	/* the same as JSON */
+	struct heatmap_advise_options relay;	/* --relay-cap ... --seed */
 };
 
 /* No --input: collect's default output, as upstream. */
@@ -78,6 +84,9 @@ static const char *const group_bys[] = { "auto", "site", "rtt", "none", NULL };
 static const struct bounds group_rtt_bounds = { 0.001, 1e6 };
 /* times worse than the old run */
 static const struct bounds fail_worse_bounds = { 1.01, 1e6 };
+static const struct bounds relay_cap_bounds = { 0, 100000 };
+static const struct bounds relay_within_bounds = { 0, 1000 };
+static const struct bounds seed_bounds = { 0, 2147483647 };
 /* --max-memory: MiB from 16 to 1 TiB; a plain number is MiB, a size
    with its suffix (2G) as every size option takes one */
 static int
@@ -178,6 +187,30 @@ static const struct option_spec heatmap_specs[] = {
 	  .what = "a factor above 1, e.g. 1.5",
 	  .help = "with --compare: exit 3 when a finding got FACTOR\n"
 	  "times worse than the old run (or failed since)" },
+	{ .name = "advise", .type = OPTION_FLAG,
+	  .offset = offsetof(struct heatmap_args, advise),
+	  .help = "print where to put the relay: per host that cannot\n"
+	  "be dialled the relay whose legs give its pairs the\n"
+	  "lowest median, and machines.json's bootstrap_extra" },
+	{ .name = "advise-json", .type = OPTION_STRING,
+	  .offset = offsetof(struct heatmap_args, advise_json), .arg = "FILE",
+	  .help = "write the relay advice as JSON to FILE (- for stdout)" },
+	{ .name = "relay-cap", .type = OPTION_INT,
+	  .offset = offsetof(struct heatmap_args, relay.cap), .arg = "K",
+	  .bounds = &relay_cap_bounds,
+	  .help = "the advice gives a relay at most K hosts (0: no cap,\n"
+	  "the default)" },
+	{ .name = "relay-within", .type = OPTION_SECONDS,
+	  .offset = offsetof(struct heatmap_args, relay.within), .arg = "PCT",
+	  .bounds = &relay_within_bounds,
+	  .what = "a percentage from 0 to 1000, e.g. 10",
+	  .help = "the advice draws a host's relay among those within\n"
+	  "PCT % of its best (10)" },
+	{ .name = "seed", .type = OPTION_INT,
+	  .offset = offsetof(struct heatmap_args, relay.seed), .arg = "N",
+	  .bounds = &seed_bounds,
+	  .help = "the advice's draw (1): the same run and seed give\n"
+	  "the same advice" },
 	{ .name = NULL }
 };
 
@@ -282,7 +315,8 @@ parse_args(const struct cmd_entry *self, int argc, char **argv,
 	 * output (--text, --metrics, --diagnosis-json -) or a metrics file */
 	if (a->output == NULL && !a->text && !a->metrics &&
 	    a->metrics_file == NULL && (a->diagnosis_json == NULL ||
-	    strcmp(a->diagnosis_json, "-") != 0))
+	    strcmp(a->diagnosis_json, "-") != 0) && !a->advise &&
+	    (a->advise_json == NULL || strcmp(a->advise_json, "-") != 0))
 		a->output = CMD_DEFAULT_PAGE;
 	for (i = 0; a->metrics_file != NULL && i < a->ninputs; i++)
 		if (file_same(a->metrics_file, a->inputs[i]))
@@ -318,7 +352,9 @@ parse_args(const struct cmd_entry *self, int argc, char **argv,
 	    cmd_output_check(a->metrics_file, "--metrics-file", 0, NULL) !=
 	    NP_EXIT_OK) || (a->diagnosis_json != NULL &&
 	    cmd_output_check(a->diagnosis_json, "--diagnosis-json", 0,
-	    &a->diagnosis_mode) != NP_EXIT_OK))
+	    &a->diagnosis_mode) != NP_EXIT_OK) || (a->advise_json != NULL &&
+	    strcmp(a->advise_json, "-") != 0 && cmd_output_check(
+	    a->advise_json, "--advise-json", 0, NULL) != NP_EXIT_OK))
 		return NP_EXIT_USAGE;
 	if (a->kind != NULL && probe_kind_find(a->kind) == NULL) {
 		char names[256];
@@ -479,6 +515,54 @@ out:
 	return rc;
 }
 
+/*
+ * --advise, --advise-json: the relay advice from the records and the
+ * first run.json read (its reach checks and machines).
+ */
+static int
+write_advice(const struct matrix *hm, const struct heatmap_args *a)
+{
+	struct heatmap_advice adv;
+	cJSON *run = NULL;
+	char *text = NULL, *cause = NULL;
+	FILE *f = NULL;
+	int rc;
+
+	if (hm->input.nruns > 0) {
+		if ((rc = file_read(hm->input.runs[0]->file, &text, NULL,
+		    &cause)) != 0)
+			goto out;
+		run = cJSON_Parse(text);
+	}
+	if ((rc = heatmap_advise(hm, run, &a->relay, &adv)) != 0) {
+		if (rc == NP_ERR_NOT_FOUND)
+			cause = str_printf("--advise: no libp2p_ping records: "
+			    "give a bench run's measurements.jsonl (and its "
+			    "run.json)");
+		goto out;
+	}
+	if (a->advise)
+		rc = heatmap_advice_text(hm, &adv, stdout);
+	if (rc == 0 && a->advise_json != NULL) {
+		f = strcmp(a->advise_json, "-") == 0 ? stdout :
+		    fopen(a->advise_json, "w");
+		if (f == NULL)
+			cause = str_printf("--advise-json %s: %s",
+			    a->advise_json, strerror(errno));
+		rc = f == NULL ? NP_ERR_IO : heatmap_advice_json(hm, &adv, f);
+		if (f != NULL && f != stdout && fclose(f) != 0 && rc == 0)
+			rc = NP_ERR_IO;
+	}
+	heatmap_advice_free(&adv);
+out:
+	if (rc != 0)
+		log_error("%s", cause != NULL ? cause : error_string(rc));
+	cJSON_Delete(run);
+	free(text);
+	free(cause);
+	return rc;
+}
+
 /* The terminal's width for --text: its own, else $COLUMNS; 0 (no
  * limit) for a file or a pipe without COLUMNS. */
 static int
@@ -540,6 +624,8 @@ cmd_heatmap_exec(const struct cmd_entry *self, int argc, char **argv)
 	memset(&a, 0, sizeof a);
 	memset(&dx, 0, sizeof dx);
 	a.group_rtt = HEATMAP_GROUP_RTT_MS;
+	a.relay.within = 10;
+	a.relay.seed = 1;
 	exit_code = parse_args(self, argc, argv, &a, &stop);
 	if (stop)
 		goto out;
@@ -649,6 +735,12 @@ cmd_heatmap_exec(const struct cmd_entry *self, int argc, char **argv)
 		exit_code = NP_EXIT_FAILED;
 		goto out;
 	}
+	if ((a.advise || a.advise_json != NULL) &&
+	    (rc = write_advice(hm, &a)) != 0) {
+		exit_code = rc == NP_ERR_NOT_FOUND ? NP_EXIT_USAGE :
+		    NP_EXIT_FAILED;
+		goto out;
+	}
 	matrix_totals(hm, &records, &failed);
 	if (!log_quiet())	/* netprof -q heatmap */
 		fprintf(stderr, "%s %s (%zu host%s, %zu kind%s, %zu record%s, "
@@ -681,7 +773,9 @@ const struct cmd_entry cmd_heatmap_entry = {
 	    "       [--config FILE] [--compare FILE ...] [--group-by HOW] [--kind KIND]\n"
 	    "       [--metric METRIC] [--title TEXT] [--aggregate latest|median]\n"
 	    "       [--diagnosis-json FILE] [--fail-on SEVERITY] [--fail-on-worse FACTOR]\n"
-	    "       [--metrics] [--metrics-file FILE.prom] [--max-memory MIB] [--strict]",
+	    "       [--metrics] [--metrics-file FILE.prom] [--max-memory MIB] [--strict]\n"
+	    "       [--advise] [--advise-json FILE] [--relay-cap K]\n"
+	    "       [--relay-within PCT] [--seed N]",
 	.options = heatmap_options_table,
 	.notes = "exit status: 0 written, 1 the page (or JSON) could not be "
 	    "written, 2 usage or\ninput error, 3 a finding at or above "

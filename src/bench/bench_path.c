@@ -12,9 +12,11 @@
  * - the node's view: GET /metrics (its open circuits: go-libp2p's
  *   libp2p_swarm_connections_opened_total minus _closed_total for the
  *   transport p2p-circuit), GET /v1/dnt/peers_status (each peer's
- *   connectedness: Limited is only a limited circuit), GET /v1/dnt/table
- *   (each peer's relay_peer); taken again before the sweep's exclusive
- *   stage, so a throughput probe sees what the light ones opened.
+ *   connectedness: Limited is only a limited circuit), GET /v1/dnt/peers
+ *   (the relay of each peer's circuit address, the one a dial takes), GET
+ *   /v1/dnt/table (each peer's relay_peer); taken again before the
+ *   sweep's exclusive stage, so a throughput probe sees what the light
+ *   ones opened.
  * A record's path is concluded from these (bench_path_infer(); how sure
  * each conclusion is: docs/otela-node.md) and written beside upstream's
  * fields; run.json keeps the reach checks and each node's circuits.
@@ -139,6 +141,8 @@ bench_view_take(struct bench_view *v, struct node_peer *peers, size_t n,
 		p->id = peers[i].id;
 		p->conn = (unsigned char)bench_conn_of(peers[i].connectedness);
 		p->relay_peer = peers[i].relay_peer;
+		p->circuit = (unsigned char)(peers[i].circuit &&
+		    p->relay_peer != NULL);
 		peers[i].id = peers[i].relay_peer = NULL;	/* taken */
 	}
 	for (i = 0; i < total; i++)
@@ -153,6 +157,7 @@ bench_view_take(struct bench_view *v, struct node_peer *peers, size_t n,
 				q->conn = p->conn;
 			if (q->relay_peer == NULL) {
 				q->relay_peer = p->relay_peer;
+				q->circuit = p->circuit;
 				p->relay_peer = NULL;
 			}
 			free(p->id);
@@ -187,9 +192,16 @@ take_metrics(struct bench_view *v, const struct node_reply *r)
 	v->circuits = o > c ? (long)(o - c) : 0;
 }
 
-/* peers_status's connectedness (status), or the table's relay_peer */
+/* peers_status's connectedness (step 1), the relay of each peer's
+   circuit address (2: the one a dial of it takes), the table's
+   relay_peer (3: its own reservation); the earlier step's relay wins */
+static int (*const peer_parsers[])(const char *, size_t,
+    struct node_peer **, size_t *, char **) = { NULL,
+	node_parse_peers_status, node_parse_peers_circuits,
+	node_parse_table_relays };
+
 static void
-take_peers(struct bench_view *v, const struct node_reply *r, int status)
+take_peers(struct bench_view *v, const struct node_reply *r, int step)
 {
 	struct node_peer *peers = NULL;
 	char *cause = NULL;
@@ -197,16 +209,16 @@ take_peers(struct bench_view *v, const struct node_reply *r, int status)
 
 	/* a view without a peer says it is not connected only when read
 	   whole */
-	if ((status ? node_parse_peers_status : node_parse_table_relays)(
-	    r->body, r->body_len, &peers, &n, &cause) == 0 &&
-	    bench_view_take(v, peers, n, bench_view_cmp) == 0 && status)
+	if (peer_parsers[step](r->body, r->body_len, &peers, &n, &cause) ==
+	    0 && bench_view_take(v, peers, n, bench_view_cmp) == 0 &&
+	    step == 1)
 		v->status_read = 1;
 	node_peers_free(peers, n);
 	free(cause);
 }
 
 static const char *const view_paths[] = { "/metrics",
-	"/v1/dnt/peers_status", "/v1/dnt/table" };
+	"/v1/dnt/peers_status", "/v1/dnt/peers", "/v1/dnt/table" };
 #define VIEW_STEPS (sizeof view_paths / sizeof *view_paths)
 
 static void view_next(struct bench_host *h);
@@ -222,11 +234,10 @@ view_reply_cb(const struct machine *m, const struct node_reply *r, void *arg)
 	h->call = NULL;
 	if (r->error == NP_OK && r->status == 200) {
 		v->taken = 1;
-		switch (ph->step) {
-		case 0: take_metrics(v, r); break;
-		case 1: take_peers(v, r, 1); break;
-		default: take_peers(v, r, 0); break;
-		}
+		if (ph->step == 0)
+			take_metrics(v, r);
+		else
+			take_peers(v, r, ph->step);
 	} else
 		log_debug(m->name, "path: GET %s: %s", view_paths[ph->step],
 		    r->error != NP_OK ? (r->error_text != NULL ?
@@ -500,8 +511,8 @@ bench_path_infer(const struct bench_path_in *in, struct bench_path_out *out)
 			c = BENCH_PATH_DIRECT;	/* dialled direct, preferred */
 		else if (no_circuit && ts_ok)
 			c = BENCH_PATH_DIRECT;	/* the target's own dial */
-		else if (no_circuit && st_no && ts_no && in->punched)
-			c = BENCH_PATH_PUNCHED;	/* a punch got through */
+		else if (no_circuit && st_no && ts_no)
+			c = BENCH_PATH_PUNCHED;	/* a punch, or their dials met */
 		else if (st_no && ts_no)
 			c = BENCH_PATH_RELAYED;
 		else if (ts_ok)
@@ -542,10 +553,14 @@ bench_path_infer(const struct bench_path_in *in, struct bench_path_out *out)
 		    in->source, in->target);
 		break;
 	case BENCH_PATH_PUNCHED:
-		buf_printf(&e, "hole-punched: the punch step's DCUtR joined "
-		    "them, with no TCP connection either way and no circuit "
-		    "open at %s", in->circuits_s == 0 ? in->source :
-		    in->target);
+		buf_printf(&e, in->punched ? "hole-punched: the punch step's "
+		    "DCUtR joined them, with no TCP connection either way and "
+		    "no circuit open at %s" : "hole-punched: no TCP connection "
+		    "either way from a new port, yet connected with no circuit "
+		    "open at %s: the two nodes' own dials from their listen "
+		    "ports met (a simultaneous open, which a stateful firewall "
+		    "lets through as it does a punch)", in->circuits_s == 0 ?
+		    in->source : in->target);
 		break;
 	case BENCH_PATH_RELAYED:
 		if (slow) {
@@ -599,7 +614,8 @@ target_at(const struct bench *b, size_t i, char *buf, size_t size)
 
 const char *
 bench_path_relay_peer(const struct bench_path_host *s,
-    const struct bench_path_host *d, const char *id, int view)
+    const struct bench_path_host *d, const char *id, int view,
+    int *circuit)
 {
 	const struct bench_path_host *end[2] = { s, d };
 	const struct bench_peer_view *p;
@@ -608,8 +624,11 @@ bench_path_relay_peer(const struct bench_path_host *s,
 	for (k = 0; k < 2; k++)
 		for (w = view; end[k] != NULL && w >= 0; w = w > 0 ? 0 : -1)
 			if ((p = bench_view_peer(&end[k]->views[w], id)) !=
-			    NULL && p->relay_peer != NULL)
+			    NULL && p->relay_peer != NULL) {
+				if (circuit != NULL)
+					*circuit = p->circuit;
 				return p->relay_peer;
+			}
 	return NULL;
 }
 
@@ -707,6 +726,7 @@ bench_path_record(struct bench *b, struct bench_task *t, struct record *rec,
 	struct bench_path_out out;
 	char sat[300], tat[300];
 	struct buf e = { 0 };
+	int circuit = 0;
 	long ri;
 
 	*evidence = NULL;
@@ -747,14 +767,17 @@ bench_path_record(struct bench *b, struct bench_task *t, struct record *rec,
 	free(out.evidence);
 	if (out.path == BENCH_PATH_RELAYED && tid != NULL &&
 	    (relay = bench_path_relay_peer(s->path, d != NULL ? d->path :
-	    NULL, tid, t->view)) != NULL) {
+	    NULL, tid, t->view, &circuit)) != NULL) {
 		ri = target_of(b, relay);
 		t->relay = ri;
 		rec->relay_peer_id = ri >= 0 ? bench_target_peer_id(b,
 		    (size_t)ri) : relay;
 		rec->relay = ri >= 0 ? bench_target_name(b, (size_t)ri) : NULL;
-		buf_printf(&e, "; relay: %s's relay_peer in the node table "
-		    "(its reservation; likely the circuit's relay)", in.target);
+		buf_printf(&e, circuit ? "; relay: the one in %s's circuit "
+		    "address in the node's peer store (the address a dial of "
+		    "it takes)" :
+		    "; relay: %s's relay_peer in the node table (its "
+		    "reservation; likely the circuit's relay)", in.target);
 	}
 	*evidence = e.data;
 	rec->path_evidence = e.data;
@@ -771,6 +794,11 @@ bench_path_json(cJSON *root, const struct bench *b)
 
 	if (!b->phase_ran[BENCH_PATH])
 		return;
+	/* the --bootstrap relays, for heatmap --advise's patch */
+	o = b->n_relays > 0 ? cJSON_AddObjectToObject(root, "relays") : NULL;
+	for (i = 0; i < b->n_relays; i++)
+		cJSON_AddStringToObject(o, b->relays[i].name,
+		    b->relays[i].multiaddr);
 	reach = cJSON_AddObjectToObject(root, "reach");
 	for (i = 0; i < b->n; i++) {
 		const struct bench_path_host *ph = b->hosts[i].path;

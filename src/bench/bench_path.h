@@ -38,7 +38,10 @@ struct bench_reach {
 struct bench_peer_view {
 	char *id;
 	unsigned char conn;	/* enum bench_conn */
-	char *relay_peer;	/* the peer's relay_peer in the node's table */
+	char *relay_peer;	/* the relay of the peer's circuit address in
+				   the node's peer store, else its relay_peer
+				   in the node's table */
+	unsigned char circuit;	/* relay_peer is the circuit address's */
 };
 
 /* A node's view of its connections at one moment. */
@@ -127,11 +130,13 @@ int bench_view_cmp(const void *a, const void *b);
 void bench_view_clear(struct bench_view *v);
 
 /*
- * Target id's relay_peer for a pair, from its own ends' tables only: the
+ * Target id's relay for a pair, from its own ends' views only: the
  * source's (view, then the first), else the destination's (d NULL: a
- * relay); another node's table never names a pair's relay. NULL if none.
+ * relay); another node's view never names a pair's relay. NULL if none;
+ * *circuit (if not NULL) 1 when it is a circuit address's relay.
  */
 const char *bench_path_relay_peer(const struct bench_path_host *s,
-    const struct bench_path_host *d, const char *id, int view);
+    const struct bench_path_host *d, const char *id, int view,
+    int *circuit);
 
 #endif

@@ -20,10 +20,8 @@
 static const char *const path_metrics[] = { "class", "got_ms",
 	"two_legs_ms" };
 
-/* The node's round trip: the first node kind whose default metric is the
-   network's (the kinds' table: libp2p_ping); NULL if none ran. */
-static const struct matrix_kind *
-ping_of(const struct matrix *hm)
+const struct matrix_kind *
+heatmap_path_ping(const struct matrix *hm)
 {
 	const struct probe_kind *pk;
 
@@ -33,10 +31,9 @@ ping_of(const struct matrix *hm)
 	return NULL;
 }
 
-/* The default metric's value of kind k for src -> tgt, or NAN. */
-static double
-value_of(const struct matrix *hm, const struct matrix_kind *k, size_t src,
-    size_t tgt)
+double
+heatmap_path_value(const struct matrix *hm, const struct matrix_kind *k,
+    size_t src, size_t tgt)
 {
 	const struct matrix_cell *c;
 
@@ -46,14 +43,13 @@ value_of(const struct matrix *hm, const struct matrix_kind *k, size_t src,
 	return c->state == CELL_VALUE ? c->values[k->default_metric] : NAN;
 }
 
-/* A leg: a -> b measured, else b -> a. */
-static double
-leg(const struct matrix *hm, const struct matrix_kind *k, size_t a,
-    size_t b)
+double
+heatmap_path_leg(const struct matrix *hm, const struct matrix_kind *k,
+    size_t a, size_t b)
 {
-	double v = value_of(hm, k, a, b);
+	double v = heatmap_path_value(hm, k, a, b);
 
-	return isnan(v) ? value_of(hm, k, b, a) : v;
+	return isnan(v) ? heatmap_path_value(hm, k, b, a) : v;
 }
 
 static long
@@ -87,7 +83,7 @@ int
 heatmap_path_build(struct matrix *hm)
 {
 	size_t n = hm->nhosts, i, have = 0;
-	const struct matrix_kind *ping = ping_of(hm);
+	const struct matrix_kind *ping = heatmap_path_ping(hm);
 	struct matrix_kind *k;
 
 	for (i = 0; i < n * n; i++)
@@ -97,7 +93,7 @@ heatmap_path_build(struct matrix *hm)
 	if ((k = matrix_add_derived(hm, PATH_KIND, path_metrics,
 	    sizeof path_metrics / sizeof *path_metrics)) == NULL)
 		return NP_ERR_NOMEM;
-	ping = ping_of(hm);	/* the kinds may have moved */
+	ping = heatmap_path_ping(hm);	/* the kinds may have moved */
 	k->default_metric = 0;
 	for (i = 0; i < n * n; i++) {
 		const struct matrix_cell *c = path_cell(hm, ping, i);
@@ -110,12 +106,13 @@ heatmap_path_build(struct matrix *hm)
 			continue;
 		cls = matrix_cell_path(c);
 		out->values[0] = cls;
-		out->values[1] = value_of(hm, ping, i / n, i % n);
+		out->values[1] = heatmap_path_value(hm, ping, i / n, i % n);
 		if (cls == MATRIX_PATH_RELAYED &&
 		    (r = matrix_cell_relay(hm, c)) != NULL &&
 		    (ri = host_index(hm, r->name)) >= 0)
-			out->values[2] = leg(hm, ping, i / n, (size_t)ri) +
-			    leg(hm, ping, i % n, (size_t)ri);
+			out->values[2] = heatmap_path_leg(hm, ping, i / n,
+			    (size_t)ri) + heatmap_path_leg(hm, ping, i % n,
+			    (size_t)ri);
 		out->state = CELL_VALUE;
 	}
 	return 0;

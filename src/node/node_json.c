@@ -628,6 +628,81 @@ relay_of(const cJSON *e, struct node_peer *p)
 	return 1;
 }
 
+/* The relay of a circuit address ".../p2p/RELAY/p2p-circuit[/...]", a
+   PeerID, into *out; 1 found, 0 not, NP_ERR_NOMEM. */
+static int
+circuit_relay(const char *ma, char **out)
+{
+	const char *c = strstr(ma, "/p2p-circuit"), *p;
+	char id[128];
+	size_t len;
+
+	if (c == NULL || (c[12] != '\0' && c[12] != '/'))
+		return 0;
+	for (p = c; p > ma && p[-1] != '/'; p--)
+		;
+	len = (size_t)(c - p);
+	if (p - ma < 5 || strncmp(p - 5, "/p2p/", 5) != 0 || len == 0 ||
+	    len >= sizeof id)
+		return 0;
+	memcpy(id, p, len);
+	id[len] = '\0';
+	if (!node_json_peer_id_valid(id))
+		return 0;
+	return (*out = strdup(id)) != NULL ? 1 : NP_ERR_NOMEM;
+}
+
+static int
+circuit_of(const cJSON *e, struct node_peer *p)
+{
+	const cJSON *a;
+	int r;
+
+	if (!cJSON_IsObject(e))
+		return 0;
+	if ((r = string_dup(e, "ID", &p->id)) <= 0 ||
+	    !node_json_peer_id_valid(p->id)) {
+		free(p->id);
+		p->id = NULL;
+		return r < 0 ? r : 0;
+	}
+	cJSON_ArrayForEach(a, cJSON_GetObjectItemCaseSensitive(e, "Addrs"))
+		if (cJSON_IsString(a) &&
+		    (r = circuit_relay(a->valuestring, &p->relay_peer)) != 0)
+			break;
+	if (r <= 0 || p->relay_peer == NULL) {
+		free(p->id);
+		memset(p, 0, sizeof *p);
+		return r < 0 ? r : 0;
+	}
+	p->circuit = 1;
+	return 1;
+}
+
+int
+node_parse_peers_circuits(const char *body, size_t len,
+    struct node_peer **peers, size_t *n, char **cause)
+{
+	static const char what[] = "/v1/dnt/peers";
+	cJSON *root;
+	const cJSON *arr;
+	int r = NP_ERR_PARSE;
+
+	*peers = NULL;
+	*n = 0;
+	*cause = NULL;
+	if ((root = parse_object(body, len, what, cause)) == NULL)
+		return NP_ERR_PARSE;
+	arr = cJSON_GetObjectItemCaseSensitive(root, "peers");
+	if (!cJSON_IsArray(arr))
+		*cause = str_printf("node's %s answer has no \"peers\" list",
+		    what);
+	else
+		r = peers_of(arr, circuit_of, peers, n);
+	cJSON_Delete(root);
+	return r;
+}
+
 int
 node_parse_peers_status(const char *body, size_t len,
     struct node_peer **peers, size_t *n, char **cause)

@@ -87,6 +87,7 @@ struct node_peer {
 	char *id;
 	char *connectedness;	/* peers_status's word; NULL from the table */
 	char *relay_peer;	/* the table's record's; NULL if none */
+	int circuit;		/* relay_peer is its circuit address's relay */
 };
 
 /*
@@ -105,6 +106,14 @@ int node_parse_peers_status(const char *body, size_t len,
  * same rules.
  */
 int node_parse_table_relays(const char *body, size_t len,
+    struct node_peer **peers, size_t *n, char **cause);
+/*
+ * GET /v1/dnt/peers' peers that have a circuit address, {"peers": [{"ID",
+ * "Addrs": [...]}]}: each peer (a PeerID) with the relay of its first
+ * address ".../p2p/RELAY/p2p-circuit" (a PeerID) as its relay_peer: the
+ * relay a dial of it goes through. The same rules.
+ */
+int node_parse_peers_circuits(const char *body, size_t len,
     struct node_peer **peers, size_t *n, char **cause);
 void node_peers_free(struct node_peer *peers, size_t n);
 

@@ -72,8 +72,9 @@ fuzz_answers(const char *body, size_t len)
 	node_holepunch_free(&h);
 }
 
-/* The table's relays and peers_status: every relay kept a PeerID (it
-   reaches the records as relay_peer_id), every peer its strings. */
+/* The table's relays, the peers' circuit relays and peers_status: every
+   relay kept a PeerID (it reaches the records as relay_peer_id), every
+   peer its strings. */
 static void
 fuzz_peers(const char *body, size_t len)
 {
@@ -86,6 +87,14 @@ fuzz_peers(const char *body, size_t len)
 	for (i = 0; i < n; i++)
 		if (!node_json_peer_id_valid(p[i].id) ||
 		    !node_json_peer_id_valid(p[i].relay_peer))
+			abort();
+	node_peers_free(p, n);
+	cause = NULL;
+	r = node_parse_peers_circuits(body, len, &p, &n, &cause);
+	check(r, cause, r == 0 || (p == NULL && n == 0));
+	for (i = 0; i < n; i++)
+		if (!node_json_peer_id_valid(p[i].id) ||
+		    !node_json_peer_id_valid(p[i].relay_peer) || !p[i].circuit)
 			abort();
 	node_peers_free(p, n);
 	cause = NULL;

@@ -29,6 +29,7 @@
 # NETPROF_TEST_OTELA=/path/to/otela runs every node, the relay's too, on
 # that binary.
 . "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/relay_named.sh"
 require_root
 require_cmd nft node jq
 require_otela
@@ -140,6 +141,8 @@ for s in h3 h4; do
 		TEST_CHECKS=$((TEST_CHECKS + 1))
 	done
 done
+
+relay_named_checks "$T/a" relay "$LAB_RELAY_ADDR"
 
 # --- b: no relay ------------------------------------------------------------
 out=$T/b

@@ -4,8 +4,9 @@
  * way), one case per rule of docs/otela-node.md's "How netprof knows the
  * path": Limited is a relay (reported); a source that dials the target's
  * address runs direct; the target's own dial, with no circuit open, is
- * direct; no TCP either way with no circuit open and a punch that got
- * through is a punched hole, else a relay; a probe that had no connection before ran over
+ * direct; no TCP either way with no circuit open at an end is a punched
+ * hole (the punch step's, or the nodes' own dials that met), with circuits
+ * open a relay; a probe that had no connection before ran over
  * what its own dial made; nothing known is unknown; a failed probe keeps
  * what the network said; a pair that could dial direct, with circuits
  * open at both ends, whose fastest round trip is far over the direct
@@ -116,9 +117,16 @@ no_tcp_either_way_is_relayed_or_punched(void **state)
 	in = pair(&dropped, &refused, BENCH_CONN_CONNECTED, 2, 0);
 	in.punched = 1;
 	expect(in, BENCH_PATH_PUNCHED, 0, "no circuit open at h3");
-	/* the same without a punch that got through (the real node's
-	   metrics once showed no circuit at a relayed pair's end): relayed */
+	/* the same without a punch that got through: their own dials met
+	   (seen with the real node on two firewalled sites: no circuit
+	   anywhere, no relay_peer, and conntrack ESTABLISHED between the two
+	   listen ports while the reach checks' SYNs from a new port went
+	   unanswered), not a relay */
 	expect(pair(&dropped, &refused, BENCH_CONN_CONNECTED, 2, 0),
+	    BENCH_PATH_PUNCHED, 0, "the two nodes' own dials from their "
+	    "listen ports met");
+	/* circuits open at both ends: a relay */
+	expect(pair(&dropped, &refused, BENCH_CONN_CONNECTED, 1, 1),
 	    BENCH_PATH_RELAYED, 0, "no direct TCP connection either way");
 	/* not connected before, and the source cannot dial: a circuit */
 	expect(pair(&dropped, &refused, BENCH_CONN_NONE, -1, -1),
@@ -354,20 +362,56 @@ a_pairs_relay_is_its_own_ends(void **state)
 	int w;
 
 	(void)state;
-	assert_null(bench_path_relay_peer(&s, &d, T, 1));
+	assert_null(bench_path_relay_peer(&s, &d, T, 1, NULL));
 	host_names(&d, 0, PEER_S);
-	assert_string_equal(bench_path_relay_peer(&s, &d, T, 1), PEER_S);
-	assert_null(bench_path_relay_peer(&s, NULL, T, 1));
+	assert_string_equal(bench_path_relay_peer(&s, &d, T, 1, NULL), PEER_S);
+	assert_null(bench_path_relay_peer(&s, NULL, T, 1, NULL));
 	host_names(&s, 0, PEER_R);
-	assert_string_equal(bench_path_relay_peer(&s, &d, T, 1), PEER_R);
+	assert_string_equal(bench_path_relay_peer(&s, &d, T, 1, NULL), PEER_R);
 	host_names(&s, 1, PEER_T);
-	assert_string_equal(bench_path_relay_peer(&s, &d, T, 1), PEER_T);
-	assert_string_equal(bench_path_relay_peer(&s, &d, T, 0), PEER_R);
-	assert_null(bench_path_relay_peer(&s, &d, PEER_R, 1));
+	assert_string_equal(bench_path_relay_peer(&s, &d, T, 1, NULL), PEER_T);
+	assert_string_equal(bench_path_relay_peer(&s, &d, T, 0, NULL), PEER_R);
+	assert_null(bench_path_relay_peer(&s, &d, PEER_R, 1, NULL));
 	for (w = 0; w < BENCH_N_VIEWS; w++) {
 		bench_view_clear(&s.views[w]);
 		bench_view_clear(&d.views[w]);
 	}
+}
+
+/* The relay of the target's circuit address in the source's peer store
+   (the view's step before the table) is the pair's, whatever relay_peer
+   the table names after it, and is said to be the circuit's; a table's
+   relay_peer alone is said to be the table's. */
+static void
+circuit_relay_before_table(void **state)
+{
+	struct bench_path_host s = { 0 };
+	struct node_peer c = { .id = strdup(T), .relay_peer = strdup(PEER_S),
+	    .circuit = 1 };
+	struct node_peer t = { .id = strdup(T), .relay_peer = strdup(PEER_R) };
+	int circuit = -1, w;
+
+	(void)state;
+	assert_int_equal(bench_view_take(&s.views[0], &c, 1, bench_view_cmp),
+	    0);
+	assert_int_equal(bench_view_take(&s.views[0], &t, 1, bench_view_cmp),
+	    0);
+	assert_string_equal(bench_path_relay_peer(&s, NULL, T, 0, &circuit),
+	    PEER_S);
+	assert_int_equal(circuit, 1);
+	t.id = strdup(T);
+	t.relay_peer = strdup(PEER_R);
+	assert_int_equal(bench_view_take(&s.views[1], &t, 1, bench_view_cmp),
+	    0);
+	assert_string_equal(bench_path_relay_peer(&s, NULL, T, 1, &circuit),
+	    PEER_R);
+	assert_int_equal(circuit, 0);
+	free(c.id);
+	free(c.relay_peer);
+	free(t.id);
+	free(t.relay_peer);
+	for (w = 0; w < BENCH_N_VIEWS; w++)
+		bench_view_clear(&s.views[w]);
 }
 
 int
@@ -385,6 +429,7 @@ main(void)
 		cmocka_unit_test(a_large_table_is_sorted_once),
 		cmocka_unit_test(an_id_twice_is_kept_once),
 		cmocka_unit_test(a_pairs_relay_is_its_own_ends),
+		cmocka_unit_test(circuit_relay_before_table),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -491,6 +491,39 @@ table_relays_only_peer_ids(void **state)
 	}
 }
 
+/* GET /v1/dnt/peers: a peer's relay is that of its first circuit address
+   (".../p2p/RELAY/p2p-circuit"); a peer with direct addresses only, an
+   address that only looks like one, or a relay that is not a PeerID is
+   left out. */
+static void
+peers_circuits(void **state)
+{
+	static const char body[] = "{\"peers\": ["
+	    "{\"ID\": \"" PEER_A "\", \"Addrs\": [\"/ip4/10.0.0.2/tcp/19091\", "
+	    "\"/ip4/10.0.0.6/tcp/19091/p2p/" PEER_C "/p2p-circuit\", "
+	    "\"/ip4/10.0.0.7/tcp/19091/p2p/" PEER_D "/p2p-circuit\"]}, "
+	    "{\"ID\": \"" PEER_B "\", \"Addrs\": [\"/ip4/10.0.0.3/tcp/19091\"]}, "
+	    "{\"ID\": \"" PEER_RSA "\", \"Addrs\": [\"/p2p/;rm -rf/p2p-circuit\", "
+	    "\"/ip4/10.0.0.8/tcp/1/p2p/" PEER_C "/p2p-circuitx\", "
+	    "\"/p2p-circuit\"]}, "
+	    "{\"ID\": \"not an id\", \"Addrs\": [\"/ip4/10.0.0.6/tcp/19091/p2p/"
+	    PEER_C "/p2p-circuit\"]}]}";
+	struct node_peer *p = NULL;
+	char *cause = NULL;
+	size_t n = 0;
+
+	(void)state;
+	assert_int_equal(node_parse_peers_circuits(body, strlen(body), &p, &n,
+	    &cause), 0);
+	assert_int_equal(n, 1);
+	assert_string_equal(peer_field(p, n, PEER_A, 0), PEER_C);
+	assert_int_equal(p[0].circuit, 1);
+	node_peers_free(p, n);
+	assert_int_equal(node_parse_peers_circuits("[]", 2, &p, &n, &cause),
+	    NP_ERR_PARSE);
+	free(cause);
+}
+
 /* GET /metrics of the real node: its counters summed by label. */
 static void
 metric_sum_real_node(void **state)
@@ -745,6 +778,7 @@ main(void)
 		cmocka_unit_test(peers_status_real_node),
 		cmocka_unit_test(table_relays_real_node),
 		cmocka_unit_test(table_relays_only_peer_ids),
+		cmocka_unit_test(peers_circuits),
 		cmocka_unit_test(metric_sum_real_node),
 	};
 
