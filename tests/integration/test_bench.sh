@@ -112,10 +112,6 @@ rm -rf "$work" && mkdir -p "$work"
 	fail "bench --keep: $(cat "$work/out.txt")"
 assert_file_contains "$work/out.txt" "--teardown t2"
 assert_eq "true" "$(jq -r .kept "$work/results/t2/run.json")"
-# the baseline's ICMP needs no node: it ran while the nodes started
-assert_eq "true" "$(jq '.phase_times as $t|$t.baseline[0] >= $t.push[1] and
-    $t.baseline[0] < $t.start[1]' "$work/results/t2/run.json")" "--baseline beside the nodes' start"
-assert_eq '{"failed":0,"ok":12}' "$(jq -c .baseline_totals "$work/results/t2/run.json")"
 assert_eq 4 "$(ls -d /tmp/otela-bench-t2-* | wc -l)" "--keep keeps the directories"
 for h in h1 h2 h3 h4; do
 	p=$(jq -r ".machines[]|select(.name==\"$h\")|.pid" "$work/results/t2/run.json")
@@ -126,6 +122,10 @@ assert_status 0 "$NETPROF_BIN" bench --config "$inv" --teardown t2
 cd - >/dev/null
 assert_contains "$OUT" "h4: torn down"
 assert_nothing_left t2 "--teardown"
+# the baseline's ICMP needs no node: it ran while the nodes started
+assert_eq "true" "$(jq '.phase_times as $t|$t.baseline[0] >= $t.push[1] and
+    $t.baseline[0] < $t.start[1]' "$work/results/t2/run.json")" "--baseline beside the nodes' start"
+assert_eq '{"failed":0,"ok":12}' "$(jq -c .baseline_totals "$work/results/t2/run.json")"
 
 # --- --otela-bin: hosts without otela get it over their session ------
 bindir=$NETPROF_TEST_TMP/otela-bin
