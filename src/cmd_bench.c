@@ -170,7 +170,8 @@ static const struct option_spec bench_specs[] = {
 	{ .name = "serial", .type = OPTION_FLAG, .offset = BENCH_OPT(serial),
 	  .help = "everything one at a time, in the upstream order" },
 	{ .name = "baseline", .type = OPTION_FLAG, .offset = BENCH_OPT(baseline),
-	  .help = "also run collect's ICMP ping over the same pairs" },
+	  .help = "also run collect's ICMP ping over the same pairs\n"
+	      "(beside the nodes' start; last with --serial)" },
 	{ .name = "otela-bin", .type = OPTION_STRING, .offset = BENCH_OPT(otela_bin),
 	  .arg = "DIR",
 	  .help = "deploy DIR/otela-amd64|otela-arm64 (or by uname -m)\n"

@@ -88,6 +88,13 @@ enum bench_scope {
  * while the rest of the run goes on
  */
 #define BENCH_PHASE_NODE 0x8
+/*
+ * needs no node (the baseline's ICMP): without --serial it runs beside
+ * the nodes' start and convergence, from the first BENCH_PHASE_NODE
+ * phase's beginning, its own start and end recorded; a later pair phase
+ * (or the run's end) waits for it
+ */
+#define BENCH_PHASE_BESIDE 0x10
 
 /*
  * One phase, as bench_phases[] lists it (OpenSSH's channel_pre[]): run
@@ -116,8 +123,9 @@ extern const struct bench_phase_spec bench_phases[BENCH_N_PHASES];
  * these, and never into bench_run.c.
  */
 struct bench_hooks {
-	/* Every host or pair of the current phase is done. */
-	void (*phase_ended)(struct bench *b);
+	/* Every host or pair of phase p (the current one, or the one beside
+	   it) is done. */
+	void (*phase_ended)(struct bench *b, enum bench_phase p);
 	/* h's node has started and its PID is known (run.json wants it). */
 	void (*node_started)(struct bench_host *h);
 };
@@ -331,7 +339,15 @@ struct bench {
 	size_t next_host;	/* the next host to start in this phase */
 	int launching;		/* inside the host launcher */
 	int dispatching;	/* inside the pair dispatcher */
-	struct bench_pairs pairs;	/* of the current pair phase */
+	struct bench_pairs pairs;	/* of the pair phase pair_phase */
+	enum bench_phase pair_phase;
+	/* the BENCH_PHASE_BESIDE phase under way beside b->phase
+	   (BENCH_N_PHASES: none), its clock and span; the phase that waits
+	   for its end (BENCH_N_PHASES: none; the run's end: held_end) */
+	enum bench_phase beside, held;
+	int held_end;
+	double beside_t0;
+	struct trace_span *beside_span;
 	/* every pair phase's tasks, kept for run.json and the summary */
 	struct bench_task *task_sets[BENCH_N_PHASES];
 	size_t n_task_sets[BENCH_N_PHASES];
@@ -453,12 +469,12 @@ void bench_hosts_open(struct bench *b);
 void bench_hosts_close(struct bench *b);
 
 /*
- * bench_sweep.c: start the pair phase b->phase (punch, sweep, baseline):
- * its tasks, then as many as may run; it ends through
+ * bench_sweep.c: start the pair phase p (punch, sweep, baseline; b->phase,
+ * or b->beside): its tasks, then as many as may run; it ends through
  * b->hooks.phase_ended (at once after an error, which it reports and
  * which stops the run).
  */
-void bench_pairs_start(struct bench *b);
+void bench_pairs_start(struct bench *b, enum bench_phase p);
 /* The tasks' starters (bench_phases[]'s pair_start). */
 int bench_sweep_punch(struct bench *b, struct bench_task *t);
 int bench_sweep_probe(struct bench *b, struct bench_task *t);
@@ -512,7 +528,7 @@ void bench_report_interrupt(struct bench *b);
 void bench_report_phase(struct bench *b);
 void bench_report_host(struct bench *b, const struct bench_host *h);
 void bench_report_task(struct bench *b, const struct bench_task *t);
-void bench_report_phase_end(struct bench *b);
+void bench_report_phase_end(struct bench *b, enum bench_phase p);
 void bench_report_summary(const struct bench *b, FILE *f);
 
 #endif

@@ -71,7 +71,7 @@ launch_more(struct bench *b)
 	}
 	b->launching = 0;
 	if (b->outstanding == 0 && (b->next_host >= b->n || b->interrupted))
-		b->hooks.phase_ended(b);
+		b->hooks.phase_ended(b, p);
 }
 
 void

@@ -42,6 +42,7 @@ runs_teardown(const struct bench *b)
 #define LOCAL BENCH_PHASE_LOCAL
 #define CLEANUP BENCH_PHASE_CLEANUP
 #define NODE BENCH_PHASE_NODE
+#define BESIDE BENCH_PHASE_BESIDE
 
 const struct bench_phase_spec bench_phases[BENCH_N_PHASES] = {
 	/* name, scope, runs; host_start, pair_start, flags */
@@ -66,7 +67,7 @@ const struct bench_phase_spec bench_phases[BENCH_N_PHASES] = {
 	[BENCH_SWEEP] = { "sweep", PAIR, NULL,
 	    NULL, bench_sweep_probe, UPSTREAM | NODE },
 	[BENCH_BASELINE] = { "baseline", PAIR, runs_baseline,
-	    NULL, bench_sweep_ping, 0 },
+	    NULL, bench_sweep_ping, BESIDE },
 	[BENCH_TEARDOWN] = { "teardown", HOST, runs_teardown,
 	    bench_teardown_host, NULL, UPSTREAM | CLEANUP },
 };
@@ -77,6 +78,7 @@ const struct bench_phase_spec bench_phases[BENCH_N_PHASES] = {
 #undef LOCAL
 #undef CLEANUP
 #undef NODE
+#undef BESIDE
 
 const char *
 bench_phase_name(enum bench_phase p)

@@ -94,6 +94,8 @@ bench_report_host(struct bench *b, const struct bench_host *h)
 void
 bench_report_task(struct bench *b, const struct bench_task *t)
 {
+	if (t->phase != b->phase)	/* beside it: said at its end */
+		return;
 	if (t->ok)
 		b->prog_ok++;
 	else
@@ -102,18 +104,27 @@ bench_report_task(struct bench *b, const struct bench_task *t)
 }
 
 void
-bench_report_phase_end(struct bench *b)
+bench_report_phase_end(struct bench *b, enum bench_phase p)
 {
+	size_t i, ok = b->prog_ok, failed = b->prog_failed;
+
 	if (quiet(b))
 		return;
-	if (b->progress_live) {
+	if (p != b->phase) {	/* beside the current phase: its own line */
+		for (i = ok = failed = 0; i < b->n_task_sets[p]; i++)
+			if (b->task_sets[p][i].ok)
+				ok++;
+			else
+				failed++;
+		bench_report_close(b);
+	} else if (b->progress_live) {
 		draw(b, 1);
 		bench_report_close(b);
 		return;
 	}
 	fprintf(stderr, "netprof: bench %s: %zu %s ok, %zu failed (%.2f s)\n",
-	    bench_phase_name(b->phase), b->prog_ok, is_pair_phase(b->phase) ?
-	    "probes" : "hosts", b->prog_failed, b->phase_s[b->phase]);
+	    bench_phase_name(p), ok, is_pair_phase(p) ? "probes" : "hosts",
+	    failed, b->phase_s[p]);
 }
 
 /*

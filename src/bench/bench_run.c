@@ -7,7 +7,9 @@
  * netprof leaves enough behind for --teardown) and start the next phase
  * the run has; once no phase ahead needs the nodes they are told to stop
  * (bench_teardown_begin()), and the teardown phase waits for them; an
- * interrupt skips to the cleanup phase (the teardown).
+ * interrupt skips to the cleanup phase (the teardown). A phase that needs
+ * no node (BENCH_PHASE_BESIDE: the baseline) runs beside the nodes' start
+ * and convergence; the next pair phase, or the run's end, waits for it.
  * Nothing here talks to a host.
  */
 #include <errno.h>
@@ -91,6 +93,47 @@ waiting_for_cb(struct runner *rn, void *arg)
 	return "the node API's connections to close";
 }
 
+static struct trace_span *
+phase_span_start(struct bench *b, enum bench_phase p)
+{
+	char name[64];
+
+	if (b->trace == NULL)
+		return NULL;
+	snprintf(name, sizeof name, "phase %s", bench_phase_name(p));
+	return trace_span_start(b->trace, b->span, name);
+}
+
+/*
+ * The phase that needs no node (BENCH_PHASE_BESIDE) begun beside the
+ * nodes' start: one at a time, as the pairs' dispatcher is one; never
+ * with --serial (upstream's order, every phase after the other).
+ */
+static void
+beside_begin(struct bench *b)
+{
+	int q;
+
+	if (b->o->serial || b->interrupted || b->beside != BENCH_N_PHASES)
+		return;
+	for (q = 0; q < BENCH_N_PHASES; q++)
+		if ((bench_phases[q].flags & BENCH_PHASE_BESIDE) &&
+		    bench_phases[q].scope == BENCH_SCOPE_PAIR &&
+		    !b->phase_ran[q] && bench_phase_runs(b, q))
+			break;
+	if (q == BENCH_N_PHASES)
+		return;
+	b->beside = q;
+	b->phase_ran[q] = 1;
+	/* it begins with the phase it runs beside: one start in run.json */
+	b->beside_t0 = b->phase_t0;
+	b->phase_at[q] = b->phase_at[b->phase];
+	log_debug(NULL, "phase %s, beside %s", bench_phase_name(q),
+	    bench_phase_name(b->phase));
+	b->beside_span = phase_span_start(b, q);
+	bench_pairs_start(b, q);
+}
+
 static void
 phase_begin(struct bench *b, enum bench_phase p)
 {
@@ -99,23 +142,20 @@ phase_begin(struct bench *b, enum bench_phase p)
 	b->phase_t0 = bench_now();
 	b->phase_at[p] = time_wall();
 	log_debug(NULL, "phase %s", bench_phase_name(p));
-	if (b->trace != NULL) {
-		char name[64];
-
-		snprintf(name, sizeof name, "phase %s", bench_phase_name(p));
-		b->phase_span = trace_span_start(b->trace, b->span, name);
-	}
+	b->phase_span = phase_span_start(b, p);
+	if (bench_phases[p].flags & BENCH_PHASE_NODE)
+		beside_begin(b);
 	/* a pair phase reports itself, once it knows its total */
 	if (bench_phases[p].scope == BENCH_SCOPE_PAIR)
-		bench_pairs_start(b);
+		bench_pairs_start(b, p);
 	else
 		bench_hosts_start(b);
 }
 
 /*
- * The first phase after p that this run has, BENCH_N_PHASES after the
- * last; after an interrupt, only a cleanup phase. --teardown RUN has
- * nothing but the cleanup.
+ * The first phase after p that this run has and has not run (beside
+ * another), BENCH_N_PHASES after the last; after an interrupt, only a
+ * cleanup phase. --teardown RUN has nothing but the cleanup.
  */
 static enum bench_phase
 phase_next(const struct bench *b, int p)
@@ -123,18 +163,61 @@ phase_next(const struct bench *b, int p)
 	int only_cleanup = b->interrupted || b->teardown_only;
 
 	for (p++; p < BENCH_N_PHASES; p++)
-		if (bench_phase_runs(b, p) && (!only_cleanup ||
+		if (!b->phase_ran[p] && bench_phase_runs(b, p) &&
+		    (!only_cleanup ||
 		    (bench_phases[p].flags & BENCH_PHASE_CLEANUP)))
 			break;
 	return p;
 }
 
-/* The hook: every host or pair of the phase is done; start the next. */
+/*
+ * Go on to phase next (BENCH_N_PHASES: the run's end), unless the phase
+ * beside still runs and next is a pair phase (the pairs' dispatcher is
+ * the one beside's) or the end: then once that one has ended.
+ */
 static void
-phase_ended_cb(struct bench *b)
+phase_go(struct bench *b, enum bench_phase next)
 {
-	enum bench_phase p = b->phase, next;
+	if (b->beside != BENCH_N_PHASES && (next >= BENCH_N_PHASES ||
+	    bench_phases[next].scope == BENCH_SCOPE_PAIR)) {
+		b->held = next;
+		b->held_end = next >= BENCH_N_PHASES;
+		return;
+	}
+	if (next >= BENCH_N_PHASES)
+		run_close(b);
+	else
+		phase_begin(b, next);
+}
 
+/* The phase beside the others has ended: what waited for it goes on (an
+   interrupt meanwhile: the cleanup instead). */
+static void
+beside_ended(struct bench *b, enum bench_phase p)
+{
+	enum bench_phase held = b->held;
+
+	b->phase_s[p] = bench_now() - b->beside_t0;
+	b->phase_end[p] = time_wall();
+	b->beside = BENCH_N_PHASES;
+	trace_span_end(&b->beside_span);
+	bench_report_phase_end(b, p);
+	checkpoint(b);
+	if (!b->held_end && held == BENCH_N_PHASES)
+		return;		/* nothing waits: the walk goes on */
+	b->held = BENCH_N_PHASES;
+	b->held_end = 0;
+	phase_go(b, held >= BENCH_N_PHASES ? held : phase_next(b, held - 1));
+}
+
+/* The hook: every host or pair of phase p is done; start the next. */
+static void
+phase_ended_cb(struct bench *b, enum bench_phase p)
+{
+	if (p != b->phase) {
+		beside_ended(b, p);
+		return;
+	}
 	b->phase_s[p] = bench_now() - b->phase_t0;
 	b->phase_end[p] = time_wall();
 	/* the last probe that needs the nodes has ended: they stop while
@@ -144,13 +227,9 @@ phase_ended_cb(struct bench *b)
 	    !bench_phase_nodes_needed(b, p))
 		bench_teardown_begin(b);
 	trace_span_end(&b->phase_span);
-	bench_report_phase_end(b);
+	bench_report_phase_end(b, p);
 	checkpoint(b);
-	if ((next = phase_next(b, p)) >= BENCH_N_PHASES) {
-		run_close(b);
-		return;
-	}
-	phase_begin(b, next);
+	phase_go(b, phase_next(b, p));
 }
 
 /* The hook: a node's PID is known; run.json has it from now on. */
@@ -346,6 +425,7 @@ bench_run(const struct bench_options *o, struct inventory *inv)
 	memset(&b, 0, sizeof b);
 	b.o = o;
 	b.hooks.phase_ended = phase_ended_cb;
+	b.beside = b.held = BENCH_N_PHASES;
 	b.hooks.node_started = node_started_cb;
 	b.inv = inv;
 	b.n = inv->n_machines;

@@ -58,6 +58,11 @@
  */
 #define PUNCH_UNABLE_ATTEMPTS 1
 #define PUNCH_UNABLE_WAIT_MS 1
+/*
+ * Channels of a host's session a phase beside the start leaves to the
+ * host's own step (its command, and its node call).
+ */
+#define BESIDE_RESERVE 2
 
 enum task_state { T_WAITING = 0, T_RUNNING, T_DONE };
 
@@ -182,7 +187,8 @@ task_span_start(struct bench *b, struct bench_task *t)
 	if (b->trace == NULL)
 		return;
 	snprintf(name, sizeof name, "probe %s", task_name(t));
-	t->span = trace_span_start(b->trace, b->phase_span, name);
+	t->span = trace_span_start(b->trace, t->phase == b->beside ?
+	    b->beside_span : b->phase_span, name);
 	trace_span_kind(t->span, t->phase == BENCH_BASELINE ?
 	    TRACE_KIND_INTERNAL : TRACE_KIND_CLIENT);
 	trace_span_str(t->span, "netprof.kind", task_name(t));
@@ -498,7 +504,7 @@ start_cb(struct dispatch *d, struct dispatch_task *dt)
 static void
 pairs_end(struct bench *b)
 {
-	enum bench_phase p = b->phase;
+	enum bench_phase p = b->pair_phase;
 	size_t i;
 
 	for (i = 0; i < b->n; i++)
@@ -506,7 +512,7 @@ pairs_end(struct bench *b)
 			b->hosts[i].status[p] = b->hosts[i].failed ?
 			    BENCH_ST_SKIPPED : b->interrupted ?
 			    BENCH_ST_INTERRUPTED : BENCH_ST_OK;
-	b->hooks.phase_ended(b);
+	b->hooks.phase_ended(b, p);
 }
 
 static void
@@ -532,7 +538,7 @@ stage_ended_cb(struct dispatch *d, size_t stage)
 	struct bench *b = dispatch_arg(d);
 	size_t i;
 
-	if (b->phase != BENCH_SWEEP || stage != 0 || b->view > 0 ||
+	if (b->pair_phase != BENCH_SWEEP || stage != 0 || b->view > 0 ||
 	    b->interrupted)
 		return 1;
 	for (i = 0; i < b->pairs.n; i++)
@@ -728,7 +734,9 @@ dispatch_build(struct bench *b, enum bench_phase p)
 	/* ICMP pings and holepunch requests are no load: as collect */
 	struct dispatch_stage stages[2] = {
 		{ DISPATCH_BOTH_WAYS, p == BENCH_SWEEP ?
-		    (size_t)b->o->max_probes : ENGINE_DEFAULT_MAX_CHANNELS },
+		    (size_t)b->o->max_probes : p == b->beside ?
+		    ENGINE_DEFAULT_MAX_CHANNELS - BESIDE_RESERVE :
+		    ENGINE_DEFAULT_MAX_CHANNELS },
 		{ DISPATCH_EXCLUSIVE, 0 },
 	};
 	size_t i;
@@ -751,11 +759,12 @@ dispatch_build(struct bench *b, enum bench_phase p)
 }
 
 void
-bench_pairs_start(struct bench *b)
+bench_pairs_start(struct bench *b, enum bench_phase p)
 {
-	enum bench_phase p = b->phase;
 	struct bench_pairs *ps = &b->pairs;
 	int r;
+
+	b->pair_phase = p;
 
 	if ((r = add_tasks(b, p)) != 0 || (r = dispatch_build(b, p)) != 0) {
 		log_error("bench: %s: %s", bench_phase_name(p),
@@ -764,8 +773,10 @@ bench_pairs_start(struct bench *b)
 		pairs_end(b);
 		return;
 	}
-	b->prog_total = ps->n;
-	bench_report_phase(b);
+	if (p == b->phase) {	/* the progress line is the current phase's */
+		b->prog_total = ps->n;
+		bench_report_phase(b);
+	}
 	b->n_task_sets[p] = ps->n;
 	fail_dead_pairs(b);
 	dispatch_run(ps->d);

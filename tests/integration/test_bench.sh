@@ -14,6 +14,10 @@ lab_up tbench 4
 inv=$NETPROF_TEST_TMP/bench.json
 jq --arg p "$(otela_setup)" '.remote_setup = $p' "$LAB_INVENTORY" >"$inv"
 small=(--latency-count 5 --throughput-count 2 --throughput-bytes 1048576)
+# the baseline's pings: 3 echoes 0.2 s apart each, where the inventory's
+# defaults (5, 1 s apart) took 49 of the test's 105 s
+fast=$NETPROF_TEST_TMP/bench-fastping.json
+jq '.ping_count = 3 | .ping_interval = 0.2' "$inv" >"$fast"
 
 # Nothing of run $1 left: no process in the lab, no directory on the hosts.
 assert_nothing_left() {
@@ -100,11 +104,11 @@ assert_eq "ok" "$(jq -r '[.machines[].status]|unique|join(",")' "$run")"
 assert_eq "ok" "$(jq -r '[.machines[].phases[]]|unique|join(",")' "$run")" "every host ok in every phase"
 assert_nothing_left t1 "a run"
 
-# --- --keep, then --teardown RUN_ID -----------------------------------
+# --- --keep, then --teardown RUN_ID; --baseline beside the start -----
 work=$NETPROF_TEST_TMP/keep
 rm -rf "$work" && mkdir -p "$work"
-(cd "$work" && "$NETPROF_BIN" bench --config "$inv" --run-id t2 --keep \
-    --kinds libp2p_ping "${small[@]}" >out.txt 2>&1) ||
+(cd "$work" && "$NETPROF_BIN" bench --config "$fast" --run-id t2 --keep \
+    --baseline --kinds libp2p_ping "${small[@]}" >out.txt 2>&1) ||
 	fail "bench --keep: $(cat "$work/out.txt")"
 assert_file_contains "$work/out.txt" "--teardown t2"
 assert_eq "true" "$(jq -r .kept "$work/results/t2/run.json")"
@@ -118,6 +122,10 @@ assert_status 0 "$NETPROF_BIN" bench --config "$inv" --teardown t2
 cd - >/dev/null
 assert_contains "$OUT" "h4: torn down"
 assert_nothing_left t2 "--teardown"
+# the baseline's ICMP needs no node: it ran while the nodes started
+assert_eq "true" "$(jq '.phase_times as $t|$t.baseline[0] >= $t.push[1] and
+    $t.baseline[0] < $t.start[1]' "$work/results/t2/run.json")" "--baseline beside the nodes' start"
+assert_eq '{"failed":0,"ok":12}' "$(jq -c .baseline_totals "$work/results/t2/run.json")"
 
 # --- --otela-bin: hosts without otela get it over their session ------
 bindir=$NETPROF_TEST_TMP/otela-bin
@@ -161,10 +169,6 @@ assert_nothing_left t6 "--otela-bin"
 # --- --serial and --baseline: the same pairs --------------------------
 out=$NETPROF_TEST_TMP/serial
 rm -rf "$out"	# its earlier run's output is refused
-# the baseline's pings one at a time: 3 echoes 0.2 s apart each, where the
-# inventory's defaults (5, 1 s apart) took 49 of the test's 105 s
-fast=$NETPROF_TEST_TMP/bench-fastping.json
-jq '.ping_count = 3 | .ping_interval = 0.2' "$inv" >"$fast"
 assert_status 0 "$NETPROF_BIN" bench --config "$fast" --output "$out" \
     --run-id t3 --serial --baseline --no-punch --metrics-file "$out/netprof.prom" "${small[@]}"
 assert_eq 36 "$(jq -r 'select(.run_id=="t3" and .ok)|[.source,.target,.kind]|@tsv' "$out/measurements.jsonl" | sort -u | wc -l)" \
@@ -173,6 +177,8 @@ assert_eq 12 "$(jq -r 'select(.kind=="ping" and .ok)|[.source,.target]|@tsv' "$o
     "--baseline: an ICMP ping record per ordered pair"
 assert_eq "198.18.$LAB_SUBNET.3" "$(jq -r 'select(.kind=="ping" and .target=="h2")|.target_address' "$out/measurements.jsonl" | sed -n 1p)"
 assert_eq '{"failed":0,"ok":12}' "$(jq -c .baseline_totals "$out/run.json")"
+assert_eq "true" "$(jq '.phase_times.baseline[0] >= .phase_times.sweep[1]' "$out/run.json")" \
+    "--serial: the baseline after the sweep (upstream's order)"
 assert_eq "null" "$(jq -r '.phases.punch_s' "$out/run.json" | sed 's/^0$/null/')" "--no-punch: no punch time"
 assert_eq "true" "$(jq -r '.config.serial' "$out/run.json")"
 # one probe at a time: no two records overlap in time

@@ -43,7 +43,7 @@ SERIAL_MAX=${BENCH_SERIAL_MAX:-8}
 SIZES=${*:-8 16}
 read -r -a ARGS <<<"${BENCH_ARGS---latency-count 20 --throughput-count 3 --throughput-bytes 1048576}"
 MAX_PROBES=2
-PHASES="init discover configure push start converge punch path sweep teardown"
+PHASES="init discover configure push start converge punch path sweep baseline teardown"
 
 tools=(jq node bc /usr/bin/time)
 [ "${BENCH_WAN:-0}" = 1 ] && tools+=(wirefilter vde_switch)
