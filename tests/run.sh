@@ -67,8 +67,14 @@ echo "== tests: -Werror build (all tests)"
 # - test_node_api_caps: answers of up to 64 MiB made by a fake node (the
 #   caps' code runs in unit.test_node_json, unit.test_http and
 #   test_node_api).
+# - test_bench_relay: four bench runs on firewalled sites and relays (four
+#   minutes), whose claims are the lab's outcome in time (a relayed round
+#   trip against its two legs, the 40 ms direct/relayed split); the paths'
+#   and relays' C code runs in unit.test_bench_path, unit.test_node_json,
+#   fuzz.node, test_lab_paths and the other test_bench* under the
+#   sanitizers.
 # Together they would add many minutes of waiting to CI.
-asan_skip='test_collect_sigkill|test_faults_blackhole|test_wan_|test_metrics_wan|test_slurm|test_node_api_caps'
+asan_skip='test_collect_sigkill|test_faults_blackhole|test_wan_|test_metrics_wan|test_slurm|test_node_api_caps|test_bench_relay'
 echo "== tests: ASan+UBSan build (unit, integration and fuzz corpus tests; not $asan_skip)"
 (cd "$build/asan" && ctest -j "$test_jobs" --output-on-failure -L 'unit|integration|fuzz' \
     -E "$asan_skip" "$@") 2>&1 |
