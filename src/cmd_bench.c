@@ -188,7 +188,7 @@ static const struct option_spec bench_specs[] = {
 static const struct option_block bench_options_table[] = {
 	{ runner_inventory_specs, BENCH_OPT(common) },
 	{ bench_specs, 0 },
-	{ heatmap_gate_specs, BENCH_OPT(gate) },
+	{ diagnose_gate_specs, BENCH_OPT(gate) },
 	{ runner_session_specs, BENCH_OPT(common) },
 	{ runner_slurm_specs, BENCH_OPT(common) },
 	{ trace_option_specs, BENCH_OPT(common.trace) },

@@ -49,7 +49,7 @@ static const struct option_block collect_options_table[] = {
 	{ collect_run_specs, 0 },
 	{ probe_option_specs, offsetof(struct collect_options, probes) },
 	{ collect_watch_specs, offsetof(struct collect_options, watch) },
-	{ heatmap_gate_specs, offsetof(struct collect_options, gate) },
+	{ diagnose_gate_specs, offsetof(struct collect_options, gate) },
 	{ runner_session_specs, offsetof(struct collect_options, common) },
 	{ runner_slurm_specs, offsetof(struct collect_options, common) },
 	{ trace_option_specs, offsetof(struct collect_options, common.trace) },
@@ -154,7 +154,7 @@ cmd_collect_exec(const struct cmd_entry *self, int argc, char **argv)
 		const char *files[] = { o.output };
 		int failed;
 
-		if (heatmap_gate_files(files, 1, inv, (enum dx_severity)
+		if (diagnose_gate_files(files, 1, inv, (enum dx_severity)
 		    o.gate.fail_on, &failed) != 0)
 			r = NP_EXIT_FAILED;
 		else if (failed)

@@ -24,10 +24,10 @@
 #include "heatmap_advise.h"
 #include "heatmap_compare.h"
 #include "probe_kind.h"
-#include "heatmap_diagnose.h"
-#include "heatmap_gate.h"
+#include "diagnose.h"
+#include "diagnose_gate.h"
 #include "heatmap_html.h"
-#include "heatmap_sites.h"
+#include "matrix_sites.h"
 #include "heatmap_text.h"
 #include "inventory.h"
 #include "log.h"
@@ -49,13 +49,13 @@ struct heatmap_args {
 	const char **compare;		/* the old run's inputs */
 	size_t ncompare;
 	const char *config;		/* machines.json: sites */
-	int group_by;		/* enum heatmap_group_by */
+	int group_by;		/* enum matrix_sites_group_by */
 	double group_rtt;		/* ms */
 	int metrics;		/* --metrics: the exposition on stdout */
 	const char *metrics_file;
 	int max_memory;		/* MiB; 0: MATRIX_BUDGET_DEFAULT */
 	const char *diagnosis_json;	/* the findings as JSON */
-	struct heatmap_gate_options gate;	/* --fail-on */
+	struct diagnose_gate_options gate;	/* --fail-on */
 	double fail_on_worse;	/* --fail-on-worse: times worse; 0 none */
 	mode_t output_mode;	/* the page's: a replaced one keeps its own */
 	mode_t diagnosis_mode;	/* --diagnosis-json FILE's, the same */
@@ -79,7 +79,7 @@ default_input(const struct cmd_entry *self, struct heatmap_args *a)
 }
 
 static const char *const aggregates[] = { "latest", "median", NULL };
-/* in enum heatmap_group_by's order; "auto" is the default's name */
+/* in enum matrix_sites_group_by's order; "auto" is the default's name */
 static const char *const group_bys[] = { "auto", "site", "rtt", "none", NULL };
 static const struct bounds group_rtt_bounds = { 0.001, 1e6 };
 /* times worse than the old run */
@@ -216,7 +216,7 @@ static const struct option_spec heatmap_specs[] = {
 
 static const struct option_block heatmap_options_table[] = {
 	{ heatmap_specs, 0 },
-	{ heatmap_gate_specs, offsetof(struct heatmap_args, gate) },
+	{ diagnose_gate_specs, offsetof(struct heatmap_args, gate) },
 	{ NULL, 0 }
 };
 
@@ -237,7 +237,7 @@ build_old(const struct heatmap_args *a, struct matrix **out)
 		matrix_set_budget(old, (size_t)a->max_memory << 20);
 	for (i = 0; i < a->ncompare && rc == 0; i++)
 		rc = matrix_read(old, a->compare[i], a->strict);
-	if (rc == 0 && (rc = heatmap_build(old, a->aggregate, a->kind)) ==
+	if (rc == 0 && (rc = matrix_overlay_build(old, a->aggregate, a->kind)) ==
 	    NP_ERR_NOT_FOUND)
 		log_error("--compare: no %s%srecords in %s", a->kind ? a->kind :
 		    "", a->kind ? " " : "", a->compare[0]);
@@ -270,7 +270,7 @@ load_sites(struct matrix *hm, const char *path)
 	}
 	for (i = 0; i < inv->n_machines && rc == 0; i++)
 		if (inv->machines[i].site != NULL)
-			rc = heatmap_site_hint(hm, inv->machines[i].name,
+			rc = matrix_sites_hint(hm, inv->machines[i].name,
 			    inv->machines[i].site);
 	inventory_free(inv);
 	return rc;
@@ -623,7 +623,7 @@ cmd_heatmap_exec(const struct cmd_entry *self, int argc, char **argv)
 
 	memset(&a, 0, sizeof a);
 	memset(&dx, 0, sizeof dx);
-	a.group_rtt = HEATMAP_GROUP_RTT_MS;
+	a.group_rtt = MATRIX_GROUP_RTT_MS;
 	a.relay.within = 10;
 	a.relay.seed = 1;
 	exit_code = parse_args(self, argc, argv, &a, &stop);
@@ -654,7 +654,7 @@ cmd_heatmap_exec(const struct cmd_entry *self, int argc, char **argv)
 		log_warn("skipped %zu malformed line%s (--strict makes this "
 		    "an error)", hm->input.malformed,
 		    hm->input.malformed == 1 ? "" : "s");
-	rc = heatmap_build(hm, a.metrics || a.metrics_file != NULL ?
+	rc = matrix_overlay_build(hm, a.metrics || a.metrics_file != NULL ?
 	    MATRIX_LATEST : (enum matrix_aggregate)a.aggregate, a.kind);
 	if ((rc == NP_ERR_NOT_FOUND || (rc == 0 && hm->nkinds == 0)) &&
 	    a.kind == NULL && hm->input.nruns > 0) {
@@ -689,7 +689,7 @@ cmd_heatmap_exec(const struct cmd_entry *self, int argc, char **argv)
 		if (heatmap_compare(hm, old) != 0)
 			goto nomem;
 	}
-	if (heatmap_group(hm, (enum heatmap_group_by)a.group_by, a.group_rtt) != 0)
+	if (matrix_sites_group(hm, (enum matrix_sites_group_by)a.group_by, a.group_rtt) != 0)
 		goto nomem;
 	step_done(a.ncompare > 0 ? "compared and grouped" : "grouped", &t);
 	if (hm->left_out > 0)
@@ -711,7 +711,7 @@ cmd_heatmap_exec(const struct cmd_entry *self, int argc, char **argv)
 	}
 	if (choose_view(hm, &a, &kind, &metric) != 0)
 		goto out;
-	if ((rc = heatmap_diagnose(hm, old, &dx)) != 0)
+	if ((rc = diagnose(hm, old, &dx)) != 0)
 		goto nomem;
 	step_done("diagnosed", &t);
 	if (a.text && heatmap_write_text(hm, &dx, a.kind || a.metric ?
@@ -750,7 +750,7 @@ cmd_heatmap_exec(const struct cmd_entry *self, int argc, char **argv)
 		    PLURAL(measured_kinds(hm)), records, PLURAL(records), failed);
 	exit_code = NP_EXIT_OK;
 	if ((a.gate.fail_on != DX_SEV_NONE || a.fail_on_worse > 0) &&
-	    heatmap_gate_judge(hm, &dx, (enum dx_severity)a.gate.fail_on,
+	    diagnose_gate_judge(hm, &dx, (enum dx_severity)a.gate.fail_on,
 	    a.fail_on_worse, stderr))
 		exit_code = NP_EXIT_FINDINGS;
 	goto out;
@@ -758,7 +758,7 @@ nomem:
 	log_error("out of memory");
 	exit_code = NP_EXIT_FAILED;
 out:
-	heatmap_diagnosis_free(&dx);
+	diagnose_free(&dx);
 	matrix_free(hm);
 	matrix_free(old);
 	free(a.inputs);

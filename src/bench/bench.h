@@ -30,7 +30,7 @@
 
 #include "engine.h"
 #include "dispatch.h"
-#include "heatmap_gate.h"
+#include "diagnose_gate.h"
 #include "inventory.h"
 #include "probe_kind.h"
 #include "record.h"
@@ -180,7 +180,7 @@ struct bench_options {
 				   kinds that may, in duplex rounds */
 	int keep, serial, baseline, no_punch;
 	int force;		/* --force: write over an earlier run's output */
-	struct heatmap_gate_options gate;	/* --fail-on */
+	struct diagnose_gate_options gate;	/* --fail-on */
 	int reachability;	/* --reachability: index in
 				   bench_reachability_names */
 	int relay_circuits;	/* --relay-circuits */

@@ -477,7 +477,7 @@ out:
 		const char *files[] = { b.records_path, b.run_json_path };
 		int failed;
 
-		if (heatmap_gate_files(files, 2, inv, (enum dx_severity)
+		if (diagnose_gate_files(files, 2, inv, (enum dx_severity)
 		    o->gate.fail_on, &failed) != 0)
 			status = NP_EXIT_FAILED;
 		else if (failed)

@@ -7,7 +7,7 @@
 #define NETPROF_COLLECT_RUN_H
 
 #include "collect_watch.h"
-#include "heatmap_gate.h"
+#include "diagnose_gate.h"
 #include "plan.h"
 #include "probe.h"
 #include "runner.h"
@@ -21,7 +21,7 @@ struct collect_options {
 	struct plan_options plan;
 	struct probe_options probes;
 	struct collect_watch_options watch;
-	struct heatmap_gate_options gate;	/* --fail-on */
+	struct diagnose_gate_options gate;	/* --fail-on */
 };
 
 /* Run (or, with o->dry_run, print the plan) on inv's machines; enum np_exit. */

@@ -1,7 +1,7 @@
 /*
  * The heatmap: the pair matrix (matrix.h, which the metrics read too)
  * built with the heatmap's derived "overlay" kind (libp2p results over the
- * raw-IP baseline of the same pair, heatmap_overlay.c), and the colour
+ * raw-IP baseline of the same pair, matrix_overlay.c), and the colour
  * scale of its cells (heatmap_scale.c). The page (heatmap_html.c), the
  * terminal table (heatmap_text.c), sites, the comparison, the timeline and
  * the diagnosis read the matrix.
@@ -17,7 +17,7 @@
  * matrix_build(), and (without only_kind) the overlay kind where both a
  * libp2p kind and its raw-IP base were read.
  */
-int heatmap_build(struct matrix *hm, enum matrix_aggregate aggregate,
+int matrix_overlay_build(struct matrix *hm, enum matrix_aggregate aggregate,
     const char *only_kind);
 
 /*

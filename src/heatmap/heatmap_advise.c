@@ -8,7 +8,7 @@
  * reach check failed into, or a --bootstrap relay whose legs were
  * measured) the figure is the median, over X's pairs with no direct way
  * either way, of leg(peer, R) + leg(X, R), libp2p_ping's default metric
- * taken either way it was measured (heatmap_path.c's legs). Hosts are
+ * taken either way it was measured (matrix_path.c's legs). Hosts are
  * placed the most constrained first (fewest usable relays); a relay takes
  * at most cap hosts, and among the relays within `within` % of the best
  * one is drawn at random, seeded, so that every host does not pile onto
@@ -21,7 +21,7 @@
 
 #include "error.h"
 #include "heatmap_advise.h"
-#include "heatmap_path.h"
+#include "matrix_path.h"
 #include "heatmap_text.h"
 #include "json_write.h"
 #include "log.h"
@@ -207,9 +207,9 @@ host_figures(const struct matrix *hm, const struct matrix_kind *ping,
 			continue;
 		peers[np++] = y;
 		/* today: the pair's round trip, into x else out of it */
-		v = heatmap_path_value(hm, ping, y, x->host);
+		v = matrix_path_value(hm, ping, y, x->host);
 		if (isnan(v))
-			v = heatmap_path_value(hm, ping, x->host, y);
+			v = matrix_path_value(hm, ping, x->host, y);
 		if (isnan(v))
 			x->nfailed++;
 		else
@@ -224,8 +224,8 @@ host_figures(const struct matrix *hm, const struct matrix_kind *ping,
 		if (r == x->host || np == 0)
 			continue;
 		for (i = 0; i < np; i++) {
-			pair[i] = heatmap_path_leg(hm, ping, peers[i], r) +
-			    heatmap_path_leg(hm, ping, x->host, r);
+			pair[i] = matrix_path_leg(hm, ping, peers[i], r) +
+			    matrix_path_leg(hm, ping, x->host, r);
 			if (isnan(pair[i]) || peers[i] == r)
 				break;
 		}
@@ -316,7 +316,7 @@ int
 heatmap_advise(const struct matrix *hm, const cJSON *run,
     const struct heatmap_advise_options *opt, struct heatmap_advice *out)
 {
-	const struct matrix_kind *ping = heatmap_path_ping(hm);
+	const struct matrix_kind *ping = matrix_path_ping(hm);
 	size_t n = hm->nhosts, h;
 	unsigned char *member = NULL, *cant = NULL;
 	signed char *reach = NULL;

@@ -20,7 +20,7 @@
 
 /*
  * Compare hm (built) with old (built): adds the "change" kind to hm and
- * fills hm->worse, worst first. Before heatmap_group().
+ * fills hm->worse, worst first. Before matrix_sites_group().
  */
 int heatmap_compare(struct matrix *hm, const struct matrix *old);
 

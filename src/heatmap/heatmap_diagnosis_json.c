@@ -8,7 +8,7 @@
 #include <stdio.h>
 
 #include "error.h"
-#include "heatmap_diagnose.h"
+#include "diagnose.h"
 #include "heatmap_html.h"
 
 static const char *const scopes[] = {
@@ -143,13 +143,13 @@ heatmap_diagnosis_json(const struct matrix *hm, const struct diagnosis *dx,
 	fprintf(f, "{\"version\":1,\"hosts\":%zu,\"compared\":%s,"
 	    "\"worst\":\"%s\",\"findings\":[", hm->nhosts,
 	    dx->compared ? "true" : "false",
-	    heatmap_severity_name(heatmap_diagnosis_worst(dx)));
+	    diagnose_severity_name(diagnose_worst(dx)));
 	for (i = 0; i < dx->nfindings; i++) {
 		const struct finding *x = &dx->findings[i];
 
 		fprintf(f, "%s\n{\"rank\":%zu,\"rule\":\"%s\",\"severity\":"
 		    "\"%s\",\"category\":\"%s\",\"title\":", i ? "," : "",
-		    i + 1, x->rule, heatmap_severity_name(x->severity),
+		    i + 1, x->rule, diagnose_severity_name(x->severity),
 		    x->category);
 		heatmap_json_escape(f, x->title);
 		fputs(",\"place\":", f);

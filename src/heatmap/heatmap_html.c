@@ -18,7 +18,7 @@
 #include "heatmap_html.h"
 #include "heatmap_page.h"
 #include "heatmap_relative.h"
-#include "heatmap_sites.h"
+#include "matrix_sites.h"
 #include "heatmap_timeline.h"
 #include "log.h"
 #include "timeutil.h"
@@ -490,17 +490,17 @@ write_sites(FILE *f, const struct matrix *hm,
 		fputs("</li>", f);
 	}
 	fputs("</ul>\n<div class=multiples>\n", f);
-	if (hm->ngroups > HEATMAP_SITES_MAX)
+	if (hm->ngroups > MATRIX_SITES_MAX)
 		fprintf(f, "<p class=summary>%zu groups: no site &times; site "
 		    "table above %d (<code>--text</code> lists every site "
-		    "pair).</p>\n", hm->ngroups, HEATMAP_SITES_MAX);
-	for (k = 0; k < hm->nkinds && hm->ngroups <= HEATMAP_SITES_MAX; k++) {
+		    "pair).</p>\n", hm->ngroups, MATRIX_SITES_MAX);
+	for (k = 0; k < hm->nkinds && hm->ngroups <= MATRIX_SITES_MAX; k++) {
 		const struct matrix_kind *kind = &hm->kinds[k];
 		size_t m = kind->default_metric;
 
 		if (m >= kind->nmetrics)
 			continue;
-		if ((rc = heatmap_site_summary(hm, kind, m, &sc)) != 0)
+		if ((rc = matrix_sites_summary(hm, kind, m, &sc)) != 0)
 			return rc;
 		worst = site_worst(hm, rel, k);
 		write_site_table(f, hm, kind, m, sc, worst);
@@ -627,13 +627,13 @@ write_diagnosis(FILE *f, const struct matrix *hm, const struct diagnosis *dx)
 		const struct finding *x = &dx->findings[i];
 
 		fprintf(f, "<li class=\"finding sev-%s\" data-rule=%s "
-		    "data-rank=%zu data-cells=\"", heatmap_severity_name(
+		    "data-rank=%zu data-cells=\"", diagnose_severity_name(
 		    x->severity), x->rule, i + 1);
 		for (j = 0; j < x->ncells && j < DIAG_CELLS_LINKED; j++)
 			fprintf(f, "%s%zu.%zu", j ? " " : "", x->cells[j].kind,
 			    x->cells[j].src * hm->nhosts + x->cells[j].tgt);
 		fprintf(f, "\"><b class=sev>%s</b> <span class=title>",
-		    heatmap_severity_name(x->severity));
+		    diagnose_severity_name(x->severity));
 		heatmap_html_escape(f, x->title);
 		fputs("</span>", f);
 		if (x->worse > 0 && isinf(x->worse))
@@ -653,7 +653,7 @@ write_diagnosis(FILE *f, const struct matrix *hm, const struct diagnosis *dx)
 		    x->ncells + x->cells_more, PLURAL(x->ncells +
 		    x->cells_more));
 		for (j = 0; j < x->ncells && j < DIAG_ITEMS_SHOWN; j++) {
-			heatmap_dx_cell_text(hm, &x->cells[j], line,
+			diagnose_cell_text(hm, &x->cells[j], line,
 			    sizeof line);
 			fputs("<li>", f);
 			heatmap_html_escape(f, line);
@@ -676,7 +676,7 @@ write_diagnosis(FILE *f, const struct matrix *hm, const struct diagnosis *dx)
 
 /*
  * The failures table's rows, the page's and the terminal's: the first max
- * of rows (heatmap_failures()), each row's six cells (source, target,
+ * of rows (diagnose_failures()), each row's six cells (source, target,
  * kind, failed of records, class, last error) through fmt's escaping,
  * between its separators.
  */
@@ -718,7 +718,7 @@ write_failures(FILE *f, const struct matrix *hm)
 	size_t n;
 	int rc;
 
-	if ((rc = heatmap_failures(hm, &rows, &n)) != 0)
+	if ((rc = diagnose_failures(hm, &rows, &n)) != 0)
 		return rc;
 	fprintf(f, "<section id=failures><h2>Failures (%zu pair%s)</h2>\n", n,
 	    PLURAL(n));

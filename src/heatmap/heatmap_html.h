@@ -11,7 +11,7 @@
 #include <stdio.h>
 
 #include "heatmap.h"
-#include "heatmap_diagnose.h"
+#include "diagnose.h"
 
 struct html_options {
 	const char *title;

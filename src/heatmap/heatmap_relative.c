@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "error.h"
-#include "heatmap_evidence.h"
+#include "diagnose_evidence.h"
 #include "heatmap_html.h"
 #include "heatmap_relative.h"
 #include "stats.h"
@@ -102,7 +102,7 @@ heatmap_relative_build(struct heatmap_relative *rel, const struct matrix *hm,
 			goto out;
 		}
 	}
-	if ((rc = heatmap_evidence_build(&ev, hm, NULL)) != 0)
+	if ((rc = diagnose_evidence_build(&ev, hm, NULL)) != 0)
 		goto out;
 	for (i = 0; i < ev.nkinds; i++) {
 		const struct ev_kind *ek = &ev.kinds[i];
@@ -117,7 +117,7 @@ heatmap_relative_build(struct heatmap_relative *rel, const struct matrix *hm,
 		    ek->role.narrow_floor;
 		memcpy(rk->typ, typ, g * g * sizeof *typ);
 	}
-	heatmap_evidence_free(&ev);
+	diagnose_evidence_free(&ev);
 	for (k = 0; k < hm->nkinds; k++) {
 		const struct matrix_kind *kind = &hm->kinds[k];
 		struct rel_kind *rk = &rel->kinds[k];

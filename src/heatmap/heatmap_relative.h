@@ -1,7 +1,7 @@
 /*
  * The colours against what is typical: where the run has sites (given or
  * found), a cell's colour says how far its figure is from its site pair's
- * typical value, the diagnosis' own (heatmap_evidence.h: the quantile of
+ * typical value, the diagnosis' own (diagnose_evidence.h: the quantile of
  * the site pair's cells its thresholds are held against), and the cells
  * a finding names stand out. A healthy WAN is green however far its
  * sites are apart; the raw scale (the run's best to its worst) stays a
@@ -14,7 +14,7 @@
 #include <stdio.h>
 
 #include "heatmap.h"
-#include "heatmap_diagnose.h"
+#include "diagnose.h"
 
 /*
  * Badness on this scale: a figure at its site pair's typical value or

@@ -21,7 +21,7 @@
 #include "heatmap_compare.h"
 #include "heatmap_html.h"
 #include "heatmap_relative.h"
-#include "heatmap_sites.h"
+#include "matrix_sites.h"
 #include "heatmap_text.h"
 #include "heatmap_timeline.h"
 #include "log.h"
@@ -479,7 +479,7 @@ write_sites(FILE *f, const struct matrix *hm, long kind, long metric)
 
 		if ((kind >= 0 && (size_t)kind != kk) || m >= k->nmetrics)
 			continue;
-		if ((rc = heatmap_site_summary(hm, k, m, &sc)) != 0)
+		if ((rc = matrix_sites_summary(hm, k, m, &sc)) != 0)
 			return rc;
 		fprintf(f, "%s %s by site pair: median, worst pair, failed of "
 		    "pairs\n", clean_name(k->name, kname, sizeof kname),
@@ -577,7 +577,7 @@ write_findings(FILE *f, const struct matrix *hm, const struct diagnosis *dx)
 		const struct finding *x = &dx->findings[i];
 
 		fprintf(f, "%2zu. [%s] ", i + 1,
-		    heatmap_severity_name(x->severity));
+		    diagnose_severity_name(x->severity));
 		put_clean(f, x->title);
 		if (x->worse > 0 && isinf(x->worse))
 			fputs(" (failed since the old run)", f);
@@ -591,7 +591,7 @@ write_findings(FILE *f, const struct matrix *hm, const struct diagnosis *dx)
 		put_clean(f, x->advice);
 		fputc('\n', f);
 		for (j = 0; j < x->ncells && j < TEXT_CELLS_SHOWN; j++) {
-			heatmap_dx_cell_text(hm, &x->cells[j], line,
+			diagnose_cell_text(hm, &x->cells[j], line,
 			    sizeof line);
 			fputs("      ", f);
 			put_clean(f, line);
@@ -621,7 +621,7 @@ write_failures(FILE *f, const struct matrix *hm)
 	size_t n;
 	int rc;
 
-	if ((rc = heatmap_failures(hm, &rows, &n)) != 0)
+	if ((rc = diagnose_failures(hm, &rows, &n)) != 0)
 		return rc;
 	if (n == 0)
 		fputs("Failures: none.\n", f);

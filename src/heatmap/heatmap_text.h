@@ -10,7 +10,7 @@
 #include <stdio.h>
 
 #include "heatmap.h"
-#include "heatmap_diagnose.h"
+#include "diagnose.h"
 
 /*
  * Print the findings, then the matrix of one kind (kind >= 0, with metric

@@ -183,7 +183,7 @@ chkRaw.addEventListener('change', function () {
   });
   if (lit >= 0) { var l = lit; lit = -1; highlight(l); }
 });
-/* the path kind's classes (heatmap_path.c) */
+/* the path kind's classes (matrix_path.c) */
 var PATHS = ['unknown', 'direct', 'hole-punched', 'relayed'];
 function row(tb, label, value, cls) {
   var tr = document.createElement('tr'), a = document.createElement('td'),

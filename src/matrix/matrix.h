@@ -145,7 +145,7 @@ struct matrix {
 
 	/*
 	 * What readers add to the matrix. The hosts' groups (sites:
-	 * heatmap_sites.c): hints by name, then one group per host.
+	 * matrix_sites.c): hints by name, then one group per host.
 	 */
 	struct matrix_site_hint *site_hints;
 	size_t nsite_hints;

@@ -95,7 +95,7 @@ enum probe_shape {
 };
 
 /*
- * What the diagnosis reads of a kind (heatmap_evidence.c): its samples
+ * What the diagnosis reads of a kind (diagnose_evidence.c): its samples
  * lost, and how far from
  * its site pair's typical value a cell is a finding, judged by its
  * latency (slow: above it, times it and by a floor in ms) or by its rate

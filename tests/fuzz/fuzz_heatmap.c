@@ -14,9 +14,9 @@
 #include "fuzz.h"
 
 #include "heatmap.h"
-#include "heatmap_diagnose.h"
+#include "diagnose.h"
 #include "heatmap_html.h"
-#include "heatmap_sites.h"
+#include "matrix_sites.h"
 #include "heatmap_text.h"
 #include "log.h"
 
@@ -62,9 +62,9 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		part = cut + 1;
 	}
 	if (rc == 0 &&
-	    heatmap_build(hm, data[0] & 1 ? MATRIX_MEDIAN : MATRIX_LATEST,
-	    NULL) == 0 && heatmap_group(hm, (enum heatmap_group_by)(data[0] >> 1 &
-	    3), 5.0) == 0 && heatmap_diagnose(hm, NULL, &dx) == 0) {
+	    matrix_overlay_build(hm, data[0] & 1 ? MATRIX_MEDIAN : MATRIX_LATEST,
+	    NULL) == 0 && matrix_sites_group(hm, (enum matrix_sites_group_by)(data[0] >> 1 &
+	    3), 5.0) == 0 && diagnose(hm, NULL, &dx) == 0) {
 		if (hm->nkinds > 0) {
 			opt.metric = hm->kinds[0].default_metric;
 			(void)heatmap_write_text(hm, &dx, -1, 0, 1, data[0] & 8 ? 40 : 0,
@@ -72,7 +72,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		}
 		(void)heatmap_write_html(hm, &dx, &opt, sink);
 	}
-	heatmap_diagnosis_free(&dx);
+	diagnose_free(&dx);
 	matrix_free(hm);
 	return 0;
 }

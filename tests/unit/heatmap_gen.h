@@ -15,7 +15,7 @@
 #include <string.h>
 
 #include "heatmap.h"
-#include "heatmap_sites.h"
+#include "matrix_sites.h"
 #include "matrix.h"
 #include "record.h"
 
@@ -194,13 +194,13 @@ gen_heatmap(const struct gen *g)
 			}
 	if (g->run_json != NULL)
 		assert_int_equal(matrix_read(hm, g->run_json, 1), 0);
-	assert_int_equal(heatmap_build(hm, MATRIX_LATEST, NULL), 0);
+	assert_int_equal(matrix_overlay_build(hm, MATRIX_LATEST, NULL), 0);
 	if (g->nsites > 1)
 		for (s = 0; s < g->n; s++)
-			assert_int_equal(heatmap_site_hint(hm, g->names[s],
+			assert_int_equal(matrix_sites_hint(hm, g->names[s],
 			    sites[g->site[s] % 8]), 0);
-	assert_int_equal(heatmap_group(hm, g->nsites > 1 ? HEATMAP_GROUP_SITE :
-	    HEATMAP_GROUP_NONE, 5.0), 0);
+	assert_int_equal(matrix_sites_group(hm, g->nsites > 1 ? MATRIX_GROUP_SITE :
+	    MATRIX_GROUP_NONE, 5.0), 0);
 	return hm;
 }
 

@@ -77,7 +77,7 @@ build(void)
 	path = temp_jsonl(records);
 	assert_int_equal(matrix_read(hm, path, 0), 0);
 	unlink(path);
-	assert_int_equal(heatmap_build(hm, MATRIX_LATEST, NULL), 0);
+	assert_int_equal(matrix_overlay_build(hm, MATRIX_LATEST, NULL), 0);
 	return hm;
 }
 

@@ -30,10 +30,10 @@
 #include "heatmap.h"
 #include "heatmap_cell.h"
 #include "heatmap_compare.h"
-#include "heatmap_diagnose.h"
-#include "heatmap_evidence.h"
+#include "diagnose.h"
+#include "diagnose_evidence.h"
 #include "heatmap_gen.h"
-#include "heatmap_sites.h"
+#include "matrix_sites.h"
 
 struct lab {
 	struct matrix *hm, *old;
@@ -50,7 +50,7 @@ load(const char *dir, const char *const *names)
 	for (; *names != NULL; names++)
 		assert_int_equal(matrix_read(hm, fixture_path(dir, *names),
 		    0), 0);
-	assert_int_equal(heatmap_build(hm, MATRIX_LATEST, NULL), 0);
+	assert_int_equal(matrix_overlay_build(hm, MATRIX_LATEST, NULL), 0);
 	return hm;
 }
 
@@ -65,16 +65,16 @@ lab_of(struct matrix *hm, struct matrix *old)
 	if (old != NULL)
 		assert_int_equal(heatmap_compare(hm, old), 0);
 	if (hm->group_by == NULL)	/* not grouped yet (the generator's are) */
-		assert_int_equal(heatmap_group(hm, HEATMAP_GROUP_AUTO, 5.0), 0);
-	assert_int_equal(heatmap_diagnose(hm, old, &lab->dx), 0);
+		assert_int_equal(matrix_sites_group(hm, MATRIX_GROUP_AUTO, 5.0), 0);
+	assert_int_equal(diagnose(hm, old, &lab->dx), 0);
 	return lab;
 }
 
 static void
 lab_free(struct lab *lab)
 {
-	heatmap_diagnosis_free(&lab->dx);
-	heatmap_diagnosis_free(&lab->dx);	/* a no-op the second time */
+	diagnose_free(&lab->dx);
+	diagnose_free(&lab->dx);	/* a no-op the second time */
 	matrix_free(lab->hm);
 	matrix_free(lab->old);
 	free(lab);
@@ -97,7 +97,7 @@ listing(const struct lab *lab)
 	for (i = 0; i < lab->dx.nfindings && len < sizeof buf; i++)
 		len += (size_t)snprintf(buf + len, sizeof buf - len,
 		    "[%s %s %.2f] %s; ", lab->dx.findings[i].rule,
-		    heatmap_severity_name(lab->dx.findings[i].severity),
+		    diagnose_severity_name(lab->dx.findings[i].severity),
 		    lab->dx.findings[i].score, lab->dx.findings[i].title);
 	return buf;
 }
@@ -258,12 +258,12 @@ test_wan_compare_localises_the_regression(void **state)
 	f = expect(lab, "pair_degraded", "n4", "n8");
 	assert_true(f->what & DX_W_WORSE);
 	assert_true(f->worse > 1.5 && f->worse < 1.8);
-	assert_true(heatmap_diagnosis_most_worse(&lab->dx) == f->worse);
+	assert_true(diagnose_most_worse(&lab->dx) == f->worse);
 	lab_free(lab);
 	lab = lab_of(load("wan", wan_old), load("wan", wan_old));
 	assert_int_equal(lab->dx.nfindings, 1);	/* the relayed pair */
 	expect(lab, "relayed", "n1", "n6");
-	assert_true(heatmap_diagnosis_most_worse(&lab->dx) == 0);
+	assert_true(diagnose_most_worse(&lab->dx) == 0);
 	lab_free(lab);
 }
 
@@ -321,8 +321,8 @@ test_one_failing_pair_is_one_finding(void **state)
 			naming_beta++;
 	}
 	assert_int_equal(naming_beta, 1);
-	assert_null(heatmap_diagnosis_find(&lab->dx, "no_direct_dial"));
-	assert_null(heatmap_diagnosis_find(&lab->dx, "host_blocked"));
+	assert_null(diagnose_find(&lab->dx, "no_direct_dial"));
+	assert_null(diagnose_find(&lab->dx, "host_blocked"));
 	lab_free(lab);
 }
 
@@ -399,7 +399,7 @@ test_titles_name_the_real_hosts(void **state)
 	(void)state;
 	assert_int_equal(matrix_read(hm, path, 0), 0);
 	unlink(path);
-	assert_int_equal(heatmap_build(hm, MATRIX_LATEST, NULL), 0);
+	assert_int_equal(matrix_overlay_build(hm, MATRIX_LATEST, NULL), 0);
 	lab = lab_of(hm, NULL);
 	assert_int_equal(lab->dx.nfindings, 1);
 	assert_string_equal(lab->dx.findings[0].title,
@@ -454,9 +454,9 @@ test_loaded_bench_run_has_no_warning(void **state)
 	(void)state;
 	for (i = 0; i < 6; i++) {	/* the lab's machines.json's sites */
 		snprintf(name, sizeof name, "h%zu", i + 1);
-		assert_int_equal(heatmap_site_hint(hm, name, sites[i]), 0);
+		assert_int_equal(matrix_sites_hint(hm, name, sites[i]), 0);
 	}
-	assert_int_equal(heatmap_group(hm, HEATMAP_GROUP_SITE, 5.0), 0);
+	assert_int_equal(matrix_sites_group(hm, MATRIX_GROUP_SITE, 5.0), 0);
 	lab = lab_of(hm, NULL);
 	check_cover(lab);
 	no_warning(lab);
@@ -907,10 +907,10 @@ static void
 test_kind_failures_are_the_networks(void **state)
 {
 	(void)state;
-	assert_int_equal(heatmap_evidence_classify("no packet crossed with "
+	assert_int_equal(diagnose_evidence_classify("no packet crossed with "
 	    "don't-fragment set, 68 bytes and smaller, in 3 tries",
 	    "tool_failed", "h1", "h2"), EV_FAIL);
-	assert_int_equal(heatmap_evidence_classify("the target did not "
+	assert_int_equal(diagnose_evidence_classify("the target did not "
 	    "answer (100% packet loss): 1 hop, the last 198.18.71.1",
 	    "tool_failed", "h1", "h2"), EV_FAIL);
 }

@@ -46,7 +46,7 @@ fold_text(const char *text, enum matrix_aggregate agg, size_t budget,
 	assert_int_equal(matrix_read(hm, path, 0), want);
 	unlink(path);
 	if (want == 0)
-		assert_int_equal(heatmap_build(hm, agg, NULL), 0);
+		assert_int_equal(matrix_overlay_build(hm, agg, NULL), 0);
 	return hm;
 }
 
@@ -327,7 +327,7 @@ test_run_json_hosts_beyond_the_records(void **state)
 			free(run);
 			assert_int_equal(matrix_read(hm, path, 0), 0);
 			unlink(path);
-			assert_int_equal(heatmap_build(hm, aggs[a], NULL), 0);
+			assert_int_equal(matrix_overlay_build(hm, aggs[a], NULL), 0);
 			want = counts[i] + 2 < MATRIX_MAX_HOSTS ?
 			    counts[i] + 2 : MATRIX_MAX_HOSTS;
 			assert_int_equal(hm->nhosts, want);

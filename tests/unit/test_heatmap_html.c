@@ -16,7 +16,7 @@
 
 #include "fixture.h"
 #include "heatmap.h"
-#include "heatmap_diagnose.h"
+#include "diagnose.h"
 #include "heatmap_html.h"
 #include "heatmap_text.h"
 
@@ -47,8 +47,8 @@ render(const char *const *names, int text)
 
 	for (; *names != NULL; names++)
 		assert_int_equal(matrix_read(hm, fixture_path("heatmap", *names), 0), 0);
-	assert_int_equal(heatmap_build(hm, MATRIX_LATEST, NULL), 0);
-	assert_int_equal(heatmap_diagnose(hm, NULL, &dx), 0);
+	assert_int_equal(matrix_overlay_build(hm, MATRIX_LATEST, NULL), 0);
+	assert_int_equal(diagnose(hm, NULL, &dx), 0);
 	opt.metric = hm->kinds[0].default_metric;
 	assert_non_null(f = open_memstream(&buf, &len));
 	if (text)
@@ -56,7 +56,7 @@ render(const char *const *names, int text)
 	else
 		assert_int_equal(heatmap_write_html(hm, &dx, &opt, f), 0);
 	fclose(f);
-	heatmap_diagnosis_free(&dx);
+	diagnose_free(&dx);
 	matrix_free(hm);
 	return buf;
 }

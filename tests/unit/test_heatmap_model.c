@@ -33,7 +33,7 @@ load(const char *const *paths, enum matrix_aggregate agg, const char *kind)
 	matrix_set_aggregate(hm, agg);
 	for (; *paths != NULL; paths++)
 		assert_int_equal(matrix_read(hm, *paths, 0), 0);
-	assert_int_equal(heatmap_build(hm, agg, kind), 0);
+	assert_int_equal(matrix_overlay_build(hm, agg, kind), 0);
 	return hm;
 }
 
@@ -134,12 +134,12 @@ test_states_and_natural_host_order(void **state)
 	hm = matrix_new();
 	assert_int_equal(matrix_read(hm, path, 0), 0);
 	unlink(path);
-	assert_int_equal(heatmap_build(hm, MATRIX_LATEST, NULL), 0);
+	assert_int_equal(matrix_overlay_build(hm, MATRIX_LATEST, NULL), 0);
 	assert_int_equal(cell(hm, "ping", "b", "a")->state, CELL_MISSING);
 	matrix_free(hm);
 	/* No records at all: an empty model, not a crash. */
 	hm = matrix_new();
-	assert_int_equal(heatmap_build(hm, MATRIX_LATEST, NULL), 0);
+	assert_int_equal(matrix_overlay_build(hm, MATRIX_LATEST, NULL), 0);
 	assert_int_equal(hm->nkinds, 0);
 	matrix_free(hm);
 }
@@ -170,7 +170,7 @@ test_only_kind_and_overlay(void **state)
 
 	hm = matrix_new();
 	assert_int_equal(matrix_read(hm, fixture_path("heatmap", "collect.jsonl"), 0), 0);
-	assert_int_equal(heatmap_build(hm, MATRIX_LATEST, "latency"),
+	assert_int_equal(matrix_overlay_build(hm, MATRIX_LATEST, "latency"),
 	    NP_ERR_NOT_FOUND);
 	matrix_free(hm);
 	hm = load(both, MATRIX_LATEST, "iperf3");

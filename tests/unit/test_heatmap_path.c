@@ -1,5 +1,5 @@
 /*
- * The heatmap's path view (heatmap_path.c): each pair's class from its
+ * The heatmap's path view (matrix_path.c): each pair's class from its
  * libp2p_ping record (else another kind's), what it got, and a relayed
  * pair's two legs through its relay summed, a leg taken either way it
  * was measured; no view where no record says its path.
@@ -36,7 +36,7 @@ build(const char *text)
 	path = temp_jsonl(text);
 	assert_int_equal(matrix_read(hm, path, 0), 0);
 	unlink(path);
-	assert_int_equal(heatmap_build(hm, MATRIX_LATEST, NULL), 0);
+	assert_int_equal(matrix_overlay_build(hm, MATRIX_LATEST, NULL), 0);
 	return hm;
 }
 

@@ -17,7 +17,7 @@
 
 #include "fixture.h"
 #include "heatmap.h"
-#include "heatmap_sites.h"
+#include "matrix_sites.h"
 
 #define U NAN
 
@@ -27,7 +27,7 @@ expect_groups(const double *d, size_t n, double threshold,
 {
 	size_t group[16], ng, i;
 
-	assert_int_equal(heatmap_cluster(d, n, threshold, group, &ng), 0);
+	assert_int_equal(matrix_sites_cluster(d, n, threshold, group, &ng), 0);
 	assert_int_equal(ng, want_n);
 	for (i = 0; i < n; i++)
 		if (group[i] != want[i])
@@ -108,7 +108,7 @@ test_threshold(void **state)
 	(void)state;
 	expect_groups(d, 3, 5, two, 2);
 	expect_groups(d, 3, 50, one, 1);
-	assert_int_equal(heatmap_cluster(d, 0, 5, NULL, (size_t[]){ 7 }), 0);
+	assert_int_equal(matrix_sites_cluster(d, 0, 5, NULL, (size_t[]){ 7 }), 0);
 }
 
 /* The WAN fixture's sites: zrh n1 n5 n9, fra n2 n4 n7, iad n3 n6 n8. */
@@ -129,7 +129,7 @@ site_of(const char *host)
 }
 
 static struct matrix *
-wan_load(const char *run, enum heatmap_group_by by)
+wan_load(const char *run, enum matrix_sites_group_by by)
 {
 	struct matrix *hm = matrix_new();
 
@@ -138,8 +138,8 @@ wan_load(const char *run, enum heatmap_group_by by)
 	assert_int_equal(matrix_read(hm, fixture_path("wan",
 	    "measurements.jsonl"), 0), 0);
 	assert_int_equal(matrix_read(hm, fixture_path("wan", run), 0), 0);
-	assert_int_equal(heatmap_build(hm, MATRIX_LATEST, NULL), 0);
-	assert_int_equal(heatmap_group(hm, by, HEATMAP_GROUP_RTT_MS), 0);
+	assert_int_equal(matrix_overlay_build(hm, MATRIX_LATEST, NULL), 0);
+	assert_int_equal(matrix_sites_group(hm, by, MATRIX_GROUP_RTT_MS), 0);
 	return hm;
 }
 
@@ -163,7 +163,7 @@ expect_sites(const struct matrix *hm)
 static void
 test_wan_sites_from_run_json(void **state)
 {
-	struct matrix *hm = wan_load("run-sites.json", HEATMAP_GROUP_AUTO);
+	struct matrix *hm = wan_load("run-sites.json", MATRIX_GROUP_AUTO);
 	size_t i;
 
 	(void)state;
@@ -180,7 +180,7 @@ test_wan_sites_from_run_json(void **state)
 static void
 test_wan_sites_found_without_the_field(void **state)
 {
-	struct matrix *hm = wan_load("run.json", HEATMAP_GROUP_AUTO);
+	struct matrix *hm = wan_load("run.json", MATRIX_GROUP_AUTO);
 
 	(void)state;
 	assert_string_equal(hm->group_by, "rtt");
@@ -188,7 +188,7 @@ test_wan_sites_found_without_the_field(void **state)
 	expect_sites(hm);
 	matrix_free(hm);
 	/* the sites are there, but rtt is asked for: clusters, the same */
-	hm = wan_load("run-sites.json", HEATMAP_GROUP_RTT);
+	hm = wan_load("run-sites.json", MATRIX_GROUP_RTT);
 	assert_string_equal(hm->group_by, "rtt");
 	expect_sites(hm);
 	matrix_free(hm);
@@ -198,13 +198,13 @@ test_wan_sites_found_without_the_field(void **state)
 static void
 test_site_summary_worst_pair(void **state)
 {
-	struct matrix *hm = wan_load("run-sites.json", HEATMAP_GROUP_SITE);
+	struct matrix *hm = wan_load("run-sites.json", MATRIX_GROUP_SITE);
 	const struct matrix_kind *k = matrix_find_kind(hm, "ping");
 	struct site_cell *sc;
 	const struct site_cell *c;
 
 	(void)state;
-	assert_int_equal(heatmap_site_summary(hm, k, k->default_metric, &sc),
+	assert_int_equal(matrix_sites_summary(hm, k, k->default_metric, &sc),
 	    0);
 	c = &sc[0 * 3 + 1];	/* fra -> iad */
 	assert_string_equal(hm->hosts[c->worst_src], "n4");
@@ -222,7 +222,7 @@ test_site_summary_worst_pair(void **state)
 static void
 test_group_none(void **state)
 {
-	struct matrix *hm = wan_load("run-sites.json", HEATMAP_GROUP_NONE);
+	struct matrix *hm = wan_load("run-sites.json", MATRIX_GROUP_NONE);
 
 	(void)state;
 	assert_string_equal(hm->group_by, "none");
@@ -246,9 +246,9 @@ test_one_cluster_is_no_grouping_unless_asked(void **state)
 		hm = matrix_new();
 		assert_int_equal(matrix_read(hm, fixture_path("heatmap",
 		    "microsecond-lab.jsonl"), 0), 0);
-		assert_int_equal(heatmap_build(hm, MATRIX_LATEST, NULL), 0);
-		assert_int_equal(heatmap_group(hm, i ? HEATMAP_GROUP_RTT :
-		    HEATMAP_GROUP_AUTO, HEATMAP_GROUP_RTT_MS), 0);
+		assert_int_equal(matrix_overlay_build(hm, MATRIX_LATEST, NULL), 0);
+		assert_int_equal(matrix_sites_group(hm, i ? MATRIX_GROUP_RTT :
+		    MATRIX_GROUP_AUTO, MATRIX_GROUP_RTT_MS), 0);
 		assert_string_equal(hm->group_by, i ? "rtt" : "none");
 		assert_int_equal(hm->ngroups, i ? 1 : 0);
 		matrix_free(hm);
@@ -274,9 +274,9 @@ test_upstream_files_ping_else_libp2p_ping(void **state)
 	for (i = 0; i < 3; i++)
 		assert_int_equal(matrix_read(hm, fixture_path(files[i][0],
 		    files[i][1]), 0), 0);
-	assert_int_equal(heatmap_build(hm, MATRIX_LATEST, NULL), 0);
-	assert_int_equal(heatmap_group(hm, HEATMAP_GROUP_AUTO,
-	    HEATMAP_GROUP_RTT_MS), 0);
+	assert_int_equal(matrix_overlay_build(hm, MATRIX_LATEST, NULL), 0);
+	assert_int_equal(matrix_sites_group(hm, MATRIX_GROUP_AUTO,
+	    MATRIX_GROUP_RTT_MS), 0);
 	assert_string_equal(hm->group_basis,
 	    "ping avg (else libp2p_ping p50_ms)");
 	assert_int_equal(hm->ngroups, 2);

@@ -19,8 +19,8 @@
 #include "fixture.h"
 #include "heatmap.h"
 #include "heatmap_cell.h"
-#include "heatmap_diagnose.h"
-#include "heatmap_sites.h"
+#include "diagnose.h"
+#include "matrix_sites.h"
 #include "heatmap_text.h"
 
 /* The text view of the records in path (or in text), width columns. */
@@ -38,13 +38,13 @@ view(const char *path, const char *text, int width)
 	assert_int_equal(matrix_read(hm, path, 0), 0);
 	if (text != NULL)
 		unlink(path);
-	assert_int_equal(heatmap_build(hm, MATRIX_LATEST, NULL), 0);
-	assert_int_equal(heatmap_group(hm, HEATMAP_GROUP_AUTO, 5.0), 0);
-	assert_int_equal(heatmap_diagnose(hm, NULL, &dx), 0);
+	assert_int_equal(matrix_overlay_build(hm, MATRIX_LATEST, NULL), 0);
+	assert_int_equal(matrix_sites_group(hm, MATRIX_GROUP_AUTO, 5.0), 0);
+	assert_int_equal(diagnose(hm, NULL, &dx), 0);
 	assert_non_null(f = open_memstream(&buf, &len));
 	assert_int_equal(heatmap_write_text(hm, &dx, -1, 0, 0, width, f), 0);
 	fclose(f);
-	heatmap_diagnosis_free(&dx);
+	diagnose_free(&dx);
 	matrix_free(hm);
 	return buf;
 }

@@ -25,8 +25,8 @@
 #include "error.h"
 #include "fixture.h"
 #include "heatmap.h"
-#include "heatmap_diagnose.h"
-#include "heatmap_sites.h"
+#include "diagnose.h"
+#include "matrix_sites.h"
 #include "kind_settings.h"
 #include "matrix.h"
 #include "probe_kind.h"
@@ -186,9 +186,9 @@ diagnosis_names_the_hop(void **state)
 			else if (s != t)
 				fold(hm, h[s], h[t], 0.4 + 0.01 * (double)(
 				    (s * 5 + t) % 19), 1, 0.3);
-	assert_int_equal(heatmap_build(hm, MATRIX_LATEST, NULL), 0);
-	assert_int_equal(heatmap_group(hm, HEATMAP_GROUP_AUTO, 5.0), 0);
-	assert_int_equal(heatmap_diagnose(hm, NULL, &dx), 0);
+	assert_int_equal(matrix_overlay_build(hm, MATRIX_LATEST, NULL), 0);
+	assert_int_equal(matrix_sites_group(hm, MATRIX_GROUP_AUTO, 5.0), 0);
+	assert_int_equal(diagnose(hm, NULL, &dx), 0);
 	assert_true(dx.nfindings >= 1);
 	for (i = 0; i < dx.nfindings; i++) {
 		if (strstr(dx.findings[i].title, "h2") == NULL ||
@@ -200,7 +200,7 @@ diagnosis_names_the_hop(void **state)
 		named++;
 	}
 	assert_int_equal(named, 1);
-	heatmap_diagnosis_free(&dx);
+	diagnose_free(&dx);
 	matrix_free(hm);
 }
 

@@ -26,7 +26,7 @@
 #include "file.h"
 #include "fixture.h"
 #include "heatmap.h"
-#include "heatmap_diagnose.h"
+#include "diagnose.h"
 #include "heatmap_text.h"
 
 static const struct record_metric *
@@ -170,7 +170,7 @@ host_without_records_of_the_kind_is_a_row(void **state)
 
 	assert_int_equal(matrix_read(hm, fixture_path("upstream",
 	    "collect.jsonl"), 1), 0);
-	assert_int_equal(heatmap_build(hm, MATRIX_LATEST, "iperf3"), 0);
+	assert_int_equal(matrix_overlay_build(hm, MATRIX_LATEST, "iperf3"), 0);
 	assert_int_equal(hm->nhosts, 3);
 	assert_non_null(k = matrix_find_kind(hm, "iperf3"));
 	bc = matrix_host_index(hm, "bc");
@@ -197,7 +197,7 @@ text_matrix_columns_fit_byte_counts(void **state)
 	memset(&dx, 0, sizeof dx);
 	assert_int_equal(matrix_read(hm, fixture_path("upstream",
 	    "collect.jsonl"), 1), 0);
-	assert_int_equal(heatmap_build(hm, MATRIX_LATEST, "iperf3"), 0);
+	assert_int_equal(matrix_overlay_build(hm, MATRIX_LATEST, "iperf3"), 0);
 	metric = matrix_find_metric(&hm->kinds[0], "bytes");
 	assert_true(metric >= 0);
 	assert_non_null(f = open_memstream(&text, &len));

@@ -1,5 +1,5 @@
 /*
- * What each cell says to the diagnosis (heatmap_evidence.h): its
+ * What each cell says to the diagnosis (diagnose_evidence.h): its
  * failure read as the network's, SSH's or the tool's; its latency, loss
  * and throughput held against its site pair's typical value and against
  * the old run. Thresholds are relative (times the typical value) and
@@ -11,8 +11,8 @@
 #include <string.h>
 
 #include "error.h"
-#include "heatmap_diagnose.h"
-#include "heatmap_evidence.h"
+#include "diagnose.h"
+#include "diagnose_evidence.h"
 #include "log.h"
 #include "probe_kind.h"
 #include "stats.h"
@@ -85,7 +85,7 @@ metric_in(const struct probe_kind *row, const struct probe_unit *unit)
 #define SPREAD_P25 0.319
 
 int
-heatmap_evidence_role(const char *kind, struct dx_role *r)
+diagnose_evidence_role(const char *kind, struct dx_role *r)
 {
 	const struct probe_kind *row = probe_kind_find(kind);
 	const struct probe_judge *j = row != NULL ? &row->judge : NULL;
@@ -155,7 +155,7 @@ cell_path(const struct evidence *ev, const struct ev_kind *ek, size_t s,
 }
 
 double
-heatmap_evidence_excess(const struct evidence *ev, const struct ev_kind *ek,
+diagnose_evidence_excess(const struct evidence *ev, const struct ev_kind *ek,
     size_t s, size_t t, int loss)
 {
 	uint16_t f = ek->flag[s * ev->n + t];
@@ -168,9 +168,9 @@ heatmap_evidence_excess(const struct evidence *ev, const struct ev_kind *ek,
 	if ((f & EV_DETOUR) && cell_path(ev, ek, s, t) == EV_PATH_RELAYED)
 		return INFINITY;
 	if (f & (EV_SLOW | EV_NARROW)) {
-		v = ek->lat >= 0 ? heatmap_evidence_latency(ev, ek, s, t) :
-		    heatmap_evidence_rate(ev, ek, s, t);
-		ty = heatmap_evidence_typical(ev, ek, s, t);
+		v = ek->lat >= 0 ? diagnose_evidence_latency(ev, ek, s, t) :
+		    diagnose_evidence_rate(ev, ek, s, t);
+		ty = diagnose_evidence_typical(ev, ek, s, t);
 		sp = ek->spread[c];
 		if (v > 0 && ty > 0) {
 			x = sp > 0 ? fabs(log(v / ty)) / sp : INFINITY;
@@ -182,14 +182,14 @@ heatmap_evidence_excess(const struct evidence *ev, const struct ev_kind *ek,
 		}
 	}
 	if (f & EV_WORSE) {
-		fac = heatmap_evidence_factor(ev, ek, s, t);
+		fac = diagnose_evidence_factor(ev, ek, s, t);
 		sp = ek->spread_old[c];
 		if (fac > 0)
 			z = fmax(z, sp > 0 ? log(fac) / sp : INFINITY);
 	}
 	if (f & (EV_DETOUR | EV_GAP)) {
-		v = heatmap_evidence_latency(ev, ek, s, t) -
-		    heatmap_evidence_base(ev, ek, s, t) - fmax(0, ek->typ_over[
+		v = diagnose_evidence_latency(ev, ek, s, t) -
+		    diagnose_evidence_base(ev, ek, s, t) - fmax(0, ek->typ_over[
 		    ev->group[s] * ev->g + ev->group[t]]);
 		sp = ek->spread_over[c];
 		if (!isnan(v))
@@ -199,25 +199,25 @@ heatmap_evidence_excess(const struct evidence *ev, const struct ev_kind *ek,
 	 * about e^(-z^2 / 2) */
 	x = z > SPREAD_K ? (z * z - SPREAD_K * SPREAD_K) / 2 : 0;
 	if ((f & EV_LOSS) && loss) {
-		heatmap_evidence_samples(ev, ek, s, t, &lost, &sent);
+		diagnose_evidence_samples(ev, ek, s, t, &lost, &sent);
 		if (sent > 0)
-			x = fmax(x, heatmap_evidence_tail(lost, sent, ek->p0) -
+			x = fmax(x, diagnose_evidence_tail(lost, sent, ek->p0) -
 			    LOSS_CELL_NATS);
 	}
 	return x;
 }
 
 double
-heatmap_evidence_strength(const struct evidence *ev, const struct ev_kind *ek,
+diagnose_evidence_strength(const struct evidence *ev, const struct ev_kind *ek,
     size_t s, size_t t)
 {
-	double x = heatmap_evidence_excess(ev, ek, s, t, 1);
+	double x = diagnose_evidence_excess(ev, ek, s, t, 1);
 
 	return isinf(x) ? 1 : 1 - exp(-x / STRENGTH_NATS);
 }
 
 double
-heatmap_evidence_tail(int k, int n, double p)
+diagnose_evidence_tail(int k, int n, double p)
 {
 	double lse = -INFINITY, lp = log(p), lq = log1p(-p), term;
 	int i;
@@ -242,7 +242,7 @@ heatmap_evidence_tail(int k, int n, double p)
 }
 
 double
-heatmap_evidence_kl(double q, double p)
+diagnose_evidence_kl(double q, double p)
 {
 	double d = 0;
 
@@ -376,7 +376,7 @@ flag_cells(struct evidence *ev, struct ev_kind *ek)
 			if (c->state == CELL_FAILED) {
 				const struct matrix_failure *r = c->last_failed;
 
-				*f |= (uint16_t)heatmap_evidence_classify(
+				*f |= (uint16_t)diagnose_evidence_classify(
 				    r != NULL ? r->error : NULL,
 				    r != NULL ? r->error_class : NULL,
 				    hm->hosts[s], hm->hosts[t]);
@@ -422,9 +422,9 @@ flag_cells(struct evidence *ev, struct ev_kind *ek)
 
 			if (!(ek->flag[s * n + t] & EV_LOSSY))
 				continue;
-			heatmap_evidence_samples(ev, ek, s, t, &l, &d);
+			diagnose_evidence_samples(ev, ek, s, t, &l, &d);
 			if (d > 0 && l >= LOSS_MIN_LOST &&
-			    heatmap_evidence_tail(l, d, ek->p0) >=
+			    diagnose_evidence_tail(l, d, ek->p0) >=
 			    LOSS_CELL_NATS)
 				ek->flag[s * n + t] |= EV_LOSS;
 		}
@@ -537,7 +537,7 @@ flag_typical(struct evidence *ev, struct ev_kind *ek, double *x)
 		if ((ek->typ_lat = malloc(g * g * sizeof *ek->typ_lat)) == NULL)
 			return NP_ERR_NOMEM;
 		for (s = 0; s < n * n; s++)
-			x[s] = heatmap_evidence_latency(ev, ek, s / n, s % n);
+			x[s] = diagnose_evidence_latency(ev, ek, s / n, s % n);
 		if ((rc = typicals(ev, x, TYPICAL_LOW, ek->typ_lat)) != 0)
 			return rc;
 		spreads(ev, x, ek->typ_lat, DEV_RATIO, 0.5, SPREAD_P50,
@@ -568,7 +568,7 @@ flag_typical(struct evidence *ev, struct ev_kind *ek, double *x)
 			return NP_ERR_NOMEM;
 		/* Throughputs multiply (a cap is a factor): their logs. */
 		for (s = 0; s < n * n; s++)
-			x[s] = log(heatmap_evidence_rate(ev, ek, s / n, s % n));
+			x[s] = log(diagnose_evidence_rate(ev, ek, s / n, s % n));
 		if ((rc = typicals(ev, x, TYPICAL_RATE, ek->typ_rate)) != 0)
 			return rc;
 		spreads(ev, x, ek->typ_rate, DEV_LOG, 0.5, SPREAD_P50,
@@ -577,7 +577,7 @@ flag_typical(struct evidence *ev, struct ev_kind *ek, double *x)
 			ek->typ_rate[s] = exp(ek->typ_rate[s]);
 		for (s = 0; s < n; s++)
 			for (t = 0; t < n; t++) {
-				double v = heatmap_evidence_rate(ev, ek, s, t);
+				double v = diagnose_evidence_rate(ev, ek, s, t);
 				double ty = ek->typ_rate[ev->group[s] * g +
 				    ev->group[t]];
 
@@ -610,7 +610,7 @@ flag_old(struct evidence *ev, struct ev_kind *ek)
 	if ((d = malloc((n * n + 1) * sizeof *d)) != NULL) {
 		for (s = 0; s < n * n; s++) {
 			double fac = s / n == s % n ? NAN :
-			    heatmap_evidence_factor(ev, ek, s / n, s % n);
+			    diagnose_evidence_factor(ev, ek, s / n, s % n);
 
 			d[s] = fac > 0 ? log(fac) : NAN;
 		}
@@ -637,21 +637,21 @@ flag_old(struct evidence *ev, struct ev_kind *ek)
 			    (size_t)ev->omap[s], (size_t)ev->omap[t]);
 			if ((*f & EV_FAIL) && oc->state == CELL_VALUE)
 				*f |= EV_SINCE;
-			o = heatmap_evidence_old(ev, ek, s, t);
+			o = diagnose_evidence_old(ev, ek, s, t);
 			if (!(*f & EV_OK) || isnan(o))
 				continue;
 			*f |= EV_OLD;
-			fac = heatmap_evidence_factor(ev, ek, s, t);
+			fac = diagnose_evidence_factor(ev, ek, s, t);
 			ratio = fmax(ro->worse_ratio, exp(SPREAD_K *
 			    ek->spread_old[class_of(ev, s, t)]));
 			if (isnan(fac) || fac < ratio)
 				continue;
 			if (ek->lat >= 0) {
-				v = heatmap_evidence_latency(ev, ek, s, t);
+				v = diagnose_evidence_latency(ev, ek, s, t);
 				if (v - o >= ro->slow_floor)
 					*f |= EV_WORSE;
 			} else {
-				v = heatmap_evidence_rate(ev, ek, s, t);
+				v = diagnose_evidence_rate(ev, ek, s, t);
 				if (o - v >= ro->narrow_floor)
 					*f |= EV_WORSE;
 			}
@@ -676,12 +676,12 @@ flag_over(struct evidence *ev, struct ev_kind *ek, const struct ev_kind *base,
 	if ((ek->typ_over = malloc(g * g * sizeof *ek->typ_over)) == NULL)
 		return NP_ERR_NOMEM;
 	for (s = 0; s < n * n; s++) {
-		double v = heatmap_evidence_latency(ev, ek, s / n, s % n), b;
+		double v = diagnose_evidence_latency(ev, ek, s / n, s % n), b;
 
-		b = base != NULL ? heatmap_evidence_latency(ev, base, s / n,
+		b = base != NULL ? diagnose_evidence_latency(ev, base, s / n,
 		    s % n) : NAN;
 		if (isnan(b) && base2 != NULL)
-			b = heatmap_evidence_latency(ev, base2, s / n, s % n);
+			b = diagnose_evidence_latency(ev, base2, s / n, s % n);
 		x[s] = v - b;
 	}
 	if ((rc = typicals(ev, x, TYPICAL_LOW, ek->typ_over)) != 0)
@@ -695,7 +695,7 @@ flag_over(struct evidence *ev, struct ev_kind *ek, const struct ev_kind *base,
 			double o = x[s * n + t], v, to, need;
 
 			to = ek->typ_over[ev->group[s] * g + ev->group[t]];
-			v = heatmap_evidence_latency(ev, ek, s, t);
+			v = diagnose_evidence_latency(ev, ek, s, t);
 			if (s == t)
 				continue;
 			if (flag == EV_DETOUR && cell_path(ev, ek, s, t) !=
@@ -716,7 +716,7 @@ flag_over(struct evidence *ev, struct ev_kind *ek, const struct ev_kind *base,
 }
 
 void
-heatmap_evidence_free(struct evidence *ev)
+diagnose_evidence_free(struct evidence *ev)
 {
 	size_t i;
 
@@ -738,7 +738,7 @@ heatmap_evidence_free(struct evidence *ev)
 }
 
 int
-heatmap_evidence_build(struct evidence *ev, const struct matrix *hm,
+diagnose_evidence_build(struct evidence *ev, const struct matrix *hm,
     const struct matrix *old)
 {
 	size_t n = hm->nhosts, i, k;
@@ -770,7 +770,7 @@ heatmap_evidence_build(struct evidence *ev, const struct matrix *hm,
 		struct ev_kind *ek;
 
 		if (kind->derived ||
-		    heatmap_evidence_role(kind->name, &ro) != 0)
+		    diagnose_evidence_role(kind->name, &ro) != 0)
 			continue;
 		ek = &ev->kinds[ev->nkinds++];
 		ek->k = k;
@@ -846,6 +846,6 @@ heatmap_evidence_build(struct evidence *ev, const struct matrix *hm,
 out:
 	free(x);
 	if (rc != 0)
-		heatmap_evidence_free(ev);
+		diagnose_evidence_free(ev);
 	return rc;
 }

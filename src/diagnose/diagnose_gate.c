@@ -1,5 +1,5 @@
 /*
- * The diagnosis as an exit status (heatmap_gate.h): --fail-on and
+ * The diagnosis as an exit status (diagnose_gate.h): --fail-on and
  * --fail-on-worse judged, the findings that decide said on stderr so a
  * CI job's log tells why it failed; collect and bench judge the records
  * they have just written the way heatmap would.
@@ -11,15 +11,15 @@
 
 #include "error.h"
 #include "heatmap.h"
-#include "heatmap_gate.h"
-#include "heatmap_sites.h"
+#include "diagnose_gate.h"
+#include "matrix_sites.h"
 #include "inventory.h"
 #include "log.h"
 
-const struct option_spec heatmap_gate_specs[] = {
+const struct option_spec diagnose_gate_specs[] = {
 	{ .name = "fail-on", .type = OPTION_CUSTOM,
-	  .offset = offsetof(struct heatmap_gate_options, fail_on),
-	  .arg = "SEVERITY", .parse = heatmap_gate_parse,
+	  .offset = offsetof(struct diagnose_gate_options, fail_on),
+	  .arg = "SEVERITY", .parse = diagnose_gate_parse,
 	  .what = "error, warning or info",
 	  .help = "exit 3 when the diagnosis of the run has a finding\n"
 	  "at or above SEVERITY (error, warning or info), for CI" },
@@ -27,9 +27,9 @@ const struct option_spec heatmap_gate_specs[] = {
 };
 
 int
-heatmap_gate_parse(const char *arg, void *field)
+diagnose_gate_parse(const char *arg, void *field)
 {
-	enum dx_severity s = heatmap_severity_parse(arg);
+	enum dx_severity s = diagnose_severity_parse(arg);
 
 	if (s == DX_SEV_NONE)
 		return NP_ERR_USAGE;
@@ -43,7 +43,7 @@ static void
 say(FILE *f, const struct finding *x, size_t rank)
 {
 	fprintf(f, "netprof: finding %zu [%s] ", rank,
-	    heatmap_severity_name(x->severity));
+	    diagnose_severity_name(x->severity));
 	if (x->title != NULL)
 		log_fputs_safe(x->title, f);
 	if (x->worse > 0)
@@ -53,7 +53,7 @@ say(FILE *f, const struct finding *x, size_t rank)
 }
 
 int
-heatmap_gate_judge(const struct matrix *hm, const struct diagnosis *dx,
+diagnose_gate_judge(const struct matrix *hm, const struct diagnosis *dx,
     enum dx_severity fail_on, double worse, FILE *f)
 {
 	size_t i, hits = 0;
@@ -73,7 +73,7 @@ heatmap_gate_judge(const struct matrix *hm, const struct diagnosis *dx,
 }
 
 int
-heatmap_gate_files(const char *const *files, size_t nfiles,
+diagnose_gate_files(const char *const *files, size_t nfiles,
     const struct inventory *inv, enum dx_severity fail_on, int *failed)
 {
 	struct matrix *hm;
@@ -89,24 +89,24 @@ heatmap_gate_files(const char *const *files, size_t nfiles,
 		rc = matrix_read(hm, files[i], 0);
 	for (i = 0; inv != NULL && i < inv->n_machines && rc == 0; i++)
 		if (inv->machines[i].site != NULL)
-			rc = heatmap_site_hint(hm, inv->machines[i].name,
+			rc = matrix_sites_hint(hm, inv->machines[i].name,
 			    inv->machines[i].site);
-	if (rc == 0 && (rc = heatmap_build(hm, MATRIX_LATEST, NULL)) ==
+	if (rc == 0 && (rc = matrix_overlay_build(hm, MATRIX_LATEST, NULL)) ==
 	    NP_ERR_NOT_FOUND)
 		rc = 0;		/* no records: nothing to judge */
-	if (rc == 0 && (rc = heatmap_group(hm, HEATMAP_GROUP_AUTO,
-	    HEATMAP_GROUP_RTT_MS)) == 0 &&
-	    (rc = heatmap_diagnose(hm, NULL, &dx)) == 0) {
-		*failed = heatmap_gate_judge(hm, &dx, fail_on, 0, stderr);
+	if (rc == 0 && (rc = matrix_sites_group(hm, MATRIX_GROUP_AUTO,
+	    MATRIX_GROUP_RTT_MS)) == 0 &&
+	    (rc = diagnose(hm, NULL, &dx)) == 0) {
+		*failed = diagnose_gate_judge(hm, &dx, fail_on, 0, stderr);
 		if (*failed)
 			log_error("the diagnosis has a finding at or above "
 			    "--fail-on %s (netprof heatmap --input FILE --text "
-			    "shows its evidence)", heatmap_severity_name(fail_on));
+			    "shows its evidence)", diagnose_severity_name(fail_on));
 	}
 	if (rc != 0 && rc != NP_ERR_NOMEM && rc != NP_ERR_BUDGET)
 		log_error("--fail-on: could not read the run's records back "
 		    "(%s)", error_string(rc));
-	heatmap_diagnosis_free(&dx);
+	diagnose_free(&dx);
 	matrix_free(hm);
 	return rc;
 }

@@ -10,7 +10,7 @@
 
 #include "error.h"
 #include "heatmap.h"
-#include "heatmap_path.h"
+#include "matrix_path.h"
 #include "probe_kind.h"
 
 #define OVERLAY_KIND "overlay"
@@ -119,7 +119,7 @@ out:
 }
 
 int
-heatmap_build(struct matrix *hm, enum matrix_aggregate aggregate,
+matrix_overlay_build(struct matrix *hm, enum matrix_aggregate aggregate,
     const char *only_kind)
 {
 	int rc;
@@ -127,5 +127,5 @@ heatmap_build(struct matrix *hm, enum matrix_aggregate aggregate,
 	if ((rc = matrix_build(hm, aggregate, only_kind)) != 0 ||
 	    only_kind != NULL || (rc = build_overlay(hm)) != 0)
 		return rc;
-	return heatmap_path_build(hm);
+	return matrix_path_build(hm);
 }

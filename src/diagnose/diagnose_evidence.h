@@ -1,5 +1,5 @@
 /*
- * Private to the diagnosis (heatmap_diagnose.c, heatmap_findings.c): what
+ * Private to the diagnosis (diagnose.c, diagnose_findings.c): what
  * each cell says. Per measured kind, a flag per cell: a value, a failure
  * of the network, of SSH or of the tool and setup; lost samples, a
  * latency above or a throughput below its site pair's typical value,
@@ -11,14 +11,14 @@
  * ratios, absolute floors and sigmas of each kind's noise, inside sites
  * and across them apart.
  */
-#ifndef NETPROF_HEATMAP_EVIDENCE_H
-#define NETPROF_HEATMAP_EVIDENCE_H
+#ifndef NETPROF_DIAGNOSE_EVIDENCE_H
+#define NETPROF_DIAGNOSE_EVIDENCE_H
 
 #include <stddef.h>
 #include <stdint.h>
 
 #include "heatmap.h"
-#include "heatmap_diagnose.h"
+#include "diagnose.h"
 #include "probe_kind.h"
 
 /* A cell's flags. */
@@ -110,51 +110,51 @@ enum dx_cause {
 };
 
 /*
- * A finding's words (heatmap_findings.c), from its cause, place, cells
+ * A finding's words (diagnose_findings.c), from its cause, place, cells
  * and counts: rule, severity, category, title, evidence, why, advice.
  * 0 or NP_ERR_NOMEM.
  */
-int heatmap_findings_words(const struct evidence *ev, struct finding *f);
+int diagnose_findings_words(const struct evidence *ev, struct finding *f);
 
 /* Cells' evidence of hm (built, grouped) against old (or NULL). */
-int heatmap_evidence_build(struct evidence *ev, const struct matrix *hm,
+int diagnose_evidence_build(struct evidence *ev, const struct matrix *hm,
     const struct matrix *old);
-void heatmap_evidence_free(struct evidence *ev);
+void diagnose_evidence_free(struct evidence *ev);
 
 /* What kind (by name) means to the diagnosis, into *r: 0, or -1 for a
  * kind it does not read (derived, unknown, without a figure). */
-int heatmap_evidence_role(const char *kind, struct dx_role *r);
+int diagnose_evidence_role(const char *kind, struct dx_role *r);
 
 /* Figures of cell s -> t of kind ek; NAN if none. */
-double heatmap_evidence_latency(const struct evidence *ev,
+double diagnose_evidence_latency(const struct evidence *ev,
     const struct ev_kind *ek, size_t s, size_t t);
-double heatmap_evidence_rate(const struct evidence *ev,
+double diagnose_evidence_rate(const struct evidence *ev,
     const struct ev_kind *ek, size_t s, size_t t);
 /* The old run's value of what the kind is judged by (latency, else
  * rate); NAN if none. */
-double heatmap_evidence_old(const struct evidence *ev,
+double diagnose_evidence_old(const struct evidence *ev,
     const struct ev_kind *ek, size_t s, size_t t);
 /* What a libp2p kind's latency is held against on the same pair:
  * libp2p_ping's ICMP, latency's libp2p_ping (else ICMP); NAN if none. */
-double heatmap_evidence_base(const struct evidence *ev,
+double diagnose_evidence_base(const struct evidence *ev,
     const struct ev_kind *ek, size_t s, size_t t);
 /* Samples lost of sent (*sent 0 if unknown). */
-void heatmap_evidence_samples(const struct evidence *ev,
+void diagnose_evidence_samples(const struct evidence *ev,
     const struct ev_kind *ek, size_t s, size_t t, int *lost, int *sent);
 /* Tests behind cell s -> t's figure: its records read (--aggregate
  * median: every ok one; else the latest) times the samples of each (a
  * bench throughput's transfers); at least 1. */
-int heatmap_evidence_tests(const struct evidence *ev,
+int diagnose_evidence_tests(const struct evidence *ev,
     const struct ev_kind *ek, size_t s, size_t t);
 /* The site pair's typical value of what the kind is judged by. */
-double heatmap_evidence_typical(const struct evidence *ev,
+double diagnose_evidence_typical(const struct evidence *ev,
     const struct ev_kind *ek, size_t s, size_t t);
 /* The error text of a failed cell, or NULL. */
-const char *heatmap_evidence_error(const struct evidence *ev,
+const char *diagnose_evidence_error(const struct evidence *ev,
     const struct ev_kind *ek, size_t s, size_t t);
 /* How many times worse than the old run (above 1 is worse); NAN if not
  * comparable. */
-double heatmap_evidence_factor(const struct evidence *ev,
+double diagnose_evidence_factor(const struct evidence *ev,
     const struct ev_kind *ek, size_t s, size_t t);
 
 /*
@@ -166,24 +166,24 @@ double heatmap_evidence_factor(const struct evidence *ev,
  * samples); the most of what it shows; INFINITY for a failure, 0 if none.
  * Strength: 1 - e^(-excess / 20), 0 to 1 (0.6 at 6.9 sigmas off).
  */
-double heatmap_evidence_excess(const struct evidence *ev,
+double diagnose_evidence_excess(const struct evidence *ev,
     const struct ev_kind *ek, size_t s, size_t t, int loss);
-double heatmap_evidence_strength(const struct evidence *ev,
+double diagnose_evidence_strength(const struct evidence *ev,
     const struct ev_kind *ek, size_t s, size_t t);
 
 /* -ln P(at least k of n lost | rate p): the binomial tail, in nats. */
-double heatmap_evidence_tail(int k, int n, double p);
+double diagnose_evidence_tail(int k, int n, double p);
 
 /*
  * The Kullback-Leibler divergence of a rate q from p, in nats: n times it
  * bounds -ln P(at least q n of n lost | rate p) (Chernoff), the evidence
  * that samples were lost at more than p.
  */
-double heatmap_evidence_kl(double q, double p);
+double diagnose_evidence_kl(double q, double p);
 
 /* What a failure says and whose it is: EV_FAIL, EV_ACCESS or EV_SETUP,
  * with EV_BYTGT when the target is to blame. */
-unsigned heatmap_evidence_classify(const char *error, const char *error_class,
+unsigned diagnose_evidence_classify(const char *error, const char *error_class,
     const char *source, const char *target);
 
 #endif

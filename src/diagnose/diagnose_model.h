@@ -1,19 +1,19 @@
 /*
- * Private to heatmap_diagnose*.c: the diagnosis's model over the matrix
+ * Private to diagnose*.c: the diagnosis's model over the matrix
  * (the evidence, the candidate causes and the findings made so far), and
- * what its three files share: heatmap_diagnose.c makes the model and the
- * findings, heatmap_diagnose_cover.c the candidate causes of more than a
- * pair and their greedy cover, heatmap_diagnose_pair.c what is left, pair
+ * what its three files share: diagnose.c makes the model and the
+ * findings, diagnose_cover.c the candidate causes of more than a
+ * pair and their greedy cover, diagnose_pair.c what is left, pair
  * by pair.
  */
-#ifndef NETPROF_HEATMAP_DIAGNOSE_MODEL_H
-#define NETPROF_HEATMAP_DIAGNOSE_MODEL_H
+#ifndef NETPROF_DIAGNOSE_MODEL_H
+#define NETPROF_DIAGNOSE_MODEL_H
 
 #include <stddef.h>
 #include <stdint.h>
 
-#include "heatmap_diagnose.h"
-#include "heatmap_evidence.h"
+#include "diagnose.h"
+#include "diagnose_evidence.h"
 
 struct hyp {
 	unsigned char cause;	/* enum dx_cause */
@@ -71,23 +71,23 @@ diagnose_flag(struct model *m, size_t ki, size_t s, size_t t)
 }
 
 /* A new finding of cause at its place, appended to m's; NULL: no memory. */
-struct finding *heatmap_diagnose_finding(struct model *m, unsigned cause,
+struct finding *diagnose_finding(struct model *m, unsigned cause,
     unsigned scope, size_t a, size_t b, unsigned dir, unsigned protos);
 /* Cell s -> t of kind ki explained by f: marked, and kept as evidence. */
-int heatmap_diagnose_explain(struct model *m, struct finding *f, size_t ki,
+int diagnose_explain(struct model *m, struct finding *f, size_t ki,
     size_t s, size_t t);
 /* f's worse: the median times worse of its cells that got worse. */
-void heatmap_diagnose_worse(const struct model *m, struct finding *f);
+void diagnose_worse(const struct model *m, struct finding *f);
 
-/* heatmap_diagnose_cover.c: the candidate causes at places, then the
+/* diagnose_cover.c: the candidate causes at places, then the
  * greedy cover that takes them as findings. */
-int heatmap_diagnose_candidates(struct model *m);
-int heatmap_diagnose_cover(struct model *m);
+int diagnose_candidates(struct model *m);
+int diagnose_cover(struct model *m);
 
-/* heatmap_diagnose_pair.c: what is left pair by pair (and scattered),
+/* diagnose_pair.c: what is left pair by pair (and scattered),
  * the tool and setup failures by host, run.json's convergence. */
-int heatmap_diagnose_pairs(struct model *m);
-int heatmap_diagnose_setups(struct model *m);
-int heatmap_diagnose_convergence(struct model *m);
+int diagnose_pairs(struct model *m);
+int diagnose_setups(struct model *m);
+int diagnose_convergence(struct model *m);
 
 #endif

@@ -1,5 +1,5 @@
 /*
- * What one cell says (heatmap_evidence.h): its failure's text read as the
+ * What one cell says (diagnose_evidence.h): its failure's text read as the
  * network's, SSH's or the tool's (by its words, setup first), and its
  * figures: latency, throughput, the old run's, the base a libp2p figure
  * stands on, the samples lost and sent, its site pair's typical value,
@@ -9,8 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "heatmap_diagnose.h"
-#include "heatmap_evidence.h"
+#include "diagnose.h"
+#include "diagnose_evidence.h"
 #include "probe_kind.h"
 
 /* --- failures ---------------------------------------------------------- */
@@ -76,7 +76,7 @@ failed_at(const char *text, const char *name)
 }
 
 unsigned
-heatmap_evidence_classify(const char *error, const char *error_class,
+diagnose_evidence_classify(const char *error, const char *error_class,
     const char *source, const char *target)
 {
 	const char *text = error != NULL ? error : "";
@@ -138,14 +138,14 @@ value_of(const struct matrix_cell *c, int metric)
 }
 
 double
-heatmap_evidence_latency(const struct evidence *ev, const struct ev_kind *ek,
+diagnose_evidence_latency(const struct evidence *ev, const struct ev_kind *ek,
     size_t s, size_t t)
 {
 	return value_of(cell_at(ev, ek, s, t), ek->lat);
 }
 
 double
-heatmap_evidence_rate(const struct evidence *ev, const struct ev_kind *ek,
+diagnose_evidence_rate(const struct evidence *ev, const struct ev_kind *ek,
     size_t s, size_t t)
 {
 	double v = value_of(cell_at(ev, ek, s, t), ek->rate);
@@ -154,7 +154,7 @@ heatmap_evidence_rate(const struct evidence *ev, const struct ev_kind *ek,
 }
 
 double
-heatmap_evidence_old(const struct evidence *ev, const struct ev_kind *ek,
+diagnose_evidence_old(const struct evidence *ev, const struct ev_kind *ek,
     size_t s, size_t t)
 {
 	const struct matrix_cell *c;
@@ -167,7 +167,7 @@ heatmap_evidence_old(const struct evidence *ev, const struct ev_kind *ek,
 }
 
 double
-heatmap_evidence_base(const struct evidence *ev, const struct ev_kind *ek,
+diagnose_evidence_base(const struct evidence *ev, const struct ev_kind *ek,
     size_t s, size_t t)
 {
 	unsigned as = ek->role.row->judge.as;
@@ -176,15 +176,15 @@ heatmap_evidence_base(const struct evidence *ev, const struct ev_kind *ek,
 	if (!ek->role.rtt)
 		return NAN;
 	if ((as & PROBE_AS_APP) && ev->p2p >= 0)
-		b = heatmap_evidence_latency(ev, &ev->kinds[ev->p2p], s, t);
+		b = diagnose_evidence_latency(ev, &ev->kinds[ev->p2p], s, t);
 	if (isnan(b) && ev->icmp >= 0 && (as & (PROBE_AS_APP |
 	    PROBE_AS_STREAM)))
-		b = heatmap_evidence_latency(ev, &ev->kinds[ev->icmp], s, t);
+		b = diagnose_evidence_latency(ev, &ev->kinds[ev->icmp], s, t);
 	return b;
 }
 
 int
-heatmap_evidence_tests(const struct evidence *ev, const struct ev_kind *ek,
+diagnose_evidence_tests(const struct evidence *ev, const struct ev_kind *ek,
     size_t s, size_t t)
 {
 	const struct matrix_cell *c = cell_at(ev, ek, s, t);
@@ -196,7 +196,7 @@ heatmap_evidence_tests(const struct evidence *ev, const struct ev_kind *ek,
 }
 
 void
-heatmap_evidence_samples(const struct evidence *ev, const struct ev_kind *ek,
+diagnose_evidence_samples(const struct evidence *ev, const struct ev_kind *ek,
     size_t s, size_t t, int *lost, int *sent)
 {
 	size_t i = s * ev->n + t;
@@ -209,7 +209,7 @@ heatmap_evidence_samples(const struct evidence *ev, const struct ev_kind *ek,
 }
 
 double
-heatmap_evidence_typical(const struct evidence *ev, const struct ev_kind *ek,
+diagnose_evidence_typical(const struct evidence *ev, const struct ev_kind *ek,
     size_t s, size_t t)
 {
 	size_t b = ev->group[s] * ev->g + ev->group[t];
@@ -219,7 +219,7 @@ heatmap_evidence_typical(const struct evidence *ev, const struct ev_kind *ek,
 }
 
 const char *
-heatmap_evidence_error(const struct evidence *ev, const struct ev_kind *ek,
+diagnose_evidence_error(const struct evidence *ev, const struct ev_kind *ek,
     size_t s, size_t t)
 {
 	const struct matrix_cell *c = cell_at(ev, ek, s, t);
@@ -229,15 +229,15 @@ heatmap_evidence_error(const struct evidence *ev, const struct ev_kind *ek,
 }
 
 double
-heatmap_evidence_factor(const struct evidence *ev, const struct ev_kind *ek,
+diagnose_evidence_factor(const struct evidence *ev, const struct ev_kind *ek,
     size_t s, size_t t)
 {
-	double o = heatmap_evidence_old(ev, ek, s, t), v;
+	double o = diagnose_evidence_old(ev, ek, s, t), v;
 
 	if (ek->lat >= 0) {
-		v = heatmap_evidence_latency(ev, ek, s, t);
+		v = diagnose_evidence_latency(ev, ek, s, t);
 		return v > 0 && o > 0 ? v / o : NAN;
 	}
-	v = heatmap_evidence_rate(ev, ek, s, t);
+	v = diagnose_evidence_rate(ev, ek, s, t);
 	return v > 0 && o > 0 ? o / v : NAN;
 }

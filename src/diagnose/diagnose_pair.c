@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "error.h"
-#include "heatmap_diagnose_model.h"
+#include "diagnose_model.h"
 #include "probe_kind.h"
 
 /* A pair's degradation is a finding when its cells are, together, this
@@ -19,7 +19,7 @@
  * than the threshold's): one cell 4.3 sigmas off, or a few a little (a
  * failure always is). */
 #define PAIR_EVIDENCE 4.6
-/* the test of a cell's lost samples (heatmap_evidence.c's), for a pair's */
+/* the test of a cell's lost samples (diagnose_evidence.c's), for a pair's */
 #define LOSS_PAIR_NATS 6.9
 /* Bad cells left after the causes of more than a pair are one finding,
  * scattered, when at least this many, this share of the cells measured,
@@ -163,22 +163,22 @@ pair_finding(struct model *m, size_t s, size_t t, const struct pair_view *pv)
 
 				if ((fl & EV_DONE) || !(fl & pair_bad))
 					continue;
-				excess += heatmap_evidence_excess(&m->ev, ek, x,
+				excess += diagnose_evidence_excess(&m->ev, ek, x,
 				    y, 0);
 				lossy |= (fl & EV_LOSS) != 0;
-				heatmap_evidence_samples(&m->ev, ek, x, y, &l,
+				diagnose_evidence_samples(&m->ev, ek, x, y, &l,
 				    &sn);
 				lost += l;
 				sent += sn;
 			}
 			if (lossy && sent > 0)
-				excess += fmax(0, heatmap_evidence_tail(lost,
+				excess += fmax(0, diagnose_evidence_tail(lost,
 				    sent, ek->p0) - LOSS_PAIR_NATS);
 		}
 		if (excess < PAIR_EVIDENCE)
 			return 0;
 	}
-	if ((f = heatmap_diagnose_finding(m, cause, DX_SCOPE_PAIR, a, b, dir, protos)) ==
+	if ((f = diagnose_finding(m, cause, DX_SCOPE_PAIR, a, b, dir, protos)) ==
 	    NULL)
 		return NP_ERR_NOMEM;
 	libp2p = cause == DX_RELAY_RESERVATION || cause == DX_RELAYED ||
@@ -203,18 +203,18 @@ pair_finding(struct model *m, size_t s, size_t t, const struct pair_view *pv)
 			one = ek;
 			ox = x;
 			oy = y;
-			strength += heatmap_evidence_strength(&m->ev, ek, x, y);
+			strength += diagnose_evidence_strength(&m->ev, ek, x, y);
 			f->protos |= ek->role.proto;
 			if ((fl & EV_LOSS) && f->loss_kind == NULL)
 				f->loss_kind = ek->kind->name;
 			if (f->loss_kind == ek->kind->name) {
-				heatmap_evidence_samples(&m->ev, ek, x, y,
+				diagnose_evidence_samples(&m->ev, ek, x, y,
 				    &lost, &sent);
 				f->lost += (size_t)lost;
 				f->sent += (size_t)sent;
 				f->ref_rate = ek->p0;
 			}
-			if ((rc = heatmap_diagnose_explain(m, f, ki, x, y)) != 0)
+			if ((rc = diagnose_explain(m, f, ki, x, y)) != 0)
 				return rc;
 		}
 	}
@@ -227,7 +227,7 @@ pair_finding(struct model *m, size_t s, size_t t, const struct pair_view *pv)
 	if ((cause == DX_PAIR_DEGRADED || cause == DX_LIBP2P_DEGRADED) &&
 	    bad == 1 && one != NULL &&
 	    f->loss_kind == NULL && one->lat < 0 && one->rate >= 0)
-		f->one_test = heatmap_evidence_tests(&m->ev, one, ox, oy) == 1;
+		f->one_test = diagnose_evidence_tests(&m->ev, one, ox, oy) == 1;
 	/* A failure is certain, its cause less (the host or the path); a
 	 * degradation as sure as it shows in every kind and way it concerns,
 	 * and as far beyond its kind's noise as it is. */
@@ -236,7 +236,7 @@ pair_finding(struct model *m, size_t s, size_t t, const struct pair_view *pv)
 	if (cause == DX_PAIR_BLOCKED || cause == DX_ONE_WAY ||
 	    cause == DX_RELAY_RESERVATION)
 		f->score = (double)bad / (double)(bad + 1);
-	heatmap_diagnose_worse(m, f);
+	diagnose_worse(m, f);
 	return 0;
 }
 
@@ -281,7 +281,7 @@ scattered(struct model *m, int fail)
 	    (double)measured || (double)most > SCATTER_HOST_SHARE *
 	    (double)count)
 		return 0;
-	if ((f = heatmap_diagnose_finding(m, DX_SCATTERED, DX_SCOPE_MESH, 0, 0, DX_DIR_BOTH,
+	if ((f = diagnose_finding(m, DX_SCATTERED, DX_SCOPE_MESH, 0, 0, DX_DIR_BOTH,
 	    protos)) == NULL)
 		return NP_ERR_NOMEM;
 	for (ki = 0; ki < m->ev.nkinds && rc == 0; ki++)
@@ -292,7 +292,7 @@ scattered(struct model *m, int fail)
 				if ((fl & EV_DONE) || !(fl & want) ||
 				    (!fail && (fl & EV_FAIL)))
 					continue;
-				rc = heatmap_diagnose_explain(m, f, ki, s, t);
+				rc = diagnose_explain(m, f, ki, s, t);
 			}
 	f->nexpected = measured;
 	/* as sure as it is spread: no host stands out */
@@ -301,7 +301,7 @@ scattered(struct model *m, int fail)
 }
 
 int
-heatmap_diagnose_pairs(struct model *m)
+diagnose_pairs(struct model *m)
 {
 	struct pair_view pv;
 	size_t s, t, n = m->ev.n;
@@ -321,7 +321,7 @@ heatmap_diagnose_pairs(struct model *m)
 /* Tool, setup and SSH failures no cause explained, by the host they
  * belong to: one finding per host and sort. */
 int
-heatmap_diagnose_setups(struct model *m)
+diagnose_setups(struct model *m)
 {
 	size_t n = m->ev.n, ki, s, t;
 	struct finding **by = NULL;
@@ -343,7 +343,7 @@ heatmap_diagnose_setups(struct model *m)
 				if (by[slot] == NULL) {
 					size_t idx = m->dx->nfindings;
 
-					if (heatmap_diagnose_finding(m, (f & EV_ACCESS) ?
+					if (diagnose_finding(m, (f & EV_ACCESS) ?
 					    DX_ACCESS : DX_SETUP,
 					    DX_SCOPE_HOST, own, 0, DX_DIR_BOTH,
 					    0) == NULL) {
@@ -354,7 +354,7 @@ heatmap_diagnose_setups(struct model *m)
 					 * move as the array grows */
 					by[slot] = (struct finding *)(idx + 1);
 				}
-				rc = heatmap_diagnose_explain(m, &m->dx->findings[(size_t)
+				rc = diagnose_explain(m, &m->dx->findings[(size_t)
 				    by[slot] - 1], ki, s, t);
 			}
 	for (s = 0; s < 2 * n; s++)
@@ -376,7 +376,7 @@ heatmap_diagnose_setups(struct model *m)
  * finding's, not a cause each.
  */
 int
-heatmap_diagnose_convergence(struct model *m)
+diagnose_convergence(struct model *m)
 {
 	const struct record_input *in = &m->hm->input;
 	size_t i, j;
@@ -399,7 +399,7 @@ heatmap_diagnose_convergence(struct model *m)
 
 			if (c->complete || h < 0)
 				continue;
-			if ((f = heatmap_diagnose_finding(m, DX_CONVERGENCE, DX_SCOPE_HOST,
+			if ((f = diagnose_finding(m, DX_CONVERGENCE, DX_SCOPE_HOST,
 			    (size_t)h, 0, DX_DIR_BOTH, DX_PROTO_LIBP2P)) ==
 			    NULL)
 				return NP_ERR_NOMEM;

@@ -22,7 +22,7 @@
 #include <string.h>
 
 #include "error.h"
-#include "heatmap_diagnose_model.h"
+#include "diagnose_model.h"
 #include "log.h"
 #include "probe_kind.h"
 #include "timeutil.h"
@@ -30,7 +30,7 @@
 /* --- findings ----------------------------------------------------------- */
 
 struct finding *
-heatmap_diagnose_finding(struct model *m, unsigned cause, unsigned scope, size_t a,
+diagnose_finding(struct model *m, unsigned cause, unsigned scope, size_t a,
     size_t b, unsigned dir, unsigned protos)
 {
 	struct diagnosis *dx = m->dx;
@@ -79,7 +79,7 @@ what_of(uint16_t f)
 
 /* Cell s -> t of kind ki explained by f: marked, and kept as evidence. */
 int
-heatmap_diagnose_explain(struct model *m, struct finding *f, size_t ki, size_t s, size_t t)
+diagnose_explain(struct model *m, struct finding *f, size_t ki, size_t s, size_t t)
 {
 	uint16_t *fl = diagnose_flag(m, ki, s, t);
 	const struct ev_kind *ek = &m->ev.kinds[ki];
@@ -116,15 +116,15 @@ heatmap_diagnose_explain(struct model *m, struct finding *f, size_t ki, size_t s
 
 		c->metric = ek->kind->metrics[mi].name;
 		c->unit = ek->kind->metrics[mi].unit;
-		c->value = ek->lat >= 0 ? heatmap_evidence_latency(&m->ev, ek,
-		    s, t) : heatmap_evidence_rate(&m->ev, ek, s, t);
-		c->typical = heatmap_evidence_typical(&m->ev, ek, s, t);
-		c->old = heatmap_evidence_old(&m->ev, ek, s, t);
+		c->value = ek->lat >= 0 ? diagnose_evidence_latency(&m->ev, ek,
+		    s, t) : diagnose_evidence_rate(&m->ev, ek, s, t);
+		c->typical = diagnose_evidence_typical(&m->ev, ek, s, t);
+		c->old = diagnose_evidence_old(&m->ev, ek, s, t);
 	}
 	if (*fl & (EV_DETOUR | EV_GAP))
-		c->base = heatmap_evidence_base(&m->ev, ek, s, t);
-	heatmap_evidence_samples(&m->ev, ek, s, t, &c->lost, &c->sent);
-	c->error = heatmap_evidence_error(&m->ev, ek, s, t);
+		c->base = diagnose_evidence_base(&m->ev, ek, s, t);
+	diagnose_evidence_samples(&m->ev, ek, s, t, &c->lost, &c->sent);
+	c->error = diagnose_evidence_error(&m->ev, ek, s, t);
 	return 0;
 }
 
@@ -138,7 +138,7 @@ cmp_double(const void *a, const void *b)
 
 /* The median times worse of a finding's cells that got worse. */
 void
-heatmap_diagnose_worse(const struct model *m, struct finding *f)
+diagnose_worse(const struct model *m, struct finding *f)
 {
 	double *v;
 	size_t i, nv = 0;
@@ -157,7 +157,7 @@ heatmap_diagnose_worse(const struct model *m, struct finding *f)
 		    ki++)
 			;
 		if (ki < m->ev.nkinds)
-			v[nv++] = heatmap_evidence_factor(&m->ev,
+			v[nv++] = diagnose_evidence_factor(&m->ev,
 			    &m->ev.kinds[ki], c->src, c->tgt);
 	}
 	if (nv > 0) {
@@ -206,7 +206,7 @@ sites_index(struct model *m)
 }
 
 int
-heatmap_diagnose(const struct matrix *hm, const struct matrix *old,
+diagnose(const struct matrix *hm, const struct matrix *old,
     struct diagnosis *dx)
 {
 	struct model m;
@@ -220,7 +220,7 @@ heatmap_diagnose(const struct matrix *hm, const struct matrix *old,
 	m.hm = hm;
 	m.dx = dx;
 	t0 = time_mono_ns();
-	if ((rc = heatmap_evidence_build(&m.ev, hm, old)) != 0)
+	if ((rc = diagnose_evidence_build(&m.ev, hm, old)) != 0)
 		return rc;
 	t1 = time_mono_ns();
 	rc = NP_ERR_NOMEM;
@@ -231,11 +231,11 @@ heatmap_diagnose(const struct matrix *hm, const struct matrix *old,
 	    (m.ulossy = calloc(units, sizeof *m.ulossy)) == NULL ||
 	    (m.ucells = calloc(units, sizeof *m.ucells)) == NULL)
 		goto out;
-	if ((rc = heatmap_diagnose_candidates(&m)) != 0 || (rc = heatmap_diagnose_cover(&m)) != 0)
+	if ((rc = diagnose_candidates(&m)) != 0 || (rc = diagnose_cover(&m)) != 0)
 		goto out;
 	t2 = time_mono_ns();
-	if ((rc = heatmap_diagnose_pairs(&m)) != 0 || (rc = heatmap_diagnose_setups(&m)) != 0 ||
-	    (rc = heatmap_diagnose_convergence(&m)) != 0)
+	if ((rc = diagnose_pairs(&m)) != 0 || (rc = diagnose_setups(&m)) != 0 ||
+	    (rc = diagnose_convergence(&m)) != 0)
 		goto out;
 	/* -v: where a large run's diagnosis takes its time */
 	log_debug(NULL, "diagnosis: cells read in %.2f s, %zu candidate "
@@ -243,14 +243,14 @@ heatmap_diagnose(const struct matrix *hm, const struct matrix *old,
 	    (t1 - t0) / 1e9, m.ncands, (t2 - t1) / 1e9,
 	    (time_mono_ns() - t2) / 1e9, dx->nfindings);
 	for (i = 0; i < dx->nfindings; i++)
-		if ((rc = heatmap_findings_words(&m.ev, &dx->findings[i])) != 0)
+		if ((rc = diagnose_findings_words(&m.ev, &dx->findings[i])) != 0)
 			goto out;
 	if (dx->nfindings > 1)
 		qsort(dx->findings, dx->nfindings, sizeof *dx->findings,
 		    cmp_finding);
 	rc = 0;
 out:
-	heatmap_evidence_free(&m.ev);
+	diagnose_evidence_free(&m.ev);
 	free(m.site_first);
 	free(m.site_hosts);
 	free(m.ulost);
@@ -259,12 +259,12 @@ out:
 	free(m.ucells);
 	free(m.cands);
 	if (rc != 0)
-		heatmap_diagnosis_free(dx);
+		diagnose_free(dx);
 	return rc;
 }
 
 void
-heatmap_diagnosis_free(struct diagnosis *dx)
+diagnose_free(struct diagnosis *dx)
 {
 	size_t i;
 
@@ -282,7 +282,7 @@ heatmap_diagnosis_free(struct diagnosis *dx)
 }
 
 const struct finding *
-heatmap_diagnosis_find(const struct diagnosis *dx, const char *rule)
+diagnose_find(const struct diagnosis *dx, const char *rule)
 {
 	size_t i;
 
@@ -294,7 +294,7 @@ heatmap_diagnosis_find(const struct diagnosis *dx, const char *rule)
 }
 
 enum dx_severity
-heatmap_diagnosis_worst(const struct diagnosis *dx)
+diagnose_worst(const struct diagnosis *dx)
 {
 	enum dx_severity w = DX_SEV_NONE;
 	size_t i;
@@ -306,7 +306,7 @@ heatmap_diagnosis_worst(const struct diagnosis *dx)
 }
 
 double
-heatmap_diagnosis_most_worse(const struct diagnosis *dx)
+diagnose_most_worse(const struct diagnosis *dx)
 {
 	double w = 0;
 	size_t i;
@@ -318,7 +318,7 @@ heatmap_diagnosis_most_worse(const struct diagnosis *dx)
 }
 
 int
-heatmap_failures(const struct matrix *hm, struct failure_row **rows,
+diagnose_failures(const struct matrix *hm, struct failure_row **rows,
     size_t *nrows)
 {
 	struct failure_row *out = NULL, *p;

@@ -6,32 +6,32 @@
  * group, and each pair of groups gets a summary (median, worst pair,
  * failed count).
  */
-#ifndef NETPROF_HEATMAP_SITES_H
-#define NETPROF_HEATMAP_SITES_H
+#ifndef NETPROF_MATRIX_SITES_H
+#define NETPROF_MATRIX_SITES_H
 
 #include <stddef.h>
 
 #include "heatmap.h"
 
-enum heatmap_group_by {
-	HEATMAP_GROUP_AUTO = 0,	/* site if every host has one, else rtt if
+enum matrix_sites_group_by {
+	MATRIX_GROUP_AUTO = 0,	/* site if every host has one, else rtt if
 				 * that finds more than one cluster and
 				 * not every host alone */
-	HEATMAP_GROUP_SITE,
-	HEATMAP_GROUP_RTT,
-	HEATMAP_GROUP_NONE
+	MATRIX_GROUP_SITE,
+	MATRIX_GROUP_RTT,
+	MATRIX_GROUP_NONE
 };
 
 /* Hosts whose average round trip is at most this (ms) form one site. */
-#define HEATMAP_GROUP_RTT_MS 5.0
+#define MATRIX_GROUP_RTT_MS 5.0
 /*
  * More groups than this make no site x site table on the page (a table
  * of 1,000 lone hosts is a megabyte of cells), and found clusters (not
  * asked for) say nothing about sites.
  */
-#define HEATMAP_SITES_MAX 64
+#define MATRIX_SITES_MAX 64
 /* What a host without a site is grouped as under --group-by site. */
-#define HEATMAP_NO_SITE "(no site)"
+#define MATRIX_NO_SITE "(no site)"
 
 /*
  * Average-linkage clustering of n items: dist is n x n (row-major; NAN
@@ -41,18 +41,18 @@ enum heatmap_group_by {
  * distance between them never merge. group[i] is set to i's cluster,
  * numbered by the order of their first member; *ngroups to their count.
  */
-int heatmap_cluster(const double *dist, size_t n, double threshold,
+int matrix_sites_cluster(const double *dist, size_t n, double threshold,
     size_t *group, size_t *ngroups);
 
 /* Remember host's site (from --config); the first hint for a host wins. */
-int heatmap_site_hint(struct matrix *hm, const char *host, const char *site);
+int matrix_sites_hint(struct matrix *hm, const char *host, const char *site);
 
 /*
- * After heatmap_build(): decide each host's group (by site hints and
+ * After matrix_overlay_build(): decide each host's group (by site hints and
  * run.json sites, or clustering with threshold ms) and reorder the hosts,
  * and every kind's cells, group by group. Sets group_by to what was used.
  */
-int heatmap_group(struct matrix *hm, enum heatmap_group_by by,
+int matrix_sites_group(struct matrix *hm, enum matrix_sites_group_by by,
     double threshold);
 
 /* One site pair of a kind's metric. */
@@ -65,7 +65,7 @@ struct site_cell {
 };
 
 /* ngroups x ngroups summary of metric of kind; *out is allocated. */
-int heatmap_site_summary(const struct matrix *hm, const struct matrix_kind *k,
+int matrix_sites_summary(const struct matrix *hm, const struct matrix_kind *k,
     size_t metric, struct site_cell **out);
 
 #endif

@@ -13,8 +13,8 @@
 #include <string.h>
 
 #include "error.h"
-#include "heatmap_diagnose.h"
-#include "heatmap_evidence.h"
+#include "diagnose.h"
+#include "diagnose_evidence.h"
 #include "inventory.h"
 #include "log.h"
 #include "probe_kind.h"
@@ -61,13 +61,13 @@ static const char *const severity_names[] = {
 };
 
 const char *
-heatmap_severity_name(enum dx_severity s)
+diagnose_severity_name(enum dx_severity s)
 {
 	return s <= DX_SEV_ERROR ? severity_names[s] : "none";
 }
 
 enum dx_severity
-heatmap_severity_parse(const char *name)
+diagnose_severity_parse(const char *name)
 {
 	int s;
 
@@ -100,7 +100,7 @@ number(double v, const char *unit, char *buf, size_t size)
 }
 
 void
-heatmap_dx_cell_text(const struct matrix *hm, const struct dx_cell *c,
+diagnose_cell_text(const struct matrix *hm, const struct dx_cell *c,
     char *buf, size_t size)
 {
 	char v[40], t[40], o[40];
@@ -860,7 +860,7 @@ why_words(const struct evidence *ev, struct finding *f)
 }
 
 int
-heatmap_findings_words(const struct evidence *ev, struct finding *f)
+diagnose_findings_words(const struct evidence *ev, struct finding *f)
 {
 	const struct cause_text *c = &causes[f->cause < DX_NCAUSES ? f->cause :
 	    DX_SETUP];

@@ -13,7 +13,7 @@
 #include <string.h>
 
 #include "error.h"
-#include "heatmap_sites.h"
+#include "matrix_sites.h"
 #include "probe_kind.h"
 #include "stats.h"
 
@@ -44,7 +44,7 @@ row_nearest(const double *sum, const double *cnt, const size_t *root,
 }
 
 int
-heatmap_cluster(const double *dist, size_t n, double threshold,
+matrix_sites_cluster(const double *dist, size_t n, double threshold,
     size_t *group, size_t *ngroups)
 {
 	double *sum = NULL, *cnt = NULL, *ndist = NULL;
@@ -152,7 +152,7 @@ out:
 }
 
 int
-heatmap_site_hint(struct matrix *hm, const char *host, const char *site)
+matrix_sites_hint(struct matrix *hm, const char *host, const char *site)
 {
 	struct matrix_site_hint *h;
 	size_t i;
@@ -281,8 +281,8 @@ cmp_name(const void *a, const void *b)
 	const char *x = *(char *const *)a, *y = *(char *const *)b;
 
 	/* a host without a site comes last */
-	if ((strcmp(x, HEATMAP_NO_SITE) == 0) != (strcmp(y, HEATMAP_NO_SITE) == 0))
-		return strcmp(x, HEATMAP_NO_SITE) == 0 ? 1 : -1;
+	if ((strcmp(x, MATRIX_NO_SITE) == 0) != (strcmp(y, MATRIX_NO_SITE) == 0))
+		return strcmp(x, MATRIX_NO_SITE) == 0 ? 1 : -1;
 	return matrix_host_compare(x, y);
 }
 
@@ -366,7 +366,7 @@ out:
 
 /* Groups from sites; 0 if some host has none and by is AUTO (*found = 0). */
 static int
-group_by_site(struct matrix *hm, enum heatmap_group_by by, int *found)
+group_by_site(struct matrix *hm, enum matrix_sites_group_by by, int *found)
 {
 	size_t i, j, *remap;
 	char **sorted;
@@ -374,12 +374,12 @@ group_by_site(struct matrix *hm, enum heatmap_group_by by, int *found)
 
 	*found = 0;
 	for (i = 0; i < hm->nhosts; i++)
-		if (site_of(hm, hm->hosts[i]) == NULL && by == HEATMAP_GROUP_AUTO)
+		if (site_of(hm, hm->hosts[i]) == NULL && by == MATRIX_GROUP_AUTO)
 			return 0;
 	for (i = 0; i < hm->nhosts; i++) {
 		const char *site = site_of(hm, hm->hosts[i]);
 
-		if ((rc = group_add(hm, site != NULL ? site : HEATMAP_NO_SITE,
+		if ((rc = group_add(hm, site != NULL ? site : MATRIX_NO_SITE,
 		    &hm->host_group[i])) != 0)
 			return rc;
 	}
@@ -419,7 +419,7 @@ group_by_rtt(struct matrix *hm, double threshold)
 		free(d);
 		return 0;	/* nothing to cluster: no groups */
 	}
-	rc = heatmap_cluster(d, hm->nhosts, threshold, hm->host_group, &n);
+	rc = matrix_sites_cluster(d, hm->nhosts, threshold, hm->host_group, &n);
 	free(d);
 	if (rc != 0)
 		return rc;
@@ -435,18 +435,18 @@ group_by_rtt(struct matrix *hm, double threshold)
 }
 
 int
-heatmap_group(struct matrix *hm, enum heatmap_group_by by, double threshold)
+matrix_sites_group(struct matrix *hm, enum matrix_sites_group_by by, double threshold)
 {
 	size_t *perm = NULL, i;
 	int rc = NP_ERR_NOMEM, found = 0;
 
 	hm->group_by = "none";
-	if (hm->nhosts == 0 || by == HEATMAP_GROUP_NONE)
+	if (hm->nhosts == 0 || by == MATRIX_GROUP_NONE)
 		return 0;
 	if ((hm->host_group = calloc(hm->nhosts, sizeof *hm->host_group)) ==
 	    NULL)
 		return NP_ERR_NOMEM;
-	if (by != HEATMAP_GROUP_RTT &&
+	if (by != MATRIX_GROUP_RTT &&
 	    (rc = group_by_site(hm, by, &found)) != 0)
 		goto out;
 	if (!found && (rc = group_by_rtt(hm, threshold)) != 0)
@@ -454,8 +454,8 @@ heatmap_group(struct matrix *hm, enum heatmap_group_by by, double threshold)
 	/* Found, not asked for: one cluster of all, every host alone, or
 	 * more clusters than a summary can show (a run.json's machines
 	 * without records are each alone) says nothing about sites. */
-	if (by == HEATMAP_GROUP_AUTO && !found && (hm->ngroups == 1 ||
-	    hm->ngroups == hm->nhosts || hm->ngroups > HEATMAP_SITES_MAX)) {
+	if (by == MATRIX_GROUP_AUTO && !found && (hm->ngroups == 1 ||
+	    hm->ngroups == hm->nhosts || hm->ngroups > MATRIX_SITES_MAX)) {
 		for (i = 0; i < hm->ngroups; i++)
 			free(hm->groups[i]);
 		free(hm->groups);
@@ -489,7 +489,7 @@ out:
 }
 
 int
-heatmap_site_summary(const struct matrix *hm, const struct matrix_kind *k,
+matrix_sites_summary(const struct matrix *hm, const struct matrix_kind *k,
     size_t metric, struct site_cell **out)
 {
 	size_t g = hm->ngroups, n = hm->nhosts, a, b, i, *fill = NULL;

@@ -12,7 +12,7 @@
 
 #include "error.h"
 #include "heatmap.h"
-#include "heatmap_path.h"
+#include "matrix_path.h"
 #include "probe_kind.h"
 
 #define PATH_KIND "path"
@@ -21,7 +21,7 @@ static const char *const path_metrics[] = { "class", "got_ms",
 	"two_legs_ms" };
 
 const struct matrix_kind *
-heatmap_path_ping(const struct matrix *hm)
+matrix_path_ping(const struct matrix *hm)
 {
 	const struct probe_kind *pk;
 
@@ -32,7 +32,7 @@ heatmap_path_ping(const struct matrix *hm)
 }
 
 double
-heatmap_path_value(const struct matrix *hm, const struct matrix_kind *k,
+matrix_path_value(const struct matrix *hm, const struct matrix_kind *k,
     size_t src, size_t tgt)
 {
 	const struct matrix_cell *c;
@@ -44,12 +44,12 @@ heatmap_path_value(const struct matrix *hm, const struct matrix_kind *k,
 }
 
 double
-heatmap_path_leg(const struct matrix *hm, const struct matrix_kind *k,
+matrix_path_leg(const struct matrix *hm, const struct matrix_kind *k,
     size_t a, size_t b)
 {
-	double v = heatmap_path_value(hm, k, a, b);
+	double v = matrix_path_value(hm, k, a, b);
 
-	return isnan(v) ? heatmap_path_value(hm, k, b, a) : v;
+	return isnan(v) ? matrix_path_value(hm, k, b, a) : v;
 }
 
 static long
@@ -80,10 +80,10 @@ path_cell(const struct matrix *hm, const struct matrix_kind *ping, size_t i)
 }
 
 int
-heatmap_path_build(struct matrix *hm)
+matrix_path_build(struct matrix *hm)
 {
 	size_t n = hm->nhosts, i, have = 0;
-	const struct matrix_kind *ping = heatmap_path_ping(hm);
+	const struct matrix_kind *ping = matrix_path_ping(hm);
 	struct matrix_kind *k;
 
 	for (i = 0; i < n * n; i++)
@@ -93,7 +93,7 @@ heatmap_path_build(struct matrix *hm)
 	if ((k = matrix_add_derived(hm, PATH_KIND, path_metrics,
 	    sizeof path_metrics / sizeof *path_metrics)) == NULL)
 		return NP_ERR_NOMEM;
-	ping = heatmap_path_ping(hm);	/* the kinds may have moved */
+	ping = matrix_path_ping(hm);	/* the kinds may have moved */
 	k->default_metric = 0;
 	for (i = 0; i < n * n; i++) {
 		const struct matrix_cell *c = path_cell(hm, ping, i);
@@ -106,12 +106,12 @@ heatmap_path_build(struct matrix *hm)
 			continue;
 		cls = matrix_cell_path(c);
 		out->values[0] = cls;
-		out->values[1] = heatmap_path_value(hm, ping, i / n, i % n);
+		out->values[1] = matrix_path_value(hm, ping, i / n, i % n);
 		if (cls == MATRIX_PATH_RELAYED &&
 		    (r = matrix_cell_relay(hm, c)) != NULL &&
 		    (ri = host_index(hm, r->name)) >= 0)
-			out->values[2] = heatmap_path_leg(hm, ping, i / n,
-			    (size_t)ri) + heatmap_path_leg(hm, ping, i % n,
+			out->values[2] = matrix_path_leg(hm, ping, i / n,
+			    (size_t)ri) + matrix_path_leg(hm, ping, i % n,
 			    (size_t)ri);
 		out->state = CELL_VALUE;
 	}

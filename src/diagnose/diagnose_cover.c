@@ -12,7 +12,7 @@
 #include <string.h>
 
 #include "error.h"
-#include "heatmap_diagnose_model.h"
+#include "diagnose_model.h"
 #include "probe_kind.h"
 
 /* A failure cause holds when this share of the cells it predicts fail. */
@@ -270,7 +270,7 @@ tally_degrade(struct model *m, const struct hyp *h, struct tally *ta,
 		if (f & EV_WORSE)
 			ta->dbad[ki][DIM_WORSE]++;
 	}
-	heatmap_evidence_samples(&m->ev, ek, s, t, &lost, &sent);
+	diagnose_evidence_samples(&m->ev, ek, s, t, &lost, &sent);
 	if (sent > 0) {
 		ta->lost[ki] += (size_t)lost;
 		ta->sent[ki] += (size_t)sent;
@@ -310,7 +310,7 @@ loss_valid(struct model *m, struct tally *ta, size_t ki, double *ref)
 		pr = ek->p0;
 	q = L / N;
 	if (q < LOSS_MIN_RATE || q < 2 * pr ||
-	    N * heatmap_evidence_kl(q, pr) < LOSS_NATS)
+	    N * diagnose_evidence_kl(q, pr) < LOSS_NATS)
 		return 0;
 	for (u = 0; u < n; u++) {
 		if (m->ucells[ki * n + u] == 0)
@@ -325,7 +325,7 @@ loss_valid(struct model *m, struct tally *ta, size_t ki, double *ref)
 		return 0;
 	L2 = L - (double)m->ulost[ki * n + worst];
 	N2 = N - (double)m->usent[ki * n + worst];
-	if (N2 <= 0 || N2 * heatmap_evidence_kl(L2 / N2, pr) < LOSS_NATS_LOO)
+	if (N2 <= 0 || N2 * diagnose_evidence_kl(L2 / N2, pr) < LOSS_NATS_LOO)
 		return 0;
 	*ref = pr;
 	return 1;
@@ -451,7 +451,7 @@ mark_cell(struct model *m, const struct hyp *h, struct tally *ta, size_t ki,
 	else
 		bad = judge_fail(m, h, ki, s, t, side) > 0;
 	if (bad)
-		ma->rc = heatmap_diagnose_explain(m, ma->f, ki, s, t);
+		ma->rc = diagnose_explain(m, ma->f, ki, s, t);
 }
 
 /* Take candidate h: a finding of its cause, its cells explained. */
@@ -463,7 +463,7 @@ accept(struct model *m, const struct hyp *h, const struct tally *ta)
 	unsigned cause = h->cause;
 	struct finding *f;
 
-	if ((f = heatmap_diagnose_finding(m, cause, h->scope, h->a, h->b, h->dir,
+	if ((f = diagnose_finding(m, cause, h->scope, h->a, h->b, h->dir,
 	    h->protos)) == NULL)
 		return NP_ERR_NOMEM;
 	f->score = h->score;
@@ -491,7 +491,7 @@ accept(struct model *m, const struct hyp *h, const struct tally *ta)
 		if (backoff * 2 >= f->ncells)
 			f->cause = DX_NO_DIRECT_DIAL;
 	}
-	heatmap_diagnose_worse(m, f);
+	diagnose_worse(m, f);
 	return 0;
 }
 
@@ -590,7 +590,7 @@ host_candidates(struct model *m, size_t h, uint16_t fail, uint16_t degrade,
 }
 
 int
-heatmap_diagnose_candidates(struct model *m)
+diagnose_candidates(struct model *m)
 {
 	size_t n = m->ev.n, g = m->ev.g, h, x, ki, a, b, i, w;
 	unsigned protos = 0;
@@ -724,7 +724,7 @@ out:
  * anything, every candidate left is looked at afresh.
  */
 int
-heatmap_diagnose_cover(struct model *m)
+diagnose_cover(struct model *m)
 {
 	struct tally *ta;
 	size_t i, best, second;

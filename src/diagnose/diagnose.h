@@ -10,8 +10,8 @@
  * score and why, and what to try. Also the failures table: one row per
  * pair and kind with failed records.
  */
-#ifndef NETPROF_HEATMAP_DIAGNOSE_H
-#define NETPROF_HEATMAP_DIAGNOSE_H
+#ifndef NETPROF_DIAGNOSE_H
+#define NETPROF_DIAGNOSE_H
 
 #include <stddef.h>
 #include <stdio.h>
@@ -77,7 +77,7 @@ struct dx_cell {
 };
 
 struct finding {
-	unsigned cause;		/* the model's (heatmap_evidence.h) */
+	unsigned cause;		/* the model's (diagnose_evidence.h) */
 	const char *rule;	/* the cause, a stable id: "host_down", ... */
 	enum dx_severity severity;
 	const char *category;	/* "network", "setup" or "libp2p" */
@@ -119,27 +119,27 @@ struct diagnosis {
  * Diagnose hm (built and grouped), against old (built; NULL without
  * --compare). Findings ranked: severity, then score.
  */
-int heatmap_diagnose(const struct matrix *hm, const struct matrix *old,
+int diagnose(const struct matrix *hm, const struct matrix *old,
     struct diagnosis *dx);
-void heatmap_diagnosis_free(struct diagnosis *dx);
+void diagnose_free(struct diagnosis *dx);
 /* The first finding of a rule, or NULL. */
-const struct finding *heatmap_diagnosis_find(const struct diagnosis *dx,
+const struct finding *diagnose_find(const struct diagnosis *dx,
     const char *rule);
 
 /* "error", "warning", "info"; parse: DX_SEV_NONE if none of them. */
-const char *heatmap_severity_name(enum dx_severity s);
-enum dx_severity heatmap_severity_parse(const char *name);
+const char *diagnose_severity_name(enum dx_severity s);
+enum dx_severity diagnose_severity_parse(const char *name);
 /* The worst severity of the findings; DX_SEV_NONE if none. */
-enum dx_severity heatmap_diagnosis_worst(const struct diagnosis *dx);
+enum dx_severity diagnose_worst(const struct diagnosis *dx);
 /* The largest times-worse of the findings (INFINITY: failed since). */
-double heatmap_diagnosis_most_worse(const struct diagnosis *dx);
+double diagnose_most_worse(const struct diagnosis *dx);
 
 /*
  * One line for a cell of a finding, fit for a terminal or an HTML escape:
  * "ping h1 -> h3: failed (100% packet loss ...)",
  * "ping n4 -> n8: p50 148 ms, typical 89.9 ms (5 samples)".
  */
-void heatmap_dx_cell_text(const struct matrix *hm, const struct dx_cell *c,
+void diagnose_cell_text(const struct matrix *hm, const struct dx_cell *c,
     char *buf, size_t size);
 
 /*
@@ -156,7 +156,7 @@ struct failure_row {
 };
 
 /* Every (kind, source, target) with a failed record, in matrix order. */
-int heatmap_failures(const struct matrix *hm, struct failure_row **rows,
+int diagnose_failures(const struct matrix *hm, struct failure_row **rows,
     size_t *nrows);
 
 #endif
