@@ -9,6 +9,8 @@
 //   opened and closed), libp2p_relaysvc_data_transferred_bytes_total
 //   (bytes it carried both ways) and libp2p_relaysvc_reservations_total
 //   {type} (slots it granted), as its relay service counts them;
+// - libp2p_relaysvc_status: 1 while the relay service runs (a public
+//   node: go-libp2p's relay manager starts it only then), 0 otherwise;
 // - libp2p_autorelay_status: 1 while AutoRelay runs (a private node), 0
 //   otherwise.
 // A series is there once it has counted, as with client_golang's
@@ -23,6 +25,7 @@ export function newMetrics () {
 		relayClosed: 0,
 		relayBytes: 0,
 		reservations: 0,
+		relayStatus: 0,
 		autorelay: 0
 	}
 }
@@ -43,6 +46,7 @@ export function connectionClosed (m, c) { count(m.closed, c) }
 // wrapped on the instance, which its handlers call through `this`.
 export function instrumentRelay (m, service) {
 	if (!service) return
+	m.relayStatus = 1
 	const stopHop = service.stopHop.bind(service)
 	const handleReserve = service.handleReserve.bind(service)
 	// The stop stream to the target carries both ways: what comes from
@@ -103,6 +107,9 @@ export function metricsText (m) {
 		'# TYPE libp2p_relaysvc_reservations_total counter',
 		'libp2p_relaysvc_reservations_total{type="closed"} 0',
 		`libp2p_relaysvc_reservations_total{type="opened"} ${m.reservations}`,
+		'# HELP libp2p_relaysvc_status Relay Status',
+		'# TYPE libp2p_relaysvc_status gauge',
+		`libp2p_relaysvc_status ${m.relayStatus}`,
 		'# HELP libp2p_autorelay_status relay finder active',
 		'# TYPE libp2p_autorelay_status gauge',
 		`libp2p_autorelay_status ${m.autorelay}`)

@@ -13,7 +13,10 @@
 //   probe), ping and latency get through, 1 MiB of throughput does not
 //   (the circuit's 128 KiB);
 // - OTELA_FAKE_NO_HOLEPUNCH is the real node at e0591341: its punch always
-//   answers `hole punch service not initialized`.
+//   answers `hole punch service not initialized`;
+// - a member of the mesh made public (OF_REACHABILITY) relays between two
+//   firewalled sites with no relay of their own; libp2p_relaysvc_status
+//   says which node relays.
 import { describe, it, before, after } from 'node:test'
 import assert from 'node:assert/strict'
 import {
@@ -119,6 +122,8 @@ describe('a relayed path through a relay without limits', () => {
 		assert.ok(await counter(r, 'libp2p_relaysvc_connections_total', { type: 'opened' }) >= 1)
 		assert.equal(await counter(r, 'libp2p_relaysvc_reservations_total', { type: 'opened' }), 2)
 		assert.equal(await counter(a, 'libp2p_relaysvc_connections_total', { type: 'opened' }), 0, 'a relays nothing')
+		assert.equal(await counter(r, 'libp2p_relaysvc_status'), 1, 'the public relay runs its relay service')
+		assert.equal(await counter(a, 'libp2p_relaysvc_status'), 0, 'a private node runs none')
 		assert.equal(await counter(a, 'libp2p_autorelay_status'), 1, 'a private node runs AutoRelay')
 		assert.equal(await counter(r, 'libp2p_autorelay_status'), 0, 'a public one does not')
 		// what the relay carries grows by what goes through the circuit
@@ -192,5 +197,47 @@ describe('the real node at e0591341: no hole punch service', () => {
 		await stopNode(y)
 		const gone = (await api(x, 'POST', '/v1/probe/holepunch', { target: y.peerId, attempts: 3, wait_ms: 10 })).json
 		assert.deepEqual(gone, { ok: false, target: y.peerId, connectedness: 'NotConnected', attempts: 3, last_error: 'hole punch service not initialized' })
+	})
+})
+
+// The relay a member of the mesh: two firewalled sites and one public
+// member, every node's bootstrap list every other node's direct address
+// (as the bench writes it), no relay of its own. The member is public
+// because its machine says so (OF_REACHABILITY, which the bench passes
+// from NETPROF_OF_REACHABILITY); the firewalled nodes are private,
+// reserve a slot on the member they were told of, announce their circuit
+// through it, and every pair between the sites gets through that circuit.
+describe('a public member of the mesh relays between two firewalled sites', () => {
+	let p
+	const fw = []
+	before(async () => {
+		const root = tmpDir('member')
+		p = await makeNode(root, 'p')
+		for (const name of ['a1', 'a2', 'b1', 'b2']) fw.push(await makeNode(root, name))
+		const all = [p, ...fw]
+		for (const n of all) writeCfg(n, all.filter(o => o !== n).map(o => o.addr), { reachability: 'private' })
+		startNode(p, { OF_REACHABILITY: 'public' })
+		for (const n of fw) startNode(n, { ...QUICK_RELAY, OTELA_FAKE_FIREWALL: '1' })
+		for (const n of all) await waitHealthy(n)
+	})
+	after(async () => { for (const n of [...fw, p]) await stopNode(n) })
+
+	it('each firewalled node reserves on the member and names it as its relay', async () => {
+		assert.match(logOf(p), /relay service: unlimited/)
+		assert.equal(await counter(p, 'libp2p_relaysvc_status'), 1, 'the public member relays')
+		for (const n of fw) {
+			assert.equal(await counter(n, 'libp2p_relaysvc_status'), 0, `${n.name}, private, relays for nobody`)
+			await eventually(`${n.name} names p as its relay`, async () => (await api(n, 'GET', '/v1/self')).json.relay_peer === p.peerId, 30000)
+		}
+	})
+
+	it('every pair between the sites gets through the member\'s circuit', async () => {
+		for (const [s, t] of [[fw[0], fw[2]], [fw[3], fw[1]], [fw[1], fw[2]], [fw[2], fw[0]]]) {
+			await eventually(`${s.name} connected to ${t.name}`, async () => (await status(s, t.peerId)) === 'Connected', 30000)
+			checkLatencyResult(await probe(s, { target: t.peerId, kind: 'libp2p_ping', count: 3 }), { kind: 'libp2p_ping', target: t.peerId, count: 3 })
+			const toT = (await api(s, 'GET', '/v1/dnt/peers')).json.peers.find(x => x.ID === t.peerId)
+			assert.ok(toT.Addrs.some(x => x.startsWith(`${p.addr}/p2p-circuit`)), JSON.stringify(toT))
+		}
+		assert.ok(await counter(p, 'libp2p_relaysvc_connections_total', { type: 'opened' }) >= 4)
 	})
 })
