@@ -679,11 +679,12 @@ circuit_of(const cJSON *e, struct node_peer *p)
 	return 1;
 }
 
-int
-node_parse_peers_circuits(const char *body, size_t len,
-    struct node_peer **peers, size_t *n, char **cause)
+/* A "peers" list answer of what: each entry read by get. */
+static int
+peers_answer(const char *body, size_t len, const char *what,
+    int (*get)(const cJSON *, struct node_peer *), struct node_peer **peers,
+    size_t *n, char **cause)
 {
-	static const char what[] = "/v1/dnt/peers";
 	cJSON *root;
 	const cJSON *arr;
 	int r = NP_ERR_PARSE;
@@ -698,33 +699,25 @@ node_parse_peers_circuits(const char *body, size_t len,
 		*cause = str_printf("node's %s answer has no \"peers\" list",
 		    what);
 	else
-		r = peers_of(arr, circuit_of, peers, n);
+		r = peers_of(arr, get, peers, n);
 	cJSON_Delete(root);
 	return r;
+}
+
+int
+node_parse_peers_circuits(const char *body, size_t len,
+    struct node_peer **peers, size_t *n, char **cause)
+{
+	return peers_answer(body, len, "/v1/dnt/peers", circuit_of, peers, n,
+	    cause);
 }
 
 int
 node_parse_peers_status(const char *body, size_t len,
     struct node_peer **peers, size_t *n, char **cause)
 {
-	static const char what[] = "/v1/dnt/peers_status";
-	cJSON *root;
-	const cJSON *arr;
-	int r = NP_ERR_PARSE;
-
-	*peers = NULL;
-	*n = 0;
-	*cause = NULL;
-	if ((root = parse_object(body, len, what, cause)) == NULL)
-		return NP_ERR_PARSE;
-	arr = cJSON_GetObjectItemCaseSensitive(root, "peers");
-	if (!cJSON_IsArray(arr))
-		*cause = str_printf("node's %s answer has no \"peers\" list",
-		    what);
-	else
-		r = peers_of(arr, status_of, peers, n);
-	cJSON_Delete(root);
-	return r;
+	return peers_answer(body, len, "/v1/dnt/peers_status", status_of, peers,
+	    n, cause);
 }
 
 int

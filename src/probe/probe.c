@@ -4,12 +4,15 @@
  * and the settings of a run made of both.
  */
 #include <stddef.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "bounds.h"
 #include "inventory.h"
 #include "probe.h"
 #include "probe_kind.h"
+#include "shell.h"
+#include "util.h"
 
 /* The kinds' own blocks: the i-th row with options, over its slot. */
 static int
@@ -73,4 +76,17 @@ probe_settings_init(struct probe_settings *ps, const struct probe_options *o,
 	    inv->iperf_seconds;
 	ps->iperf_port = o->iperf_port > 0 ? o->iperf_port : inv->iperf_port;
 	memcpy(ps->kinds, o->kinds, sizeof ps->kinds);
+}
+
+char *
+probe_script_line(const char *address, const char *script)
+{
+	char *q, *line;
+
+	if ((q = shell_is_plain_word(address) ? strdup(address) :
+	    shell_quote(address)) == NULL)
+		return NULL;
+	line = str_printf("LC_ALL=C; export LC_ALL; a=%s; %s", q, script);
+	free(q);
+	return line;
 }

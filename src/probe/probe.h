@@ -69,4 +69,11 @@ struct inventory;
 void probe_settings_init(struct probe_settings *ps,
     const struct probe_options *o, const struct inventory *inv);
 
+/*
+ * A kind's shell script run against address: "LC_ALL=C; export LC_ALL;
+ * a=ADDRESS; SCRIPT", the address shell-quoted unless it is a plain word
+ * (the script reads it as "$a"). NULL: out of memory.
+ */
+char *probe_script_line(const char *address, const char *script);
+
 #endif

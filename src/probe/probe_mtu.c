@@ -81,15 +81,8 @@ static const char script[] =
 char *
 probe_mtu_command(const struct probe_settings *ps, const char *address)
 {
-	char *q, *line;
-
 	(void)ps;
-	if ((q = shell_is_plain_word(address) ? strdup(address) :
-	    shell_quote(address)) == NULL)
-		return NULL;
-	line = str_printf("LC_ALL=C; export LC_ALL; a=%s; %s", q, script);
-	free(q);
-	return line;
+	return probe_script_line(address, script);
 }
 
 double
