@@ -25,6 +25,7 @@
 #include "heatmap_compare.h"
 #include "probe_kind.h"
 #include "diagnose.h"
+#include "heatmap_diagnosis_json.h"
 #include "diagnose_gate.h"
 #include "heatmap_html.h"
 #include "matrix_sites.h"

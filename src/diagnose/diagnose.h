@@ -142,13 +142,6 @@ double diagnose_most_worse(const struct diagnosis *dx);
 void diagnose_cell_text(const struct matrix *hm, const struct dx_cell *c,
     char *buf, size_t size);
 
-/*
- * The findings as JSON (the schema is in docs/heatmap.md): an object
- * with "findings", one object per finding. 0, or NP_ERR_IO.
- */
-int heatmap_diagnosis_json(const struct matrix *hm,
-    const struct diagnosis *dx, FILE *f);
-
 struct failure_row {
 	const struct matrix_kind *kind;
 	size_t src, tgt;

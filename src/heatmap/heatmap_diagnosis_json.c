@@ -9,6 +9,7 @@
 
 #include "error.h"
 #include "diagnose.h"
+#include "heatmap_diagnosis_json.h"
 #include "heatmap_html.h"
 
 static const char *const scopes[] = {

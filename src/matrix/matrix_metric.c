@@ -24,7 +24,7 @@ matrix_default_metric(const char *kind)
  * round trip (below that, queueing and timer noise on any real link), a
  * whole ICMP RTT of overlay cost, a tenth of the baseline's throughput, a
  * percent of loss, one sample. Relative units (Mbit/s, bytes) rely on
- * HEATMAP_SPAN_REL alone.
+ * the colour scale's relative span alone (heatmap.h).
  */
 static double
 span_min_of(const char *unit)

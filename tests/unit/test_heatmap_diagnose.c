@@ -31,6 +31,7 @@
 #include "heatmap_cell.h"
 #include "heatmap_compare.h"
 #include "diagnose.h"
+#include "heatmap_diagnosis_json.h"
 #include "diagnose_evidence.h"
 #include "heatmap_gen.h"
 #include "matrix_sites.h"
