@@ -62,6 +62,7 @@ struct heatmap_args {
 	mode_t diagnosis_mode;	/* --diagnosis-json FILE's, the same */
 	int advise;		/* --advise: the relay advice on stdout */
 	const char *advise_json;	/* the same as JSON */
+	mode_t advise_mode;	/* --advise-json FILE's, as the findings' */
 	struct heatmap_advise_options relay;	/* --relay-cap ... --seed */
 };
 
@@ -355,7 +356,8 @@ parse_args(const struct cmd_entry *self, int argc, char **argv,
 	    cmd_output_check(a->diagnosis_json, "--diagnosis-json", 0,
 	    &a->diagnosis_mode) != NP_EXIT_OK) || (a->advise_json != NULL &&
 	    strcmp(a->advise_json, "-") != 0 && cmd_output_check(
-	    a->advise_json, "--advise-json", 0, NULL) != NP_EXIT_OK))
+	    a->advise_json, "--advise-json", 0, &a->advise_mode) !=
+	    NP_EXIT_OK))
 		return NP_EXIT_USAGE;
 	if (a->kind != NULL && probe_kind_find(a->kind) == NULL) {
 		char names[256];
@@ -476,24 +478,39 @@ out:
 	return rc;
 }
 
+/* A JSON output's writer: 0, or NP_ERR_IO (errno set). */
+typedef int (*json_out_fn)(const struct matrix *hm, const void *what,
+    FILE *f);
+
+static int
+diagnosis_out(const struct matrix *hm, const void *what, FILE *f)
+{
+	return heatmap_diagnosis_json(hm, what, f);
+}
+
+static int
+advice_out(const struct matrix *hm, const void *what, FILE *f)
+{
+	return heatmap_advice_json(hm, what, f);
+}
+
 /*
- * --diagnosis-json: the findings, to standard output or, as the page, to a
- * new file beside FILE renamed over it (checked before the records were
- * read: a symlink, a FIFO or a read-only file was refused then).
+ * A JSON output (--diagnosis-json, --advise-json): to standard output or,
+ * as the page, to a new file beside path renamed over it (checked before
+ * the records were read: a symlink, a FIFO or a read-only file was
+ * refused then).
  */
 static int
-write_diagnosis_json(const struct matrix *hm, const struct diagnosis *dx,
-    const struct heatmap_args *a)
+write_json_out(const char *opt, const char *path, mode_t mode,
+    json_out_fn out, const struct matrix *hm, const void *what)
 {
-	const char *path = a->diagnosis_json;
 	struct file_atomic fa;
 	char *cause = NULL;
 	int rc;
 
 	if (strcmp(path, "-") == 0) {
-		if (heatmap_diagnosis_json(hm, dx, stdout) != 0 ||
-		    fflush(stdout) != 0) {
-			log_error("--diagnosis-json -: could not write: %s",
+		if (out(hm, what, stdout) != 0 || fflush(stdout) != 0) {
+			log_error("%s -: could not write: %s", opt,
 			    strerror(errno ? errno : EIO));
 			return NP_ERR_IO;
 		}
@@ -501,16 +518,16 @@ write_diagnosis_json(const struct matrix *hm, const struct diagnosis *dx,
 	}
 	if ((rc = file_atomic_open(&fa, path, &cause)) != 0)
 		goto out;
-	if (heatmap_diagnosis_json(hm, dx, fa.f) != 0) {
-		log_error("--diagnosis-json %s: could not write: %s", path,
+	if (out(hm, what, fa.f) != 0) {
+		log_error("%s %s: could not write: %s", opt, path,
 		    strerror(errno ? errno : EIO));
 		file_atomic_abort(&fa);
 		return NP_ERR_IO;
 	}
-	rc = file_atomic_commit(&fa, a->diagnosis_mode, &cause);
+	rc = file_atomic_commit(&fa, mode, &cause);
 out:
 	if (rc != 0)
-		log_error("--diagnosis-json %s", cause != NULL ? cause :
+		log_error("%s %s", opt, cause != NULL ? cause :
 		    error_string(rc));
 	free(cause);
 	return rc;
@@ -526,8 +543,7 @@ write_advice(const struct matrix *hm, const struct heatmap_args *a)
 	struct heatmap_advice adv;
 	cJSON *run = NULL;
 	char *text = NULL, *cause = NULL;
-	FILE *f = NULL;
-	int rc;
+	int rc, reported = 0;
 
 	if (hm->input.nruns > 0) {
 		if ((rc = file_read(hm->input.runs[0]->file, &text, NULL,
@@ -545,18 +561,13 @@ write_advice(const struct matrix *hm, const struct heatmap_args *a)
 	if (a->advise)
 		rc = heatmap_advice_text(hm, &adv, stdout);
 	if (rc == 0 && a->advise_json != NULL) {
-		f = strcmp(a->advise_json, "-") == 0 ? stdout :
-		    fopen(a->advise_json, "w");
-		if (f == NULL)
-			cause = str_printf("--advise-json %s: %s",
-			    a->advise_json, strerror(errno));
-		rc = f == NULL ? NP_ERR_IO : heatmap_advice_json(hm, &adv, f);
-		if (f != NULL && f != stdout && fclose(f) != 0 && rc == 0)
-			rc = NP_ERR_IO;
+		rc = write_json_out("--advise-json", a->advise_json,
+		    a->advise_mode, advice_out, hm, &adv);
+		reported = 1;
 	}
 	heatmap_advice_free(&adv);
 out:
-	if (rc != 0)
+	if (rc != 0 && !reported)
 		log_error("%s", cause != NULL ? cause : error_string(rc));
 	cJSON_Delete(run);
 	free(text);
@@ -732,7 +743,8 @@ cmd_heatmap_exec(const struct cmd_entry *self, int argc, char **argv)
 	if (a.output != NULL)
 		step_done("page written", &t);
 	if (a.diagnosis_json != NULL &&
-	    write_diagnosis_json(hm, &dx, &a) != 0) {
+	    write_json_out("--diagnosis-json", a.diagnosis_json,
+	    a.diagnosis_mode, diagnosis_out, hm, &dx) != 0) {
 		exit_code = NP_EXIT_FAILED;
 		goto out;
 	}

@@ -45,6 +45,14 @@ assert_eq "$(jq -r '.bootstrap_extra.n2[0]' a.json)" \
     "$(jq -r --arg r "$(jq -r '.hosts[0].relay' a.json)" '.machines[] | select(.name == $r) | "/ip4/\(.address)/tcp/\(.libp2p_port)/p2p/\(.peer_id)"' "$W/run-sites.json")" \
     "n2's bootstrap_extra is its relay's multiaddr"
 
+# --advise-json FILE is written as --diagnosis-json's: a planted symlink
+# is refused before anything is read, and its target is left as it was
+echo keep > target.txt
+ln -s target.txt link.json
+assert_status 2 "$NETPROF_BIN" heatmap "${wan[@]}" --advise-json link.json
+assert_eq keep "$(cat target.txt)" "--advise-json: the symlink's target untouched"
+rm -f link.json target.txt
+
 # no libp2p_ping records: a usage error that says what to give
 assert_status 2 "$NETPROF_BIN" heatmap --input "$W/collect.jsonl" --advise
 assert_contains "$OUT" "--advise: no libp2p_ping records"
