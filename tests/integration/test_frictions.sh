@@ -40,7 +40,7 @@ assert_contains "$OUT" "- (standard input) is given 2 times; it can be read once
 for c in "check --config m.json" "plan --config m.json" "exec --config m.json" \
     "collect --config m.json --output $T/q.jsonl" \
     "heatmap --input $heatmap_fixtures/collect.jsonl --output $T/q.html" \
-    "completion bash"; do
+    "completion bash" "completion zsh"; do
 	extra=
 	[ "${c%% *}" = exec ] && extra="-- true"
 	rc=0
