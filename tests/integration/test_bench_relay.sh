@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# The relay symptoms, each produced on one lab and read from what bench
-# and heatmap say:
+# The relay symptoms, each produced on a lab and read from what bench and
+# heatmap say (the runs without a relay and with a limited one on a second
+# lab of sites a-c, beside the run with one site cut off):
 #   a: h1 h2 behind a stateful firewall   b: h3 behind a symmetric NAT
 #   c: h4 behind a symmetric NAT          d: h5 open
 #   relay: a public otela node outside every site (lab.sh --relay)
@@ -36,20 +37,94 @@ require_otela
 relay_otela=()
 [ -n "${NETPROF_TEST_OTELA:-}" ] && relay_otela=(--relay-otela "$NETPROF_TEST_OTELA")
 sites=(--site a=2,firewall --site b=1,nat=symmetric,delay=10
-    --site c=1,nat=symmetric,delay=10 --site d=1)
-lab_up trelay 5 "${sites[@]}" --relay relay,delay=10 "${relay_otela[@]}"
+    --site c=1,nat=symmetric,delay=10)
 T=$NETPROF_TEST_TMP/relay
 rm -rf "$T" && mkdir -p "$T"
-inv=$T/bench.json
-# the stand-in's AutoRelay reserves 300 ms after start (5 s otherwise), and
-# a node's start waits up to 2 s (10 s otherwise) on a static peer whose
-# firewall drops its dial (site a's, from the NAT sites; h4 cut off), then
-# dials it in the background
-jq --arg p "$(otela_setup); export OTELA_FAKE_RELAY_BOOT_MS=300 OTELA_FAKE_DIAL_WAIT_MS=2000" \
-    '.remote_setup = $p' "$LAB_INVENTORY" >"$inv"
+# bench_inventory FILE: the inventory of the lab brought up last with the
+# nodes on PATH. The stand-in's AutoRelay reserves 300 ms after start (5 s
+# otherwise), and a node's start waits up to 2 s (10 s otherwise) on a
+# static peer whose firewall drops its dial (site a's, from the NAT sites;
+# h4 cut off), then dials it in the background
+bench_inventory() {
+	jq --arg p "$(otela_setup); export OTELA_FAKE_RELAY_BOOT_MS=300 OTELA_FAKE_DIAL_WAIT_MS=2000" \
+	    '.remote_setup = $p' "$LAB_INVENTORY" >"$1"
+}
 common=(--throughput-count 1 --reachability private)
 wait_s=()
 [ -n "${NETPROF_TEST_OTELA:-}" ] && wait_s=(--converge-wait 120)
+ok() { jq -r --arg s "$1" --arg t "$2" 'select(.source==$s and .target==$t)|.ok' "$rec" | sort -u | xargs; }
+
+# --- b: no relay ------------------------------------------------------------
+no_relay() {
+	out=$T/b
+	assert_status 1 "$NETPROF_BIN" bench --config "$inv" --output "$out" --run-id rb \
+	    "${common[@]}" --latency-count 5 --kinds libp2p_ping,latency --hosts h1,h2,h3,h4 --converge-wait 5
+	printf '%s\n' "$OUT" >&2
+	rec=$out/measurements.jsonl
+	assert_eq true "$(ok h1 h2)" "h1 -> h2 inside the firewalled site, without a relay"
+	assert_eq true "$(ok h2 h1)" "h2 -> h1 inside the firewalled site, without a relay"
+	for p in h1:h3 h1:h4 h2:h3 h3:h1 h3:h4 h4:h1 h4:h2 h4:h3; do
+		assert_eq false "$(ok "${p%:*}" "${p#*:}")" "${p%:*} -> ${p#*:} cannot dial without a relay"
+	done
+	assert_eq 0 "$(jq -r 'select((.ok|not) and (.error|contains("failed to dial")|not))|.error' "$rec" | wc -l)" \
+	    "every failure is the node's dial error"
+	assert_contains "$(jq -r 'select(.ok|not)|.error' "$rec")" "all dials failed"
+	assert_status 0 "$NETPROF_BIN" heatmap --input "$rec" --input "$out/run.json" --text
+	assert_contains "$OUT" "Add a relay node that every peer can reach with --bootstrap."
+}
+
+# --- d: a limited relay ----------------------------------------------------
+# (its lab's relay: the stand-in whatever otela runs the nodes)
+limited_relay() {
+	out=$T/d
+	# --serial: kind by kind, libp2p_ping first, each probe alone on the
+	# circuit; --no-punch: DCUtR on a limited circuit retries for a minute
+	assert_status 1 "$NETPROF_BIN" bench --config "$inv" --output "$out" --run-id rd \
+	    "${common[@]}" "${wait_s[@]}" --latency-count 3 --hosts h1,h3 --serial --no-punch \
+	    --kinds libp2p_ping,latency,throughput --throughput-bytes 10485760 \
+	    --bootstrap "relay=$LAB_RELAY_ADDR" --relay-circuits
+	printf '%s\n' "$OUT" >&2
+	rec=$out/measurements.jsonl
+	probe() { jq -r --arg s "$1" --arg t "$2" --arg k "$3" 'select(.source==$s and .target==$t and .kind==$k)|"\(.ok) \(.path)"' "$rec"; }
+	for p in h1:h3 h3:h1; do
+		s=${p%:*} t=${p#*:}
+		assert_eq "true relayed" "$(probe "$s" "$t" libp2p_ping)" "$s -> $t: libp2p_ping over the limited relay"
+		assert_eq "false relayed" "$(probe "$s" "$t" throughput)" "$s -> $t: 10 MiB over the limited relay fails"
+		echo "$s -> $t latency: $(probe "$s" "$t" latency)" >&2
+	done
+	# (the real node's dial errors run over several lines: counted as records)
+	jq -r 'select(.kind=="throughput" and (.ok|not))|"\(.source) -> \(.target): \(.error)"' "$rec" >&2
+	assert_eq 2 "$(jq -s '[.[] | select(.kind=="throughput" and (.ok|not))] | length' "$rec")" \
+	    "the two throughput probes failed"
+	assert_status 0 "$NETPROF_BIN" heatmap --input "$rec" --input "$out/run.json" --text
+	printf '%s\n' "$OUT" >&2
+	assert_contains "$OUT" "h1 <-> h3: HTTP over libp2p fails while libp2p_ping works: a relay v2 reservation problem"
+}
+
+lab_up trelay 5 "${sites[@]}" --site d=1 --relay relay,delay=10 "${relay_otela[@]}"
+inv=$T/bench.json
+bench_inventory "$inv"
+
+# The runs without a relay (--- b) and with a limited one (--- d) go on
+# beside the cut-off one (--- c), on a lab of their own: sites a-c again,
+# its relay limited (b gives the nodes none). They start once the first
+# run (--- a), whose round trips are its claims, has ended; their output
+# is shown at the end.
+beside() {
+	_at_exit_cmds=()	# its own: its lab
+	trap _run_at_exit EXIT
+	trap 'exit 130' INT TERM
+	lab_up trelayd 4 "${sites[@]}" --relay relay,limited,delay=10
+	inv=$T/bench-beside.json
+	bench_inventory "$inv"
+	until [ -e "$T/a.done" ]; do sleep 0.5; done
+	no_relay
+	limited_relay
+	echo "$TEST_CHECKS" >"$T/beside.checks"
+}
+beside >"$T/beside.log" 2>&1 &
+beside_pid=$!
+at_exit "kill $beside_pid 2>/dev/null; wait $beside_pid 2>/dev/null; cat '$T/beside.log' >&2"
 
 # --- a: the relay as --bootstrap ------------------------------------------
 # --serial: every circuit crosses the one relay, and probes at once would
@@ -143,24 +218,7 @@ for s in h3 h4; do
 done
 
 relay_named_checks "$T/a" relay "$LAB_RELAY_ADDR"
-
-# --- b: no relay ------------------------------------------------------------
-out=$T/b
-assert_status 1 "$NETPROF_BIN" bench --config "$inv" --output "$out" --run-id rb \
-    "${common[@]}" --latency-count 5 --kinds libp2p_ping,latency --hosts h1,h2,h3,h4 --converge-wait 5
-printf '%s\n' "$OUT" >&2
-rec=$out/measurements.jsonl
-ok() { jq -r --arg s "$1" --arg t "$2" 'select(.source==$s and .target==$t)|.ok' "$rec" | sort -u | xargs; }
-assert_eq true "$(ok h1 h2)" "h1 -> h2 inside the firewalled site, without a relay"
-assert_eq true "$(ok h2 h1)" "h2 -> h1 inside the firewalled site, without a relay"
-for p in h1:h3 h1:h4 h2:h3 h3:h1 h3:h4 h4:h1 h4:h2 h4:h3; do
-	assert_eq false "$(ok "${p%:*}" "${p#*:}")" "${p%:*} -> ${p#*:} cannot dial without a relay"
-done
-assert_eq 0 "$(jq -r 'select((.ok|not) and (.error|contains("failed to dial")|not))|.error' "$rec" | wc -l)" \
-    "every failure is the node's dial error"
-assert_contains "$(jq -r 'select(.ok|not)|.error' "$rec")" "all dials failed"
-assert_status 0 "$NETPROF_BIN" heatmap --input "$rec" --input "$out/run.json" --text
-assert_contains "$OUT" "Add a relay node that every peer can reach with --bootstrap."
+touch "$T/a.done"
 
 # --- c: one site cut off --------------------------------------------------
 # Site c's gateway drops whatever h4 opens towards the lab but this
@@ -191,34 +249,6 @@ for p in h3:h4 h5:h4 h4:h3 h4:h5 h4:relay; do
 	assert_eq false "$(ok "${p%:*}" "${p#*:}")" "${p%:*} -> ${p#*:} fails: h4 is cut off"
 done
 
-# --- d: a limited relay ----------------------------------------------------
-# up again with the relay limited (the obstacles stay, site c's cut too)
-assert_status 0 "$LAB_SH" up --name "$LAB_NAME" --hosts 5 --subnet "$LAB_SUBNET" \
-    --dir "$LAB_DIR" "${sites[@]}" --relay relay,limited,delay=10
-# shellcheck disable=SC1091
-. "$LAB_DIR/lab.env"
-out=$T/d
-# --serial: kind by kind, libp2p_ping first, each probe alone on the
-# circuit; --no-punch: DCUtR on a limited circuit retries for a minute
-assert_status 1 "$NETPROF_BIN" bench --config "$inv" --output "$out" --run-id rd \
-    "${common[@]}" "${wait_s[@]}" --latency-count 3 --hosts h1,h3 --serial --no-punch \
-    --kinds libp2p_ping,latency,throughput --throughput-bytes 10485760 \
-    --bootstrap "relay=$LAB_RELAY_ADDR" --relay-circuits
-printf '%s\n' "$OUT" >&2
-rec=$out/measurements.jsonl
-probe() { jq -r --arg s "$1" --arg t "$2" --arg k "$3" 'select(.source==$s and .target==$t and .kind==$k)|"\(.ok) \(.path)"' "$rec"; }
-for p in h1:h3 h3:h1; do
-	s=${p%:*} t=${p#*:}
-	assert_eq "true relayed" "$(probe "$s" "$t" libp2p_ping)" "$s -> $t: libp2p_ping over the limited relay"
-	assert_eq "false relayed" "$(probe "$s" "$t" throughput)" "$s -> $t: 10 MiB over the limited relay fails"
-	echo "$s -> $t latency: $(probe "$s" "$t" latency)" >&2
-done
-# (the real node's dial errors run over several lines: counted as records)
-jq -r 'select(.kind=="throughput" and (.ok|not))|"\(.source) -> \(.target): \(.error)"' "$rec" >&2
-assert_eq 2 "$(jq -s '[.[] | select(.kind=="throughput" and (.ok|not))] | length' "$rec")" \
-    "the two throughput probes failed"
-assert_status 0 "$NETPROF_BIN" heatmap --input "$rec" --input "$out/run.json" --text
-printf '%s\n' "$OUT" >&2
-assert_contains "$OUT" "h1 <-> h3: HTTP over libp2p fails while libp2p_ping works: a relay v2 reservation problem"
-
+wait "$beside_pid" || fail "the runs beside failed (their log follows)"
+TEST_CHECKS=$((TEST_CHECKS + $(cat "$T/beside.checks")))
 test_pass
