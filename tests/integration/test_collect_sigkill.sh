@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # collect --iperf killed with SIGKILL (no cleanup at all) while an iperf3
 # server is up and its client has not connected, on a 4-host lab, in both
-# modes (exclusive: a one-off server per test; duplex: one server per host
-# for the phase, tests of other pairs running meanwhile): every
+# modes at once, each on a lab of its own (exclusive: a one-off server per
+# test; duplex: one server per host for the phase, tests of other pairs
+# running meanwhile): every
 # iperf3 server the killed run started ends by itself within its bound
 # (none is left in any lab namespace), and --resume then records exactly
 # the missing pairs, each once, keeping the killed run's records.
@@ -11,10 +12,9 @@
 # between the other hosts run meanwhile.
 # The stalled client outlives the killed run (nothing signals it: it is the
 # hung host's), so each mode's wrapper writes its PID to a marker file of
-# its own: a mode waits for its own stall, never for the one the previous
-# mode left, which is still asleep when the next run starts on a quick
-# machine and would let the SIGKILL land before that run started any
-# iperf3 server.
+# its own: a mode waits for its own stall, never for the other mode's,
+# which may be asleep already when its run starts and would let the
+# SIGKILL land before that run started any iperf3 server.
 . "$(dirname "$0")/lib.sh"
 require_root
 require_cmd ssh ping iperf3 jq
@@ -107,8 +107,22 @@ killed_run() {
 	assert_eq "" "$(lab_procs 'iperf3|timeout')" "$mode: iperf3 left after --resume"
 }
 
-# one-off servers, one per test
-killed_run exclusive
+# one-off servers, one per test: on a lab of its own, beside the other
+# mode (the wait for the servers' end and --resume's iperf3 runs are
+# time, not work); its output is shown at the end
+exclusive_beside() {
+	_at_exit_cmds=()	# its own: its lab
+	trap _run_at_exit EXIT
+	trap 'exit 130' INT TERM
+	lab_up tcolkx 4
+	killed_run exclusive
+	echo "$TEST_CHECKS" >"$T/exclusive.checks"
+}
+exclusive_beside >"$T/exclusive.log" 2>&1 &
+beside_pid=$!
+at_exit "kill $beside_pid 2>/dev/null; wait $beside_pid 2>/dev/null; cat '$T/exclusive.log' >&2"
 # one server per host for the phase
 killed_run duplex
+wait "$beside_pid" || fail "the exclusive mode failed (its log follows)"
+TEST_CHECKS=$((TEST_CHECKS + $(cat "$T/exclusive.checks")))
 test_pass
