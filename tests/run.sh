@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Run every netprof test: install what is missing, build three times (a
 # -Werror build, an ASan+UBSan build and a -Werror build with clang), run the
-# whole ctest suite on the first and the C tests (unit, integration but two,
-# fuzz corpora) on the second. Run as root on
+# whole ctest suite on the first and the C tests (unit, integration but those
+# named at asan_skip below, fuzz corpora) on the second. Run as root on
 # Debian: the integration tests build a lab of network namespaces.
 #
 #   tests/run.sh [ctest arguments...]     e.g. tests/run.sh -R collect
