@@ -253,16 +253,8 @@ client_done_cb(const struct machine *m, const struct engine_result *res,
 static void
 start_client(struct task *t)
 {
-	const struct machine *src = t->src;
-	int r;
-
-	r = collect_task_submit(t, src, t->command, t->stage->kind->timeout(
-	    &t->c->ps, t->c->connect_timeout), NULL, client_done_cb, &t->job);
-	if (r != 0) {
+	if (collect_task_submit(t, "client", client_done_cb) != 0) {
 		t->c->hosts[t->target].srv.client = NULL;
-		collect_task_fail(t, ERROR_CLASS_TOOL_FAILED, str_printf("%s "
-		    "client on %s: %s", t->stage->kind->tool, src->name,
-		    error_string(r)));
 		t->c->hooks.task_ended(t);
 	}
 }
