@@ -1,10 +1,8 @@
 /*
- * The heatmap: the pair matrix (matrix.h, which the metrics read too)
- * built with the heatmap's derived "overlay" kind (libp2p results over the
- * raw-IP baseline of the same pair, matrix_overlay.c), and the colour
- * scale of its cells (heatmap_scale.c). The page (heatmap_html.c), the
- * terminal table (heatmap_text.c), sites, the comparison, the timeline and
- * the diagnosis read the matrix.
+ * The heatmap: the colour scale of the pair matrix's cells
+ * (heatmap_scale.c). The page (heatmap_html.c), the terminal table
+ * (heatmap_text.c), the comparison and the timeline read the matrix
+ * (matrix.h, built with its derived kinds by matrix_overlay_build()).
  */
 #ifndef NETPROF_HEATMAP_H
 #define NETPROF_HEATMAP_H
@@ -12,13 +10,6 @@
 #include <stddef.h>
 
 #include "matrix.h"
-
-/*
- * matrix_build(), and (without only_kind) the overlay kind where both a
- * libp2p kind and its raw-IP base were read.
- */
-int matrix_overlay_build(struct matrix *hm, enum matrix_aggregate aggregate,
-    const char *only_kind);
 
 /*
  * Badness of value in [lo, hi] as 0 (best) .. 1 (worst): lower values are
