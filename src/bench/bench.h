@@ -442,6 +442,14 @@ void bench_host_poll(struct bench_host *h, void (*fn)(struct bench_host *h));
 /* A remote command of h's step (engine_submit, logged with -v). */
 int bench_host_submit(struct bench_host *h, const char *command,
     const char *input, double timeout, engine_done_cb cb);
+/*
+ * GET path from h's node for its step (under span), the answer to cb
+ * with h; one that cannot be sent fails the step ("HOST: what: why").
+ */
+struct node_reply;
+void bench_host_get(struct bench_host *h, const char *path, double timeout,
+    const struct trace_span *span, void (*cb)(const struct machine *m,
+    const struct node_reply *r, void *arg), const char *what);
 /* The host steps, in their phases' order (bench_phases[]'s host_start). */
 int bench_host_init(struct bench_host *h);
 int bench_host_discover(struct bench_host *h);

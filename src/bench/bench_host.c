@@ -157,6 +157,18 @@ bench_host_submit(struct bench_host *h, const char *command,
 	return engine_submit(h->b->engine, h->m, &req, &h->job);
 }
 
+void
+bench_host_get(struct bench_host *h, const char *path, double timeout,
+    const struct trace_span *span, node_reply_cb cb, const char *what)
+{
+	int r = node_api_call(h->b->api, h->m, h->http_port, "GET", path,
+	    NULL, timeout, span, cb, h, &h->call);
+
+	if (r != 0)
+		bench_host_step_fail(h, ERROR_CLASS_TOOL_FAILED, str_printf("%s: "
+		    "%s: %s", h->m->name, what, error_string(r)));
+}
+
 /* The first line of text, at most 200 bytes of it, into buf. */
 static void
 first_line(const char *text, char *buf, size_t size)
@@ -501,12 +513,8 @@ table_reply_cb(const struct machine *m, const struct node_reply *r,
 static void
 converge_poll(struct bench_host *h)
 {
-	int r = node_api_call(h->b->api, h->m, h->http_port, "GET",
-	    "/v1/dnt/table", NULL, 5.0, h->span, table_reply_cb, h, &h->call);
-
-	if (r != 0)
-		bench_host_step_fail(h, ERROR_CLASS_TOOL_FAILED, str_printf("%s: dnt "
-		    "table: %s", h->m->name, error_string(r)));
+	bench_host_get(h, "/v1/dnt/table", 5.0, h->span, table_reply_cb,
+	    "dnt table");
 }
 
 int

@@ -190,30 +190,20 @@ self_reply_cb(const struct machine *m, const struct node_reply *r,
 static void
 self_poll(struct bench_host *h)
 {
-	int r = node_api_call(h->b->api, h->m, h->http_port, "GET",
-	    "/v1/self", NULL, 2.0, h->health, self_reply_cb, h, &h->call);
-
-	if (r != 0)
-		bench_host_step_fail(h, ERROR_CLASS_TOOL_FAILED, str_printf("%s: "
-		    "node id check: %s", h->m->name, error_string(r)));
+	bench_host_get(h, "/v1/self", 2.0, h->health, self_reply_cb,
+	    "node id check");
 }
 
 static void
 health_poll(struct bench_host *h)
 {
-	int r;
-
 	if (h->health == NULL)	/* the node is started: it is awaited */
 	{
 		h->health = trace_span_start(h->b->trace, h->span, "health");
 		trace_span_str(h->health, "netprof.host", h->m->name);
 	}
-	r = node_api_call(h->b->api, h->m, h->http_port, "GET", "/v1/health",
-	    NULL, 2.0, h->health, health_reply_cb, h, &h->call);
-
-	if (r != 0)
-		bench_host_step_fail(h, ERROR_CLASS_TOOL_FAILED, str_printf("%s: health "
-		    "check: %s", h->m->name, error_string(r)));
+	bench_host_get(h, "/v1/health", 2.0, h->health, health_reply_cb,
+	    "health check");
 }
 
 int

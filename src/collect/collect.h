@@ -198,9 +198,13 @@ enum error_class collect_host_failed(struct collector *c, size_t host,
  */
 int collect_check_result(struct task *t, const struct machine *m,
     const struct engine_result *res, const char *who);
-int collect_task_submit(struct task *t, const struct machine *m,
-    const char *command, double timeout, engine_output_cb on_output,
-    engine_done_cb on_done, struct engine_job **jobp);
+/*
+ * t's command submitted on its source (its kind's timeout, on_done with
+ * t); one that cannot be fails t, "TOOL[ ROLE] on HOST: why". Nonzero if
+ * it was not: the caller ends t.
+ */
+int collect_task_submit(struct task *t, const char *role,
+    engine_done_cb on_done);
 
 /* collect_server.c */
 void collect_server_start(struct task *t);

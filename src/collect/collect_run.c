@@ -239,24 +239,12 @@ static void
 start_cb(struct dispatch *d, struct dispatch_task *dt)
 {
 	struct task *t = task_of(dt);
-	struct collector *c = t->c;
-	const struct probe_kind *k = t->stage->kind;
-	int r;
 
 	t->started_at = time_wall();
-	if (t->server_command != NULL) {
+	if (t->server_command != NULL)
 		collect_server_start(t);
-		return;
-	}
-	r = collect_task_submit(t, t->src, t->command,
-	    k->timeout(&c->ps, c->connect_timeout), NULL, probe_done_cb,
-	    &t->job);
-	if (r != 0) {
-		collect_task_fail(t, ERROR_CLASS_TOOL_FAILED, str_printf("%s on "
-		    "%s: %s", k->tool, t->src->name,
-		    error_string(r)));
+	else if (collect_task_submit(t, NULL, probe_done_cb) != 0)
 		task_ended_cb(t);
-	}
 }
 
 /* A stage's server, bounded for its rounds, as its tasks' commands say. */

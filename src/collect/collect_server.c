@@ -135,7 +135,11 @@ server_done_cb(const struct machine *m, const struct engine_result *res,
 	c->hooks.jobs_changed(c);
 }
 
-/* Start the host's server for its waiter; on failure the waiter fails. */
+/*
+ * A new server for the host's waiter: one still running (too near its
+ * bound for the waiter's test) is cancelled, and its end starts the next;
+ * else it starts now. On failure the waiter fails.
+ */
 static void
 server_start(struct probe_server *s)
 {
@@ -151,6 +155,11 @@ server_start(struct probe_server *s)
 	};
 	int r;
 
+	if (s->job != NULL) {
+		s->renewing = 1;
+		server_cancel(s);
+		return;
+	}
 	s->ready = t->stage->kind->server_ready;
 	s->listening = 0;
 	s->listens = s->served = s->matched = 0;
@@ -181,17 +190,12 @@ server_serve(struct probe_server *s)
 
 	if (t == NULL || c->interrupted)
 		return;
-	if (s->job == NULL) {
-		server_start(s);
-		return;
-	}
-	if (s->cancelled || s->listens <= s->served)
-		return;
-	if (c->ps.server_keep && time_wall() +
+	if (s->job != NULL && (s->cancelled || s->listens <= s->served))
+		return;		/* ending, or not listening yet: it comes back */
+	if (s->job == NULL || (c->ps.server_keep && time_wall() +
 	    t->stage->kind->timeout(&c->ps, c->connect_timeout) >
-	    s->expires_at) {
-		s->renewing = 1;
-		server_cancel(s);
+	    s->expires_at)) {
+		server_start(s);
 		return;
 	}
 	s->waiter = NULL;
@@ -253,16 +257,8 @@ client_done_cb(const struct machine *m, const struct engine_result *res,
 static void
 start_client(struct task *t)
 {
-	const struct machine *src = t->src;
-	int r;
-
-	r = collect_task_submit(t, src, t->command, t->stage->kind->timeout(
-	    &t->c->ps, t->c->connect_timeout), NULL, client_done_cb, &t->job);
-	if (r != 0) {
+	if (collect_task_submit(t, "client", client_done_cb) != 0) {
 		t->c->hosts[t->target].srv.client = NULL;
-		collect_task_fail(t, ERROR_CLASS_TOOL_FAILED, str_printf("%s "
-		    "client on %s: %s", t->stage->kind->tool, src->name,
-		    error_string(r)));
 		t->c->hooks.task_ended(t);
 	}
 }

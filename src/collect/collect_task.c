@@ -2,7 +2,7 @@
  * A collect task's outcome and its command, shared by the run's parts
  * (collect_run.c, collect_fanout.c, collect_server.c): a failure kept
  * with its first reason, a host marked down when SSH could not reach it,
- * a command submitted to the engine. Nothing here ends a task or starts
+ * its command submitted to the engine (or failed with why it was not). Nothing here ends a task or starts
  * one: the parts end theirs through the run's hooks (collect.h).
  */
 #include <stdlib.h>
@@ -78,19 +78,23 @@ collect_check_result(struct task *t, const struct machine *m,
 }
 
 int
-collect_task_submit(struct task *t, const struct machine *m,
-    const char *command, double timeout, engine_output_cb on_output,
-    engine_done_cb on_done, struct engine_job **jobp)
+collect_task_submit(struct task *t, const char *role, engine_done_cb on_done)
 {
+	const struct probe_kind *k = t->stage->kind;
+	struct collector *c = t->c;
 	struct engine_request req = {
-		.command = command,
-		.timeout_s = timeout,
-		.on_output = on_output,
+		.command = t->command,
+		.timeout_s = k->timeout(&c->ps, c->connect_timeout),
 		.on_done = on_done,
 		.arg = t,
 	};
+	int r;
 
-	log_debug(m->name, "%s %s->%s: %s", t->stage->kind->name,
-	    t->src->name, t->dst->name, command);
-	return engine_submit(t->c->engine, m, &req, jobp);
+	log_debug(t->src->name, "%s %s->%s: %s", k->name, t->src->name,
+	    t->dst->name, t->command);
+	if ((r = engine_submit(c->engine, t->src, &req, &t->job)) != 0)
+		collect_task_fail(t, ERROR_CLASS_TOOL_FAILED, str_printf("%s%s%s "
+		    "on %s: %s", k->tool, role != NULL ? " " : "",
+		    role != NULL ? role : "", t->src->name, error_string(r)));
+	return r;
 }

@@ -16,7 +16,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
-#include "heatmap.h"
+#include "matrix.h"
 
 /* Ports named when the records do not show them (upstream's defaults). */
 #define DIAGNOSE_IPERF3_PORT 5201

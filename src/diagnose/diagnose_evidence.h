@@ -17,8 +17,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "heatmap.h"
 #include "diagnose.h"
+#include "matrix.h"
 #include "probe_kind.h"
 
 /* A cell's flags. */

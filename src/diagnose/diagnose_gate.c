@@ -10,7 +10,6 @@
 #include <string.h>
 
 #include "error.h"
-#include "heatmap.h"
 #include "diagnose_gate.h"
 #include "matrix_sites.h"
 #include "inventory.h"

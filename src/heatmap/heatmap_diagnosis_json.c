@@ -9,8 +9,8 @@
 
 #include "error.h"
 #include "diagnose.h"
+#include "heatmap.h"
 #include "heatmap_diagnosis_json.h"
-#include "heatmap_html.h"
 
 static const char *const scopes[] = {
 	[DX_SCOPE_MESH] = "mesh", [DX_SCOPE_SITE] = "site",

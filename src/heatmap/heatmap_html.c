@@ -27,70 +27,6 @@
 #define DIAG_ITEMS_SHOWN 100
 #define FAILURE_ROWS_SHOWN 250
 
-void
-heatmap_html_escape(FILE *f, const char *s)
-{
-	for (; s != NULL && *s != '\0'; s++) {
-		switch (*s) {
-		case '&': fputs("&amp;", f); break;
-		case '<': fputs("&lt;", f); break;
-		case '>': fputs("&gt;", f); break;
-		case '"': fputs("&quot;", f); break;
-		case '\'': fputs("&#39;", f); break;
-		case '/': fputs("&#47;", f); break;
-		default: fputc(*s, f); break;
-		}
-	}
-}
-
-void
-heatmap_json_escape(FILE *f, const char *s)
-{
-	fputc('"', f);
-	for (; s != NULL && *s != '\0'; s++) {
-		unsigned char c = (unsigned char)*s;
-
-		if (c == '"' || c == '\\')
-			fprintf(f, "\\%c", c);
-		else if (c == '/')
-			fputs("\\/", f);
-		else if (c == '<' && s[1] != '/')
-			fputs("\\u003c", f);
-		else if (c < 0x20)
-			fprintf(f, "\\u%04x", c);
-		else
-			fputc(c, f);
-	}
-	fputc('"', f);
-}
-
-void
-heatmap_format_value(double v, char *buf, size_t size)
-{
-	double a = fabs(v);
-
-	if (isnan(v))
-		snprintf(buf, size, "?");
-	else if (a >= 100 || a == floor(a))
-		snprintf(buf, size, "%.0f", v);
-	else if (a >= 10)
-		snprintf(buf, size, "%.1f", v);
-	else
-		snprintf(buf, size, "%.2f", v);
-}
-
-/* A number for the embedded JSON: short, exact for integers. */
-void
-heatmap_html_number(FILE *f, double v)
-{
-	if (isnan(v) || isinf(v))
-		fputs("null", f);
-	else if (v == floor(v) && fabs(v) < 1e15)
-		fprintf(f, "%.0f", v);
-	else
-		fprintf(f, "%.6g", v);
-}
-
 /*
  * The page's stylesheet and script are page.css and page.js beside this
  * file (heatmap_page.h). The script mirrors heatmap_badness() and uses the
@@ -674,52 +610,10 @@ write_diagnosis(FILE *f, const struct matrix *hm, const struct diagnosis *dx)
 	fputs("</section>\n", f);
 }
 
-/*
- * The failures table's rows, the page's and the terminal's: the first max
- * of rows (diagnose_failures()), each row's six cells (source, target,
- * kind, failed of records, class, last error) through fmt's escaping,
- * between its separators.
- */
-void
-heatmap_failure_rows(FILE *f, const struct matrix *hm,
-    const struct failure_row *rows, size_t n, size_t max,
-    const struct failure_format *fmt)
+/* The failures table's head: its section, the table's or that it has none. */
+static void
+failures_head(FILE *f, size_t n)
 {
-	size_t i;
-
-	for (i = 0; i < n && i < max; i++) {
-		const struct matrix_failure *last = rows[i].cell->last_failed;
-
-		fputs(fmt->sep[0], f);
-		fmt->put(f, hm->hosts[rows[i].src]);
-		fputs(fmt->sep[1], f);
-		fmt->put(f, hm->hosts[rows[i].tgt]);
-		fputs(fmt->sep[2], f);
-		fmt->put(f, rows[i].kind->name);
-		fprintf(f, "%s%d%s%d%s", fmt->sep[3], rows[i].cell->nfail,
-		    fmt->of, rows[i].cell->count, fmt->sep[4]);
-		fmt->put(f, last->error_class);
-		fputs(fmt->sep[5], f);
-		fmt->put(f, last->error);
-		fputs(fmt->sep[6], f);
-	}
-}
-
-static const struct failure_format html_failures = {
-	heatmap_html_escape, { "<tr><td>", "</td><td>", "</td><td>",
-	"</td><td>", "</td><td>", "</td><td class=err>", "</td></tr>\n" },
-	" of "
-};
-
-static int
-write_failures(FILE *f, const struct matrix *hm)
-{
-	struct failure_row *rows;
-	size_t n;
-	int rc;
-
-	if ((rc = diagnose_failures(hm, &rows, &n)) != 0)
-		return rc;
 	fprintf(f, "<section id=failures><h2>Failures (%zu pair%s)</h2>\n", n,
 	    PLURAL(n));
 	if (n == 0)
@@ -729,17 +623,24 @@ write_failures(FILE *f, const struct matrix *hm)
 		    "<th>source</th><th>target</th><th>kind</th>"
 		    "<th>count</th><th>error class</th><th>last error</th>"
 		    "</tr></thead><tbody>\n", f);
-	heatmap_failure_rows(f, hm, rows, n, FAILURE_ROWS_SHOWN,
-	    &html_failures);
+}
+
+static void
+failures_tail(FILE *f, size_t n)
+{
 	if (n > 0)
 		fputs("</tbody></table>\n", f);
 	if (n > FAILURE_ROWS_SHOWN)
 		fprintf(f, "<p>%zu more rows not shown; netprof heatmap --text "
 		    "lists them all.</p>\n", n - FAILURE_ROWS_SHOWN);
 	fputs("</section>\n", f);
-	free(rows);
-	return 0;
 }
+
+static const struct failure_format html_failures = {
+	failures_head, heatmap_html_escape, { "<tr><td>", "</td><td>",
+	"</td><td>", "</td><td>", "</td><td>", "</td><td class=err>",
+	"</td></tr>\n" }, " of ", FAILURE_ROWS_SHOWN, failures_tail
+};
 
 static void
 write_head(FILE *f, const struct matrix *hm, const struct html_options *opt)
@@ -812,7 +713,7 @@ heatmap_write_html(const struct matrix *hm, const struct diagnosis *dx,
 	if ((rc = write_sites(f, hm, &rel)) != 0)
 		goto out;
 	write_worse(f, hm);
-	if ((rc = write_failures(f, hm)) != 0)
+	if ((rc = heatmap_failures(f, hm, &html_failures)) != 0)
 		goto out;
 	fputs("<div id=tip role=tooltip hidden></div>\n", f);
 	if (hm->nkinds > 0) {

@@ -2,8 +2,8 @@
  * The heatmap page: one self-contained HTML file (inline CSS, script and
  * SVG; nothing fetched) whose default matrix is rendered here, so it reads
  * without JavaScript; the embedded JSON lets the script switch kind, metric
- * and scale and show tooltips. Also the escaping every input string goes
- * through on its way into the page.
+ * and scale and show tooltips. Every input string goes into it through
+ * heatmap_write.c's escapes (heatmap.h).
  */
 #ifndef NETPROF_HEATMAP_HTML_H
 #define NETPROF_HEATMAP_HTML_H
@@ -43,33 +43,5 @@ void heatmap_html_data(FILE *f, const struct matrix *hm,
     const struct html_options *opt, const struct heatmap_relative *rel);
 /* A kind as the page's title and selector name it. */
 const char *heatmap_kind_label(const struct matrix_kind *k);
-
-/* How a failures table writes its rows: the escaping of its cells, what
- * goes before each of the six and after the last, between failed and
- * records' counts. */
-struct failure_format {
-	void (*put)(FILE *f, const char *s);
-	const char *sep[7];
-	const char *of;
-};
-struct failure_row;
-void heatmap_failure_rows(FILE *f, const struct matrix *hm,
-    const struct failure_row *rows, size_t n, size_t max,
-    const struct failure_format *fmt);
-
-/* s as HTML text or attribute value: & < > " ' and / as references. */
-void heatmap_html_escape(FILE *f, const char *s);
-/*
- * s as a JSON string, quotes included, safe inside <script>: "/" is
- * written "\/" (so "</" becomes "<\/"), any other "<" as "\u003c" (no
- * "<!--", no tag), and control characters as \u00XX.
- */
-void heatmap_json_escape(FILE *f, const char *s);
-
-/* A number for JSON: short, exact for integers; null for NaN and inf. */
-void heatmap_html_number(FILE *f, double v);
-
-/* A cell's value as the page shows it: 3 significant digits or so. */
-void heatmap_format_value(double v, char *buf, size_t size);
 
 #endif

@@ -10,7 +10,6 @@
 
 #include "error.h"
 #include "diagnose_evidence.h"
-#include "heatmap_html.h"
 #include "heatmap_relative.h"
 #include "stats.h"
 

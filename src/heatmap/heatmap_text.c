@@ -55,35 +55,6 @@ put_clean(FILE *f, const char *s)
 	}
 }
 
-/*
- * A host name for a fixed-width column, what may not reach a terminal
- * (and a tab) as '?', a '?' a character; cut at a whole character.
- */
-static const char *
-clean_name(const char *s, char *buf, size_t size)
-{
-	const unsigned char *p = (const unsigned char *)s;
-	size_t left = strlen(s), i = 0, n;
-
-	for (; left > 0 && i + 1 < size; p += n, left -= n) {
-		if (utf8_shown(p, left, &n) && *p != '\t') {
-			if (i + n >= size)
-				break;
-			memcpy(buf + i, p, n);
-			i += n;
-		} else
-			buf[i++] = '?';
-	}
-	buf[i] = '\0';
-	return buf;
-}
-
-const char *
-heatmap_clean_name(const char *s, char *buf, size_t size)
-{
-	return clean_name(s, buf, size);
-}
-
 /* Columns s takes on a terminal: UTF-8 continuation bytes take none. */
 static int
 cols(const char *s)
@@ -274,8 +245,8 @@ write_block(FILE *f, const struct matrix *hm, size_t ki,
 
 		if (group_starts(hm, s))
 			fprintf(f, "%-*s\n", lw, "--");
-		used = fprintf(f, "%*zu %s", nw, s + 1, clean_name(hm->hosts[s],
-		    name, sizeof name));
+		used = fprintf(f, "%*zu %s", nw, s + 1,
+		    heatmap_clean_name(hm->hosts[s], name, sizeof name));
 		fprintf(f, "%*s", lw - used > 0 ? lw - used : 0, "");
 		for (t = from; t < to; t++) {
 			if (t > from && group_starts(hm, t))
@@ -335,8 +306,9 @@ write_kind(FILE *f, const struct matrix *hm, size_t ki,
 	int path = k->derived && strcmp(k->name, "path") == 0 && m != NULL &&
 	    strcmp(m->name, "class") == 0;
 
-	fprintf(f, "%s: %s%s%s%s", clean_name(k->name, kname, sizeof kname),
-	    m != NULL ? clean_name(m->name, mname, sizeof mname) : "(no metric)",
+	fprintf(f, "%s: %s%s%s%s",
+	    heatmap_clean_name(k->name, kname, sizeof kname), m != NULL ?
+	    heatmap_clean_name(m->name, mname, sizeof mname) : "(no metric)",
 	    m != NULL && *m->unit ? " (" : "", m != NULL ? m->unit : "",
 	    m != NULL && *m->unit ? ")" : "");
 	if (path)
@@ -398,7 +370,7 @@ write_key(FILE *f, const struct matrix *hm, int width)
 	for (i = 0; i < hm->nhosts; i++) {
 		int l;
 
-		clean_name(hm->hosts[i], name, sizeof name);
+		heatmap_clean_name(hm->hosts[i], name, sizeof name);
 		snprintf(num, sizeof num, "%zu", i + 1);
 		l = (int)strlen(num) + 1 + cols(name) + 2;
 		if (used > 0 && width > 0 && used + l > width) {
@@ -468,8 +440,8 @@ write_sites(FILE *f, const struct matrix *hm, long kind, long metric)
 		fputc(':', f);
 		for (i = 0; i < hm->nhosts; i++)
 			if (hm->host_group[i] == g)
-				fprintf(f, " %s", clean_name(hm->hosts[i], name,
-				    sizeof name));
+				fprintf(f, " %s", heatmap_clean_name(
+				    hm->hosts[i], name, sizeof name));
 		fputc('\n', f);
 	}
 	fputc('\n', f);
@@ -482,8 +454,9 @@ write_sites(FILE *f, const struct matrix *hm, long kind, long metric)
 		if ((rc = matrix_sites_summary(hm, k, m, &sc)) != 0)
 			return rc;
 		fprintf(f, "%s %s by site pair: median, worst pair, failed of "
-		    "pairs\n", clean_name(k->name, kname, sizeof kname),
-		    clean_name(k->metrics[m].name, mname, sizeof mname));
+		    "pairs\n", heatmap_clean_name(k->name, kname, sizeof kname),
+		    heatmap_clean_name(k->metrics[m].name, mname,
+		    sizeof mname));
 		for (g = 0; g < hm->ngroups; g++)
 			for (h = 0; h < hm->ngroups; h++) {
 				const struct site_cell *c = &sc[g * hm->ngroups +
@@ -609,29 +582,21 @@ write_findings(FILE *f, const struct matrix *hm, const struct diagnosis *dx)
 	fputc('\n', f);
 }
 
-/* The failures, as the page's table (heatmap_failure_rows()), all of them. */
-static const struct failure_format text_failures = {
-	put_clean, { "  ", " -> ", "  ", "  ", "  ", ": ", "\n" }, "/"
-};
-
-static int
-write_failures(FILE *f, const struct matrix *hm)
+static void
+failures_head(FILE *f, size_t n)
 {
-	struct failure_row *rows;
-	size_t n;
-	int rc;
-
-	if ((rc = diagnose_failures(hm, &rows, &n)) != 0)
-		return rc;
 	if (n == 0)
 		fputs("Failures: none.\n", f);
 	else
 		fprintf(f, "Failures (%zu pair%s): source -> target, kind, "
 		    "failed/records, class: last error\n", n, PLURAL(n));
-	heatmap_failure_rows(f, hm, rows, n, n, &text_failures);
-	free(rows);
-	return 0;
 }
+
+/* The failures, as the page's table, all of them. */
+static const struct failure_format text_failures = {
+	failures_head, put_clean,
+	{ "  ", " -> ", "  ", "  ", "  ", ": ", "\n" }, "/", 0, NULL
+};
 
 /*
  * When standard error is the same file (2>&1), what comes next on it (the
@@ -673,7 +638,7 @@ heatmap_write_text(const struct matrix *hm, const struct diagnosis *dx,
 		return NP_ERR_NOMEM;
 	write_worse(f, hm);
 	heatmap_write_timeline_text(f, hm);
-	if ((rc = write_failures(f, hm)) != 0)
+	if ((rc = heatmap_failures(f, hm, &text_failures)) != 0)
 		return rc;
 	flush_before_stderr(f);
 	return 0;

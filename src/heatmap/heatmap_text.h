@@ -22,10 +22,4 @@
 int heatmap_write_text(const struct matrix *hm, const struct diagnosis *dx,
     long kind, long metric, int color, int width, FILE *f);
 
-/*
- * A name from the input (host, kind, metric) fit for a terminal: control
- * characters (escape sequences, newlines) as '?', cut to size - 1 bytes.
- */
-const char *heatmap_clean_name(const char *s, char *buf, size_t size);
-
 #endif

@@ -11,8 +11,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "heatmap_html.h"
-#include "heatmap_text.h"
 #include "heatmap_timeline.h"
 
 #define LABEL_W 110

@@ -222,6 +222,12 @@ int matrix_fold(void *hm, struct record *r);
  */
 int matrix_build(struct matrix *hm, enum matrix_aggregate aggregate,
     const char *only_kind);
+/*
+ * matrix_build(), and (without only_kind) the derived overlay kind where
+ * both a libp2p kind and its raw-IP base were read (matrix_overlay.c).
+ */
+int matrix_overlay_build(struct matrix *hm, enum matrix_aggregate aggregate,
+    const char *only_kind);
 
 struct matrix_cell *matrix_cell_at(const struct matrix *hm,
     const struct matrix_kind *kind, size_t src, size_t tgt);

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 
 #include "error.h"
-#include "heatmap.h"
+#include "matrix.h"
 #include "matrix_path.h"
 #include "probe_kind.h"
 

@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "error.h"
-#include "heatmap.h"
+#include "matrix.h"
 #include "matrix_path.h"
 #include "probe_kind.h"
 

@@ -11,7 +11,7 @@
 
 #include <stddef.h>
 
-#include "heatmap.h"
+#include "matrix.h"
 
 enum matrix_sites_group_by {
 	MATRIX_GROUP_AUTO = 0,	/* site if every host has one, else rtt if
