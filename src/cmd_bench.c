@@ -133,7 +133,8 @@ static const struct option_spec bench_specs[] = {
 	  .arg = "K,...", .parse = parse_kinds, .describe = kinds_describe,
 	  .repeat = 1,
 	  .help = "probe kinds, repeatable (default\n"
-	  "libp2p_ping,latency,throughput)" },
+	  "libp2p_ping,latency,throughput; connect only\n"
+	  "when named: a new connection per sample)" },
 	{ .name = "kind", .type = OPTION_CUSTOM, .offset = BENCH_OPT(kinds),
 	  .arg = "K", .parse = parse_kinds, .describe = kinds_describe,
 	  .repeat = 1,
@@ -209,7 +210,7 @@ defaults(struct bench_options *o)
 	o->max_probes = BENCH_DEFAULT_MAX_PROBES;
 }
 
-/* No --kinds: every node kind. */
+/* No --kinds: every node kind but those it must name (PROBE_ASKED). */
 static void
 default_kinds(struct bench_options *o)
 {
@@ -218,7 +219,7 @@ default_kinds(struct bench_options *o)
 	if (o->kinds != 0)
 		return;
 	for (k = probe_kinds; k->name != NULL; k++)
-		if (k->via == PROBE_VIA_NODE)
+		if (k->via == PROBE_VIA_NODE && !(k->flags & PROBE_ASKED))
 			o->kinds |= 1u << probe_kind_index(k);
 }
 

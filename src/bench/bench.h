@@ -361,6 +361,7 @@ struct bench {
 	void (*views_done)(struct bench *b);
 	struct record_writer *writer;
 	size_t ok, failed;	/* sweep records */
+	size_t unsupported;	/* of a kind the node does not know: neither */
 	size_t baseline_ok, baseline_failed;
 	double started_at, ended_at;	/* wall clock */
 	int interrupted, write_failed, closing;

@@ -215,6 +215,9 @@ bench_run_json(const struct bench *b)
 	tot = cJSON_AddObjectToObject(root, "totals");
 	cJSON_AddNumberToObject(tot, "ok", (double)b->ok);
 	cJSON_AddNumberToObject(tot, "failed", (double)b->failed);
+	if (b->unsupported > 0)
+		cJSON_AddNumberToObject(tot, "unsupported",
+		    (double)b->unsupported);
 	/* netprof's: what was asked, and how the run ended */
 	cfg = cJSON_AddObjectToObject(root, "config");
 	cJSON_AddNumberToObject(cfg, "latency_count", b->o->latency_count);

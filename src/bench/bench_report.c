@@ -269,7 +269,8 @@ summary_paths(const struct bench *b, FILE *f)
 		struct pair_path *p;
 
 		if (t->state != 2 || t->dst >= n || t->kind == NULL ||
-		    t->kind->via != PROBE_VIA_NODE)
+		    t->kind->via != PROBE_VIA_NODE ||
+		    t->error_class == ERROR_CLASS_UNSUPPORTED)
 			continue;
 		p = &pp[t->src * n + t->dst];
 		p->n++;
@@ -366,6 +367,9 @@ bench_report_summary(const struct bench *b, FILE *f)
 	}
 	fprintf(f, "netprof: bench %s: %zu probes ok, %zu failed", b->run_id,
 	    b->ok, b->failed);
+	if (b->unsupported > 0)
+		fprintf(f, ", %zu of a kind the nodes do not know",
+		    b->unsupported);
 	if (b->o->baseline)
 		fprintf(f, "; baseline ping %zu ok, %zu failed", b->baseline_ok,
 		    b->baseline_failed);

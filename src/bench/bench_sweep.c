@@ -163,7 +163,9 @@ write_record(struct bench *b, struct bench_task *t)
 	free(command);
 	free(line);
 	free(evidence);
-	if (node)
+	if (node && t->error_class == ERROR_CLASS_UNSUPPORTED)
+		b->unsupported++;
+	else if (node)
 		t->ok ? b->ok++ : b->failed++;
 	else
 		t->ok ? b->baseline_ok++ : b->baseline_failed++;
@@ -268,7 +270,11 @@ reply_failed(struct bench_task *t, const struct node_reply *r,
 		char *why = node_error_text(r->body, r->body_len);
 
 		n = strcspn(r->body, "\n");
-		task_fail(t, ERROR_CLASS_TOOL_FAILED, why != NULL ?
+		/* a kind the node does not know (connect on the real node):
+		   unsupported, not a failure of the pair */
+		task_fail(t, why != NULL && error_class_of_text(why) ==
+		    ERROR_CLASS_UNSUPPORTED ? ERROR_CLASS_UNSUPPORTED :
+		    ERROR_CLASS_TOOL_FAILED, why != NULL ?
 		    str_printf("%s: %s: HTTP %ld: %s", m, what, r->status,
 		    why) : str_printf("%s: %s: HTTP %ld%s%.*s", m, what,
 		    r->status, n > 0 ? ": " : "", (int)(n < 300 ? n : 300),

@@ -17,6 +17,7 @@ static const char *const error_class_names[] = {
 	[ERROR_CLASS_TOOL_FAILED] = "tool_failed",
 	[ERROR_CLASS_TIMEOUT] = "timeout",
 	[ERROR_CLASS_PARSE] = "parse",
+	[ERROR_CLASS_UNSUPPORTED] = "unsupported",
 };
 
 const char *
@@ -51,6 +52,7 @@ error_class_of_text(const char *error)
 		{ "connection refused", ERROR_CLASS_UNREACHABLE },
 		{ "could not resolve", ERROR_CLASS_UNREACHABLE },
 		{ "name or service not known", ERROR_CLASS_UNREACHABLE },
+		{ "unknown kind", ERROR_CLASS_UNSUPPORTED },
 		{ "could not parse", ERROR_CLASS_PARSE },
 		{ "parse error", ERROR_CLASS_PARSE },
 	};

@@ -15,7 +15,8 @@ enum error_class {
 	ERROR_CLASS_TOOL_MISSING,	/* ping/iperf3 not installed there */
 	ERROR_CLASS_TOOL_FAILED,	/* the tool ran and reported failure */
 	ERROR_CLASS_TIMEOUT,
-	ERROR_CLASS_PARSE		/* output we could not read */
+	ERROR_CLASS_PARSE,		/* output we could not read */
+	ERROR_CLASS_UNSUPPORTED		/* the node does not know the kind */
 };
 
 /* "unreachable", "auth", ...; NULL for ERROR_CLASS_NONE. */

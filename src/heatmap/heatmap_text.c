@@ -614,12 +614,26 @@ flush_before_stderr(FILE *f)
 		fflush(f);
 }
 
+/* Is name a ratio of the overlay (a row's .over_metric)? */
+static int
+is_overlay_ratio(const char *name)
+{
+	const struct probe_kind *pk;
+
+	for (pk = probe_kinds; pk->name != NULL; pk++)
+		if (pk->over_metric != NULL && strcmp(pk->over_metric, name) == 0)
+			return 1;
+	return 0;
+}
+
 int
 heatmap_write_text(const struct matrix *hm, const struct diagnosis *dx,
     long kind, long metric, int color, int width, FILE *f)
 {
-	struct heatmap_relative rel;
-	size_t i;
+	/* the typical values are the default metric's: the other ratios
+	   are coloured on their range */
+	struct heatmap_relative rel, none = { 0 };
+	size_t i, m;
 	int rc;
 
 	if ((rc = heatmap_relative_build(&rel, hm, dx)) != 0)
@@ -630,9 +644,18 @@ heatmap_write_text(const struct matrix *hm, const struct diagnosis *dx,
 		write_kind(f, hm, (size_t)kind, &rel, (size_t)metric, color,
 		    width);
 	else
-		for (i = 0; i < hm->nkinds; i++)
+		for (i = 0; i < hm->nkinds; i++) {
 			write_kind(f, hm, i, &rel, hm->kinds[i].default_metric,
 			    color, width);
+			/* the overlay's other ratios, each a matrix of its
+			   own: connect in round trips, libp2p over iperf3 */
+			for (m = 0; hm->kinds[i].derived &&
+			    m < hm->kinds[i].nmetrics; m++)
+				if (m != hm->kinds[i].default_metric &&
+				    is_overlay_ratio(hm->kinds[i].metrics[m].name))
+					write_kind(f, hm, i, &none, m, color,
+					    width);
+		}
 	heatmap_relative_free(&rel);
 	if (write_sites(f, hm, kind, metric) != 0)
 		return NP_ERR_NOMEM;

@@ -535,6 +535,11 @@ fold_record(struct matrix *hm, struct record *r)
 	int rc;
 
 	hm->nread++;
+	/* a kind its node does not know (connect on the real node) says
+	   nothing of the pair: no cell */
+	if (!r->ok && r->error_class != NULL &&
+	    strcmp(r->error_class, "unsupported") == 0)
+		return 0;
 	if (r->sample > hm->sample)
 		hm->sample = r->sample;
 	if ((rc = fold_round(hm, r)) != 0)

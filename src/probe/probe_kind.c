@@ -184,6 +184,19 @@ static const struct probe_metric throughput_metrics[] = {
 	{ .name = NULL }
 };
 
+static const struct probe_metric connect_metrics[] = {
+	{ "min_ms", MS, "netprof_libp2p_connect_min_seconds",
+	    "A new libp2p connection and its first ping, smallest of the probe" },
+	{ "p50_ms", MS, "netprof_libp2p_connect_p50_seconds",
+	    "A new libp2p connection and its first ping, median of the probe" },
+	{ "max_ms", MS, NULL, NULL },
+	{ "dial_ms", MS, NULL, NULL },
+	{ "first_rtt_ms", MS, NULL, NULL },
+	{ "failed_samples", SAMPLES, "netprof_libp2p_connect_failed_samples",
+	    "New libp2p connections of the probe that failed" },
+	{ .name = NULL }
+};
+
 #undef MS
 #undef MBPS
 #undef PCT
@@ -302,6 +315,18 @@ const struct probe_kind probe_kinds[] = {
 	    { 0, 0, 2.0, 1.0, 2.0, NULL, NULL, NULL, NULL, 0, NULL, NULL,
 	    NULL },
 	    "iperf3", "throughput_x_iperf3",
+	    PROBE_INBOUND_LIBP2P,
+	    NULL, NULL },
+	/* after the others of its pair (exclusive: no host in two probes),
+	   as it hangs up the pair's connections */
+	{ "connect", "otela", NULL,
+	    NODE, EXCLUSIVE,
+	    PROBE_ASKED,
+	    NULL, NULL, NULL, probe_node_parse,
+	    NULL, NULL, NULL,
+	    NULL, "p50_ms", { "p50_ms", "ms", 3, "p50" }, connect_metrics,
+	    { 0, 0, 0, 0, 0, NULL, NULL, NULL, NULL, 0, NULL, NULL, NULL },
+	    "ping", "connect_x_rtt",
 	    PROBE_INBOUND_LIBP2P,
 	    NULL, NULL },
 	{ .name = NULL }

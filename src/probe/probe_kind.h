@@ -165,6 +165,9 @@ enum probe_inbound {
 #define PROBE_DEFAULT	0x100
 /* --iperf adds it (check --for iperf asks for its tool) */
 #define PROBE_IPERF	0x200
+/* bench runs it only when --kinds names it (it disturbs the pair: a
+   fresh connection where the others ride the mesh's) */
+#define PROBE_ASKED	0x400
 
 /* The figure a run's summary gives per kind (the worst pair, ...). */
 struct probe_summary {

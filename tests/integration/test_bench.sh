@@ -41,6 +41,9 @@ jq --arg p "$(otela_setup)" '.remote_setup = $p' "$LAB_INVENTORY" >"$inv"
 # defaults (5, 1 s apart) took 49 of the test's 105 s
 fast=$NETPROF_TEST_TMP/bench-fastping.json
 jq '.ping_count = 3 | .ping_interval = 0.2' "$inv" >"$fast"
+# the same with the stand-in's connect kind (the real node has none)
+fastc=$NETPROF_TEST_TMP/bench-fastping-connect.json
+jq '.remote_setup += "; export OTELA_KIND_CONNECT=1"' "$fast" >"$fastc"
 
 # Nothing of run $1 left: no process in the lab, no directory on the hosts.
 assert_nothing_left() {
@@ -127,11 +130,35 @@ assert_eq "ok" "$(jq -r '[.machines[].status]|unique|join(",")' "$run")"
 assert_eq "ok" "$(jq -r '[.machines[].phases[]]|unique|join(",")' "$run")" "every host ok in every phase"
 assert_nothing_left t1 "a run"
 
+# connect_checks DIR: run DIR's connect records (--kinds connect beside
+# --baseline's pings): the stand-in's a new connection and its first ping
+# per pair, in round trips of the pair's ICMP RTT on the heatmap; the real
+# node's 400 "unknown kind" recorded unsupported, no failure.
+connect_checks() {
+	local rec=$1/measurements.jsonl
+	if [ -n "${NETPROF_TEST_OTELA:-}" ]; then
+		assert_eq 12 "$(jq -r 'select(.kind=="connect" and (.ok|not) and .error_class=="unsupported")|.kind' "$rec" | wc -l)" \
+		    "the real node: connect unsupported on every pair"
+		assert_eq '{"failed":0,"ok":12,"unsupported":12}' "$(jq -c .totals "$1/run.json")"
+		return
+	fi
+	assert_eq 12 "$(jq -r 'select(.kind=="connect" and .ok and .metrics.p50_ms > 0 and
+	    (.metrics.dial_ms + .metrics.first_rtt_ms - .metrics.p50_ms | fabs) < 1e-6)|.kind' "$rec" | wc -l)" \
+	    "connect ok on every pair, its median split into dial and first ping"
+	assert_eq '{"failed":0,"ok":24}' "$(jq -c .totals "$1/run.json")"
+	assert_eq "true" "$(jq -c '[.[]|select(.kind=="connect")]|min_by(.started_at).started_at >=
+	    ([.[]|select(.kind=="libp2p_ping")]|max_by(.ended_at).ended_at)' <(jq -s . "$rec"))" \
+	    "connect after the pairs' pings (the exclusive stage)"
+	assert_status 0 "$NETPROF_BIN" heatmap --input "$rec" --text
+	assert_contains "$OUT" "overlay: connect_x_rtt (x ICMP RTT)"
+	assert_contains "$(grep '^overlay: connect_x_rtt ' <<<"$OUT")" "; 12 pairs with a value"
+}
+
 # --- --keep, then --teardown RUN_ID; --baseline beside the start -----
 work=$NETPROF_TEST_TMP/keep
 rm -rf "$work" && mkdir -p "$work"
-(cd "$work" && "$NETPROF_BIN" bench --config "$fast" --run-id t2 --keep \
-    --baseline --kinds libp2p_ping "${small[@]}" >out.txt 2>&1) ||
+(cd "$work" && "$NETPROF_BIN" bench --config "$fastc" --run-id t2 --keep \
+    --baseline --kinds libp2p_ping,connect "${small[@]}" >out.txt 2>&1) ||
 	fail "bench --keep: $(cat "$work/out.txt")"
 assert_file_contains "$work/out.txt" "--teardown t2"
 assert_eq "true" "$(jq -r .kept "$work/results/t2/run.json")"
@@ -149,6 +176,7 @@ assert_nothing_left t2 "--teardown"
 assert_eq "true" "$(jq '.phase_times as $t|$t.baseline[0] >= $t.push[1] and
     $t.baseline[0] < $t.start[1]' "$work/results/t2/run.json")" "--baseline beside the nodes' start"
 assert_eq '{"failed":0,"ok":12}' "$(jq -c .baseline_totals "$work/results/t2/run.json")"
+connect_checks "$work/results/t2"
 
 # --- --otela-bin: hosts without otela get it over their session ------
 bindir=$NETPROF_TEST_TMP/otela-bin

@@ -16,7 +16,8 @@ cd "$T" || exit 1
 W=$NETPROF_FIXTURES/wan
 wan=(--input "$W/collect.jsonl" --input "$W/measurements.jsonl"
     --input "$W/run-sites.json" --input "$W/paths.jsonl")
-heading() { grep "^$1: " <<<"$OUT"; }
+# the first heading of kind $1 (the overlay has one per ratio)
+heading() { grep -m1 "^$1: " <<<"$OUT"; }
 
 OUT=$("$NETPROF_BIN" heatmap "${wan[@]}" --text 2>/dev/null) || fail "heatmap: exit $?"
 assert_eq "ping: avg (ms), lower is better, range 0.298 .. 151 ms; colour: p50 vs typical; 72 records, 0 failed" \
@@ -28,6 +29,21 @@ assert_eq "overlay: libp2p_ping_x_rtt (x ICMP RTT), lower is better, range 0.692
 assert_eq "path: class: 1 direct, 2 hole-punched, 3 relayed; 4 pairs with a value" \
     "$(heading path)" "the path's classes in words"
 assert_contains "$OUT" "Colours (on a terminal): a cell against its site pair's typical value (the diagnosis'), green at or better, yellow twice as far off, red named by the diagnosis."
+
+# The overlay's other ratios, each a matrix coloured on its range:
+# connect in round trips of the ICMP RTT, libp2p throughput over iperf3's;
+# a connect the node did not know (400) is neither a cell nor a failure.
+OUT=$("$NETPROF_BIN" heatmap --input "$NETPROF_FIXTURES/heatmap/connect.jsonl" --text 2>/dev/null) ||
+	fail "heatmap connect.jsonl: exit $?"
+assert_eq "connect: p50_ms (ms), lower is better, range 4 .. 100 ms; colour: its range; 3 records, 0 failed" \
+    "$(heading connect)" "connect's heading"
+assert_eq "overlay: throughput_x_iperf3 (x iperf3), higher is better, range 0.18 .. 0.5 x iperf3; colour: its range; 5 pairs with a value" \
+    "$(grep '^overlay: throughput_x_iperf3 ' <<<"$OUT")" "libp2p over iperf3"
+assert_eq "overlay: connect_x_rtt (x ICMP RTT), lower is better, range 3 .. 5 x ICMP RTT; colour: its range; 5 pairs with a value" \
+    "$(grep '^overlay: connect_x_rtt ' <<<"$OUT")" "connect in round trips"
+assert_eq "2 b         3 |   -   4" "$(grep -A4 '^overlay: connect_x_rtt ' <<<"$OUT" | grep '^2 b')" \
+    "b->a 3 round trips, b->c 4 ms over the 1 ms floor"
+assert_contains "$OUT" "Failures: none."
 
 # No sites: each matrix's range, which the key says.
 OUT=$("$NETPROF_BIN" heatmap --input "$W/collect.jsonl" --group-by none --text 2>/dev/null)

@@ -179,6 +179,41 @@ test_only_kind_and_overlay(void **state)
 	matrix_free(hm);
 }
 
+/*
+ * connect in round trips of the pair's ICMP RTT, libp2p over iperf3 as a
+ * fraction; a node that did not know the kind leaves no cell.
+ */
+static void
+test_overlay_connect_and_fractions(void **state)
+{
+	const char *paths[] = { fixture_path("heatmap", "connect.jsonl"),
+	    NULL };
+	struct matrix *hm = load(paths, MATRIX_LATEST, NULL);
+
+	(void)state;
+	assert_true(fabs(value(hm, "overlay", "a", "b", "connect_x_rtt") -
+	    5.0) < 1e-9);
+	assert_true(fabs(value(hm, "overlay", "b", "a", "connect_x_rtt") -
+	    3.0) < 1e-9);
+	/* 4 ms over 0.3 ms: the RTT is taken as at least 1 ms */
+	assert_true(fabs(value(hm, "overlay", "b", "c", "connect_x_rtt") -
+	    4.0) < 1e-9);
+	assert_true(fabs(value(hm, "overlay", "a", "b",
+	    "throughput_x_iperf3") - 0.18) < 1e-9);
+	assert_true(fabs(value(hm, "overlay", "b", "a",
+	    "throughput_x_iperf3") - 0.5) < 1e-9);
+	assert_true(fabs(value(hm, "overlay", "a", "c",
+	    "libp2p_ping_x_rtt") - 41.0 / 40.0) < 1e-9);
+	/* no iperf3 for a->c: no fraction */
+	assert_true(isnan(value(hm, "overlay", "a", "c",
+	    "throughput_x_iperf3")));
+	/* unsupported: neither a cell nor a failure */
+	assert_int_equal(cell(hm, "connect", "c", "a")->state, CELL_MISSING);
+	assert_int_equal(matrix_find_kind(hm, "connect")->nfailed, 0);
+	assert_int_equal(matrix_find_kind(hm, "connect")->nrecords, 3);
+	matrix_free(hm);
+}
+
 static void
 test_colour_direction(void **state)
 {
@@ -414,6 +449,7 @@ main(void)
 		cmocka_unit_test(test_median_of_ok_records),
 		cmocka_unit_test(test_states_and_natural_host_order),
 		cmocka_unit_test(test_only_kind_and_overlay),
+		cmocka_unit_test(test_overlay_connect_and_fractions),
 		cmocka_unit_test(test_colour_direction),
 		cmocka_unit_test(test_colour_span_floor),
 		cmocka_unit_test(test_metric_meaning),

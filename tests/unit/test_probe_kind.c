@@ -83,13 +83,13 @@ names_listed_for_an_error(void **state)
 
 	(void)state;
 	probe_kind_names(buf, sizeof buf, 1u << PROBE_VIA_NODE);
-	assert_string_equal(buf, "libp2p_ping, latency or throughput");
+	assert_string_equal(buf, "libp2p_ping, latency, throughput or connect");
 	probe_kind_names(buf, sizeof buf, 1u << PROBE_VIA_SHELL |
 	    1u << PROBE_VIA_NODE);
-	/* every row, in the table's order: "ping, ... or throughput" */
+	/* every row, in the table's order: "ping, ... or connect" */
 	assert_memory_equal(buf, "ping, ", 6);
 	assert_true(strlen(buf) > 23);
-	assert_string_equal(buf + strlen(buf) - 23, ", latency or throughput");
+	assert_string_equal(buf + strlen(buf) - 23, ", throughput or connect");
 	{
 		const struct probe_kind *k;
 		const char *at = buf;
@@ -203,6 +203,23 @@ node_answers_read(void **state)
 	assert_int_equal(res.error_class, ERROR_CLASS_PARSE);
 	assert_memory_equal(res.error, "h1: probe: ", 11);
 	probe_result_clear(&res);
+	/* connect: a new connection and its first ping, its median the
+	   figure; the real node's 400 for it is unsupported, no failure */
+	text = fixture_read("node", "probe_connect_ok.json");
+	parse("connect", text, "", 0, &res);
+	assert_true(res.ok);
+	assert_true(fabs(res.value - 276.380349) < 1e-9);
+	assert_true(fabs(cJSON_GetObjectItem(res.metrics, "dial_ms")->valuedouble +
+	    cJSON_GetObjectItem(res.metrics, "first_rtt_ms")->valuedouble -
+	    res.value) < 1e-6);
+	probe_result_clear(&res);
+	free(text);
+	assert_int_equal(error_class_of_text("unknown kind: connect"),
+	    ERROR_CLASS_UNSUPPORTED);
+	assert_string_equal(error_class_name(ERROR_CLASS_UNSUPPORTED),
+	    "unsupported");
+	assert_true(probe_kind_find("connect")->flags & PROBE_ASKED);
+	assert_string_equal(probe_kind_find("connect")->over, "ping");
 	body = probe_node_request(probe_kind_find("throughput"), "PEER", 3,
 	    1048576, 60000);
 	assert_string_equal(body, "{\"target\":\"PEER\",\"kind\":\"throughput\","

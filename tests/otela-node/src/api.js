@@ -187,7 +187,8 @@ async function holepunch (ctx, body) {
 async function probeRun (ctx, body) {
 	const obj = parseObject(body, 'probeRequest')
 	const target = decodeTarget(obj)
-	if (typeof obj.kind !== 'string' || !PROBE_KINDS.includes(obj.kind)) {
+	if (typeof obj.kind !== 'string' || !PROBE_KINDS.includes(obj.kind) ||
+		(obj.kind === 'connect' && !ctx.faults.kindConnect)) {
 		throw new BadRequest(`unknown kind: ${typeof obj.kind === 'string' ? obj.kind : ''}`)
 	}
 	const request = {

@@ -31,6 +31,9 @@ OTELA_FAKE_NO_HTTP=1, OTELA_FAKE_PING_DROP=FRACTION, OTELA_FAKE_START_DELAY_MS=M
 Timings like the real node's (shorter for quick tests): OTELA_FAKE_API_DELAY_MS (3000,
 after the bootstrap dials), OTELA_FAKE_STOP_MS (10000, the SIGTERM cleanup),
 OTELA_FAKE_WALLET_WRITE_MS (200, between the halves of init's accounts.json).
+Beyond the real node: OTELA_KIND_CONNECT=1 adds the probe kind connect (a new
+connection to the target and its first ping, per sample); without it the kind is
+unknown (400), as on the real node.
 `
 
 class UsageError extends Error {}

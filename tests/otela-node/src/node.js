@@ -49,6 +49,7 @@ export function readFaults (env = process.env) {
 		firewall: flag('OTELA_FAKE_FIREWALL'),
 		relayLimited: flag('OTELA_FAKE_RELAY_LIMITED'),
 		relayBootMs: env.OTELA_FAKE_RELAY_BOOT_MS === undefined || env.OTELA_FAKE_RELAY_BOOT_MS === '' ? 5000 : envNumber('OTELA_FAKE_RELAY_BOOT_MS', env, 0, 3600000),
+		kindConnect: flag('OTELA_KIND_CONNECT'),
 		hugeAnswer: envNumber('OTELA_FAKE_HUGE_ANSWER', env, 0, 16 * 1024 * 1024),
 		apiDelayMs: env.OTELA_FAKE_API_DELAY_MS === undefined || env.OTELA_FAKE_API_DELAY_MS === '' ? 3000 : envNumber('OTELA_FAKE_API_DELAY_MS', env, 0, 3600000),
 		dialWaitMs: env.OTELA_FAKE_DIAL_WAIT_MS === undefined || env.OTELA_FAKE_DIAL_WAIT_MS === '' ? 10000 : envNumber('OTELA_FAKE_DIAL_WAIT_MS', env, 1, 3600000)

@@ -1,14 +1,16 @@
 // Probe runners behind POST /v1/probe/run: libp2p_ping (round trips on the
 // ping protocol), latency (GET /v1/health over HTTP-over-libp2p) and
 // throughput (GET /v1/probe/echo?bytes=B over HTTP-over-libp2p), both on
-// kept-alive streams, plus the metric shapes of the contract. Times come from process.hrtime.bigint().
+// kept-alive streams, plus the metric shapes of the contract; and, beyond
+// the real node (OTELA_KIND_CONNECT=1), connect: per sample the peer's
+// connections hung up, a new one dialled and its first ping. Times come from process.hrtime.bigint().
 import crypto from 'node:crypto'
 import { peerIdFromString } from '@libp2p/peer-id'
 import { multiaddr } from '@multiformats/multiaddr'
 import { StreamReader, writeRequest, readResponseHead } from './wire.js'
 import { streamTo } from './relay.js'
 
-export const PROBE_KINDS = ['libp2p_ping', 'latency', 'throughput']
+export const PROBE_KINDS = ['libp2p_ping', 'latency', 'throughput', 'connect']
 export const PING_PROTOCOL = '/ipfs/ping/1.0.0'
 export const HTTP_PROTOCOL = '/libp2p-http'
 export const PING_SIZE = 32
@@ -284,6 +286,47 @@ async function httpGet (ctx, peer, target, deadline, { keepBody = false } = {}) 
 	}
 }
 
+// Cold connections, as libp2p's perf benchmark times "connect + 1 byte":
+// per sample every connection to the peer hung up, then from before the
+// dial to the first ping's echo (a new connection, its security and muxer
+// handshakes, the ping stream's negotiation, one round trip). dial_ms and
+// first_rtt_ms split the median sample's time at the stream's opening.
+async function connectSamples (ctx, req, deadline) {
+	const out = { samples: [], dials: [], firsts: [], failed: 0, lastError: null }
+	const pid = peerIdFromString(req.target)
+	for (let i = 0; i < req.count; i++) {
+		const left = deadline - Date.now()
+		if (left <= 0) {
+			out.lastError ??= 'context deadline exceeded'
+			break
+		}
+		let stream = null
+		try {
+			await ctx.node.hangUp(pid)
+			ctx.dialBackoff.delete(req.target)
+			const t0 = now()
+			stream = await openStream(ctx, req.target, PING_PROTOCOL, left)
+			const t1 = now()
+			const s = stream
+			const payload = crypto.randomBytes(PING_SIZE)
+			if (!s.send(payload)) await s.onDrain()
+			const echoed = await within(new StreamReader(s).readExact(PING_SIZE),
+				Math.min(PING_TIMEOUT_MS, Math.max(1, deadline - Date.now())), 'ping', err => s.abort(err))
+			const t2 = now()
+			if (!echoed.equals(payload)) throw new Error('ping: peer echoed different bytes')
+			out.samples.push(Number(t2 - t0))
+			out.dials.push(Number(t1 - t0))
+			out.firsts.push(Number(t2 - t1))
+			await s.close().catch(() => {})
+		} catch (err) {
+			out.failed++
+			out.lastError = describe(err)
+			stream?.abort(err instanceof Error ? err : new Error(String(err)))
+		}
+	}
+	return out
+}
+
 async function latencySamples (ctx, req, deadline) {
 	const out = { samples: [], failed: 0, lastError: null }
 	for (let i = 0; i < req.count; i++) {
@@ -343,11 +386,11 @@ export async function runProbe (ctx, req) {
 		r = await throughputRun(ctx, req, deadline)
 		good = r.iterations.length
 	} else {
-		r = await (req.kind === 'libp2p_ping' ? pingSamples : latencySamples)(ctx, req, deadline)
+		r = await ({ libp2p_ping: pingSamples, latency: latencySamples, connect: connectSamples }[req.kind])(ctx, req, deadline)
 		good = r.samples.length
 	}
 	if (good === 0) {
-		const what = { libp2p_ping: 'pings', latency: 'samples', throughput: 'iterations' }[req.kind]
+		const what = { libp2p_ping: 'pings', latency: 'samples', throughput: 'iterations', connect: 'connections' }[req.kind]
 		res.metrics = { failed_samples: r.failed }
 		res.error = `no successful ${what}: ${r.lastError ?? ''}`
 		return res
@@ -359,6 +402,11 @@ export async function runProbe (ctx, req) {
 		res.metrics = { bytes_received: bytes, elapsed_ns: ns, mbps: mbps(bytes, ns), iterations: r.iterations, failed_samples: r.failed }
 	} else {
 		res.metrics = latencyMetrics(r.samples, r.failed)
+	}
+	if (req.kind === 'connect') {
+		const median = [...r.samples.keys()].sort((a, b) => r.samples[a] - r.samples[b])[Math.round(0.5 * (good - 1))]
+		res.metrics.dial_ms = r.dials[median] / 1e6
+		res.metrics.first_rtt_ms = r.firsts[median] / 1e6
 	}
 	return res
 }

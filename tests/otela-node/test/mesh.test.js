@@ -22,7 +22,8 @@ describe('three-node mesh', () => {
 		writeConfig(a, [b.addr, c.addr])
 		writeConfig(b, [a.addr, c.addr])
 		writeConfig(c, [a.addr], { asJson: true })
-		for (const n of nodes) startNode(n)
+		// a alone knows the connect kind, beyond the real node
+		for (const n of nodes) startNode(n, n === a ? { OTELA_KIND_CONNECT: '1' } : {})
 		for (const n of nodes) await waitHealthy(n)
 	})
 
@@ -187,6 +188,22 @@ describe('three-node mesh', () => {
 		const missing = await run(['probe', '--kind', 'latency', '--config', a.cfg])
 		assert.equal(missing.code, 1)
 		assert.match(missing.stderr, /missing --target/)
+	})
+
+	it('times cold connections with OTELA_KIND_CONNECT=1, and without it answers as the real node: unknown kind', async () => {
+		const [a, b] = nodes
+		const r = await probe(a, { target: b.peerId, kind: 'connect', count: 3 })
+		const m = checkLatencyResult(r, { kind: 'connect', target: b.peerId, count: 3 })
+		assert.equal(m.failed_samples, 0)
+		// the median sample split at the ping stream's opening
+		assert.ok(m.dial_ms > 0 && m.first_rtt_ms > 0, JSON.stringify(m))
+		assert.ok(Math.abs(m.dial_ms + m.first_rtt_ms - m.p50_ms) < 1e-6, JSON.stringify(m))
+		// the pair is connected again afterwards: the mesh's probes go on
+		const ping = await probe(a, { target: b.peerId, kind: 'libp2p_ping', count: 2 })
+		assert.equal(checkLatencyResult(ping, { kind: 'libp2p_ping', target: b.peerId, count: 2 }).failed_samples, 0)
+		const no = await api(b, 'POST', '/v1/probe/run', { target: a.peerId, kind: 'connect', count: 1 })
+		assert.equal(no.status, 400)
+		assert.equal(no.json.error, 'unknown kind: connect')
 	})
 
 	it('logged the start of every node', () => {
