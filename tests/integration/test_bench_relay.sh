@@ -30,6 +30,7 @@
 # that binary.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/relay_named.sh"
+. "$(dirname "$0")/counters_checks.sh"
 require_root
 require_cmd nft node jq
 require_otela
@@ -143,6 +144,7 @@ for s in h3 h4; do
 done
 
 relay_named_checks "$T/a" relay "$LAB_RELAY_ADDR"
+counters_checks "$T/a"
 
 # --- b: no relay ------------------------------------------------------------
 out=$T/b
