@@ -66,7 +66,10 @@ bench_counters_read(const char *text, size_t len, struct bench_counters *c)
 	c->circuits_closed = sum(text, len,
 	    "libp2p_swarm_connections_closed_total", "transport",
 	    "p2p-circuit", NULL);
+	/* the relay service's counters are registered with its status
+	   gauge; a series of theirs is there once it has counted */
 	found = 0;
+	(void)sum(text, len, "libp2p_relaysvc_status", NULL, NULL, &found);
 	(void)sum(text, len, "libp2p_relaysvc_connections_total", NULL, NULL,
 	    &found);
 	c->relay = (unsigned char)found;

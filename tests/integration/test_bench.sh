@@ -93,8 +93,8 @@ assert_eq "h1->h2" "$(jq -r '.punch|keys[0]' "$run")"
 assert_eq "address circuits counters dir error error_class failed_phase http_port libp2p_port log_tail name peer_id phase_times phases pid pid_start status stop_signal" \
     "$(jq -r '.machines[0]|keys|join(" ")' "$run")" "machine keys"
 # the nodes' own counters over the sweep: on an open lab no circuit, none
-# relayed (a node whose relay service is off, as the real node's here, has
-# no such counter), and no record they disagree with
+# relayed (a node without the relay service's counters has no
+# relay_circuits_served), and no record they disagree with
 assert_eq 4 "$(jq '[.machines[].counters|select(.circuits_open_before == 0 and
     .circuits_opened == 0 and .circuits_closed == 0 and (.relay_circuits_served // 0) == 0)]|length' "$run")" \
     "counters: no circuit anywhere"

@@ -87,6 +87,9 @@ test_read_absent(void **state)
 	    "go_goroutines 12\nlibp2p_swarm_connections_opened_totals 3\n";
 	static const char bare[] =
 	    "libp2p_swarm_connections_opened_total{transport=\"tcp\"} 2\n";
+	static const char registered[] =
+	    "libp2p_swarm_connections_opened_total{transport=\"tcp\"} 2\n"
+	    "# TYPE libp2p_relaysvc_status gauge\nlibp2p_relaysvc_status 0\n";
 	struct bench_counters c;
 
 	(void)state;
@@ -96,6 +99,10 @@ test_read_absent(void **state)
 	assert_int_equal(bench_counters_read(bare, sizeof bare - 1, &c), 1);
 	assert_true(c.taken && !c.relay && !c.holepunch);
 	assert_true(c.circuits_opened == 0 && bench_counters_open(&c) == 0);
+	/* the relay service registered, nothing relayed yet: 0, not absent */
+	assert_int_equal(bench_counters_read(registered,
+	    sizeof registered - 1, &c), 1);
+	assert_true(c.relay && c.relay_opened == 0 && c.relay_bytes == 0);
 }
 
 static void
