@@ -357,7 +357,8 @@ struct bench {
 	size_t n_relays;
 	int view;		/* the node views the sweep's tasks start
 				   under (bench_path.h) */
-	size_t views_pending;	/* hosts whose view is being read */
+	size_t views_pending;	/* hosts whose view (or, at the sweep's
+				   end, counters) is being read */
 	void (*views_done)(struct bench *b);
 	struct record_writer *writer;
 	size_t ok, failed;	/* sweep records */

@@ -175,21 +175,16 @@ bench_view_take(struct bench_view *v, struct node_peer *peers, size_t n,
 }
 
 static void
-take_metrics(struct bench_view *v, const struct node_reply *r)
+take_metrics(struct bench_path_host *ph, const struct node_reply *r)
 {
-	static const char opened[] = "libp2p_swarm_connections_opened_total";
-	static const char closed[] = "libp2p_swarm_connections_closed_total";
-	double any, o = 0, c = 0;
+	struct bench_counters c;
 
-	/* no swarm counters at all: another node, circuits unknown; a
-	   counter that has not counted is not there yet: 0 */
-	if (!node_metric_sum(r->body, r->body_len, opened, NULL, NULL, &any))
+	/* no swarm counters at all: another node, circuits unknown */
+	if (!bench_counters_read(r->body, r->body_len, &c))
 		return;
-	(void)node_metric_sum(r->body, r->body_len, opened, "transport",
-	    "p2p-circuit", &o);
-	(void)node_metric_sum(r->body, r->body_len, closed, "transport",
-	    "p2p-circuit", &c);
-	v->circuits = o > c ? (long)(o - c) : 0;
+	ph->views[ph->reading].circuits = (long)bench_counters_open(&c);
+	if (ph->reading == 0)	/* the sweep's "before" */
+		ph->counters[0] = c;
 }
 
 /* peers_status's connectedness (step 1), the relay of each peer's
@@ -235,7 +230,7 @@ view_reply_cb(const struct machine *m, const struct node_reply *r, void *arg)
 	if (r->error == NP_OK && r->status == 200) {
 		v->taken = 1;
 		if (ph->step == 0)
-			take_metrics(v, r);
+			take_metrics(ph, r);
 		else
 			take_peers(v, r, ph->step);
 	} else
@@ -639,8 +634,8 @@ bench_path_relay_peer(const struct bench_path_host *s,
  * initialized') never does, and no circuit missing from its metrics makes
  * up for that.
  */
-static int
-punched(const struct bench *b, size_t src, size_t dst)
+int
+bench_path_punched(const struct bench *b, size_t src, size_t dst)
 {
 	size_t i;
 
@@ -745,7 +740,7 @@ bench_path_record(struct bench *b, struct bench_task *t, struct record *rec,
 	in.ts = d != NULL && d->path != NULL ? &d->path->reach[t->src] : NULL;
 	in.circuits_s = vs != NULL && vs->taken ? vs->circuits : -1;
 	in.circuits_t = vd != NULL && vd->taken ? vd->circuits : -1;
-	in.punched = punched(b, t->src, t->dst);
+	in.punched = bench_path_punched(b, t->src, t->dst);
 	in.handshake_ms = handshake_ms(in.st, in.ts);
 	t->fastest_ms = task_fastest(t);	/* its metrics go once written */
 	/* the other tasks are scanned only where the round trip can tell

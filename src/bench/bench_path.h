@@ -9,6 +9,8 @@
 
 #include <stddef.h>
 
+#include "bench_counters.h"
+
 /* A record's path. */
 enum bench_path_class {
 	BENCH_PATH_UNKNOWN = 0,
@@ -62,6 +64,8 @@ struct bench_view {
 struct bench_path_host {
 	struct bench_reach *reach;	/* per target: hosts, then relays */
 	struct bench_view views[BENCH_N_VIEWS];
+	/* the node's counters: in the first view, at the sweep's end */
+	struct bench_counters counters[2];
 	int reading;		/* the view being read */
 	int step;		/* its next call */
 	int in_phase;		/* read as the path phase's step */
@@ -138,5 +142,11 @@ void bench_view_clear(struct bench_view *v);
 const char *bench_path_relay_peer(const struct bench_path_host *s,
     const struct bench_path_host *d, const char *id, int view,
     int *circuit);
+
+struct bench;
+
+/* Did the punch step's DCUtR join src and dst (ok after attempts, no
+   error)? */
+int bench_path_punched(const struct bench *b, size_t src, size_t dst);
 
 #endif

@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "bench_path.h"
 #include "bench_record.h"
 #include "error.h"
 #include "file.h"
@@ -105,6 +106,9 @@ machine_json(const struct bench *b, const struct bench_host *h)
 	json_add_string_or_null(o, "log_tail", h->log_tail);
 	if ((ph = bench_path_machine_json(b, h)) != NULL)
 		cJSON_AddItemToObject(o, "circuits", ph);
+	if (h->path != NULL && (ph = bench_counters_json(&h->path->counters[0],
+	    &h->path->counters[1])) != NULL)
+		cJSON_AddItemToObject(o, "counters", ph);
 	ph = cJSON_AddObjectToObject(o, "phases");
 	for (p = 0; p < BENCH_N_PHASES; p++)
 		if (b->phase_ran[p])
@@ -141,6 +145,32 @@ add_convergence(cJSON *root, const struct bench *b)
 	}
 }
 
+/*
+ * A punch's outcome in the words of punchr, the hole punching measurement
+ * campaign's: success (connected after the node's DCUtR attempts), no
+ * connection (none to the peer to coordinate over), no stream (no DCUtR
+ * stream over it), failed (its attempts ran and failed); NULL where none
+ * applies (no answer; no attempt, the pair was connected already; a node
+ * that cannot punch). The node's answer cannot tell punchr's "connection
+ * reversed".
+ */
+static const char *
+punch_outcome(const struct bench_task *t)
+{
+	const char *e = t->error != NULL ? t->error : "";
+
+	if (t->connectedness == NULL || t->attempts == 0 ||
+	    strstr(e, BENCH_PUNCH_DISABLED) != NULL)
+		return NULL;
+	if (t->ok)
+		return "success";
+	if (strstr(e, "no usable connection") != NULL)
+		return "no connection";
+	if (strstr(e, "failed to open hole-punching stream") != NULL)
+		return "no stream";
+	return "failed";
+}
+
 static void
 add_punch(cJSON *root, const struct bench *b)
 {
@@ -165,6 +195,8 @@ add_punch(cJSON *root, const struct bench *b)
 		cJSON_AddStringToObject(p, "connectedness",
 		    t->connectedness != NULL ? t->connectedness : "Unknown");
 		cJSON_AddBoolToObject(p, "ok", t->ok);
+		if (punch_outcome(t) != NULL)
+			cJSON_AddStringToObject(p, "outcome", punch_outcome(t));
 		if (t->error != NULL) {
 			cJSON_AddStringToObject(p, "error", t->error);
 			cJSON_AddStringToObject(p, "last_error", t->error);

@@ -19,6 +19,7 @@
 #include <sys/stat.h>
 
 #include "bench.h"
+#include "bench_counters.h"
 #include "bench_record.h"
 #include "bench_run.h"
 #include "bench_teardown.h"
@@ -456,6 +457,18 @@ out:
 		    b.records_path);
 		if (status == NP_EXIT_OK)
 			status = NP_EXIT_FAILED;
+	}
+	if (!b.teardown_only) {
+		/* the records whose path the nodes' counters contradict */
+		char *acause = NULL;
+
+		if (bench_counters_amend(&b, &acause) != 0) {
+			log_error("%s", acause != NULL ? acause :
+			    error_string(NP_ERR_NOMEM));
+			if (status == NP_EXIT_OK)
+				status = NP_EXIT_FAILED;
+		}
+		free(acause);
 	}
 	if (o->metrics_file != NULL && b.records_path != NULL &&
 	    !b.teardown_only) {

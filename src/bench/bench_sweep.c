@@ -22,6 +22,7 @@
 #include <string.h>
 
 #include "bench.h"
+#include "bench_counters.h"
 #include "bench_record.h"
 #include "command_line.h"
 #include "engine.h"
@@ -524,7 +525,11 @@ pairs_end(struct bench *b)
 static void
 ended_cb(struct dispatch *d)
 {
-	pairs_end(dispatch_arg(d));
+	struct bench *b = dispatch_arg(d);
+
+	/* the nodes' counters at the sweep's end, before they are stopped */
+	if (b->pair_phase != BENCH_SWEEP || !bench_counters_after(b, pairs_end))
+		pairs_end(b);
 }
 
 static void

@@ -116,8 +116,16 @@ assert_eq 0 "$(jq '[.phases[]|select(type!="number")]|length' "$run")" "phase ti
 assert_eq "true true true true" "$(jq -r '[.convergence[].complete]|map(tostring)|join(" ")' "$run")"
 assert_eq 12 "$(jq '[.punch[]|select(.ok and .connectedness=="Connected")]|length' "$run")" "punch: 12 direct pairs"
 assert_eq "h1->h2" "$(jq -r '.punch|keys[0]' "$run")"
-assert_eq "address circuits dir error error_class failed_phase http_port libp2p_port log_tail name peer_id phase_times phases pid pid_start status stop_signal" \
+assert_eq "address circuits counters dir error error_class failed_phase http_port libp2p_port log_tail name peer_id phase_times phases pid pid_start status stop_signal" \
     "$(jq -r '.machines[0]|keys|join(" ")' "$run")" "machine keys"
+# the nodes' own counters over the sweep: on an open lab no circuit, none
+# relayed (a node without the relay service's counters has no
+# relay_circuits_served), and no record they disagree with
+assert_eq 4 "$(jq '[.machines[].counters|select(.circuits_open_before == 0 and
+    .circuits_opened == 0 and .circuits_closed == 0 and (.relay_circuits_served // 0) == 0)]|length' "$run")" \
+    "counters: no circuit anywhere"
+assert_eq 0 "$(jq -r 'select(.path_evidence|contains("counters disagree"))' "$rec" | wc -l)" \
+    "no record the counters disagree with"
 # The timeline's times: every phase that ran, each host's steps, start <= end.
 assert_eq "configure converge discover init path punch push start sweep teardown" \
     "$(jq -r '.phase_times|keys|join(" ")' "$run")" "phase_times keys"

@@ -31,6 +31,7 @@
 # that binary.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/relay_named.sh"
+. "$(dirname "$0")/counters_checks.sh"
 require_root
 require_cmd nft node jq
 require_otela
@@ -218,6 +219,7 @@ for s in h3 h4; do
 done
 
 relay_named_checks "$T/a" relay "$LAB_RELAY_ADDR"
+counters_checks "$T/a"
 touch "$T/a.done"
 
 # --- c: one site cut off --------------------------------------------------

@@ -337,6 +337,69 @@ test_run_json_punch_upstream_form(void **state)
 	inventory_free(inv);
 }
 
+/* A punch's outcome in punchr's words, where one applies. */
+static void
+test_run_json_punch_outcome(void **state)
+{
+	static const struct {
+		int ok, attempts;
+		const char *conn, *error, *want;
+	} cases[] = {
+		{ 1, 1, "Connected", NULL, "success" },
+		{ 0, 5, "Limited", "all retries for hole punch with peer X "
+		    "failed", "failed" },
+		{ 0, 5, "NotConnected", "failed to open hole-punching stream: "
+		    "no usable connection to peer", "no connection" },
+		{ 0, 5, "Limited", "failed to open hole-punching stream: "
+		    "protocols not supported", "no stream" },
+		{ 0, 5, "NotConnected", NULL, "failed" },
+		/* none applies: no attempt, no answer, no punch service */
+		{ 1, 0, "Connected", NULL, NULL },
+		{ 0, 0, NULL, "h1: holepunch: no answer within 60 s", NULL },
+		{ 0, 1, "NotConnected", BENCH_PUNCH_DISABLED, NULL },
+	};
+	struct inventory *inv = NULL;
+	char *cause = NULL;
+	struct bench_options o = { .kinds = 7 };
+	struct bench_host hosts[2];
+	struct bench_task t;
+	struct bench b;
+	const cJSON *v;
+	cJSON *j;
+	size_t i;
+
+	(void)state;
+	assert_int_equal(inventory_parse("{\"machines\": [{\"name\": \"h1\","
+	    " \"address\": \"198.18.0.2\"}, {\"name\": \"h2\", \"address\":"
+	    " \"198.18.0.3\"}]}", "m.json", &inv, &cause), 0);
+	memset(&b, 0, sizeof b);
+	memset(hosts, 0, sizeof hosts);
+	b.o = &o;
+	b.inv = inv;
+	b.n = 2;
+	b.hosts = hosts;
+	hosts[0].m = &inv->machines[0];
+	hosts[1].m = &inv->machines[1];
+	b.task_sets[BENCH_PUNCH] = &t;
+	b.n_task_sets[BENCH_PUNCH] = 1;
+	for (i = 0; i < sizeof cases / sizeof *cases; i++) {
+		t = (struct bench_task){ .src = 0, .dst = 1, .state = 2,
+			.ok = cases[i].ok, .attempts = cases[i].attempts,
+			.connectedness = (char *)cases[i].conn,
+			.error = (char *)cases[i].error };
+		j = bench_run_json(&b);
+		v = cJSON_GetObjectItem(cJSON_GetObjectItem(cJSON_GetObjectItem(
+		    j, "punch"), "h1->h2"), "outcome");
+		if (cases[i].want == NULL)
+			assert_null(v);
+		else
+			assert_string_equal(cJSON_GetStringValue(v),
+			    cases[i].want);
+		cJSON_Delete(j);
+	}
+	inventory_free(inv);
+}
+
 /* What the node is asked: whole milliseconds, and the punch's limit. */
 static void
 test_probe_timeout_ms_and_punch_limit(void **state)
@@ -361,6 +424,7 @@ main(void)
 		cmocka_unit_test(test_peer_id_from_output_validated),
 		cmocka_unit_test(test_run_json_fields),
 		cmocka_unit_test(test_run_json_punch_upstream_form),
+		cmocka_unit_test(test_run_json_punch_outcome),
 		cmocka_unit_test(test_probe_timeout_ms_and_punch_limit),
 	};
 

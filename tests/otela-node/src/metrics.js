@@ -12,7 +12,14 @@
 // - libp2p_relaysvc_status: 1 while the relay service runs (a public
 //   node: go-libp2p's relay manager starts it only then), 0 otherwise;
 // - libp2p_autorelay_status: 1 while AutoRelay runs (a private node), 0
-//   otherwise.
+//   otherwise;
+// - libp2p_holepunch_outcomes_total{side,num_attempts,outcome} (a DCUtR
+//   exchange's end: initiator after its last attempt, receiver after its
+//   dial; success, failed, or no_suitable_address when the other side
+//   gave no address to dial) and libp2p_holepunch_direct_dials_total
+//   {outcome} (the initiator's direct dial before a punch), only where
+//   the hole punch service runs, as go-libp2p's tracer, which sets every
+//   outcome's series to 0 at start.
 // A series is there once it has counted, as with client_golang's
 // CounterVec (the relay service's are there from the start).
 const SWARM_LABELS = 'early_muxer="false",ip_version="ip4",muxer="/yamux/1.0.0",security="/noise"'
@@ -26,7 +33,9 @@ export function newMetrics () {
 		relayBytes: 0,
 		reservations: 0,
 		relayStatus: 0,
-		autorelay: 0
+		autorelay: 0,
+		holepunch: null,
+		directDials: new Map()
 	}
 }
 
@@ -85,6 +94,27 @@ export function instrumentRelay (m, service) {
 	}
 }
 
+// The hole punch service's tracer: its outcomes' series, every one 0.
+export function holePunchEnabled (m) {
+	m.holepunch = new Map()
+	for (const side of ['initiator', 'receiver']) {
+		for (const n of ['1', '2', '3', '4']) {
+			for (const outcome of ['failed', 'no_suitable_address', 'success']) m.holepunch.set(`${n} ${outcome} ${side}`, 0)
+		}
+	}
+}
+
+export function holePunchFinished (m, side, attempts, outcome) {
+	if (!m.holepunch) return
+	const key = `${attempts} ${outcome} ${side}`
+	m.holepunch.set(key, (m.holepunch.get(key) ?? 0) + 1)
+}
+
+export function directDialFinished (m, ok) {
+	const outcome = ok ? 'success' : 'failed'
+	m.directDials.set(outcome, (m.directDials.get(outcome) ?? 0) + 1)
+}
+
 export function metricsText (m) {
 	const lines = []
 	const swarm = (name, help, map) => {
@@ -113,5 +143,16 @@ export function metricsText (m) {
 		'# HELP libp2p_autorelay_status relay finder active',
 		'# TYPE libp2p_autorelay_status gauge',
 		`libp2p_autorelay_status ${m.autorelay}`)
+	if (m.holepunch) {
+		lines.push('# HELP libp2p_holepunch_direct_dials_total Direct Dials Total',
+			'# TYPE libp2p_holepunch_direct_dials_total counter')
+		for (const outcome of [...m.directDials.keys()].sort()) lines.push(`libp2p_holepunch_direct_dials_total{outcome="${outcome}"} ${m.directDials.get(outcome)}`)
+		lines.push('# HELP libp2p_holepunch_outcomes_total Hole Punch outcomes overall',
+			'# TYPE libp2p_holepunch_outcomes_total counter')
+		for (const key of [...m.holepunch.keys()].sort()) {
+			const [n, outcome, side] = key.split(' ')
+			lines.push(`libp2p_holepunch_outcomes_total{num_attempts="${n}",outcome="${outcome}",side="${side}"} ${m.holepunch.get(key)}`)
+		}
+	}
 	return lines.join('\n') + '\n'
 }

@@ -21,6 +21,7 @@
 import { multiaddr } from '@multiformats/multiaddr'
 import { peerIdFromString } from '@libp2p/peer-id'
 import { StreamReader, sendAll } from './wire.js'
+import { holePunchEnabled, holePunchFinished, directDialFinished } from './metrics.js'
 
 export const DCUTR_PROTOCOL = '/libp2p/dcutr'
 export const NOT_INITIALIZED = 'hole punch service not initialized'
@@ -158,7 +159,9 @@ function punchHandler (ctx) {
 			const sync = await readMessage(reader)
 			if (sync.type !== SYNC) throw new Error(`expected SYNC message from initiator but got ${sync.type}`)
 			await stream.close().catch(() => {})
-			const got = await punchDial(ctx, peer, dialable(connect.addrs, peer))
+			const addrs = dialable(connect.addrs, peer)
+			const got = await punchDial(ctx, peer, addrs)
+			holePunchFinished(ctx.metrics, 'receiver', 1, outcomeOf(got, addrs))
 			ctx.log('info', `hole punch with ${peer} (responder): ${got ? 'direct connection' : 'no direct connection'}`)
 		} catch (err) {
 			ctx.log('debug', `hole punch stream from ${peer}: ${err.message}`)
@@ -167,7 +170,12 @@ function punchHandler (ctx) {
 	}
 }
 
-// One exchange and dial as the initiator, over a relayed connection.
+// go-libp2p's outcome of an exchange: no address of the other side's to
+// dial is no_suitable_address.
+const outcomeOf = (got, addrs) => got ? 'success' : addrs.length === 0 ? 'no_suitable_address' : 'failed'
+
+// One exchange and dial as the initiator, over a relayed connection: its
+// outcome.
 async function punchOnce (ctx, peer, conn) {
 	let stream
 	try {
@@ -191,7 +199,8 @@ async function punchOnce (ctx, peer, conn) {
 		throw new Error(`failed to read CONNECT message from remote peer: ${err.message}`)
 	}
 	await new Promise(resolve => setTimeout(resolve, rtt / 2))
-	return punchDial(ctx, peer, dialable(remote.addrs, peer))
+	const addrs = dialable(remote.addrs, peer)
+	return outcomeOf(await punchDial(ctx, peer, addrs), addrs)
 }
 
 // TryHolePunch: null when a direct connection exists afterwards, else the
@@ -208,11 +217,18 @@ export async function tryHolePunch (ctx, peer) {
 			known = (await ctx.node.peerStore.get(peerIdFromString(peer))).addresses.map(a => a.multiaddr)
 		} catch {}
 		const open = known.filter(ma => !isCircuit(ma) && isPublicAddr(ma))
-		if (open.length > 0 && await punchDial(ctx, peer, dialable(open.map(ma => ma.bytes), peer))) return null
+		if (open.length > 0) {
+			const got = await punchDial(ctx, peer, dialable(open.map(ma => ma.bytes), peer))
+			directDialFinished(ctx.metrics, got)
+			if (got) return null
+		}
 		const relayed = ctx.node.getConnections(peerIdFromString(peer)).find(c => c.status === 'open' && isCircuit(c.remoteAddr))
 		if (!relayed) return 'failed to open hole-punching stream: no usable connection to peer'
-		for (let i = 0; i < RETRIES; i++) {
-			if (await punchOnce(ctx, peer, relayed)) return null
+		for (let i = 1; i <= RETRIES; i++) {
+			const outcome = await punchOnce(ctx, peer, relayed)
+			// the tracer counts a success, or the last attempt's end
+			if (outcome === 'success' || i === RETRIES) holePunchFinished(ctx.metrics, 'initiator', i, outcome)
+			if (outcome === 'success') return null
 		}
 		return `all retries for hole punch with peer ${peer} failed`
 	} catch (err) {
@@ -231,6 +247,7 @@ export async function startHolePunch (ctx) {
 		ctx.log('warn', 'host is not *basichost.BasicHost; hole punching disabled (OTELA_FAKE_NO_HOLEPUNCH)')
 		return
 	}
+	holePunchEnabled(ctx.metrics)
 	await ctx.node.handle(DCUTR_PROTOCOL, punchHandler(ctx), { runOnLimitedConnection: true, maxInboundStreams: 4 })
 	ctx.node.addEventListener('connection:open', evt => {
 		const conn = evt.detail

@@ -126,6 +126,8 @@ describe('a relayed path through a relay without limits', () => {
 		assert.equal(await counter(a, 'libp2p_relaysvc_status'), 0, 'a private node runs none')
 		assert.equal(await counter(a, 'libp2p_autorelay_status'), 1, 'a private node runs AutoRelay')
 		assert.equal(await counter(r, 'libp2p_autorelay_status'), 0, 'a public one does not')
+		// the hole punch tracer's series are there from the start, as go-libp2p's
+		assert.equal(typeof await counter(r, 'libp2p_holepunch_outcomes_total', { side: 'initiator', num_attempts: '4', outcome: 'success' }), 'number')
 		// what the relay carries grows by what goes through the circuit
 		const before = await counter(r, 'libp2p_relaysvc_data_transferred_bytes_total')
 		checkThroughputResult(await probe(a, { target: b.peerId, kind: 'throughput', count: 1, bytes: 1048576 }), { target: b.peerId, count: 1, bytes: 1048576 })
@@ -153,6 +155,11 @@ describe('a relayed path through a limited relay', () => {
 			return r.last_error !== 'another hole punching attempt to this peer is active' && r
 		}, 30000)
 		assert.deepEqual(res, { ok: false, target: b.peerId, connectedness: 'Limited', attempts: 1, last_error: `all retries for hole punch with peer ${b.peerId} failed` })
+		// go-libp2p's hole punch tracer: the initiator's failure after its
+		// third attempt, the receiver's after each dial, no success
+		assert.ok(await counter(a, 'libp2p_holepunch_outcomes_total', { side: 'initiator', num_attempts: '3', outcome: 'failed' }) >= 1)
+		assert.ok(await counter(b, 'libp2p_holepunch_outcomes_total', { side: 'receiver', num_attempts: '1', outcome: 'failed' }) >= 1)
+		for (const n of [a, b]) assert.equal(await counter(n, 'libp2p_holepunch_outcomes_total', { outcome: 'success' }), 0)
 	})
 
 	it('probes take the one limited circuit (go-libp2p\'s WithAllowLimitedConn): the relay opens no circuit per probe', async () => {
@@ -197,6 +204,7 @@ describe('the real node at e0591341: no hole punch service', () => {
 		await stopNode(y)
 		const gone = (await api(x, 'POST', '/v1/probe/holepunch', { target: y.peerId, attempts: 3, wait_ms: 10 })).json
 		assert.deepEqual(gone, { ok: false, target: y.peerId, connectedness: 'NotConnected', attempts: 3, last_error: 'hole punch service not initialized' })
+		assert.equal(await counter(x, 'libp2p_holepunch_outcomes_total'), null, 'no service, no tracer: no hole punch counters')
 	})
 })
 
