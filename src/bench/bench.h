@@ -130,6 +130,20 @@ struct bench_hooks {
 	void (*node_started)(struct bench_host *h);
 };
 
+/* --throughput-mode's words, in bench_throughput_modes' order */
+enum bench_tp_mode {
+	BENCH_TP_AUTO = 0,	/* a pair both ways at once where valid */
+	BENCH_TP_EXCLUSIVE,
+	BENCH_TP_DUPLEX
+};
+extern const char *const bench_throughput_modes[];
+/*
+ * auto: two hosts of no site whose TCP handshake (the path phase's reach
+ * check, the faster way) takes at most this many µs share one switched
+ * network, so a pair of them runs both ways at once.
+ */
+#define BENCH_LAN_US 1000L
+
 /* Defaults (the upstream profiler's). */
 #define BENCH_DEFAULT_LATENCY_COUNT 20
 #define BENCH_DEFAULT_THROUGHPUT_COUNT 3
@@ -176,8 +190,7 @@ struct bench_options {
 	const char **bootstrap;	/* --bootstrap, in order */
 	size_t n_bootstrap;
 	int max_probes;		/* light probes per node at once */
-	int duplex;		/* --throughput-mode duplex: the exclusive
-				   kinds that may, in duplex rounds */
+	int throughput_mode;	/* --throughput-mode: BENCH_TP_* */
 	int keep, serial, baseline, no_punch;
 	int force;		/* --force: write over an earlier run's output */
 	struct diagnose_gate_options gate;	/* --fail-on */
@@ -309,6 +322,10 @@ struct bench_task {
 	char *connectedness;	/* punch */
 	int attempts;
 	unsigned char path;	/* the record's: BENCH_PATH_* */
+	/* throughput both ways at once (auto): the pair's other way, and
+	   whether this one holds the pair's room in the dispatcher */
+	struct bench_task *with;
+	int lead;
 	long relay;		/* its relay: a host's index, b->n + a
 				   relay's, or -1 */
 };
@@ -480,6 +497,11 @@ int bench_sweep_punch(struct bench *b, struct bench_task *t);
 int bench_sweep_probe(struct bench *b, struct bench_task *t);
 int bench_sweep_ping(struct bench *b, struct bench_task *t);
 void bench_pairs_cancel(struct bench *b);
+/*
+ * run.json's config: throughput_mode, and with auto the pairs whose
+ * throughput ran both ways at once ("throughput_both_ways": [[A, B]]).
+ */
+void bench_sweep_mode_json(cJSON *cfg, const struct bench *b);
 /* A probe's timeout_ms: whole milliseconds (the node wants an integer). */
 long long bench_timeout_ms(double seconds);
 /*

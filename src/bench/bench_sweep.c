@@ -10,9 +10,13 @@
  * load, as many as a session has channels, as collect's pings); then the
  * exclusive ones (throughput) in the scheduler's exclusive rounds (no
  * node in two transfers at once, as collect's iperf3), because two
- * transfers through one node would measure each other; with
- * --throughput-mode duplex in collect's duplex rounds (each node the source
- * of one transfer and the target of another). --serial runs one
+ * transfers through one node would measure each other. By default (auto)
+ * a pair whose links are full duplex with no bottleneck shared with
+ * another pair (its two hosts of one site, or of no site and one LAN
+ * apart by their reach checks) runs both ways at once in the round of its
+ * first way: one task holds both hosts' room until both ways have ended.
+ * With --throughput-mode duplex, collect's duplex rounds (each node the
+ * source of one transfer and the target of another). --serial runs one
  * task at a time in the upstream order (kind, source, target). Each
  * record is written the moment its probe ends; when the phase's last task
  * has ended, the run is told (b->hooks.phase_ended).
@@ -22,6 +26,7 @@
 #include <string.h>
 
 #include "bench.h"
+#include "bench_path.h"
 #include "bench_record.h"
 #include "command_line.h"
 #include "engine.h"
@@ -65,6 +70,9 @@
 #define BESIDE_RESERVE 2
 
 enum task_state { T_WAITING = 0, T_RUNNING, T_DONE };
+
+const char *const bench_throughput_modes[] = { "auto", "exclusive", "duplex",
+	NULL };
 
 /* The stage of a task: a sweep's exclusive kinds after the light ones. */
 static size_t
@@ -219,6 +227,20 @@ task_span_end(struct bench_task *t, const char *dropped)
 
 /* ---- finishing a task ---------------------------------------------- */
 
+/* t's end to the dispatcher: a pair run both ways holds its room until
+   both ways have ended */
+static void
+pair_end(struct bench_task *t)
+{
+	struct dispatch *d = t->b->pairs.d;
+
+	if (t->with != NULL && t->with->state != T_DONE)
+		return;
+	dispatch_task_end(d, t->dt);
+	if (t->with != NULL)
+		dispatch_task_end(d, t->with->dt);
+}
+
 static void
 task_finish(struct bench_task *t)
 {
@@ -230,7 +252,7 @@ task_finish(struct bench_task *t)
 	if (t->started_at == 0)
 		t->started_at = t->ended_at;
 	task_span_end(t, NULL);
-	dispatch_task_end(b->pairs.d, t->dt);
+	pair_end(t);
 	if (t->phase == BENCH_SWEEP || t->phase == BENCH_BASELINE)
 		write_record(b, t);
 	if (t->phase == BENCH_SWEEP && t->ok)
@@ -246,7 +268,7 @@ task_drop(struct bench_task *t)
 {
 	t->state = T_DONE;
 	task_span_end(t, "cancelled: interrupted (not recorded)");
-	dispatch_task_end(t->b->pairs.d, t->dt);
+	pair_end(t);
 }
 
 /* ---- node replies -------------------------------------------------- */
@@ -480,13 +502,10 @@ task_of(struct dispatch_task *dt)
 }
 
 static void
-start_cb(struct dispatch *d, struct dispatch_task *dt)
+task_begin(struct bench *b, struct bench_task *t)
 {
-	struct bench_task *t = task_of(dt);
-	struct bench *b = t->b;
 	int r;
 
-	t->state = T_RUNNING;
 	t->started_at = time_wall();
 	task_span_start(b, t);
 	t->view = b->view;	/* the node views it starts under */
@@ -495,6 +514,23 @@ start_cb(struct dispatch *d, struct dispatch_task *dt)
 		    src_of(t)->m->name, error_string(r)));
 		task_finish(t);
 	}
+}
+
+/* A task has its room: it starts, and the other way of a pair run both
+   ways with it (taken: the lead holds the room of both) */
+static void
+start_cb(struct dispatch *d, struct dispatch_task *dt)
+{
+	struct bench_task *t = task_of(dt), *w = t->lead ? t->with : NULL;
+
+	t->state = T_RUNNING;
+	if (w != NULL) {
+		dispatch_take(d, w->dt);
+		w->state = T_RUNNING;
+	}
+	task_begin(t->b, t);
+	if (w != NULL)
+		task_begin(t->b, w);
 }
 
 /*
@@ -605,15 +641,81 @@ add_legs(struct bench *b, const struct probe_kind *const *kinds,
 }
 
 /*
- * An exclusive kind's tasks: the scheduler's exclusive rounds, or with
- * duplex its N-1 shift rounds (each node the source of one transfer and the
- * target of another at once, as collect's --iperf-mode duplex).
+ * May the pair's throughput run both ways at once (auto)? Its hosts of one
+ * site; or, neither of them given a site, one LAN apart: a TCP handshake
+ * between them (their reach checks, the faster way) within BENCH_LAN_US.
+ */
+static int
+both_ways(const struct bench *b, size_t s, size_t t)
+{
+	const struct machine *ms = b->hosts[s].m, *mt = b->hosts[t].m;
+	const struct bench_path_host *ps = b->hosts[s].path,
+	    *pt = b->hosts[t].path;
+	long us = 0, v;
+
+	if (ms->site != NULL || mt->site != NULL)
+		return ms->site != NULL && mt->site != NULL &&
+		    strcmp(ms->site, mt->site) == 0;
+	if (ps != NULL && ps->reach[t].tcp == 1 && ps->reach[t].connect_us > 0)
+		us = ps->reach[t].connect_us;
+	if (pt != NULL && pt->reach[s].tcp == 1 &&
+	    (v = pt->reach[s].connect_us) > 0 && (us == 0 || v < us))
+		us = v;
+	return us > 0 && us <= BENCH_LAN_US;
+}
+
+/*
+ * auto: the exclusive rounds, a pair that may run both ways at once with
+ * its other way beside it in the round of its first (t->with, the first
+ * the lead); rounds left empty dropped.
+ */
+static int
+add_auto(struct bench *b, const struct probe_kind *kind,
+    const struct schedule *s)
+{
+	unsigned char *done;
+	size_t r, q, n = b->n, a;
+	int round = 1, added;
+
+	if ((done = calloc(n * n + 1, 1)) == NULL)
+		return NP_ERR_NOMEM;
+	for (r = 0; r < s->n_rounds; r++) {
+		added = 0;
+		for (q = 0; q < s->rounds[r].n_pairs; q++) {
+			size_t i = s->rounds[r].pairs[q].source;
+			size_t k = s->rounds[r].pairs[q].target;
+
+			if (done[i * n + k])
+				continue;
+			done[i * n + k] = added = 1;
+			add_task(b, BENCH_SWEEP, kind, i, k, round);
+			if (!both_ways(b, i, k))
+				continue;
+			done[k * n + i] = 1;
+			a = b->pairs.n - 1;
+			add_task(b, BENCH_SWEEP, kind, k, i, round);
+			b->pairs.tasks[a].with = &b->pairs.tasks[a + 1];
+			b->pairs.tasks[a + 1].with = &b->pairs.tasks[a];
+			b->pairs.tasks[a].lead = 1;
+		}
+		round += added;
+	}
+	free(done);
+	return 0;
+}
+
+/*
+ * An exclusive kind's tasks: the scheduler's exclusive rounds (auto: some
+ * pairs both ways at once), or with duplex its N-1 shift rounds (each node
+ * the source of one transfer and the target of another at once, as
+ * collect's --iperf-mode duplex).
  */
 static int
 add_exclusive(struct bench *b, const struct probe_kind *kind, int duplex)
 {
 	struct schedule *s = NULL;
 	size_t r, q, i, k;
+	int e;
 
 	if (b->o->serial) {
 		for (i = 0; i < b->n; i++)
@@ -626,6 +728,11 @@ add_exclusive(struct bench *b, const struct probe_kind *kind, int duplex)
 	if ((duplex ? schedule_duplex(b->n, &s) : schedule_exclusive(b->n,
 	    &s)) != 0)
 		return NP_ERR_NOMEM;
+	if (!duplex && b->o->throughput_mode == BENCH_TP_AUTO) {
+		e = add_auto(b, kind, s);
+		schedule_free(s);
+		return e;
+	}
 	for (r = 0; r < s->n_rounds; r++)
 		for (q = 0; q < s->rounds[r].n_pairs; q++)
 			add_task(b, BENCH_SWEEP, kind,
@@ -673,7 +780,7 @@ sweep_duplex(const struct bench *b)
 {
 	const struct probe_kind *k;
 
-	if (!b->o->duplex || b->o->serial)
+	if (b->o->throughput_mode != BENCH_TP_DUPLEX || b->o->serial)
 		return 0;
 	for (k = probe_kinds; k->name != NULL; k++)
 		if (run_has(b, k) && k->shape == PROBE_EXCLUSIVE &&
@@ -780,6 +887,29 @@ bench_pairs_start(struct bench *b, enum bench_phase p)
 	b->n_task_sets[p] = ps->n;
 	fail_dead_pairs(b);
 	dispatch_run(ps->d);
+}
+
+void
+bench_sweep_mode_json(cJSON *cfg, const struct bench *b)
+{
+	const struct bench_task *t = b->task_sets[BENCH_SWEEP];
+	size_t i, n = b->n_task_sets[BENCH_SWEEP];
+	cJSON *both, *pair;
+
+	cJSON_AddStringToObject(cfg, "throughput_mode",
+	    bench_throughput_modes[b->o->throughput_mode]);
+	if (b->o->throughput_mode != BENCH_TP_AUTO ||
+	    (both = cJSON_AddArrayToObject(cfg, "throughput_both_ways")) ==
+	    NULL)
+		return;
+	for (i = 0; t != NULL && i < n; i++)
+		if (t[i].lead && (pair = cJSON_CreateArray()) != NULL) {
+			cJSON_AddItemToArray(pair, cJSON_CreateString(
+			    b->hosts[t[i].src].m->name));
+			cJSON_AddItemToArray(pair, cJSON_CreateString(
+			    b->hosts[t[i].dst].m->name));
+			cJSON_AddItemToArray(both, pair);
+		}
 }
 
 void
