@@ -14,7 +14,8 @@
  * and ports), bench_phase.c (the phase table), bench_deploy.c
  * (--otela-bin), bench_host.c (the host phases' launcher; init, discover,
  * configure, push, start, converge), bench_cfg.c (cfg.yaml),
- * bench_sweep.c (punch, sweep, baseline), bench_teardown.c (teardown by
+ * bench_sweep.c (punch, sweep, baseline), bench_throughput.c (the
+ * sweep's throughput rounds), bench_teardown.c (teardown by
  * PID, --teardown), bench_record.c (records, run.json), bench_report.c
  * (progress, summary). The phases' files tell the run that a phase has
  * ended through struct bench_hooks, never by calling into bench_run.c.
@@ -497,11 +498,22 @@ int bench_sweep_punch(struct bench *b, struct bench_task *t);
 int bench_sweep_probe(struct bench *b, struct bench_task *t);
 int bench_sweep_ping(struct bench *b, struct bench_task *t);
 void bench_pairs_cancel(struct bench *b);
+/* The next task of the phase's list: what it is, all else zero. */
+void bench_pairs_add(struct bench *b, enum bench_phase p,
+    const struct probe_kind *k, size_t src, size_t dst, int round);
+/* Is k one of this run's sweep kinds (--kinds)? */
+int bench_sweep_has(const struct bench *b, const struct probe_kind *k);
+
 /*
- * run.json's config: throughput_mode, and with auto the pairs whose
- * throughput ran both ways at once ("throughput_both_ways": [[A, B]]).
+ * bench_throughput.c: an exclusive kind's tasks in the sweep's list, by
+ * --throughput-mode (auto: a pair both ways at once where valid); whether
+ * they run in duplex rounds (--throughput-mode duplex, every such kind
+ * may, not --serial); run.json's config: throughput_mode, and with auto
+ * the pairs run both ways at once ("throughput_both_ways": [[A, B]]).
  */
-void bench_sweep_mode_json(cJSON *cfg, const struct bench *b);
+int bench_throughput_add(struct bench *b, const struct probe_kind *kind);
+int bench_throughput_duplex(const struct bench *b);
+void bench_throughput_json(cJSON *cfg, const struct bench *b);
 /* A probe's timeout_ms: whole milliseconds (the node wants an integer). */
 long long bench_timeout_ms(double seconds);
 /*

@@ -230,7 +230,7 @@ bench_run_json(const struct bench *b)
 			    cJSON_CreateString(k->name));
 	cJSON_AddBoolToObject(cfg, "serial", b->o->serial);
 	if (b->o->throughput_mode != BENCH_TP_EXCLUSIVE && !b->o->serial)
-		bench_sweep_mode_json(cfg, b);	/* absent: exclusive */
+		bench_throughput_json(cfg, b);	/* absent: exclusive */
 	cJSON_AddBoolToObject(cfg, "baseline", b->o->baseline);
 	cJSON_AddBoolToObject(root, "interrupted", b->interrupted);
 	cJSON_AddBoolToObject(root, "kept", b->o->keep &&

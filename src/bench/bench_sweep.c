@@ -8,15 +8,9 @@
  * kinds (libp2p_ping, latency) overlap, at most max_probes per node at
  * once as source or target (holepunch requests and ICMP pings, being no
  * load, as many as a session has channels, as collect's pings); then the
- * exclusive ones (throughput) in the scheduler's exclusive rounds (no
- * node in two transfers at once, as collect's iperf3), because two
- * transfers through one node would measure each other. By default (auto)
- * a pair whose links are full duplex with no bottleneck shared with
- * another pair (its two hosts of one site, or of no site and one LAN
- * apart by their reach checks) runs both ways at once in the round of its
- * first way: one task holds both hosts' room until both ways have ended.
- * With --throughput-mode duplex, collect's duplex rounds (each node the
- * source of one transfer and the target of another). --serial runs one
+ * exclusive ones (throughput) in the rounds of bench_throughput.c (a pair
+ * run both ways at once: one task holds both hosts' room until both ways
+ * have ended, the other taken with it). --serial runs one
  * task at a time in the upstream order (kind, source, target). Each
  * record is written the moment its probe ends; when the phase's last task
  * has ended, the run is told (b->hooks.phase_ended).
@@ -70,9 +64,6 @@
 #define BESIDE_RESERVE 2
 
 enum task_state { T_WAITING = 0, T_RUNNING, T_DONE };
-
-const char *const bench_throughput_modes[] = { "auto", "exclusive", "duplex",
-	NULL };
 
 /* The stage of a task: a sweep's exclusive kinds after the light ones. */
 static size_t
@@ -589,9 +580,8 @@ stage_ended_cb(struct dispatch *d, size_t stage)
 
 static void tasks_free(struct bench_task *tasks, size_t n);
 
-/* The next task: what it is, all else (its state, its outcome) zero. */
-static void
-add_task(struct bench *b, enum bench_phase p, const struct probe_kind *k,
+void
+bench_pairs_add(struct bench *b, enum bench_phase p, const struct probe_kind *k,
     size_t src, size_t dst, int round)
 {
 	b->pairs.tasks[b->pairs.n++] = (struct bench_task){ .b = b,
@@ -610,14 +600,14 @@ add_light(struct bench *b, enum bench_phase p,
 			for (i = 0; i < b->n; i++)
 				for (k = 0; k < b->n; k++)
 					if (i != k)
-						add_task(b, p, kinds[j], i, k,
+						bench_pairs_add(b, p, kinds[j], i, k,
 						    (int)b->pairs.n + 1);
 		return;
 	}
 	for (k = 1; k < b->n; k++)
 		for (i = 0; i < b->n; i++)
 			for (j = 0; j < n_kinds; j++)
-				add_task(b, p, kinds[j], i, (i + k) % b->n,
+				bench_pairs_add(b, p, kinds[j], i, (i + k) % b->n,
 				    (int)k);
 }
 
@@ -635,111 +625,9 @@ add_legs(struct bench *b, const struct probe_kind *const *kinds,
 	for (r = 0; r < b->n_relays; r++)
 		for (i = 0; i < b->n; i++)
 			for (j = 0; j < n_kinds; j++)
-				add_task(b, BENCH_SWEEP, kinds[j], i, b->n + r,
+				bench_pairs_add(b, BENCH_SWEEP, kinds[j], i, b->n + r,
 				    b->o->serial ? (int)b->pairs.n + 1 :
 				    (int)b->n);
-}
-
-/*
- * May the pair's throughput run both ways at once (auto)? Its hosts of one
- * site; or, neither of them given a site, one LAN apart: a TCP handshake
- * between them (their reach checks, the faster way) within BENCH_LAN_US.
- */
-static int
-both_ways(const struct bench *b, size_t s, size_t t)
-{
-	const struct machine *ms = b->hosts[s].m, *mt = b->hosts[t].m;
-	const struct bench_path_host *ps = b->hosts[s].path,
-	    *pt = b->hosts[t].path;
-	long us = 0, v;
-
-	if (ms->site != NULL || mt->site != NULL)
-		return ms->site != NULL && mt->site != NULL &&
-		    strcmp(ms->site, mt->site) == 0;
-	if (ps != NULL && ps->reach[t].tcp == 1 && ps->reach[t].connect_us > 0)
-		us = ps->reach[t].connect_us;
-	if (pt != NULL && pt->reach[s].tcp == 1 &&
-	    (v = pt->reach[s].connect_us) > 0 && (us == 0 || v < us))
-		us = v;
-	return us > 0 && us <= BENCH_LAN_US;
-}
-
-/*
- * auto: the exclusive rounds, a pair that may run both ways at once with
- * its other way beside it in the round of its first (t->with, the first
- * the lead); rounds left empty dropped.
- */
-static int
-add_auto(struct bench *b, const struct probe_kind *kind,
-    const struct schedule *s)
-{
-	unsigned char *done;
-	size_t r, q, n = b->n, a;
-	int round = 1, added;
-
-	if ((done = calloc(n * n + 1, 1)) == NULL)
-		return NP_ERR_NOMEM;
-	for (r = 0; r < s->n_rounds; r++) {
-		added = 0;
-		for (q = 0; q < s->rounds[r].n_pairs; q++) {
-			size_t i = s->rounds[r].pairs[q].source;
-			size_t k = s->rounds[r].pairs[q].target;
-
-			if (done[i * n + k])
-				continue;
-			done[i * n + k] = added = 1;
-			add_task(b, BENCH_SWEEP, kind, i, k, round);
-			if (!both_ways(b, i, k))
-				continue;
-			done[k * n + i] = 1;
-			a = b->pairs.n - 1;
-			add_task(b, BENCH_SWEEP, kind, k, i, round);
-			b->pairs.tasks[a].with = &b->pairs.tasks[a + 1];
-			b->pairs.tasks[a + 1].with = &b->pairs.tasks[a];
-			b->pairs.tasks[a].lead = 1;
-		}
-		round += added;
-	}
-	free(done);
-	return 0;
-}
-
-/*
- * An exclusive kind's tasks: the scheduler's exclusive rounds (auto: some
- * pairs both ways at once), or with duplex its N-1 shift rounds (each node
- * the source of one transfer and the target of another at once, as
- * collect's --iperf-mode duplex).
- */
-static int
-add_exclusive(struct bench *b, const struct probe_kind *kind, int duplex)
-{
-	struct schedule *s = NULL;
-	size_t r, q, i, k;
-	int e;
-
-	if (b->o->serial) {
-		for (i = 0; i < b->n; i++)
-			for (k = 0; k < b->n; k++)
-				if (i != k)
-					add_task(b, BENCH_SWEEP, kind, i, k,
-					    (int)b->pairs.n + 1);
-		return 0;
-	}
-	if ((duplex ? schedule_duplex(b->n, &s) : schedule_exclusive(b->n,
-	    &s)) != 0)
-		return NP_ERR_NOMEM;
-	if (!duplex && b->o->throughput_mode == BENCH_TP_AUTO) {
-		e = add_auto(b, kind, s);
-		schedule_free(s);
-		return e;
-	}
-	for (r = 0; r < s->n_rounds; r++)
-		for (q = 0; q < s->rounds[r].n_pairs; q++)
-			add_task(b, BENCH_SWEEP, kind,
-			    s->rounds[r].pairs[q].source,
-			    s->rounds[r].pairs[q].target, (int)r + 1);
-	schedule_free(s);
-	return 0;
 }
 
 /* Pairs with a failed host are recorded failed with its reason at once. */
@@ -763,30 +651,11 @@ fail_dead_pairs(struct bench *b)
 	}
 }
 
-/* Is k one of this run's sweep kinds (--kinds)? */
-static int
-run_has(const struct bench *b, const struct probe_kind *k)
+int
+bench_sweep_has(const struct bench *b, const struct probe_kind *k)
 {
 	return k->via == PROBE_VIA_NODE &&
 	    ((b->o->kinds >> probe_kind_index(k)) & 1);
-}
-
-/*
- * The sweep's exclusive kinds in duplex rounds: --throughput-mode duplex,
- * and every one of them may (PROBE_DUPLEX); never with --serial.
- */
-static int
-sweep_duplex(const struct bench *b)
-{
-	const struct probe_kind *k;
-
-	if (b->o->throughput_mode != BENCH_TP_DUPLEX || b->o->serial)
-		return 0;
-	for (k = probe_kinds; k->name != NULL; k++)
-		if (run_has(b, k) && k->shape == PROBE_EXCLUSIVE &&
-		    !(k->flags & PROBE_DUPLEX))
-			return 0;
-	return 1;
 }
 
 /* The phase's tasks, in the order they are to run. */
@@ -804,7 +673,7 @@ add_tasks(struct bench *b, enum bench_phase p)
 	dispatch_free(ps->d);
 	memset(ps, 0, sizeof *ps);
 	for (k = probe_kinds; k->name != NULL; k++)
-		n_kinds += run_has(b, k);
+		n_kinds += bench_sweep_has(b, k);
 	if ((ps->tasks = calloc(per * (n_kinds > 0 ? n_kinds : 1) + 1,
 	    sizeof *ps->tasks)) == NULL)
 		return NP_ERR_NOMEM;
@@ -819,13 +688,13 @@ add_tasks(struct bench *b, enum bench_phase p)
 		return 0;
 	}
 	for (k = probe_kinds; k->name != NULL; k++)
-		if (run_has(b, k) && k->shape == PROBE_OVERLAP)
+		if (bench_sweep_has(b, k) && k->shape == PROBE_OVERLAP)
 			light[n_light++] = k;
 	add_light(b, p, light, n_light);
 	add_legs(b, light, n_light);
 	for (k = probe_kinds; k->name != NULL; k++)
-		if (run_has(b, k) && k->shape == PROBE_EXCLUSIVE &&
-		    add_exclusive(b, k, sweep_duplex(b)) != 0)
+		if (bench_sweep_has(b, k) && k->shape == PROBE_EXCLUSIVE &&
+		    bench_throughput_add(b, k) != 0)
 			return NP_ERR_NOMEM;
 	return 0;
 }
@@ -849,7 +718,7 @@ dispatch_build(struct bench *b, enum bench_phase p)
 	size_t i;
 	int r;
 
-	if (sweep_duplex(b))
+	if (bench_throughput_duplex(b))
 		stages[1].share = DISPATCH_DUPLEX;
 	h.arg = b;
 	if ((r = dispatch_new(b->n + b->n_relays, ps->n, stages,
@@ -887,29 +756,6 @@ bench_pairs_start(struct bench *b, enum bench_phase p)
 	b->n_task_sets[p] = ps->n;
 	fail_dead_pairs(b);
 	dispatch_run(ps->d);
-}
-
-void
-bench_sweep_mode_json(cJSON *cfg, const struct bench *b)
-{
-	const struct bench_task *t = b->task_sets[BENCH_SWEEP];
-	size_t i, n = b->n_task_sets[BENCH_SWEEP];
-	cJSON *both, *pair;
-
-	cJSON_AddStringToObject(cfg, "throughput_mode",
-	    bench_throughput_modes[b->o->throughput_mode]);
-	if (b->o->throughput_mode != BENCH_TP_AUTO ||
-	    (both = cJSON_AddArrayToObject(cfg, "throughput_both_ways")) ==
-	    NULL)
-		return;
-	for (i = 0; t != NULL && i < n; i++)
-		if (t[i].lead && (pair = cJSON_CreateArray()) != NULL) {
-			cJSON_AddItemToArray(pair, cJSON_CreateString(
-			    b->hosts[t[i].src].m->name));
-			cJSON_AddItemToArray(pair, cJSON_CreateString(
-			    b->hosts[t[i].dst].m->name));
-			cJSON_AddItemToArray(both, pair);
-		}
 }
 
 void
