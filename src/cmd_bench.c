@@ -75,9 +75,6 @@ static const struct bounds stop_grace_bounds = { 0, 3600 };
 /* each probe in flight holds BENCH_FDS_PER_CALL descriptors */
 static const struct bounds max_probes_bounds = { 1, BENCH_MAX_PROBES_MAX };
 
-static const char *const throughput_modes[] = { "exclusive", "duplex",
-	NULL };
-
 static const struct option_spec bench_specs[] = {
 	{ .name = "output", .letter = 'o', .type = OPTION_STRING,
 	  .offset = BENCH_OPT(output), .arg = "DIR",
@@ -154,8 +151,11 @@ static const struct option_spec bench_specs[] = {
 	  .help = "the run's records as Prometheus metrics, written\n"
 	  "atomically at the end (docs/metrics.md)" },
 	{ .name = "throughput-mode", .type = OPTION_ENUM,
-	  .offset = BENCH_OPT(duplex), .arg = "M", .choices = throughput_modes,
-	  .help = "exclusive (default): no node in two transfers at\n"
+	  .offset = BENCH_OPT(throughput_mode), .arg = "M",
+	  .choices = bench_throughput_modes,
+	  .help = "auto (default): exclusive rounds, a pair of one\n"
+	  "site (or of no site, 1 ms apart at most) both ways\n"
+	  "at once; exclusive: no node in two transfers at\n"
 	  "once, 2(N-1) rounds; duplex: each node the source\n"
 	  "of one and the target of another at once, N-1\n"
 	  "rounds (full-duplex links, no shared bottleneck)" },

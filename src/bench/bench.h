@@ -14,7 +14,8 @@
  * and ports), bench_phase.c (the phase table), bench_deploy.c
  * (--otela-bin), bench_host.c (the host phases' launcher; init, discover,
  * configure, push, start, converge), bench_cfg.c (cfg.yaml),
- * bench_sweep.c (punch, sweep, baseline), bench_teardown.c (teardown by
+ * bench_sweep.c (punch, sweep, baseline), bench_throughput.c (the
+ * sweep's throughput rounds), bench_teardown.c (teardown by
  * PID, --teardown), bench_record.c (records, run.json), bench_report.c
  * (progress, summary). The phases' files tell the run that a phase has
  * ended through struct bench_hooks, never by calling into bench_run.c.
@@ -130,6 +131,20 @@ struct bench_hooks {
 	void (*node_started)(struct bench_host *h);
 };
 
+/* --throughput-mode's words, in bench_throughput_modes' order */
+enum bench_tp_mode {
+	BENCH_TP_AUTO = 0,	/* a pair both ways at once where valid */
+	BENCH_TP_EXCLUSIVE,
+	BENCH_TP_DUPLEX
+};
+extern const char *const bench_throughput_modes[];
+/*
+ * auto: two hosts of no site whose TCP handshake (the path phase's reach
+ * check, the faster way) takes at most this many µs share one switched
+ * network, so a pair of them runs both ways at once.
+ */
+#define BENCH_LAN_US 1000L
+
 /* Defaults (the upstream profiler's). */
 #define BENCH_DEFAULT_LATENCY_COUNT 20
 #define BENCH_DEFAULT_THROUGHPUT_COUNT 3
@@ -176,8 +191,7 @@ struct bench_options {
 	const char **bootstrap;	/* --bootstrap, in order */
 	size_t n_bootstrap;
 	int max_probes;		/* light probes per node at once */
-	int duplex;		/* --throughput-mode duplex: the exclusive
-				   kinds that may, in duplex rounds */
+	int throughput_mode;	/* --throughput-mode: BENCH_TP_* */
 	int keep, serial, baseline, no_punch;
 	int force;		/* --force: write over an earlier run's output */
 	struct diagnose_gate_options gate;	/* --fail-on */
@@ -309,6 +323,10 @@ struct bench_task {
 	char *connectedness;	/* punch */
 	int attempts;
 	unsigned char path;	/* the record's: BENCH_PATH_* */
+	/* throughput both ways at once (auto): the pair's other way, and
+	   whether this one holds the pair's room in the dispatcher */
+	struct bench_task *with;
+	int lead;
 	long relay;		/* its relay: a host's index, b->n + a
 				   relay's, or -1 */
 };
@@ -490,6 +508,22 @@ int bench_sweep_punch(struct bench *b, struct bench_task *t);
 int bench_sweep_probe(struct bench *b, struct bench_task *t);
 int bench_sweep_ping(struct bench *b, struct bench_task *t);
 void bench_pairs_cancel(struct bench *b);
+/* The next task of the phase's list: what it is, all else zero. */
+void bench_pairs_add(struct bench *b, enum bench_phase p,
+    const struct probe_kind *k, size_t src, size_t dst, int round);
+/* Is k one of this run's sweep kinds (--kinds)? */
+int bench_sweep_has(const struct bench *b, const struct probe_kind *k);
+
+/*
+ * bench_throughput.c: an exclusive kind's tasks in the sweep's list, by
+ * --throughput-mode (auto: a pair both ways at once where valid); whether
+ * they run in duplex rounds (--throughput-mode duplex, every such kind
+ * may, not --serial); run.json's config: throughput_mode, and with auto
+ * the pairs run both ways at once ("throughput_both_ways": [[A, B]]).
+ */
+int bench_throughput_add(struct bench *b, const struct probe_kind *kind);
+int bench_throughput_duplex(const struct bench *b);
+void bench_throughput_json(cJSON *cfg, const struct bench *b);
 /* A probe's timeout_ms: whole milliseconds (the node wants an integer). */
 long long bench_timeout_ms(double seconds);
 /*

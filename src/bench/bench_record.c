@@ -264,8 +264,8 @@ bench_run_json(const struct bench *b)
 			cJSON_AddItemToArray(kinds,
 			    cJSON_CreateString(k->name));
 	cJSON_AddBoolToObject(cfg, "serial", b->o->serial);
-	if (b->o->duplex)	/* absent: exclusive, as runs before it */
-		cJSON_AddStringToObject(cfg, "throughput_mode", "duplex");
+	if (b->o->throughput_mode != BENCH_TP_EXCLUSIVE && !b->o->serial)
+		bench_throughput_json(cfg, b);	/* absent: exclusive */
 	cJSON_AddBoolToObject(cfg, "baseline", b->o->baseline);
 	cJSON_AddBoolToObject(root, "interrupted", b->interrupted);
 	cJSON_AddBoolToObject(root, "kept", b->o->keep &&

@@ -8,11 +8,9 @@
  * kinds (libp2p_ping, latency) overlap, at most max_probes per node at
  * once as source or target (holepunch requests and ICMP pings, being no
  * load, as many as a session has channels, as collect's pings); then the
- * exclusive ones (throughput) in the scheduler's exclusive rounds (no
- * node in two transfers at once, as collect's iperf3), because two
- * transfers through one node would measure each other; with
- * --throughput-mode duplex in collect's duplex rounds (each node the source
- * of one transfer and the target of another). --serial runs one
+ * exclusive ones (throughput) in the rounds of bench_throughput.c (a pair
+ * run both ways at once: one task holds both hosts' room until both ways
+ * have ended, the other taken with it). --serial runs one
  * task at a time in the upstream order (kind, source, target). Each
  * record is written the moment its probe ends; when the phase's last task
  * has ended, the run is told (b->hooks.phase_ended).
@@ -23,6 +21,7 @@
 
 #include "bench.h"
 #include "bench_counters.h"
+#include "bench_path.h"
 #include "bench_record.h"
 #include "command_line.h"
 #include "engine.h"
@@ -222,6 +221,20 @@ task_span_end(struct bench_task *t, const char *dropped)
 
 /* ---- finishing a task ---------------------------------------------- */
 
+/* t's end to the dispatcher: a pair run both ways holds its room until
+   both ways have ended */
+static void
+pair_end(struct bench_task *t)
+{
+	struct dispatch *d = t->b->pairs.d;
+
+	if (t->with != NULL && t->with->state != T_DONE)
+		return;
+	dispatch_task_end(d, t->dt);
+	if (t->with != NULL)
+		dispatch_task_end(d, t->with->dt);
+}
+
 static void
 task_finish(struct bench_task *t)
 {
@@ -233,7 +246,7 @@ task_finish(struct bench_task *t)
 	if (t->started_at == 0)
 		t->started_at = t->ended_at;
 	task_span_end(t, NULL);
-	dispatch_task_end(b->pairs.d, t->dt);
+	pair_end(t);
 	if (t->phase == BENCH_SWEEP || t->phase == BENCH_BASELINE)
 		write_record(b, t);
 	if (t->phase == BENCH_SWEEP && t->ok)
@@ -249,7 +262,7 @@ task_drop(struct bench_task *t)
 {
 	t->state = T_DONE;
 	task_span_end(t, "cancelled: interrupted (not recorded)");
-	dispatch_task_end(t->b->pairs.d, t->dt);
+	pair_end(t);
 }
 
 /* ---- node replies -------------------------------------------------- */
@@ -487,13 +500,10 @@ task_of(struct dispatch_task *dt)
 }
 
 static void
-start_cb(struct dispatch *d, struct dispatch_task *dt)
+task_begin(struct bench *b, struct bench_task *t)
 {
-	struct bench_task *t = task_of(dt);
-	struct bench *b = t->b;
 	int r;
 
-	t->state = T_RUNNING;
 	t->started_at = time_wall();
 	task_span_start(b, t);
 	t->view = b->view;	/* the node views it starts under */
@@ -502,6 +512,23 @@ start_cb(struct dispatch *d, struct dispatch_task *dt)
 		    src_of(t)->m->name, error_string(r)));
 		task_finish(t);
 	}
+}
+
+/* A task has its room: it starts, and the other way of a pair run both
+   ways with it (taken: the lead holds the room of both) */
+static void
+start_cb(struct dispatch *d, struct dispatch_task *dt)
+{
+	struct bench_task *t = task_of(dt), *w = t->lead ? t->with : NULL;
+
+	t->state = T_RUNNING;
+	if (w != NULL) {
+		dispatch_take(d, w->dt);
+		w->state = T_RUNNING;
+	}
+	task_begin(t->b, t);
+	if (w != NULL)
+		task_begin(t->b, w);
 }
 
 /*
@@ -564,9 +591,8 @@ stage_ended_cb(struct dispatch *d, size_t stage)
 
 static void tasks_free(struct bench_task *tasks, size_t n);
 
-/* The next task: what it is, all else (its state, its outcome) zero. */
-static void
-add_task(struct bench *b, enum bench_phase p, const struct probe_kind *k,
+void
+bench_pairs_add(struct bench *b, enum bench_phase p, const struct probe_kind *k,
     size_t src, size_t dst, int round)
 {
 	b->pairs.tasks[b->pairs.n++] = (struct bench_task){ .b = b,
@@ -585,14 +611,14 @@ add_light(struct bench *b, enum bench_phase p,
 			for (i = 0; i < b->n; i++)
 				for (k = 0; k < b->n; k++)
 					if (i != k)
-						add_task(b, p, kinds[j], i, k,
+						bench_pairs_add(b, p, kinds[j], i, k,
 						    (int)b->pairs.n + 1);
 		return;
 	}
 	for (k = 1; k < b->n; k++)
 		for (i = 0; i < b->n; i++)
 			for (j = 0; j < n_kinds; j++)
-				add_task(b, p, kinds[j], i, (i + k) % b->n,
+				bench_pairs_add(b, p, kinds[j], i, (i + k) % b->n,
 				    (int)k);
 }
 
@@ -610,40 +636,9 @@ add_legs(struct bench *b, const struct probe_kind *const *kinds,
 	for (r = 0; r < b->n_relays; r++)
 		for (i = 0; i < b->n; i++)
 			for (j = 0; j < n_kinds; j++)
-				add_task(b, BENCH_SWEEP, kinds[j], i, b->n + r,
+				bench_pairs_add(b, BENCH_SWEEP, kinds[j], i, b->n + r,
 				    b->o->serial ? (int)b->pairs.n + 1 :
 				    (int)b->n);
-}
-
-/*
- * An exclusive kind's tasks: the scheduler's exclusive rounds, or with
- * duplex its N-1 shift rounds (each node the source of one transfer and the
- * target of another at once, as collect's --iperf-mode duplex).
- */
-static int
-add_exclusive(struct bench *b, const struct probe_kind *kind, int duplex)
-{
-	struct schedule *s = NULL;
-	size_t r, q, i, k;
-
-	if (b->o->serial) {
-		for (i = 0; i < b->n; i++)
-			for (k = 0; k < b->n; k++)
-				if (i != k)
-					add_task(b, BENCH_SWEEP, kind, i, k,
-					    (int)b->pairs.n + 1);
-		return 0;
-	}
-	if ((duplex ? schedule_duplex(b->n, &s) : schedule_exclusive(b->n,
-	    &s)) != 0)
-		return NP_ERR_NOMEM;
-	for (r = 0; r < s->n_rounds; r++)
-		for (q = 0; q < s->rounds[r].n_pairs; q++)
-			add_task(b, BENCH_SWEEP, kind,
-			    s->rounds[r].pairs[q].source,
-			    s->rounds[r].pairs[q].target, (int)r + 1);
-	schedule_free(s);
-	return 0;
 }
 
 /* Pairs with a failed host are recorded failed with its reason at once. */
@@ -667,30 +662,11 @@ fail_dead_pairs(struct bench *b)
 	}
 }
 
-/* Is k one of this run's sweep kinds (--kinds)? */
-static int
-run_has(const struct bench *b, const struct probe_kind *k)
+int
+bench_sweep_has(const struct bench *b, const struct probe_kind *k)
 {
 	return k->via == PROBE_VIA_NODE &&
 	    ((b->o->kinds >> probe_kind_index(k)) & 1);
-}
-
-/*
- * The sweep's exclusive kinds in duplex rounds: --throughput-mode duplex,
- * and every one of them may (PROBE_DUPLEX); never with --serial.
- */
-static int
-sweep_duplex(const struct bench *b)
-{
-	const struct probe_kind *k;
-
-	if (!b->o->duplex || b->o->serial)
-		return 0;
-	for (k = probe_kinds; k->name != NULL; k++)
-		if (run_has(b, k) && k->shape == PROBE_EXCLUSIVE &&
-		    !(k->flags & PROBE_DUPLEX))
-			return 0;
-	return 1;
 }
 
 /* The phase's tasks, in the order they are to run. */
@@ -708,7 +684,7 @@ add_tasks(struct bench *b, enum bench_phase p)
 	dispatch_free(ps->d);
 	memset(ps, 0, sizeof *ps);
 	for (k = probe_kinds; k->name != NULL; k++)
-		n_kinds += run_has(b, k);
+		n_kinds += bench_sweep_has(b, k);
 	if ((ps->tasks = calloc(per * (n_kinds > 0 ? n_kinds : 1) + 1,
 	    sizeof *ps->tasks)) == NULL)
 		return NP_ERR_NOMEM;
@@ -723,13 +699,13 @@ add_tasks(struct bench *b, enum bench_phase p)
 		return 0;
 	}
 	for (k = probe_kinds; k->name != NULL; k++)
-		if (run_has(b, k) && k->shape == PROBE_OVERLAP)
+		if (bench_sweep_has(b, k) && k->shape == PROBE_OVERLAP)
 			light[n_light++] = k;
 	add_light(b, p, light, n_light);
 	add_legs(b, light, n_light);
 	for (k = probe_kinds; k->name != NULL; k++)
-		if (run_has(b, k) && k->shape == PROBE_EXCLUSIVE &&
-		    add_exclusive(b, k, sweep_duplex(b)) != 0)
+		if (bench_sweep_has(b, k) && k->shape == PROBE_EXCLUSIVE &&
+		    bench_throughput_add(b, k) != 0)
 			return NP_ERR_NOMEM;
 	return 0;
 }
@@ -753,7 +729,7 @@ dispatch_build(struct bench *b, enum bench_phase p)
 	size_t i;
 	int r;
 
-	if (sweep_duplex(b))
+	if (bench_throughput_duplex(b))
 		stages[1].share = DISPATCH_DUPLEX;
 	h.arg = b;
 	if ((r = dispatch_new(b->n + b->n_relays, ps->n, stages,

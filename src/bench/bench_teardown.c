@@ -54,10 +54,14 @@ bench_teardown_command(const char *dir, long pid, long long start,
 	 * of its argv is exactly D (not a substring: ...-h1 is not ...-h10)
 	 * and it started when the node did (S, when known). Checked before
 	 * every signal and in every wait: on a busy host a PID freed by the
-	 * node may belong to someone else a moment later.
+	 * node may belong to someone else a moment later. With S the argv is
+	 * read once (a PID and its start time name one process), and a check
+	 * forks nothing: /proc/P/stat read by the shell itself, as its
+	 * fields, so that a wait's steps of 0.1 s are not stretched on a
+	 * loaded host by a pipeline of processes each.
 	 */
 	s = str_printf(
-	    "D=%s; P=%s; S=%s; mine=0; by=\n"
+	    "D=%s; P=%s; S=%s; mine=0; by=; seen=0\n"
 	    "if [ -L \"$D\" ] || { [ -e \"$D\" ] && { [ ! -d \"$D\" ] || "
 	    "[ ! -O \"$D\" ]; }; }; then\n"
 	    "  echo \"$D is not a directory of this user (a link, or made by "
@@ -80,12 +84,15 @@ bench_teardown_command(const char *dir, long pid, long long start,
 	    "fi\n"
 	    "ours() {\n"
 	    "  kill -0 \"$P\" 2>/dev/null || return 1\n"
-	    "  t=$(sed 's/.*) //' /proc/\"$P\"/stat 2>/dev/null) || return 1\n"
+	    "  read -r t 2>/dev/null </proc/\"$P\"/stat || return 1\n"
+	    "  t=${t##*) }\n"
 	    "  [ -n \"$t\" ] && [ \"${t%%%% *}\" != Z ] || return 1\n"
-	    "  tr '\\0' '\\n' </proc/\"$P\"/cmdline 2>/dev/null | "
+	    "  if [ $seen = 0 ]; then\n"
+	    "    tr '\\0' '\\n' </proc/\"$P\"/cmdline 2>/dev/null | "
 	    "grep -qxF -- \"$D\" || return 1\n"
-	    "  [ -z \"$S\" ] || [ \"$(echo \"$t\" | cut -d' ' -f20)\" = "
-	    "\"$S\" ]\n"
+	    "    [ -z \"$S\" ] || seen=1\n"
+	    "  fi\n"
+	    "  [ -z \"$S\" ] || { set -- $t; shift 19; [ \"$1\" = \"$S\" ]; }\n"
 	    "}\n"
 	    "wait_gone() { i=0; while ours && [ $i -lt $1 ]; do sleep 0.1; "
 	    "i=$((i+1)); done; }\n"

@@ -55,6 +55,40 @@ assert_nothing_left() {
 	    "bench directories left after $2"
 }
 
+# Throughput with the defaults (--throughput-mode auto) in run $1: the
+# pairs run both ways at once are those of no site whose faster reach
+# handshake took at most 1 ms (run.json's reach), each with its two ways
+# in one round and at once; no node in two transfers at once otherwise.
+check_both_ways() {
+	local run=$1/run.json rec=$1/measurements.jsonl want got bad
+	assert_eq auto "$(jq -r .config.throughput_mode "$run")" "throughput_mode auto by default"
+	want=$(jq -r '.reach|to_entries|map(select(.value.connect_ms != null)|
+	    {k: (.key|split("->")|sort|join(" ")), v: .value.connect_ms})|
+	    group_by(.k)|map(select(map(.v)|min <= 1)|.[0].k)|.[]' "$run" | sort)
+	got=$(jq -r '.config.throughput_both_ways[]|sort|join(" ")' "$run" | sort)
+	assert_eq "$want" "$got" "both ways: the pairs one LAN apart by their reach checks"
+	[ -n "$got" ] || fail "no pair of the flat lab ran both ways"
+	# throughput records as "start end source target round", ms
+	jq -r 'select(.kind=="throughput")|def ms: (.[0:19]+"Z"|fromdateiso8601) * 1000 + (.[20:23]|tonumber);
+	    "\(.started_at|ms) \(.ended_at|ms) \(.source) \(.target) \(.round)"' "$rec" >"$1/tp.txt"
+	TEST_CHECKS=$((TEST_CHECKS + 1))
+	bad=$(awk -v both="$(tr '\n' ',' <<<"$got")" '
+	    { s[NR] = $1; e[NR] = $2; a[NR] = $3; b[NR] = $4; r[NR] = $5 }
+	    END { n = split(both, p, ",")
+		for (i = 1; i <= n; i++) if (p[i] != "") pair[p[i]] = 1
+		for (i = 1; i <= NR; i++) for (j = i + 1; j <= NR; j++) {
+			k = a[i] < b[i] ? a[i] " " b[i] : b[i] " " a[i]
+			rev = a[i] == b[j] && b[i] == a[j]
+			if (rev && (k in pair) && r[i] != r[j])
+				print a[i] "->" b[i] " and back in rounds " r[i] ", " r[j]
+			if (s[i] >= e[j] || s[j] >= e[i]) continue
+			if (a[i] != a[j] && a[i] != b[j] && b[i] != a[j] && b[i] != b[j]) continue
+			if (!(rev && (k in pair)))
+				print a[i] "->" b[i] " and " a[j] "->" b[j] " at once"
+		} }' "$1/tp.txt")
+	[ -z "$bad" ] || fail "throughput with the defaults: $bad"
+}
+
 # --- the whole run ----------------------------------------------------
 out=$NETPROF_TEST_TMP/run1
 rm -rf "$out"
@@ -136,6 +170,7 @@ assert_eq 0 "$(jq '[.phase_times[], .machines[].phase_times[]|select(.[0] > .[1]
 assert_eq 19090 "$(jq -r '.machines[0].http_port' "$run")"
 assert_eq "ok" "$(jq -r '[.machines[].status]|unique|join(",")' "$run")"
 assert_eq "ok" "$(jq -r '[.machines[].phases[]]|unique|join(",")' "$run")" "every host ok in every phase"
+check_both_ways "$out"
 assert_nothing_left t1 "a run"
 
 # connect_checks DIR: run DIR's connect records (--kinds connect beside

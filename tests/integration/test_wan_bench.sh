@@ -12,7 +12,8 @@
 # adds 4-38 ms of its own CPU per round trip under load (docs/lab.md); the
 # test prints the excess either way.
 # throughput through site b's 30 Mbit/s cap, as test_wan_iperf holds
-# collect's iperf3: exclusive (bench's default) neither above the cap
+# collect's iperf3: bench's default (auto: the pairs across sites
+# exclusive, site a's h1-h2 both ways at once) neither above the cap
 # (+10 %) nor below 60 % of it (the stand-in's transfer counts its request
 # and TCP's start, 0.85-0.9 of the cap; a pair out of range gets a second
 # exclusive run, the higher rate the pair's); --throughput-mode duplex (collect's
@@ -103,6 +104,19 @@ exclusive_round() {
 	    --kinds throughput --throughput-bytes 4194304 --no-punch
 	assert_eq 6 "$(jq -r 'select(.ok)|.kind' "$ex.$runs/measurements.jsonl" | wc -l)" \
 	    "6 pairs x throughput, exclusive, all ok"
+	check_sites_both_ways "$ex.$runs"
+}
+# The default's pairs both ways at once are those of one site: h1-h2 (a),
+# in one round; the pairs with h3 (site b, across the cap) exclusive,
+# each in a round of its own.
+check_sites_both_ways() {
+	assert_eq auto "$(jq -r .config.throughput_mode "$1/run.json")" "auto by default"
+	assert_eq "h1 h2" "$(jq -r '.config.throughput_both_ways[]|sort|join(" ")' "$1/run.json")" \
+	    "both ways: site a's pair alone"
+	assert_eq 1 "$(jq -r 'select(.source!="h3" and .target!="h3")|.round' "$1/measurements.jsonl" | sort -u | wc -l)" \
+	    "h1->h2 and h2->h1 in one round"
+	assert_eq 4 "$(jq -r 'select(.source=="h3" or .target=="h3")|.round' "$1/measurements.jsonl" | sort -u | wc -l)" \
+	    "the pairs across sites in rounds of their own"
 }
 exclusive_round
 du=$NETPROF_TEST_TMP/wan-bench-duplex

@@ -87,15 +87,14 @@ durations() {
 
 median() { sort -g | awk '{v[NR]=$1} END {printf "%.3f", NR ? v[int((NR+1)/2)] : 0}'; }
 
-# The sweep's lower bound for run LABEL with N hosts: throughput rounds
-# (exclusive: 2(N-1), 2N for odd N; duplex, as run.json says: N-1) x the
-# median throughput probe, plus the most any node spends in light probes
-# (libp2p_ping, latency: as source or target) over the per-node limit.
+# The sweep's lower bound for run LABEL: its throughput rounds (the
+# records' rounds: exclusive 2(N-1), 2N for odd N; duplex N-1; auto N-1
+# where every pair runs both ways) x the median throughput probe, plus the
+# most any node spends in light probes (libp2p_ping, latency: as source or
+# target) over the per-node limit.
 lower_bound() {
-	local rec=$WORK/$1/measurements.jsonl n=$2 rounds tp light
-	rounds=$(( n % 2 == 0 ? 2 * (n - 1) : 2 * n ))
-	[ "$(jq -r '.config.throughput_mode // "exclusive"' "$WORK/$1/run.json")" = duplex ] &&
-	    rounds=$(( n - 1 ))
+	local rec=$WORK/$1/measurements.jsonl rounds tp light
+	rounds=$(jq -r 'select(.kind=="throughput")|.round' "$rec" | sort -u | wc -l)
 	tp=$(durations "$rec" '.kind=="throughput"' | median)
 	light=$(jq -r 'select(.kind!="throughput")|[.source,.target,
 	    ((.ended_at[0:19]+"Z"|fromdateiso8601) + (.ended_at[20:23]|tonumber)/1000)
@@ -222,7 +221,7 @@ for n in $SIZES; do
 		    "$s_cpu" "$(nproc)" "$(echo "$s_cpu / $(nproc)" | bc -l)" \
 		    "$(echo "$s_wall / ($s_cpu / $(nproc))" | bc -l)"
 	fi
-	lower_bound "par-$n" "$n"
+	lower_bound "par-$n"
 	printf '  sweep %.2f s; lower bound %s = %.2f s; ratio %.2f\n' \
 	    "$(phase "par-$n" sweep)" "$LB_TEXT" "$LB" \
 	    "$(echo "$(phase "par-$n" sweep) / $LB" | bc -l)"
@@ -231,6 +230,10 @@ for n in $SIZES; do
 	    "$(durations "$WORK/par-$n/measurements.jsonl" '.kind=="latency"' | median)" \
 	    "$(durations "$WORK/par-$n/measurements.jsonl" '.kind=="throughput"' | median)"
 	printf '  peak RSS: bench %s MB\n' "$p_rss"
+	printf '  throughput both ways at once: %s of %s pairs\n' \
+	    "$(jq '.config.throughput_both_ways // []|length' "$WORK/par-$n/run.json")" $(( pairs / 2 ))
+	printf '  the nodes'"'"' stops: %s\n' "$(jq -r '[.machines[].phase_times.teardown // empty|.[1] - .[0]]|
+	        "\(length) hosts, \(min // 0|.*100|round/100)-\(max // 0|.*100|round/100) s each"' "$WORK/par-$n/run.json")"
 	if [ -n "${BENCH_UPSTREAM:-}" ]; then
 		echo "  load before upstream's profiler: $(load)"
 		upstream "up-$n"

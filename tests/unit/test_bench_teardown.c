@@ -6,7 +6,8 @@
  * recycled PID) is never signalled, nor one that names it only as a
  * substring (...-h1 in ...-h10) or started at another time; a pid file
  * holding "-1" or "0" signals nothing and keeps the directory; a node
- * started without a known PID keeps it too; a link is left alone.
+ * started without a known PID keeps it too; a link is left alone; the
+ * waits' checks fork no text tool once the node's start time is known.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -255,6 +256,50 @@ test_grace_covers_cleanup(void **state)
 	free(dir);
 }
 
+/*
+ * With the node's start time known, the checks of the waits fork no text
+ * tool: its argv is read once (tr and grep), its state and start time by
+ * the shell itself, where each check of a 0.1 s step ran sed, tr, grep
+ * and cut (on a loaded host they stretched a 0.5 s grace to seconds).
+ * The tools are wrappers on PATH that count their calls.
+ */
+static void
+test_waits_fork_no_tool(void **state)
+{
+	static const char *const tools[] = { "sed", "tr", "grep", "cut" };
+	char *dir = make_dir(), *bin = make_dir(), path[4096], f[300];
+	char *old = strdup(getenv("PATH")), log[300], line[64];
+	int n = 0, i;
+	pid_t node = spawn_node(dir, 1);
+	FILE *fp;
+
+	snprintf(log, sizeof log, "%s/calls", bin);
+	for (i = 0; i < 4; i++) {
+		snprintf(f, sizeof f, "%s/%s", bin, tools[i]);
+		snprintf(path, sizeof path, "#!/bin/sh\necho %s >>%s\n"
+		    "PATH=%s exec %s \"$@\"\n", tools[i], log, old, tools[i]);
+		write_file(bin, tools[i], path);
+		assert_int_equal(chmod(f, 0755), 0);
+	}
+	snprintf(path, sizeof path, "%s:%s", bin, old);
+	setenv("PATH", path, 1);
+	assert_int_equal(run_teardown_full(dir, node, start_time(node), 0.5),
+	    0);
+	setenv("PATH", old, 1);
+	assert_true(reaped(node));
+	assert_false(exists(dir));
+	if ((fp = fopen(log, "r")) != NULL) {
+		while (fgets(line, sizeof line, fp) != NULL)
+			n++;
+		fclose(fp);
+	}
+	assert_true(n <= 2);	/* tr and grep, once */
+	rmdir_all(bin);
+	free(bin);
+	free(old);
+	free(dir);
+}
+
 static void
 test_bad_pid_file_signals_nothing(void **state)
 {
@@ -353,6 +398,7 @@ main(void)
 		cmocka_unit_test(test_other_start_time_left_alone),
 		cmocka_unit_test(test_started_without_pid_keeps_dir),
 		cmocka_unit_test(test_link_left_alone),
+		cmocka_unit_test(test_waits_fork_no_tool),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
