@@ -535,43 +535,32 @@ out:
 
 /*
  * --advise, --advise-json: the relay advice from the records and the
- * first run.json read (its reach checks and machines).
+ * first run.json read (its reach checks and machines, as the reader took
+ * them).
  */
 static int
 write_advice(const struct matrix *hm, const struct heatmap_args *a)
 {
 	struct heatmap_advice adv;
-	cJSON *run = NULL;
-	char *text = NULL, *cause = NULL;
-	int rc, reported = 0;
+	int rc;
 
-	if (hm->input.nruns > 0) {
-		if ((rc = file_read(hm->input.runs[0]->file, &text, NULL,
-		    &cause)) != 0)
-			goto out;
-		run = cJSON_Parse(text);
-	}
-	if ((rc = heatmap_advise(hm, run, &a->relay, &adv)) != 0) {
+	if ((rc = heatmap_advise(hm, hm->input.nruns > 0 ? hm->input.runs[0] :
+	    NULL, &a->relay, &adv)) != 0) {
 		if (rc == NP_ERR_NOT_FOUND)
-			cause = str_printf("--advise: no libp2p_ping records: "
-			    "give a bench run's measurements.jsonl (and its "
+			log_error("--advise: no libp2p_ping records: give a "
+			    "bench run's measurements.jsonl (and its "
 			    "run.json)");
-		goto out;
+		else
+			log_error("%s", error_string(rc));
+		return rc;
 	}
-	if (a->advise)
-		rc = heatmap_advice_text(hm, &adv, stdout);
-	if (rc == 0 && a->advise_json != NULL) {
+	if (a->advise && (rc = heatmap_advice_text(hm, &adv, stdout)) != 0)
+		log_error("standard output: %s", strerror(errno ? errno :
+		    EIO));
+	if (rc == 0 && a->advise_json != NULL)
 		rc = write_json_out("--advise-json", a->advise_json,
 		    a->advise_mode, advice_out, hm, &adv);
-		reported = 1;
-	}
 	heatmap_advice_free(&adv);
-out:
-	if (rc != 0 && !reported)
-		log_error("%s", cause != NULL ? cause : error_string(rc));
-	cJSON_Delete(run);
-	free(text);
-	free(cause);
 	return rc;
 }
 

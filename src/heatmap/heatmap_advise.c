@@ -19,6 +19,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <cjson/cJSON.h>
+
 #include "error.h"
 #include "heatmap_advise.h"
 #include "matrix_path.h"
@@ -32,29 +34,25 @@
 
 /* The run's reach checks, n x n: -1 not checked, 0 failed, 1 connected. */
 static signed char *
-reach_of(const struct matrix *hm, const cJSON *run)
+reach_of(const struct matrix *hm, const struct run_info *run)
 {
-	size_t n = hm->nhosts;
-	const cJSON *reach = cJSON_GetObjectItemCaseSensitive(run, "reach"), *e;
+	size_t n = hm->nhosts, i;
 	signed char *r = malloc(n * n + 1);
-	const cJSON *tcp;
-	const char *arrow;
+	const char *arrow, *pair;
 	char *from;
 	long a, b;
 
 	if (r == NULL)
 		return NULL;
 	memset(r, -1, n * n + 1);
-	cJSON_ArrayForEach(e, reach) {
-		tcp = cJSON_GetObjectItemCaseSensitive(e, "tcp");
-		if (e->string == NULL || !cJSON_IsBool(tcp))
-			continue;
+	for (i = 0; run != NULL && i < run->nreach; i++) {
 		/* "A->B": a name holds no '>', so the first "->" whose
 		   both sides are hosts splits it */
-		for (arrow = strstr(e->string, "->"); arrow != NULL;
+		pair = run->reach[i].pair;
+		for (arrow = strstr(pair, "->"); arrow != NULL;
 		    arrow = strstr(arrow + 1, "->")) {
-			if ((from = strndup(e->string,
-			    (size_t)(arrow - e->string))) == NULL) {
+			if ((from = strndup(pair, (size_t)(arrow - pair))) ==
+			    NULL) {
 				free(r);
 				return NULL;
 			}
@@ -63,7 +61,7 @@ reach_of(const struct matrix *hm, const cJSON *run)
 			free(from);
 			if (a >= 0 && b >= 0) {
 				r[(size_t)a * n + (size_t)b] =
-				    (signed char)cJSON_IsTrue(tcp);
+				    (signed char)run->reach[i].tcp;
 				break;
 			}
 		}
@@ -71,25 +69,20 @@ reach_of(const struct matrix *hm, const cJSON *run)
 	return r;
 }
 
-/* "/ip4/ADDR/tcp/PORT/p2p/ID" of a machine of run.json into *out
-   (NULL: not all of it there); 0 or NP_ERR_NOMEM. */
+/* "/ip4/ADDR/tcp/PORT/p2p/ID" of machine i of run.json into *out (NULL:
+   not all of it there); 0 or NP_ERR_NOMEM. */
 static int
-machine_multiaddr(const cJSON *m, char **out)
+machine_multiaddr(const struct run_info *run, size_t i, char **out)
 {
-	const cJSON *addr = cJSON_GetObjectItemCaseSensitive(m, "address");
-	const cJSON *port = cJSON_GetObjectItemCaseSensitive(m, "libp2p_port");
-	const cJSON *id = cJSON_GetObjectItemCaseSensitive(m, "peer_id");
-	const char *a, *proto;
+	const char *a = run->addresses[i], *proto;
 
 	*out = NULL;
-	if (!cJSON_IsString(addr) || !cJSON_IsNumber(port) ||
-	    !cJSON_IsString(id))
+	if (a == NULL || run->libp2p_ports[i] <= 0 || run->peer_ids[i] == NULL)
 		return 0;
-	a = addr->valuestring;
 	proto = strchr(a, ':') != NULL ? "ip6" : strspn(a, "0123456789.") ==
 	    strlen(a) ? "ip4" : "dns";
 	*out = str_printf("/%s/%s/tcp/%d/p2p/%s", proto, a,
-	    (int)port->valuedouble, id->valuestring);
+	    run->libp2p_ports[i], run->peer_ids[i]);
 	return *out != NULL ? 0 : NP_ERR_NOMEM;
 }
 
@@ -100,10 +93,9 @@ machine_multiaddr(const cJSON *m, char **out)
  * is a machine.
  */
 static int
-members_of(const struct matrix *hm, const cJSON *run,
+members_of(const struct matrix *hm, const struct run_info *run,
     const struct matrix_kind *ping, unsigned char *member, char **ma)
 {
-	const cJSON *m, *name, *relays;
 	size_t n = hm->nhosts, i, j;
 	long h;
 
@@ -116,22 +108,17 @@ members_of(const struct matrix *hm, const cJSON *run,
 				    CELL_FAILED;
 		return 0;
 	}
-	cJSON_ArrayForEach(m, cJSON_GetObjectItemCaseSensitive(run,
-	    "machines")) {
-		name = cJSON_GetObjectItemCaseSensitive(m, "name");
-		if (!cJSON_IsString(name) ||
-		    (h = matrix_host_index(hm, name->valuestring)) < 0)
+	for (i = 0; i < run->nmachines; i++) {
+		if ((h = matrix_host_index(hm, run->machines[i])) < 0)
 			continue;
 		member[h] = 1;
-		if (ma[h] == NULL && machine_multiaddr(m, &ma[h]) != 0)
+		if (ma[h] == NULL && machine_multiaddr(run, i, &ma[h]) != 0)
 			return NP_ERR_NOMEM;
 	}
-	relays = cJSON_GetObjectItemCaseSensitive(run, "relays");
-	cJSON_ArrayForEach(m, relays)
-		if (m->string != NULL && cJSON_IsString(m) &&
-		    (h = matrix_host_index(hm, m->string)) >= 0 &&
+	for (i = 0; i < run->nrelays; i++)
+		if ((h = matrix_host_index(hm, run->relay_names[i])) >= 0 &&
 		    !member[h] && ma[h] == NULL &&
-		    (ma[h] = strdup(m->valuestring)) == NULL)
+		    (ma[h] = strdup(run->relay_addrs[i])) == NULL)
 			return NP_ERR_NOMEM;
 	return 0;
 }
@@ -313,7 +300,7 @@ by_host(const void *p, const void *q)
 }
 
 int
-heatmap_advise(const struct matrix *hm, const cJSON *run,
+heatmap_advise(const struct matrix *hm, const struct run_info *run,
     const struct heatmap_advise_options *opt, struct heatmap_advice *out)
 {
 	const struct matrix_kind *ping = matrix_path_ping(hm);

@@ -15,9 +15,8 @@
 #include <stddef.h>
 #include <stdio.h>
 
-#include <cjson/cJSON.h>
-
 #include "matrix.h"
+#include "records_read.h"
 
 struct heatmap_advise_options {
 	int cap;		/* hosts a relay takes at most; 0: no cap */
@@ -49,11 +48,11 @@ struct heatmap_advice {
 };
 
 /*
- * The advice from a built matrix and the run's run.json (NULL: the records'
- * paths alone say which pairs cannot dial). NP_ERR_NOT_FOUND: no
+ * The advice from a built matrix and the run.json its records reader read
+ * (NULL: the records' paths alone say which pairs cannot dial). NP_ERR_NOT_FOUND: no
  * libp2p_ping records; NP_ERR_NOMEM.
  */
-int heatmap_advise(const struct matrix *hm, const cJSON *run,
+int heatmap_advise(const struct matrix *hm, const struct run_info *run,
     const struct heatmap_advise_options *opt, struct heatmap_advice *out);
 void heatmap_advice_free(struct heatmap_advice *a);
 
