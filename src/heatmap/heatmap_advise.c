@@ -305,7 +305,7 @@ heatmap_advise(const struct matrix *hm, const struct run_info *run,
 {
 	const struct matrix_kind *ping = matrix_path_ping(hm);
 	size_t n = hm->nhosts, h;
-	unsigned char *member = NULL, *cant = NULL;
+	unsigned char *member, *cant = NULL;
 	signed char *reach = NULL;
 	int rc = NP_ERR_NOMEM;
 
@@ -316,7 +316,7 @@ heatmap_advise(const struct matrix *hm, const struct run_info *run,
 	out->kind = ping->name;
 	out->metric = ping->metrics[ping->default_metric].name;
 	out->nmultiaddr = n;
-	if ((member = calloc(n + 1, 1)) == NULL ||
+	if ((member = out->member = calloc(n + 1, 1)) == NULL ||
 	    (cant = calloc(n + 1, 1)) == NULL ||
 	    (out->multiaddr = calloc(n + 1, sizeof *out->multiaddr)) == NULL ||
 	    (out->cands = calloc(n + 1, sizeof *out->cands)) == NULL ||
@@ -353,7 +353,6 @@ heatmap_advise(const struct matrix *hm, const struct run_info *run,
 	qsort(out->hosts, out->nhosts, sizeof *out->hosts, by_host);
 	rc = 0;
 out:
-	free(member);
 	free(cant);
 	free(reach);
 	if (rc != 0)
@@ -371,6 +370,7 @@ heatmap_advice_free(struct heatmap_advice *a)
 	for (i = 0; a->multiaddr != NULL && i < a->nmultiaddr; i++)
 		free(a->multiaddr[i]);
 	free(a->multiaddr);
+	free(a->member);
 	free(a->hosts);
 	free(a->cands);
 	memset(a, 0, sizeof *a);
@@ -394,6 +394,17 @@ chosen(const struct heatmap_advice *a, size_t c)
 		if (a->hosts[i].relay == (long)c)
 			return 1;
 	return 0;
+}
+
+/* The relays chosen that are machines of the run (member 1) or not. */
+static size_t
+chosen_relays(const struct heatmap_advice *a, int member)
+{
+	size_t c, n = 0;
+
+	for (c = 0; c < a->ncands; c++)
+		n += chosen(a, c) && !a->member[a->cands[c]] == !member;
+	return n;
 }
 
 int
@@ -459,12 +470,14 @@ heatmap_advice_text(const struct matrix *hm, const struct heatmap_advice *a,
 	}
 	if (a->nhosts == 0)
 		return ferror(f) ? NP_ERR_IO : 0;
-	fprintf(f, "machines.json, each machine's bootstrap_extra:\n");
+	/* a --bootstrap relay: each host's bootstrap_extra, the line */
+	if (chosen_relays(a, 0) > 0)
+		fprintf(f, "machines.json, each machine's bootstrap_extra:\n");
 	for (i = 0; i < a->nhosts; i++) {
 		const struct heatmap_advised *x = &a->hosts[i];
 		const char *ma;
 
-		if (x->relay < 0)
+		if (x->relay < 0 || a->member[a->cands[x->relay]])
 			continue;
 		ma = a->multiaddr[a->cands[x->relay]];
 		heatmap_clean_name(hm->hosts[x->host], n1, sizeof n1);
@@ -472,18 +485,33 @@ heatmap_advice_text(const struct matrix *hm, const struct heatmap_advice *a,
 		fprintf(f, "  \"%s\": {\"bootstrap_extra\": [\"%s\"]}\n", n1,
 		    ma != NULL ? n2 : "(its multiaddr: not in run.json)");
 	}
-	fprintf(f, "bench:");
-	for (c = 0; c < a->ncands; c++) {
-		const char *ma = a->multiaddr[a->cands[c]];
+	if (chosen_relays(a, 0) > 0) {
+		fprintf(f, "bench:");
+		for (c = 0; c < a->ncands; c++) {
+			const char *ma = a->multiaddr[a->cands[c]];
 
-		if (!chosen(a, c))
+			if (!chosen(a, c) || a->member[a->cands[c]])
+				continue;
+			heatmap_clean_name(relay_name(hm, a, (long)c), n1,
+			    sizeof n1);
+			heatmap_clean_name(ma != NULL ? ma : "MULTIADDR", n2,
+			    sizeof n2);
+			fprintf(f, " --bootstrap %s=%s", n1, n2);
+		}
+		fprintf(f, "\n");
+	}
+	/* a machine of the run: public, the one way bench has to make it
+	   relay (its PeerID is new every run, and bench already gives every
+	   node every other machine's address) */
+	if (chosen_relays(a, 1) > 0)
+		fprintf(f, "machines.json, each relay of the run's machines "
+		    "public (a node relays only then), in its remote_setup:\n");
+	for (c = 0; c < a->ncands; c++) {
+		if (!chosen(a, c) || !a->member[a->cands[c]])
 			continue;
 		heatmap_clean_name(relay_name(hm, a, (long)c), n1, sizeof n1);
-		heatmap_clean_name(ma != NULL ? ma : "MULTIADDR", n2,
-		    sizeof n2);
-		fprintf(f, " --bootstrap %s=%s", n1, n2);
+		fprintf(f, "  \"%s\": %s\n", n1, HEATMAP_ADVISE_PUBLIC);
 	}
-	fprintf(f, "\n");
 	return ferror(f) ? NP_ERR_IO : 0;
 }
 
@@ -505,6 +533,7 @@ heatmap_advice_json(const struct matrix *hm, const struct heatmap_advice *a,
     FILE *f)
 {
 	cJSON *root = cJSON_CreateObject(), *hosts, *o, *via, *extra, *boot;
+	cJSON *pub;
 	struct buf out = { 0 };
 	size_t i, c;
 	int rc = NP_ERR_NOMEM;
@@ -522,6 +551,7 @@ heatmap_advice_json(const struct matrix *hm, const struct heatmap_advice *a,
 	hosts = cJSON_AddArrayToObject(root, "hosts");
 	extra = cJSON_AddObjectToObject(root, "bootstrap_extra");
 	boot = cJSON_AddArrayToObject(root, "bootstrap");
+	pub = cJSON_AddArrayToObject(root, "public");
 	for (i = 0; i < a->nhosts; i++) {
 		const struct heatmap_advised *x = &a->hosts[i];
 		const char *ma;
@@ -545,8 +575,8 @@ heatmap_advice_json(const struct matrix *hm, const struct heatmap_advice *a,
 			if (!isnan(x->via_ms[c]))
 				json_add_float(via, relay_name(hm, a, (long)c),
 				    to_us(x->via_ms[c]));
-		if (x->relay >= 0 && (ma = a->multiaddr[a->cands[x->relay]]) !=
-		    NULL)
+		if (x->relay >= 0 && !a->member[a->cands[x->relay]] &&
+		    (ma = a->multiaddr[a->cands[x->relay]]) != NULL)
 			cJSON_AddItemToArray(cJSON_AddArrayToObject(extra,
 			    hm->hosts[x->host]), cJSON_CreateString(ma));
 	}
@@ -554,7 +584,10 @@ heatmap_advice_json(const struct matrix *hm, const struct heatmap_advice *a,
 		const char *ma = a->multiaddr[a->cands[c]];
 		char *line;
 
-		if (!chosen(a, c) || ma == NULL)
+		if (chosen(a, c) && a->member[a->cands[c]])
+			cJSON_AddItemToArray(pub, cJSON_CreateString(
+			    relay_name(hm, a, (long)c)));
+		if (!chosen(a, c) || a->member[a->cands[c]] || ma == NULL)
 			continue;
 		if ((line = str_printf("%s=%s", relay_name(hm, a, (long)c),
 		    ma)) == NULL)

@@ -18,6 +18,9 @@
 #include "matrix.h"
 #include "records_read.h"
 
+/* What makes a machine of the run a relay: public (its remote_setup). */
+#define HEATMAP_ADVISE_PUBLIC "export NETPROF_OF_REACHABILITY=public"
+
 struct heatmap_advise_options {
 	int cap;		/* hosts a relay takes at most; 0: no cap */
 	double within;		/* %: a relay this close to the best may be drawn */
@@ -45,6 +48,7 @@ struct heatmap_advice {
 	size_t nhosts;
 	char **multiaddr;	/* per matrix host: its multiaddr, or NULL */
 	size_t nmultiaddr;
+	unsigned char *member;	/* per matrix host: a machine of the run */
 };
 
 /*
