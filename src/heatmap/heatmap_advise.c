@@ -23,6 +23,7 @@
 
 #include "error.h"
 #include "heatmap_advise.h"
+#include "heatmap_html.h"
 #include "matrix_path.h"
 #include "heatmap_text.h"
 #include "json_write.h"
@@ -407,21 +408,84 @@ chosen_relays(const struct heatmap_advice *a, int member)
 	return n;
 }
 
+/* How the figures were made, as the text's first line and the page say. */
+static void
+write_how(const struct heatmap_advice *a, FILE *f)
+{
+	char cap[48];
+
+	snprintf(cap, sizeof cap, "at most %d host%s a relay", a->opt.cap,
+	    PLURAL(a->opt.cap));
+	fprintf(f, "%s %s, a relayed pair's round trip as its two legs; %s; "
+	    "drawn among the relays within %g %% of the best, seed %d",
+	    a->kind, a->metric, a->opt.cap > 0 ? cap :
+	    "no cap of hosts a relay", a->opt.within, a->opt.seed);
+}
+
+/* The patch: a --bootstrap relay's bootstrap_extra and line, a machine's
+   public line. */
+static void
+write_patch(const struct matrix *hm, const struct heatmap_advice *a, FILE *f)
+{
+	char n1[128], n2[128];
+	size_t i, c;
+
+	/* a --bootstrap relay: each host's bootstrap_extra, the line */
+	if (chosen_relays(a, 0) > 0)
+		fprintf(f, "machines.json, each machine's bootstrap_extra:\n");
+	for (i = 0; i < a->nhosts; i++) {
+		const struct heatmap_advised *x = &a->hosts[i];
+		const char *ma;
+
+		if (x->relay < 0 || a->member[a->cands[x->relay]])
+			continue;
+		ma = a->multiaddr[a->cands[x->relay]];
+		heatmap_clean_name(hm->hosts[x->host], n1, sizeof n1);
+		heatmap_clean_name(ma != NULL ? ma : "", n2, sizeof n2);
+		fprintf(f, "  \"%s\": {\"bootstrap_extra\": [\"%s\"]}\n", n1,
+		    ma != NULL ? n2 : "(its multiaddr: not in run.json)");
+	}
+	if (chosen_relays(a, 0) > 0) {
+		fprintf(f, "bench:");
+		for (c = 0; c < a->ncands; c++) {
+			const char *ma = a->multiaddr[a->cands[c]];
+
+			if (!chosen(a, c) || a->member[a->cands[c]])
+				continue;
+			heatmap_clean_name(relay_name(hm, a, (long)c), n1,
+			    sizeof n1);
+			heatmap_clean_name(ma != NULL ? ma : "MULTIADDR", n2,
+			    sizeof n2);
+			fprintf(f, " --bootstrap %s=%s", n1, n2);
+		}
+		fprintf(f, "\n");
+	}
+	/* a machine of the run: public, the one way bench has to make it
+	   relay (its PeerID is new every run, and bench already gives every
+	   node every other machine's address) */
+	if (chosen_relays(a, 1) > 0)
+		fprintf(f, "machines.json, each relay of the run's machines "
+		    "public (a node relays only then), in its remote_setup:\n");
+	for (c = 0; c < a->ncands; c++) {
+		if (!chosen(a, c) || !a->member[a->cands[c]])
+			continue;
+		heatmap_clean_name(relay_name(hm, a, (long)c), n1, sizeof n1);
+		fprintf(f, "  \"%s\": %s\n", n1, HEATMAP_ADVISE_PUBLIC);
+	}
+}
+
 int
 heatmap_advice_text(const struct matrix *hm, const struct heatmap_advice *a,
     FILE *f)
 {
-	char n1[128], n2[128], cap[48];
+	char n1[128], n2[128];
 	size_t i, c, shown;
 	double last;
 	long lastc;
 
-	snprintf(cap, sizeof cap, "at most %d host%s a relay", a->opt.cap,
-	    PLURAL(a->opt.cap));
-	fprintf(f, "Relay advice (%s %s, a relayed pair's round trip as its "
-	    "two legs; %s; drawn among the relays within %g %% of the best, "
-	    "seed %d):\n", a->kind, a->metric, a->opt.cap > 0 ? cap :
-	    "no cap of hosts a relay", a->opt.within, a->opt.seed);
+	fputs("Relay advice (", f);
+	write_how(a, f);
+	fputs("):\n", f);
 	if (a->nhosts == 0)
 		fprintf(f, "  no host needs a relay: every pair has a direct "
 		    "way one way or the other\n");
@@ -470,48 +534,93 @@ heatmap_advice_text(const struct matrix *hm, const struct heatmap_advice *a,
 	}
 	if (a->nhosts == 0)
 		return ferror(f) ? NP_ERR_IO : 0;
-	/* a --bootstrap relay: each host's bootstrap_extra, the line */
-	if (chosen_relays(a, 0) > 0)
-		fprintf(f, "machines.json, each machine's bootstrap_extra:\n");
+	write_patch(hm, a, f);
+	return ferror(f) ? NP_ERR_IO : 0;
+}
+
+/* One figure of the panel: ms to a tenth, or a dash. */
+static void
+put_ms(FILE *f, double v)
+{
+	if (isnan(v))
+		fputs("<td>\xe2\x80\x94</td>", f);
+	else
+		fprintf(f, "<td>%.1f</td>", v);
+}
+
+/* What w wrote into a string, HTML-escaped into f. */
+static int
+put_escaped(FILE *f, const struct matrix *hm, const struct heatmap_advice *a,
+    void (*w)(const struct matrix *, const struct heatmap_advice *, FILE *))
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *m = open_memstream(&text, &len);
+
+	if (m == NULL)
+		return NP_ERR_NOMEM;
+	w(hm, a, m);
+	if (fclose(m) != 0 || text == NULL) {
+		free(text);
+		return NP_ERR_NOMEM;
+	}
+	heatmap_html_escape(f, text);
+	free(text);
+	return 0;
+}
+
+static void
+how_of(const struct matrix *hm, const struct heatmap_advice *a, FILE *f)
+{
+	(void)hm;
+	write_how(a, f);
+}
+
+int
+heatmap_advice_html(const struct matrix *hm, const struct heatmap_advice *a,
+    int shown, FILE *f)
+{
+	size_t i;
+	int rc;
+
+	if (a == NULL || a->nhosts == 0)
+		return 0;
+	fprintf(f, "<aside id=advice%s>\n<h3>Where to put the relay</h3>\n"
+	    "<p class=summary>", shown ? "" : " hidden");
+	if ((rc = put_escaped(f, hm, a, how_of)) != 0)
+		return rc;
+	fputs("</p>\n<table class=list><thead><tr><th>host</th><th>relay</th>"
+	    "<th>pairs</th><th>predicted (ms)</th><th>today (ms)</th>"
+	    "<th>gain (ms)</th></tr></thead>\n<tbody>\n", f);
 	for (i = 0; i < a->nhosts; i++) {
 		const struct heatmap_advised *x = &a->hosts[i];
-		const char *ma;
 
-		if (x->relay < 0 || a->member[a->cands[x->relay]])
-			continue;
-		ma = a->multiaddr[a->cands[x->relay]];
-		heatmap_clean_name(hm->hosts[x->host], n1, sizeof n1);
-		heatmap_clean_name(ma != NULL ? ma : "", n2, sizeof n2);
-		fprintf(f, "  \"%s\": {\"bootstrap_extra\": [\"%s\"]}\n", n1,
-		    ma != NULL ? n2 : "(its multiaddr: not in run.json)");
+		fputs("<tr data-host=\"", f);
+		heatmap_html_escape(f, hm->hosts[x->host]);
+		fputs("\"><td>", f);
+		heatmap_html_escape(f, hm->hosts[x->host]);
+		fputs("</td><td>", f);
+		if (x->relay >= 0)
+			heatmap_html_escape(f, relay_name(hm, a, x->relay));
+		else
+			fputs(x->usable == 0 ? "none: no candidate has both "
+			    "legs measured" : "none: every candidate is at its "
+			    "cap", f);
+		fprintf(f, "</td><td>%zu", x->npairs);
+		if (x->nfailed > 0)
+			fprintf(f, " (%zu not connected today)", x->nfailed);
+		fputs("</td>", f);
+		put_ms(f, x->relay >= 0 ? x->via_ms[x->relay] : NAN);
+		put_ms(f, x->today_ms);
+		put_ms(f, x->relay >= 0 ? x->today_ms - x->via_ms[x->relay] :
+		    NAN);
+		fputs("</tr>\n", f);
 	}
-	if (chosen_relays(a, 0) > 0) {
-		fprintf(f, "bench:");
-		for (c = 0; c < a->ncands; c++) {
-			const char *ma = a->multiaddr[a->cands[c]];
-
-			if (!chosen(a, c) || a->member[a->cands[c]])
-				continue;
-			heatmap_clean_name(relay_name(hm, a, (long)c), n1,
-			    sizeof n1);
-			heatmap_clean_name(ma != NULL ? ma : "MULTIADDR", n2,
-			    sizeof n2);
-			fprintf(f, " --bootstrap %s=%s", n1, n2);
-		}
-		fprintf(f, "\n");
-	}
-	/* a machine of the run: public, the one way bench has to make it
-	   relay (its PeerID is new every run, and bench already gives every
-	   node every other machine's address) */
-	if (chosen_relays(a, 1) > 0)
-		fprintf(f, "machines.json, each relay of the run's machines "
-		    "public (a node relays only then), in its remote_setup:\n");
-	for (c = 0; c < a->ncands; c++) {
-		if (!chosen(a, c) || !a->member[a->cands[c]])
-			continue;
-		heatmap_clean_name(relay_name(hm, a, (long)c), n1, sizeof n1);
-		fprintf(f, "  \"%s\": %s\n", n1, HEATMAP_ADVISE_PUBLIC);
-	}
+	fputs("</tbody></table>\n<p>The patch for the next bench run:</p>\n"
+	    "<pre id=advice-patch>", f);
+	if ((rc = put_escaped(f, hm, a, write_patch)) != 0)
+		return rc;
+	fputs("</pre>\n</aside>\n", f);
 	return ferror(f) ? NP_ERR_IO : 0;
 }
 

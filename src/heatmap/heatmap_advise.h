@@ -7,7 +7,7 @@
  * lowest, within a cap of hosts per relay and drawn at random (seeded)
  * among the relays within a tolerance of the best, the gain over today's
  * paths, and the patch: each machine's bootstrap_extra, the --bootstrap
- * line.
+ * line (a machine of the run: public); as text, JSON and the page's panel.
  */
 #ifndef NETPROF_HEATMAP_ADVISE_H
 #define NETPROF_HEATMAP_ADVISE_H
@@ -65,5 +65,9 @@ int heatmap_advice_text(const struct matrix *hm,
     const struct heatmap_advice *a, FILE *f);
 int heatmap_advice_json(const struct matrix *hm,
     const struct heatmap_advice *a, FILE *f);
+/* The page's panel beside the path view (hidden unless shown: the script
+   shows it with the path kind); nothing when no host needs a relay. */
+int heatmap_advice_html(const struct matrix *hm,
+    const struct heatmap_advice *a, int shown, FILE *f);
 
 #endif
