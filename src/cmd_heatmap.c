@@ -416,7 +416,8 @@ choose_view(const struct matrix *hm, const struct heatmap_args *a,
 
 static int
 write_page(const struct matrix *hm, const struct diagnosis *dx,
-    const struct heatmap_args *a, size_t kind, size_t metric)
+    const struct heatmap_args *a, size_t kind, size_t metric,
+    const struct heatmap_advice *adv)
 {
 	struct html_options opt;
 	struct file_atomic fa;
@@ -424,6 +425,7 @@ write_page(const struct matrix *hm, const struct diagnosis *dx,
 	int rc;
 
 	opt.title = a->title != NULL ? a->title : "netprof heatmap";
+	opt.advice = adv;
 	opt.kind = kind;
 	opt.metric = metric;
 	opt.generated = time_wall();
@@ -534,44 +536,46 @@ out:
 }
 
 /*
- * --advise, --advise-json: the relay advice from the records and the
- * first run.json read (its reach checks and machines).
+ * The relay advice from the records and the first run.json read (its
+ * reach checks and machines, as the reader took them), for --advise,
+ * --advise-json and the page's panel: 1 with *adv made, 0 with none (no
+ * libp2p_ping records, and only the page asked), or an error reported.
  */
 static int
-write_advice(const struct matrix *hm, const struct heatmap_args *a)
+make_advice(const struct matrix *hm, const struct heatmap_args *a,
+    struct heatmap_advice *adv)
 {
-	struct heatmap_advice adv;
-	cJSON *run = NULL;
-	char *text = NULL, *cause = NULL;
-	int rc, reported = 0;
+	int rc;
 
-	if (hm->input.nruns > 0) {
-		if ((rc = file_read(hm->input.runs[0]->file, &text, NULL,
-		    &cause)) != 0)
-			goto out;
-		run = cJSON_Parse(text);
-	}
-	if ((rc = heatmap_advise(hm, run, &a->relay, &adv)) != 0) {
-		if (rc == NP_ERR_NOT_FOUND)
-			cause = str_printf("--advise: no libp2p_ping records: "
-			    "give a bench run's measurements.jsonl (and its "
-			    "run.json)");
-		goto out;
-	}
-	if (a->advise)
-		rc = heatmap_advice_text(hm, &adv, stdout);
-	if (rc == 0 && a->advise_json != NULL) {
+	if (!a->advise && a->advise_json == NULL && a->output == NULL)
+		return 0;
+	rc = heatmap_advise(hm, hm->input.nruns > 0 ? hm->input.runs[0] : NULL,
+	    &a->relay, adv);
+	if (rc == 0)
+		return 1;
+	if (rc == NP_ERR_NOT_FOUND && !a->advise && a->advise_json == NULL)
+		return 0;
+	if (rc == NP_ERR_NOT_FOUND)
+		log_error("--advise: no libp2p_ping records: give a bench run's "
+		    "measurements.jsonl (and its run.json)");
+	else
+		log_error("%s", error_string(rc));
+	return rc;
+}
+
+/* --advise, --advise-json: the advice in words, as JSON. */
+static int
+write_advice(const struct matrix *hm, const struct heatmap_args *a,
+    const struct heatmap_advice *adv)
+{
+	int rc = 0;
+
+	if (a->advise && (rc = heatmap_advice_text(hm, adv, stdout)) != 0)
+		log_error("standard output: %s", strerror(errno ? errno :
+		    EIO));
+	if (rc == 0 && a->advise_json != NULL)
 		rc = write_json_out("--advise-json", a->advise_json,
-		    a->advise_mode, advice_out, hm, &adv);
-		reported = 1;
-	}
-	heatmap_advice_free(&adv);
-out:
-	if (rc != 0 && !reported)
-		log_error("%s", cause != NULL ? cause : error_string(rc));
-	cJSON_Delete(run);
-	free(text);
-	free(cause);
+		    a->advise_mode, advice_out, hm, adv);
 	return rc;
 }
 
@@ -628,13 +632,15 @@ cmd_heatmap_exec(const struct cmd_entry *self, int argc, char **argv)
 {
 	struct heatmap_args a;
 	struct diagnosis dx;
+	struct heatmap_advice adv;
 	struct matrix *hm = NULL, *old = NULL;
 	size_t i, kind, metric, records, failed;
 	uint64_t t = time_mono_ns();
-	int rc, stop, exit_code = NP_EXIT_USAGE;
+	int rc, stop, exit_code = NP_EXIT_USAGE, advised = 0;
 
 	memset(&a, 0, sizeof a);
 	memset(&dx, 0, sizeof dx);
+	memset(&adv, 0, sizeof adv);
 	a.group_rtt = MATRIX_GROUP_RTT_MS;
 	a.relay.within = 10;
 	a.relay.seed = 1;
@@ -730,13 +736,20 @@ cmd_heatmap_exec(const struct cmd_entry *self, int argc, char **argv)
 	    (long)kind : -1, (long)metric, use_color(), text_width(),
 	    stdout) != 0)
 		goto nomem;
+	if ((advised = make_advice(hm, &a, &adv)) < 0) {
+		exit_code = advised == NP_ERR_NOT_FOUND ? NP_EXIT_USAGE :
+		    NP_EXIT_FAILED;
+		advised = 0;
+		goto out;
+	}
 	if ((a.metrics || a.metrics_file != NULL) &&
 	    write_metrics(hm, &a) != 0) {
 		exit_code = NP_EXIT_FAILED;
 		goto out;
 	}
 	if (a.output != NULL && (cmd_make_parent_dirs(a.output, "--output") !=
-	    NP_EXIT_OK || write_page(hm, &dx, &a, kind, metric) != 0)) {
+	    NP_EXIT_OK || write_page(hm, &dx, &a, kind, metric,
+	    advised ? &adv : NULL) != 0)) {
 		exit_code = NP_EXIT_FAILED;
 		goto out;
 	}
@@ -749,9 +762,8 @@ cmd_heatmap_exec(const struct cmd_entry *self, int argc, char **argv)
 		goto out;
 	}
 	if ((a.advise || a.advise_json != NULL) &&
-	    (rc = write_advice(hm, &a)) != 0) {
-		exit_code = rc == NP_ERR_NOT_FOUND ? NP_EXIT_USAGE :
-		    NP_EXIT_FAILED;
+	    write_advice(hm, &a, &adv) != 0) {
+		exit_code = NP_EXIT_FAILED;
 		goto out;
 	}
 	matrix_totals(hm, &records, &failed);
@@ -771,6 +783,8 @@ nomem:
 	log_error("out of memory");
 	exit_code = NP_EXIT_FAILED;
 out:
+	if (advised)
+		heatmap_advice_free(&adv);
 	diagnose_free(&dx);
 	matrix_free(hm);
 	matrix_free(old);

@@ -76,8 +76,13 @@ echo "== tests: -Werror build (all tests)"
 # - test_completion: the completion scripts in bash and zsh themselves
 #   (half a minute of shells); netprof's part, `completion bash|zsh` and
 #   every command's --help, runs in test_frictions and test_options.
+# - test_relay_advice: two bench runs on firewalled sites whose claim is
+#   the lab's timing (the relayed pairs' round trips against --advise's
+#   prediction); --advise's C code runs under the sanitizers in
+#   unit.test_heatmap_advise and test_heatmap_advise, bench's in
+#   test_bench* and test_lab_paths.
 # Together they would add many minutes of waiting to CI.
-asan_skip='test_collect_sigkill|test_faults_blackhole|test_wan_|test_metrics_wan|test_slurm|test_node_api_caps|test_bench_relay|test_completion'
+asan_skip='test_collect_sigkill|test_faults_blackhole|test_wan_|test_metrics_wan|test_slurm|test_node_api_caps|test_bench_relay|test_completion|test_relay_advice'
 echo "== tests: ASan+UBSan build (unit, integration and fuzz corpus tests; not $asan_skip)"
 (cd "$build/asan" && ctest -j "$test_jobs" --output-on-failure -L 'unit|integration|fuzz' \
     -E "$asan_skip" "$@") 2>&1 |

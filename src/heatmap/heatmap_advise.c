@@ -19,8 +19,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <cjson/cJSON.h>
+
 #include "error.h"
 #include "heatmap_advise.h"
+#include "heatmap_html.h"
 #include "matrix_path.h"
 #include "heatmap_text.h"
 #include "json_write.h"
@@ -32,29 +35,25 @@
 
 /* The run's reach checks, n x n: -1 not checked, 0 failed, 1 connected. */
 static signed char *
-reach_of(const struct matrix *hm, const cJSON *run)
+reach_of(const struct matrix *hm, const struct run_info *run)
 {
-	size_t n = hm->nhosts;
-	const cJSON *reach = cJSON_GetObjectItemCaseSensitive(run, "reach"), *e;
+	size_t n = hm->nhosts, i;
 	signed char *r = malloc(n * n + 1);
-	const cJSON *tcp;
-	const char *arrow;
+	const char *arrow, *pair;
 	char *from;
 	long a, b;
 
 	if (r == NULL)
 		return NULL;
 	memset(r, -1, n * n + 1);
-	cJSON_ArrayForEach(e, reach) {
-		tcp = cJSON_GetObjectItemCaseSensitive(e, "tcp");
-		if (e->string == NULL || !cJSON_IsBool(tcp))
-			continue;
+	for (i = 0; run != NULL && i < run->nreach; i++) {
 		/* "A->B": a name holds no '>', so the first "->" whose
 		   both sides are hosts splits it */
-		for (arrow = strstr(e->string, "->"); arrow != NULL;
+		pair = run->reach[i].pair;
+		for (arrow = strstr(pair, "->"); arrow != NULL;
 		    arrow = strstr(arrow + 1, "->")) {
-			if ((from = strndup(e->string,
-			    (size_t)(arrow - e->string))) == NULL) {
+			if ((from = strndup(pair, (size_t)(arrow - pair))) ==
+			    NULL) {
 				free(r);
 				return NULL;
 			}
@@ -63,7 +62,7 @@ reach_of(const struct matrix *hm, const cJSON *run)
 			free(from);
 			if (a >= 0 && b >= 0) {
 				r[(size_t)a * n + (size_t)b] =
-				    (signed char)cJSON_IsTrue(tcp);
+				    (signed char)run->reach[i].tcp;
 				break;
 			}
 		}
@@ -71,25 +70,20 @@ reach_of(const struct matrix *hm, const cJSON *run)
 	return r;
 }
 
-/* "/ip4/ADDR/tcp/PORT/p2p/ID" of a machine of run.json into *out
-   (NULL: not all of it there); 0 or NP_ERR_NOMEM. */
+/* "/ip4/ADDR/tcp/PORT/p2p/ID" of machine i of run.json into *out (NULL:
+   not all of it there); 0 or NP_ERR_NOMEM. */
 static int
-machine_multiaddr(const cJSON *m, char **out)
+machine_multiaddr(const struct run_info *run, size_t i, char **out)
 {
-	const cJSON *addr = cJSON_GetObjectItemCaseSensitive(m, "address");
-	const cJSON *port = cJSON_GetObjectItemCaseSensitive(m, "libp2p_port");
-	const cJSON *id = cJSON_GetObjectItemCaseSensitive(m, "peer_id");
-	const char *a, *proto;
+	const char *a = run->addresses[i], *proto;
 
 	*out = NULL;
-	if (!cJSON_IsString(addr) || !cJSON_IsNumber(port) ||
-	    !cJSON_IsString(id))
+	if (a == NULL || run->libp2p_ports[i] <= 0 || run->peer_ids[i] == NULL)
 		return 0;
-	a = addr->valuestring;
 	proto = strchr(a, ':') != NULL ? "ip6" : strspn(a, "0123456789.") ==
 	    strlen(a) ? "ip4" : "dns";
 	*out = str_printf("/%s/%s/tcp/%d/p2p/%s", proto, a,
-	    (int)port->valuedouble, id->valuestring);
+	    run->libp2p_ports[i], run->peer_ids[i]);
 	return *out != NULL ? 0 : NP_ERR_NOMEM;
 }
 
@@ -100,10 +94,9 @@ machine_multiaddr(const cJSON *m, char **out)
  * is a machine.
  */
 static int
-members_of(const struct matrix *hm, const cJSON *run,
+members_of(const struct matrix *hm, const struct run_info *run,
     const struct matrix_kind *ping, unsigned char *member, char **ma)
 {
-	const cJSON *m, *name, *relays;
 	size_t n = hm->nhosts, i, j;
 	long h;
 
@@ -116,22 +109,17 @@ members_of(const struct matrix *hm, const cJSON *run,
 				    CELL_FAILED;
 		return 0;
 	}
-	cJSON_ArrayForEach(m, cJSON_GetObjectItemCaseSensitive(run,
-	    "machines")) {
-		name = cJSON_GetObjectItemCaseSensitive(m, "name");
-		if (!cJSON_IsString(name) ||
-		    (h = matrix_host_index(hm, name->valuestring)) < 0)
+	for (i = 0; i < run->nmachines; i++) {
+		if ((h = matrix_host_index(hm, run->machines[i])) < 0)
 			continue;
 		member[h] = 1;
-		if (ma[h] == NULL && machine_multiaddr(m, &ma[h]) != 0)
+		if (ma[h] == NULL && machine_multiaddr(run, i, &ma[h]) != 0)
 			return NP_ERR_NOMEM;
 	}
-	relays = cJSON_GetObjectItemCaseSensitive(run, "relays");
-	cJSON_ArrayForEach(m, relays)
-		if (m->string != NULL && cJSON_IsString(m) &&
-		    (h = matrix_host_index(hm, m->string)) >= 0 &&
+	for (i = 0; i < run->nrelays; i++)
+		if ((h = matrix_host_index(hm, run->relay_names[i])) >= 0 &&
 		    !member[h] && ma[h] == NULL &&
-		    (ma[h] = strdup(m->valuestring)) == NULL)
+		    (ma[h] = strdup(run->relay_addrs[i])) == NULL)
 			return NP_ERR_NOMEM;
 	return 0;
 }
@@ -313,12 +301,12 @@ by_host(const void *p, const void *q)
 }
 
 int
-heatmap_advise(const struct matrix *hm, const cJSON *run,
+heatmap_advise(const struct matrix *hm, const struct run_info *run,
     const struct heatmap_advise_options *opt, struct heatmap_advice *out)
 {
 	const struct matrix_kind *ping = matrix_path_ping(hm);
 	size_t n = hm->nhosts, h;
-	unsigned char *member = NULL, *cant = NULL;
+	unsigned char *member, *cant = NULL;
 	signed char *reach = NULL;
 	int rc = NP_ERR_NOMEM;
 
@@ -329,7 +317,7 @@ heatmap_advise(const struct matrix *hm, const cJSON *run,
 	out->kind = ping->name;
 	out->metric = ping->metrics[ping->default_metric].name;
 	out->nmultiaddr = n;
-	if ((member = calloc(n + 1, 1)) == NULL ||
+	if ((member = out->member = calloc(n + 1, 1)) == NULL ||
 	    (cant = calloc(n + 1, 1)) == NULL ||
 	    (out->multiaddr = calloc(n + 1, sizeof *out->multiaddr)) == NULL ||
 	    (out->cands = calloc(n + 1, sizeof *out->cands)) == NULL ||
@@ -366,7 +354,6 @@ heatmap_advise(const struct matrix *hm, const cJSON *run,
 	qsort(out->hosts, out->nhosts, sizeof *out->hosts, by_host);
 	rc = 0;
 out:
-	free(member);
 	free(cant);
 	free(reach);
 	if (rc != 0)
@@ -384,6 +371,7 @@ heatmap_advice_free(struct heatmap_advice *a)
 	for (i = 0; a->multiaddr != NULL && i < a->nmultiaddr; i++)
 		free(a->multiaddr[i]);
 	free(a->multiaddr);
+	free(a->member);
 	free(a->hosts);
 	free(a->cands);
 	memset(a, 0, sizeof *a);
@@ -409,21 +397,95 @@ chosen(const struct heatmap_advice *a, size_t c)
 	return 0;
 }
 
+/* The relays chosen that are machines of the run (member 1) or not. */
+static size_t
+chosen_relays(const struct heatmap_advice *a, int member)
+{
+	size_t c, n = 0;
+
+	for (c = 0; c < a->ncands; c++)
+		n += chosen(a, c) && !a->member[a->cands[c]] == !member;
+	return n;
+}
+
+/* How the figures were made, as the text's first line and the page say. */
+static void
+write_how(const struct heatmap_advice *a, FILE *f)
+{
+	char cap[48];
+
+	snprintf(cap, sizeof cap, "at most %d host%s a relay", a->opt.cap,
+	    PLURAL(a->opt.cap));
+	fprintf(f, "%s %s, a relayed pair's round trip as its two legs; %s; "
+	    "drawn among the relays within %g %% of the best, seed %d",
+	    a->kind, a->metric, a->opt.cap > 0 ? cap :
+	    "no cap of hosts a relay", a->opt.within, a->opt.seed);
+}
+
+/* The patch: a --bootstrap relay's bootstrap_extra and line, a machine's
+   public line. */
+static void
+write_patch(const struct matrix *hm, const struct heatmap_advice *a, FILE *f)
+{
+	char n1[128], n2[128];
+	size_t i, c;
+
+	/* a --bootstrap relay: each host's bootstrap_extra, the line */
+	if (chosen_relays(a, 0) > 0)
+		fprintf(f, "machines.json, each machine's bootstrap_extra:\n");
+	for (i = 0; i < a->nhosts; i++) {
+		const struct heatmap_advised *x = &a->hosts[i];
+		const char *ma;
+
+		if (x->relay < 0 || a->member[a->cands[x->relay]])
+			continue;
+		ma = a->multiaddr[a->cands[x->relay]];
+		heatmap_clean_name(hm->hosts[x->host], n1, sizeof n1);
+		heatmap_clean_name(ma != NULL ? ma : "", n2, sizeof n2);
+		fprintf(f, "  \"%s\": {\"bootstrap_extra\": [\"%s\"]}\n", n1,
+		    ma != NULL ? n2 : "(its multiaddr: not in run.json)");
+	}
+	if (chosen_relays(a, 0) > 0) {
+		fprintf(f, "bench:");
+		for (c = 0; c < a->ncands; c++) {
+			const char *ma = a->multiaddr[a->cands[c]];
+
+			if (!chosen(a, c) || a->member[a->cands[c]])
+				continue;
+			heatmap_clean_name(relay_name(hm, a, (long)c), n1,
+			    sizeof n1);
+			heatmap_clean_name(ma != NULL ? ma : "MULTIADDR", n2,
+			    sizeof n2);
+			fprintf(f, " --bootstrap %s=%s", n1, n2);
+		}
+		fprintf(f, "\n");
+	}
+	/* a machine of the run: public, the one way bench has to make it
+	   relay (its PeerID is new every run, and bench already gives every
+	   node every other machine's address) */
+	if (chosen_relays(a, 1) > 0)
+		fprintf(f, "machines.json, each relay of the run's machines "
+		    "public (a node relays only then), in its remote_setup:\n");
+	for (c = 0; c < a->ncands; c++) {
+		if (!chosen(a, c) || !a->member[a->cands[c]])
+			continue;
+		heatmap_clean_name(relay_name(hm, a, (long)c), n1, sizeof n1);
+		fprintf(f, "  \"%s\": %s\n", n1, HEATMAP_ADVISE_PUBLIC);
+	}
+}
+
 int
 heatmap_advice_text(const struct matrix *hm, const struct heatmap_advice *a,
     FILE *f)
 {
-	char n1[128], n2[128], cap[48];
+	char n1[128], n2[128];
 	size_t i, c, shown;
 	double last;
 	long lastc;
 
-	snprintf(cap, sizeof cap, "at most %d host%s a relay", a->opt.cap,
-	    PLURAL(a->opt.cap));
-	fprintf(f, "Relay advice (%s %s, a relayed pair's round trip as its "
-	    "two legs; %s; drawn among the relays within %g %% of the best, "
-	    "seed %d):\n", a->kind, a->metric, a->opt.cap > 0 ? cap :
-	    "no cap of hosts a relay", a->opt.within, a->opt.seed);
+	fputs("Relay advice (", f);
+	write_how(a, f);
+	fputs("):\n", f);
 	if (a->nhosts == 0)
 		fprintf(f, "  no host needs a relay: every pair has a direct "
 		    "way one way or the other\n");
@@ -472,31 +534,93 @@ heatmap_advice_text(const struct matrix *hm, const struct heatmap_advice *a,
 	}
 	if (a->nhosts == 0)
 		return ferror(f) ? NP_ERR_IO : 0;
-	fprintf(f, "machines.json, each machine's bootstrap_extra:\n");
+	write_patch(hm, a, f);
+	return ferror(f) ? NP_ERR_IO : 0;
+}
+
+/* One figure of the panel: ms to a tenth, or a dash. */
+static void
+put_ms(FILE *f, double v)
+{
+	if (isnan(v))
+		fputs("<td>\xe2\x80\x94</td>", f);
+	else
+		fprintf(f, "<td>%.1f</td>", v);
+}
+
+/* What w wrote into a string, HTML-escaped into f. */
+static int
+put_escaped(FILE *f, const struct matrix *hm, const struct heatmap_advice *a,
+    void (*w)(const struct matrix *, const struct heatmap_advice *, FILE *))
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *m = open_memstream(&text, &len);
+
+	if (m == NULL)
+		return NP_ERR_NOMEM;
+	w(hm, a, m);
+	if (fclose(m) != 0 || text == NULL) {
+		free(text);
+		return NP_ERR_NOMEM;
+	}
+	heatmap_html_escape(f, text);
+	free(text);
+	return 0;
+}
+
+static void
+how_of(const struct matrix *hm, const struct heatmap_advice *a, FILE *f)
+{
+	(void)hm;
+	write_how(a, f);
+}
+
+int
+heatmap_advice_html(const struct matrix *hm, const struct heatmap_advice *a,
+    int shown, FILE *f)
+{
+	size_t i;
+	int rc;
+
+	if (a == NULL || a->nhosts == 0)
+		return 0;
+	fprintf(f, "<aside id=advice%s>\n<h3>Where to put the relay</h3>\n"
+	    "<p class=summary>", shown ? "" : " hidden");
+	if ((rc = put_escaped(f, hm, a, how_of)) != 0)
+		return rc;
+	fputs("</p>\n<table class=list><thead><tr><th>host</th><th>relay</th>"
+	    "<th>pairs</th><th>predicted (ms)</th><th>today (ms)</th>"
+	    "<th>gain (ms)</th></tr></thead>\n<tbody>\n", f);
 	for (i = 0; i < a->nhosts; i++) {
 		const struct heatmap_advised *x = &a->hosts[i];
-		const char *ma;
 
-		if (x->relay < 0)
-			continue;
-		ma = a->multiaddr[a->cands[x->relay]];
-		heatmap_clean_name(hm->hosts[x->host], n1, sizeof n1);
-		heatmap_clean_name(ma != NULL ? ma : "", n2, sizeof n2);
-		fprintf(f, "  \"%s\": {\"bootstrap_extra\": [\"%s\"]}\n", n1,
-		    ma != NULL ? n2 : "(its multiaddr: not in run.json)");
+		fputs("<tr data-host=\"", f);
+		heatmap_html_escape(f, hm->hosts[x->host]);
+		fputs("\"><td>", f);
+		heatmap_html_escape(f, hm->hosts[x->host]);
+		fputs("</td><td>", f);
+		if (x->relay >= 0)
+			heatmap_html_escape(f, relay_name(hm, a, x->relay));
+		else
+			fputs(x->usable == 0 ? "none: no candidate has both "
+			    "legs measured" : "none: every candidate is at its "
+			    "cap", f);
+		fprintf(f, "</td><td>%zu", x->npairs);
+		if (x->nfailed > 0)
+			fprintf(f, " (%zu not connected today)", x->nfailed);
+		fputs("</td>", f);
+		put_ms(f, x->relay >= 0 ? x->via_ms[x->relay] : NAN);
+		put_ms(f, x->today_ms);
+		put_ms(f, x->relay >= 0 ? x->today_ms - x->via_ms[x->relay] :
+		    NAN);
+		fputs("</tr>\n", f);
 	}
-	fprintf(f, "bench:");
-	for (c = 0; c < a->ncands; c++) {
-		const char *ma = a->multiaddr[a->cands[c]];
-
-		if (!chosen(a, c))
-			continue;
-		heatmap_clean_name(relay_name(hm, a, (long)c), n1, sizeof n1);
-		heatmap_clean_name(ma != NULL ? ma : "MULTIADDR", n2,
-		    sizeof n2);
-		fprintf(f, " --bootstrap %s=%s", n1, n2);
-	}
-	fprintf(f, "\n");
+	fputs("</tbody></table>\n<p>The patch for the next bench run:</p>\n"
+	    "<pre id=advice-patch>", f);
+	if ((rc = put_escaped(f, hm, a, write_patch)) != 0)
+		return rc;
+	fputs("</pre>\n</aside>\n", f);
 	return ferror(f) ? NP_ERR_IO : 0;
 }
 
@@ -518,6 +642,7 @@ heatmap_advice_json(const struct matrix *hm, const struct heatmap_advice *a,
     FILE *f)
 {
 	cJSON *root = cJSON_CreateObject(), *hosts, *o, *via, *extra, *boot;
+	cJSON *pub;
 	struct buf out = { 0 };
 	size_t i, c;
 	int rc = NP_ERR_NOMEM;
@@ -535,6 +660,7 @@ heatmap_advice_json(const struct matrix *hm, const struct heatmap_advice *a,
 	hosts = cJSON_AddArrayToObject(root, "hosts");
 	extra = cJSON_AddObjectToObject(root, "bootstrap_extra");
 	boot = cJSON_AddArrayToObject(root, "bootstrap");
+	pub = cJSON_AddArrayToObject(root, "public");
 	for (i = 0; i < a->nhosts; i++) {
 		const struct heatmap_advised *x = &a->hosts[i];
 		const char *ma;
@@ -558,8 +684,8 @@ heatmap_advice_json(const struct matrix *hm, const struct heatmap_advice *a,
 			if (!isnan(x->via_ms[c]))
 				json_add_float(via, relay_name(hm, a, (long)c),
 				    to_us(x->via_ms[c]));
-		if (x->relay >= 0 && (ma = a->multiaddr[a->cands[x->relay]]) !=
-		    NULL)
+		if (x->relay >= 0 && !a->member[a->cands[x->relay]] &&
+		    (ma = a->multiaddr[a->cands[x->relay]]) != NULL)
 			cJSON_AddItemToArray(cJSON_AddArrayToObject(extra,
 			    hm->hosts[x->host]), cJSON_CreateString(ma));
 	}
@@ -567,7 +693,10 @@ heatmap_advice_json(const struct matrix *hm, const struct heatmap_advice *a,
 		const char *ma = a->multiaddr[a->cands[c]];
 		char *line;
 
-		if (!chosen(a, c) || ma == NULL)
+		if (chosen(a, c) && a->member[a->cands[c]])
+			cJSON_AddItemToArray(pub, cJSON_CreateString(
+			    relay_name(hm, a, (long)c)));
+		if (!chosen(a, c) || a->member[a->cands[c]] || ma == NULL)
 			continue;
 		if ((line = str_printf("%s=%s", relay_name(hm, a, (long)c),
 		    ma)) == NULL)

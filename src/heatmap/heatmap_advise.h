@@ -7,7 +7,7 @@
  * lowest, within a cap of hosts per relay and drawn at random (seeded)
  * among the relays within a tolerance of the best, the gain over today's
  * paths, and the patch: each machine's bootstrap_extra, the --bootstrap
- * line.
+ * line (a machine of the run: public); as text, JSON and the page's panel.
  */
 #ifndef NETPROF_HEATMAP_ADVISE_H
 #define NETPROF_HEATMAP_ADVISE_H
@@ -15,9 +15,11 @@
 #include <stddef.h>
 #include <stdio.h>
 
-#include <cjson/cJSON.h>
-
 #include "matrix.h"
+#include "records_read.h"
+
+/* What makes a machine of the run a relay: public (its remote_setup). */
+#define HEATMAP_ADVISE_PUBLIC "export NETPROF_OF_REACHABILITY=public"
 
 struct heatmap_advise_options {
 	int cap;		/* hosts a relay takes at most; 0: no cap */
@@ -46,14 +48,15 @@ struct heatmap_advice {
 	size_t nhosts;
 	char **multiaddr;	/* per matrix host: its multiaddr, or NULL */
 	size_t nmultiaddr;
+	unsigned char *member;	/* per matrix host: a machine of the run */
 };
 
 /*
- * The advice from a built matrix and the run's run.json (NULL: the records'
- * paths alone say which pairs cannot dial). NP_ERR_NOT_FOUND: no
+ * The advice from a built matrix and the run.json its records reader read
+ * (NULL: the records' paths alone say which pairs cannot dial). NP_ERR_NOT_FOUND: no
  * libp2p_ping records; NP_ERR_NOMEM.
  */
-int heatmap_advise(const struct matrix *hm, const cJSON *run,
+int heatmap_advise(const struct matrix *hm, const struct run_info *run,
     const struct heatmap_advise_options *opt, struct heatmap_advice *out);
 void heatmap_advice_free(struct heatmap_advice *a);
 
@@ -62,5 +65,9 @@ int heatmap_advice_text(const struct matrix *hm,
     const struct heatmap_advice *a, FILE *f);
 int heatmap_advice_json(const struct matrix *hm,
     const struct heatmap_advice *a, FILE *f);
+/* The page's panel beside the path view (hidden unless shown: the script
+   shows it with the path kind); nothing when no host needs a relay. */
+int heatmap_advice_html(const struct matrix *hm,
+    const struct heatmap_advice *a, int shown, FILE *f);
 
 #endif

@@ -15,6 +15,7 @@
 
 #include "error.h"
 #include "heatmap_compare.h"
+#include "heatmap_advise.h"
 #include "heatmap_html.h"
 #include "heatmap_page.h"
 #include "heatmap_relative.h"
@@ -702,6 +703,11 @@ heatmap_write_html(const struct matrix *hm, const struct diagnosis *dx,
 	write_head(f, hm, opt);
 	write_diagnosis(f, hm, dx);
 	fputs("<section id=view>\n", f);
+	/* the relay advice, beside the path view (page.js shows it with it) */
+	if (hm->nkinds > 0 && (rc = heatmap_advice_html(hm, opt->advice,
+	    hm->kinds[opt->kind].derived &&
+	    strcmp(hm->kinds[opt->kind].name, "path") == 0, f)) != 0)
+		goto out;
 	if (hm->nkinds > 0)
 		write_matrix(f, hm, opt->kind, opt->metric, &rel);
 	else

@@ -13,11 +13,14 @@
 #include "heatmap.h"
 #include "diagnose.h"
 
+struct heatmap_advice;
+
 struct html_options {
 	const char *title;
 	size_t kind;		/* the view rendered without script */
 	size_t metric;
 	double generated;	/* Unix time of writing */
+	const struct heatmap_advice *advice;	/* the relay panel's; NULL: none */
 };
 
 /*

@@ -51,6 +51,8 @@ var selKind = document.getElementById('kind');
 var selMetric = document.getElementById('metric');
 var chkLog = document.getElementById('log');
 var chkRaw = document.getElementById('raw');
+/* the relay advice (heatmap_advise.c), beside the path view only */
+var advice = document.getElementById('advice');
 var tip = document.getElementById('tip');
 var view = { k: D.view[0], m: D.view[1] };
 function badness(v, lo, hi, hb, lg) {
@@ -162,6 +164,7 @@ function render() {
   setText('lg-dir', !m ? '' : (m.hb ? 'higher is better' :
     'lower is better') + (lg ? ', log scale' : ''));
   document.body.setAttribute('data-view', k.name + '\/' + (m ? m.name : ''));
+  if (advice) advice.hidden = !(k.derived && k.name === 'path');
 }
 fill(selKind, D.kinds.map(function (k) { return k.label; }), view.k);
 fill(selMetric, D.kinds[view.k].metrics.map(mlabelOf(D.kinds[view.k])), view.m);

@@ -66,5 +66,10 @@
 #define RECORD_RUN_F_ENDED_AT	"ended_at"
 #define RECORD_RUN_F_PHASE_TIMES "phase_times"	/* {phase: [start, end]} */
 #define RECORD_RUN_F_SITE	"site"		/* machines[].site */
+#define RECORD_RUN_F_ADDRESS	"address"	/* machines[].address */
+#define RECORD_RUN_F_PEER_ID	"peer_id"	/* machines[].peer_id */
+#define RECORD_RUN_F_REACH	"reach"		/* {"A->B": {tcp, ...}} */
+#define RECORD_RUN_F_TCP	"tcp"
+#define RECORD_RUN_F_RELAYS	"relays"	/* {name: multiaddr} */
 
 #endif

@@ -46,6 +46,13 @@ struct phase_span {
 	int failed;		/* the host's status for it is "failed" */
 };
 
+/* One reach check of run.json: "A->B" and whether its TCP connect got
+ * through. */
+struct run_reach {
+	char *pair;
+	int tcp;
+};
+
 struct run_info {
 	char *run_id;
 	double started_at;	/* Unix time, NAN if not given */
@@ -63,7 +70,14 @@ struct run_info {
 	char **machines;	/* machine names, in inventory order */
 	int *libp2p_ports;	/* each machine's libp2p_port; 0 if not given */
 	char **sites;		/* each machine's site; NULL if not given */
+	char **addresses;	/* each machine's address; NULL if not given */
+	char **peer_ids;	/* each machine's PeerID; NULL if not given */
 	size_t nmachines;
+	struct run_reach *reach;	/* the path phase's reach checks */
+	size_t nreach;
+	char **relay_names;	/* the --bootstrap relays: name, multiaddr */
+	char **relay_addrs;
+	size_t nrelays;
 	struct convergence *convergence;
 	size_t nconvergence;
 };

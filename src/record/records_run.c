@@ -137,6 +137,8 @@ records_run_free(struct run_info *run)
 	for (i = 0; i < run->nmachines; i++) {
 		free(run->machines[i]);
 		free(run->sites[i]);
+		free(run->addresses[i]);
+		free(run->peer_ids[i]);
 		if (run->host_phases != NULL)
 			spans_free(run->host_phases[i], run->nhost_phases[i]);
 	}
@@ -145,11 +147,59 @@ records_run_free(struct run_info *run)
 	spans_free(run->phases, run->nphases);
 	free(run->machines);
 	free(run->sites);
+	free(run->addresses);
+	free(run->peer_ids);
 	free(run->libp2p_ports);
+	for (i = 0; i < run->nreach; i++)
+		free(run->reach[i].pair);
+	free(run->reach);
+	for (i = 0; i < run->nrelays; i++) {
+		free(run->relay_names[i]);
+		free(run->relay_addrs[i]);
+	}
+	free(run->relay_names);
+	free(run->relay_addrs);
 	for (i = 0; i < run->nconvergence; i++)
 		free(run->convergence[i].host);
 	free(run->convergence);
 	free(run);
+}
+
+/* The reach checks {"A->B": {"tcp": true, ...}} and the --bootstrap
+ * relays {name: multiaddr}, as heatmap --advise reads them. */
+static int
+reach_and_relays(const cJSON *obj, struct run_info *run)
+{
+	const cJSON *reach, *relays, *e, *tcp;
+	size_t n;
+
+	reach = cJSON_GetObjectItemCaseSensitive(obj, RECORD_RUN_F_REACH);
+	relays = cJSON_GetObjectItemCaseSensitive(obj, RECORD_RUN_F_RELAYS);
+	n = (size_t)cJSON_GetArraySize(reach);
+	if (n > 0 && (run->reach = calloc(n, sizeof *run->reach)) == NULL)
+		return NP_ERR_NOMEM;
+	cJSON_ArrayForEach(e, reach) {
+		tcp = cJSON_GetObjectItemCaseSensitive(e, RECORD_RUN_F_TCP);
+		if (e->string == NULL || !cJSON_IsBool(tcp))
+			continue;
+		if ((run->reach[run->nreach].pair = strdup(e->string)) == NULL)
+			return NP_ERR_NOMEM;
+		run->reach[run->nreach++].tcp = cJSON_IsTrue(tcp);
+	}
+	n = (size_t)cJSON_GetArraySize(relays);
+	if (n > 0 && ((run->relay_names = calloc(n,
+	    sizeof *run->relay_names)) == NULL || (run->relay_addrs =
+	    calloc(n, sizeof *run->relay_addrs)) == NULL))
+		return NP_ERR_NOMEM;
+	cJSON_ArrayForEach(e, relays) {
+		if (e->string == NULL || !cJSON_IsString(e))
+			continue;
+		if ((run->relay_names[run->nrelays] = strdup(e->string)) ==
+		    NULL || (run->relay_addrs[run->nrelays++] =
+		    strdup(e->valuestring)) == NULL)
+			return NP_ERR_NOMEM;
+	}
+	return 0;
 }
 
 static int
@@ -185,6 +235,8 @@ run_info_from_json(const cJSON *obj, const char *path, struct run_info **out)
 	    NULL || (run->libp2p_ports = calloc(n,
 	    sizeof *run->libp2p_ports)) == NULL ||
 	    (run->sites = calloc(n, sizeof *run->sites)) == NULL ||
+	    (run->addresses = calloc(n, sizeof *run->addresses)) == NULL ||
+	    (run->peer_ids = calloc(n, sizeof *run->peer_ids)) == NULL ||
 	    (run->host_phases = calloc(n, sizeof *run->host_phases)) == NULL ||
 	    (run->nhost_phases = calloc(n, sizeof *run->nhost_phases)) ==
 	    NULL))
@@ -203,6 +255,10 @@ run_info_from_json(const cJSON *obj, const char *path, struct run_info **out)
 		 * anything else is no site). */
 		run->sites[run->nmachines] = cJSON_IsObject(m) ?
 		    record_field_string(m, RECORD_RUN_F_SITE) : NULL;
+		run->addresses[run->nmachines] = cJSON_IsObject(m) ?
+		    record_field_string(m, RECORD_RUN_F_ADDRESS) : NULL;
+		run->peer_ids[run->nmachines] = cJSON_IsObject(m) ?
+		    record_field_string(m, RECORD_RUN_F_PEER_ID) : NULL;
 		run->machines[run->nmachines++] = name;
 		if (cJSON_IsObject(m) && (rc = spans_from_times(
 		    cJSON_GetObjectItemCaseSensitive(m, RECORD_RUN_F_PHASE_TIMES),
@@ -233,6 +289,8 @@ run_info_from_json(const cJSON *obj, const char *path, struct run_info **out)
 		    RECORD_RUN_F_ELAPSED_S);
 		c->elapsed_s = cJSON_IsNumber(v) ? v->valuedouble : NAN;
 	}
+	if ((rc = reach_and_relays(obj, run)) != 0)
+		goto out;
 	*out = run;
 	run = NULL;
 	rc = 0;

@@ -4,8 +4,9 @@
 // field and without it (clusters of the round trips); the slowed link is the
 // worst pair of its site pair; hover is linked across the small multiples;
 // the timeline shows every host's phases; --compare flags the slowed link
-// and no other. Saves screenshots of each view. Exit 77 =
-// skipped.
+// and no other; with the relayed pair's paths the relay advice is a panel
+// beside the path view, as --advise-json says it, and on no other view.
+// Saves screenshots of each view. Exit 77 = skipped.
 import { execFileSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -33,6 +34,10 @@ const withConfig = heatmap('wan-config.html', [...inputs('', 'run.json'),
 const clustered = heatmap('wan-rtt.html', inputs('', 'run.json'));
 const oldRun = inputs('old-', null).flatMap((a) => (a === '--input' ? '--compare' : a));
 const compared = heatmap('wan-compare.html', [...inputs('', 'run-sites.json'), ...oldRun]);
+const withPaths = [...inputs('', 'run-sites.json'), '--input', path.join(WAN, 'paths.jsonl')];
+const pathsPage = heatmap('wan-paths.html', withPaths);
+const advice = JSON.parse(execFileSync(BIN, ['heatmap', ...withPaths, '--advise-json', '-'],
+  { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }));
 
 // --compare --text lists the slowed link, both ways, in every kind, and no
 // other pair; the old run against itself lists nothing.
@@ -127,6 +132,30 @@ try {
   sameSites(await rowGroups(page), false);
   assert.match(await page.textContent('#sites'), /average-linkage clusters of the ping avg/);
   ok('without the site field the clusters of the round trips are the sites');
+
+  // The relay advice: a panel beside the path view, a row per host that
+  // needs a relay as --advise-json gives it, and the patch; hidden on the
+  // other views, absent from a page whose run needs no relay.
+  await page.goto(pathToFileURL(pathsPage).href, { waitUntil: 'load' });
+  assert.equal(await page.isVisible('#advice'), false, 'no panel beside the ping view');
+  await page.selectOption('#kind', { label: 'path: 1 direct, 2 hole-punched, 3 relayed' });
+  assert.equal(await page.isVisible('#advice'), true, 'the panel beside the path view');
+  const advRows = await page.$$eval('#advice tbody tr', (trs) => trs.map((tr) =>
+    [...tr.cells].map((td) => td.textContent)));
+  assert.deepEqual(advRows, advice.hosts.map((h) => [h.host, h.relay, String(h.pairs),
+    h.predicted_ms.toFixed(1), h.today_ms.toFixed(1), (h.today_ms - h.predicted_ms).toFixed(1)]),
+    'the panel\'s rows are --advise-json\'s hosts');
+  const patch = await page.textContent('#advice-patch');
+  for (const r of advice.public) assert.ok(patch.includes(`"${r}": export NETPROF_OF_REACHABILITY=public`), patch);
+  const mx = await page.$eval('#matrix', (t) => t.getBoundingClientRect());
+  const adv = await page.$eval('#advice', (a) => a.getBoundingClientRect());
+  assert.ok(adv.left >= mx.right - 1 && adv.top < mx.bottom, 'the panel beside the matrix, not below it');
+  await (await page.$('#view')).screenshot({ path: path.join(OUT, 'wan-advice.png') });
+  await page.selectOption('#kind', { label: 'ping' });
+  assert.equal(await page.isVisible('#advice'), false, 'hidden again on another view');
+  await page.goto(pathToFileURL(withField).href, { waitUntil: 'load' });
+  assert.equal(await page.$('#advice'), null, 'no panel where no host needs a relay');
+  ok('the relay advice beside the path view, as --advise-json gives it');
 
   // The slowed link n4 <-> n8 is the worst pair of fra -> iad, in ping and
   // in both throughput kinds.

@@ -26,7 +26,7 @@ int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static FILE *sink;
-	struct html_options opt = { "fuzz", 0, 0, 0 };
+	struct html_options opt = { "fuzz", 0, 0, 0, NULL };
 	struct diagnosis dx;
 	struct matrix *hm;
 	const uint8_t *part = data, *end = data + size, *cut;

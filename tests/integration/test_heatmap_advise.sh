@@ -21,9 +21,12 @@ OUT=$("$NETPROF_BIN" heatmap "${wan[@]}" --advise --relay-within 0 2>/dev/null) 
     fail "heatmap --advise: exit $?"
 assert_contains "$OUT" "  n2: relay n6, 1 pair through it at a median of 91.9 ms (today 90.9 ms: 1.1 ms worse); others: n4 92.7, n7 93.2, n8 93.6"
 assert_contains "$OUT" "  n3: relay n6, 1 pair through it at a median of 91.9 ms (today 92.2 ms: 0.2 ms better)"
-assert_contains "$OUT" '  "n2": {"bootstrap_extra": ["/ip4/198.18.1.6/tcp/19091/p2p/12D3KooWN6xxxxxxxx"]}'
-assert_eq "bench: --bootstrap n6=/ip4/198.18.1.6/tcp/19091/p2p/12D3KooWN6xxxxxxxx" \
-    "$(tail -n 1 <<<"$OUT")" "the --bootstrap line: the one relay chosen"
+# n6 is a machine of the run: its PeerID is new every run and bench
+# refuses a machine's name as --bootstrap, so the patch makes it public
+assert_eq '  "n6": export NETPROF_OF_REACHABILITY=public' \
+    "$(tail -n 1 <<<"$OUT")" "the patch: the one relay chosen made public"
+assert_not_contains "$OUT" "bootstrap_extra" "no bootstrap_extra names a machine of the run"
+assert_not_contains "$OUT" "--bootstrap" "no --bootstrap line names a machine of the run"
 [ ! -e results ] || fail "--advise wrote a page"
 
 # a cap of one: two relays
@@ -41,9 +44,22 @@ assert_eq 0 "$(jq '[.hosts[] | select(.predicted_ms > 1.1 * ([.via_ms[]] | min))
     "each relay within 10 % of the best"
 assert_eq 0 "$(jq '[.hosts[] | select(.via_ms[.relay] != .predicted_ms or .gain_ms != ((.today_ms - .predicted_ms) * 1000 | round / 1000))] | length' a.json)" \
     "the prediction is the chosen relay's figure, the gain today's less it"
-assert_eq "$(jq -r '.bootstrap_extra.n2[0]' a.json)" \
-    "$(jq -r --arg r "$(jq -r '.hosts[0].relay' a.json)" '.machines[] | select(.name == $r) | "/ip4/\(.address)/tcp/\(.libp2p_port)/p2p/\(.peer_id)"' "$W/run-sites.json")" \
-    "n2's bootstrap_extra is its relay's multiaddr"
+assert_eq "$(jq -c '[.hosts[].relay] | unique' a.json)" "$(jq -c '.public' a.json)" \
+    "each relay chosen, a machine of the run, made public"
+assert_eq '{} []' "$(jq -c '.bootstrap_extra, .bootstrap' a.json | xargs)" \
+    "no bootstrap_extra or --bootstrap names a machine of the run"
+
+# a --bootstrap relay (run.json's "relays"), measured, keeps its PeerID:
+# the hosts it is best for get it as bootstrap_extra, and the --bootstrap line
+jq '.relays = {"r": "/ip4/198.18.1.99/tcp/19091/p2p/12D3KooWRxxxxxxxxx"}' "$W/run-sites.json" >run-r.json
+jq -c '.machines[] | {kind: "libp2p_ping", source: .name, target: "r", ok: true, metrics: {p50_ms: 1}, path: "direct"}' \
+    "$W/run-sites.json" >r.jsonl
+OUT=$("$NETPROF_BIN" heatmap --input "$W/measurements.jsonl" --input "$W/paths.jsonl" --input r.jsonl --input run-r.json --advise --relay-within 0 2>/dev/null) ||
+    fail "heatmap --advise with a --bootstrap relay: exit $?"
+assert_contains "$OUT" "  n2: relay r,"
+assert_contains "$OUT" '  "n2": {"bootstrap_extra": ["/ip4/198.18.1.99/tcp/19091/p2p/12D3KooWRxxxxxxxxx"]}'
+assert_contains "$OUT" "bench: --bootstrap r=/ip4/198.18.1.99/tcp/19091/p2p/12D3KooWRxxxxxxxxx"
+rm -f run-r.json r.jsonl
 
 # --advise-json FILE is written as --diagnosis-json's: a planted symlink
 # is refused before anything is read, and its target is left as it was

@@ -20,6 +20,7 @@
 #include "heatmap.h"
 #include "heatmap_advise.h"
 #include "heatmap_cell.h"
+#include "records_run.h"
 
 #define PING(src, tgt, ms, path) \
 	"{\"kind\":\"libp2p_ping\",\"source\":\"" src "\",\"target\":\"" \
@@ -34,16 +35,21 @@ static const char records[] =
     PING("a2", "q", "40", "direct") PING("b1", "q", "40", "direct")
     PING("p", "q", "45", "direct") PING("q", "p", "45", "direct");
 
-/* run.json: the machines and their reach checks (p and q reach in) */
-static cJSON *
+/* run.json: the machines and their reach checks (p and q reach in), as
+   the records reader reads it */
+static struct run_info *
 run_json(void)
 {
 	static const char *const hosts[] = { "a1", "a2", "b1", "p", "q" };
 	static const char site[] = "aabpq";
 	cJSON *run = cJSON_CreateObject(), *ms, *reach, *m;
-	char key[16], addr[16];
+	struct record_input in;
+	struct run_info *info;
+	char key[16], addr[16], *text;
 	size_t i, j;
+	int taken;
 
+	cJSON_AddObjectToObject(run, "convergence");
 	ms = cJSON_AddArrayToObject(run, "machines");
 	reach = cJSON_AddObjectToObject(run, "reach");
 	for (i = 0; i < 5; i++) {
@@ -64,7 +70,19 @@ run_json(void)
 			    site[j] == 'q');
 		}
 	}
-	return run;
+	text = cJSON_PrintUnformatted(run);
+	cJSON_Delete(run);
+	assert_non_null(text);
+	memset(&in, 0, sizeof in);
+	assert_int_equal(records_run_json(&in, "run.json", text, strlen(text),
+	    &taken), 0);
+	free(text);
+	assert_int_equal(taken, 1);
+	assert_int_equal(in.nruns, 1);
+	info = in.runs[0];
+	free(in.runs);
+	assert_int_equal(info->nreach, 20);
+	return info;
 }
 
 static struct matrix *
@@ -110,7 +128,7 @@ best_relay_each(void **state)
 {
 	struct heatmap_advise_options o = { 0, 0, 1 };
 	struct matrix *hm = build();
-	cJSON *run = run_json();
+	struct run_info *run = run_json();
 	struct heatmap_advice a;
 	const struct heatmap_advised *x;
 	char *text = NULL;
@@ -137,13 +155,15 @@ best_relay_each(void **state)
 	assert_non_null(strstr(text, "a1: relay p, 1 pair through it at a "
 	    "median of 60.0 ms (today 100.0 ms: 40.0 ms better); others: "
 	    "q 80.0"));
-	assert_non_null(strstr(text, "\"a1\": {\"bootstrap_extra\": "
-	    "[\"/ip4/10.0.0.4/tcp/19091/p2p/QmPeer4\"]}"));
-	assert_non_null(strstr(text, "bench: --bootstrap "
-	    "p=/ip4/10.0.0.4/tcp/19091/p2p/QmPeer4\n"));
+	/* p is a machine of the run: made public, named by no
+	   bootstrap_extra (its PeerID is new each run) nor --bootstrap */
+	assert_non_null(strstr(text, "\n  \"p\": " HEATMAP_ADVISE_PUBLIC
+	    "\n"));
+	assert_null(strstr(text, "bootstrap_extra"));
+	assert_null(strstr(text, "--bootstrap"));
 	free(text);
 	heatmap_advice_free(&a);
-	cJSON_Delete(run);
+	records_run_free(run);
 	matrix_free(hm);
 }
 
@@ -153,7 +173,7 @@ cap_moves_the_third(void **state)
 {
 	struct heatmap_advise_options o = { 2, 0, 1 };
 	struct matrix *hm = build();
-	cJSON *run = run_json();
+	struct run_info *run = run_json();
 	struct heatmap_advice a;
 	size_t onp = 0;
 
@@ -165,7 +185,7 @@ cap_moves_the_third(void **state)
 	assert_int_equal(onp, 2);
 	assert_string_equal(relay(hm, &a, "b1"), "q");
 	heatmap_advice_free(&a);
-	cJSON_Delete(run);
+	records_run_free(run);
 	matrix_free(hm);
 }
 
@@ -176,7 +196,7 @@ draw_is_seeded(void **state)
 {
 	struct heatmap_advise_options o = { 0, 50, 0 };
 	struct matrix *hm = build();
-	cJSON *run = run_json();
+	struct run_info *run = run_json();
 	struct heatmap_advice a, b;
 	int seed, q = 0;
 
@@ -192,7 +212,7 @@ draw_is_seeded(void **state)
 		heatmap_advice_free(&b);
 	}
 	assert_true(q > 0 && q < 16);
-	cJSON_Delete(run);
+	records_run_free(run);
 	matrix_free(hm);
 }
 

@@ -38,7 +38,7 @@ escaped(void (*fn)(FILE *, const char *), const char *s)
 static char *
 render(const char *const *names, int text)
 {
-	struct html_options opt = { "t", 0, 0, 0 };
+	struct html_options opt = { "t", 0, 0, 0, NULL };
 	struct matrix *hm = matrix_new();
 	struct diagnosis dx;
 	char *buf = NULL;
