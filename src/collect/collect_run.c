@@ -39,7 +39,7 @@
 #include "probe.h"
 #include "probe_kind.h"
 #include "progress.h"
-#include "record.h"
+#include "records_read.h"
 #include "runner.h"
 #include "timeutil.h"
 #include "util.h"
