@@ -301,18 +301,19 @@ reply_failed(struct bench_task *t, const struct node_reply *r,
 
 /* The outcome of a probe, as its kind's parser made it. */
 static void
-take_result(struct bench_task *t, struct probe_result *res)
+take_result(struct bench_task *t, struct record *rec)
 {
-	t->ok = res->ok;
-	t->metrics = res->metrics;
-	res->metrics = NULL;
-	if (!res->ok)
-		task_fail(t, res->error_class, res->error);
+	t->ok = rec->ok;
+	t->metrics = rec->metrics_json;
+	if (!rec->ok)
+		task_fail(t, error_class_of_name(rec->error_class),
+		    (char *)rec->error);
 	else {
-		free(res->error);
-		t->value = res->value;
+		free((char *)rec->error);
+		t->value = probe_kind_value(t->kind, rec);
 	}
-	res->error = NULL;
+	rec->metrics_json = NULL;
+	rec->error = NULL;
 }
 
 /* A probe's answer: the node's metrics and verdict. */
@@ -321,12 +322,12 @@ take_probe(struct bench_task *t, const struct node_reply *r)
 {
 	struct probe_output o = { .out = r->body, .len = r->body_len,
 	    .err = "", .kind = t->kind, .host = src_of(t)->m->name, .who = "" };
-	struct probe_result res = { 0 };
+	struct record rec = { 0 };
 
-	if (t->kind->parse(&o, &res) != 0)
+	if (t->kind->parse(&o, &rec) != 0)
 		task_fail(t, ERROR_CLASS_TOOL_FAILED, NULL);
 	else
-		take_result(t, &res);
+		take_result(t, &rec);
 }
 
 /* A holepunch answer: connectedness and attempts, for run.json. */
@@ -388,7 +389,7 @@ baseline_done_cb(const struct machine *m, const struct engine_result *res,
 	struct probe_output o = { .out = res->out, .len = strlen(res->out),
 	    .err = res->err, .exit_status = res->exit_status, .kind = t->kind,
 	    .host = m->name, .who = "" };
-	struct probe_result pr = { 0 };
+	struct record pr = { 0 };
 
 	t->job = NULL;
 	t->started_at = res->started_at > 0 ? res->started_at : res->queued_at;

@@ -62,7 +62,10 @@ struct task {
 					   client) */
 	char *command, *server_command;
 	double started_at, ended_at;
-	struct probe_result res;	/* the outcome */
+	struct record rec;	/* its record: the outcome its kind's parser
+				   fills, the rest when it is written */
+	double value;		/* an ok one's summary figure, kept once its
+				   metrics are written */
 };
 
 /* One source host's fan-out command: the pairs of one round. */

@@ -43,12 +43,11 @@ fanout_pair_cb(struct fanout_outcome *o, void *arg)
 		free(t->command);
 		t->command = cmd;
 	}
-	t->res.metrics = o->metrics;
+	t->rec.metrics_json = o->metrics;
 	o->metrics = NULL;	/* taken */
-	if (o->ok) {
-		t->res.ok = 1;
-		t->res.value = o->value;
-	} else {
+	if (o->ok)
+		t->rec.ok = 1;
+	else {
 		collect_task_fail(t, o->error_class, o->error);
 		o->error = NULL;	/* taken */
 	}

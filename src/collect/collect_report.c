@@ -24,9 +24,9 @@ print_extremes(FILE *f, const struct collector *c,
 	fprintf(f, "  %s: worst %s->%s %.*f %s, best %s->%s %.*f %s%s%s%s\n",
 	    k->name, slow->src->name,
 	    slow->dst->name, sum->decimals,
-	    slow->res.value, sum->unit, fast->src->name,
+	    slow->value, sum->unit, fast->src->name,
 	    fast->dst->name, sum->decimals,
-	    fast->res.value, sum->unit, sum->what != NULL ? " (" : "",
+	    fast->value, sum->unit, sum->what != NULL ? " (" : "",
 	    sum->what != NULL ? sum->what : "", sum->what != NULL ? ")" : "");
 }
 
@@ -62,16 +62,16 @@ collect_report_summary(const struct collector *c, FILE *f)
 
 		for (i = 0; i < c->n_tasks; i++) {
 			const struct task *t = &c->tasks[i];
-			double v = t->res.value;
+			double v = t->value;
 
 			if (t->stage != &c->stages[s] ||
-			    t->dt->state != DISPATCH_DONE || !t->res.ok)
+			    t->dt->state != DISPATCH_DONE || !t->rec.ok)
 				continue;
 			if (slow == NULL || (higher_better ?
-			    v < slow->res.value : v > slow->res.value))
+			    v < slow->value : v > slow->value))
 				slow = t;
 			if (fast == NULL || (higher_better ?
-			    v > fast->res.value : v < fast->res.value))
+			    v > fast->value : v < fast->value))
 				fast = t;
 		}
 		if (slow != NULL)

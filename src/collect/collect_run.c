@@ -39,7 +39,7 @@
 #include "probe.h"
 #include "probe_kind.h"
 #include "progress.h"
-#include "record.h"
+#include "records_read.h"
 #include "runner.h"
 #include "timeutil.h"
 #include "util.h"
@@ -66,7 +66,7 @@ probe_done_cb(const struct machine *m, const struct engine_result *res,
 	}
 	if (!collect_check_result(t, m, res, "")) {
 		o.len = strlen(res->out);
-		if (t->stage->kind->parse(&o, &t->res) != 0)
+		if (t->stage->kind->parse(&o, &t->rec) != 0)
 			collect_task_fail(t, ERROR_CLASS_TOOL_FAILED, NULL);
 	}
 	task_ended_cb(t);
@@ -96,34 +96,27 @@ static void
 task_write(struct collector *c, struct task *t, int round_done)
 {
 	const struct machine *src = t->src, *dst = t->dst;
+	struct record *rec = &t->rec;	/* its outcome the parser's */
 	char *line, *server_line;
-	struct record rec;
 
 	task_command_lines(c, t, &line, &server_line);
-	rec = (struct record){
-		.kind = t->stage->kind->name,
-		.source = src->name,
-		.target = dst->name,
-		.target_address = dst->address,
-		.ok = t->res.ok,
-		.started_at = t->started_at,
-		.ended_at = t->ended_at > 0 ? t->ended_at : t->started_at,
-		.round = (int)t->round + 1,
-		.sweep = c->sweep,
-		.sample = (int)t->stage->sample,
-		.mode = t->mode,
-		.error = t->res.ok ? NULL : t->res.error,
-		.error_class = t->res.ok ? NULL :
-		    error_class_name(t->res.error_class),
-		.metrics_json = t->res.metrics,
-		.config_json = t->stage->config,
-		.bytes = -1,
-		.command = line != NULL ? line : t->command,
-		.server_command = server_line,
-	};
+	rec->kind = t->stage->kind->name;
+	rec->source = src->name;
+	rec->target = dst->name;
+	rec->target_address = dst->address;
+	rec->started_at = t->started_at;
+	rec->ended_at = t->ended_at > 0 ? t->ended_at : t->started_at;
+	rec->round = (int)t->round + 1;
+	rec->sweep = c->sweep;
+	rec->sample = (int)t->stage->sample;
+	rec->mode = t->mode;
+	rec->config_json = t->stage->config;
+	rec->bytes = -1;
+	rec->command = line != NULL ? line : t->command;
+	rec->server_command = server_line;
 	if (c->hooks.record_traced != NULL)
-		c->hooks.record_traced(c, &rec, round_done);
-	if (record_writer_write(c->writer, &rec) != 0) {
+		c->hooks.record_traced(c, rec, round_done);
+	if (record_writer_write(c->writer, rec) != 0) {
 		if (!c->write_failed && record_writer_error(c->writer) != 0)
 			log_error("cannot write records to %s: %s; stopping "
 			    "(the lines written are whole records; --resume "
@@ -135,9 +128,10 @@ task_write(struct collector *c, struct task *t, int round_done)
 			    error_string(NP_ERR_NOMEM));
 		c->write_failed = 1;
 	} else if (c->hooks.record_written != NULL)
-		c->hooks.record_written(c, &rec);
-	cJSON_Delete(t->res.metrics);	/* written: a sweep keeps none */
-	t->res.metrics = NULL;
+		c->hooks.record_written(c, rec);
+	cJSON_Delete(rec->metrics_json);	/* written: a sweep keeps none */
+	rec->metrics_json = NULL;
+	rec->command = rec->server_command = NULL;
 	free(line);
 	free(server_line);
 }
@@ -152,42 +146,43 @@ task_ended_cb(struct task *t)
 	struct host_state *h = &c->hosts[t->source];
 	int from_loop = t->dt->state == DISPATCH_RUNNING;
 	size_t stage = t->dt->stage, left;
-	int again = !c->interrupted && !t->res.ok &&
-	    t->res.error_class == ERROR_CLASS_TIMEOUT && !t->retried &&
+	int again = !c->interrupted && !t->rec.ok &&
+	    error_class_of_name(t->rec.error_class) == ERROR_CLASS_TIMEOUT &&
+	    !t->retried &&
 	    (t->stage->kind->flags & PROBE_RETRY);
 
-	if (again || (c->interrupted && !t->res.ok && t->res.error == NULL)) {
+	if (again || (c->interrupted && !t->rec.ok && t->rec.error == NULL)) {
 		/* a PROBE_RETRY kind's timeout runs once more; one cut short
 		   by Ctrl-C is left for --resume */
 		if (again) {
 			log_debug(t->src->name, "%s ->%s runs again (%s)",
-			    t->stage->kind->name, t->dst->name, t->res.error);
+			    t->stage->kind->name, t->dst->name, t->rec.error);
 			t->retried = 1;
-			probe_result_clear(&t->res);
-			memset(&t->res, 0, sizeof t->res);
+			probe_outcome_clear(&t->rec);
 		}
 		dispatch_task_requeue(c->d, t->dt);
 	} else {
-		if (!t->res.ok && t->res.error == NULL)
+		if (!t->rec.ok && t->rec.error == NULL)
 			collect_task_fail(t, ERROR_CLASS_TOOL_FAILED,
 			    strdup("no result"));
 		dispatch_task_end(c->d, t->dt);
 		left = dispatch_round_left(c->d, stage, t->round);
+		if (t->rec.ok)
+			t->value = probe_kind_value(t->stage->kind, &t->rec);
+		if (t->rec.ok && (t->stage->kind->flags & PROBE_NET_RTT))
+			h->rtts[h->n_rtts++] = t->value;
 		task_write(c, t, left == 0);
-		if (t->res.ok) {
+		if (t->rec.ok) {
 			c->ok++;
 			h->ok++;
-			if (t->stage->kind->flags & PROBE_NET_RTT)
-				h->rtts[h->n_rtts++] = t->res.value;
 		} else {
 			c->failed++;
 			h->failed++;
 			log_debug(t->src->name, "%s ->%s failed (%s): %s",
 			    t->stage->kind->name, t->dst->name,
-			    error_class_name(t->res.error_class),
-			    t->res.error);
+			    t->rec.error_class, t->rec.error);
 		}
-		progress_probe(c->progress, t->res.ok);
+		progress_probe(c->progress, t->rec.ok);
 		if (left == 0)
 			progress_round(c->progress, t->round + 1);
 		if (c->write_failed && !c->interrupted)
@@ -393,7 +388,7 @@ sweep_free(struct collector *c)
 	for (i = 0; i < c->n_tasks; i++) {
 		free(c->tasks[i].command);
 		free(c->tasks[i].server_command);
-		probe_result_clear(&c->tasks[i].res);
+		probe_outcome_clear(&c->tasks[i].rec);
 	}
 	free(c->tasks);
 	c->tasks = NULL;

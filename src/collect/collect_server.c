@@ -239,7 +239,7 @@ client_done_cb(const struct machine *m, const struct engine_result *res,
 			collect_task_fail(t, ERROR_CLASS_TIMEOUT, strdup("cancelled"));
 	} else if (!collect_check_result(t, m, res, o.who)) {
 		o.len = strlen(res->out);
-		if (t->stage->kind->parse(&o, &t->res) != 0)
+		if (t->stage->kind->parse(&o, &t->rec) != 0)
 			collect_task_fail(t, ERROR_CLASS_TOOL_FAILED, NULL);
 	}
 	if (!c->ps.server_keep && s->job != NULL) {
@@ -248,7 +248,7 @@ client_done_cb(const struct machine *m, const struct engine_result *res,
 		server_cancel(s);
 		return;
 	}
-	if (!t->res.ok)
+	if (!t->rec.ok)
 		server_cancel(s);	/* it may be stuck in the failed test */
 	t->c->hooks.task_ended(t);
 	server_stop_if_unused(c, t->target);

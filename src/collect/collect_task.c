@@ -19,13 +19,13 @@
 void
 collect_task_fail(struct task *t, enum error_class cls, char *error)
 {
-	if (t->res.error != NULL) {	/* the first reason is the real one */
+	if (t->rec.error != NULL) {	/* the first reason is the real one */
 		free(error);
 		return;
 	}
-	t->res.ok = 0;
-	t->res.error_class = cls;
-	t->res.error = error != NULL ? error : strdup("out of memory");
+	t->rec.ok = 0;
+	t->rec.error_class = error_class_name(cls);
+	t->rec.error = error != NULL ? error : strdup("out of memory");
 }
 
 void
@@ -60,7 +60,7 @@ collect_check_result(struct task *t, const struct machine *m,
 	struct probe_output o = { .out = res->out, .err = res->err,
 	    .exit_status = res->exit_status, .kind = t->stage->kind,
 	    .host = m->name, .who = who };
-	struct probe_result missing = { 0 };
+	struct record missing = { 0 };
 	char *text;
 
 	if (res->error != NP_OK) {
@@ -71,7 +71,8 @@ collect_check_result(struct task *t, const struct machine *m,
 		return 1;
 	}
 	if (probe_tool_missing(t->stage->kind->tool, &o, &missing)) {
-		collect_task_fail(t, missing.error_class, missing.error);
+		collect_task_fail(t, ERROR_CLASS_TOOL_MISSING,
+		    (char *)missing.error);
 		return 1;
 	}
 	return 0;

@@ -20,6 +20,7 @@
 #include "error.h"
 #include "fanout.h"
 #include "probe_ping.h"
+#include "record.h"
 #include "shell.h"
 #include "util.h"
 
@@ -184,13 +185,12 @@ outcome_fail(struct fanout_outcome *o, enum error_class cls, char *error)
 
 /* The classifier's verdict as the outcome's (its texts and metrics). */
 static void
-outcome_take(struct fanout_outcome *o, struct probe_result *res)
+outcome_take(struct fanout_outcome *o, struct record *rec)
 {
-	o->ok = res->ok;
-	o->error_class = res->error_class;
-	o->error = res->error;
-	o->metrics = res->metrics;
-	o->value = res->value;
+	o->ok = rec->ok;
+	o->error_class = error_class_of_name(rec->error_class);
+	o->error = (char *)rec->error;
+	o->metrics = rec->metrics_json;
 }
 
 int
@@ -200,13 +200,13 @@ fanout_outcome_from_ping(const char *source, const char *text,
 	struct probe_output po = { .out = text, .len = strlen(text),
 	    .err = text, .exit_status = exit_status, .host = source,
 	    .who = "" };
-	struct probe_result res;
+	struct record rec;
 	int r;
 
 	o->ping = NULL;
-	if ((r = probe_ping_classify(&po, &o->ping, &res)) != 0)
+	if ((r = probe_ping_classify(&po, &o->ping, &rec)) != 0)
 		return r;
-	outcome_take(o, &res);
+	outcome_take(o, &rec);
 	return 0;
 }
 
@@ -265,7 +265,7 @@ static int
 fping_line(struct fanout_split *sp, const char *line)
 {
 	struct fanout_outcome o = { 0 };
-	struct probe_result res;
+	struct record rec = { 0 };
 	double v[4096];
 	size_t i, n = 0, alen = strcspn(line, " ");
 	const char *p = line + alen;
@@ -297,13 +297,12 @@ fping_line(struct fanout_split *sp, const char *line)
 	o.fping = 1;
 	if ((r = ping_result_from_samples(sent, v, n, &o.ping)) != 0)
 		return r;
-	memset(&res, 0, sizeof res);
-	if ((r = probe_ping_judge(o.ping, &res)) != 0) {
+	if ((r = probe_ping_judge(o.ping, &rec)) != 0) {
 		ping_result_free(o.ping);
-		probe_result_clear(&res);
+		probe_outcome_clear(&rec);
 		return r;
 	}
-	outcome_take(&o, &res);
+	outcome_take(&o, &rec);
 	deliver(sp, i, &o);
 	return 0;
 }

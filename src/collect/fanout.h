@@ -48,7 +48,6 @@ struct fanout_outcome {
 	char *error;		/* when !ok */
 	struct ping_result *ping;	/* parsed figures (also at 100% loss) */
 	struct cJSON *metrics;	/* the record's (the callback may take them) */
-	double value;		/* the p50, when ok */
 	int fping;		/* measured by fping */
 };
 

@@ -29,6 +29,18 @@ error_class_name(enum error_class c)
 }
 
 enum error_class
+error_class_of_name(const char *name)
+{
+	size_t c;
+
+	for (c = 1; name != NULL && c < sizeof error_class_names /
+	    sizeof *error_class_names; c++)
+		if (strcmp(name, error_class_names[c]) == 0)
+			return (enum error_class)c;
+	return ERROR_CLASS_NONE;
+}
+
+enum error_class
 error_class_of_text(const char *error)
 {
 	static const struct {

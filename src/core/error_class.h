@@ -22,6 +22,9 @@ enum error_class {
 /* "unreachable", "auth", ...; NULL for ERROR_CLASS_NONE. */
 const char *error_class_name(enum error_class c);
 
+/* The class named name (error_class_name()'s), or ERROR_CLASS_NONE. */
+enum error_class error_class_of_name(const char *name);
+
 /* The class an error text (from any writer, or upstream) belongs to. */
 enum error_class error_class_of_text(const char *error);
 

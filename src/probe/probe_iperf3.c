@@ -23,6 +23,7 @@
 #include "option.h"
 #include "probe.h"
 #include "probe_kind.h"
+#include "record.h"
 #include "shell.h"
 
 /* Its functions are its row's in the kinds' table (probe_kind.c). */
@@ -183,25 +184,24 @@ iperf_metrics(const struct iperf_result *ir)
 
 /* The client's report: the receiver's Mbps, or iperf3's own error. */
 int
-probe_iperf3_parse(const struct probe_output *o, struct probe_result *res)
+probe_iperf3_parse(const struct probe_output *o, struct record *rec)
 {
 	struct iperf_result ir;
 	char *cause = NULL;
 	int r;
 
-	memset(res, 0, sizeof *res);
-	if (probe_tool_missing("iperf3", o, res))
-		return res->error != NULL ? 0 : NP_ERR_NOMEM;
+	probe_outcome_start(rec);
+	if (probe_tool_missing("iperf3", o, rec))
+		return rec->error != NULL ? 0 : NP_ERR_NOMEM;
 	if ((r = iperf_parse(o->out, &ir, &cause)) == 0) {
-		if ((res->metrics = iperf_metrics(&ir)) == NULL)
+		if ((rec->metrics_json = iperf_metrics(&ir)) == NULL)
 			return NP_ERR_NOMEM;
-		res->ok = 1;
-		res->value = ir.receiver_mbps;
+		rec->ok = 1;
 		return 0;
 	}
-	res->ok = 0;
-	res->error_class = r == NP_ERR_PROTOCOL ? ERROR_CLASS_TOOL_FAILED :
-	    ERROR_CLASS_PARSE;
-	res->error = cause;
+	rec->ok = 0;
+	rec->error_class = error_class_name(r == NP_ERR_PROTOCOL ?
+	    ERROR_CLASS_TOOL_FAILED : ERROR_CLASS_PARSE);
+	rec->error = cause;
 	return cause != NULL ? 0 : NP_ERR_NOMEM;
 }

@@ -12,6 +12,7 @@
 #include "error.h"
 #include "probe.h"
 #include "probe_kind.h"
+#include "record.h"
 #include "util.h"
 
 /*
@@ -21,12 +22,12 @@
 char *probe_ping_command(const struct probe_settings *, const char *);
 double probe_ping_timeout(const struct probe_settings *, double);
 double probe_ping_duration(const struct probe_settings *);
-int probe_ping_parse(const struct probe_output *, struct probe_result *);
+int probe_ping_parse(const struct probe_output *, struct record *);
 char *probe_iperf3_client_command(const struct probe_settings *,
     const char *);
 double probe_iperf3_timeout(const struct probe_settings *, double);
 double probe_iperf3_duration(const struct probe_settings *);
-int probe_iperf3_parse(const struct probe_output *, struct probe_result *);
+int probe_iperf3_parse(const struct probe_output *, struct record *);
 char *probe_iperf3_server_command(const struct probe_settings *);
 extern const struct option_spec probe_iperf3_option_specs[];
 int probe_iperf3_config(const struct probe_settings *, cJSON *);
@@ -35,18 +36,18 @@ double probe_iperf3_server_bound(const struct probe_settings *, double,
 char *probe_mtu_command(const struct probe_settings *, const char *);
 double probe_mtu_timeout(const struct probe_settings *, double);
 double probe_mtu_duration(const struct probe_settings *);
-int probe_mtu_parse(const struct probe_output *, struct probe_result *);
+int probe_mtu_parse(const struct probe_output *, struct record *);
 char *probe_traceroute_command(const struct probe_settings *,
     const char *);
 double probe_traceroute_timeout(const struct probe_settings *, double);
 double probe_traceroute_duration(const struct probe_settings *);
 int probe_traceroute_parse(const struct probe_output *,
-    struct probe_result *);
+    struct record *);
 char *probe_udp_command(const struct probe_settings *, const char *);
-int probe_udp_parse(const struct probe_output *, struct probe_result *);
+int probe_udp_parse(const struct probe_output *, struct record *);
 extern const struct option_spec probe_udp_option_specs[];
 int probe_udp_config(const struct probe_settings *, cJSON *);
-int probe_node_parse(const struct probe_output *, struct probe_result *);
+int probe_node_parse(const struct probe_output *, struct record *);
 
 /* What iperf3 -s prints (with --forceflush) each time it listens. */
 #define PROBE_IPERF3_READY "Server listening on"
@@ -424,7 +425,7 @@ probe_kind_describe_list(char *buf, size_t size, unsigned via_mask)
 
 int
 probe_tool_missing(const char *tool, const struct probe_output *o,
-    struct probe_result *res)
+    struct record *rec)
 {
 	if (o->exit_status != 127 && (o->exit_status == 0 ||
 	    (strstr(o->err, ": not found") == NULL &&
@@ -433,30 +434,47 @@ probe_tool_missing(const char *tool, const struct probe_output *o,
 	/* a kept server runs under GNU timeout */
 	if (strstr(o->err, "timeout: not found") != NULL)
 		tool = "timeout (GNU coreutils)";
-	res->ok = 0;
-	res->error_class = ERROR_CLASS_TOOL_MISSING;
-	res->error = str_printf("%s%s: %s is not installed or not on PATH "
+	rec->ok = 0;
+	rec->error_class = error_class_name(ERROR_CLASS_TOOL_MISSING);
+	rec->error = str_printf("%s%s: %s is not installed or not on PATH "
 	    "there (exit %d)", o->who != NULL ? o->who : "", o->host, tool,
 	    o->exit_status);
 	return 1;
 }
 
-int
-probe_result_fail(struct probe_result *res, enum error_class cls, char *error)
+void
+probe_outcome_start(struct record *rec)
 {
-	res->ok = 0;
-	res->error_class = cls;
-	res->error = error;
+	rec->ok = 0;
+	rec->error = NULL;
+	rec->error_class = NULL;
+	rec->metrics_json = NULL;
+}
+
+int
+probe_outcome_fail(struct record *rec, enum error_class cls, char *error)
+{
+	rec->ok = 0;
+	rec->error_class = error_class_name(cls);
+	rec->error = error;
 	return error != NULL ? 0 : NP_ERR_NOMEM;
 }
 
 void
-probe_result_clear(struct probe_result *res)
+probe_outcome_clear(struct record *rec)
 {
-	if (res == NULL)
+	if (rec == NULL)
 		return;
-	cJSON_Delete(res->metrics);
-	free(res->error);
-	res->metrics = NULL;
-	res->error = NULL;
+	cJSON_Delete(rec->metrics_json);
+	free((char *)rec->error);
+	probe_outcome_start(rec);
+}
+
+double
+probe_kind_value(const struct probe_kind *k, const struct record *rec)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(rec->metrics_json,
+	    k->summary.metric);
+
+	return cJSON_IsNumber(v) ? v->valuedouble : 0;
 }

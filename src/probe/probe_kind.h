@@ -67,15 +67,8 @@ struct probe_output {
 	const char *who;	/* before them: "" or "iperf3 client: " */
 };
 
-/* What the parser made of it. */
-struct probe_result {
-	int ok;
-	cJSON *metrics;		/* the record's metrics (even a failed
-				   probe's, when it has some); NULL: {} */
-	char *error;		/* why it failed (ok 0) */
-	enum error_class error_class;
-	double value;		/* the summary's figure (summary.metric) */
-};
+/* What the parser fills: the record that is written (record.h). */
+struct record;
 
 /* How a kind runs. */
 enum probe_via {
@@ -183,7 +176,10 @@ struct probe_summary {
  * target first, until it prints .server_ready); a node kind's call is
  * bench's (probe_node.h), the same for every node kind but for
  * PROBE_TRANSFER. Either way .parse turns what came back into the
- * record's metrics or its error: 0 with res filled, or NP_ERR_NOMEM.
+ * record's outcome: its ok, metrics_json (even a failed probe's, when it
+ * has some; NULL: {}), and when it failed its error (allocated) and
+ * error_class (error_class_name()'s); the rest of the record is the
+ * caller's. 0, or NP_ERR_NOMEM.
  */
 struct probe_kind {
 	const char *name;	/* as the records name it; NULL ends */
@@ -200,7 +196,7 @@ struct probe_kind {
 	    double connect_timeout);
 	/* how long one probe takes (a round of them, for progress) */
 	double (*duration)(const struct probe_settings *ps);
-	int (*parse)(const struct probe_output *out, struct probe_result *res);
+	int (*parse)(const struct probe_output *out, struct record *rec);
 	/* PROBE_SERVER: the server, its bound for a phase of n_rounds, and
 	   what it prints each time it listens for a client */
 	char *(*server_command)(const struct probe_settings *ps);
@@ -252,18 +248,27 @@ void probe_kind_describe_list(char *buf, size_t size, unsigned via_mask);
 
 /*
  * A shell kind's output says its tool is not there (exit 127, "not
- * found"): 1 with res failed (tool_missing, the host, the tool, or GNU
+ * found"): 1 with rec failed (tool_missing, the host, the tool, or GNU
  * timeout when that is what is missing), else 0.
  */
 int probe_tool_missing(const char *tool, const struct probe_output *o,
-    struct probe_result *res);
+    struct record *rec);
 
-/* res failed, of class cls, with error (taken): 0, or NP_ERR_NOMEM when
+/* rec's outcome empty (not ok, no error, class or metrics), what it held
+   not freed: a parser's first step. */
+void probe_outcome_start(struct record *rec);
+
+/* rec failed, of class cls, with error (taken): 0, or NP_ERR_NOMEM when
    error is NULL (its allocation failed). */
-int probe_result_fail(struct probe_result *res, enum error_class cls,
+int probe_outcome_fail(struct record *rec, enum error_class cls,
     char *error);
 
-/* Free what res holds (its metrics, its error); NULL-safe. */
-void probe_result_clear(struct probe_result *res);
+/* Free what rec's outcome holds (its metrics, its error) and empty it;
+   NULL-safe. */
+void probe_outcome_clear(struct record *rec);
+
+/* The figure a run's summary gives of an ok record of kind k: its
+   summary.metric, or 0 when it has none. */
+double probe_kind_value(const struct probe_kind *k, const struct record *rec);
 
 #endif

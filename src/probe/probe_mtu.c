@@ -38,6 +38,7 @@
 #include "probe.h"
 #include "probe_kind.h"
 #include "probe_ping.h"
+#include "record.h"
 #include "shell.h"
 #include "util.h"
 
@@ -154,36 +155,35 @@ mtu_metrics(const struct search *s)
 
 /* The script's output: the path MTU, or why there is none. */
 int
-probe_mtu_parse(const struct probe_output *o, struct probe_result *res)
+probe_mtu_parse(const struct probe_output *o, struct record *rec)
 {
 	struct search s;
 	char *line, *error;
 
-	memset(res, 0, sizeof *res);
-	if (probe_tool_missing("ping", o, res))
-		return res->error != NULL ? 0 : NP_ERR_NOMEM;
+	probe_outcome_start(rec);
+	if (probe_tool_missing("ping", o, rec))
+		return rec->error != NULL ? 0 : NP_ERR_NOMEM;
 	if (o->exit_status != 0) {	/* ping's own failure, its words */
 		line = probe_ping_reason(o->err);
 		error = str_printf("ping exited %d: %s", o->exit_status,
 		    line != NULL ? line : "(nothing said)");
 		free(line);
-		return probe_result_fail(res, ERROR_CLASS_TOOL_FAILED, error);
+		return probe_outcome_fail(rec, ERROR_CLASS_TOOL_FAILED, error);
 	}
 	if (read_search(o->out, &s) != 0)
-		return probe_result_fail(res, ERROR_CLASS_PARSE,
+		return probe_outcome_fail(rec, ERROR_CLASS_PARSE,
 		    strdup("the path MTU search printed no \"np-mtu local\" "
 		    "line"));
-	if ((res->metrics = mtu_metrics(&s)) == NULL)
+	if ((rec->metrics_json = mtu_metrics(&s)) == NULL)
 		return NP_ERR_NOMEM;
 	if (s.crossed == 0)
-		return probe_result_fail(res, ERROR_CLASS_TOOL_FAILED,
+		return probe_outcome_fail(rec, ERROR_CLASS_TOOL_FAILED,
 		    str_printf("no packet crossed with don't-fragment set, "
 		    "%ld bytes and smaller, in %d tries", s.stopped, s.tries));
 	if (s.crossed < s.local && s.stopped != s.crossed + 1)
-		return probe_result_fail(res, ERROR_CLASS_PARSE,
+		return probe_outcome_fail(rec, ERROR_CLASS_PARSE,
 		    str_printf("the path MTU search did not end: %ld bytes "
 		    "crossed, %ld did not", s.crossed, s.stopped));
-	res->ok = 1;
-	res->value = (double)s.crossed;
+	rec->ok = 1;
 	return 0;
 }

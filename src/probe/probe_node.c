@@ -12,6 +12,7 @@
 #include "error.h"
 #include "node_json.h"
 #include "probe_node.h"
+#include "record.h"
 #include "shell.h"
 #include "util.h"
 
@@ -56,35 +57,30 @@ probe_node_command(const char *otela, const char *target_peer_id,
 	return s;
 }
 
-/* The answer's metrics and verdict; the summary's figure when ok (the
-   node kinds' rows' parser). */
+/* The answer's metrics and verdict (the node kinds' rows' parser). */
 int
-probe_node_parse(const struct probe_output *o, struct probe_result *res)
+probe_node_parse(const struct probe_output *o, struct record *rec)
 {
 	struct node_probe p;
-	const cJSON *v;
 	char *cause = NULL;
 
-	memset(res, 0, sizeof *res);
+	probe_outcome_start(rec);
 	if (node_parse_probe(o->out, o->len, &p, &cause) != 0) {
-		res->error_class = ERROR_CLASS_PARSE;
-		res->error = str_printf("%s: probe: %s", o->host, cause !=
+		rec->error_class = error_class_name(ERROR_CLASS_PARSE);
+		rec->error = str_printf("%s: probe: %s", o->host, cause !=
 		    NULL ? cause : "unreadable answer");
 		free(cause);
-		return res->error != NULL ? 0 : NP_ERR_NOMEM;
+		return rec->error != NULL ? 0 : NP_ERR_NOMEM;
 	}
-	res->ok = p.ok;
-	res->metrics = p.metrics;
+	rec->ok = p.ok;
+	rec->metrics_json = p.metrics;
 	p.metrics = NULL;
 	if (!p.ok) {
-		res->error_class = error_class_of_text(p.error);
-		res->error = strdup(p.error != NULL ? p.error :
+		rec->error_class = error_class_name(
+		    error_class_of_text(p.error));
+		rec->error = strdup(p.error != NULL ? p.error :
 		    "the node reported ok: false");
-	} else {
-		v = cJSON_GetObjectItem(res->metrics,
-		    o->kind->summary.metric);
-		res->value = cJSON_IsNumber(v) ? v->valuedouble : 0;
 	}
 	node_probe_free(&p);
-	return res->ok || res->error != NULL ? 0 : NP_ERR_NOMEM;
+	return rec->ok || rec->error != NULL ? 0 : NP_ERR_NOMEM;
 }

@@ -13,6 +13,7 @@
 #include "error.h"
 #include "probe.h"
 #include "probe_ping.h"
+#include "record.h"
 #include "shell.h"
 #include "util.h"
 
@@ -60,32 +61,31 @@ probe_ping_reason(const char *text)
 }
 
 int
-probe_ping_judge(const struct ping_result *p, struct probe_result *res)
+probe_ping_judge(const struct ping_result *p, struct record *rec)
 {
-	if ((res->metrics = ping_result_metrics(p)) == NULL)
+	if ((rec->metrics_json = ping_result_metrics(p)) == NULL)
 		return NP_ERR_NOMEM;
 	if (p->received == 0)
-		return probe_result_fail(res, ERROR_CLASS_TOOL_FAILED,
+		return probe_outcome_fail(rec, ERROR_CLASS_TOOL_FAILED,
 		    str_printf("100%% packet loss: %d sent, none answered",
 		    p->transmitted));
-	res->ok = 1;
-	res->value = p->p50_ms;
+	rec->ok = 1;
 	return 0;
 }
 
 int
 probe_ping_classify(const struct probe_output *o,
-    struct ping_result **figures, struct probe_result *res)
+    struct ping_result **figures, struct record *rec)
 {
 	struct ping_result *p = NULL;
 	char *cause = NULL, *line;
 	int r;
 
-	memset(res, 0, sizeof *res);
+	probe_outcome_start(rec);
 	if (figures != NULL)
 		*figures = NULL;
-	if (probe_tool_missing("ping", o, res))
-		return res->error != NULL ? 0 : NP_ERR_NOMEM;
+	if (probe_tool_missing("ping", o, rec))
+		return rec->error != NULL ? 0 : NP_ERR_NOMEM;
 	if ((r = ping_parse(o->out, &p, &cause)) == NP_ERR_NOMEM)
 		return r;
 	if (r != 0) {
@@ -95,12 +95,12 @@ probe_ping_classify(const struct probe_output *o,
 			cause = str_printf("ping exited %d: %s", o->exit_status,
 			    line);
 			free(line);
-			return probe_result_fail(res, ERROR_CLASS_TOOL_FAILED,
+			return probe_outcome_fail(rec, ERROR_CLASS_TOOL_FAILED,
 			    cause);
 		}
-		return probe_result_fail(res, ERROR_CLASS_PARSE, cause);
+		return probe_outcome_fail(rec, ERROR_CLASS_PARSE, cause);
 	}
-	r = probe_ping_judge(p, res);
+	r = probe_ping_judge(p, rec);
 	if (figures != NULL && r == 0)
 		*figures = p;
 	else
@@ -109,7 +109,7 @@ probe_ping_classify(const struct probe_output *o,
 }
 
 int
-probe_ping_parse(const struct probe_output *o, struct probe_result *res)
+probe_ping_parse(const struct probe_output *o, struct record *rec)
 {
-	return probe_ping_classify(o, NULL, res);
+	return probe_ping_classify(o, NULL, rec);
 }

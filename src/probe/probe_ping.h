@@ -12,17 +12,17 @@
 #include "probe_kind.h"
 
 /*
- * What ping's output o says: res filled (ok and the p50 as its value, or
+ * What ping's output o says: rec's outcome filled (ok, or
  * why not: the tool missing, ping's own complaint, output that is no
  * ping's, 100% loss), its metrics whenever the output had figures, and
  * *figures (if not NULL) those figures, the caller's to free. 0, or
  * NP_ERR_NOMEM.
  */
 int probe_ping_classify(const struct probe_output *o,
-    struct ping_result **figures, struct probe_result *res);
+    struct ping_result **figures, struct record *rec);
 
 /* The same from figures got another way (fping -C's samples). */
-int probe_ping_judge(const struct ping_result *p, struct probe_result *res);
+int probe_ping_judge(const struct ping_result *p, struct record *rec);
 
 /* The line of text that says why a tool failed (not ping's "PING ..."
    header), at most 200 bytes (new string), or NULL. */

@@ -37,6 +37,7 @@
 #include "probe.h"
 #include "probe_kind.h"
 #include "probe_ping.h"
+#include "record.h"
 #include "shell.h"
 #include "util.h"
 
@@ -162,32 +163,31 @@ hops_metrics(const struct hop *h, size_t n)
 /* The script's hops: the path to the target, or why it was not found. */
 int
 probe_traceroute_parse(const struct probe_output *o,
-    struct probe_result *res)
+    struct record *rec)
 {
 	struct hop h[HOPS_MAX];
 	char *line, *error;
 	size_t n;
 
-	memset(res, 0, sizeof *res);
-	if (probe_tool_missing("ping", o, res))
-		return res->error != NULL ? 0 : NP_ERR_NOMEM;
+	probe_outcome_start(rec);
+	if (probe_tool_missing("ping", o, rec))
+		return rec->error != NULL ? 0 : NP_ERR_NOMEM;
 	if (o->exit_status != 0) {	/* ping's own failure, its words */
 		line = probe_ping_reason(o->err);
 		error = str_printf("ping exited %d: %s", o->exit_status,
 		    line != NULL ? line : "(nothing said)");
 		free(line);
-		return probe_result_fail(res, ERROR_CLASS_TOOL_FAILED, error);
+		return probe_outcome_fail(rec, ERROR_CLASS_TOOL_FAILED, error);
 	}
 	n = read_hops(o->out, h);
-	if ((res->metrics = hops_metrics(h, n)) == NULL)
+	if ((rec->metrics_json = hops_metrics(h, n)) == NULL)
 		return NP_ERR_NOMEM;
 	if (strstr(o->out, "np-reached") == NULL || n == 0 ||
 	    isnan(h[n - 1].rtt))
-		return probe_result_fail(res, ERROR_CLASS_TOOL_FAILED,
+		return probe_outcome_fail(rec, ERROR_CLASS_TOOL_FAILED,
 		    str_printf("the target did not answer (100%% packet "
 		    "loss): %zu hop%s, the last %s", n, PLURAL(n), n > 0 &&
 		    h[n - 1].address[0] ? h[n - 1].address : "silent"));
-	res->ok = 1;
-	res->value = h[n - 1].rtt;
+	rec->ok = 1;
 	return 0;
 }

@@ -27,6 +27,7 @@
 #include "option.h"
 #include "probe.h"
 #include "probe_kind.h"
+#include "record.h"
 #include "shell.h"
 #include "util.h"
 
@@ -172,7 +173,7 @@ out_of_order(const cJSON *root)
 
 /* The report's figures as the record's metrics. */
 static int
-udp_metrics(const cJSON *root, struct probe_result *res)
+udp_metrics(const cJSON *root, struct record *rec)
 {
 	const cJSON *end = cJSON_GetObjectItemCaseSensitive(root, "end");
 	const cJSON *recv = cJSON_GetObjectItemCaseSensitive(end,
@@ -191,12 +192,12 @@ udp_metrics(const cJSON *root, struct probe_result *res)
 	if (!cJSON_IsObject(recv) || isnan(packets) || isnan(lost) ||
 	    isnan(number(recv, "jitter_ms")) || packets < 0 || lost < 0 ||
 	    lost > packets)
-		return probe_result_fail(res, ERROR_CLASS_PARSE,
+		return probe_outcome_fail(rec, ERROR_CLASS_PARSE,
 		    strdup("iperf3 report has no UDP receiver's sum "
 		    "(end.sum_received: packets, lost_packets, jitter_ms)"));
 	if (isnan(sent_packets) || sent_packets < packets)
 		sent_packets = packets;
-	if ((m = res->metrics = cJSON_CreateObject()) == NULL)
+	if ((m = rec->metrics_json = cJSON_CreateObject()) == NULL)
 		return NP_ERR_NOMEM;
 	cJSON_AddNumberToObject(m, "loss_pct", packets > 0 ?
 	    100.0 * lost / packets : 100.0);
@@ -215,38 +216,37 @@ udp_metrics(const cJSON *root, struct probe_result *res)
 	cJSON_AddNumberToObject(m, "seconds", isnan(number(recv, "seconds")) ?
 	    0 : number(recv, "seconds"));
 	if (packets == 0)
-		return probe_result_fail(res, ERROR_CLASS_TOOL_FAILED,
+		return probe_outcome_fail(rec, ERROR_CLASS_TOOL_FAILED,
 		    str_printf("no UDP datagram arrived: %.0f sent at the set "
 		    "rate", sent_packets));
-	res->ok = 1;
-	res->value = 100.0 * lost / packets;
+	rec->ok = 1;
 	return 0;
 }
 
 /* The client's report: loss, jitter and order, or iperf3's own error. */
 int
-probe_udp_parse(const struct probe_output *o, struct probe_result *res)
+probe_udp_parse(const struct probe_output *o, struct record *rec)
 {
 	const cJSON *err;
 	cJSON *root;
 	int r;
 
-	memset(res, 0, sizeof *res);
-	if (probe_tool_missing("iperf3", o, res))
-		return res->error != NULL ? 0 : NP_ERR_NOMEM;
+	probe_outcome_start(rec);
+	if (probe_tool_missing("iperf3", o, rec))
+		return rec->error != NULL ? 0 : NP_ERR_NOMEM;
 	if (o->out == NULL || *o->out == '\0')
-		return probe_result_fail(res, ERROR_CLASS_PARSE,
+		return probe_outcome_fail(rec, ERROR_CLASS_PARSE,
 		    strdup("iperf3 printed nothing"));
 	if ((root = cJSON_Parse(o->out)) == NULL)
-		return probe_result_fail(res, ERROR_CLASS_PARSE,
+		return probe_outcome_fail(rec, ERROR_CLASS_PARSE,
 		    strdup("iperf3 output is not a complete JSON report "
 		    "(truncated: the client was stopped early?)"));
 	err = cJSON_GetObjectItemCaseSensitive(root, "error");
 	if (cJSON_IsString(err) && err->valuestring != NULL)
-		r = probe_result_fail(res, ERROR_CLASS_TOOL_FAILED,
+		r = probe_outcome_fail(rec, ERROR_CLASS_TOOL_FAILED,
 		    str_printf("iperf3: %s", err->valuestring));
 	else
-		r = udp_metrics(root, res);
+		r = udp_metrics(root, rec);
 	cJSON_Delete(root);
 	return r;
 }

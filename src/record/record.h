@@ -1,10 +1,10 @@
 /*
  * The records, one type for writing and reading: a probe's outcome as
- * collect and bench write it, appended whole to the output, and an
- * earlier output read back for --resume. A record reaches the output as a
- * complete line, never half of one, and never makes the loop wait for a
- * slow reader. Reading record files for the heatmap and the metrics is
- * records_read.h's.
+ * collect and bench write it, appended whole to the output (after an
+ * earlier one, for --resume). A record reaches the output as a complete
+ * line, never half of one, and never makes the loop wait for a slow
+ * reader. Reading record files for the heatmap, the metrics and --resume
+ * is records_read.h's.
  */
 #ifndef NETPROF_RECORD_H
 #define NETPROF_RECORD_H
@@ -148,24 +148,5 @@ size_t record_writer_queued(const struct record_writer *w);
  * returns NP_ERR_IO if anything was lost.
  */
 int record_writer_close(struct record_writer *w, int wait_ms);
-
-/* The (source, target, kind) triples an earlier output recorded ok. */
-struct record_done_set;
-
-/*
- * Read path (missing file: an empty set). A torn last line (no newline)
- * is skipped; any other line that is not a JSON object is NP_ERR_PARSE
- * with *cause naming FILE:LINE (the file is not collect's: appending to
- * it, or cutting it, would damage someone's file).
- */
-int record_done_load(const char *path, struct record_done_set **out,
-    char **cause);
-
-int record_done_has(const struct record_done_set *set, const char *source,
-    const char *target, const char *kind);
-
-size_t record_done_count(const struct record_done_set *set);
-
-void record_done_free(struct record_done_set *set);
 
 #endif

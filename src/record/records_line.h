@@ -30,12 +30,14 @@ int records_take(struct record_input *in, struct record *r, int owned,
     const char *path, int lineno);
 
 /* A line that is no record: warned of and skipped, or with strict an
- * error (NP_ERR_PARSE). Frees cause. */
+ * error (NP_ERR_PARSE); torn: the file's last, without its newline, begun
+ * as an object (--resume skips it). Frees cause. */
 int records_malformed(struct record_input *in, const char *path, int lineno,
-    char *cause, int strict);
+    char *cause, int strict, int torn);
 
 /* The reading stopped after lineno lines by rc: an over-long line
  * (NP_ERR_PARSE) or a read error (NP_ERR_IO, err its errno) reported. */
-void records_read_failed(int rc, int err, const char *path, int lineno);
+void records_read_failed(struct record_input *in, int rc, int err,
+    const char *path, int lineno);
 
 #endif

@@ -44,6 +44,8 @@ struct pipe_entry {
 	char *cause;
 	int line;		/* in the job, from 1 */
 	int owned;
+	int torn;		/* malformed, the file's last without its
+				   newline, begun as an object */
 };
 
 enum job_state { JOB_FREE, JOB_READ, JOB_SCANNING, JOB_SCANNED };
@@ -258,6 +260,7 @@ entry_new(struct pipe_job *j, struct pipe_entry **out)
 	*out = &j->e[j->n];
 	(*out)->cause = NULL;
 	(*out)->owned = 0;
+	(*out)->torn = 0;
 	(*out)->r = NULL;
 	return 0;
 }
@@ -298,8 +301,11 @@ job_scan(struct pipe *p, struct pipe_job *j)
 			continue;
 		}
 		rc = records_line_parse(line, len, &r, &cause);
-		if (rc == NP_ERR_PARSE)
-			e->cause = cause, rc = 0;
+		if (rc == NP_ERR_PARSE) {
+			e->cause = cause;
+			e->torn = nl == end && line[0] == '{';
+			rc = 0;
+		}
 		else if (rc != 0)
 			break;
 		else if (r == NULL)
@@ -412,7 +418,7 @@ job_take(struct record_input *in, struct pipe_job *j, const char *path,
 		e = &j->e[i];
 		if (e->r == NULL) {
 			rc = records_malformed(in, path, *base + e->line,
-			    e->cause, strict);
+			    e->cause, strict, e->torn);
 			e->cause = NULL;
 		} else {
 			rc = records_take(in, e->r, e->owned, path,
@@ -422,7 +428,7 @@ job_take(struct record_input *in, struct pipe_job *j, const char *path,
 	}
 	*base += j->nlines;
 	if (rc == 0 && j->end < 0) {
-		records_read_failed(j->end, j->err, path, *base);
+		records_read_failed(in, j->end, j->err, path, *base);
 		rc = j->end;
 	}
 	if (rc == 0 && j->end == 1)

@@ -664,8 +664,15 @@ records_line_parse(const char *line, size_t len, struct record **out,
 
 int
 records_malformed(struct record_input *in, const char *path, int lineno,
-    char *cause, int strict)
+    char *cause, int strict, int torn)
 {
+	if (in->resume) {
+		free(cause);
+		if (torn)
+			return 0;
+		in->bad_line = lineno;
+		return NP_ERR_PARSE;
+	}
 	if (strict)
 		log_error("%s:%d: %s (--strict: stopping)", path, lineno,
 		    cause);
@@ -716,9 +723,13 @@ records_take(struct record_input *in, struct record *r, int owned,
 }
 
 void
-records_read_failed(int rc, int err, const char *path, int lineno)
+records_read_failed(struct record_input *in, int rc, int err,
+    const char *path, int lineno)
 {
-	if (rc == NP_ERR_PARSE)
+	if (in->resume) {
+		in->bad_line = lineno + 1;
+		in->bad_errno = err;
+	} else if (rc == NP_ERR_PARSE)
 		log_error("%s:%d: a line longer than %d MiB: not a file of "
 		    "records; give a collect or bench .jsonl or a run.json",
 		    path, lineno + 1, RECORDS_LINE_MAX >> 20);
@@ -741,7 +752,9 @@ read_lines(struct record_input *in, struct line_reader *rd, const char *path,
 		rc = records_line_parse(line, len, &r, &cause);
 		++lineno;
 		if (rc == NP_ERR_PARSE)
-			rc = records_malformed(in, path, lineno, cause, strict);
+			rc = records_malformed(in, path, lineno, cause, strict,
+			    rd->eof && line + len == rd->buf + rd->end &&
+			    line[0] == '{');
 		else if (rc == 0 && r != NULL)
 			rc = records_take(in, r, 1, path, lineno);
 		if (rc != 0)
@@ -749,7 +762,7 @@ read_lines(struct record_input *in, struct line_reader *rd, const char *path,
 	}
 	if (rc == 1)
 		return 0;
-	records_read_failed(rc, errno, path, lineno);
+	records_read_failed(in, rc, errno, path, lineno);
 	return rc;
 }
 
@@ -764,9 +777,11 @@ records_read_stream(struct record_input *in, FILE *f, const char *path,
 	 * which the reader thread then reads with read(2) (records_pipe.c). */
 	setvbuf(f, NULL, _IONBF, 0);
 	in->file_malformed = 0;
-	if ((rc = reader_run_json(&rd, in, path, &taken)) != 0) {
+	taken = 0;
+	if (!in->resume && (rc = reader_run_json(&rd, in, path, &taken)) !=
+	    0) {
 		if (rc == NP_ERR_IO)	/* the rest are reported */
-			records_read_failed(rc, errno, path, 0);
+			records_read_failed(in, rc, errno, path, 0);
 		goto out;
 	}
 	if (taken)

@@ -106,6 +106,15 @@ struct record_input {
 	int unsaid_first;	/* its first line not warned of */
 	size_t left_out;	/* records past RECORDS_MAX, not kept */
 	long next_seq;
+	/*
+	 * --resume's reading (record_done_load()): JSONL records only, no
+	 * run.json; a torn last line (no newline, begun as an object: the
+	 * writer drops it) skipped; any other line that is no record, an
+	 * over-long one or a read error ends the reading unlogged: the
+	 * line's number in bad_line, the error's errno in bad_errno.
+	 */
+	int resume;
+	int bad_line, bad_errno;
 };
 
 /*
@@ -149,5 +158,24 @@ int records_read_stream(struct record_input *in, FILE *f, const char *path,
     int strict);
 /* Frees what in holds (records, runs); its sink stays. */
 void record_input_free(struct record_input *in);
+
+/* The (source, target, kind) triples an earlier output recorded ok. */
+struct record_done_set;
+
+/*
+ * --resume: path read by the reader above (missing file: an empty set). A
+ * torn last line (no newline) is skipped; any other line that is not a
+ * record is NP_ERR_PARSE with *cause naming FILE:LINE (the file is not
+ * collect's: appending to it, or cutting it, would damage someone's file).
+ */
+int record_done_load(const char *path, struct record_done_set **out,
+    char **cause);
+
+int record_done_has(const struct record_done_set *set, const char *source,
+    const char *target, const char *kind);
+
+size_t record_done_count(const struct record_done_set *set);
+
+void record_done_free(struct record_done_set *set);
 
 #endif

@@ -284,7 +284,7 @@ netprof_line(const char *line, char *extras, size_t size)
 	const cJSON *cfg, *v;
 	const struct probe_kind *k;
 	struct probe_output out = { .err = "", .host = "h1", .who = "" };
-	struct probe_result res;
+	struct record res;
 	struct record w;
 	char *text = NULL, *s;
 
@@ -325,7 +325,7 @@ netprof_line(const char *line, char *extras, size_t size)
 	out.len = strlen(text);
 	assert_int_equal(k->parse(&out, &res), 0);
 	assert_int_equal(res.ok, w.ok);
-	w.metrics_json = res.metrics;
+	w.metrics_json = res.metrics_json;
 	if (!w.ok) {
 		w.error = str_of(up, "error");
 		w.error_class = "tool_failed";
@@ -335,8 +335,8 @@ netprof_line(const char *line, char *extras, size_t size)
 	drop_extras(o, up, "", extras, size);
 	s = written_line(o);
 	cJSON_Delete(o);
-	cJSON_Delete(res.metrics);
-	free(res.error);
+	cJSON_Delete(res.metrics_json);
+	free((char *)res.error);
 	free(text);
 	cJSON_Delete(up);
 	return s;

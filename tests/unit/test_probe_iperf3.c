@@ -18,6 +18,7 @@
 #include "fixture.h"
 #include "kind_settings.h"
 #include "probe_kind.h"
+#include "record.h"
 
 static const struct probe_kind *
 iperf3(void)
@@ -75,15 +76,15 @@ parsed(const char *file, double receiver_bps)
 	char *text = fixture_read("iperf3", file);
 	struct probe_output o = { .out = text, .len = strlen(text), .err = "",
 	    .kind = iperf3(), .host = "h1", .who = "" };
-	struct probe_result res;
+	struct record res;
 
 	memset(&res, 0, sizeof res);
 	assert_int_equal(iperf3()->parse(&o, &res), 0);
 	assert_true(res.ok);
-	assert_true(fabs(res.value - receiver_bps / 1e6) < 1e-6);
-	assert_true(fabs(cJSON_GetObjectItem(res.metrics, "mbps")->valuedouble
+	assert_true(fabs(probe_kind_value(iperf3(), &res) - receiver_bps / 1e6) < 1e-6);
+	assert_true(fabs(cJSON_GetObjectItem(res.metrics_json, "mbps")->valuedouble
 	    - receiver_bps / 1e6) < 1e-6);
-	probe_result_clear(&res);
+	probe_outcome_clear(&res);
 	free(text);
 }
 

@@ -20,6 +20,7 @@
 #include "fixture.h"
 #include "probe.h"
 #include "probe_kind.h"
+#include "record.h"
 #include "probe_node.h"
 #include "probe_ping.h"
 
@@ -104,7 +105,7 @@ names_listed_for_an_error(void **state)
 /* kind's parser on text (stdout), err, exit status, as host h1's. */
 static void
 parse(const char *kind, const char *out, const char *err, int status,
-    struct probe_result *res)
+    struct record *res)
 {
 	const struct probe_kind *k = probe_kind_find(kind);
 	struct probe_output o = { .out = out, .len = strlen(out), .err = err,
@@ -117,102 +118,103 @@ parse(const char *kind, const char *out, const char *err, int status,
 static void
 ping_outputs_classified_once(void **state)
 {
-	struct probe_result res;
+	struct record res;
 	char *text = fixture_read("ping", "iputils_ok.txt");
 
 	(void)state;
 	parse("ping", text, "", 0, &res);
 	assert_true(res.ok);
-	assert_true(res.value > 0);
-	assert_non_null(cJSON_GetObjectItem(res.metrics, "samples_ms"));
-	probe_result_clear(&res);
+	assert_true(probe_kind_value(probe_kind_find("ping"), &res) > 0);
+	assert_non_null(cJSON_GetObjectItem(res.metrics_json, "samples_ms"));
+	probe_outcome_clear(&res);
 	free(text);
 	text = fixture_read("ping", "iputils_loss100.txt");
 	parse("ping", text, "", 1, &res);
 	assert_false(res.ok);
-	assert_int_equal(res.error_class, ERROR_CLASS_TOOL_FAILED);
+	assert_int_equal(error_class_of_name(res.error_class), ERROR_CLASS_TOOL_FAILED);
 	assert_string_equal(res.error,
 	    "100% packet loss: 3 sent, none answered");
-	assert_non_null(res.metrics);	/* its figures still */
-	probe_result_clear(&res);
+	assert_non_null(res.metrics_json);	/* its figures still */
+	probe_outcome_clear(&res);
 	free(text);
 	parse("ping", "", "sh: 1: ping: not found\n", 127, &res);
-	assert_int_equal(res.error_class, ERROR_CLASS_TOOL_MISSING);
+	assert_int_equal(error_class_of_name(res.error_class), ERROR_CLASS_TOOL_MISSING);
 	assert_string_equal(res.error, "h1: ping is not installed or not on "
 	    "PATH there (exit 127)");
-	probe_result_clear(&res);
+	probe_outcome_clear(&res);
 	parse("ping", "", "ping: connect: Network is unreachable\n", 2, &res);
-	assert_int_equal(res.error_class, ERROR_CLASS_TOOL_FAILED);
+	assert_int_equal(error_class_of_name(res.error_class), ERROR_CLASS_TOOL_FAILED);
 	assert_string_equal(res.error, "ping exited 2: ping: connect: Network "
 	    "is unreachable");
-	probe_result_clear(&res);
+	probe_outcome_clear(&res);
 	parse("ping", "garbage\n", "", 0, &res);
-	assert_int_equal(res.error_class, ERROR_CLASS_PARSE);
-	probe_result_clear(&res);
+	assert_int_equal(error_class_of_name(res.error_class), ERROR_CLASS_PARSE);
+	probe_outcome_clear(&res);
 }
 
 static void
 iperf3_report_or_its_error(void **state)
 {
-	struct probe_result res;
+	struct record res;
 	char *text = fixture_read("iperf3", "client_ok.json");
 
 	(void)state;
 	parse("iperf3", text, "", 0, &res);
 	assert_true(res.ok);
-	assert_true(res.value ==
-	    cJSON_GetObjectItem(res.metrics, "mbps")->valuedouble);
-	assert_non_null(cJSON_GetObjectItem(res.metrics, "retransmits"));
-	probe_result_clear(&res);
+	assert_true(probe_kind_value(probe_kind_find("iperf3"), &res) ==
+	    cJSON_GetObjectItem(res.metrics_json, "mbps")->valuedouble);
+	assert_non_null(cJSON_GetObjectItem(res.metrics_json, "retransmits"));
+	probe_outcome_clear(&res);
 	free(text);
 	text = fixture_read("iperf3", "client_refused.json");
 	parse("iperf3", text, "", 1, &res);
 	assert_false(res.ok);
-	assert_int_equal(res.error_class, ERROR_CLASS_TOOL_FAILED);
+	assert_int_equal(error_class_of_name(res.error_class), ERROR_CLASS_TOOL_FAILED);
 	assert_non_null(strstr(res.error, "Connection refused"));
-	probe_result_clear(&res);
+	probe_outcome_clear(&res);
 	free(text);
 	parse("iperf3", "", "timeout: not found\n", 127, &res);
 	assert_string_equal(res.error, "h1: timeout (GNU coreutils) is not "
 	    "installed or not on PATH there (exit 127)");
-	probe_result_clear(&res);
+	probe_outcome_clear(&res);
 }
 
 static void
 node_answers_read(void **state)
 {
-	struct probe_result res;
+	struct record res;
 	char *text = fixture_read("node", "probe_throughput_ok.json");
 	char *body;
 
 	(void)state;
 	parse("throughput", text, "", 0, &res);
 	assert_true(res.ok);
-	assert_true(fabs(res.value - 26.567994981166553) < 1e-9);
-	probe_result_clear(&res);
+	assert_true(fabs(probe_kind_value(probe_kind_find("throughput"),
+	    &res) - 26.567994981166553) < 1e-9);
+	probe_outcome_clear(&res);
 	free(text);
 	text = fixture_read("node", "probe_latency_failed.json");
 	parse("latency", text, "", 0, &res);
 	assert_false(res.ok);
 	assert_string_equal(res.error, "no successful samples: stream reset: "
 	    "The stream has been reset");
-	assert_non_null(cJSON_GetObjectItem(res.metrics, "failed_samples"));
-	probe_result_clear(&res);
+	assert_non_null(cJSON_GetObjectItem(res.metrics_json, "failed_samples"));
+	probe_outcome_clear(&res);
 	free(text);
 	parse("latency", "{", "", 0, &res);
-	assert_int_equal(res.error_class, ERROR_CLASS_PARSE);
+	assert_int_equal(error_class_of_name(res.error_class), ERROR_CLASS_PARSE);
 	assert_memory_equal(res.error, "h1: probe: ", 11);
-	probe_result_clear(&res);
+	probe_outcome_clear(&res);
 	/* connect: a new connection and its first ping, its median the
 	   figure; the real node's 400 for it is unsupported, no failure */
 	text = fixture_read("node", "probe_connect_ok.json");
 	parse("connect", text, "", 0, &res);
 	assert_true(res.ok);
-	assert_true(fabs(res.value - 276.380349) < 1e-9);
-	assert_true(fabs(cJSON_GetObjectItem(res.metrics, "dial_ms")->valuedouble +
-	    cJSON_GetObjectItem(res.metrics, "first_rtt_ms")->valuedouble -
-	    res.value) < 1e-6);
-	probe_result_clear(&res);
+	assert_true(fabs(probe_kind_value(probe_kind_find("connect"), &res) - 276.380349) < 1e-9);
+	assert_true(fabs(cJSON_GetObjectItem(res.metrics_json, "dial_ms")->valuedouble +
+	    cJSON_GetObjectItem(res.metrics_json, "first_rtt_ms")->valuedouble -
+	    probe_kind_value(probe_kind_find("connect"), &res)) < 1e-6);
+	probe_outcome_clear(&res);
 	free(text);
 	assert_int_equal(error_class_of_text("unknown kind: connect"),
 	    ERROR_CLASS_UNSUPPORTED);
@@ -233,21 +235,22 @@ judged_as_ping_is(void **state)
 {
 	double samples[] = { 0.4, 0.2 };
 	struct ping_result *p = NULL;
-	struct probe_result res = { 0 };
+	struct record res = { 0 };
 
 	(void)state;
 	assert_int_equal(ping_result_from_samples(3, samples, 2, &p), 0);
 	assert_int_equal(probe_ping_judge(p, &res), 0);
 	assert_true(res.ok);
-	assert_true(res.value == p->p50_ms);
-	probe_result_clear(&res);
+	assert_true(probe_kind_value(probe_kind_find("ping"), &res) ==
+	    p->p50_ms);
+	probe_outcome_clear(&res);
 	ping_result_free(p);
 	assert_int_equal(ping_result_from_samples(3, samples, 0, &p), 0);
 	memset(&res, 0, sizeof res);
 	assert_int_equal(probe_ping_judge(p, &res), 0);
 	assert_string_equal(res.error, "100% packet loss: 3 sent, none "
 	    "answered");
-	probe_result_clear(&res);
+	probe_outcome_clear(&res);
 	ping_result_free(p);
 }
 

@@ -21,6 +21,7 @@
 #include "fixture.h"
 #include "kind_settings.h"
 #include "probe_kind.h"
+#include "record.h"
 
 static const struct probe_kind *
 mtu(void)
@@ -67,7 +68,7 @@ row_is_the_kinds(void **state)
 
 /* file's text (and err's, exit status) parsed as host h1's */
 static void
-parse(const char *out, const char *err, int status, struct probe_result *res)
+parse(const char *out, const char *err, int status, struct record *res)
 {
 	struct probe_output o = { .out = out, .len = strlen(out), .err = err,
 	    .exit_status = status, .kind = mtu(), .host = "h1", .who = "" };
@@ -77,7 +78,7 @@ parse(const char *out, const char *err, int status, struct probe_result *res)
 }
 
 static void
-parse_file(const char *file, struct probe_result *res)
+parse_file(const char *file, struct record *res)
 {
 	char *text = fixture_read("mtu", file);
 
@@ -86,9 +87,9 @@ parse_file(const char *file, struct probe_result *res)
 }
 
 static double
-metric(const struct probe_result *res, const char *name)
+metric(const struct record *res, const char *name)
 {
-	const cJSON *v = cJSON_GetObjectItem(res->metrics, name);
+	const cJSON *v = cJSON_GetObjectItem(res->metrics_json, name);
 
 	return cJSON_IsNumber(v) ? v->valuedouble : NAN;
 }
@@ -97,15 +98,15 @@ metric(const struct probe_result *res, const char *name)
 static void
 found(const char *file, double bytes, int quic, int tries)
 {
-	struct probe_result res;
+	struct record res;
 
 	parse_file(file, &res);
 	assert_true(res.ok);
-	assert_true(res.value == bytes);
+	assert_true(probe_kind_value(probe_kind_find("mtu"), &res) == bytes);
 	assert_true(metric(&res, "mtu") == bytes);
 	assert_true(metric(&res, "quic_ok") == quic);
 	assert_true(metric(&res, "tries") == tries);
-	probe_result_clear(&res);
+	probe_outcome_clear(&res);
 }
 
 static void
@@ -121,7 +122,7 @@ searches_read(void **state)
 static void
 quic_floor_flagged(void **state)
 {
-	struct probe_result res;
+	struct record res;
 
 	(void)state;
 	/* IPv4: 1,200 + 8 (UDP) + 20 (IP) */
@@ -130,14 +131,14 @@ quic_floor_flagged(void **state)
 	    "", 0, &res);
 	assert_true(res.ok);
 	assert_true(metric(&res, "quic_ok") == 1);
-	probe_result_clear(&res);
+	probe_outcome_clear(&res);
 	parse("np-mtu local 1500 overhead 28\nnp-mtu try 1500 lost\n"
 	    "np-mtu try 576 ok\nnp-mtu try 1227 ok\nnp-mtu try 1228 lost\n",
 	    "", 0, &res);
 	assert_true(res.ok);
 	assert_true(metric(&res, "mtu") == 1227);
 	assert_true(metric(&res, "quic_ok") == 0);
-	probe_result_clear(&res);
+	probe_outcome_clear(&res);
 	/* IPv6: 1,200 + 8 + 40, under IPv6's least MTU (1,280): always */
 	parse("np-mtu local 1500 overhead 48\nnp-mtu try 1500 lost\n"
 	    "np-mtu try 1280 ok\nnp-mtu try 1390 lost\nnp-mtu try 1335 lost\n"
@@ -146,41 +147,41 @@ quic_floor_flagged(void **state)
 	assert_true(res.ok);
 	assert_true(metric(&res, "mtu") == 1280);
 	assert_true(metric(&res, "quic_ok") == 1);
-	probe_result_clear(&res);
+	probe_outcome_clear(&res);
 }
 
 static void
 failures_said(void **state)
 {
-	struct probe_result res;
+	struct record res;
 	char *out = fixture_read("mtu", "unknown_host.txt");
 	char *err = fixture_read("mtu", "unknown_host.err");
 
 	(void)state;
 	parse_file("search_silent.txt", &res);
 	assert_false(res.ok);
-	assert_int_equal(res.error_class, ERROR_CLASS_TOOL_FAILED);
+	assert_int_equal(error_class_of_name(res.error_class), ERROR_CLASS_TOOL_FAILED);
 	assert_string_equal(res.error, "no packet crossed with don't-fragment "
 	    "set, 68 bytes and smaller, in 3 tries");
 	assert_true(isnan(metric(&res, "mtu")));
-	probe_result_clear(&res);
+	probe_outcome_clear(&res);
 	parse(out, err, 2, &res);
-	assert_int_equal(res.error_class, ERROR_CLASS_TOOL_FAILED);
+	assert_int_equal(error_class_of_name(res.error_class), ERROR_CLASS_TOOL_FAILED);
 	assert_string_equal(res.error, "ping exited 2: ping: nohost.invalid: "
 	    "Temporary failure in name resolution");
-	probe_result_clear(&res);
+	probe_outcome_clear(&res);
 	free(out);
 	free(err);
 	parse("", "sh: 1: ping: not found\n", 127, &res);
-	assert_int_equal(res.error_class, ERROR_CLASS_TOOL_MISSING);
-	probe_result_clear(&res);
+	assert_int_equal(error_class_of_name(res.error_class), ERROR_CLASS_TOOL_MISSING);
+	probe_outcome_clear(&res);
 	parse("np-mtu local 1500 overhead 28\nnp-mtu try 1500 lost\n"
 	    "np-mtu try 576 ok\nnp-mtu try 1038 ok\n", "", 0, &res);
-	assert_int_equal(res.error_class, ERROR_CLASS_PARSE);	/* cut short */
-	probe_result_clear(&res);
+	assert_int_equal(error_class_of_name(res.error_class), ERROR_CLASS_PARSE);	/* cut short */
+	probe_outcome_clear(&res);
 	parse("garbage\n", "", 0, &res);
-	assert_int_equal(res.error_class, ERROR_CLASS_PARSE);
-	probe_result_clear(&res);
+	assert_int_equal(error_class_of_name(res.error_class), ERROR_CLASS_PARSE);
+	probe_outcome_clear(&res);
 }
 
 int

@@ -72,7 +72,7 @@ row_is_the_kinds(void **state)
 
 /* out (and err, exit status) parsed as host h1's */
 static void
-parse(const char *out, const char *err, int status, struct probe_result *res)
+parse(const char *out, const char *err, int status, struct record *res)
 {
 	struct probe_output o = { .out = out, .len = strlen(out), .err = err,
 	    .exit_status = status, .kind = traceroute(), .host = "h1",
@@ -83,9 +83,9 @@ parse(const char *out, const char *err, int status, struct probe_result *res)
 }
 
 static double
-metric(const struct probe_result *res, const char *name)
+metric(const struct record *res, const char *name)
 {
-	const cJSON *v = cJSON_GetObjectItem(res->metrics, name);
+	const cJSON *v = cJSON_GetObjectItem(res->metrics_json, name);
 
 	return cJSON_IsNumber(v) ? v->valuedouble : NAN;
 }
@@ -94,52 +94,52 @@ static void
 path_read(void **state)
 {
 	char *text = fixture_read("traceroute", "silent_hop_30ms.txt");
-	struct probe_result res;
+	struct record res;
 	const cJSON *addr, *ms;
 
 	(void)state;
 	parse(text, "", 0, &res);
 	free(text);
 	assert_true(res.ok);
-	assert_true(res.value == 30.761);
+	assert_true(probe_kind_value(probe_kind_find("traceroute"), &res) == 30.761);
 	assert_true(metric(&res, "rtt_ms") == 30.761);
 	assert_true(metric(&res, "hops") == 3);
 	/* the silent first hop is no figure: the rise is from the source */
 	assert_true(metric(&res, "jump_hop") == 2);
 	assert_true(metric(&res, "jump_ms") == 30.925);
-	addr = cJSON_GetObjectItem(res.metrics, "hop_address");
-	ms = cJSON_GetObjectItem(res.metrics, "hop_ms");
+	addr = cJSON_GetObjectItem(res.metrics_json, "hop_address");
+	ms = cJSON_GetObjectItem(res.metrics_json, "hop_ms");
 	assert_int_equal(cJSON_GetArraySize(addr), 3);
 	assert_true(cJSON_IsNull(cJSON_GetArrayItem(addr, 0)));
 	assert_string_equal(cJSON_GetArrayItem(addr, 1)->valuestring,
 	    "198.18.72.2");
 	assert_true(cJSON_IsNull(cJSON_GetArrayItem(ms, 0)));
 	assert_true(cJSON_GetArrayItem(ms, 2)->valuedouble == 30.761);
-	probe_result_clear(&res);
+	probe_outcome_clear(&res);
 }
 
 static void
 failures_said(void **state)
 {
-	struct probe_result res;
+	struct record res;
 
 	(void)state;
 	parse("np-hop 1 198.18.71.1 0.031\n", "", 0, &res);
 	assert_false(res.ok);
-	assert_int_equal(res.error_class, ERROR_CLASS_TOOL_FAILED);
+	assert_int_equal(error_class_of_name(res.error_class), ERROR_CLASS_TOOL_FAILED);
 	assert_string_equal(res.error, "the target did not answer (100% "
 	    "packet loss): 1 hop, the last 198.18.71.1");
 	assert_true(metric(&res, "hops") == 1);
-	probe_result_clear(&res);
+	probe_outcome_clear(&res);
 	parse("", "ping: no.such.host.invalid: Temporary failure in name "
 	    "resolution\n", 2, &res);
-	assert_int_equal(res.error_class, ERROR_CLASS_TOOL_FAILED);
+	assert_int_equal(error_class_of_name(res.error_class), ERROR_CLASS_TOOL_FAILED);
 	assert_string_equal(res.error, "ping exited 2: ping: "
 	    "no.such.host.invalid: Temporary failure in name resolution");
-	probe_result_clear(&res);
+	probe_outcome_clear(&res);
 	parse("", "sh: 1: ping: not found\n", 127, &res);
-	assert_int_equal(res.error_class, ERROR_CLASS_TOOL_MISSING);
-	probe_result_clear(&res);
+	assert_int_equal(error_class_of_name(res.error_class), ERROR_CLASS_TOOL_MISSING);
+	probe_outcome_clear(&res);
 }
 
 /* A record of the kind s -> t: its round trip, the hop where it rose. */

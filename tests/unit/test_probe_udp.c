@@ -21,6 +21,7 @@
 #include "fixture.h"
 #include "kind_settings.h"
 #include "probe_kind.h"
+#include "record.h"
 
 static const struct probe_kind *
 udp(void)
@@ -88,7 +89,7 @@ rate_reaches_command_and_config(void **state)
 
 /* f parsed, as host h1's; its metric name as a number (NAN: null). */
 static void
-parse_file(const char *file, struct probe_result *res)
+parse_file(const char *file, struct record *res)
 {
 	char *text = fixture_read("udp", file);
 	struct probe_output o = { .out = text, .len = strlen(text), .err = "",
@@ -100,9 +101,9 @@ parse_file(const char *file, struct probe_result *res)
 }
 
 static double
-metric(const struct probe_result *res, const char *name)
+metric(const struct record *res, const char *name)
 {
-	const cJSON *v = cJSON_GetObjectItem(res->metrics, name);
+	const cJSON *v = cJSON_GetObjectItem(res->metrics_json, name);
 
 	assert_non_null(v);
 	return cJSON_IsNumber(v) ? v->valuedouble : NAN;
@@ -111,7 +112,7 @@ metric(const struct probe_result *res, const char *name)
 static void
 loss_jitter_order_read(void **state)
 {
-	struct probe_result res;
+	struct record res;
 
 	(void)state;
 	/* 5 % loss, reordered: 159 of 3123 lost, 3125 sent */
@@ -119,7 +120,7 @@ loss_jitter_order_read(void **state)
 	assert_true(res.ok);
 	assert_true(fabs(metric(&res, "loss_pct") - 100.0 * 159 / 3123) <
 	    1e-9);
-	assert_true(fabs(res.value - metric(&res, "loss_pct")) < 1e-12);
+	assert_true(fabs(probe_kind_value(probe_kind_find("udp"), &res) - metric(&res, "loss_pct")) < 1e-12);
 	assert_true(fabs(metric(&res, "loss_resolution_pct") - 100.0 / 3125)
 	    < 1e-9);
 	assert_true(fabs(metric(&res, "jitter_ms") - 1.17071186201916) <
@@ -128,7 +129,7 @@ loss_jitter_order_read(void **state)
 	assert_true(metric(&res, "lost") == 159);
 	assert_true(metric(&res, "sent") == 3125);
 	assert_true(fabs(metric(&res, "mbps") - 9.447915338518424) < 1e-9);
-	probe_result_clear(&res);
+	probe_outcome_clear(&res);
 	/* in order, no loss: the summary has no out-of-order line */
 	parse_file("client_ok.json", &res);
 	assert_true(res.ok);
@@ -136,25 +137,25 @@ loss_jitter_order_read(void **state)
 	assert_true(metric(&res, "out_of_order") == 0);
 	assert_true(fabs(metric(&res, "loss_resolution_pct") - 100.0 / 521) <
 	    1e-9);
-	probe_result_clear(&res);
+	probe_outcome_clear(&res);
 	/* two streams: their sums */
 	parse_file("client_p2.json", &res);
 	assert_true(res.ok);
 	assert_true(metric(&res, "packets") == 1042);
 	assert_true(fabs(metric(&res, "mbps") - 9.85806950080909) < 1e-9);
-	probe_result_clear(&res);
+	probe_outcome_clear(&res);
 	/* no server's output: out of order unknown, null */
 	parse_file("client_no_server_output.json", &res);
 	assert_true(res.ok);
 	assert_true(isnan(metric(&res, "out_of_order")));
 	assert_true(metric(&res, "packets") == 39);
-	probe_result_clear(&res);
+	probe_outcome_clear(&res);
 }
 
 static void
 errors_said(void **state)
 {
-	struct probe_result res;
+	struct record res;
 	struct probe_output o = { .out = "", .len = 0,
 	    .err = "sh: 1: iperf3: not found\n", .exit_status = 127,
 	    .kind = NULL, .host = "h1", .who = "" };
@@ -162,26 +163,26 @@ errors_said(void **state)
 	(void)state;
 	parse_file("client_refused.json", &res);
 	assert_false(res.ok);
-	assert_int_equal(res.error_class, ERROR_CLASS_TOOL_FAILED);
+	assert_int_equal(error_class_of_name(res.error_class), ERROR_CLASS_TOOL_FAILED);
 	assert_string_equal(res.error, "iperf3: unable to connect to server: "
 	    "Connection refused");
-	probe_result_clear(&res);
+	probe_outcome_clear(&res);
 	o.kind = udp();
 	memset(&res, 0, sizeof res);
 	assert_int_equal(udp()->parse(&o, &res), 0);
-	assert_int_equal(res.error_class, ERROR_CLASS_TOOL_MISSING);
-	probe_result_clear(&res);
+	assert_int_equal(error_class_of_name(res.error_class), ERROR_CLASS_TOOL_MISSING);
+	probe_outcome_clear(&res);
 	o.out = "{\"start\":{}";
 	o.err = "";
 	o.exit_status = 0;
 	assert_int_equal(udp()->parse(&o, &res), 0);
-	assert_int_equal(res.error_class, ERROR_CLASS_PARSE);
-	probe_result_clear(&res);
+	assert_int_equal(error_class_of_name(res.error_class), ERROR_CLASS_PARSE);
+	probe_outcome_clear(&res);
 	/* a TCP report is not a UDP one */
 	o.out = "{\"end\":{\"sum_received\":{\"bytes\":1}}}";
 	assert_int_equal(udp()->parse(&o, &res), 0);
-	assert_int_equal(res.error_class, ERROR_CLASS_PARSE);
-	probe_result_clear(&res);
+	assert_int_equal(error_class_of_name(res.error_class), ERROR_CLASS_PARSE);
+	probe_outcome_clear(&res);
 }
 
 int

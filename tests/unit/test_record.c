@@ -350,6 +350,36 @@ resume_refuses_a_file_that_is_not_jsonl(void **state)
 	}
 }
 
+/*
+ * --resume reads the output as the heatmap does: a JSON object that is no
+ * record (a run.json's, on a line of its own) is refused at its line, after
+ * a record that was read.
+ */
+static void
+resume_refuses_a_line_that_is_no_record(void **state)
+{
+	static const char text[] = "{\"kind\": \"ping\", \"ok\": true, "
+	    "\"source\": \"a\", \"target\": \"b\"}\n"
+	    "{\"run_id\": \"r1\", \"machines\": []}\n";
+	struct record_done_set *set = NULL;
+	char *cause = NULL, *after, where[4200];
+	FILE *f;
+
+	f = fopen(path, "wb");
+	assert_non_null(f);
+	fputs(text, f);
+	fclose(f);
+	assert_int_equal(record_done_load(path, &set, &cause), NP_ERR_PARSE);
+	assert_null(set);
+	snprintf(where, sizeof where, "%s:2 is not a JSON record", path);
+	assert_non_null(cause);
+	assert_non_null(strstr(cause, where));
+	free(cause);
+	after = slurp();
+	assert_string_equal(after, text);
+	free(after);
+}
+
 /* A link planted at the output's name is not written through. */
 static void
 symlinked_output_refused(void **state)
@@ -506,6 +536,8 @@ main(void)
 		    unwritable_output_names_the_file, setup, teardown),
 		cmocka_unit_test_setup_teardown(
 		    resume_refuses_a_file_that_is_not_jsonl, setup, teardown),
+		cmocka_unit_test_setup_teardown(
+		    resume_refuses_a_line_that_is_no_record, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
