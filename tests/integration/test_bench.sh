@@ -19,7 +19,7 @@ small=(--latency-count 5 --throughput-count 2 --throughput-bytes 1048576)
 # checked at the end
 local_pid=
 if [ -z "${NETPROF_TEST_OTELA:-}" ]; then
-	cat >"$NETPROF_TEST_TMP/local.json" <<EOF
+	cat >"$NETPROF_TEST_TMP/$TEST_NAME.local.json" <<EOF
 {"remote_setup": "$(otela_setup)",
  "machines": [
   {"name": "a", "address": "127.0.0.1", "transport": "local",
@@ -28,7 +28,7 @@ if [ -z "${NETPROF_TEST_OTELA:-}" ]; then
    "http_port": 29190, "libp2p_port": 29191}]}
 EOF
 	rm -rf "$NETPROF_TEST_TMP/local"	# its earlier run's output is refused
-	"$NETPROF_BIN" bench --config "$NETPROF_TEST_TMP/local.json" \
+	"$NETPROF_BIN" bench --config "$NETPROF_TEST_TMP/$TEST_NAME.local.json" \
 	    --output "$NETPROF_TEST_TMP/local" --run-id t7 "${small[@]}" >"$NETPROF_TEST_TMP/local.out" 2>&1 &
 	local_pid=$!
 	at_exit "kill $local_pid 2>/dev/null || true"
@@ -198,7 +198,7 @@ connect_checks() {
 }
 
 # --- --keep, then --teardown RUN_ID; --baseline beside the start -----
-work=$NETPROF_TEST_TMP/keep
+work=$NETPROF_TEST_TMP/$TEST_NAME.keep
 rm -rf "$work" && mkdir -p "$work"
 (cd "$work" && "$NETPROF_BIN" bench --config "$fastc" --run-id t2 --keep \
     --baseline --kinds libp2p_ping,connect "${small[@]}" >out.txt 2>&1) ||
@@ -222,7 +222,7 @@ assert_eq '{"failed":0,"ok":12}' "$(jq -c .baseline_totals "$work/results/t2/run
 connect_checks "$work/results/t2"
 
 # --- --otela-bin: hosts without otela get it over their session ------
-bindir=$NETPROF_TEST_TMP/otela-bin
+bindir=$NETPROF_TEST_TMP/$TEST_NAME.otela-bin
 mkdir -p "$bindir"
 printf '#!/bin/sh\n# %s\n%s\nexec %s "$@"\n' "$TEST_NAME" "$OTELA_SHORT_WAITS" \
     "${NETPROF_TEST_OTELA:-$NETPROF_SRC/tests/otela-node/bin/otela}" \
@@ -232,9 +232,9 @@ sha=$(sha256sum "$bindir"/otela-* | cut -c1-64)
 cache=$(getent passwd "$LAB_USER" | cut -d: -f6)/.cache/netprof
 rm -f "$cache/otela-$sha"
 at_exit "rm -f '$cache/otela-$sha'"
-bare=$NETPROF_TEST_TMP/bare.json
+bare=$NETPROF_TEST_TMP/$TEST_NAME.bare.json
 jq 'del(.remote_setup)' "$LAB_INVENTORY" >"$bare"
-out=$NETPROF_TEST_TMP/deploy
+out=$NETPROF_TEST_TMP/$TEST_NAME.deploy
 rm -rf "$out"	# its earlier run's output is refused
 assert_status 1 "$NETPROF_BIN" bench --config "$bare" --output "$out" \
     --run-id t4 --kinds libp2p_ping --no-punch "${small[@]}"

@@ -91,7 +91,7 @@ fi
 
 # --- bench on the shared home, kept: the node's files are in the run's
 # --- directory, and after teardown nothing is in $HOME ------------------
-out=$NETPROF_TEST_TMP/keep
+out=$NETPROF_TEST_TMP/$TEST_NAME.keep
 rm -rf "$out"	# its earlier run's output is refused
 assert_status 0 "$NETPROF_BIN" bench --config "$inv" --output "$out" \
     --run-id o1 --keep --kinds libp2p_ping --no-punch "${small[@]}"

@@ -78,7 +78,7 @@ nothing_left "hostile directory"
 rm -rf "$d"
 
 # --- run.json has the PID and its start time; the directory is 0700 ----
-out=$NETPROF_TEST_TMP/keep
+out=$NETPROF_TEST_TMP/$TEST_NAME.keep
 rm -rf "$out"	# its earlier run's output is refused
 assert_status 0 "$NETPROF_BIN" bench --config "$inv" --output "$out" \
     --run-id s2 --keep "${small[@]}"
@@ -140,7 +140,7 @@ assert_eq "$kept" "$(cat "$rid/results/s3/measurements.jsonl" "$rid/results/s3/r
     "the first run's output untouched (results/RUN_ID)"
 
 # --- the deploy cache: a planted and a truncated file --------------------
-bindir=$NETPROF_TEST_TMP/otela-bin
+bindir=$NETPROF_TEST_TMP/$TEST_NAME.otela-bin
 mkdir -p "$bindir"
 bin=$bindir/otela-$(uname -m | sed 's/x86_64/amd64/; s/aarch64/arm64/')
 printf '#!/bin/sh\n# %s\nexec %s/tests/otela-node/bin/otela "$@"\n' "$TEST_NAME" "$NETPROF_SRC" >"$bin"
@@ -150,14 +150,14 @@ cache=$(getent passwd "$LAB_USER" | cut -d: -f6)/.cache/netprof
 mkdir -p "$cache" && chown "$LAB_USER:" "$cache"
 at_exit "rm -f '$cache/otela-$sha'"
 # no otela on PATH: it comes over the session
-jq --arg f "$OTELA_SHORT_WAITS" '.remote_setup = $f' "$LAB_INVENTORY" >"$NETPROF_TEST_TMP/bare.json"
+jq --arg f "$OTELA_SHORT_WAITS" '.remote_setup = $f' "$LAB_INVENTORY" >"$NETPROF_TEST_TMP/$TEST_NAME.bare.json"
 printf '#!/bin/sh\necho planted >&2; exit 1\n' >"$cache/otela-$sha"
 head -c 20 "$bin" >"$NETPROF_TEST_TMP/truncated"
 for plant in planted "$NETPROF_TEST_TMP/truncated"; do
 	[ "$plant" = planted ] || cp "$plant" "$cache/otela-$sha"
 	chmod 755 "$cache/otela-$sha" && chown "$LAB_USER:" "$cache/otela-$sha"
-	assert_status 0 "$NETPROF_BIN" bench --config "$NETPROF_TEST_TMP/bare.json" \
-	    --output "$NETPROF_TEST_TMP/deploy" --force --run-id s4 --otela-bin "$bindir" "${small[@]}"
+	assert_status 0 "$NETPROF_BIN" bench --config "$NETPROF_TEST_TMP/$TEST_NAME.bare.json" \
+	    --output "$NETPROF_TEST_TMP/$TEST_NAME.deploy" --force --run-id s4 --otela-bin "$bindir" "${small[@]}"
 	cmp -s "$bin" "$cache/otela-$sha" || fail "the cached binary was not replaced ($plant)"
 	assert_eq "700" "$(stat -c %a "$cache")" "the cache directory is private"
 done

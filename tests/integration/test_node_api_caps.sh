@@ -34,7 +34,7 @@ for (( i = 0; i < 600; i++ )); do
 	    curl -sf -o /dev/null http://127.0.0.1:29692/v1/health && break
 	sleep 0.1
 done
-cat >"$NETPROF_TEST_TMP/local.json" <<'JSON'
+cat >"$NETPROF_TEST_TMP/$TEST_NAME.local.json" <<'JSON'
 {"transport": "local", "machines": [{"name": "here", "address": "127.0.0.1"}]}
 JSON
 
@@ -44,7 +44,7 @@ drive() {	# drive INVENTORY HOST PORT PATH, its peak memory in KiB (GNU
 	    --config "$1" --host "$2" --port "$3" --path "$4" --timeout 30
 	PEAK=$(sed -n 's/^peak_kib=//p' <<<"$OUT")
 }
-for via in "$LAB_INVENTORY h1 19690 19691 19692" "$NETPROF_TEST_TMP/local.json here 29690 29691 29692"; do
+for via in "$LAB_INVENTORY h1 19690 19691 19692" "$NETPROF_TEST_TMP/$TEST_NAME.local.json here 29690 29691 29692"; do
 	set -- $via
 	drive "$1" "$2" "$3" /v1/dnt/table
 	base=$PEAK
