@@ -195,6 +195,21 @@ test_peer_id_from_output_validated(void **state)
 }
 
 /* A two-host run after its sweep, one host failed at start. */
+/* b over two hosts, h1 and h2 of inv, with options o; the rest cleared */
+static void
+two_hosts(struct bench *b, struct bench_host hosts[2],
+    const struct bench_options *o, struct inventory *inv)
+{
+	memset(b, 0, sizeof *b);
+	memset(hosts, 0, 2 * sizeof *hosts);
+	b->o = o;
+	b->inv = inv;
+	b->n = 2;
+	b->hosts = hosts;
+	hosts[0].m = &inv->machines[0];
+	hosts[1].m = &inv->machines[1];
+}
+
 static void
 test_run_json_fields(void **state)
 {
@@ -209,20 +224,13 @@ test_run_json_fields(void **state)
 	assert_int_equal(inventory_parse("{\"machines\": [{\"name\": \"h1\","
 	    " \"address\": \"198.18.0.2\"}, {\"name\": \"h2\", \"address\":"
 	    " \"198.18.0.3\", \"site\": \"zrh\"}]}", "m.json", &inv, &cause), 0);
-	memset(&b, 0, sizeof b);
-	memset(hosts, 0, sizeof hosts);
-	b.o = &o;
-	b.inv = inv;
-	b.n = 2;
-	b.hosts = hosts;
+	two_hosts(&b, hosts, &o, inv);
 	strcpy(b.run_id, "r1");
 	b.started_at = T0;
 	b.ok = 5;
 	b.failed = 7;
 	b.phase_ran[BENCH_INIT] = b.phase_ran[BENCH_START] = 1;
 	b.phase_s[BENCH_START] = 1.234;
-	hosts[0].m = &inv->machines[0];
-	hosts[1].m = &inv->machines[1];
 	hosts[0].dir = "/tmp/otela-bench-r1-h1";
 	hosts[1].dir = "/tmp/otela-bench-r1-h2";
 	hosts[0].peer_id = PID_A;
@@ -303,16 +311,9 @@ test_run_json_punch_upstream_form(void **state)
 	assert_int_equal(inventory_parse("{\"machines\": [{\"name\": \"h1\","
 	    " \"address\": \"198.18.0.2\"}, {\"name\": \"h2\", \"address\":"
 	    " \"198.18.0.3\"}]}", "m.json", &inv, &cause), 0);
-	memset(&b, 0, sizeof b);
-	memset(hosts, 0, sizeof hosts);
+	two_hosts(&b, hosts, &o, inv);
 	memset(tasks, 0, sizeof tasks);
-	b.o = &o;
-	b.inv = inv;
-	b.n = 2;
-	b.hosts = hosts;
 	strcpy(b.run_id, "r1");
-	hosts[0].m = &inv->machines[0];
-	hosts[1].m = &inv->machines[1];
 	tasks[0] = (struct bench_task){ .src = 0, .dst = 1, .state = 2,
 		.error = "h1: holepunch: no answer within 60 s" };
 	tasks[1] = (struct bench_task){ .src = 1, .dst = 0, .state = 2,
@@ -372,14 +373,7 @@ test_run_json_punch_outcome(void **state)
 	assert_int_equal(inventory_parse("{\"machines\": [{\"name\": \"h1\","
 	    " \"address\": \"198.18.0.2\"}, {\"name\": \"h2\", \"address\":"
 	    " \"198.18.0.3\"}]}", "m.json", &inv, &cause), 0);
-	memset(&b, 0, sizeof b);
-	memset(hosts, 0, sizeof hosts);
-	b.o = &o;
-	b.inv = inv;
-	b.n = 2;
-	b.hosts = hosts;
-	hosts[0].m = &inv->machines[0];
-	hosts[1].m = &inv->machines[1];
+	two_hosts(&b, hosts, &o, inv);
 	b.task_sets[BENCH_PUNCH] = &t;
 	b.n_task_sets[BENCH_PUNCH] = 1;
 	for (i = 0; i < sizeof cases / sizeof *cases; i++) {
