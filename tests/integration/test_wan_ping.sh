@@ -1,21 +1,21 @@
 #!/usr/bin/env bash
 # collect's ping on a lab with distance (three sites and home, each behind
-# a wirefilter): every pair's median RTT is close to its ground truth (a
-# plain ping of that pair alone, run as root in the source's namespace),
-# with the fan-out and with --serial, and the two runs are close to each
-# other pair by pair; no median is below the configured RTT (less 1 ms:
-# the emulator's clock), which the emulator only adds to. The lab's own
-# parts are checked on the way: the inventory's sites, topology.json's
+# a wirefilter): every pair ok with the fan-out and with --serial, and its
+# median RTT shows the lab's distance: none below the configured RTT (less
+# 1 ms: the emulator's clock), which the emulator only adds to, and the
+# pair inside a site well below the nearest pair across sites. The lab's
+# own parts are checked on the way: the inventory's sites, topology.json's
 # RTTs, a pair of sites with a path of its own (--pair) taken by that pair
 # only, and run-time changes of a site's link and of a pair's path through
 # the management socket.
 #
-# Tolerance: max(3 ms, 10 %) of the ground truth, from docs/lab.md's
-# figures: the emulator adds 1-3 ms per inter-site round trip on an idle
-# machine, and its own jitter under CPU load (two tests at a time on two
-# cores) moves a 20-echo median by up to about 3 ms; max(2 ms, 5 %) holds
-# on an idle machine only. A round with a pair out of tolerance gets a
-# second, and each pair's lower median counts, as for the ground truth.
+# These bounds hold under any load (load only adds to a round trip, and
+# each is the configured figure or a gap of 7 ms and more, the lower of
+# two medians counting where one misses), so the test
+# runs beside the others. How close the medians come to the lab's ground
+# truth (a plain ping of each pair alone: within max(3 ms, 10 %), fan-out
+# and --serial alike, and the changed links' figures from above) is
+# fidelity, measured on the same lab by tests/perf/wan_fidelity.sh.
 . "$(dirname "$0")/lib.sh"
 require_root
 require_cmd ping fping jq wirefilter vde_switch unixcmd
@@ -64,109 +64,50 @@ ping_median() {
 		else print (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
 }
 
-# Ground truth: each ordered pair alone, 20 echoes 50 ms apart, taken
-# before netprof's runs and again after them; the lower median is the
-# pair's. Load from other tests only adds to a round trip, and one burst of
-# it once put a single median 10 ms over its pair's (60.7 on a 51 ms pair,
-# the next median 51.2), so one measurement is not the link's.
-declare -A truth=()
-measure_truth() {
-	local s t m
-	for s in $LAB_HOSTS; do
-		for t in $LAB_HOSTS; do
-			[ "$s" = "$t" ] && continue
-			m=$(lab run "$s" -- ping -n -c 20 -i 0.05 -W 2 "$(lab_addr "$t")" | ping_median)
-			assert_ne none "$m" "ground truth $s -> $t has replies"
-			if [ -z "${truth[$s,$t]:-}" ] ||
-			    awk -v a="$m" -v b="${truth[$s,$t]}" 'BEGIN { exit !(a < b) }'; then
-				truth[$s,$t]=$m
-			fi
-		done
-	done
-}
-measure_truth
+# netprof's runs, fan-out and --serial.
+fan=$NETPROF_TEST_TMP/wan-ping-fanout.jsonl ser=$NETPROF_TEST_TMP/wan-ping-serial.jsonl
+rm -f "$fan" "$ser"
+at_exit "rm -f '$fan' '$ser'"
+assert_status 0 "$NETPROF_BIN" -q collect --config "$inv" --output "$fan" \
+    --ping-count 10 --ping-interval 0.1
+assert_status 0 "$NETPROF_BIN" -q collect --config "$inv" --output "$ser" \
+    --ping-count 10 --ping-interval 0.1 --serial
+assert_eq "12 fanout" "$(jq -r 'select(.ok)|.mode' "$fan" | uniq -c | awk '{print $1, $2}')" "fan-out: 12 pairs ok"
+assert_eq "12 serial" "$(jq -r 'select(.ok)|.mode' "$ser" | uniq -c | awk '{print $1, $2}')" "serial: 12 pairs ok"
 
-# netprof's runs, fan-out and --serial, each into its own file per round
-# (wan-fanout.N.jsonl, wan-serial.N.jsonl).
-runs=0
-collect_round() {
-	runs=$((runs + 1))
-	local fan=$NETPROF_TEST_TMP/wan-fanout.$runs.jsonl ser=$NETPROF_TEST_TMP/wan-serial.$runs.jsonl
-	rm -f "$fan" "$ser"
-	assert_status 0 "$NETPROF_BIN" -q collect --config "$inv" --output "$fan" \
-	    --ping-count 20 --ping-interval 0.1
-	assert_status 0 "$NETPROF_BIN" -q collect --config "$inv" --output "$ser" \
-	    --ping-count 20 --ping-interval 0.1 --serial
-	assert_eq "12 fanout" "$(jq -r 'select(.ok)|.mode' "$fan" | uniq -c | awk '{print $1, $2}')" "fan-out: 12 pairs ok"
-	assert_eq "12 serial" "$(jq -r 'select(.ok)|.mode' "$ser" | uniq -c | awk '{print $1, $2}')" "serial: 12 pairs ok"
-}
-
-# within A B: |A - B| <= max(3, 10 % of B)
-within() {
-	awk -v a="$1" -v b="$2" 'BEGIN { d = a - b; if (d < 0) d = -d;
-		tol = b * 0.10; if (tol < 3) tol = 3; exit !(d <= tol) }'
-}
-
-# p50 MODE S T: the pair's lowest median over netprof's rounds so far, as
-# for the ground truth: load only adds to a round trip
+# p50 FILE S T: the pair's median in the run's records
 p50() {
-	cat "$NETPROF_TEST_TMP"/wan-"$1".*.jsonl |
-	    jq -r --arg s "$2" --arg t "$3" 'select(.source==$s and .target==$t)|.metrics.p50' |
-	    sort -g | head -1
+	jq -r --arg s "$2" --arg t "$3" 'select(.source==$s and .target==$t)|.metrics.p50' "$1"
 }
-
-# Every pair against its ground truth and its configured RTT: the report
-# in $report, the first miss in $miss (none: empty).
-evaluate() {
-	local s t want f r g
-	report="" miss=""
+for f in "$fan" "$ser"; do
+	mode=$(jq -r '.mode' "$f" | head -1)
 	for s in $LAB_HOSTS; do
 		for t in $LAB_HOSTS; do
 			[ "$s" = "$t" ] && continue
-			want=$(jq ".rtt_ms.$s.$t" "$topo")
-			f=$(p50 fanout "$s" "$t") r=$(p50 serial "$s" "$t")
-			g=${truth[$s,$t]}
-			report="$report$s->$t configured $want truth $g fanout $f serial $r"$'\n'
-			[ -n "$miss" ] && continue
-			if ! within "$f" "$g"; then
-				miss="$s -> $t: fan-out p50 $f ms is not within max(3 ms, 10 %) of the ground truth $g ms"
-			elif ! within "$r" "$g"; then
-				miss="$s -> $t: serial p50 $r ms is not within max(3 ms, 10 %) of the ground truth $g ms"
-			elif ! within "$f" "$r"; then
-				miss="$s -> $t: fan-out p50 $f ms and serial p50 $r ms differ by more than max(3 ms, 10 %)"
-			elif ! awk -v v="$f" -v w="$want" 'BEGIN { exit !(v >= w - 1) }'; then
-				miss="$s -> $t: fan-out p50 $f ms is below the configured $want ms"
-			elif ! awk -v v="$r" -v w="$want" 'BEGIN { exit !(v >= w - 1) }'; then
-				miss="$s -> $t: serial p50 $r ms is below the configured $want ms"
-			fi
+			want=$(jq ".rtt_ms.$s.$t" "$topo") v=$(p50 "$f" "$s" "$t")
+			awk -v v="$v" -v w="$want" 'BEGIN { exit !(v != "" && v >= w - 1) }' ||
+			    fail "$s -> $t: $mode p50 '$v' ms is below the configured $want ms"
 		done
 	done
-	[ -z "$miss" ]
+	# h1 and h2 share site a: no emulator between them; the nearest pair
+	# across sites is 16 ms (a-b).
+	for st in "h1 h2" "h2 h1"; do
+		v=$(p50 "$f" $st)
+		awk -v v="$v" 'BEGIN { exit !(v < 15) }' ||
+		    fail "${st/ / -> }: $mode p50 $v ms inside site a, expected below a-b's 16 ms"
+	done
+	TEST_CHECKS=$((TEST_CHECKS + 14))
+done
+
+# A plain ping's median from S to T, COUNT echoes.
+plain() {
+	lab run "$1" -- ping -n -c "$3" -i 0.05 -W 2 "$(lab_addr "$2")" | ping_median
 }
-
-# One round of netprof's runs between two of the ground truth's. A burst
-# of load during it (the lab shares two cores with the suite's other
-# tests) once put a fan-out median 3.75 ms over its pair's, the serial
-# one 1.4 ms, with no other test running: then a second round, and again
-# each pair's lower median is the pair's. A miss that is netprof's (a
-# fan-out that delays its own probes, a parse in the wrong unit) is there
-# in both rounds.
-collect_round
-measure_truth
-if ! evaluate; then
-	echo "round 1: $miss; a second round" >&2
-	printf '%s' "$report" >&2
-	collect_round
-	measure_truth
-	evaluate || fail "$miss (the lower of $runs rounds)"$'\n'"$report"
-fi
-TEST_CHECKS=$((TEST_CHECKS + 5 * 12))
-echo "$report" | tee "$NETPROF_TEST_TMP/wan-ping-report.txt"
-
 # The pair's path is the pair's: 50 ms where the star gives 36, both ways.
-for st in h3,h4 h4,h3; do
-	awk -v v="${truth[$st]}" 'BEGIN { exit !(v >= 49 && v < 56) }' ||
-	    fail "${st/,/ -> }: ground truth ${truth[$st]} ms, expected the pair's 50 ms (2 x 25) and a little more, not the star's 36"
+for st in "h3 h4" "h4 h3"; do
+	g=$(plain $st 10)
+	awk -v v="$g" 'BEGIN { exit !(v >= 49) }' ||
+	    fail "${st/ / -> }: median $g ms, expected the pair's 50 ms (2 x 25), not the star's 36"
 	TEST_CHECKS=$((TEST_CHECKS + 1))
 done
 
@@ -174,19 +115,23 @@ done
 assert_status 0 lab link b delay 20
 assert_contains "$OUT" "link b: delay 20 ms"
 assert_contains "$(lab status)" "Delay L->R 20+0U R->L 20+0U" "b's wirefilter has the new delay"
-g=$(lab run h1 -- ping -n -c 10 -i 0.05 -W 2 "$(lab_addr h3)" | ping_median)
-awk -v v="$g" 'BEGIN { exit !(v >= 44 && v < 60) }' ||
-    fail "h1 -> h3 after link b delay 20: median $g ms, expected 44 ms (2 x (2 + 20)) and a little more"
-# b's link is not on the b-c pair's path; the pair's own change is.
-g=$(lab run h3 -- ping -n -c 10 -i 0.05 -W 2 "$(lab_addr h4)" | ping_median)
-awk -v v="$g" 'BEGIN { exit !(v >= 49 && v < 56) }' ||
-    fail "h3 -> h4 after link b delay 20: median $g ms, expected the pair's 50 ms still"
+g=$(plain h1 h3 10)
+awk -v v="$g" 'BEGIN { exit !(v >= 44) }' ||
+    fail "h1 -> h3 after link b delay 20: median $g ms, expected 44 ms (2 x (2 + 20)) at least"
+# b's link is not on the b-c pair's path (through the star, b and c's
+# links, 64 ms; through b's link and the pair's, 90); the pair's own
+# change is. Load only adds: a median that misses gets a second, and the
+# lower counts.
+g=$(plain h3 h4 10)
+awk -v v="$g" 'BEGIN { exit !(v >= 49 && v < 57) }' || g=$(printf '%s\n' "$g" "$(plain h3 h4 10)" | sort -g | head -1)
+awk -v v="$g" 'BEGIN { exit !(v >= 49 && v < 57) }' ||
+    fail "h3 -> h4 after link b delay 20: median $g ms, expected the pair's 50 ms still, not the star's 64"
 assert_status 0 lab link b-c delay 40 loss 0
 assert_contains "$OUT" "link b-c: delay 40 ms, jitter 0 ms, loss 0%, rate unlimited"
 assert_contains "$(lab status)" "b-c:Loss L->R 0+0U R->L 0+0U;Delay L->R 40+0U R->L 40+0U" "the pair's wirefilter has the new delay"
-g=$(lab run h4 -- ping -n -c 10 -i 0.05 -W 2 "$(lab_addr h3)" | ping_median)
-awk -v v="$g" 'BEGIN { exit !(v >= 79 && v < 90) }' ||
-    fail "h4 -> h3 after link b-c delay 40: median $g ms, expected 80 ms (2 x 40) and a little more"
+g=$(plain h4 h3 10)
+awk -v v="$g" 'BEGIN { exit !(v >= 79) }' ||
+    fail "h4 -> h3 after link b-c delay 40: median $g ms, expected 80 ms (2 x 40) at least"
 TEST_CHECKS=$((TEST_CHECKS + 3))
 assert_status 2 lab link a-b delay 1
 assert_contains "$OUT" "no pair 'a-b'"

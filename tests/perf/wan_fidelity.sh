@@ -9,6 +9,15 @@
 #   across it not below 40 % of exclusive; between a and c within 10 % of
 #   their rate. A pair out of tolerance gets a second exclusive round and
 #   its higher rate counts, as in the suite.
+# - ping (test_wan_ping's lab: sites a (2 hosts), b, c and home at 2, 6,
+#   12 and 3 ms, a path of its own for b-c at 25 ms): every ordered pair's
+#   collect p50, fan-out and --serial, within max(3 ms, 10 %) of its ground
+#   truth (a plain ping of the pair alone, 20 echoes, the lower median of
+#   one round before and one after) and of each other, none below the
+#   configured RTT less 1 ms; the b-c pair at 49-56 ms (its own 50, not
+#   the star's 36); after `link b delay 20` a-b at 44-60 ms and b-c still
+#   49-56, after `link b-c delay 40` 79-90 ms. A round out of tolerance
+#   gets a second, each pair's lower median counting.
 #
 # usage: tests/perf/wan_fidelity.sh   (needs root)
 # env:   NETPROF_BIN (default: build/main/netprof, built)
@@ -69,6 +78,93 @@ for pair in "h1 h3" "h3 h1"; do
 	    "$(mbps "$s" "$t" "$WORK"/ex*.jsonl)" "$wide ± 10 %" \
 	    "v >= 0.9 * $wide && v <= 1.1 * $wide"
 done
+cleanup
+
+# --- ping on sites with distance and a pair's own path --------------------
+"$LAB" up --name wfid --dir "$WORK/lab" --hosts 4 --site a=2,delay=2 \
+    --site b=1,delay=6 --site c=1,delay=12 --home delay=3 --pair b-c,delay=25 >/dev/null
+inv=$WORK/lab/machines.json topo=$WORK/lab/topology.json
+hosts=$(jq -r '[.machines[].name] | join(" ")' "$inv")
+addr() { jq -r --arg h "$1" '.machines[] | select(.name == $h) | .address' "$inv"; }
+# plain S T COUNT: the median of a plain ping from S to T
+plain() {
+	"$LAB" run --name wfid "$1" -- ping -n -c "$3" -i 0.05 -W 2 "$(addr "$2")" |
+	    sed -n 's/.*time=\([0-9.]*\) ms.*/\1/p' | sort -g |
+	    awk '{ v[NR] = $1 } END { if (NR == 0) print "none";
+		else if (NR % 2) print v[(NR + 1) / 2]; else print (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
+}
+declare -A truth=()
+measure_truth() {
+	local s t m
+	for s in $hosts; do
+		for t in $hosts; do
+			[ "$s" = "$t" ] && continue
+			m=$(plain "$s" "$t" 20)
+			if [ -z "${truth[$s,$t]:-}" ] ||
+			    awk -v a="$m" -v b="${truth[$s,$t]}" 'BEGIN { exit !(a < b) }'; then
+				truth[$s,$t]=$m
+			fi
+		done
+	done
+}
+rounds=0
+ping_round() {
+	rounds=$((rounds + 1))
+	"$BIN" -q collect --config "$inv" --output "$WORK/fanout.$rounds.jsonl" \
+	    --ping-count 20 --ping-interval 0.1 || true
+	"$BIN" -q collect --config "$inv" --output "$WORK/serial.$rounds.jsonl" \
+	    --ping-count 20 --ping-interval 0.1 --serial || true
+	measure_truth
+}
+# p50 MODE S T: the pair's lowest median over the rounds
+p50() {
+	cat "$WORK/$1".*.jsonl | jq -r --arg s "$2" --arg t "$3" \
+	    'select(.source==$s and .target==$t and .ok)|.metrics.p50' | sort -g | head -1
+}
+within='d = v - g; if (d < 0) d = -d; tol = g * 0.10; if (tol < 3) tol = 3'
+ping_misses() {	# the count of pairs out of tolerance in the rounds so far
+	local s t n=0
+	for s in $hosts; do
+		for t in $hosts; do
+			[ "$s" = "$t" ] && continue
+			awk -v f="$(p50 fanout "$s" "$t")" -v r="$(p50 serial "$s" "$t")" \
+			    -v g="${truth[$s,$t]}" -v w="$(jq ".rtt_ms.$s.$t" "$topo")" \
+			    'function ok(v, g) { '"$within"'; return v != "" && d <= tol }
+			    BEGIN { exit !(ok(f, g) && ok(r, g) && ok(f, r) && f >= w - 1 && r >= w - 1) }' ||
+			    n=$((n + 1))
+		done
+	done
+	echo $n
+}
+measure_truth
+ping_round
+[ "$(ping_misses)" = 0 ] || ping_round
+for s in $hosts; do
+	for t in $hosts; do
+		[ "$s" = "$t" ] && continue
+		g=${truth[$s,$t]} w=$(jq ".rtt_ms.$s.$t" "$topo")
+		f=$(p50 fanout "$s" "$t") r=$(p50 serial "$s" "$t")
+		verdict "ping $s->$t fan-out p50 against the ground truth $g ms (configured $w)" \
+		    "${f:-none}" "max(3 ms, 10 %), >= $((w - 1))" \
+		    "v != \"none\" && v >= $w - 1 && (d = v - $g) <= (t = ($g * 0.1 < 3 ? 3 : $g * 0.1)) && -d <= t"
+		verdict "ping $s->$t --serial p50 against the ground truth $g ms" "${r:-none}" \
+		    "max(3 ms, 10 %), >= $((w - 1))" \
+		    "v != \"none\" && v >= $w - 1 && (d = v - $g) <= (t = ($g * 0.1 < 3 ? 3 : $g * 0.1)) && -d <= t"
+		verdict "ping $s->$t fan-out p50 against --serial's $r ms" "${f:-none}" "max(3 ms, 10 %)" \
+		    "v != \"none\" && (d = v - ${r:-0}) <= (t = (${r:-0} * 0.1 < 3 ? 3 : ${r:-0} * 0.1)) && -d <= t"
+	done
+done
+for st in "h3 h4" "h4 h3"; do
+	read -r s t <<<"$st"
+	verdict "ping $s->$t ground truth on the b-c pair's own path, ms" "${truth[$s,$t]}" \
+	    "49-56" "v >= 49 && v < 56"
+done
+"$LAB" link --name wfid b delay 20 >/dev/null
+verdict "ping h1->h3 after link b delay 20, ms" "$(plain h1 h3 10)" "44-60" "v >= 44 && v < 60"
+verdict "ping h3->h4 after link b delay 20 (not on the pair's path), ms" "$(plain h3 h4 10)" \
+    "49-56" "v >= 49 && v < 56"
+"$LAB" link --name wfid b-c delay 40 loss 0 >/dev/null
+verdict "ping h4->h3 after link b-c delay 40, ms" "$(plain h4 h3 10)" "79-90" "v >= 79 && v < 90"
 cleanup
 
 echo "load after: $(uptime | sed 's/.*load average: //')"
