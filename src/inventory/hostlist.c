@@ -147,6 +147,47 @@ expand(const char *prefix, const char *item, size_t len, const char *whole,
 	return rc;
 }
 
+/*
+ * How many names item (len bytes) expands to, HOSTLIST_MAX + 1 for more
+ * than the limit; 0 when its brackets do not parse, which expand() then
+ * says in its own words. A list over the limit is refused before one
+ * name of it is made.
+ */
+static size_t
+item_count(const char *item, size_t len)
+{
+	const char *open, *close, *r, *end, *stop = item + len;
+	size_t total = 1, sum, rlen, dash, w;
+	unsigned long lo, hi;
+
+	for (open = memchr(item, '[', len); open != NULL; open = memchr(close,
+	    '[', (size_t)(stop - close))) {
+		if ((close = memchr(open, ']', (size_t)(stop - open))) == NULL)
+			return 0;
+		for (sum = 0, r = open + 1; r < close; r = end + 1) {
+			if ((end = memchr(r, ',', (size_t)(close - r))) == NULL)
+				end = close;
+			rlen = (size_t)(end - r);
+			if ((dash = strcspn(r, "-")) > rlen)
+				dash = rlen;
+			if (!bound(r, dash, &lo, &w))
+				return 0;
+			hi = lo;
+			if (dash < rlen && (!bound(r + dash + 1, rlen - dash - 1,
+			    &hi, &w) || hi < lo || hi - lo >= HOSTLIST_MAX))
+				return 0;	/* expand() names the range */
+			sum += hi - lo + 1;
+			if (sum > HOSTLIST_MAX)
+				sum = HOSTLIST_MAX + 1;
+		}
+		total = sum == 0 || total > (HOSTLIST_MAX + 1) / sum ?
+		    (sum == 0 ? 0 : HOSTLIST_MAX + 1) : total * sum;
+		if (total == 0 || total > HOSTLIST_MAX)
+			return total;
+	}
+	return total;
+}
+
 int
 hostlist_expand(const char *list, char ***names, size_t *n, char **cause)
 {
@@ -177,7 +218,11 @@ hostlist_expand(const char *list, char ***names, size_t *n, char **cause)
 		if (len > 0) {
 			if ((item = strndup(s, len)) == NULL)
 				rc = NP_ERR_NOMEM;
-			else
+			else if (item_count(item, len) > HOSTLIST_MAX - ns.n) {
+				*cause = str_printf("\"%s\" is more than %d "
+				    "names", item, HOSTLIST_MAX);
+				rc = NP_ERR_USAGE;
+			} else
 				rc = expand("", item, len, item, &ns, cause);
 			free(item);
 			if (rc != 0)

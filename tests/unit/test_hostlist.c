@@ -77,6 +77,8 @@ malformed_lists_say_what_is_wrong(void **state)
 		    "1000000 names" },
 		{ "a[1-2000]b[1-2000]", "\"a[1-2000]b[1-2000]\" is more than "
 		    "1000000 names" },
+		{ "a[1-5],b[1-500000,1-499996]", "\"b[1-500000,1-499996]\" "
+		    "is more than 1000000 names" },
 	};
 	char **names = NULL, *cause = NULL;
 	size_t i, n = 0;
