@@ -9,8 +9,9 @@
  * open a relay; a probe that had no connection before ran over
  * what its own dial made; nothing known is unknown; a failed probe keeps
  * what the network said; a pair that could dial direct, with circuits
- * open at both ends, whose fastest round trip is far over the direct
- * handshake's, ran over a circuit.
+ * open at both ends, whose fastest round trip is nearer its legs through
+ * the relay than the direct handshake plus the run's inflation, or with no
+ * legs far over the direct handshake's, ran over a circuit.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -186,6 +187,87 @@ a_round_trip_far_over_the_handshake_is_relayed(void **state)
 	in.handshake_ms = 20.3;
 	in.rtt_ms = 62.4;
 	expect(in, BENCH_PATH_RELAYED, 1, "Limited");
+}
+
+/*
+ * Under load the nodes' round trips stretch (their own time) and the
+ * kernel's handshake does not: h1 and h2 are 0.1 ms apart, the relay 20 ms
+ * from each. A direct pair at 15 ms is nearer its direct prediction than
+ * its legs' 40 ms; with no legs, the run's inflation (its direct pairs'
+ * round trips over their handshakes) lifts the bound; legs far above a
+ * 20 ms pair at 45 ms keep it direct.
+ */
+static void
+a_loaded_direct_pair_stays_direct(void **state)
+{
+	struct bench_path_in in;
+
+	(void)state;
+	in = pair(&ok_, &ok_, BENCH_CONN_CONNECTED, 2, 2);
+	in.handshake_ms = 0.1;
+	in.rtt_ms = 15.0;
+	in.legs_ms[0] = 20.2;
+	in.legs_ms[1] = 20.4;
+	expect(in, BENCH_PATH_DIRECT, 0, "its fastest round trip, 15.0 ms, "
+	    "against 0.1 ms direct (handshake 0.1 ms, no inflation known) and "
+	    "40.6 ms through its relay");
+	/* no legs: over twice the handshake plus 10 ms, but not once the
+	   run's inflation is added */
+	in.legs_ms[0] = in.legs_ms[1] = 0;
+	expect(in, BENCH_PATH_RELAYED, 0, "0.1 ms plus 10 ms (no inflation "
+	    "known)");
+	in.excess_ms = 12.0;
+	expect(in, BENCH_PATH_DIRECT, 0, "against 12.1 ms direct (handshake "
+	    "0.1 ms, the run's inflation 12.0 ms)");
+	/* a 20 ms pair at 45 ms, its legs measured at 100 ms */
+	in = pair(&ok_, &refused, BENCH_CONN_CONNECTED, 2, 1);
+	in.handshake_ms = 20.3;
+	in.rtt_ms = 45.0;
+	in.legs_ms[0] = 60.0;
+	in.legs_ms[1] = 40.0;
+	in.legs_measured = 1;
+	expect(in, BENCH_PATH_DIRECT, 0, "and 100.0 ms through its relay");
+}
+
+/*
+ * h2 and h5 0.2 ms apart, yet 43.3 ms: h5's first connection was the
+ * circuit through the relay, whose legs are 21.1 and 21.2 ms. Relayed by
+ * its measured legs, and by their handshakes plus the run's inflation
+ * when the legs have not run yet; a circuit pair under load too.
+ */
+static void
+a_circuit_pair_at_its_legs_is_relayed(void **state)
+{
+	struct bench_path_in in;
+
+	(void)state;
+	in = pair(&ok_, &refused, BENCH_CONN_CONNECTED, 2, 2);
+	in.handshake_ms = 0.2;
+	in.rtt_ms = 43.3;
+	in.legs_ms[0] = 21.1;
+	in.legs_ms[1] = 21.2;
+	in.legs_measured = 1;
+	expect(in, BENCH_PATH_RELAYED, 0, "43.3 ms, is nearer the 42.3 ms "
+	    "through its relay (legs 21.1 + 21.2 ms through the nodes) than "
+	    "0.2 ms direct");
+	in.legs_ms[0] = 20.1;
+	in.legs_ms[1] = 20.2;
+	in.legs_measured = 0;
+	in.excess_ms = 1.5;
+	expect(in, BENCH_PATH_RELAYED, 0, "(legs 20.1 + 20.2 ms, TCP "
+	    "handshakes, plus the inflation) than 1.7 ms direct (handshake "
+	    "0.2 ms, the run's inflation 1.5 ms)");
+	/* loaded: direct 20.3 + 8 ms, through the relay 40.5 + 20.2 + 8 */
+	in.handshake_ms = 20.3;
+	in.excess_ms = 8.0;
+	in.legs_ms[0] = 40.5;
+	in.legs_ms[1] = 20.2;
+	in.rtt_ms = 70.0;
+	expect(in, BENCH_PATH_RELAYED, 0, "it ran over a circuit");
+	/* within 10 ms of direct is direct, whatever the legs */
+	in.legs_ms[0] = in.legs_ms[1] = 10.0;
+	in.rtt_ms = 37.0;
+	expect(in, BENCH_PATH_DIRECT, 0, "28.3 ms direct");
 }
 
 static void
@@ -423,6 +505,8 @@ main(void)
 		cmocka_unit_test(the_targets_own_dial_is_direct),
 		cmocka_unit_test(no_tcp_either_way_is_relayed_or_punched),
 		cmocka_unit_test(a_round_trip_far_over_the_handshake_is_relayed),
+		cmocka_unit_test(a_loaded_direct_pair_stays_direct),
+		cmocka_unit_test(a_circuit_pair_at_its_legs_is_relayed),
 		cmocka_unit_test(what_does_not_tell_is_unknown),
 		cmocka_unit_test(a_failed_probe_keeps_what_the_network_said),
 		cmocka_unit_test(connectedness_words),
