@@ -549,10 +549,11 @@ reach_of(const struct bench *b, size_t from, size_t to)
 	    &b->hosts[from].path->reach[to] : NULL;
 }
 
-/* The fastest round trip through the nodes between hosts (or relays) x
-   and y, either way, of the tasks written so far; 0 none. */
+/* The fastest round trip through the nodes from host x to host (or
+   relay) y, and with both the other way too, of the tasks written so
+   far; 0 none. */
 static double
-fastest_between(const struct bench *b, size_t x, size_t y)
+fastest_between(const struct bench *b, size_t x, size_t y, int both)
 {
 	double best = 0;
 	size_t i;
@@ -560,7 +561,7 @@ fastest_between(const struct bench *b, size_t x, size_t y)
 	for (i = 0; i < b->pairs.n; i++) {
 		const struct bench_task *o = &b->pairs.tasks[i];
 
-		if (((o->src == x && o->dst == y) || (o->src == y &&
+		if (((o->src == x && o->dst == y) || (both && o->src == y &&
 		    o->dst == x)) && o->fastest_ms > 0 && (best == 0 ||
 		    o->fastest_ms < best))
 			best = o->fastest_ms;
@@ -600,7 +601,7 @@ ms_cmp(const void *a, const void *b)
 
 /*
  * What t's round trip is held against (bench_path_infer()): the pair's
- * fastest so far (t's own, else the pair's tasks written before it), the
+ * fastest so far (t's own and the pair's tasks written before it), the
  * run's inflation, and its legs through relay (a target's index, or -1):
  * round trips through the nodes where both were measured, else the TCP
  * handshakes of the reach checks.
@@ -613,8 +614,10 @@ timing(const struct bench *b, const struct bench_task *t, long relay,
 	size_t i, n = 0, end[2] = { t->src, t->dst }, r = (size_t)relay;
 	int k;
 
-	in->rtt_ms = t->fastest_ms > 0 ? t->fastest_ms :
-	    fastest_between(b, t->src, t->dst);
+	/* t's own among them: a kind slower than another (latency's over
+	   libp2p_ping's) or a sample stretched by load does not make the
+	   pair slow */
+	in->rtt_ms = fastest_between(b, t->src, t->dst, 0);
 	for (i = 0; i < b->pairs.n && n < EXCESS_SAMPLES; i++)
 		if (&b->pairs.tasks[i] != t &&
 		    (x = direct_excess(b, &b->pairs.tasks[i])) >= 0)
@@ -628,7 +631,7 @@ timing(const struct bench *b, const struct bench_task *t, long relay,
 		return;
 	in->legs_measured = 1;
 	for (k = 0; k < 2; k++)
-		if ((in->legs_ms[k] = fastest_between(b, end[k], r)) <= 0)
+		if ((in->legs_ms[k] = fastest_between(b, end[k], r, 1)) <= 0)
 			in->legs_measured = 0;
 	for (k = 0; k < 2 && !in->legs_measured; k++)
 		in->legs_ms[k] = handshake_ms(reach_of(b, end[k], r),
