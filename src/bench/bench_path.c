@@ -17,9 +17,10 @@
  *   /v1/dnt/table (each peer's relay_peer); taken again before the
  *   sweep's exclusive stage, so a throughput probe sees what the light
  *   ones opened.
- * A record's path is concluded from these (bench_path_infer(); how sure
- * each conclusion is: docs/otela-node.md) and written beside upstream's
- * fields; run.json keeps the reach checks and each node's circuits.
+ * A record's path is concluded from these and from the round trips of the
+ * records written before it (bench_path_infer.c; how sure each conclusion
+ * is: docs/otela-node.md) and written beside upstream's fields; run.json
+ * keeps the reach checks and each node's circuits.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -447,152 +448,6 @@ out:
 	return r;
 }
 
-/* ---- the inference ------------------------------------------------ */
-
-/* "h1 → 198.18.0.3:19091: Connection refused" (what a reach check said) */
-static void
-put_reach(struct buf *e, const char *from, const char *at,
-    const struct bench_reach *r)
-{
-	buf_printf(e, "%s \xe2\x86\x92 %s %s", from, at, r->tcp == 1 ?
-	    "connects" : "fails");
-	if (r->tcp == 0 && r->why != NULL)
-		buf_printf(e, " (%s)", r->why);
-}
-
-/* Did the check say so? (NULL: not checked) */
-static int
-tcp_is(const struct bench_reach *r, int v)
-{
-	return r != NULL && r->tcp == v;
-}
-
-int
-bench_path_infer(const struct bench_path_in *in, struct bench_path_out *out)
-{
-	struct buf e = { 0 };
-	int st_ok = tcp_is(in->st, 1), st_no = tcp_is(in->st, 0);
-	int ts_ok = tcp_is(in->ts, 1), ts_no = tcp_is(in->ts, 0);
-	int no_circuit = in->circuits_s == 0 || in->circuits_t == 0, slow = 0;
-	enum bench_path_class c = BENCH_PATH_UNKNOWN;
-
-	memset(out, 0, sizeof *out);
-	if (in->conn == BENCH_CONN_LIMITED) {
-		/* what the node says: only a circuit through a limited relay */
-		out->path = BENCH_PATH_RELAYED;
-		out->reported = 1;
-		buf_printf(&e, "%s's connectedness to %s: Limited (only a "
-		    "circuit through a relay with limits)", in->source,
-		    in->target);
-		goto out;
-	}
-	/* what the reach checks said, as the evidence begins */
-	if (in->st != NULL && in->st->tcp >= 0)
-		put_reach(&e, in->source, in->target_at, in->st);
-	if (in->ts != NULL && in->ts->tcp >= 0) {
-		buf_printf(&e, e.len > 0 ? "; " : "");
-		put_reach(&e, in->target, in->source_at, in->ts);
-	}
-	if (!in->ok) {
-		/* no path to tell; what is known of the network stays */
-		if (st_no && ts_no)
-			buf_printf(&e, ": no TCP connection either way, only a "
-			    "relay can join them");
-		goto out;
-	}
-	if (in->conn == BENCH_CONN_CONNECTED) {
-		/* a connection was there before the probe: which one? */
-		if (st_ok)
-			c = BENCH_PATH_DIRECT;	/* dialled direct, preferred */
-		else if (no_circuit && ts_ok)
-			c = BENCH_PATH_DIRECT;	/* the target's own dial */
-		else if (no_circuit && st_no && ts_no)
-			c = BENCH_PATH_PUNCHED;	/* a punch, or their dials met */
-		else if (st_no && ts_no)
-			c = BENCH_PATH_RELAYED;
-		else if (ts_ok)
-			c = BENCH_PATH_DIRECT;	/* likely: see the doc */
-	} else if (in->conn == BENCH_CONN_NONE) {
-		/* none was: the probe's own dial made the one it ran over */
-		if (st_ok)
-			c = BENCH_PATH_DIRECT;
-		else if (st_no)
-			c = BENCH_PATH_RELAYED;
-	} else {
-		/* no view: the network alone */
-		if (st_ok)
-			c = BENCH_PATH_DIRECT;
-		else if (st_no && ts_no)
-			c = BENCH_PATH_RELAYED;
-	}
-	/*
-	 * A pair that could dial direct may still run over a circuit: the
-	 * swarm takes an open circuit without limits as it takes a direct
-	 * connection and dials no direct address while it has one. A round
-	 * trip far over the direct handshake's did not run direct; with no
-	 * circuit open at an end, nothing but a direct connection was there.
-	 */
-	slow = c == BENCH_PATH_DIRECT && !no_circuit && in->rtt_ms > 0 &&
-	    in->handshake_ms > 0 &&
-	    in->rtt_ms > 2 * in->handshake_ms + BENCH_PATH_SLOW_MS;
-	if (slow)
-		c = BENCH_PATH_RELAYED;
-	out->path = c;
-	if (e.len > 0)
-		buf_printf(&e, "; ");
-	switch (c) {
-	case BENCH_PATH_DIRECT:
-		buf_printf(&e, st_ok ? "direct: %s dials %s's address, which "
-		    "the swarm prefers to a circuit" : "direct: opened by %.0s"
-		    "%s's own dial (every node dials every other at start)",
-		    in->source, in->target);
-		break;
-	case BENCH_PATH_PUNCHED:
-		buf_printf(&e, in->punched ? "hole-punched: the punch step's "
-		    "DCUtR joined them, with no TCP connection either way and "
-		    "no circuit open at %s" : "hole-punched: no TCP connection "
-		    "either way from a new port, yet connected with no circuit "
-		    "open at %s: the two nodes' own dials from their listen "
-		    "ports met (a simultaneous open, which a stateful firewall "
-		    "lets through as it does a punch)", in->circuits_s == 0 ?
-		    in->source : in->target);
-		break;
-	case BENCH_PATH_RELAYED:
-		if (slow) {
-			buf_printf(&e, "relayed: a direct dial was possible, "
-			    "but the pair's fastest round trip through the "
-			    "nodes, %.1f ms, is more than twice the direct TCP "
-			    "handshake's %.1f ms plus %.0f ms: it ran over a "
-			    "circuit, which the swarm keeps as it would a "
-			    "direct connection", in->rtt_ms, in->handshake_ms,
-			    BENCH_PATH_SLOW_MS);
-			break;
-		}
-		buf_printf(&e, in->conn == BENCH_CONN_NONE ? "relayed: not "
-		    "connected before the probe, whose dial could only go "
-		    "through a circuit" : "relayed: no direct TCP connection "
-		    "either way, so the connection is a circuit");
-		break;
-	default:
-		buf_printf(&e, "unknown: %s", in->conn == BENCH_CONN_UNKNOWN &&
-		    in->st == NULL ? "no reach check and no node view" :
-		    "the checks do not tell");
-		break;
-	}
-	if (c != BENCH_PATH_UNKNOWN && in->conn != BENCH_CONN_UNKNOWN)
-		buf_printf(&e, " (%s: %s before the probe%s)", in->source,
-		    in->conn == BENCH_CONN_CONNECTED ? "Connected" :
-		    "NotConnected", in->circuits_s >= 0 ? (in->circuits_s == 0 ?
-		    ", no circuit open" : ", circuits open") : "");
-out:
-	if (e.data == NULL && e.len == 0 && out->path == BENCH_PATH_UNKNOWN)
-		return 0;
-	if (e.data == NULL)
-		return NP_ERR_NOMEM;
-	out->evidence = e.data;
-	return 0;
-}
-
 /* ---- a record's path ---------------------------------------------- */
 
 static const char *const class_names[] = { NULL, RECORD_PATH_DIRECT,
@@ -675,27 +530,6 @@ task_fastest(const struct bench_task *t)
 	return v->valuedouble;
 }
 
-/* The pair's fastest round trip through the nodes so far: the task's
-   own (libp2p_ping, latency), else the fastest of the pair's tasks of
-   this phase written before it; 0: none. */
-static double
-pair_fastest(const struct bench *b, const struct bench_task *t)
-{
-	double best = t->fastest_ms;
-	size_t i;
-
-	if (best > 0)
-		return best;
-	for (i = 0; i < b->pairs.n; i++) {
-		const struct bench_task *o = &b->pairs.tasks[i];
-
-		if (o != t && o->src == t->src && o->dst == t->dst &&
-		    o->fastest_ms > 0 && (best == 0 || o->fastest_ms < best))
-			best = o->fastest_ms;
-	}
-	return best;
-}
-
 /* A direct TCP connect's time between src and dst, ms: src's, else
    dst's; 0 unknown. */
 static double
@@ -706,6 +540,102 @@ handshake_ms(const struct bench_reach *st, const struct bench_reach *ts)
 	if (ts != NULL && ts->tcp == 1 && ts->connect_us > 0)
 		return (double)ts->connect_us / 1000.0;
 	return 0;
+}
+
+static const struct bench_reach *
+reach_of(const struct bench *b, size_t from, size_t to)
+{
+	return from < b->n && b->hosts[from].path != NULL ?
+	    &b->hosts[from].path->reach[to] : NULL;
+}
+
+/* The fastest round trip through the nodes from host x to host (or
+   relay) y, and with both the other way too, of the tasks written so
+   far; 0 none. */
+static double
+fastest_between(const struct bench *b, size_t x, size_t y, int both)
+{
+	double best = 0;
+	size_t i;
+
+	for (i = 0; i < b->pairs.n; i++) {
+		const struct bench_task *o = &b->pairs.tasks[i];
+
+		if (((o->src == x && o->dst == y) || (both && o->src == y &&
+		    o->dst == x)) && o->fastest_ms > 0 && (best == 0 ||
+		    o->fastest_ms < best))
+			best = o->fastest_ms;
+	}
+	return best;
+}
+
+/* A written task's round trip over its direct handshake, where nothing
+   but a direct connection can have carried it (no circuit open at an
+   end); -1 otherwise. */
+static double
+direct_excess(const struct bench *b, const struct bench_task *o)
+{
+	const struct bench_path_host *s = b->hosts[o->src].path, *d;
+	double hs;
+
+	if (o->fastest_ms <= 0 || o->path != BENCH_PATH_DIRECT ||
+	    o->dst >= b->n || s == NULL ||
+	    (d = b->hosts[o->dst].path) == NULL ||
+	    (s->views[o->view].circuits != 0 &&
+	    d->views[o->view].circuits != 0) ||
+	    (hs = handshake_ms(&s->reach[o->dst], &d->reach[o->src])) <= 0)
+		return -1;
+	return o->fastest_ms > hs ? o->fastest_ms - hs : 0;
+}
+
+static int
+ms_cmp(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* The samples of the run's inflation taken (the first in task order). */
+#define EXCESS_SAMPLES 63
+
+/*
+ * What t's round trip is held against (bench_path_infer()): the pair's
+ * fastest so far (t's own and the pair's tasks written before it), the
+ * run's inflation, and its legs through relay (a target's index, or -1):
+ * round trips through the nodes where both were measured, else the TCP
+ * handshakes of the reach checks.
+ */
+static void
+timing(const struct bench *b, const struct bench_task *t, long relay,
+    struct bench_path_in *in)
+{
+	double ex[EXCESS_SAMPLES], x;
+	size_t i, n = 0, end[2] = { t->src, t->dst }, r = (size_t)relay;
+	int k;
+
+	/* t's own among them: a kind slower than another (latency's over
+	   libp2p_ping's) or a sample stretched by load does not make the
+	   pair slow */
+	in->rtt_ms = fastest_between(b, t->src, t->dst, 0);
+	for (i = 0; i < b->pairs.n && n < EXCESS_SAMPLES; i++)
+		if (&b->pairs.tasks[i] != t &&
+		    (x = direct_excess(b, &b->pairs.tasks[i])) >= 0)
+			ex[n++] = x;
+	if (n > 0) {
+		qsort(ex, n, sizeof *ex, ms_cmp);
+		in->excess_ms = n % 2 ? ex[n / 2] :
+		    (ex[n / 2 - 1] + ex[n / 2]) / 2;
+	}
+	if (relay < 0 || r == t->src || r == t->dst)
+		return;
+	in->legs_measured = 1;
+	for (k = 0; k < 2; k++)
+		if ((in->legs_ms[k] = fastest_between(b, end[k], r, 1)) <= 0)
+			in->legs_measured = 0;
+	for (k = 0; k < 2 && !in->legs_measured; k++)
+		in->legs_ms[k] = handshake_ms(reach_of(b, end[k], r),
+		    reach_of(b, r, end[k]));
 }
 
 void
@@ -746,7 +676,9 @@ bench_path_record(struct bench *b, struct bench_task *t, struct record *rec,
 	/* the other tasks are scanned only where the round trip can tell
 	   (bench_path_infer(): a handshake, circuits not ruled out) */
 	if (in.handshake_ms > 0 && in.circuits_s != 0 && in.circuits_t != 0)
-		in.rtt_ms = pair_fastest(b, t);
+		timing(b, t, tid != NULL && (relay = bench_path_relay_peer(
+		    s->path, d != NULL ? d->path : NULL, tid, t->view,
+		    NULL)) != NULL ? target_of(b, relay) : -1, &in);
 	/* a peer the node does not list has never been connected */
 	if (vs != NULL && vs->status_read)
 		in.conn = (pv = bench_view_peer(vs, tid)) != NULL ?

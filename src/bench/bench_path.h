@@ -1,7 +1,7 @@
 /*
  * Private to src/bench/: what the path phase learns of the paths between
- * the nodes, and how a record's path is concluded from it (bench_path.c;
- * docs/otela-node.md, "The path of a connection", says what each signal
+ * the nodes, and how a record's path is concluded from it (bench_path.c,
+ * bench_path_infer.c; docs/otela-node.md, "The path of a connection", says what each signal
  * means and how sure each class is).
  */
 #ifndef NETPROF_BENCH_PATH_H
@@ -87,6 +87,14 @@ struct bench_path_in {
 	double rtt_ms;		/* the pair's fastest round trip through
 				   the nodes (libp2p_ping's or latency's
 				   fastest sample); <= 0 unknown */
+	double excess_ms;	/* the run's inflation: the median of round
+				   trip minus handshake over the pairs
+				   written before that only a direct
+				   connection can have carried; 0 unknown */
+	double legs_ms[2];	/* the pair's legs through its relay (the
+				   source's, the target's); <= 0 unknown */
+	int legs_measured;	/* legs_ms are round trips through the
+				   nodes; else TCP handshakes */
 };
 
 struct bench_path_out {
@@ -96,8 +104,11 @@ struct bench_path_out {
 };
 
 /*
- * A round trip through the nodes over more than twice a direct handshake
- * plus this many ms did not run direct (bench_path_infer()).
+ * A round trip through the nodes nearer the relayed prediction than the
+ * direct one (the handshake plus the run's inflation) and over the direct
+ * one by more than this many ms, or with no relayed prediction over twice
+ * the handshake plus the inflation plus this many ms, did not run direct
+ * (bench_path_infer()).
  */
 #define BENCH_PATH_SLOW_MS 10.0
 

@@ -43,6 +43,29 @@ trap 'exit 130' INT TERM
 # a test run by hand removes the directory it made, after everything else
 [ -n "$_own_tmp" ] && at_exit "rm -rf '$_own_tmp'"
 
+# ctest ends a test past its timeout with SIGKILL to the test's process
+# tree: no trap runs, and what has left the tree goes on (a node that
+# bench started in the background, whose starting shell has ended). So
+# every process the test starts carries NETPROF_TEST_RUN, this run's own,
+# in its environment, and a reaper outside the tree (its parent gone at
+# once) waits for the test's shell to end and kills what still carries it.
+NETPROF_TEST_RUN=$TEST_NAME.$$.$RANDOM$RANDOM
+export NETPROF_TEST_RUN
+_reap() {
+	local test=$1 run=$NETPROF_TEST_RUN p
+	set +e
+	trap - EXIT INT TERM
+	unset NETPROF_TEST_RUN	# not in what it runs
+	cd /
+	while kill -0 "$test" 2>/dev/null; do sleep 1; done
+	for p in $(grep -lzxF "NETPROF_TEST_RUN=$run" /proc/[0-9]*/environ 2>/dev/null); do
+		p=${p#/proc/}
+		p=${p%/environ}
+		[ "$p" = "$BASHPID" ] || kill -KILL "$p" 2>/dev/null
+	done
+}
+( _reap $$ </dev/null >/dev/null 2>&1 & )
+
 # --- the otela node the bench tests run ------------------------------
 
 # The remote_setup that puts an otela on the hosts' PATH: the stand-in

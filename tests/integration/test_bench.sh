@@ -27,7 +27,9 @@ if [ -z "${NETPROF_TEST_OTELA:-}" ]; then
   {"name": "b", "address": "127.0.0.1", "transport": "local",
    "http_port": 29190, "libp2p_port": 29191}]}
 EOF
-	rm -rf "$NETPROF_TEST_TMP/local"	# its earlier run's output is refused
+	# an earlier run's output is refused, and so are the directories of
+	# its nodes where it was killed (lib.sh's reaper ends the nodes)
+	rm -rf "$NETPROF_TEST_TMP/local" /tmp/otela-bench-t7-a /tmp/otela-bench-t7-b
 	"$NETPROF_BIN" bench --config "$NETPROF_TEST_TMP/$TEST_NAME.local.json" \
 	    --output "$NETPROF_TEST_TMP/local" --run-id t7 "${small[@]}" >"$NETPROF_TEST_TMP/local.out" 2>&1 &
 	local_pid=$!

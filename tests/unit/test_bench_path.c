@@ -9,8 +9,9 @@
  * open a relay; a probe that had no connection before ran over
  * what its own dial made; nothing known is unknown; a failed probe keeps
  * what the network said; a pair that could dial direct, with circuits
- * open at both ends, whose fastest round trip is far over the direct
- * handshake's, ran over a circuit.
+ * open at both ends, whose fastest round trip is nearer its legs through
+ * the relay than the direct handshake plus the run's inflation, or with no
+ * legs far over the direct handshake's, ran over a circuit.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -22,6 +23,7 @@
 
 #include <cmocka.h>
 
+#include "bench.h"
 #include "bench_path.h"
 #include "node_json.h"
 
@@ -186,6 +188,228 @@ a_round_trip_far_over_the_handshake_is_relayed(void **state)
 	in.handshake_ms = 20.3;
 	in.rtt_ms = 62.4;
 	expect(in, BENCH_PATH_RELAYED, 1, "Limited");
+}
+
+/*
+ * Under load the nodes' round trips stretch (their own time) and the
+ * kernel's handshake does not: h1 and h2 are 0.1 ms apart, the relay 20 ms
+ * from each. A direct pair at 15 ms is nearer its direct prediction than
+ * its legs' 40 ms; with no legs, the run's inflation (its direct pairs'
+ * round trips over their handshakes) lifts the bound; legs far above a
+ * 20 ms pair at 45 ms keep it direct.
+ */
+static void
+a_loaded_direct_pair_stays_direct(void **state)
+{
+	struct bench_path_in in;
+
+	(void)state;
+	in = pair(&ok_, &ok_, BENCH_CONN_CONNECTED, 2, 2);
+	in.handshake_ms = 0.1;
+	in.rtt_ms = 15.0;
+	in.legs_ms[0] = 20.2;
+	in.legs_ms[1] = 20.4;
+	expect(in, BENCH_PATH_DIRECT, 0, "its fastest round trip, 15.0 ms, "
+	    "against 0.1 ms direct (handshake 0.1 ms, no inflation known) and "
+	    "40.6 ms through its relay");
+	/* no legs: over twice the handshake plus 10 ms, but not once the
+	   run's inflation is added */
+	in.legs_ms[0] = in.legs_ms[1] = 0;
+	expect(in, BENCH_PATH_RELAYED, 0, "0.1 ms plus 10 ms (no inflation "
+	    "known)");
+	in.excess_ms = 12.0;
+	expect(in, BENCH_PATH_DIRECT, 0, "against 12.1 ms direct (handshake "
+	    "0.1 ms, the run's inflation 12.0 ms)");
+	/* a 20 ms pair at 45 ms, its legs measured at 100 ms */
+	in = pair(&ok_, &refused, BENCH_CONN_CONNECTED, 2, 1);
+	in.handshake_ms = 20.3;
+	in.rtt_ms = 45.0;
+	in.legs_ms[0] = 60.0;
+	in.legs_ms[1] = 40.0;
+	in.legs_measured = 1;
+	expect(in, BENCH_PATH_DIRECT, 0, "and 100.0 ms through its relay");
+}
+
+/*
+ * h2 and h5 0.2 ms apart, yet 43.3 ms: h5's first connection was the
+ * circuit through the relay, whose legs are 21.1 and 21.2 ms. Relayed by
+ * its measured legs, and by their handshakes plus the run's inflation
+ * when the legs have not run yet; a circuit pair under load too.
+ */
+static void
+a_circuit_pair_at_its_legs_is_relayed(void **state)
+{
+	struct bench_path_in in;
+
+	(void)state;
+	in = pair(&ok_, &refused, BENCH_CONN_CONNECTED, 2, 2);
+	in.handshake_ms = 0.2;
+	in.rtt_ms = 43.3;
+	in.legs_ms[0] = 21.1;
+	in.legs_ms[1] = 21.2;
+	in.legs_measured = 1;
+	expect(in, BENCH_PATH_RELAYED, 0, "43.3 ms, is nearer the 42.3 ms "
+	    "through its relay (legs 21.1 + 21.2 ms through the nodes) than "
+	    "0.2 ms direct");
+	in.legs_ms[0] = 20.1;
+	in.legs_ms[1] = 20.2;
+	in.legs_measured = 0;
+	in.excess_ms = 1.5;
+	expect(in, BENCH_PATH_RELAYED, 0, "(legs 20.1 + 20.2 ms, TCP "
+	    "handshakes, plus the inflation) than 1.7 ms direct (handshake "
+	    "0.2 ms, the run's inflation 1.5 ms)");
+	/* loaded: direct 20.3 + 8 ms, through the relay 40.5 + 20.2 + 8 */
+	in.handshake_ms = 20.3;
+	in.excess_ms = 8.0;
+	in.legs_ms[0] = 40.5;
+	in.legs_ms[1] = 20.2;
+	in.rtt_ms = 70.0;
+	expect(in, BENCH_PATH_RELAYED, 0, "it ran over a circuit");
+	/* within 10 ms of direct is direct, whatever the legs */
+	in.legs_ms[0] = in.legs_ms[1] = 10.0;
+	in.rtt_ms = 37.0;
+	expect(in, BENCH_PATH_DIRECT, 0, "28.3 ms direct");
+}
+
+/* ---- a record's path in a run: what it is held against --------------- */
+
+#define RUN_HOSTS 3
+#define RUN_TASKS 8
+
+/* Hosts h1 h2 h3 and the --bootstrap relay; circuits open per host; h1's
+   view of h2 names the relay (its circuit address). */
+struct run {
+	struct bench b;
+	struct bench_host hosts[RUN_HOSTS];
+	struct machine m[RUN_HOSTS];
+	struct bench_path_host ph[RUN_HOSTS];
+	struct bench_reach reach[RUN_HOSTS][RUN_HOSTS + 1];
+	struct bench_peer_view h1_peers[1];
+	struct bench_relay relay;
+	struct bench_task tasks[RUN_TASKS];
+};
+
+static char *names[] = { "h1", "h2", "h3" };
+static char *addrs[] = { "198.18.0.2", "198.18.0.3", "198.18.0.4" };
+static char *ids[] = { PEER_S, PEER_T, T };
+
+static void
+run_init(struct run *r, const long circuits[RUN_HOSTS])
+{
+	size_t i, k;
+
+	memset(r, 0, sizeof *r);
+	r->relay = (struct bench_relay){ .name = (char *)"relay",
+	    .address = (char *)"198.18.0.254", .port = 19091,
+	    .peer_id = (char *)PEER_R };
+	r->b.hosts = r->hosts;
+	r->b.n = RUN_HOSTS;
+	r->b.relays = &r->relay;
+	r->b.n_relays = 1;
+	r->b.pairs.tasks = r->tasks;
+	for (i = 0; i < RUN_HOSTS; i++) {
+		r->m[i].name = names[i];
+		r->m[i].address = addrs[i];
+		r->hosts[i] = (struct bench_host){ .b = &r->b, .m = &r->m[i],
+		    .peer_id = ids[i], .libp2p_port = 19091,
+		    .path = &r->ph[i] };
+		r->ph[i].reach = r->reach[i];
+		r->ph[i].views[0].taken = 1;
+		r->ph[i].views[0].circuits = circuits[i];
+		for (k = 0; k <= RUN_HOSTS; k++)
+			r->reach[i][k].tcp = -1;
+	}
+	r->h1_peers[0] = (struct bench_peer_view){ .id = (char *)PEER_T,
+	    .conn = BENCH_CONN_CONNECTED, .relay_peer = (char *)PEER_R,
+	    .circuit = 1 };
+	r->ph[0].views[0].peers = r->h1_peers;
+	r->ph[0].views[0].n = 1;
+	r->ph[0].views[0].status_read = 1;
+}
+
+/* from can dial to, its connect taking ms; or not (ms < 0) */
+static void
+run_reach(struct run *r, size_t from, size_t to, double ms)
+{
+	r->reach[from][to].tcp = ms >= 0;
+	r->reach[from][to].connect_us = ms >= 0 ? (long)(ms * 1000) : 0;
+}
+
+/* A probe from src to dst whose fastest sample took min_ms, written: its
+   path, and the evidence holding want. */
+static void
+run_probe(struct run *r, size_t src, size_t dst, double min_ms,
+    const char *path, const char *want)
+{
+	struct bench_task *t = &r->tasks[r->b.pairs.n++];
+	struct record rec = { 0 };
+	char *evidence;
+
+	*t = (struct bench_task){ .b = &r->b, .src = src, .dst = dst,
+	    .ok = 1, .metrics = cJSON_CreateObject() };
+	cJSON_AddNumberToObject(t->metrics, "min_ms", min_ms);
+	bench_path_record(&r->b, t, &rec, &evidence);
+	cJSON_Delete(t->metrics);
+	t->metrics = NULL;
+	assert_non_null(evidence);
+	assert_string_equal(rec.path, path);
+	if (want != NULL && strstr(evidence, want) == NULL)
+		fail_msg("evidence '%s' lacks '%s'", evidence, want);
+	free(evidence);
+}
+
+/*
+ * On a loaded lab (h1 -> h2: 7.6 ms handshake, through the relay 33.5 +
+ * 22.6 ms): the pair's latency record at 36.1 ms, after its libp2p_ping at
+ * 5.1 ms, is held against the pair's fastest, and stays direct.
+ */
+static void
+a_slower_kind_does_not_make_a_pair_slow(void **state)
+{
+	static const long circuits[RUN_HOSTS] = { 2, 4, 0 };
+	struct run r;
+
+	(void)state;
+	run_init(&r, circuits);
+	run_reach(&r, 0, 1, 7.6);
+	run_reach(&r, 1, 0, -1);
+	run_reach(&r, 0, RUN_HOSTS, 33.5);
+	run_reach(&r, 1, RUN_HOSTS, 22.6);
+	run_probe(&r, 0, 1, 5.1, "direct", "its fastest round trip, 5.1 ms, "
+	    "against 7.6 ms direct (handshake 7.6 ms, no inflation known) "
+	    "and 56.1 ms through its relay");
+	run_probe(&r, 0, 1, 36.1, "direct", "its fastest round trip, 5.1 ms");
+}
+
+/*
+ * The run's inflation from the pairs only a direct connection can carry
+ * (h3 has no circuit open): h3 -> h1 at 12.2 ms over a 0.2 ms handshake.
+ * h1 -> h2, 0.1 ms apart, at 15 ms is then direct. Legs through the
+ * relay measured at 21.1 and 21.2 ms make h1 -> h2 at 43.3 ms relayed.
+ */
+static void
+a_run_holds_its_pairs_against_its_inflation_and_legs(void **state)
+{
+	static const long circuits[RUN_HOSTS] = { 2, 2, 0 };
+	struct run r;
+
+	(void)state;
+	run_init(&r, circuits);
+	run_reach(&r, 2, 0, 0.2);
+	run_reach(&r, 0, 1, 0.1);
+	r.h1_peers[0].relay_peer = NULL;	/* no legs */
+	run_probe(&r, 2, 0, 12.2, "direct", NULL);
+	run_probe(&r, 0, 1, 15.0, "direct", "against 12.1 ms direct "
+	    "(handshake 0.1 ms, the run's inflation 12.0 ms)");
+	/* another run: the relay's legs measured from each host first */
+	run_init(&r, circuits);
+	run_reach(&r, 0, 1, 0.1);
+	run_reach(&r, 0, RUN_HOSTS, 20.3);
+	run_reach(&r, 1, RUN_HOSTS, 20.4);
+	run_probe(&r, 0, RUN_HOSTS, 21.1, "direct", NULL);
+	run_probe(&r, 1, RUN_HOSTS, 21.2, "direct", NULL);
+	run_probe(&r, 0, 1, 43.3, "relayed", "nearer the 42.3 ms through its "
+	    "relay (legs 21.1 + 21.2 ms through the nodes)");
 }
 
 static void
@@ -423,6 +647,10 @@ main(void)
 		cmocka_unit_test(the_targets_own_dial_is_direct),
 		cmocka_unit_test(no_tcp_either_way_is_relayed_or_punched),
 		cmocka_unit_test(a_round_trip_far_over_the_handshake_is_relayed),
+		cmocka_unit_test(a_loaded_direct_pair_stays_direct),
+		cmocka_unit_test(a_circuit_pair_at_its_legs_is_relayed),
+		cmocka_unit_test(a_slower_kind_does_not_make_a_pair_slow),
+		cmocka_unit_test(a_run_holds_its_pairs_against_its_inflation_and_legs),
 		cmocka_unit_test(what_does_not_tell_is_unknown),
 		cmocka_unit_test(a_failed_probe_keeps_what_the_network_said),
 		cmocka_unit_test(connectedness_words),
