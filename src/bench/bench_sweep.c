@@ -156,9 +156,10 @@ write_record(struct bench *b, struct bench_task *t)
 	if (rec.command != NULL && command_line_reproduce(b->inv, s->m,
 	    rec.command, &line) == 0)
 		rec.command = line;
-	if (record_writer_write(b->writer, &rec) != 0)
+	if (record_finish(&rec) != 0 ||
+	    record_writer_write(b->writer, &rec) != 0)
 		b->write_failed = 1;
-	cJSON_Delete(t->metrics);	/* written: the run keeps none */
+	record_finish_free(&rec);	/* written: the run keeps none */
 	t->metrics = NULL;
 	free(command);
 	free(line);

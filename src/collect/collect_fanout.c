@@ -43,13 +43,14 @@ fanout_pair_cb(struct fanout_outcome *o, void *arg)
 		free(t->command);
 		t->command = cmd;
 	}
-	t->rec.metrics_json = o->metrics;
-	o->metrics = NULL;	/* taken */
-	if (o->ok)
+	t->rec.metrics_json = o->rec.metrics_json;	/* taken */
+	o->rec.metrics_json = NULL;
+	if (o->rec.ok)
 		t->rec.ok = 1;
 	else {
-		collect_task_fail(t, o->error_class, o->error);
-		o->error = NULL;	/* taken */
+		collect_task_fail(t, error_class_of_name(o->rec.error_class),
+		    (char *)o->rec.error);
+		o->rec.error = NULL;	/* taken */
 	}
 	t->c->hooks.task_ended(t);
 }

@@ -116,7 +116,8 @@ task_write(struct collector *c, struct task *t, int round_done)
 	rec->server_command = server_line;
 	if (c->hooks.record_traced != NULL)
 		c->hooks.record_traced(c, rec, round_done);
-	if (record_writer_write(c->writer, rec) != 0) {
+	if (record_finish(rec) != 0 ||
+	    record_writer_write(c->writer, rec) != 0) {
 		if (!c->write_failed && record_writer_error(c->writer) != 0)
 			log_error("cannot write records to %s: %s; stopping "
 			    "(the lines written are whole records; --resume "
@@ -129,8 +130,7 @@ task_write(struct collector *c, struct task *t, int round_done)
 		c->write_failed = 1;
 	} else if (c->hooks.record_written != NULL)
 		c->hooks.record_written(c, rec);
-	cJSON_Delete(rec->metrics_json);	/* written: a sweep keeps none */
-	rec->metrics_json = NULL;
+	record_finish_free(rec);	/* written: a sweep keeps none */
 	rec->command = rec->server_command = NULL;
 	free(line);
 	free(server_line);

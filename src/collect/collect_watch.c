@@ -231,18 +231,14 @@ collect_watch_start(struct collector *c, const struct collect_watch_options *o)
 	return 0;
 }
 
-/* The record_written hook: a record into the sweep's metrics, as a
-   reader of its line takes it. */
+/* The record_written hook: a record into the sweep's metrics, as it was
+   written (and as a reader of its line takes it). */
 static void
 record_metrics_cb(struct collector *c, struct record *rec)
 {
-	if (c->watch == NULL)
-		return;
-	if (record_as_read(rec) != 0 || metrics_set_add(c->watch->set,
-	    rec) != 0)
+	if (c->watch != NULL && metrics_set_add(c->watch->set, rec) != 0)
 		log_warn("sweep %ld: a record is missing from the metrics "
 		    "(out of memory)", c->watch->sweep);
-	record_as_read_clear(rec);
 }
 
 /*

@@ -175,24 +175,6 @@ text_add(struct buf *t, const char *s, size_t n)
 	return buf_append(t, s, n);
 }
 
-static void
-outcome_fail(struct fanout_outcome *o, enum error_class cls, char *error)
-{
-	o->ok = 0;
-	o->error_class = cls;
-	o->error = error;
-}
-
-/* The classifier's verdict as the outcome's (its texts and metrics). */
-static void
-outcome_take(struct fanout_outcome *o, struct record *rec)
-{
-	o->ok = rec->ok;
-	o->error_class = error_class_of_name(rec->error_class);
-	o->error = (char *)rec->error;
-	o->metrics = rec->metrics_json;
-}
-
 int
 fanout_outcome_from_ping(const char *source, const char *text,
     int exit_status, struct fanout_outcome *o)
@@ -200,14 +182,9 @@ fanout_outcome_from_ping(const char *source, const char *text,
 	struct probe_output po = { .out = text, .len = strlen(text),
 	    .err = text, .exit_status = exit_status, .host = source,
 	    .who = "" };
-	struct record rec;
-	int r;
 
 	o->ping = NULL;
-	if ((r = probe_ping_classify(&po, &o->ping, &rec)) != 0)
-		return r;
-	outcome_take(o, &rec);
-	return 0;
+	return probe_ping_classify(&po, &o->ping, &o->rec);
 }
 
 /* Hand target i its outcome (once), then free what the callback left. */
@@ -220,8 +197,7 @@ deliver(struct fanout_split *sp, size_t i, struct fanout_outcome *o)
 	buf_free(&sp->texts[i]);
 	sp->cb(o, sp->arg);
 	ping_result_free(o->ping);
-	free(o->error);
-	cJSON_Delete(o->metrics);
+	probe_outcome_clear(&o->rec);
 }
 
 static int
@@ -234,7 +210,7 @@ ping_exit(struct fanout_split *sp, size_t i, int status)
 	    sp->texts[i].data : "", status, &o);
 	if (r != 0) {
 		ping_result_free(o.ping);
-		free(o.error);
+		probe_outcome_clear(&o.rec);
 		return r;
 	}
 	deliver(sp, i, &o);
@@ -265,7 +241,6 @@ static int
 fping_line(struct fanout_split *sp, const char *line)
 {
 	struct fanout_outcome o = { 0 };
-	struct record rec = { 0 };
 	double v[4096];
 	size_t i, n = 0, alen = strcspn(line, " ");
 	const char *p = line + alen;
@@ -297,12 +272,11 @@ fping_line(struct fanout_split *sp, const char *line)
 	o.fping = 1;
 	if ((r = ping_result_from_samples(sent, v, n, &o.ping)) != 0)
 		return r;
-	if ((r = probe_ping_judge(o.ping, &rec)) != 0) {
+	if ((r = probe_ping_judge(o.ping, &o.rec)) != 0) {
 		ping_result_free(o.ping);
-		probe_outcome_clear(&rec);
+		probe_outcome_clear(&o.rec);
 		return r;
 	}
-	outcome_take(&o, &rec);
 	deliver(sp, i, &o);
 	return 0;
 }
@@ -325,13 +299,14 @@ fping_end(struct fanout_split *sp)
 			continue;
 		o.fping = 1;
 		if (missing)
-			outcome_fail(&o, ERROR_CLASS_TOOL_MISSING, str_printf("%s: "
-			    "fping is not installed or not on PATH there "
-			    "(exit %d)", sp->source, sp->fping_status));
+			probe_outcome_fail(&o.rec, ERROR_CLASS_TOOL_MISSING,
+			    str_printf("%s: fping is not installed or not on "
+			    "PATH there (exit %d)", sp->source,
+			    sp->fping_status));
 		else
-			outcome_fail(&o, ERROR_CLASS_TOOL_FAILED, str_printf("fping "
-			    "exited %d without a result for %s%s%s",
-			    sp->fping_status, sp->addresses[i],
+			probe_outcome_fail(&o.rec, ERROR_CLASS_TOOL_FAILED,
+			    str_printf("fping exited %d without a result for "
+			    "%s%s%s", sp->fping_status, sp->addresses[i],
 			    line != NULL ? ": " : "", line != NULL ? line : ""));
 		deliver(sp, i, &o);
 	}
@@ -443,7 +418,8 @@ fanout_split_end(struct fanout_split *sp, enum error_class error_class,
 
 		if (sp->done[i])
 			continue;
-		outcome_fail(&o, error_class, why != NULL ? strdup(why) :
+		probe_outcome_fail(&o.rec, error_class, why != NULL ?
+		    strdup(why) :
 		    str_printf("%s: the fan-out printed no result for %s",
 		    sp->source, sp->addresses[i]));
 		deliver(sp, i, &o);

@@ -40,14 +40,12 @@ char *fanout_command(const struct probe_settings *ps,
 char *fanout_target_command(const struct probe_settings *ps,
     const char *address, int fping);
 
-/* One target's result. The callback may take ping and error (set NULL). */
+/* One target's result. The callback may take ping and the record's
+   error and metrics (set NULL). */
 struct fanout_outcome {
 	size_t index;		/* the target's position in addresses */
-	int ok;
-	enum error_class error_class;	/* when !ok */
-	char *error;		/* when !ok */
+	struct record rec;	/* its outcome: ok, error and class, metrics */
 	struct ping_result *ping;	/* parsed figures (also at 100% loss) */
-	struct cJSON *metrics;	/* the record's (the callback may take them) */
 	int fping;		/* measured by fping */
 };
 
@@ -85,7 +83,8 @@ void fanout_split_free(struct fanout_split *sp);
 
 /*
  * The outcome of one ping run: its output (stdout and stderr merged) and
- * exit status, as a record sees it. Fills o (o->index untouched).
+ * exit status, as a record sees it. Fills o (o->index untouched); the
+ * caller frees o->ping and o->rec's outcome (probe_outcome_clear()).
  */
 int fanout_outcome_from_ping(const char *source, const char *text,
     int exit_status, struct fanout_outcome *o);

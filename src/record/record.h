@@ -24,14 +24,14 @@ struct record_metric {
 
 /*
  * One record: a probe of a kind between two hosts and what came of it.
- * collect and bench fill one and write it (record_writer_write(): one
- * line in the form of its kind, collect's or bench's, as upstream's tools
- * write them); the readers (records_read.h: the heatmap, the metrics,
- * --resume) make one of each line; and collect --every hands the one it
- * wrote to its metrics as a reader would have read it (record_as_read()),
- * without printing and parsing it again. A writer's strings are borrowed
- * (they are the run's); a reader's are its own (record_free()) or its
- * batch's (the fast path).
+ * collect and bench fill one, finish it (record_finish(): what a reader
+ * of its line finds there, set once) and write it (record_writer_write():
+ * one line in the form of its kind, collect's or bench's, as upstream's
+ * tools write them); the readers (records_read.h: the heatmap, the
+ * metrics, --resume) make one of each line; collect --every folds the
+ * one it wrote as it is. A writer's strings are borrowed (they are the
+ * run's); a reader's are its own (record_free()) or its batch's (the fast
+ * path).
  */
 struct record {
 	/* every record */
@@ -45,8 +45,9 @@ struct record {
 	double ended_at;
 	int round;		/* of the schedule, from 1; 0: none */
 	const char *command;	/* the line that reproduces the probe */
-	/* as written: the metrics as measured (its keys sorted when written;
-	   the record's owner frees them) */
+	/* a writer's: the metrics as the tool gave them, which the line
+	   prints (arrays of samples, nested objects, each number's digits);
+	   every reader reads metrics[] below (record_finish_free() frees both) */
 	cJSON *metrics_json;
 	/* collect's */
 	const char *target_address;
@@ -67,7 +68,8 @@ struct record {
 	   (RECORD_PATH_*), how it was known, the evidence, the relay */
 	const char *path, *path_known, *path_evidence;
 	const char *relay, *relay_peer_id;
-	/* as read: the metrics as numbers, and what a reader derives */
+	/* the metrics as numbers, and what a reader derives: set by the
+	   reader, or for a record written by record_finish() */
 	struct record_metric *metrics;
 	size_t nmetrics;
 	long nsamples;		/* samples_ms/samples_ns/iterations length,
@@ -98,14 +100,16 @@ cJSON *record_to_json(const struct record *r);
 int record_kind_bench_form(const char *kind);
 
 /*
- * What a reader of r's line reads (records_read.c), for a record just
- * written: its metrics as numbers, as the line holds them (each exactly:
- * json_write.h), its sample count, its times as the line gives them (to the
- * millisecond), its port and error class. 0 or NP_ERR_NOMEM;
- * record_as_read_clear() frees what it made.
+ * A filled record finished, before it is written: what a reader of its
+ * line reads is set in it (records_read.c): its metrics as numbers, by the
+ * reader's own function (each exactly as the line holds it: json_write.h),
+ * its sample count, its time (to the millisecond), port, round, error and
+ * class. Its started_at and ended_at stay as measured: the line holds them
+ * to the millisecond. 0 or NP_ERR_NOMEM; record_finish_free() frees its
+ * metrics, both forms, once it is written and folded.
  */
-int record_as_read(struct record *r);
-void record_as_read_clear(struct record *r);
+int record_finish(struct record *r);
+void record_finish_free(struct record *r);
 
 struct record_writer;
 

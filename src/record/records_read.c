@@ -494,7 +494,7 @@ out:
 }
 
 int
-record_as_read(struct record *r)
+record_finish(struct record *r)
 {
 	char when[TIME_RECORD_SIZE];
 	int rc;
@@ -502,14 +502,11 @@ record_as_read(struct record *r)
 	r->metrics = NULL;
 	r->nmetrics = 0;
 	r->nsamples = -1;
-	/* the times as the line gives them: to the millisecond */
-	r->started_at = record_parse_time(time_record_precise(r->started_at,
-	    when, sizeof when));
-	r->ended_at = record_parse_time(time_record_precise(r->ended_at, when,
+	/* its time as the line gives it: to the millisecond */
+	r->time = record_parse_time(time_record_precise(r->ended_at, when,
 	    sizeof when));
-	r->time = fabs(r->ended_at) <= RECORD_TIME_MAX ? r->ended_at : NAN;
-	if (fabs(r->started_at) > RECORD_TIME_MAX)
-		r->started_at = NAN;
+	if (fabs(r->time) > RECORD_TIME_MAX)
+		r->time = NAN;
 	r->port = r->command != NULL ? record_command_port(r->command) : 0;
 	if (r->round < 1 || r->round > RECORD_ROUND_MAX)
 		r->round = 0;
@@ -525,7 +522,7 @@ record_as_read(struct record *r)
 		/* in the order the line has them */
 		json_sort_keys(r->metrics_json);
 		if ((rc = read_metrics(r, r->metrics_json, 1)) != 0) {
-			record_as_read_clear(r);
+			record_finish_free(r);
 			return rc;
 		}
 	}
@@ -533,7 +530,7 @@ record_as_read(struct record *r)
 }
 
 void
-record_as_read_clear(struct record *r)
+record_finish_free(struct record *r)
 {
 	size_t i;
 
@@ -542,6 +539,8 @@ record_as_read_clear(struct record *r)
 	free(r->metrics);
 	r->metrics = NULL;
 	r->nmetrics = 0;
+	cJSON_Delete(r->metrics_json);
+	r->metrics_json = NULL;
 }
 
 static int

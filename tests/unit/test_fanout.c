@@ -19,7 +19,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "error_class.h"
 #include "fanout.h"
+#include "probe_kind.h"
 
 #define MAX_T 8
 
@@ -39,8 +41,8 @@ on_outcome(struct fanout_outcome *o, void *arg)
 
 	assert_true(o->index < MAX_T);
 	s->calls[o->index]++;
-	s->ok[o->index] = o->ok;
-	s->cls[o->index] = o->error_class;
+	s->ok[o->index] = o->rec.ok;
+	s->cls[o->index] = error_class_of_name(o->rec.error_class);
 	s->fping[o->index] = o->fping;
 	if (o->ping != NULL) {
 		s->received[o->index] = o->ping->received;
@@ -48,9 +50,9 @@ on_outcome(struct fanout_outcome *o, void *arg)
 		s->first_ms[o->index] = o->ping->n_samples > 0 ?
 		    o->ping->samples_ms[0] : -1;
 	}
-	if (o->error != NULL)
+	if (o->rec.error != NULL)
 		snprintf(s->error[o->index], sizeof s->error[0], "%s",
-		    o->error);
+		    o->rec.error);
 }
 
 static char bindir[] = "/tmp/np-fanout-test.XXXXXX";
@@ -262,17 +264,19 @@ missing_ping_is_tool_missing_per_pair(void **state)
 
 	assert_int_equal(fanout_outcome_from_ping("h3", "sh: 1: ping: not "
 	    "found\n", 127, &o), 0);
-	assert_false(o.ok);
-	assert_int_equal(o.error_class, ERROR_CLASS_TOOL_MISSING);
-	assert_string_equal(o.error, "h3: ping is not installed or not on "
-	    "PATH there (exit 127)");
-	free(o.error);
+	assert_false(o.rec.ok);
+	assert_int_equal(error_class_of_name(o.rec.error_class),
+	    ERROR_CLASS_TOOL_MISSING);
+	assert_string_equal(o.rec.error, "h3: ping is not installed or not "
+	    "on PATH there (exit 127)");
+	probe_outcome_clear(&o.rec);
 	assert_int_equal(fanout_outcome_from_ping("h3", "PING a (a) 56(84) "
 	    "bytes\nping: connect: Network is unreachable\n", 2, &o), 0);
-	assert_int_equal(o.error_class, ERROR_CLASS_TOOL_FAILED);
-	assert_string_equal(o.error, "ping exited 2: ping: connect: Network "
-	    "is unreachable");
-	free(o.error);
+	assert_int_equal(error_class_of_name(o.rec.error_class),
+	    ERROR_CLASS_TOOL_FAILED);
+	assert_string_equal(o.rec.error, "ping exited 2: ping: connect: "
+	    "Network is unreachable");
+	probe_outcome_clear(&o.rec);
 }
 
 int
