@@ -8,7 +8,9 @@
  * - reach: a TCP connect from the host to every other host's and every
  *   relay's libp2p port, one command over the host's SSH session (a
  *   connect that neither answers nor is refused within REACH_WAIT_S is
- *   taken as dropped, as a stateful firewall drops it);
+ *   taken as dropped, as a stateful firewall drops it), begun as soon as
+ *   every node is up, beside the convergence and the punch (not with
+ *   --serial);
  * - the node's view: GET /metrics (its open circuits: go-libp2p's
  *   libp2p_swarm_connections_opened_total minus _closed_total for the
  *   transport p2p-circuit), GET /v1/dnt/peers_status (each peer's
@@ -33,6 +35,7 @@
 #include "node_api.h"
 #include "node_json.h"
 #include "shell.h"
+#include "timeutil.h"
 #include "util.h"
 
 /* Seconds a TCP connect may take before it counts as dropped. */
@@ -332,7 +335,7 @@ take_reach(struct bench_host *h, const char *out)
 	if ((map = calloc(nt + 1, sizeof *map)) == NULL)
 		return;
 	for (i = 0; i < nt; i++)
-		if (checked(b, h, i))
+		if (ph->reach[i].asked)
 			map[n++] = i;
 	for (; line != NULL && *line != '\0'; line = strchr(line, '\n'),
 	    line = line != NULL ? line + 1 : NULL) {
@@ -371,12 +374,15 @@ reach_done_cb(const struct machine *m, const struct engine_result *res,
 {
 	struct bench_host *h = arg;
 
-	h->job = NULL;
+	h->path->reach_job = NULL;
+	h->path->reach_state = 2;
 	if (res->error == NP_OK)
 		take_reach(h, res->out);
 	else
 		log_debug(m->name, "path: reach checks: %s", res->error_text !=
 		    NULL ? res->error_text : error_string(res->error));
+	if (!h->path->in_phase)	/* begun early: the step takes it later */
+		return;
 	if (h->b->interrupted) {
 		h->path->in_phase = 0;
 		bench_host_step_done(h);
@@ -404,18 +410,17 @@ path_host_new(struct bench_host *h)
 	return 0;
 }
 
-int
-bench_path_host(struct bench_host *h)
+/* The reach checks of h on a job of their own (reach_done_cb). */
+static int
+reach_submit(struct bench_host *h)
 {
 	struct bench *b = h->b;
 	size_t nt = b->n + b->n_relays, i, argc = 0;
 	char **argv = NULL, **ports = NULL, *words = NULL, *cmd = NULL;
+	struct engine_request req = { .timeout_s = REACH_TIMEOUT,
+	    .on_done = reach_done_cb, .arg = h };
 	int r = NP_ERR_NOMEM;
 
-	if ((r = path_host_new(h)) != 0)
-		return r;
-	r = NP_ERR_NOMEM;
-	h->path->in_phase = 1;
 	if ((argv = calloc(2 * nt + 5, sizeof *argv)) == NULL ||
 	    (ports = calloc(nt + 1, sizeof *ports)) == NULL)
 		goto out;
@@ -424,7 +429,7 @@ bench_path_host(struct bench_host *h)
 	argv[argc++] = (char *)reach_script;
 	argv[argc++] = (char *)"sh";
 	for (i = 0; i < nt; i++) {
-		if (!checked(b, h, i))
+		if (!(h->path->reach[i].asked = checked(b, h, i))) /* its order */
 			continue;
 		if ((ports[i] = str_printf("%d", bench_target_port(b, i))) ==
 		    NULL)
@@ -435,7 +440,11 @@ bench_path_host(struct bench_host *h)
 	if ((words = shell_join(argv, argc)) == NULL ||
 	    (cmd = str_printf("LC_ALL=C %s", words)) == NULL)
 		goto out;
-	r = bench_host_submit(h, cmd, NULL, REACH_TIMEOUT, reach_done_cb);
+	req.command = cmd;
+	log_debug(h->m->name, "path: %s", cmd);
+	if ((r = engine_submit(b->engine, h->m, &req, &h->path->reach_job))
+	    == 0)
+		h->path->reach_state = 1;
 out:
 	for (i = 0; ports != NULL && i < nt; i++)
 		free(ports[i]);
@@ -443,7 +452,32 @@ out:
 	free(argv);
 	free(words);
 	free(cmd);
-	if (r != 0)
+	return r;
+}
+
+/* Begun beside the convergence and the punch: the step takes them. */
+void
+bench_path_reach_begin(struct bench *b)
+{
+	size_t i;
+
+	for (i = 0; i < b->n; i++)
+		if (!b->hosts[i].failed && path_host_new(&b->hosts[i]) == 0 &&
+		    reach_submit(&b->hosts[i]) == 0)	/* else the step's */
+			b->hosts[i].step_at[BENCH_PATH] = time_wall();
+}
+
+int
+bench_path_host(struct bench_host *h)
+{
+	int r;
+
+	if ((r = path_host_new(h)) != 0)
+		return r;
+	h->path->in_phase = 1;
+	if (h->path->reach_state == 2)
+		view_start(h, 0);
+	else if (h->path->reach_state == 0 && (r = reach_submit(h)) != 0)
 		h->path->in_phase = 0;
 	return r;
 }

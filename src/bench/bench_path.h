@@ -11,6 +11,8 @@
 
 #include "bench_counters.h"
 
+struct engine_job;
+
 /* A record's path. */
 enum bench_path_class {
 	BENCH_PATH_UNKNOWN = 0,
@@ -34,6 +36,7 @@ struct bench_reach {
 	char *why;		/* failed: what the check said */
 	long connect_us;	/* connected: the connect's time (one round
 				   trip, SYN to SYN-ACK), µs; 0 unknown */
+	unsigned char asked;	/* in the reach command's list */
 };
 
 /* One peer of a node's view. */
@@ -69,6 +72,8 @@ struct bench_path_host {
 	int reading;		/* the view being read */
 	int step;		/* its next call */
 	int in_phase;		/* read as the path phase's step */
+	struct engine_job *reach_job;	/* the reach checks' */
+	int reach_state;	/* 0 not begun, 1 under way, 2 done */
 };
 
 /* What a record's path is concluded from. */
@@ -155,6 +160,14 @@ const char *bench_path_relay_peer(const struct bench_path_host *s,
     int *circuit);
 
 struct bench;
+
+/*
+ * The reach checks begun on every live host as soon as every node is up
+ * (listening: a node's API answers only after), beside the convergence
+ * and the punch; the path phase's step takes them, or waits for them (an
+ * interrupt cancels path->reach_job).
+ */
+void bench_path_reach_begin(struct bench *b);
 
 /* Did the punch step's DCUtR join src and dst (ok after attempts, no
    error)? */

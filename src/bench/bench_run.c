@@ -20,6 +20,7 @@
 
 #include "bench.h"
 #include "bench_counters.h"
+#include "bench_path.h"
 #include "bench_record.h"
 #include "bench_run.h"
 #include "bench_teardown.h"
@@ -227,6 +228,9 @@ phase_ended_cb(struct bench *b, enum bench_phase p)
 	    bench_phase_runs(b, BENCH_TEARDOWN) &&
 	    !bench_phase_nodes_needed(b, p))
 		bench_teardown_begin(b);
+	/* every node listens: the path phase's reach checks can begin */
+	if (p == BENCH_START && !b->interrupted && !b->o->serial)
+		bench_path_reach_begin(b);
 	trace_span_end(&b->phase_span);
 	bench_report_phase_end(b, p);
 	checkpoint(b);
@@ -263,8 +267,12 @@ interrupt_cb(struct runner *rn, void *arg)
 	}
 	log_warn("stopping: the probes running are cancelled (not "
 	    "recorded) and the mesh is torn down");
-	for (i = 0; i < b->n; i++)
+	for (i = 0; i < b->n; i++) {
 		bench_host_cancel(&b->hosts[i]);
+		if (b->hosts[i].path != NULL &&
+		    b->hosts[i].path->reach_job != NULL)
+			engine_cancel(b->hosts[i].path->reach_job);
+	}
 	bench_pairs_cancel(b);
 }
 

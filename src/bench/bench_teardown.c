@@ -30,10 +30,13 @@
 #include "util.h"
 
 /*
- * After KILL, how long (0.1 s steps) a node may take to be gone: a loaded
- * host may take a while to free a big process, whatever the grace was.
+ * After KILL, how long (steps of KILL_STEP s) a node may take to be gone:
+ * a loaded host may take a while to free a big process, whatever the grace
+ * was; but it is mostly gone within milliseconds, and every run with a
+ * node that outlives the grace (both known ones) waits for the first step.
  */
-#define KILL_WAIT_TENTHS 50
+#define KILL_STEP "0.02"
+#define KILL_WAIT_STEPS 250
 
 char *
 bench_teardown_command(const char *dir, long pid, long long start,
@@ -94,7 +97,7 @@ bench_teardown_command(const char *dir, long pid, long long start,
 	    "  fi\n"
 	    "  [ -z \"$S\" ] || { set -- $t; shift 19; [ \"$1\" = \"$S\" ]; }\n"
 	    "}\n"
-	    "wait_gone() { i=0; while ours && [ $i -lt $1 ]; do sleep 0.1; "
+	    "wait_gone() { i=0; while ours && [ $i -lt $1 ]; do sleep $2; "
 	    "i=$((i+1)); done; }\n"
 	    "if [ -n \"$P\" ] && kill -0 \"$P\" 2>/dev/null && "
 	    "[ ! -r /proc/\"$P\"/stat ]; then\n"
@@ -102,9 +105,9 @@ bench_teardown_command(const char *dir, long pid, long long start,
 	    "there): left alone; the node may still run\" >&2; exit 1\n"
 	    "fi\n"
 	    "if [ -n \"$P\" ] && ours; then\n"
-	    "  kill -TERM \"$P\" 2>/dev/null; wait_gone %d; by=TERM\n"
-	    "  if ours; then kill -KILL \"$P\" 2>/dev/null; wait_gone %d; "
-	    "by=KILL; fi\n"
+	    "  kill -TERM \"$P\" 2>/dev/null; wait_gone %d 0.1; by=TERM\n"
+	    "  if ours; then kill -KILL \"$P\" 2>/dev/null; wait_gone %d "
+	    KILL_STEP "; by=KILL; fi\n"
 	    "  if ours; then echo \"node $P still running after KILL\" >&2; "
 	    "exit 1; fi\n"
 	    "elif [ -n \"$P\" ] && [ -r /proc/\"$P\"/cmdline ]; then\n"
@@ -112,7 +115,7 @@ bench_teardown_command(const char *dir, long pid, long long start,
 	    "fi\n"
 	    "[ $mine = 0 ] || rm -rf -- \"$D\" || exit 1\n"
 	    "[ -z \"$by\" ] || echo $by\n",
-	    qdir, p, st, (int)(grace_s * 10 + 0.5), KILL_WAIT_TENTHS);
+	    qdir, p, st, (int)(grace_s * 10 + 0.5), KILL_WAIT_STEPS);
 	free(qdir);
 	return s;
 }

@@ -57,6 +57,23 @@ assert_nothing_left() {
 	    "bench directories left after $2"
 }
 
+# The path phase's reach checks in run $1: begun as soon as every node is
+# up, beside the convergence (each host's path step from the start's end),
+# every pair's TCP connect taken; with --serial ($2 = serial) after the
+# punch, in upstream's order.
+check_reach_early() {
+	local run=$1/run.json
+	if [ "${2:-}" = serial ]; then
+		assert_eq 0 "$(jq '[.machines[].phase_times|select(.path[0] < .converge[1])]|length' "$run")" \
+		    "--serial: each host's reach checks after its convergence"
+		return
+	fi
+	assert_eq 0 "$(jq '[.machines[].phase_times|select(.path[0] > .converge[0] or .path[0] < .start[1])]|length' "$run")" \
+	    "each host's reach checks begun at the start's end, beside the convergence"
+	assert_eq 0 "$(jq '[.reach[]|select(.tcp != true)]|length' "$run")" \
+	    "every reach check connected"
+}
+
 # Throughput with the defaults (--throughput-mode auto) in run $1: the
 # pairs run both ways at once are those of no site whose faster reach
 # handshake took at most 1 ms (run.json's reach), each with its two ways
@@ -173,6 +190,7 @@ assert_eq 19090 "$(jq -r '.machines[0].http_port' "$run")"
 assert_eq "ok" "$(jq -r '[.machines[].status]|unique|join(",")' "$run")"
 assert_eq "ok" "$(jq -r '[.machines[].phases[]]|unique|join(",")' "$run")" "every host ok in every phase"
 check_both_ways "$out"
+check_reach_early "$out"
 assert_nothing_left t1 "a run"
 
 # connect_checks DIR: run DIR's connect records (--kinds connect beside
@@ -277,6 +295,7 @@ assert_eq "true" "$(jq '.phase_times.baseline[0] >= .phase_times.sweep[1]' "$out
     "--serial: the baseline after the sweep (upstream's order)"
 assert_eq "null" "$(jq -r '.phases.punch_s' "$out/run.json" | sed 's/^0$/null/')" "--no-punch: no punch time"
 assert_eq "true" "$(jq -r '.config.serial' "$out/run.json")"
+check_reach_early "$out" serial
 # one probe at a time: no two records overlap in time
 assert_eq "" "$(jq -r 'select(.kind!="ping")|[.started_at,.ended_at]|@tsv' "$out/measurements.jsonl" | sort |
 	awk -F'\t' 'NR > 1 && $1 < prev { print "overlap: " $1 " < " prev } { prev = $2 }')" "--serial probes overlap"

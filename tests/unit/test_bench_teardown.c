@@ -7,7 +7,8 @@
  * substring (...-h1 in ...-h10) or started at another time; a pid file
  * holding "-1" or "0" signals nothing and keeps the directory; a node
  * started without a known PID keeps it too; a link is left alone; the
- * waits' checks fork no text tool once the node's start time is known.
+ * waits' checks fork no text tool once the node's start time is known;
+ * after KILL they come every 0.02 s.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -384,6 +385,23 @@ test_link_left_alone(void **state)
 	free(target);
 }
 
+/*
+ * After KILL the node is mostly gone within milliseconds: the wait checks
+ * every 0.02 s (the grace's 0.1 s steps cost every run with a node that
+ * outlives the grace most of a step), for up to 5 s.
+ */
+static void
+test_kill_wait_fine_steps(void **state)
+{
+	char *cmd = bench_teardown_command("/tmp/otela-bench-r-h1", 42, 7, 0.5);
+
+	assert_non_null(cmd);
+	assert_non_null(strstr(cmd, "wait_gone 5 0.1;"));
+	assert_non_null(strstr(cmd, "kill -KILL \"$P\" 2>/dev/null; "
+	    "wait_gone 250 0.02;"));
+	free(cmd);
+}
+
 int
 main(void)
 {
@@ -399,6 +417,7 @@ main(void)
 		cmocka_unit_test(test_started_without_pid_keeps_dir),
 		cmocka_unit_test(test_link_left_alone),
 		cmocka_unit_test(test_waits_fork_no_tool),
+		cmocka_unit_test(test_kill_wait_fine_steps),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
