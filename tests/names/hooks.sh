@@ -4,12 +4,14 @@
 # is named as a call in another file of its folder: the parts reach the run
 # through its hooks, and a hook's member does not bear the name of the
 # function the run sets in it (a call through c->hooks.task_ended reads as
-# a call to task_ended).
+# a call to task_ended). The ssh transport's files reach the file that
+# steps a host (transport_ssh_ops.c) the same way, through st->step.
 set -u
 src=$1
 bad=0
 
-for run in collect/collect_run.c bench/bench_run.c; do
+for run in collect/collect_run.c bench/bench_run.c \
+    engine/ssh/transport_ssh_ops.c; do
 	dir=$(dirname "$run")
 	# the functions the run file defines: a name at a line's start
 	funcs=$(grep -oE '^[a-z_][a-z0-9_]*\(' "$src/$run" | tr -d '(' | sort -u)
