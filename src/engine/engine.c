@@ -27,7 +27,7 @@
 #include "util.h"
 
 /* by enum transport_kind */
-const struct transport_ops *const engine_kind_ops[ENGINE_N_KINDS] = {
+static const struct transport_ops *const kind_ops[ENGINE_N_KINDS] = {
 	[TRANSPORT_SSH] = &transport_ssh_ops,
 	[TRANSPORT_COMMAND] = &transport_spawn_ops,
 	[TRANSPORT_LOCAL] = &transport_spawn_ops,
@@ -38,10 +38,13 @@ static void pump_cb(uv_idle_t *idle);
 static void engine_maybe_closed(struct engine *e);
 static int tunnels_deliver(struct engine *e);
 static int tunnels_finished(const struct engine *e);
+static void job_hand_over(struct engine_job *j, void *state);
+static void host_release_cb(struct engine *e, const struct machine *m);
+static void host_admitted_cb(struct engine *e, struct engine_host *h);
 
 /* The state of m's transport, made on first use (one per ops table). */
-int
-engine_kind_state(struct engine *e, enum transport_kind kind, void **state)
+static int
+kind_state(struct engine *e, enum transport_kind kind, void **state)
 {
 	int k, r;
 
@@ -49,10 +52,10 @@ engine_kind_state(struct engine *e, enum transport_kind kind, void **state)
 	if ((int)kind < 0 || kind >= ENGINE_N_KINDS)
 		return NP_ERR_USAGE;
 	for (k = 0; k < ENGINE_N_KINDS; k++)
-		if (engine_kind_ops[k] == engine_kind_ops[kind])
+		if (kind_ops[k] == kind_ops[kind])
 			break;
 	if (e->state[k] == NULL &&
-	    (r = engine_kind_ops[k]->new(e, &e->state[k])) != 0)
+	    (r = kind_ops[k]->new(e, &e->state[k])) != 0)
 		return r;
 	*state = e->state[k];
 	return 0;
@@ -131,6 +134,8 @@ engine_new(uv_loop_t *loop, const struct inventory *inv,
 	TAILQ_INIT(&e->batching);
 	e->loop = loop;
 	e->inv = inv;
+	e->host_release = host_release_cb;
+	e->host_admitted = host_admitted_cb;
 	if (opts != NULL)
 		e->opts = *opts;
 	if (e->opts.max_channels <= 0)
@@ -207,13 +212,13 @@ engine_submit(struct engine *e, const struct machine *m,
 		return NP_ERR_USAGE;
 	if (e->closing)
 		return NP_ERR_CANCELLED;
-	if ((r = engine_kind_state(e, m->transport, &state)) != 0)
+	if ((r = kind_state(e, m->transport, &state)) != 0)
 		return r;
 	if ((j = calloc(1, sizeof *j)) == NULL)
 		return NP_ERR_NOMEM;
 	j->engine = e;
 	j->machine = m;
-	j->ops = engine_kind_ops[m->transport];
+	j->ops = kind_ops[m->transport];
 	j->exit_status = -1;
 	j->timeout_s = req->timeout_s;
 	j->max_out = req->max_output > 0 && req->max_output <
@@ -240,7 +245,7 @@ engine_submit(struct engine *e, const struct machine *m,
 	e->pending++;
 	e->hosts[m->index].users++;
 	if (engine_hosts_take(e, &e->hosts[m->index], 0))
-		engine_job_hand_over(j, state);
+		job_hand_over(j, state);
 	else
 		engine_hosts_hold(e, j);
 	if (jobp != NULL)
@@ -257,8 +262,8 @@ nomem:
  * The transport takes j (its host has a slot); a batch's job at the end
  * of the turn, with the others of its batch.
  */
-void
-engine_job_hand_over(struct engine_job *j, void *state)
+static void
+job_hand_over(struct engine_job *j, void *state)
 {
 	int r;
 
@@ -274,6 +279,38 @@ engine_job_hand_over(struct engine_job *j, void *state)
 	if (r != 0 && j->state != JOB_DONE)
 		engine_job_finish(j, r, -1, "%s: %s", j->machine->name,
 		    error_string(r));
+}
+
+/* engine_hosts.c gives m's slot away: its transport closes what m holds. */
+static void
+host_release_cb(struct engine *e, const struct machine *m)
+{
+	const struct transport_ops *ops = kind_ops[m->transport];
+	void *state;
+
+	if (ops->release != NULL && kind_state(e, m->transport, &state) == 0)
+		ops->release(state, m);
+}
+
+/* h took a slot (engine_hosts.c): its held jobs go to their transport. */
+static void
+host_admitted_cb(struct engine *e, struct engine_host *h)
+{
+	struct engine_job *j;
+	void *state;
+
+	if (kind_state(e, h->machine->transport, &state) != 0)
+		state = NULL;
+	while ((j = TAILQ_FIRST(&h->held)) != NULL) {
+		TAILQ_REMOVE(&h->held, j, entry);
+		if (state != NULL)
+			job_hand_over(j, state);
+		else {
+			j->held = 0;
+			engine_job_finish(j, NP_ERR_NOMEM, -1, "%s: %s",
+			    h->machine->name, error_string(NP_ERR_NOMEM));
+		}
+	}
 }
 
 static void
@@ -468,7 +505,7 @@ batches_flush(struct engine *e)
 		}
 		for (i = 0; i < n; i++)
 			e->batch_has[e->batch[i]->machine->index] = 0;
-		if (engine_kind_state(e, first->machine->transport, &state) != 0) {
+		if (kind_state(e, first->machine->transport, &state) != 0) {
 			for (i = 0; i < n; i++)
 				engine_job_finish(e->batch[i], NP_ERR_NOMEM, -1,
 				    "%s: %s", e->batch[i]->machine->name,
@@ -498,7 +535,7 @@ pump_cb(uv_idle_t *idle)
 	}
 	busy = tunnels_deliver(e);
 	for (k = 0; k < ENGINE_N_KINDS; k++)
-		if (e->state[k] != NULL && engine_kind_ops[k]->pump(e->state[k]))
+		if (e->state[k] != NULL && kind_ops[k]->pump(e->state[k]))
 			busy = 1;
 	/* a transport's step just now may have ended a tunnel (its session
 	   failed to connect): deliver it next turn, do not strand it */
@@ -560,7 +597,7 @@ engine_maybe_closed(struct engine *e)
 	    !TAILQ_EMPTY(&e->tunnels) || e->handles_open > 1)
 		return;
 	for (k = 0; k < ENGINE_N_KINDS; k++)
-		if (e->state[k] != NULL && !engine_kind_ops[k]->closed(e->state[k]))
+		if (e->state[k] != NULL && !kind_ops[k]->closed(e->state[k]))
 			return;
 	e->closed_called = 1;
 	log_debug(NULL, "engine closed");
@@ -587,7 +624,7 @@ engine_close(struct engine *e, void (*closed_cb)(struct engine *, void *),
 	}
 	for (k = 0; k < ENGINE_N_KINDS; k++)
 		if (e->state[k] != NULL)
-			engine_kind_ops[k]->close(e->state[k]);
+			kind_ops[k]->close(e->state[k]);
 	engine_schedule(e);
 }
 
@@ -610,7 +647,7 @@ engine_free(struct engine *e)
 	}
 	for (k = 0; k < ENGINE_N_KINDS; k++)
 		if (e->state[k] != NULL)
-			engine_kind_ops[k]->free(e->state[k]);
+			kind_ops[k]->free(e->state[k]);
 	free(e->hosts);
 	free(e->batch);
 	free(e->batch_has);
@@ -696,11 +733,11 @@ engine_tunnel_open(struct engine *e, const struct machine *m,
 	    port > 65535 || m->index >= e->inv->n_machines)
 		return NP_ERR_USAGE;
 	if ((int)m->transport < 0 || m->transport >= ENGINE_N_KINDS ||
-	    engine_kind_ops[m->transport]->tunnel_open == NULL)
+	    kind_ops[m->transport]->tunnel_open == NULL)
 		return NP_ERR_UNSUPPORTED;
 	if (e->closing)
 		return NP_ERR_CANCELLED;
-	if ((r = engine_kind_state(e, m->transport, &state)) != 0)
+	if ((r = kind_state(e, m->transport, &state)) != 0)
 		return r;
 	if ((t = calloc(1, sizeof *t)) == NULL)
 		return NP_ERR_NOMEM;
@@ -711,7 +748,7 @@ engine_tunnel_open(struct engine *e, const struct machine *m,
 	TAILQ_INSERT_TAIL(&e->tunnels, t, entry);
 	e->hosts[m->index].users++;
 	engine_hosts_take(e, &e->hosts[m->index], 1);
-	if ((r = engine_kind_ops[m->transport]->tunnel_open(state, t, host, port,
+	if ((r = kind_ops[m->transport]->tunnel_open(state, t, host, port,
 	    fd)) != 0) {
 		engine_hosts_unuse(e, m);
 		tunnel_free(t);

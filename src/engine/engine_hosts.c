@@ -2,27 +2,24 @@
  * Hosts in flight (engine_options.max_hosts, set by the runner from the
  * open-file limit): a host's slot, the hosts waiting for one in the order
  * they came, and the closing of an idle host's session when another waits
- * (see "Hosts in flight" in docs/engine.md).
+ * (see "Hosts in flight" in docs/engine.md). Below engine.c, it calls
+ * nothing of it: a slot given away and a host admitted reach the jobs and
+ * the transports through the hooks engine.c sets (e->host_release,
+ * e->host_admitted).
  */
 #include <stdio.h>
 
 #include "engine_state.h"
-#include "error.h"
 #include "log.h"
 
 /* h's transport closes what h holds open; h's slot is free. */
 static void
 slot_release(struct engine *e, struct engine_host *h)
 {
-	const struct transport_ops *ops = engine_kind_ops[h->machine->transport];
-	void *state;
-
 	TAILQ_REMOVE(&e->idle, h, entry);
 	h->slot = SLOT_NONE;
 	e->n_slots--;
-	if (ops->release != NULL &&
-	    engine_kind_state(e, h->machine->transport, &state) == 0)
-		ops->release(state, h->machine);
+	e->host_release(e, h->machine);
 	log_debug(h->machine->name, "done with: its slot goes to a waiting "
 	    "host");
 }
@@ -105,25 +102,11 @@ static void
 admit_waiting(struct engine *e)
 {
 	struct engine_host *h;
-	struct engine_job *j;
-	void *state;
 
 	while (!e->closing && (h = TAILQ_FIRST(&e->waiting)) != NULL &&
 	    engine_hosts_take(e, h, 0)) {
 		log_debug(h->machine->name, "its turn: starting");
-		if (engine_kind_state(e, h->machine->transport, &state) != 0)
-			state = NULL;
-		while ((j = TAILQ_FIRST(&h->held)) != NULL) {
-			TAILQ_REMOVE(&h->held, j, entry);
-			if (state != NULL)
-				engine_job_hand_over(j, state);
-			else {
-				j->held = 0;
-				engine_job_finish(j, NP_ERR_NOMEM, -1, "%s: %s",
-				    h->machine->name,
-				    error_string(NP_ERR_NOMEM));
-			}
-		}
+		e->host_admitted(e, h);
 	}
 }
 

@@ -2,7 +2,9 @@
  * Private to engine.c and engine_hosts.c: the engine's state, and what
  * the two share. engine.c runs the jobs and tunnels; engine_hosts.c
  * bounds the hosts in flight (a slot per host, the hosts waiting for one,
- * an idle host's slot given to a waiting one).
+ * an idle host's slot given to a waiting one). engine.c calls
+ * engine_hosts.c, never the other way: what engine_hosts.c must have
+ * done by the jobs and transports goes through the hooks engine.c sets.
  */
 #ifndef NETPROF_ENGINE_STATE_H
 #define NETPROF_ENGINE_STATE_H
@@ -14,9 +16,6 @@
 
 /* the transport kinds (enum transport_kind) */
 #define ENGINE_N_KINDS 4
-
-/* by enum transport_kind */
-extern const struct transport_ops *const engine_kind_ops[ENGINE_N_KINDS];
 
 enum slot_state {
 	SLOT_NONE = 0,		/* no slot, nothing waiting */
@@ -61,13 +60,12 @@ struct engine {
 	struct job_list batching;	/* batches' jobs, until the pump */
 	struct engine_job **batch;	/* one batch being handed over */
 	unsigned char *batch_has;	/* by machine index: in that batch */
+	/* set by engine.c for engine_hosts.c: m's slot is given away (its
+	   transport closes what m holds open); h has a slot now (its held
+	   jobs go to their transport) */
+	void (*host_release)(struct engine *e, const struct machine *m);
+	void (*host_admitted)(struct engine *e, struct engine_host *h);
 };
-
-/* The state of a transport kind, made on first use (one per ops table). */
-int engine_kind_state(struct engine *e, enum transport_kind kind,
-    void **state);
-/* j to its transport (state), which starts it. */
-void engine_job_hand_over(struct engine_job *j, void *state);
 
 /* engine_hosts.c: give h a slot if it has none (force: past the bound,
  * for tunnels); 1 if it has one now. */

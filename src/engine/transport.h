@@ -1,7 +1,7 @@
 /*
  * Between the engine (engine.c: jobs, timeouts, tunnels' delivery, the
  * pump) and its transports, each of which the engine knows only through a
- * struct transport_ops: transport_ssh.c (libssh sessions, channels and
+ * struct transport_ops: transport_ssh_ops.c (libssh sessions, channels and
  * tunnels) and transport_spawn.c (local processes for the "command" and
  * "local" kinds). Private to src/: only the engine and the transports
  * include it.
@@ -39,7 +39,7 @@ enum job_state {
 struct transport_ssh_host;
 struct transport_ssh_chan;
 
-/* transport_ssh.c's part of a job */
+/* the ssh transport's part of a job */
 struct transport_ssh_job {
 	struct transport_ssh_host *host;
 	struct transport_ssh_chan *chan;	/* NULL until its channel is opened */

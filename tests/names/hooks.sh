@@ -4,18 +4,30 @@
 # is named as a call in another file of its folder: the parts reach the run
 # through its hooks, and a hook's member does not bear the name of the
 # function the run sets in it (a call through c->hooks.task_ended reads as
-# a call to task_ended).
+# a call to task_ended). The ssh transport's files reach the file that
+# steps a host (transport_ssh_ops.c) the same way, through st->step, and
+# engine_hosts.c reaches engine.c through e->host_release and
+# e->host_admitted (RUN=PARTS: only those files are read for calls).
 set -u
 src=$1
 bad=0
 
-for run in collect/collect_run.c bench/bench_run.c; do
+for entry in collect/collect_run.c bench/bench_run.c \
+    engine/ssh/transport_ssh_ops.c \
+    engine/engine.c=engine/engine_hosts.c,engine/engine_state.h; do
+	run=${entry%%=*}
 	dir=$(dirname "$run")
+	if [[ $entry == *=* ]]; then
+		IFS=, read -ra parts <<<"${entry#*=}"
+		parts=("${parts[@]/#/$src/}")
+	else
+		parts=("$src/$dir"/*.c "$src/$dir"/*.h)
+	fi
 	# the functions the run file defines: a name at a line's start
 	funcs=$(grep -oE '^[a-z_][a-z0-9_]*\(' "$src/$run" | tr -d '(' | sort -u)
 	[[ -n $funcs ]] || { echo "hooks.sh: no function in $src/$run" >&2; exit 2; }
 	alt=$(paste -sd '|' <<<"$funcs")
-	for f in "$src/$dir"/*.c "$src/$dir"/*.h; do
+	for f in "${parts[@]}"; do
 		[[ $f == "$src/$run" || $f == "$src/${run%.c}.h" ]] && continue
 		# calls outside comments: NAME( with no name character before it
 		hits=$(grep -vE '^[[:space:]]*(/?\*|//)' "$f" |

@@ -2,11 +2,15 @@
  * The ssh transport's own types, private to its files: a host (its libssh
  * session, the queue of jobs waiting for a channel, the jobs with one, its
  * tunnels), a channel with the callbacks libssh calls for it, and a
- * tunnel. transport_ssh.c steps a host and is the ops table;
- * transport_ssh_connect.c reaches the SSH port (name lookup off the
- * loop, TCP on it); transport_ssh_session.c connects, checks the host key
- * and authenticates; transport_ssh_channel.c runs a job on a channel;
- * transport_ssh_tunnel.c relays a direct-tcpip channel to a socket pair.
+ * tunnel. transport_ssh_ops.c steps a host and is the ops table;
+ * transport_ssh_session.c connects, checks the host key and
+ * authenticates; transport_ssh_connect.c reaches the SSH port for it
+ * (name lookup off the loop, TCP on it); transport_ssh_tunnel.c relays a
+ * direct-tcpip channel to a socket pair; transport_ssh_channel.c runs a
+ * job on a channel. The calls go one way, in that order: ops, session,
+ * connect and tunnel, channel. A lower file reports a failure by its
+ * return value, and steps a host again (from its uv_poll callbacks) only
+ * through the hook the ops file hands down (struct transport_ssh's step).
  */
 #ifndef NETPROF_TRANSPORT_SSH_H
 #define NETPROF_TRANSPORT_SSH_H
@@ -141,15 +145,26 @@ struct transport_ssh_host {
 /* The transport's state: hosts by machine index, NULL until used. */
 struct transport_ssh {
 	struct engine *engine;
+	/* set by transport_ssh_ops.c: step h's session, channels and
+	   tunnels (the uv_poll callbacks of the files below it call it) */
+	void (*step)(struct transport_ssh_host *h);
 	struct transport_ssh_host **hosts;
 	size_t n_hosts;
 	uv_async_t resolved;	/* a resolver thread has answered */
 	int resolved_open;
 };
 
+/* The host's name in messages: its machine's. */
+static inline const char *
+transport_ssh_host_name(const struct transport_ssh_host *h)
+{
+	return h->machine->name;
+}
+
 
 /* transport_ssh_connect.c */
-int transport_ssh_tcp_step(struct transport_ssh_host *h);
+int transport_ssh_tcp_step(struct transport_ssh_host *h, char **why);
+void transport_ssh_tcp_poll_close(struct transport_ssh_host *h);
 void transport_ssh_tcp_handed_over(struct transport_ssh_host *h);
 void transport_ssh_tcp_abort(struct transport_ssh_host *h);
 void transport_ssh_tcp_release_session(struct transport_ssh_host *h);
@@ -162,13 +177,11 @@ void transport_ssh_resolve_close(struct transport_ssh *st);
 void transport_ssh_host_fail(struct transport_ssh_host *h, int error,
     const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
-void transport_ssh_host_poll_close(struct transport_ssh_host *h);
 void transport_ssh_host_timer_closed_cb(uv_handle_t *hd);
 void transport_ssh_fail_queue(struct transport_ssh_host *h, int error,
     const char *text);
 struct transport_ssh_host *transport_ssh_host_get(struct transport_ssh *st,
     const struct machine *m);
-const char *transport_ssh_host_name(const struct transport_ssh_host *h);
 /* transport_ssh_route.c: s for m (its ssh_host, the inventory's ssh
    config, then its own user and port, which win); 0, or NP_ERR_INVENTORY
    when the config cannot be read (ssh_get_error(s) says why) */
@@ -212,11 +225,7 @@ void transport_ssh_tunnels_fail(struct transport_ssh_host *h, int error,
     const char *fmt,
     ...) __attribute__((format(printf, 3, 4)));
 int transport_ssh_tunnels_step(struct transport_ssh_host *h, int *moved);
-int transport_ssh_tunnel_open(void *state, struct engine_tunnel *et,
-    const char *host,
-    int port, int *fdp);
-
-/* transport_ssh.c */
-void transport_ssh_host_step(struct transport_ssh_host *h);
+int transport_ssh_tunnel_open(struct transport_ssh_host *h,
+    struct engine_tunnel *et, const char *host, int port, int *fdp);
 
 #endif

@@ -24,7 +24,12 @@
  *
  * The socket's owner: ours (h->sock) until it is given to libssh; libssh
  * closes it in ssh_free() and on its own errors, but since 0.10 not in
- * ssh_disconnect(), so after a disconnect it is ours again to close.
+ * ssh_disconnect(), so after a disconnect it is ours again to close. Its
+ * watcher (the session's uv_poll) is stopped here before it is closed.
+ *
+ * Below the session (transport_ssh_session.c), this file calls nothing of
+ * it: a host that cannot be reached is failed by the session, with the
+ * reason transport_ssh_tcp_step() gives.
  */
 #include <errno.h>
 #include <netinet/in.h>
@@ -43,6 +48,7 @@
 #include "error.h"
 #include "log.h"
 #include "transport_ssh.h"
+#include "util.h"
 
 /* A getaddrinfo() in its thread; what both sides share is under the lock. */
 struct resolve_job {
@@ -194,6 +200,28 @@ resolve_start(struct transport_ssh_host *h, unsigned int port)
 /* ------------------------------------------------------------------ */
 
 static void
+poll_closed_cb(uv_handle_t *hd)
+{
+	struct engine *e = hd->data;
+
+	free(hd);
+	engine_handle_closed(e);
+}
+
+/* Stop watching the socket (before it is closed). */
+void
+transport_ssh_tcp_poll_close(struct transport_ssh_host *h)
+{
+	if (h->poll == NULL)
+		return;
+	uv_poll_stop(h->poll);
+	h->poll->data = h->engine;
+	uv_close((uv_handle_t *)h->poll, poll_closed_cb);
+	h->poll = NULL;
+	h->poll_events = 0;
+}
+
+static void
 addr_format(struct transport_ssh_host *h)
 {
 	const struct addrinfo *a = h->addr;
@@ -237,7 +265,7 @@ sock_close(struct transport_ssh_host *h)
 {
 	if (h->sock < 0)
 		return;
-	transport_ssh_host_poll_close(h);
+	transport_ssh_tcp_poll_close(h);
 	close(h->sock);
 	h->sock = -1;
 }
@@ -306,9 +334,9 @@ resolve_reason(const struct resolve_job *j)
 	return gai_strerror(j->status);
 }
 
-/* The thread's answer, if it is in: 0 wait, 1 addresses, -1 failed. */
+/* The thread's answer, if it is in: 0 wait, 1 addresses, -1 failed (*why). */
 static int
-resolve_result(struct transport_ssh_host *h)
+resolve_result(struct transport_ssh_host *h, char **why)
 {
 	struct resolve_job *j = h->resolving;
 	const char *name = transport_ssh_host_name(h);
@@ -321,8 +349,7 @@ resolve_result(struct transport_ssh_host *h)
 		return 0;
 	h->resolving = NULL;
 	if (j->status != 0) {
-		transport_ssh_host_fail(h, NP_ERR_CONNECT,
-		    "%s: could not connect: %s: cannot "
+		*why = str_printf("%s: could not connect: %s: cannot "
 		    "resolve host name %s: %s (check the name, the ssh config's "
 		    "HostName, or the resolver: /etc/hosts, /etc/resolv.conf)",
 		    name, h->target, j->name, resolve_reason(j));
@@ -363,24 +390,14 @@ hand_over(struct transport_ssh_host *h)
 	    h->addr_text);
 }
 
-static int
-all_failed(struct transport_ssh_host *h)
-{
-	transport_ssh_host_fail(h, NP_ERR_CONNECT,
-	    "%s: could not connect: %s: %s",
-	    transport_ssh_host_name(h), h->target,
-	    h->tried[0] != '\0' ? h->tried :
-	    "no address to connect to");
-	return TRANSPORT_SSH_STEP_FAILED;
-}
-
 /*
  * Resolve, then connect, until libssh can take over: 1 when it has (or
  * the connection goes through a proxy command, which libssh runs), 0 to
- * wait for the resolver or the socket, -1 when the host failed.
+ * wait for the resolver or the socket, -1 when the host cannot be
+ * reached: *why says why (the caller frees it; NULL: out of memory).
  */
 int
-transport_ssh_tcp_step(struct transport_ssh_host *h)
+transport_ssh_tcp_step(struct transport_ssh_host *h, char **why)
 {
 	unsigned int port = 22;
 	const char *err;
@@ -400,10 +417,8 @@ transport_ssh_tcp_step(struct transport_ssh_host *h)
 			break;
 		}
 		if ((err = resolve_start(h, port)) != NULL) {
-			transport_ssh_host_fail(h, NP_ERR_CONNECT,
-			    "%s: could not connect: "
-			    "%s: %s", transport_ssh_host_name(h), h->target,
-			    err);
+			*why = str_printf("%s: could not connect: %s: %s",
+			    transport_ssh_host_name(h), h->target, err);
 			return TRANSPORT_SSH_STEP_FAILED;
 		}
 		log_debug(transport_ssh_host_name(h), "resolving %s",
@@ -411,7 +426,7 @@ transport_ssh_tcp_step(struct transport_ssh_host *h)
 		h->conn = CONN_RESOLVING;
 		return 0;
 	case CONN_RESOLVING:
-		if ((r = resolve_result(h)) <= 0)
+		if ((r = resolve_result(h, why)) <= 0)
 			return r;
 		h->addr = h->addrs;
 		h->conn = CONN_TCP;
@@ -428,8 +443,13 @@ transport_ssh_tcp_step(struct transport_ssh_host *h)
 	default:
 		return 1;
 	}
-	if ((r = tcp_try(h)) < 0)
-		return all_failed(h);
+	if ((r = tcp_try(h)) < 0) {
+		*why = str_printf("%s: could not connect: %s: %s",
+		    transport_ssh_host_name(h), h->target,
+		    h->tried[0] != '\0' ? h->tried :
+		    "no address to connect to");
+		return TRANSPORT_SSH_STEP_FAILED;
+	}
 	if (r == 1) {
 		hand_over(h);
 		return 1;
@@ -448,7 +468,7 @@ transport_ssh_tcp_handed_over(struct transport_ssh_host *h)
 	if (h->sock_given < 0 || ssh_get_fd(h->session) == h->sock_given)
 		return;
 	if (!(ssh_get_status(h->session) & (SSH_CLOSED | SSH_CLOSED_ERROR))) {
-		transport_ssh_host_poll_close(h);
+		transport_ssh_tcp_poll_close(h);
 		close(h->sock_given);
 	}
 	h->sock_given = -1;

@@ -111,12 +111,6 @@ handshake_slot_freed(struct transport_ssh *st)
 	engine_schedule(st->engine);
 }
 
-const char *
-transport_ssh_host_name(const struct transport_ssh_host *h)
-{
-	return h->machine->name;
-}
-
 /* Tell the engine's observer that step begins, once. */
 static void
 report_step(struct transport_ssh_host *h, enum engine_session_step step)
@@ -174,28 +168,6 @@ transport_ssh_host_fail(struct transport_ssh_host *h, int error,
 
 /* ------------------------------------------------------------------ */
 
-static void
-poll_closed_cb(uv_handle_t *hd)
-{
-	struct engine *e = hd->data;
-
-	free(hd);
-	engine_handle_closed(e);
-}
-
-/* Stop watching the socket (before it is closed). */
-void
-transport_ssh_host_poll_close(struct transport_ssh_host *h)
-{
-	if (h->poll == NULL)
-		return;
-	uv_poll_stop(h->poll);
-	h->poll->data = h->engine;
-	uv_close((uv_handle_t *)h->poll, poll_closed_cb);
-	h->poll = NULL;
-	h->poll_events = 0;
-}
-
 void
 transport_ssh_host_teardown(struct transport_ssh_host *h)
 {
@@ -205,7 +177,7 @@ transport_ssh_host_teardown(struct transport_ssh_host *h)
 	report_failed(h, NP_ERR_CANCELLED, "closed before the session was up");
 	while ((j = TAILQ_FIRST(&h->channels)) != NULL)
 		transport_ssh_release_channel(h, j);
-	transport_ssh_host_poll_close(h);
+	transport_ssh_tcp_poll_close(h);
 	if (h->session != NULL) {
 		transport_ssh_tcp_release_session(h);
 		log_debug(transport_ssh_host_name(h), "session closed");
@@ -224,9 +196,11 @@ transport_ssh_host_teardown(struct transport_ssh_host *h)
 static void
 poll_cb(uv_poll_t *p, int status, int events)
 {
+	struct transport_ssh_host *h = p->data;
+
 	(void)status;
 	(void)events;
-	transport_ssh_host_step(p->data);
+	h->st->step(h);
 }
 
 /*
@@ -700,8 +674,16 @@ transport_ssh_session_step(struct transport_ssh_host *h)
 		int handed = 0;
 
 		if (h->conn != CONN_SSH) {
+			char *why = NULL;
+
 			/* resolution and TCP on the loop (a proxy: libssh's) */
-			if ((r = transport_ssh_tcp_step(h)) <= 0)
+			if ((r = transport_ssh_tcp_step(h, &why)) < 0) {
+				transport_ssh_host_fail(h, NP_ERR_CONNECT,
+				    "%s", why != NULL ? why :
+				    transport_ssh_host_name(h));
+				free(why);
+			}
+			if (r <= 0)
 				return r;
 			handed = h->sock_given >= 0;
 		}

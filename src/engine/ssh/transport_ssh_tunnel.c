@@ -201,7 +201,7 @@ tunnel_poll_cb(uv_poll_t *p, int status, int events)
 		return;
 	}
 	/* step now: the bytes go out without waiting for the pump */
-	transport_ssh_host_step(h);
+	h->st->step(h);
 }
 
 /* Room left in down, dropping what was already sent. */
@@ -356,19 +356,15 @@ transport_ssh_tunnels_step(struct transport_ssh_host *h, int *moved)
 	return 0;
 }
 
+/* A tunnel of h to host:port (engine_tunnel_open): *fdp, the caller's end. */
 int
-transport_ssh_tunnel_open(void *state, struct engine_tunnel *et,
-    const char *host,
-    int port, int *fdp)
+transport_ssh_tunnel_open(struct transport_ssh_host *h,
+    struct engine_tunnel *et, const char *host, int port, int *fdp)
 {
-	struct transport_ssh *st = state;
-	struct engine *e = st->engine;
+	struct engine *e = h->engine;
 	struct transport_ssh_tunnel *t;
-	struct transport_ssh_host *h;
 	int sv[2];
 
-	if ((h = transport_ssh_host_get(st, et->machine)) == NULL)
-		return NP_ERR_NOMEM;
 	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0)
 		return errno == EMFILE || errno == ENFILE ? NP_ERR_NOFILES :
 		    errno == ENOMEM || errno == ENOBUFS ? NP_ERR_NOMEM :

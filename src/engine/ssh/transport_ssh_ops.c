@@ -3,7 +3,7 @@
  * kept, with one channel per command, at most max_channels at a time (the
  * rest wait in the host's FIFO queue; OpenSSH's sshd allows MaxSessions,
  * 10, per connection). libssh runs non-blocking: a uv_poll watcher on the
- * session's socket calls transport_ssh_host_step(), which advances the host's state
+ * session's socket calls host_step(), which advances the host's state
  * machine (connect, host key, auth) and then every channel's, over and
  * over until none moves, because any libssh call may read packets meant
  * for another channel. Output, EOF, exit status and close reach the job
@@ -11,7 +11,8 @@
  * nothing can wait in a libssh buffer after the socket has gone quiet.
  * libssh is not thread safe; everything here runs on the loop's thread.
  * This file steps a host and is the ops table; sessions, channels and
- * tunnels have a file each (transport_ssh.h).
+ * tunnels have a file each (transport_ssh.h), which call nothing here: a
+ * uv_poll callback of theirs steps its host through st->step.
  *
  * A command is stopped (timeout, cancel, close) with the "signal" channel
  * request: OpenSSH's sshd answers it with killpg() on the session's
@@ -33,6 +34,8 @@
 #include "log.h"
 #include "transport_ssh.h"
 #include "util.h"
+
+static void host_step(struct transport_ssh_host *h);
 
 /* ------------------------------------------------------------------ */
 
@@ -88,11 +91,11 @@ host_lost(struct transport_ssh_host *h)
 	    "re-opening the session for %zu queued "
 	    "commands", (size_t)n_requeued);
 	if (transport_ssh_host_open(h) == 0)
-		transport_ssh_host_step(h);
+		host_step(h);
 }
 
-void
-transport_ssh_host_step(struct transport_ssh_host *h)
+static void
+host_step(struct transport_ssh_host *h)
 {
 	struct engine *e = h->engine;
 	int closing = engine_closing(e);
@@ -241,7 +244,7 @@ ssh_pump(void *state)
 
 	for (i = 0; i < st->n_hosts; i++)
 		if (host_wants_step(st->hosts[i]))
-			transport_ssh_host_step(st->hosts[i]);
+			host_step(st->hosts[i]);
 	for (i = 0; i < st->n_hosts; i++)
 		if (host_wants_step(st->hosts[i]))
 			busy = 1;
@@ -309,6 +312,7 @@ ssh_new_state(struct engine *e, void **state)
 	if ((st = calloc(1, sizeof *st)) == NULL)
 		return NP_ERR_NOMEM;
 	st->engine = e;
+	st->step = host_step;
 	st->n_hosts = n;
 	if (n > 0 && (st->hosts = calloc(n, sizeof *st->hosts)) == NULL) {
 		free(st);
@@ -316,6 +320,17 @@ ssh_new_state(struct engine *e, void **state)
 	}
 	*state = st;
 	return 0;
+}
+
+static int
+ssh_tunnel_open(void *state, struct engine_tunnel *et, const char *host,
+    int port, int *fdp)
+{
+	struct transport_ssh_host *h;
+
+	if ((h = transport_ssh_host_get(state, et->machine)) == NULL)
+		return NP_ERR_NOMEM;
+	return transport_ssh_tunnel_open(h, et, host, port, fdp);
 }
 
 static void
@@ -349,6 +364,6 @@ const struct transport_ops transport_ssh_ops = {
 	.close = ssh_close,
 	.closed = ssh_closed,
 	.release = ssh_release,
-	.tunnel_open = transport_ssh_tunnel_open,
+	.tunnel_open = ssh_tunnel_open,
 };
 
