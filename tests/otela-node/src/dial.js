@@ -1,31 +1,16 @@
 // A peer's dial in go-libp2p's order (its swarm's DefaultDialRanker):
-// the direct addresses at once, the circuit addresses beside them
-// RELAY_DELAY_MS later (at once when the peer has no public direct
-// address), each in parallel, the first connection kept and the other
-// dials aborted. js-libp2p's own dial tries one address after the other,
-// so a direct address whose SYNs a firewall drops holds the circuit back
-// until that dial gives up.
+// the direct addresses at once (one after the other, js-libp2p's dial),
+// the circuit addresses beside them RELAY_DELAY_MS later, the first
+// connection kept and the other dials aborted. go-libp2p delays the
+// circuits only behind a public direct address (at once behind private
+// ones); the stand-in always does, so that on loopback, where every
+// direct dial gets through, no circuit races it. js-libp2p's own dial
+// tries the circuits only after the direct addresses (6 s each), so a
+// direct address whose SYNs a firewall drops holds them back.
 import { multiaddr } from '@multiformats/multiaddr'
 import { isCircuit } from './relay.js'
 
 export const RELAY_DELAY_MS = 500
-
-// go-multiaddr's private IPv4 ranges (manet.IsPrivateAddr), loopback among them
-const PRIVATE4 = [['10.0.0.0', 8], ['100.64.0.0', 10], ['127.0.0.0', 8], ['169.254.0.0', 16], ['172.16.0.0', 12], ['192.168.0.0', 16]]
-const ip4Number = ip => ip.split('.').reduce((a, b) => a * 256 + Number(b), 0)
-
-function isPrivate4 (ip) {
-	const n = ip4Number(ip)
-	return PRIVATE4.some(([net, bits]) => Math.floor(n / 2 ** (32 - bits)) === Math.floor(ip4Number(net) / 2 ** (32 - bits)))
-}
-
-function isPublicDirect (ma) {
-	const c = ma.getComponents()
-	const ip4 = c.find(x => x.name === 'ip4')
-	if (ip4) return !isPrivate4(ip4.value)
-	const ip6 = c.find(x => x.name === 'ip6')
-	return ip6 !== undefined && !/^(::1$|f[cd]|fe[89ab])/i.test(ip6.value)
-}
 
 function withPeer (ma, id) {
 	return ma.getComponents().findLast(c => c.name === 'p2p')?.value === id ? ma : ma.encapsulate(`/p2p/${id}`)
@@ -39,14 +24,13 @@ function wait (ms, signal) {
 	})
 }
 
-// The order go-libp2p's ranker gives the addresses: [{ ma, delayMs }],
-// the direct ones at 0, the circuits at RELAY_DELAY_MS when a direct one
-// is public, else at 0.
+// The order of the dial: [{ addrs, delayMs }], the direct addresses at
+// 0, each circuit at RELAY_DELAY_MS (at 0 when there is no direct one).
 export function dialOrder (addrs) {
-	const relayed = addrs.filter(a => isCircuit(a))
 	const direct = addrs.filter(a => !isCircuit(a))
-	const relayDelay = direct.some(isPublicDirect) ? RELAY_DELAY_MS : 0
-	return [...direct.map(ma => ({ ma, delayMs: 0 })), ...relayed.map(ma => ({ ma, delayMs: relayDelay }))]
+	const relayDelay = direct.length > 0 ? RELAY_DELAY_MS : 0
+	return [...(direct.length > 0 ? [{ addrs: direct, delayMs: 0 }] : []),
+		...addrs.filter(a => isCircuit(a)).map(a => ({ addrs: [a], delayMs: relayDelay }))]
 }
 
 // dials under way, per node and peer: a second dial of a peer joins the
@@ -84,10 +68,10 @@ async function dialAll (node, id, addrs, signal) {
 	if (order.length === 0) throw new Error(`dial ${id}: no address`)
 	const done = new AbortController()
 	const stop = AbortSignal.any([signal, done.signal])
-	const one = async ({ ma, delayMs }) => {
+	const one = async ({ addrs, delayMs }) => {
 		await wait(delayMs, stop)
-		if (stop.aborted) throw new Error(`dial ${ma}: aborted`)
-		return tm.dial(ma, { signal: stop })
+		if (stop.aborted) throw new Error(`dial ${addrs[0]}: aborted`)
+		return isCircuit(addrs[0]) ? tm.dial(addrs[0], { signal: stop }) : node.dial(addrs, { signal: stop })
 	}
 	try {
 		return await Promise.any(order.map(one))
