@@ -20,7 +20,8 @@ import { handle } from './api.js'
 import { PING_PROTOCOL, PING_SIZE, HTTP_PROTOCOL, closeIdleStreams } from './probe.js'
 import { StreamReader, sendAll, readRequest, writeResponse, MAX_REQUEST_BODY } from './wire.js'
 import { openDb, removeDb } from './home.js'
-import { relayServer, relayDescription, isPrivate, startAutoRelay, streamTo } from './relay.js'
+import { relayServer, relayDescription, isPrivate, startAutoRelay, streamTo, isCircuit } from './relay.js'
+import { dialRanked } from './dial.js'
 import { startHolePunch } from './punch.js'
 import { newMetrics, connectionOpened, connectionClosed, instrumentRelay } from './metrics.js'
 
@@ -284,7 +285,10 @@ async function exchangePeers (ctx) {
 					const pid = peerIdFromString(p.id)
 					await ctx.node.peerStore.merge(pid, { multiaddrs: (p.addrs ?? []).map(a => multiaddr(a)) })
 					dialling.add(p.id)
-					ctx.node.dial(pid, { signal: AbortSignal.timeout(10000) })
+					// direct and circuit addresses as go-libp2p ranks them
+					// (dial.js), where js-libp2p's dial would wait on a
+					// firewalled direct address before trying the circuit
+					dialRanked(ctx.node, p.id, p.addrs ?? [], AbortSignal.any([ctx.stopSignal, AbortSignal.timeout(10000)]))
 						.then(() => log('info', `connected to ${p.id}, learned from ${id}`))
 						.catch(err => log('debug', `dial ${p.id} (learned from ${id}): ${err.message}`))
 						.finally(() => dialling.delete(p.id))
@@ -309,7 +313,18 @@ async function dialOnce (ctx, addr) {
 	}
 }
 
-// Keeps one static bootstrap address dialled, retrying with backoff.
+// The circuit addresses the node learned for a peer (peer exchange).
+async function circuitsOf (ctx, id) {
+	try {
+		return (await ctx.node.peerStore.get(peerIdFromString(id))).addresses.map(a => a.multiaddr).filter(isCircuit)
+	} catch {
+		return []
+	}
+}
+
+// Keeps one static bootstrap address dialled, retrying with backoff; a
+// retry dials the peer's learned circuits too, as go-libp2p's Connect
+// dials every address its peer store holds for the peer.
 async function keepDialled (ctx, addr) {
 	let ma
 	try {
@@ -331,7 +346,10 @@ async function keepDialled (ctx, addr) {
 			continue
 		}
 		try {
-			const conn = await ctx.node.dial(ma, { signal: AbortSignal.any([ctx.stopSignal, AbortSignal.timeout(10000)]) })
+			const signal = AbortSignal.any([ctx.stopSignal, AbortSignal.timeout(10000)])
+			const conn = target
+				? await dialRanked(ctx.node, target, [ma, ...await circuitsOf(ctx, target)], signal)
+				: await ctx.node.dial(ma, { signal })
 			connectedTo = conn.remotePeer.toString()
 			log('info', `connected to bootstrap peer ${addr}`)
 			reported = null

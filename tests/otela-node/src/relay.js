@@ -49,7 +49,7 @@ export function isPrivate (cfg) {
 	return !cfg.publicAddr
 }
 
-const isCircuit = ma => ma.toString().includes('/p2p-circuit')
+export const isCircuit = ma => ma.toString().includes('/p2p-circuit')
 
 // The relays the node holds a reservation on: those its own addresses go
 // through.
