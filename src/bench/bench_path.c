@@ -498,19 +498,21 @@ target_at(const struct bench *b, size_t i, char *buf, size_t size)
 
 const char *
 bench_path_relay_peer(const struct bench_path_host *s,
-    const struct bench_path_host *d, const char *id, int view,
-    int *circuit)
+    const struct bench_path_host *d, const char *sid, const char *id,
+    int view, enum bench_relay_how *how)
 {
-	const struct bench_path_host *end[2] = { s, d };
+	const struct bench_path_host *end[3] = { s, d, d };
 	const struct bench_peer_view *p;
 	int k, w;
 
-	for (k = 0; k < 2; k++)
+	for (k = 0; k < 3; k++)
 		for (w = view; end[k] != NULL && w >= 0; w = w > 0 ? 0 : -1)
-			if ((p = bench_view_peer(&end[k]->views[w], id)) !=
-			    NULL && p->relay_peer != NULL) {
-				if (circuit != NULL)
-					*circuit = p->circuit;
+			if ((p = bench_view_peer(&end[k]->views[w], k < 2 ? id :
+			    sid)) != NULL && p->relay_peer != NULL) {
+				if (how != NULL)
+					*how = k == 2 ? BENCH_RELAY_SOURCE :
+					    p->circuit ? BENCH_RELAY_CIRCUIT :
+					    BENCH_RELAY_TABLE;
 				return p->relay_peer;
 			}
 	return NULL;
@@ -679,13 +681,14 @@ bench_path_record(struct bench *b, struct bench_task *t, struct record *rec,
 	const struct bench_host *s = &b->hosts[t->src];
 	const struct bench_host *d = t->dst < b->n ? &b->hosts[t->dst] : NULL;
 	const char *tid = bench_target_peer_id(b, t->dst), *relay;
+	const char *sid = bench_target_peer_id(b, t->src);
 	const struct bench_view *vs = NULL, *vd = NULL;
 	const struct bench_peer_view *pv;
 	struct bench_path_in in = { 0 };
 	struct bench_path_out out;
 	char sat[300], tat[300];
 	struct buf e = { 0 };
-	int circuit = 0;
+	enum bench_relay_how how = BENCH_RELAY_TABLE;
 	long ri;
 
 	*evidence = NULL;
@@ -711,7 +714,7 @@ bench_path_record(struct bench *b, struct bench_task *t, struct record *rec,
 	   (bench_path_infer(): a handshake, circuits not ruled out) */
 	if (in.handshake_ms > 0 && in.circuits_s != 0 && in.circuits_t != 0)
 		timing(b, t, tid != NULL && (relay = bench_path_relay_peer(
-		    s->path, d != NULL ? d->path : NULL, tid, t->view,
+		    s->path, d != NULL ? d->path : NULL, sid, tid, t->view,
 		    NULL)) != NULL ? target_of(b, relay) : -1, &in);
 	/* a peer the node does not list has never been connected */
 	if (vs != NULL && vs->status_read)
@@ -728,17 +731,25 @@ bench_path_record(struct bench *b, struct bench_task *t, struct record *rec,
 	free(out.evidence);
 	if (out.path == BENCH_PATH_RELAYED && tid != NULL &&
 	    (relay = bench_path_relay_peer(s->path, d != NULL ? d->path :
-	    NULL, tid, t->view, &circuit)) != NULL) {
+	    NULL, sid, tid, t->view, &how)) != NULL) {
 		ri = target_of(b, relay);
 		t->relay = ri;
 		rec->relay_peer_id = ri >= 0 ? bench_target_peer_id(b,
 		    (size_t)ri) : relay;
 		rec->relay = ri >= 0 ? bench_target_name(b, (size_t)ri) : NULL;
-		buf_printf(&e, circuit ? "; relay: the one in %s's circuit "
-		    "address in the node's peer store (the address a dial of "
-		    "it takes)" :
-		    "; relay: %s's relay_peer in the node table (its "
-		    "reservation; likely the circuit's relay)", in.target);
+		if (how == BENCH_RELAY_SOURCE)
+			buf_printf(&e, "; relay: %s's own, in %s's view (%s "
+			    "knows no relay of %s's, so their one connection "
+			    "is %s's dial of %s's circuit)", in.source,
+			    in.target, in.source, in.target, in.target,
+			    in.source);
+		else
+			buf_printf(&e, how == BENCH_RELAY_CIRCUIT ? "; relay: "
+			    "the one in %s's circuit address in the node's "
+			    "peer store (the address a dial of it takes)" :
+			    "; relay: %s's relay_peer in the node table (its "
+			    "reservation; likely the circuit's relay)",
+			    in.target);
 	}
 	*evidence = e.data;
 	rec->path_evidence = e.data;

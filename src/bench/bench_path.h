@@ -150,14 +150,23 @@ int bench_view_cmp(const void *a, const void *b);
 void bench_view_clear(struct bench_view *v);
 
 /*
- * Target id's relay for a pair, from its own ends' views only: the
- * source's (view, then the first), else the destination's (d NULL: a
- * relay); another node's view never names a pair's relay. NULL if none;
- * *circuit (if not NULL) 1 when it is a circuit address's relay.
+ * The relay of a pair from source sid (its view s) to target id (its view
+ * d; NULL: a relay), from the pair's own ends' views only: target id's
+ * relay in the source's view (view, then the first), else in the
+ * destination's; else the source's own relay in the destination's view
+ * (the source knowing no relay of the target's, the one connection
+ * between them is the target's dial of the source's circuit). Another
+ * node's view never names a pair's relay. NULL if none; *how (if not
+ * NULL) says where it was read (BENCH_RELAY_*).
  */
+enum bench_relay_how {
+	BENCH_RELAY_TABLE,	/* the target's relay_peer in a node table */
+	BENCH_RELAY_CIRCUIT,	/* the target's circuit address's relay */
+	BENCH_RELAY_SOURCE	/* the source's, in the target's view */
+};
 const char *bench_path_relay_peer(const struct bench_path_host *s,
-    const struct bench_path_host *d, const char *id, int view,
-    int *circuit);
+    const struct bench_path_host *d, const char *sid, const char *id,
+    int view, enum bench_relay_how *how);
 
 struct bench;
 

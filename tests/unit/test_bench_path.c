@@ -586,16 +586,47 @@ a_pairs_relay_is_its_own_ends(void **state)
 	int w;
 
 	(void)state;
-	assert_null(bench_path_relay_peer(&s, &d, T, 1, NULL));
+	assert_null(bench_path_relay_peer(&s, &d, NULL, T, 1, NULL));
 	host_names(&d, 0, PEER_S);
-	assert_string_equal(bench_path_relay_peer(&s, &d, T, 1, NULL), PEER_S);
-	assert_null(bench_path_relay_peer(&s, NULL, T, 1, NULL));
+	assert_string_equal(bench_path_relay_peer(&s, &d, NULL, T, 1, NULL), PEER_S);
+	assert_null(bench_path_relay_peer(&s, NULL, NULL, T, 1, NULL));
 	host_names(&s, 0, PEER_R);
-	assert_string_equal(bench_path_relay_peer(&s, &d, T, 1, NULL), PEER_R);
+	assert_string_equal(bench_path_relay_peer(&s, &d, NULL, T, 1, NULL), PEER_R);
 	host_names(&s, 1, PEER_T);
-	assert_string_equal(bench_path_relay_peer(&s, &d, T, 1, NULL), PEER_T);
-	assert_string_equal(bench_path_relay_peer(&s, &d, T, 0, NULL), PEER_R);
-	assert_null(bench_path_relay_peer(&s, &d, PEER_R, 1, NULL));
+	assert_string_equal(bench_path_relay_peer(&s, &d, NULL, T, 1, NULL), PEER_T);
+	assert_string_equal(bench_path_relay_peer(&s, &d, NULL, T, 0, NULL), PEER_R);
+	assert_null(bench_path_relay_peer(&s, &d, NULL, PEER_R, 1, NULL));
+	for (w = 0; w < BENCH_N_VIEWS; w++) {
+		bench_view_clear(&s.views[w]);
+		bench_view_clear(&d.views[w]);
+	}
+}
+
+/* A source that knows no relay of the target's: their one connection is
+   the target's dial of the source's circuit, whose relay the target's
+   view names; the source's own knowledge of the target comes first. */
+static void
+the_sources_circuit_when_the_target_has_none(void **state)
+{
+	struct bench_path_host s = { 0 }, d = { 0 };
+	struct node_peer src = { .id = strdup(PEER_S),
+	    .relay_peer = strdup(PEER_R), .circuit = 1 };
+	enum bench_relay_how how = BENCH_RELAY_TABLE;
+	int w;
+
+	(void)state;
+	assert_int_equal(bench_view_take(&d.views[0], &src, 1,
+	    bench_view_cmp), 0);
+	assert_null(bench_path_relay_peer(&s, &d, NULL, T, 0, &how));
+	assert_string_equal(bench_path_relay_peer(&s, &d, PEER_S, T, 0, &how),
+	    PEER_R);
+	assert_int_equal(how, BENCH_RELAY_SOURCE);
+	host_names(&s, 0, PEER_T);
+	assert_string_equal(bench_path_relay_peer(&s, &d, PEER_S, T, 0, &how),
+	    PEER_T);
+	assert_int_equal(how, BENCH_RELAY_TABLE);
+	free(src.id);
+	free(src.relay_peer);
 	for (w = 0; w < BENCH_N_VIEWS; w++) {
 		bench_view_clear(&s.views[w]);
 		bench_view_clear(&d.views[w]);
@@ -613,23 +644,24 @@ circuit_relay_before_table(void **state)
 	struct node_peer c = { .id = strdup(T), .relay_peer = strdup(PEER_S),
 	    .circuit = 1 };
 	struct node_peer t = { .id = strdup(T), .relay_peer = strdup(PEER_R) };
-	int circuit = -1, w;
+	enum bench_relay_how how = BENCH_RELAY_SOURCE;
+	int w;
 
 	(void)state;
 	assert_int_equal(bench_view_take(&s.views[0], &c, 1, bench_view_cmp),
 	    0);
 	assert_int_equal(bench_view_take(&s.views[0], &t, 1, bench_view_cmp),
 	    0);
-	assert_string_equal(bench_path_relay_peer(&s, NULL, T, 0, &circuit),
+	assert_string_equal(bench_path_relay_peer(&s, NULL, NULL, T, 0, &how),
 	    PEER_S);
-	assert_int_equal(circuit, 1);
+	assert_int_equal(how, BENCH_RELAY_CIRCUIT);
 	t.id = strdup(T);
 	t.relay_peer = strdup(PEER_R);
 	assert_int_equal(bench_view_take(&s.views[1], &t, 1, bench_view_cmp),
 	    0);
-	assert_string_equal(bench_path_relay_peer(&s, NULL, T, 1, &circuit),
+	assert_string_equal(bench_path_relay_peer(&s, NULL, NULL, T, 1, &how),
 	    PEER_R);
-	assert_int_equal(circuit, 0);
+	assert_int_equal(how, BENCH_RELAY_TABLE);
 	free(c.id);
 	free(c.relay_peer);
 	free(t.id);
@@ -658,6 +690,7 @@ main(void)
 		cmocka_unit_test(an_id_twice_is_kept_once),
 		cmocka_unit_test(a_pairs_relay_is_its_own_ends),
 		cmocka_unit_test(circuit_relay_before_table),
+		cmocka_unit_test(the_sources_circuit_when_the_target_has_none),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
