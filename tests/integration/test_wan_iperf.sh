@@ -6,7 +6,9 @@
 # How close to the rate a test comes (exclusive within 10 % of the cap and
 # of the wider sites' rate, duplex not below 40 % of exclusive) is
 # fidelity, which CPU contention spoils: tests/perf/wan_fidelity.sh
-# measures it on this lab with those tolerances.
+# measures it on this lab with those tolerances, in tests of 4 s; here
+# they last 2 s, as a rate measured at the receiver cannot pass its link's
+# however short the test.
 #
 # --iperf-mode duplex on the capped link is a finding (docs/lab.md): the
 # host behind the cap is client and server at once, and each test's ACKs
@@ -33,11 +35,11 @@ ex=$NETPROF_TEST_TMP/wan-iperf-exclusive.jsonl
 du=$NETPROF_TEST_TMP/wan-iperf-duplex.jsonl
 rm -f "$ex" "$du"
 assert_status 0 "$NETPROF_BIN" -q collect --config "$inv" --output "$ex" \
-    --ping-count 2 --ping-interval 0.2 --iperf --iperf-seconds 4
+    --ping-count 2 --ping-interval 0.2 --iperf --iperf-seconds 2
 assert_eq "6 exclusive" "$(jq -r 'select(.kind=="iperf3" and .ok)|.mode' "$ex" | uniq -c | awk '{print $1, $2}')" \
     "exclusive: 6 tests ok"
 assert_status 0 "$NETPROF_BIN" -q collect --config "$inv" --output "$du" \
-    --ping-count 2 --ping-interval 0.2 --iperf --iperf-seconds 4 \
+    --ping-count 2 --ping-interval 0.2 --iperf --iperf-seconds 2 \
     --iperf-mode duplex
 assert_eq "6 duplex" "$(jq -r 'select(.kind=="iperf3" and .ok)|.mode' "$du" | uniq -c | awk '{print $1, $2}')" \
     "duplex: 6 tests ok"
