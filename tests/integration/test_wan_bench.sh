@@ -13,12 +13,15 @@
 # test prints the excess either way.
 # throughput through site b's 30 Mbit/s cap, as test_wan_iperf holds
 # collect's iperf3: bench's default (auto: the pairs across sites
-# exclusive, site a's h1-h2 both ways at once) neither above the cap
-# (+10 %) nor below 60 % of it (the stand-in's transfer counts its request
-# and TCP's start, 0.85-0.9 of the cap; a pair out of range gets a second
-# exclusive run, the higher rate the pair's); --throughput-mode duplex (collect's
-# duplex rounds: N-1, each node the source of one transfer and the target
-# of another) not above the cap, and not below 40 % of exclusive (its
+# exclusive, site a's h1-h2 both ways at once) and --throughput-mode duplex
+# (collect's duplex rounds: N-1, each node the source of one transfer and
+# the target of another) each get a rate for every pair, none above the
+# cap (+10 %): load on the machine only takes from a transfer.
+# With NETPROF_TEST_FIDELITY=1 (tests/perf/wan_fidelity.sh runs it so) also
+# how close to the cap they come, which load spoils: exclusive not below
+# 60 % of it (the stand-in's transfer counts its request and TCP's start,
+# 0.85-0.9 of the cap; a pair out of range gets a second exclusive run, the
+# higher rate the pair's), duplex not below 40 % of exclusive (its
 # replies queue behind the other direction's data in the capped link:
 # 0.70-0.99 measured).
 . "$(dirname "$0")/lib.sh"
@@ -95,13 +98,18 @@ done
 lab link a rate 100mbit >/dev/null
 lab link b rate ${cap}mbit >/dev/null
 jq --arg s "$(otela_setup)" '.remote_setup = $s' "$LAB_INVENTORY" >"$inv.short"
+# a transfer of 1 MiB in the suite (a rate measured from the request to the
+# last byte cannot pass the link's however short), 4 MiB for fidelity
+fidelity=${NETPROF_TEST_FIDELITY:-}
+bytes=1048576
+[ -n "$fidelity" ] && bytes=4194304
 ex=$NETPROF_TEST_TMP/wan-bench-exclusive
 rm -rf "$ex".*
 runs=0
 exclusive_round() {
 	runs=$((runs + 1))
 	assert_status 0 "$NETPROF_BIN" -q bench --config "$inv.short" --output "$ex.$runs" \
-	    --kinds throughput --throughput-bytes 4194304 --no-punch
+	    --kinds throughput --throughput-bytes $bytes --no-punch
 	assert_eq 6 "$(jq -r 'select(.ok)|.kind' "$ex.$runs/measurements.jsonl" | wc -l)" \
 	    "6 pairs x throughput, exclusive, all ok"
 	check_sites_both_ways "$ex.$runs"
@@ -122,7 +130,7 @@ exclusive_round
 du=$NETPROF_TEST_TMP/wan-bench-duplex
 rm -rf "$du"
 assert_status 0 "$NETPROF_BIN" -q bench --config "$inv.short" --output "$du" \
-    --kinds throughput --throughput-bytes 4194304 --throughput-mode duplex --no-punch
+    --kinds throughput --throughput-bytes $bytes --throughput-mode duplex --no-punch
 assert_eq "duplex" "$(jq -r .config.throughput_mode "$du/run.json")" "duplex in run.json"
 assert_eq "2" "$(jq -r 'select(.ok)|.round' "$du/measurements.jsonl" | sort -un | wc -l)" \
     "N-1 = 2 duplex rounds, all ok"
@@ -139,6 +147,7 @@ mbps() {
 # round at 25.3: a pair out of range gets a second exclusive run, and its
 # higher rate is the pair's. A rate that is bench's doing is there twice.
 for pair in "h1 h3" "h3 h1" "h2 h3" "h3 h2"; do
+	[ -n "$fidelity" ] || break
 	read -r s t <<<"$pair"
 	awk -v v="$(mbps "$ex.1/measurements.jsonl" "$s" "$t")" -v c=$cap \
 	    'BEGIN { exit !(v >= 0.6 * c && v <= 1.1 * c) }' && continue
@@ -151,11 +160,15 @@ for pair in "h1 h3" "h3 h1" "h2 h3" "h3 h2"; do
 	read -r s t <<<"$pair"
 	e=$(mbps "$ex".*/measurements.jsonl "$s" "$t") d=$(mbps "$du/measurements.jsonl" "$s" "$t")
 	report="$report$s->$t throughput through b's $cap Mbit/s: exclusive $e, duplex $d Mbit/s, ratio $(awk -v d="$d" -v e="$e" 'BEGIN { printf "%.2f", d / e }')"$'\n'
-	TEST_CHECKS=$((TEST_CHECKS + 3))
-	awk -v v="$e" -v c=$cap 'BEGIN { exit !(v >= 0.6 * c && v <= 1.1 * c) }' ||
-	    fail "$s -> $t exclusive: $e Mbit/s is not within 60-110 % of the $cap Mbit/s cap"$'\n'"$report"
-	awk -v v="$d" -v c=$cap 'BEGIN { exit !(v <= 1.1 * c) }' ||
-	    fail "$s -> $t duplex: $d Mbit/s is above the $cap Mbit/s cap"$'\n'"$report"
+	TEST_CHECKS=$((TEST_CHECKS + 2))
+	awk -v v="$e" -v c=$cap 'BEGIN { exit !(v > 0 && v <= 1.1 * c) }' ||
+	    fail "$s -> $t exclusive: $e Mbit/s is above the $cap Mbit/s cap (or none)"$'\n'"$report"
+	awk -v v="$d" -v c=$cap 'BEGIN { exit !(v > 0 && v <= 1.1 * c) }' ||
+	    fail "$s -> $t duplex: $d Mbit/s is above the $cap Mbit/s cap (or none)"$'\n'"$report"
+	[ -n "$fidelity" ] || continue
+	TEST_CHECKS=$((TEST_CHECKS + 2))
+	awk -v v="$e" -v c=$cap 'BEGIN { exit !(v >= 0.6 * c) }' ||
+	    fail "$s -> $t exclusive: $e Mbit/s is below 60 % of the $cap Mbit/s cap"$'\n'"$report"
 	awk -v d="$d" -v e="$e" 'BEGIN { exit !(d >= 0.4 * e) }' ||
 	    fail "$s -> $t: duplex $d Mbit/s is below 40 % of exclusive $e Mbit/s"$'\n'"$report"
 done

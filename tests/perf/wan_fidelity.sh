@@ -18,12 +18,15 @@
 #   the star's 36); after `link b delay 20` a-b at 44-60 ms and b-c still
 #   49-56, after `link b-c delay 40` 79-90 ms. A round out of tolerance
 #   gets a second, each pair's lower median counting.
-# - test_wan_kinds, run with NETPROF_TEST_FIDELITY=1, which adds its
-#   fidelity claims to what it holds in the suite (the file's head lists
-#   them): udp's jitter within 50 % of 0.80 x a plain ping's mdev through
-#   a jittered link, the clean pair's under half of it; iperf3's 4 streams
-#   at least 1.5x one stream over 84 ms and 1 % loss (Reno). Each test is
-#   one verdict, its report printed.
+# - test_wan_kinds and test_wan_bench, run with NETPROF_TEST_FIDELITY=1,
+#   which adds their fidelity claims to what they hold in the suite (each
+#   file's head lists them): udp's jitter within 50 % of 0.80 x a plain
+#   ping's mdev through a jittered link, the clean pair's under half of
+#   it; iperf3's 4 streams at least 1.5x one stream over 84 ms and 1 %
+#   loss (Reno); bench's throughput through a 30 Mbit/s cap not below 60 %
+#   of it exclusive, duplex not below 40 % of exclusive (a pair out of
+#   range gets a second exclusive run). Each test is one verdict, its
+#   report printed.
 #
 # usage: tests/perf/wan_fidelity.sh [PART...]   (needs root; PART: iperf,
 #        ping or tests, the figures above in that order; all by default)
@@ -183,7 +186,7 @@ fi
 # --- the suite's WAN tests with their fidelity claims ----------------------
 if want tests; then
 	# (the tests bring up labs of their own, in a directory of $WORK)
-	for t in test_wan_kinds; do
+	for t in test_wan_kinds test_wan_bench; do
 		rc=0
 		NETPROF_TEST_FIDELITY=1 NETPROF_BIN=$BIN NETPROF_SRC=$SRC \
 		    NETPROF_FIXTURES=$SRC/tests/fixtures NETPROF_TEST_TMP=$WORK/tmp \
