@@ -24,7 +24,7 @@ mkdir -p "$T/tsdb"
 cd "$T" || exit 1
 
 "$NETPROF_BIN" collect --config "$LAB_INVENTORY" --output sweeps.jsonl \
-    --every 2s --ping-count 5 --ping-interval 0.1 \
+    --every 1s --ping-count 5 --ping-interval 0.1 \
     --metrics-listen 127.0.0.1:0 2>netprof.log &
 np_pid=$!
 at_exit "kill $np_pid 2>/dev/null; wait $np_pid 2>/dev/null"
