@@ -107,11 +107,22 @@ assert_eq "h2: 198.18.$LAB_SUBNET.3
 h3: 198.18.$LAB_SUBNET.4" "$(sort <<<"$OUT")"
 
 # sbatch of the example script: the batch step runs on the first node and
-# netprof starts its steps from there.
-job=$(sbatch --parsable --wait -N3 -o "$T/batch.out" \
+# netprof starts its steps from there. The test waits for the job itself:
+# sbatch --wait polls 2, 8, then 32 s apart (a job of 11 s was seen done
+# 42 s after its submission).
+job=$(sbatch --parsable -N3 -o "$T/batch.out" \
     --export=ALL,NETPROF="$NETPROF_BIN" \
     "$NETPROF_SRC/examples/slurm-collect.sbatch" "$LAB_INVENTORY") ||
-    fail "sbatch --wait of examples/slurm-collect.sbatch failed: $(cat "$T/batch.out")"
+    fail "sbatch of examples/slurm-collect.sbatch failed"
+job_state() {
+	scontrol -o show job "$job" | grep -oE '(JobState| ExitCode)=[^ ]+' | sed 's/^ //' | xargs
+}
+job_ended() {
+	! grep -qE '^JobState=(PENDING|CONFIGURING|RUNNING|COMPLETING) ' <<<"$(job_state)"
+}
+wait_for 300 job_ended || fail "job $job of examples/slurm-collect.sbatch still runs after 300 s"
+assert_eq "JobState=COMPLETED ExitCode=0:0" "$(job_state)" \
+    "examples/slurm-collect.sbatch's job: $(cat "$T/batch.out")"
 assert_eq 6 "$(jq -s 'map(select(.ok)) | length' "$T/netprof-$job.jsonl")"
 assert_file_contains "$T/netprof-$job.html" "<html"
 
