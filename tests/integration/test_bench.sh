@@ -253,7 +253,8 @@ cache=$(getent passwd "$LAB_USER" | cut -d: -f6)/.cache/netprof
 rm -f "$cache/otela-$sha"
 at_exit "rm -f '$cache/otela-$sha'"
 bare=$NETPROF_TEST_TMP/$TEST_NAME.bare.json
-jq 'del(.remote_setup)' "$LAB_INVENTORY" >"$bare"
+# (the baseline's fast pings for the run with --baseline below)
+jq 'del(.remote_setup)' "$fast" >"$bare"
 out=$NETPROF_TEST_TMP/$TEST_NAME.deploy
 rm -rf "$out"	# its earlier run's output is refused
 assert_status 1 "$NETPROF_BIN" bench --config "$bare" --output "$out" \
@@ -274,18 +275,18 @@ assert_eq "" "$(ls -A "$cache" | grep -v "^otela-$sha\$" || true)" "no temporary
 assert_contains "$(jq -r .command "$out/measurements.jsonl" | sed -n 1p)" \
     "\"\$HOME\"/.cache/netprof/otela-$sha probe --target"
 before=$(stat -c %Y.%i "$cache/otela-$sha")
-assert_status 0 "$NETPROF_BIN" -v bench --config "$bare" --output "$out" \
-    --run-id t6 --force --kinds libp2p_ping --no-punch --otela-bin "$bindir" "${small[@]}"
-assert_eq 4 "$(grep -c 'already there: reused' <<<"$OUT")" "reused when present"
-assert_eq "$before" "$(stat -c %Y.%i "$cache/otela-$sha")" "the cached binary untouched"
-assert_nothing_left t6 "--otela-bin"
 
-# --- --serial and --baseline: the same pairs --------------------------
+# --- the cached otela reused, with --serial and --baseline: the same pairs
+# (one run: the reuse is the deploy's, the rest the sweep's and the
+# baseline's)
 out=$NETPROF_TEST_TMP/serial
 rm -rf "$out"	# its earlier run's output is refused
-assert_status 0 "$NETPROF_BIN" bench --config "$fast" --output "$out" \
-    --run-id t3 --serial --baseline --no-punch --metrics-file "$out/netprof.prom" "${small[@]}"
-assert_eq 36 "$(jq -r 'select(.run_id=="t3" and .ok)|[.source,.target,.kind]|@tsv' "$out/measurements.jsonl" | sort -u | wc -l)" \
+assert_status 0 "$NETPROF_BIN" -v bench --config "$bare" --output "$out" \
+    --run-id t6 --otela-bin "$bindir" --serial --baseline --no-punch \
+    --metrics-file "$out/netprof.prom" "${small[@]}"
+assert_eq 4 "$(grep -c 'already there: reused' <<<"$OUT")" "reused when present"
+assert_eq "$before" "$(stat -c %Y.%i "$cache/otela-$sha")" "the cached binary untouched"
+assert_eq 36 "$(jq -r 'select(.run_id=="t6" and .ok)|[.source,.target,.kind]|@tsv' "$out/measurements.jsonl" | sort -u | wc -l)" \
     "--serial: every pair and kind ok"
 assert_eq 12 "$(jq -r 'select(.kind=="ping" and .ok)|[.source,.target]|@tsv' "$out/measurements.jsonl" | sort -u | wc -l)" \
     "--baseline: an ICMP ping record per ordered pair"
@@ -303,7 +304,7 @@ assert_eq "" "$(jq -r 'select(.kind!="ping")|[.started_at,.ended_at]|@tsv' "$out
 assert_status 0 "$NETPROF_BIN" heatmap --input "$out/measurements.jsonl" \
     --output "$NETPROF_TEST_TMP/heatmap.html"
 assert_file_contains "$NETPROF_TEST_TMP/heatmap.html" "libp2p_ping"
-assert_nothing_left t3 "--serial --baseline"
+assert_nothing_left t6 "--otela-bin, --serial --baseline"
 # --metrics-file: the run as Prometheus metrics, bench kinds and the baseline
 if command -v promtool >/dev/null; then
 	assert_status 0 promtool check metrics <"$out/netprof.prom"

@@ -2,8 +2,9 @@
 # bench interrupted, on a 4-host lab: SIGINT while the nodes start, and
 # SIGINT (then SIGTERM, then SIGHUP: a lost terminal) during the sweep,
 # each exit 130 after the teardown,
-# with valid JSONL and no node or bench directory left; a node that ignores
-# TERM KILLed after the grace; netprof killed with
+# with valid JSONL and no node or bench directory left; in the teardowns
+# after SIGINT and SIGHUP, nodes that end on TERM within --stop-grace 15,
+# and nodes that ignore TERM KILLed after the grace; netprof killed with
 # SIGKILL leaves its nodes running, and `bench --teardown DIR/run.json`
 # then leaves nothing.
 . "$(dirname "$0")/lib.sh"
@@ -73,11 +74,22 @@ assert_eq 0 "$(wc -l <"$out/measurements.jsonl")" "no records before the sweep"
 assert_nothing_left g1 "SIGINT during start"
 
 # --- SIGINT, SIGTERM and SIGHUP during the sweep ----------------------
+# The stop after an interrupt is the run's own: the SIGINT run's nodes end
+# on TERM within --stop-grace 15, the SIGHUP run's ignore TERM (the
+# stand-in's TERM cleanup made longer than the test) and are KILLed after
+# the grace (0.5 s by default), verified gone, their directories removed.
+stubborn=$NETPROF_TEST_TMP/stubborn.json
+jq --arg p "$path; export OTELA_FAKE_STOP_MS=3600000" \
+    '.remote_setup = $p' "$LAB_INVENTORY" >"$stubborn"
+declare -A sig_inv=([INT]=$inv [TERM]=$inv [HUP]=$stubborn)
+declare -A sig_opts=([INT]="--stop-grace 15" [TERM]="" [HUP]="")
+declare -A sig_stop=([INT]="TERM TERM TERM TERM" [TERM]="" [HUP]="KILL KILL KILL KILL")
 for sig in INT TERM HUP; do
 	out=$NETPROF_TEST_TMP/sweep$sig
 	rm -rf "$out"
-	"$NETPROF_BIN" bench --config "$inv" --output "$out" --run-id "g$sig" \
-	    "${long[@]}" &
+	# shellcheck disable=SC2086
+	"$NETPROF_BIN" bench --config "${sig_inv[$sig]}" --output "$out" --run-id "g$sig" \
+	    "${long[@]}" ${sig_opts[$sig]} &
 	pid=$!
 	wait_for 120 records_at_least "$out/measurements.jsonl" 2
 	kill -$sig $pid
@@ -91,29 +103,13 @@ for sig in INT TERM HUP; do
 	    "no pair recorded twice"
 	assert_eq "true" "$(jq -r .interrupted "$out/run.json")"
 	assert_eq "$n" "$(jq -r '.totals.ok + .totals.failed' "$out/run.json")" "run.json totals match the records"
+	assert_eq "ok ok ok ok" "$(jq -r '[.machines[].phases.teardown]|join(" ")' "$out/run.json")" \
+	    "teardown on every host after SIG$sig"
+	[ -z "${sig_stop[$sig]}" ] ||
+	    assert_eq "${sig_stop[$sig]}" "$(jq -r '[.machines[].stop_signal]|join(" ")' "$out/run.json")" \
+	    "SIG$sig: the signal that ended the nodes (${sig_opts[$sig]:-TERM ignored})"
 	assert_nothing_left "g$sig" "SIG$sig during the sweep"
 done
-
-# --- a node that ignores TERM: KILLed after the grace -----------------
-# The stand-in's TERM cleanup made longer than the test: the stop KILLs
-# each node after --stop-grace (0.5 s by default), verifies it gone and
-# removes its directory, and run.json says KILL ended it; a grace that
-# covers the cleanup lets TERM end it.
-stubborn=$NETPROF_TEST_TMP/stubborn.json
-jq --arg p "$path; export OTELA_FAKE_STOP_MS=3600000" \
-    '.remote_setup = $p' "$LAB_INVENTORY" >"$stubborn"
-quick=(--kind libp2p_ping --latency-count 2 --no-punch)
-out=$NETPROF_TEST_TMP/stubborn
-rm -rf "$out"
-assert_status 0 "$NETPROF_BIN" bench --config "$stubborn" --output "$out" --run-id g4 "${quick[@]}"
-assert_eq "ok ok ok ok" "$(jq -r '[.machines[].phases.teardown]|join(" ")' "$out/run.json")" "teardown on every host (TERM ignored)"
-assert_eq "KILL KILL KILL KILL" "$(jq -r '[.machines[].stop_signal]|join(" ")' "$out/run.json")" "KILL ended the nodes that ignore TERM"
-assert_nothing_left g4 "nodes that ignore TERM"
-out=$NETPROF_TEST_TMP/graceful
-rm -rf "$out"
-assert_status 0 "$NETPROF_BIN" bench --config "$inv" --output "$out" --run-id g5 "${quick[@]}" --stop-grace 15
-assert_eq "TERM TERM TERM TERM" "$(jq -r '[.machines[].stop_signal]|join(" ")' "$out/run.json")" "TERM ended the nodes within --stop-grace"
-assert_nothing_left g5 "--stop-grace 15"
 
 # --- SIGKILL, then --teardown DIR/run.json ----------------------------
 out=$NETPROF_TEST_TMP/killed

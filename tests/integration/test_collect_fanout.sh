@@ -61,10 +61,15 @@ for tool in fping ping; do
 	"$NETPROF_BIN" -q collect --config "$inv" --output "$int" \
 	    --ping-count 150 --ping-interval 0.2 --ping-tool $tool &
 	pid=$!
-	# the sweep lasts 30 s: give every source's fan-out time to start
-	sleep 4
-	n=$(lab_comms | grep -cxE 'ping|fping' || true)
-	[ "$n" -ge 8 ] || fail "$tool: the fan-outs did not start ($n running)"
+	# the sweep lasts 30 s: the interrupt once every source's fan-out
+	# runs (an fping per source, a ping per pair), looked for every 0.1 s
+	want=$([ $tool = fping ] && echo 8 || echo $pairs)
+	for _ in $(seq 200); do
+		n=$(lab_comms | grep -cxE 'ping|fping' || true)
+		[ "$n" -ge "$want" ] && break
+		sleep 0.1
+	done
+	[ "$n" -ge "$want" ] || fail "$tool: the fan-outs did not start ($n of $want running)"
 	kill -INT $pid
 	rc=0
 	wait $pid || rc=$?

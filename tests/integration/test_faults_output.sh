@@ -70,8 +70,16 @@ reader "$tmp/int.jsonl"
 "$NETPROF_BIN" collect --config "$inv" --output - --ping-count 30 \
     --ping-interval 0.2 >"$tmp/fifo" 2>"$tmp/int.err" &
 pid=$!
-# the first round's records (8 of ~500 bytes) fill the one-page pipe
-sleep 9
+# the first round's records (8 of ~1 KB) fill the one-page pipe: the
+# interrupt once it holds more than 4096 - 900 bytes (no record fits)
+full() {
+	python3 -c '
+import fcntl, os, struct, sys, termios
+fd = os.open(sys.argv[1], os.O_RDONLY | os.O_NONBLOCK)
+n = struct.unpack("i", fcntl.ioctl(fd, termios.FIONREAD, b"\0" * 4))[0]
+sys.exit(0 if n > 4096 - 900 else 1)' "$tmp/fifo"
+}
+wait_for 60 full || { touch "$tmp/go"; wait $pid; fail "the records never filled the pipe"; }
 kill -INT $pid
 t0=$(date +%s)
 rc=0
