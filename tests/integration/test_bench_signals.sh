@@ -4,7 +4,8 @@
 # each exit 130 after the teardown,
 # with valid JSONL and no node or bench directory left; in the teardowns
 # after SIGINT and SIGHUP, nodes that end on TERM within --stop-grace 15,
-# and nodes that ignore TERM KILLed after the grace; netprof killed with
+# and nodes that ignore TERM KILLed after the grace (also after a run that
+# was not interrupted, which exits 0); netprof killed with
 # SIGKILL leaves its nodes running, and `bench --teardown DIR/run.json`
 # then leaves nothing.
 . "$(dirname "$0")/lib.sh"
@@ -110,6 +111,18 @@ for sig in INT TERM HUP; do
 	    "SIG$sig: the signal that ended the nodes (${sig_opts[$sig]:-TERM ignored})"
 	assert_nothing_left "g$sig" "SIG$sig during the sweep"
 done
+
+# --- a run that ends by itself on nodes that ignore TERM ---------------
+# The stop after the sweep's last probe (not after an interrupt) KILLs
+# them after the grace too, and the run still exits 0: its records are
+# whole and every node was verified gone.
+out=$NETPROF_TEST_TMP/stubborn
+rm -rf "$out"
+assert_status 0 "$NETPROF_BIN" bench --config "$stubborn" --output "$out" --run-id g4 \
+    --kind libp2p_ping --latency-count 2 --no-punch
+assert_eq "ok ok ok ok" "$(jq -r '[.machines[].phases.teardown]|join(" ")' "$out/run.json")" "teardown on every host (TERM ignored, run not interrupted)"
+assert_eq "KILL KILL KILL KILL" "$(jq -r '[.machines[].stop_signal]|join(" ")' "$out/run.json")" "KILL ended the nodes that ignore TERM after a whole run"
+assert_nothing_left g4 "nodes that ignore TERM, run not interrupted"
 
 # --- SIGKILL, then --teardown DIR/run.json ----------------------------
 out=$NETPROF_TEST_TMP/killed
