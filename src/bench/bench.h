@@ -30,6 +30,7 @@
 #include <uv.h>
 #include <cjson/cJSON.h>
 
+#include "bench_counters.h"
 #include "engine.h"
 #include "dispatch.h"
 #include "diagnose_gate.h"
@@ -289,11 +290,22 @@ struct bench_host {
 	/* what the path phase learned (bench_path.h): a TCP connect to
 	   every target's libp2p port, and the node's views */
 	struct bench_path_host *path;
+	/* the node's own counters (bench_counters.h): read in the path
+	   phase's first view, and at the sweep's end */
+	struct bench_counters counters[2];
 	int punch_unable;	/* its node answered BENCH_PUNCH_DISABLED */
 	int busy;		/* pair tasks using this node now */
 	int exclusive;		/* in a throughput probe now */
 	/* summary */
 	size_t ok, fail;
+};
+
+/* A record's path (bench_path.c concludes it). */
+enum bench_path_class {
+	BENCH_PATH_UNKNOWN = 0,
+	BENCH_PATH_DIRECT,
+	BENCH_PATH_PUNCHED,	/* direct after DCUtR */
+	BENCH_PATH_RELAYED
 };
 
 /* One pair task of the punch, sweep or baseline phase. */
