@@ -11,9 +11,10 @@
  * Files, in the order a run meets them: cmd_bench.c (options),
  * bench_run.c (the run: loop, engine, signals, the walk through the
  * phase table, exit status), bench_plan.c (run id, per-host directories
- * and ports), bench_phase.c (the phase table), bench_deploy.c
- * (--otela-bin), bench_host.c (the host phases' launcher; init, discover,
- * configure, push, start, converge), bench_cfg.c (cfg.yaml),
+ * and ports, the sweep's kinds, a pair phase's task list), bench_phase.c
+ * (the phase table), bench_deploy.c (--otela-bin), bench_host.c (the host
+ * phases' launcher; init, discover, configure, push, start, converge),
+ * bench_cfg.c (cfg.yaml),
  * bench_sweep.c (punch, sweep, baseline), bench_throughput.c (the
  * sweep's throughput rounds), bench_teardown.c (teardown by
  * PID, --teardown), bench_record.c (records, run.json), bench_report.c
@@ -29,6 +30,7 @@
 #include <uv.h>
 #include <cjson/cJSON.h>
 
+#include "bench_counters.h"
 #include "engine.h"
 #include "dispatch.h"
 #include "diagnose_gate.h"
@@ -288,11 +290,22 @@ struct bench_host {
 	/* what the path phase learned (bench_path.h): a TCP connect to
 	   every target's libp2p port, and the node's views */
 	struct bench_path_host *path;
+	/* the node's own counters (bench_counters.h): read in the path
+	   phase's first view, and at the sweep's end */
+	struct bench_counters counters[2];
 	int punch_unable;	/* its node answered BENCH_PUNCH_DISABLED */
 	int busy;		/* pair tasks using this node now */
 	int exclusive;		/* in a throughput probe now */
 	/* summary */
 	size_t ok, fail;
+};
+
+/* A record's path (bench_path.c concludes it). */
+enum bench_path_class {
+	BENCH_PATH_UNKNOWN = 0,
+	BENCH_PATH_DIRECT,
+	BENCH_PATH_PUNCHED,	/* direct after DCUtR */
+	BENCH_PATH_RELAYED
 };
 
 /* One pair task of the punch, sweep or baseline phase. */
@@ -434,6 +447,14 @@ char *bench_host_dir(const char *run_id, const char *name);
  * for the command that follows it (new string).
  */
 char *bench_otela_env(const char *dir);
+/* Is k one of this run's sweep kinds (--kinds)? */
+int bench_plan_has(const struct bench *b, const struct probe_kind *k);
+/*
+ * The next task of the pair phase's list (bench_sweep.c's, and
+ * bench_throughput.c's rounds): what it is, all else zero.
+ */
+void bench_pairs_add(struct bench *b, enum bench_phase p,
+    const struct probe_kind *k, size_t src, size_t dst, int round);
 
 /* bench_deploy.c (--otela-bin): read the binaries; deploy to one host. */
 int bench_deploy_load(struct bench *b, char **cause);
@@ -508,11 +529,6 @@ int bench_sweep_punch(struct bench *b, struct bench_task *t);
 int bench_sweep_probe(struct bench *b, struct bench_task *t);
 int bench_sweep_ping(struct bench *b, struct bench_task *t);
 void bench_pairs_cancel(struct bench *b);
-/* The next task of the phase's list: what it is, all else zero. */
-void bench_pairs_add(struct bench *b, enum bench_phase p,
-    const struct probe_kind *k, size_t src, size_t dst, int round);
-/* Is k one of this run's sweep kinds (--kinds)? */
-int bench_sweep_has(const struct bench *b, const struct probe_kind *k);
 
 /*
  * bench_throughput.c: an exclusive kind's tasks in the sweep's list, by

@@ -20,7 +20,6 @@
 
 #include "bench.h"
 #include "bench_counters.h"
-#include "bench_path.h"
 #include "error.h"
 #include "file.h"
 #include "json_write.h"
@@ -242,7 +241,7 @@ after_cb(const struct machine *m, const struct node_reply *r, void *arg)
 	h->call = NULL;
 	if (r->error == NP_OK && r->status == 200)
 		(void)bench_counters_read(r->body, r->body_len,
-		    &h->path->counters[1]);
+		    &h->counters[1]);
 	else
 		log_debug(m->name, "counters: GET /metrics: %s", r->error !=
 		    NP_OK ? (r->error_text != NULL ? r->error_text :
@@ -266,7 +265,7 @@ bench_counters_after(struct bench *b, void (*done)(struct bench *b))
 
 		/* a node whose first read said nothing says nothing now */
 		if (h->failed || h->path == NULL || h->call != NULL ||
-		    !h->path->counters[0].taken)
+		    !h->counters[0].taken)
 			continue;
 		if (node_api_call(b->api, h->m, h->http_port, "GET", "/metrics",
 		    NULL, AFTER_TIMEOUT, NULL, after_cb, h, &h->call) == 0)
@@ -296,31 +295,29 @@ host_of(const struct bench *b, const char *name)
 static const struct bench_counters_end *
 end_of(const struct bench *b, long i, struct bench_counters_end *e)
 {
-	const struct bench_path_host *ph;
-
-	if (i < 0 || (ph = b->hosts[i].path) == NULL)
+	if (i < 0 || b->hosts[i].path == NULL)
 		return NULL;
 	e->name = b->hosts[i].m->name;
-	e->before = &ph->counters[0];
-	e->after = &ph->counters[1];
+	e->before = &b->hosts[i].counters[0];
+	e->after = &b->hosts[i].counters[1];
 	return e;
 }
 
 /* What the counters say against the path of the pair src -> dst. */
 static char *
-pair_note(const struct bench *b, long src, long dst, const char *path,
-    long relay)
+pair_note(const struct bench *b, bench_punched_fn punched, long src,
+    long dst, const char *path, long relay)
 {
 	struct bench_counters_end es, et, er;
 
 	return bench_counters_disagree(path, end_of(b, src, &es),
 	    end_of(b, dst, &et), end_of(b, relay, &er), src >= 0 && dst >= 0 &&
-	    bench_path_punched(b, (size_t)src, (size_t)dst));
+	    punched(b, (size_t)src, (size_t)dst));
 }
 
 /* Does any sweep record say a path the counters contradict? */
 static int
-any_disagrees(const struct bench *b)
+any_disagrees(const struct bench *b, bench_punched_fn punched)
 {
 	static const char *const words[] = { NULL, NULL, RECORD_PATH_PUNCHED,
 		RECORD_PATH_RELAYED };
@@ -333,7 +330,7 @@ any_disagrees(const struct bench *b)
 		if (t->path != BENCH_PATH_PUNCHED &&
 		    t->path != BENCH_PATH_RELAYED)
 			continue;
-		note = pair_note(b, (long)t->src, t->dst < b->n ?
+		note = pair_note(b, punched, (long)t->src, t->dst < b->n ?
 		    (long)t->dst : -1, words[t->path], t->relay >= 0 &&
 		    (size_t)t->relay < b->n ? t->relay : -1);
 		free(note);
@@ -357,7 +354,7 @@ str_of(const cJSON *o, const char *key)
  * the evidence's text changes: the rest is the line's own bytes.
  */
 static char *
-amend_line(const struct bench *b, const char *line)
+amend_line(const struct bench *b, bench_punched_fn punched, const char *line)
 {
 	static const char key[] = "\"path_evidence\": ";
 	cJSON *o = NULL, *ev, *now = NULL;
@@ -369,7 +366,8 @@ amend_line(const struct bench *b, const char *line)
 	    strstr(line, "\"path\": \"" RECORD_PATH_PUNCHED "\"") == NULL) ||
 	    (o = cJSON_Parse(line)) == NULL ||
 	    (path = str_of(o, RECORD_F_PATH)) == NULL ||
-	    (note = pair_note(b, host_of(b, str_of(o, RECORD_F_SOURCE)),
+	    (note = pair_note(b, punched, host_of(b, str_of(o,
+	    RECORD_F_SOURCE)),
 	    host_of(b, str_of(o, RECORD_F_TARGET)), path, host_of(b, str_of(o,
 	    RECORD_F_RELAY)))) == NULL)
 		goto out;
@@ -397,7 +395,7 @@ out:
 }
 
 int
-bench_counters_amend(struct bench *b, char **cause)
+bench_counters_amend(struct bench *b, bench_punched_fn punched, char **cause)
 {
 	struct file_atomic fa = { 0 };
 	FILE *in;
@@ -406,7 +404,7 @@ bench_counters_amend(struct bench *b, char **cause)
 	int r;
 
 	*cause = NULL;
-	if (b->records_path == NULL || !any_disagrees(b))
+	if (b->records_path == NULL || !any_disagrees(b, punched))
 		return 0;
 	if ((in = fopen(b->records_path, "r")) == NULL) {
 		*cause = str_printf("%s: %s", b->records_path,
@@ -418,7 +416,7 @@ bench_counters_amend(struct bench *b, char **cause)
 		return r;
 	}
 	while (getline(&line, &cap, in) != -1) {
-		fixed = amend_line(b, line);
+		fixed = amend_line(b, punched, line);
 		n += fixed != NULL;
 		fputs(fixed != NULL ? fixed : line, fa.f);
 		free(fixed);

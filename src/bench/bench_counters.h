@@ -77,11 +77,19 @@ struct bench;
 int bench_counters_after(struct bench *b, void (*done)(struct bench *b));
 
 /*
+ * Did the punch step's DCUtR join src and dst? The path phase's answer
+ * (bench_path_punched()), handed down by the run.
+ */
+typedef int (*bench_punched_fn)(const struct bench *b, size_t src,
+    size_t dst);
+
+/*
  * The written records whose path the counters contradict get it said at
  * the end of their path_evidence: measurements.jsonl rewritten whole
  * (atomically), only when there is one. Call once its writer is closed.
  * 0, or a negative code with *cause.
  */
-int bench_counters_amend(struct bench *b, char **cause);
+int bench_counters_amend(struct bench *b, bench_punched_fn punched,
+    char **cause);
 
 #endif

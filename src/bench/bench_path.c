@@ -179,8 +179,9 @@ bench_view_take(struct bench_view *v, struct node_peer *peers, size_t n,
 }
 
 static void
-take_metrics(struct bench_path_host *ph, const struct node_reply *r)
+take_metrics(struct bench_host *h, const struct node_reply *r)
 {
+	struct bench_path_host *ph = h->path;
 	struct bench_counters c;
 
 	/* no swarm counters at all: another node, circuits unknown */
@@ -188,7 +189,7 @@ take_metrics(struct bench_path_host *ph, const struct node_reply *r)
 		return;
 	ph->views[ph->reading].circuits = (long)bench_counters_open(&c);
 	if (ph->reading == 0)	/* the sweep's "before" */
-		ph->counters[0] = c;
+		h->counters[0] = c;
 }
 
 /* peers_status's connectedness (step 1), the relay of each peer's
@@ -234,7 +235,7 @@ view_reply_cb(const struct machine *m, const struct node_reply *r, void *arg)
 	if (r->error == NP_OK && r->status == 200) {
 		v->taken = 1;
 		if (ph->step == 0)
-			take_metrics(ph, r);
+			take_metrics(h, r);
 		else
 			take_peers(v, r, ph->step);
 	} else

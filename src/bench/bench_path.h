@@ -9,17 +9,9 @@
 
 #include <stddef.h>
 
-#include "bench_counters.h"
+#include "bench.h"
 
 struct engine_job;
-
-/* A record's path. */
-enum bench_path_class {
-	BENCH_PATH_UNKNOWN = 0,
-	BENCH_PATH_DIRECT,
-	BENCH_PATH_PUNCHED,	/* direct after DCUtR */
-	BENCH_PATH_RELAYED
-};
 
 /* libp2p's connectedness of a peer, as the node's peers_status says it. */
 enum bench_conn {
@@ -67,8 +59,6 @@ struct bench_view {
 struct bench_path_host {
 	struct bench_reach *reach;	/* per target: hosts, then relays */
 	struct bench_view views[BENCH_N_VIEWS];
-	/* the node's counters: in the first view, at the sweep's end */
-	struct bench_counters counters[2];
 	int reading;		/* the view being read */
 	int step;		/* its next call */
 	int in_phase;		/* read as the path phase's step */

@@ -1,8 +1,10 @@
 /*
  * What a bench run is before it runs: its run id (upstream's form, so run
  * directories sort by time), and per host the directory on the host, the
- * ports and how otela is called there. Its phases are bench_phase.c's,
- * its kinds of probe the kinds' table's (probe_kind.h).
+ * ports and how otela is called there; which kinds its sweep has, and a
+ * pair phase's list of tasks as bench_sweep.c and bench_throughput.c fill
+ * it. Its phases are bench_phase.c's, its kinds of probe the kinds'
+ * table's (probe_kind.h).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -91,6 +93,20 @@ bench_plan_hosts(struct bench *b)
 	return 0;
 }
 
+int
+bench_plan_has(const struct bench *b, const struct probe_kind *k)
+{
+	return k->via == PROBE_VIA_NODE &&
+	    ((b->o->kinds >> probe_kind_index(k)) & 1);
+}
+
+void
+bench_pairs_add(struct bench *b, enum bench_phase p, const struct probe_kind *k,
+    size_t src, size_t dst, int round)
+{
+	b->pairs.tasks[b->pairs.n++] = (struct bench_task){ .b = b,
+	    .phase = p, .kind = k, .src = src, .dst = dst, .round = round };
+}
 
 /*
  * The environment of every otela command. HOME is the run's directory:

@@ -106,8 +106,8 @@ machine_json(const struct bench *b, const struct bench_host *h)
 	json_add_string_or_null(o, "log_tail", h->log_tail);
 	if ((ph = bench_path_machine_json(b, h)) != NULL)
 		cJSON_AddItemToObject(o, "circuits", ph);
-	if (h->path != NULL && (ph = bench_counters_json(&h->path->counters[0],
-	    &h->path->counters[1])) != NULL)
+	if (h->path != NULL && (ph = bench_counters_json(&h->counters[0],
+	    &h->counters[1])) != NULL)
 		cJSON_AddItemToObject(o, "counters", ph);
 	ph = cJSON_AddObjectToObject(o, "phases");
 	for (p = 0; p < BENCH_N_PHASES; p++)

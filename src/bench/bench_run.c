@@ -470,7 +470,7 @@ out:
 		/* the records whose path the nodes' counters contradict */
 		char *acause = NULL;
 
-		if (bench_counters_amend(&b, &acause) != 0) {
+		if (bench_counters_amend(&b, bench_path_punched, &acause) != 0) {
 			log_error("%s", acause != NULL ? acause :
 			    error_string(NP_ERR_NOMEM));
 			if (status == NP_EXIT_OK)

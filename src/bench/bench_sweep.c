@@ -593,14 +593,6 @@ stage_ended_cb(struct dispatch *d, size_t stage)
 
 static void tasks_free(struct bench_task *tasks, size_t n);
 
-void
-bench_pairs_add(struct bench *b, enum bench_phase p, const struct probe_kind *k,
-    size_t src, size_t dst, int round)
-{
-	b->pairs.tasks[b->pairs.n++] = (struct bench_task){ .b = b,
-	    .phase = p, .kind = k, .src = src, .dst = dst, .round = round };
-}
-
 /* Light tasks: shift rounds (i -> i+k), so that load spreads evenly. */
 static void
 add_light(struct bench *b, enum bench_phase p,
@@ -664,13 +656,6 @@ fail_dead_pairs(struct bench *b)
 	}
 }
 
-int
-bench_sweep_has(const struct bench *b, const struct probe_kind *k)
-{
-	return k->via == PROBE_VIA_NODE &&
-	    ((b->o->kinds >> probe_kind_index(k)) & 1);
-}
-
 /* The phase's tasks, in the order they are to run. */
 static int
 add_tasks(struct bench *b, enum bench_phase p)
@@ -686,7 +671,7 @@ add_tasks(struct bench *b, enum bench_phase p)
 	dispatch_free(ps->d);
 	memset(ps, 0, sizeof *ps);
 	for (k = probe_kinds; k->name != NULL; k++)
-		n_kinds += bench_sweep_has(b, k);
+		n_kinds += bench_plan_has(b, k);
 	if ((ps->tasks = calloc(per * (n_kinds > 0 ? n_kinds : 1) + 1,
 	    sizeof *ps->tasks)) == NULL)
 		return NP_ERR_NOMEM;
@@ -701,12 +686,12 @@ add_tasks(struct bench *b, enum bench_phase p)
 		return 0;
 	}
 	for (k = probe_kinds; k->name != NULL; k++)
-		if (bench_sweep_has(b, k) && k->shape == PROBE_OVERLAP)
+		if (bench_plan_has(b, k) && k->shape == PROBE_OVERLAP)
 			light[n_light++] = k;
 	add_light(b, p, light, n_light);
 	add_legs(b, light, n_light);
 	for (k = probe_kinds; k->name != NULL; k++)
-		if (bench_sweep_has(b, k) && k->shape == PROBE_EXCLUSIVE &&
+		if (bench_plan_has(b, k) && k->shape == PROBE_EXCLUSIVE &&
 		    bench_throughput_add(b, k) != 0)
 			return NP_ERR_NOMEM;
 	return 0;

@@ -33,7 +33,7 @@ bench_throughput_duplex(const struct bench *b)
 	if (b->o->throughput_mode != BENCH_TP_DUPLEX || b->o->serial)
 		return 0;
 	for (k = probe_kinds; k->name != NULL; k++)
-		if (bench_sweep_has(b, k) && k->shape == PROBE_EXCLUSIVE &&
+		if (bench_plan_has(b, k) && k->shape == PROBE_EXCLUSIVE &&
 		    !(k->flags & PROBE_DUPLEX))
 			return 0;
 	return 1;

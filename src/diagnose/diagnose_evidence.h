@@ -17,9 +17,14 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "diagnose.h"
 #include "matrix.h"
 #include "probe_kind.h"
+
+/* The protocols a kind's cells concern (dx_role's proto), and so a
+ * finding's (its protos; bits). */
+#define DX_PROTO_ICMP	1u	/* ping */
+#define DX_PROTO_IPERF3	2u	/* iperf3's TCP port */
+#define DX_PROTO_LIBP2P	4u	/* the libp2p port: libp2p_ping, latency, throughput */
 
 /* A cell's flags. */
 #define EV_OK		0x0001u	/* a value */
@@ -108,13 +113,6 @@ enum dx_cause {
 	DX_SETUP, DX_ACCESS, DX_CONVERGENCE, DX_SCATTERED,
 	DX_NCAUSES
 };
-
-/*
- * A finding's words (diagnose_findings.c), from its cause, place, cells
- * and counts: rule, severity, category, title, evidence, why, advice.
- * 0 or NP_ERR_NOMEM.
- */
-int diagnose_findings_words(const struct evidence *ev, struct finding *f);
 
 /* Cells' evidence of hm (built, grouped) against old (or NULL). */
 int diagnose_evidence_build(struct evidence *ev, const struct matrix *hm,

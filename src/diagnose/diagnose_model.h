@@ -1,10 +1,12 @@
 /*
  * Private to diagnose*.c: the diagnosis's model over the matrix
  * (the evidence, the candidate causes and the findings made so far), and
- * what its three files share: diagnose.c makes the model and the
+ * what its three files share (diagnose_model.c: a finding made, its cells
+ * explained, its times worse): diagnose.c makes the model and ranks the
  * findings, diagnose_cover.c the candidate causes of more than a
  * pair and their greedy cover, diagnose_pair.c what is left, pair
- * by pair.
+ * by pair. The calls go down: none of the three calls another's file but
+ * diagnose.c, theirs.
  */
 #ifndef NETPROF_DIAGNOSE_MODEL_H
 #define NETPROF_DIAGNOSE_MODEL_H
@@ -70,7 +72,8 @@ diagnose_flag(struct model *m, size_t ki, size_t s, size_t t)
 	return &m->ev.kinds[ki].flag[s * m->ev.n + t];
 }
 
-/* A new finding of cause at its place, appended to m's; NULL: no memory. */
+/* diagnose_model.c: a new finding of cause at its place, appended to m's;
+ * NULL: no memory. */
 struct finding *diagnose_finding(struct model *m, unsigned cause,
     unsigned scope, size_t a, size_t b, unsigned dir, unsigned protos);
 /* Cell s -> t of kind ki explained by f: marked, and kept as evidence. */

@@ -23,7 +23,6 @@
 
 #include "error.h"
 #include "heatmap_advise.h"
-#include "heatmap_html.h"
 #include "matrix_path.h"
 #include "heatmap_text.h"
 #include "json_write.h"

@@ -36,18 +36,6 @@
  * not contain "//" (page_embed.cmake refuses a file that does).
  */
 
-const char *
-heatmap_kind_label(const struct matrix_kind *k)
-{
-	if (k->derived && strcmp(k->name, "change") == 0)
-		return "change: times worse than the old run";
-	if (k->derived && strcmp(k->name, "path") == 0)
-		return "path: 1 direct, 2 hole-punched, 3 relayed";
-	if (k->derived)
-		return "overlay: libp2p over the raw-IP baseline";
-	return k->name;
-}
-
 /* One cell of the server-rendered view: a value, or a marked state;
  * coloured by rel (its badness against its site pair's typical value)
  * unless NAN, else on the raw scale lo .. hi. */

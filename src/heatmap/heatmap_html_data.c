@@ -1,5 +1,5 @@
 /*
- * The page's data: the JSON the script reads (heatmap_html.h), each kind's
+ * The page's data: the JSON the script reads (heatmap_html_data.h), each kind's
  * states, values, counts, times, paths and errors, and its colour scale
  * against what is typical (heatmap_relative.c). A large page (more than
  * HEATMAP_TABLE_HOSTS hosts) keeps within bounds: states as runs, values
@@ -12,9 +12,22 @@
 #include <string.h>
 
 #include "error.h"
-#include "heatmap_html.h"
+#include "heatmap.h"
+#include "heatmap_html_data.h"
 #include "heatmap_relative.h"
 #include "util.h"
+
+const char *
+heatmap_kind_label(const struct matrix_kind *k)
+{
+	if (k->derived && strcmp(k->name, "change") == 0)
+		return "change: times worse than the old run";
+	if (k->derived && strcmp(k->name, "path") == 0)
+		return "path: 1 direct, 2 hole-punched, 3 relayed";
+	if (k->derived)
+		return "overlay: libp2p over the raw-IP baseline";
+	return k->name;
+}
 
 static double
 first_time(const struct matrix *hm)

@@ -19,7 +19,6 @@
 
 #include "error.h"
 #include "heatmap_compare.h"
-#include "heatmap_html.h"
 #include "heatmap_relative.h"
 #include "matrix_sites.h"
 #include "heatmap_text.h"

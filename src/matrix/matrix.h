@@ -5,7 +5,8 @@
  * time and values, the latest failure. No record is kept: matrix_read()
  * (or matrix_fold(), a record at a time) folds each record into its cell
  * as it is read (matrix_fold.c), within a memory budget in bytes;
- * matrix_build() then orders hosts and kinds (matrix_model.c). The latest
+ * matrix_build() then lays the cells out with hosts and kinds in the
+ * model's order (matrix_model.c). The latest
  * record wins (by time, else by reading order), or with MATRIX_MEDIAN (set
  * before reading) each metric is the median over the ok records. The
  * heatmap (heatmap.h) and the metrics (metrics.h) both read it; what a
@@ -253,9 +254,16 @@ int matrix_host_add(struct matrix *hm, const char *name, long *index);
 int matrix_kind_add(struct matrix *hm, const char *name, int derived,
     size_t *index);
 int matrix_metric_add(struct matrix_kind *k, const char *name);
-/* The folding's part of matrix_free() and of matrix_build(). */
-void matrix_fold_free(struct matrix *hm);
-int matrix_fold_finish(struct matrix *hm, const size_t *order);
+/*
+ * The model's part of matrix_free(), and of matrix_build(): only_kind
+ * kept (NULL: all; NP_ERR_NOT_FOUND if it has no records), kinds in the
+ * table's order with their default metric, hosts in natural order, *order
+ * (the caller frees it) mapping each host's place to the index it was met
+ * at. The fold lays its grids out in that order.
+ */
+void matrix_model_free(struct matrix *hm);
+int matrix_model_order(struct matrix *hm, const char *only_kind,
+    size_t **order);
 
 /* The default metric of a kind (its row's: upstream's), or "". */
 const char *matrix_default_metric(const char *kind);

@@ -10,8 +10,10 @@
  *
  * Until matrix_build() the grids are indexed by the order hosts were met,
  * fold_cap x fold_cap (grown by doubling), and a cell's values are a row
- * number into its kind's rows; matrix_fold_finish() lays them out as the
- * model's nhosts x nhosts grids in the hosts' display order. Everything
+ * number into its kind's rows; matrix_build() lays them out as the
+ * model's nhosts x nhosts grids in the hosts' display order, which the
+ * model decides (matrix_model.c, which never calls the fold). A matrix is
+ * made, read, built and freed here. Everything
  * allocated here is counted against the budget in bytes; past it, reading
  * stops with an error that names the file and line, the budget and the fix.
  */
@@ -27,6 +29,26 @@
 
 #define FOLD_CAP_MIN 16
 #define FAIL_BLOCK 4096
+
+struct matrix *
+matrix_new(void)
+{
+	struct matrix *hm = calloc(1, sizeof(struct matrix));
+
+	if (hm == NULL)
+		return NULL;
+	hm->time_lo = hm->time_hi = NAN;
+	hm->budget = MATRIX_BUDGET_DEFAULT;
+	hm->input.sink = matrix_fold;
+	hm->input.sink_arg = hm;
+	return hm;
+}
+
+int
+matrix_read(struct matrix *hm, const char *path, int strict)
+{
+	return records_read_file(&hm->input, path, strict);
+}
 
 void
 matrix_set_aggregate(struct matrix *hm, enum matrix_aggregate agg)
@@ -719,8 +741,8 @@ kind_finish(struct matrix *hm, struct matrix_kind *k, const size_t *order)
 	return 0;
 }
 
-int
-matrix_fold_finish(struct matrix *hm, const size_t *order)
+static int
+fold_finish(struct matrix *hm, const size_t *order)
 {
 	size_t i;
 	int rc;
@@ -737,8 +759,8 @@ matrix_fold_finish(struct matrix *hm, const size_t *order)
 	return 0;
 }
 
-void
-matrix_fold_free(struct matrix *hm)
+static void
+fold_free(struct matrix *hm)
 {
 	size_t i;
 
@@ -749,4 +771,31 @@ matrix_fold_free(struct matrix *hm)
 		free(hm->pool[i]);
 	free(hm->pool);
 	free(hm->rounds);
+}
+
+void
+matrix_free(struct matrix *hm)
+{
+	if (hm == NULL)
+		return;
+	matrix_model_free(hm);
+	fold_free(hm);
+	record_input_free(&hm->input);
+	free(hm);
+}
+
+int
+matrix_build(struct matrix *hm, enum matrix_aggregate aggregate,
+    const char *only_kind)
+{
+	size_t *order = NULL;
+	int rc;
+
+	/* The aggregate decides what was folded: it is set before reading. */
+	if (hm->built || aggregate != hm->aggregate)
+		return NP_ERR_USAGE;
+	if ((rc = matrix_model_order(hm, only_kind, &order)) == 0)
+		rc = fold_finish(hm, order);
+	free(order);
+	return rc;
 }

@@ -1,9 +1,10 @@
 /*
- * The pair matrix's model: turns what was folded from every input
- * (matrix_fold.c) into hosts (natural order), kinds (in the kinds' table's
- * order: collect's, then bench's; kinds it does not know after them) and
- * one N x N grid of cells per kind, each metric described by its kind's
- * row.
+ * The pair matrix's model: the hosts, kinds and metrics that the fold
+ * (matrix_fold.c) adds as it meets them, and their order once all is
+ * read: hosts in natural order, kinds in the kinds' table's order
+ * (collect's, then bench's; kinds it does not know after them), each
+ * metric described by its kind's row. The fold calls it, never the
+ * other way.
  */
 #include <ctype.h>
 #include <math.h>
@@ -14,20 +15,6 @@
 #include "matrix.h"
 #include "probe_kind.h"
 #include "util.h"
-
-struct matrix *
-matrix_new(void)
-{
-	struct matrix *hm = calloc(1, sizeof(struct matrix));
-
-	if (hm == NULL)
-		return NULL;
-	hm->time_lo = hm->time_hi = NAN;
-	hm->budget = MATRIX_BUDGET_DEFAULT;
-	hm->input.sink = matrix_fold;
-	hm->input.sink_arg = hm;
-	return hm;
-}
 
 static void
 kind_clear(struct matrix_kind *k)
@@ -48,12 +35,10 @@ kind_clear(struct matrix_kind *k)
 }
 
 void
-matrix_free(struct matrix *hm)
+matrix_model_free(struct matrix *hm)
 {
 	size_t i;
 
-	if (hm == NULL)
-		return;
 	for (i = 0; i < hm->nkinds; i++)
 		kind_clear(&hm->kinds[i]);
 	free(hm->kinds);
@@ -71,15 +56,6 @@ matrix_free(struct matrix *hm)
 	free(hm->groups);
 	free(hm->host_group);
 	free(hm->worse);
-	matrix_fold_free(hm);
-	record_input_free(&hm->input);
-	free(hm);
-}
-
-int
-matrix_read(struct matrix *hm, const char *path, int strict)
-{
-	return records_read_file(&hm->input, path, strict);
 }
 
 /* Natural order: runs of digits compare by value. */
@@ -401,15 +377,12 @@ matrix_add_derived(struct matrix *hm, const char *name,
 }
 
 int
-matrix_build(struct matrix *hm, enum matrix_aggregate aggregate,
-    const char *only_kind)
+matrix_model_order(struct matrix *hm, const char *only_kind, size_t **order)
 {
-	size_t i, *order = NULL;
+	size_t i;
 	int rc, idx;
 
-	/* The aggregate decides what was folded: it is set before reading. */
-	if (hm->built || aggregate != hm->aggregate)
-		return NP_ERR_USAGE;
+	*order = NULL;
 	if (only_kind != NULL && (rc = keep_kind(hm, only_kind)) != 0)
 		return rc;
 	if (hm->nkinds > 1)
@@ -420,10 +393,7 @@ matrix_build(struct matrix *hm, enum matrix_aggregate aggregate,
 		idx = matrix_find_metric(k, matrix_default_metric(k->name));
 		k->default_metric = idx >= 0 ? (size_t)idx : 0;
 	}
-	if ((rc = collect_hosts(hm, &order)) == 0)
-		rc = matrix_fold_finish(hm, order);
-	free(order);
-	return rc;
+	return collect_hosts(hm, order);
 }
 
 int

@@ -9,7 +9,10 @@
 #  names.hooks     collect's and bench's parts reach their run through its
 #                  hooks, never by a call into collect_run.c or bench_run.c;
 #                  nor the ssh transport's files into transport_ssh_ops.c,
-#                  nor engine_hosts.c into engine.c
+#                  nor engine_hosts.c into engine.c, nor a lower file into
+#                  the one above it (bench_counters.c, bench_throughput.c,
+#                  the diagnosis's parts, heatmap_html_data.c,
+#                  matrix_model.c)
 add_test(NAME names.exports COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/exports.sh
   $<TARGET_FILE:netprof_core> ${CMAKE_CURRENT_LIST_DIR}/exports.allow)
 add_test(NAME names.schema COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/schema.sh

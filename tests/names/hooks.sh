@@ -7,14 +7,23 @@
 # a call to task_ended). The ssh transport's files reach the file that
 # steps a host (transport_ssh_ops.c) the same way, through st->step, and
 # engine_hosts.c reaches engine.c through e->host_release and
-# e->host_admitted (RUN=PARTS: only those files are read for calls).
+# e->host_admitted (RUN=PARTS: only those files are read for calls). The
+# same rule keeps a lower file from calling back into the file above it:
+# the nodes' counters into the path phase, the throughput rounds into the
+# sweep, the diagnosis's model and its parts into diagnose.c, the page's
+# data into the page, the matrix's model into the fold.
 set -u
 src=$1
 bad=0
 
 for entry in collect/collect_run.c bench/bench_run.c \
     engine/ssh/transport_ssh_ops.c \
-    engine/engine.c=engine/engine_hosts.c,engine/engine_state.h; do
+    engine/engine.c=engine/engine_hosts.c,engine/engine_state.h \
+    bench/bench_path.c=bench/bench_counters.c \
+    bench/bench_sweep.c=bench/bench_throughput.c \
+    diagnose/diagnose.c=diagnose/diagnose_cover.c,diagnose/diagnose_pair.c,diagnose/diagnose_model.c \
+    heatmap/heatmap_html.c=heatmap/heatmap_html_data.c \
+    matrix/matrix_fold.c=matrix/matrix_model.c; do
 	run=${entry%%=*}
 	dir=$(dirname "$run")
 	if [[ $entry == *=* ]]; then

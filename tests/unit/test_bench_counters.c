@@ -265,18 +265,18 @@ test_amend(void **state)
 	hosts[1].m = &inv->machines[1];
 	hosts[0].path = &ph[0];
 	hosts[1].path = &ph[1];
-	end(&ph[0].counters[0], &ph[0].counters[1], 1, 0);
-	end(&ph[1].counters[0], &ph[1].counters[1], 1, 0);
+	end(&hosts[0].counters[0], &hosts[0].counters[1], 1, 0);
+	end(&hosts[1].counters[0], &hosts[1].counters[1], 1, 0);
 	/* agreed: the file is not touched */
 	b.task_sets[BENCH_SWEEP] = &task;
 	b.n_task_sets[BENCH_SWEEP] = 1;
-	assert_int_equal(bench_counters_amend(&b, &cause), 0);
+	assert_int_equal(bench_counters_amend(&b, bench_path_punched, &cause), 0);
 	assert_int_equal(access(b.records_path, F_OK), -1);
 	assert_int_equal(file_write_atomic(b.records_path, lines,
 	    sizeof lines - 1, 0644, &cause), 0);
 	/* h2 never had a circuit: both relayed records say so */
-	end(&ph[1].counters[0], &ph[1].counters[1], 0, 0);
-	assert_int_equal(bench_counters_amend(&b, &cause), 0);
+	end(&hosts[1].counters[0], &hosts[1].counters[1], 0, 0);
+	assert_int_equal(bench_counters_amend(&b, bench_path_punched, &cause), 0);
 	assert_int_equal(file_read(b.records_path, &text, NULL, &cause), 0);
 	assert_string_equal(text, "{\"kind\": \"libp2p_ping\", \"path\": "
 	    "\"relayed\", \"path_evidence\": \"relayed: no direct TCP "
