@@ -143,7 +143,7 @@ write_record(struct bench *b, struct bench_task *t)
 		.command = node ? command : t->command,
 		.metrics_json = t->metrics,
 		.target_address = bench_target_address(b, t->dst),
-		.run_id = b->run_id,
+		.run_id = node ? b->run_id : NULL,	/* bench's form */
 		.source_peer_id = s->peer_id,
 		.target_peer_id = tid,
 		.count = node ? kind_count(b, t->kind) : 0,
@@ -156,8 +156,7 @@ write_record(struct bench *b, struct bench_task *t)
 	if (rec.command != NULL && command_line_reproduce(b->inv, s->m,
 	    rec.command, &line) == 0)
 		rec.command = line;
-	if (record_finish(&rec) != 0 ||
-	    record_writer_write(b->writer, &rec) != 0)
+	if (record_writer_write(b->writer, &rec) != 0)
 		b->write_failed = 1;
 	record_finish_free(&rec);	/* written: the run keeps none */
 	t->metrics = NULL;

@@ -7,14 +7,18 @@
 # a call to task_ended). The ssh transport's files reach the file that
 # steps a host (transport_ssh_ops.c) the same way, through st->step, and
 # engine_hosts.c reaches engine.c through e->host_release and
-# e->host_admitted (RUN=PARTS: only those files are read for calls).
+# e->host_admitted (RUN=PARTS: only those files are read for calls). The
+# records' writer and reader call no function of the kinds' table
+# (probe_kind.c): the probes are above the records, and a record's form is
+# its own (its run id).
 set -u
 src=$1
 bad=0
 
 for entry in collect/collect_run.c bench/bench_run.c \
     engine/ssh/transport_ssh_ops.c \
-    engine/engine.c=engine/engine_hosts.c,engine/engine_state.h; do
+    engine/engine.c=engine/engine_hosts.c,engine/engine_state.h \
+    probe/probe_kind.c=record/record.c,record/records_read.c; do
 	run=${entry%%=*}
 	dir=$(dirname "$run")
 	if [[ $entry == *=* ]]; then
