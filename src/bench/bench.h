@@ -325,11 +325,11 @@ struct bench_task {
 	struct engine_job *job;
 	struct trace_span *span;	/* while it runs (--otlp) */
 	char *command;		/* baseline: the ping command */
-	/* outcome */
-	int ok;
-	char *error;
-	enum error_class error_class;
-	cJSON *metrics;
+	/* its record (the one form): the outcome its kind's parser or
+	   task_fail() fills (ok, metrics, error, class), the rest when it
+	   is written; a punch's ok and error for run.json */
+	struct record rec;
+	enum error_class cls;	/* the class of its failure */
 	double value;		/* p50 ms or Mbps, for the summary */
 	double fastest_ms;	/* its fastest round trip (min_ms), kept
 				   for the pair's path; 0 none */

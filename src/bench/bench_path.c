@@ -535,8 +535,8 @@ bench_path_punched(const struct bench *b, size_t src, size_t dst)
 		const struct bench_task *p = &b->task_sets[BENCH_PUNCH][i];
 
 		if (p->src == src && p->dst == dst)
-			return p->state == 2 && p->ok && p->attempts > 0 &&
-			    p->error == NULL;
+			return p->state == 2 && p->rec.ok && p->attempts > 0 &&
+			    p->rec.error == NULL;
 	}
 	return 0;
 }
@@ -560,9 +560,9 @@ task_fastest(const struct bench_task *t)
 {
 	const cJSON *v;
 
-	if (!t->ok || t->metrics == NULL ||
-	    (v = cJSON_GetObjectItemCaseSensitive(t->metrics, "min_ms")) ==
-	    NULL || !cJSON_IsNumber(v) || v->valuedouble <= 0)
+	if (!t->rec.ok || t->rec.metrics_json == NULL ||
+	    (v = cJSON_GetObjectItemCaseSensitive(t->rec.metrics_json,
+	    "min_ms")) == NULL || !cJSON_IsNumber(v) || v->valuedouble <= 0)
 		return 0;
 	return v->valuedouble;
 }
@@ -703,7 +703,7 @@ bench_path_record(struct bench *b, struct bench_task *t, struct record *rec,
 	in.target = bench_target_name(b, t->dst);
 	in.source_at = target_at(b, t->src, sat, sizeof sat);
 	in.target_at = target_at(b, t->dst, tat, sizeof tat);
-	in.ok = t->ok;
+	in.ok = t->rec.ok;
 	in.st = s->path != NULL ? &s->path->reach[t->dst] : NULL;
 	in.ts = d != NULL && d->path != NULL ? &d->path->reach[t->src] : NULL;
 	in.circuits_s = vs != NULL && vs->taken ? vs->circuits : -1;

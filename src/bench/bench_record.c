@@ -157,12 +157,12 @@ add_convergence(cJSON *root, const struct bench *b)
 static const char *
 punch_outcome(const struct bench_task *t)
 {
-	const char *e = t->error != NULL ? t->error : "";
+	const char *e = t->rec.error != NULL ? t->rec.error : "";
 
 	if (t->connectedness == NULL || t->attempts == 0 ||
 	    strstr(e, BENCH_PUNCH_DISABLED) != NULL)
 		return NULL;
-	if (t->ok)
+	if (t->rec.ok)
 		return "success";
 	if (strstr(e, "no usable connection") != NULL)
 		return "no connection";
@@ -194,12 +194,12 @@ add_punch(cJSON *root, const struct bench *b)
 		cJSON_AddNumberToObject(p, "attempts", t->attempts);
 		cJSON_AddStringToObject(p, "connectedness",
 		    t->connectedness != NULL ? t->connectedness : "Unknown");
-		cJSON_AddBoolToObject(p, "ok", t->ok);
+		cJSON_AddBoolToObject(p, "ok", t->rec.ok);
 		if (punch_outcome(t) != NULL)
 			cJSON_AddStringToObject(p, "outcome", punch_outcome(t));
-		if (t->error != NULL) {
-			cJSON_AddStringToObject(p, "error", t->error);
-			cJSON_AddStringToObject(p, "last_error", t->error);
+		if (t->rec.error != NULL) {
+			cJSON_AddStringToObject(p, "error", t->rec.error);
+			cJSON_AddStringToObject(p, "last_error", t->rec.error);
 		}
 	}
 }

@@ -96,7 +96,7 @@ bench_report_task(struct bench *b, const struct bench_task *t)
 {
 	if (t->phase != b->phase)	/* beside it: said at its end */
 		return;
-	if (t->ok)
+	if (t->rec.ok)
 		b->prog_ok++;
 	else
 		b->prog_failed++;
@@ -112,7 +112,7 @@ bench_report_phase_end(struct bench *b, enum bench_phase p)
 		return;
 	if (p != b->phase) {	/* beside the current phase: its own line */
 		for (i = ok = failed = 0; i < b->n_task_sets[p]; i++)
-			if (b->task_sets[p][i].ok)
+			if (b->task_sets[p][i].rec.ok)
 				ok++;
 			else
 				failed++;
@@ -145,13 +145,14 @@ summary_punch(const struct bench *b, FILE *f)
 
 		if (t->state != 2)
 			continue;
-		if (t->ok)
+		if (t->rec.ok)
 			t->attempts == 0 ? before++ : after++;
 		else
 			failed++;
-		if (t->error != NULL && strstr(t->error, BENCH_PUNCH_DISABLED) != NULL)
+		if (t->rec.error != NULL &&
+		    strstr(t->rec.error, BENCH_PUNCH_DISABLED) != NULL)
 			disabled++;
-		else if (!t->ok && other == NULL)
+		else if (!t->rec.ok && other == NULL)
 			other = t;
 	}
 	fprintf(f, "  punch: %zu pairs connected before it, %zu after "
@@ -163,7 +164,7 @@ summary_punch(const struct bench *b, FILE *f)
 	if (other != NULL) {
 		fprintf(f, "; %s->%s: ", b->hosts[other->src].m->name,
 		    b->hosts[other->dst].m->name);
-		log_fputs_safe(other->error != NULL ? other->error :
+		log_fputs_safe(other->rec.error != NULL ? other->rec.error :
 		    (other->connectedness != NULL ? other->connectedness :
 		    "not connected"), f);
 	}
@@ -270,11 +271,11 @@ summary_paths(const struct bench *b, FILE *f)
 
 		if (t->state != 2 || t->dst >= n || t->kind == NULL ||
 		    t->kind->via != PROBE_VIA_NODE ||
-		    t->error_class == ERROR_CLASS_UNSUPPORTED)
+		    t->cls == ERROR_CLASS_UNSUPPORTED)
 			continue;
 		p = &pp[t->src * n + t->dst];
 		p->n++;
-		if (!t->ok) {
+		if (!t->rec.ok) {
 			p->failed = t;
 			continue;
 		}
@@ -311,9 +312,9 @@ summary_paths(const struct bench *b, FILE *f)
 		if (c == 3 && p->relay >= 0)
 			fprintf(f, " through %s", bench_target_name(b,
 			    (size_t)p->relay));
-		if (c < 0 && p->failed != NULL && p->failed->error != NULL) {
+		if (c < 0 && p->failed != NULL && p->failed->rec.error != NULL) {
 			fputs(": ", f);
-			log_fputs_safe(p->failed->error, f);
+			log_fputs_safe(p->failed->rec.error, f);
 		}
 		fputc('\n', f);
 	}
@@ -333,7 +334,7 @@ summary_slowest(const struct bench *b, FILE *f, const struct probe_kind *k)
 	for (i = 0; i < b->n_task_sets[BENCH_SWEEP]; i++) {
 		const struct bench_task *t = &b->task_sets[BENCH_SWEEP][i];
 
-		if (t->phase != BENCH_SWEEP || t->kind != k || !t->ok ||
+		if (t->phase != BENCH_SWEEP || t->kind != k || !t->rec.ok ||
 		    t->dst >= b->n)	/* a relay's leg is not a pair */
 			continue;
 		if (worst == NULL || (higher_better ?

@@ -89,13 +89,14 @@ dst_of(const struct bench_task *t)
 static void
 task_fail(struct bench_task *t, enum error_class cls, char *error)
 {
-	t->ok = 0;
-	if (t->error != NULL) {
+	t->rec.ok = 0;
+	if (t->rec.error != NULL) {
 		free(error);
 		return;
 	}
-	t->error_class = cls;
-	t->error = error != NULL ? error : strdup("out of memory");
+	t->cls = cls;
+	t->rec.error_class = error_class_name(cls);
+	t->rec.error = error != NULL ? error : strdup("out of memory");
 }
 
 /* ---- records ------------------------------------------------------- */
@@ -115,10 +116,11 @@ kind_bytes(const struct bench *b, const struct probe_kind *k)
 }
 
 /*
- * A sweep or baseline task's record, in its kind's form (record.c): a node
- * kind's with the run, the peers and the config (its command the `otela
- * probe` line), the baseline's as collect's. Either way the command is
- * the line that runs it on the source, from here (upstream's form).
+ * A sweep or baseline task's record, its outcome filled already, written
+ * in its kind's form (record.c): a node kind's with the run, the peers and
+ * the config (its command the `otela probe` line), the baseline's as
+ * collect's. Either way the command is the line that runs it on the
+ * source, from here (upstream's form).
  */
 static void
 write_record(struct bench *b, struct bench_task *t)
@@ -130,46 +132,40 @@ write_record(struct bench *b, struct bench_task *t)
 	char *command = node ? probe_node_command(s->otela, tid, t->kind,
 	    kind_count(b, t->kind), bytes >= 0 ? bytes : 0, s->dir,
 	    b->o->probe_timeout) : NULL;
-	struct record rec = {
-		.kind = t->kind->name,
-		.source = s->m->name,
-		.target = bench_target_name(b, t->dst),
-		.ok = t->ok,
-		.error = t->ok ? NULL : t->error,
-		.error_class = t->ok ? NULL : error_class_name(t->error_class),
-		.started_at = t->started_at,
-		.ended_at = t->ended_at,
-		.round = t->round,
-		.command = node ? command : t->command,
-		.metrics_json = t->metrics,
-		.target_address = bench_target_address(b, t->dst),
-		.run_id = b->run_id,
-		.source_peer_id = s->peer_id,
-		.target_peer_id = tid,
-		.count = node ? kind_count(b, t->kind) : 0,
-		.bytes = bytes,
-	};
+	struct record *rec = &t->rec;
 	char *line = NULL, *evidence = NULL;
 
+	rec->kind = t->kind->name;
+	rec->source = s->m->name;
+	rec->target = bench_target_name(b, t->dst);
+	rec->started_at = t->started_at;
+	rec->ended_at = t->ended_at;
+	rec->round = t->round;
+	rec->command = node ? command : t->command;
+	rec->target_address = bench_target_address(b, t->dst);
+	rec->run_id = node ? b->run_id : NULL;	/* bench's form */
+	rec->source_peer_id = s->peer_id;
+	rec->target_peer_id = tid;
+	rec->count = node ? kind_count(b, t->kind) : 0;
+	rec->bytes = bytes;
 	if (node)	/* what the probe ran over (bench_path.c) */
-		bench_path_record(b, t, &rec, &evidence);
-	if (rec.command != NULL && command_line_reproduce(b->inv, s->m,
-	    rec.command, &line) == 0)
-		rec.command = line;
-	if (record_finish(&rec) != 0 ||
-	    record_writer_write(b->writer, &rec) != 0)
+		bench_path_record(b, t, rec, &evidence);
+	if (rec->command != NULL && command_line_reproduce(b->inv, s->m,
+	    rec->command, &line) == 0)
+		rec->command = line;
+	if (record_writer_write(b->writer, rec) != 0)
 		b->write_failed = 1;
-	record_finish_free(&rec);	/* written: the run keeps none */
-	t->metrics = NULL;
+	record_finish_free(rec);	/* written: the run keeps none */
+	rec->command = rec->path_evidence = NULL;
 	free(command);
 	free(line);
 	free(evidence);
-	if (node && t->error_class == ERROR_CLASS_UNSUPPORTED)
+	if (node && t->cls == ERROR_CLASS_UNSUPPORTED)
 		b->unsupported++;
 	else if (node)
-		t->ok ? b->ok++ : b->failed++;
+		rec->ok ? b->ok++ : b->failed++;
 	else
-		t->ok ? b->baseline_ok++ : b->baseline_failed++;
+		rec->ok ? b->baseline_ok++ : b->baseline_failed++;
 }
 
 /* ---- the task's span ----------------------------------------------- */
@@ -205,17 +201,17 @@ task_span_end(struct bench_task *t, const char *dropped)
 {
 	if (t->span == NULL)
 		return;
-	trace_span_bool(t->span, "netprof.ok", t->ok);
-	trace_span_metrics(t->span, t->metrics);
+	trace_span_bool(t->span, "netprof.ok", t->rec.ok);
+	trace_span_metrics(t->span, t->rec.metrics_json);
 	if (t->connectedness != NULL)
 		trace_span_str(t->span, "netprof.connectedness",
 		    t->connectedness);
-	if (dropped != NULL || !t->ok) {
-		if (t->error_class != ERROR_CLASS_NONE)
+	if (dropped != NULL || !t->rec.ok) {
+		if (t->rec.error_class != NULL)
 			trace_span_str(t->span, "netprof.error_class",
-			    error_class_name(t->error_class));
+			    t->rec.error_class);
 		trace_span_error(t->span, dropped != NULL ? dropped :
-		    t->error != NULL ? t->error : "failed");
+		    t->rec.error != NULL ? t->rec.error : "failed");
 	}
 	trace_span_end(&t->span);
 }
@@ -250,7 +246,7 @@ task_finish(struct bench_task *t)
 	pair_end(t);
 	if (t->phase == BENCH_SWEEP || t->phase == BENCH_BASELINE)
 		write_record(b, t);
-	if (t->phase == BENCH_SWEEP && t->ok)
+	if (t->phase == BENCH_SWEEP && t->rec.ok)
 		b->hosts[t->src].ok++;
 	else if (t->phase == BENCH_SWEEP)
 		b->hosts[t->src].fail++;
@@ -300,21 +296,21 @@ reply_failed(struct bench_task *t, const struct node_reply *r,
 	return 0;
 }
 
-/* The outcome of a probe, as its kind's parser made it. */
+/* The outcome of a probe, as its kind's parser made it in t->rec. */
 static void
-take_result(struct bench_task *t, struct record *rec)
+take_result(struct bench_task *t)
 {
-	t->ok = rec->ok;
-	t->metrics = rec->metrics_json;
-	if (!rec->ok)
-		task_fail(t, error_class_of_name(rec->error_class),
-		    (char *)rec->error);
-	else {
+	struct record *rec = &t->rec;
+
+	if (!rec->ok) {
+		t->cls = error_class_of_name(rec->error_class);
+		if (rec->error == NULL)
+			task_fail(t, t->cls, NULL);
+	} else {
 		free((char *)rec->error);
+		rec->error = NULL;
 		t->value = probe_kind_value(t->kind, rec);
 	}
-	rec->metrics_json = NULL;
-	rec->error = NULL;
 }
 
 /* A probe's answer: the node's metrics and verdict. */
@@ -323,12 +319,12 @@ take_probe(struct bench_task *t, const struct node_reply *r)
 {
 	struct probe_output o = { .out = r->body, .len = r->body_len,
 	    .err = "", .kind = t->kind, .host = src_of(t)->m->name, .who = "" };
-	struct record rec = { 0 };
 
-	if (t->kind->parse(&o, &rec) != 0)
+	if (t->kind->parse(&o, &t->rec) != 0) {
+		probe_outcome_clear(&t->rec);
 		task_fail(t, ERROR_CLASS_TOOL_FAILED, NULL);
-	else
-		take_result(t, &rec);
+	} else
+		take_result(t);
 }
 
 /* A holepunch answer: connectedness and attempts, for run.json. */
@@ -353,7 +349,7 @@ take_punch(struct bench_task *t, const struct node_reply *r)
 		t->b->hosts[t->src].punch_unable = 1;	/* later pairs: short */
 	if (hp.last_error != NULL)
 		task_fail(t, ERROR_CLASS_TOOL_FAILED, strdup(hp.last_error));
-	t->ok = hp.ok;
+	t->rec.ok = hp.ok;
 	node_holepunch_free(&hp);
 }
 
@@ -390,7 +386,6 @@ baseline_done_cb(const struct machine *m, const struct engine_result *res,
 	struct probe_output o = { .out = res->out, .len = strlen(res->out),
 	    .err = res->err, .exit_status = res->exit_status, .kind = t->kind,
 	    .host = m->name, .who = "" };
-	struct record pr = { 0 };
 
 	t->job = NULL;
 	t->started_at = res->started_at > 0 ? res->started_at : res->queued_at;
@@ -404,10 +399,11 @@ baseline_done_cb(const struct machine *m, const struct engine_result *res,
 		task_fail(t, error_class_of_code(res->error), str_printf(
 		    "%s", res->error_text != NULL ? res->error_text :
 		    error_string(res->error)));
-	else if (t->kind->parse(&o, &pr) != 0)
+	else if (t->kind->parse(&o, &t->rec) != 0) {
+		probe_outcome_clear(&t->rec);
 		task_fail(t, ERROR_CLASS_TOOL_FAILED, NULL);
-	else
-		take_result(t, &pr);
+	} else
+		take_result(t);
 	task_finish(t);
 	dispatch_run(t->b->pairs.d);
 }
@@ -781,10 +777,9 @@ tasks_free(struct bench_task *tasks, size_t n)
 	size_t i;
 
 	for (i = 0; i < n; i++) {
-		free(tasks[i].error);
+		probe_outcome_clear(&tasks[i].rec);
 		free(tasks[i].connectedness);
 		free(tasks[i].command);
-		cJSON_Delete(tasks[i].metrics);
 	}
 	free(tasks);
 }

@@ -64,6 +64,7 @@ struct task {
 	double started_at, ended_at;
 	struct record rec;	/* its record: the outcome its kind's parser
 				   fills, the rest when it is written */
+	enum error_class cls;	/* the class of a failure of collect_task_fail()'s */
 	double value;		/* an ok one's summary figure, kept once its
 				   metrics are written */
 };

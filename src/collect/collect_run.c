@@ -72,34 +72,13 @@ probe_done_cb(const struct machine *m, const struct engine_result *res,
 	task_ended_cb(t);
 }
 
-/*
- * The lines that reproduce the probe by hand (the server's too); the
- * remote command alone if the transport cannot say more.
- */
+/* t's record filled around its outcome (the parser's): the pair, when, how. */
 static void
-task_command_lines(struct collector *c, const struct task *t, char **line,
-    char **server_line)
-{
-	*server_line = NULL;
-	if (command_line_reproduce(c->inv, t->src,
-	    t->command, line) != 0)
-		*line = strdup(t->command);
-	if (t->server_command != NULL && command_line_reproduce(c->inv,
-	    t->dst, t->server_command,
-	    server_line) != 0)
-		*server_line = strdup(t->server_command);
-}
-
-/* t's record written (round_done: the last of its round), and read by
-   the run's observers: --otlp's spans, --every's metrics. */
-static void
-task_write(struct collector *c, struct task *t, int round_done)
+task_record(struct collector *c, struct task *t)
 {
 	const struct machine *src = t->src, *dst = t->dst;
-	struct record *rec = &t->rec;	/* its outcome the parser's */
-	char *line, *server_line;
+	struct record *rec = &t->rec;
 
-	task_command_lines(c, t, &line, &server_line);
 	rec->kind = t->stage->kind->name;
 	rec->source = src->name;
 	rec->target = dst->name;
@@ -112,81 +91,101 @@ task_write(struct collector *c, struct task *t, int round_done)
 	rec->mode = t->mode;
 	rec->config_json = t->stage->config;
 	rec->bytes = -1;
-	rec->command = line != NULL ? line : t->command;
-	rec->server_command = server_line;
-	if (c->hooks.record_traced != NULL)
-		c->hooks.record_traced(c, rec, round_done);
-	if (record_finish(rec) != 0 ||
-	    record_writer_write(c->writer, rec) != 0) {
-		if (!c->write_failed && record_writer_error(c->writer) != 0)
-			log_error("cannot write records to %s: %s; stopping "
-			    "(the lines written are whole records; --resume "
-			    "completes the run)", c->output,
-			    strerror(record_writer_error(c->writer)));
-		else if (!c->write_failed)
-			log_error("cannot write the record of %s->%s: %s; "
-			    "stopping", src->name, dst->name,
-			    error_string(NP_ERR_NOMEM));
-		c->write_failed = 1;
-	} else if (c->hooks.record_written != NULL)
-		c->hooks.record_written(c, rec);
-	record_finish_free(rec);	/* written: a sweep keeps none */
-	rec->command = rec->server_command = NULL;
-	free(line);
-	free(server_line);
+	rec->command = t->command;
+	rec->server_command = NULL;
 }
 
 static void collector_stop(struct collector *c);
 
-/* The task_ended hook: record t, count it, and let the dispatcher go on. */
+/*
+ * The task_ended hook: t through each layer once, from the top down: its
+ * probe's (a PROBE_RETRY kind's timeout cleared to run once more, an ok
+ * one's figure, a failure without a reason), the dispatcher's (run again,
+ * or ended), the lines that reproduce it by hand (the server's too; the
+ * remote command alone if the transport cannot say more), its record
+ * written (round_done: the last of its round) and read by the run's
+ * observers (--otlp's spans, --every's metrics), the progress; then the
+ * dispatcher goes on. One cut short by Ctrl-C is left for --resume.
+ */
 static void
 task_ended_cb(struct task *t)
 {
 	struct collector *c = t->c;
 	struct host_state *h = &c->hosts[t->source];
+	const struct probe_kind *k = t->stage->kind;
+	struct record *rec = &t->rec;
 	int from_loop = t->dt->state == DISPATCH_RUNNING;
-	size_t stage = t->dt->stage, left;
-	int again = !c->interrupted && !t->rec.ok &&
-	    error_class_of_name(t->rec.error_class) == ERROR_CLASS_TIMEOUT &&
-	    !t->retried &&
-	    (t->stage->kind->flags & PROBE_RETRY);
+	size_t stage = t->dt->stage, left = 0;
+	int again = !c->interrupted && !rec->ok && t->cls ==
+	    ERROR_CLASS_TIMEOUT && !t->retried && (k->flags & PROBE_RETRY);
+	int requeue = again || (c->interrupted && !rec->ok &&
+	    rec->error == NULL);
+	char *line = NULL, *server_line = NULL;
 
-	if (again || (c->interrupted && !t->rec.ok && t->rec.error == NULL)) {
-		/* a PROBE_RETRY kind's timeout runs once more; one cut short
-		   by Ctrl-C is left for --resume */
-		if (again) {
-			log_debug(t->src->name, "%s ->%s runs again (%s)",
-			    t->stage->kind->name, t->dst->name, t->rec.error);
-			t->retried = 1;
-			probe_outcome_clear(&t->rec);
-		}
+	if (!requeue)
+		task_record(c, t);
+	if (again) {
+		log_debug(t->src->name, "%s ->%s runs again (%s)", k->name,
+		    t->dst->name, rec->error);
+		t->retried = 1;
+		t->cls = ERROR_CLASS_NONE;
+		probe_outcome_clear(rec);
+	} else if (!requeue && rec->ok)
+		t->value = probe_kind_value(k, rec);
+	else if (!requeue && rec->error == NULL)
+		probe_outcome_fail(rec, ERROR_CLASS_TOOL_FAILED,
+		    strdup("no result"));
+	if (requeue)
 		dispatch_task_requeue(c->d, t->dt);
-	} else {
-		if (!t->rec.ok && t->rec.error == NULL)
-			collect_task_fail(t, ERROR_CLASS_TOOL_FAILED,
-			    strdup("no result"));
+	else {
 		dispatch_task_end(c->d, t->dt);
 		left = dispatch_round_left(c->d, stage, t->round);
-		if (t->rec.ok)
-			t->value = probe_kind_value(t->stage->kind, &t->rec);
-		if (t->rec.ok && (t->stage->kind->flags & PROBE_NET_RTT))
+	}
+	if (!requeue) {
+		if (command_line_reproduce(c->inv, t->src, t->command,
+		    &line) == 0)
+			rec->command = line;
+		if (t->server_command != NULL)
+			rec->server_command = command_line_reproduce(c->inv,
+			    t->dst, t->server_command, &server_line) == 0 ?
+			    server_line : t->server_command;
+		if (rec->ok && (k->flags & PROBE_NET_RTT))
 			h->rtts[h->n_rtts++] = t->value;
-		task_write(c, t, left == 0);
-		if (t->rec.ok) {
+		if (c->hooks.record_traced != NULL)
+			c->hooks.record_traced(c, rec, left == 0);
+		if (record_writer_write(c->writer, rec) != 0) {
+			if (!c->write_failed && record_writer_error(c->writer))
+				log_error("cannot write records to %s: %s; "
+				    "stopping (the lines written are whole "
+				    "records; --resume completes the run)",
+				    c->output,
+				    strerror(record_writer_error(c->writer)));
+			else if (!c->write_failed)
+				log_error("cannot write the record of %s->%s: "
+				    "%s; stopping", t->src->name, t->dst->name,
+				    error_string(NP_ERR_NOMEM));
+			c->write_failed = 1;
+		} else if (c->hooks.record_written != NULL)
+			c->hooks.record_written(c, rec);
+		if (rec->ok) {
 			c->ok++;
 			h->ok++;
 		} else {
 			c->failed++;
 			h->failed++;
 			log_debug(t->src->name, "%s ->%s failed (%s): %s",
-			    t->stage->kind->name, t->dst->name,
-			    t->rec.error_class, t->rec.error);
+			    k->name, t->dst->name, rec->error_class,
+			    rec->error);
 		}
-		progress_probe(c->progress, t->rec.ok);
+		progress_probe(c->progress, rec->ok);
 		if (left == 0)
 			progress_round(c->progress, t->round + 1);
 		if (c->write_failed && !c->interrupted)
 			collector_stop(c);
+		record_finish_free(rec);	/* written: a sweep keeps none */
+		rec->command = rec->server_command = NULL;
+		free(line);
+		free(server_line);
 	}
 	if (!from_loop)
 		return;		/* ended before it ran: the pass goes on */

@@ -24,6 +24,7 @@ collect_task_fail(struct task *t, enum error_class cls, char *error)
 		return;
 	}
 	t->rec.ok = 0;
+	t->cls = cls;
 	t->rec.error_class = error_class_name(cls);
 	t->rec.error = error != NULL ? error : strdup("out of memory");
 }

@@ -47,7 +47,7 @@ struct metrics_set;
 struct record;
 
 struct metrics_set *metrics_set_new(void);
-/* One record, read or finished (record_finish()); the set borrows it. */
+/* One record, read or written (record_writer_write()); the set borrows it. */
 int metrics_set_add(struct metrics_set *set, struct record *r);
 /* Records in the set. */
 size_t metrics_set_count(const struct metrics_set *set);

@@ -14,10 +14,11 @@
 #include <unistd.h>
 
 #include "error.h"
+#include "error_class.h"
 #include "json_write.h"
 #include "output.h"
-#include "probe_kind.h"
 #include "record.h"
+#include "records_read.h"
 #include "timeutil.h"
 #include "util.h"
 
@@ -91,34 +92,34 @@ add_bench(cJSON *o, const struct record *r)
 	json_add_string_or_null(o, RECORD_F_RELAY_PEER_ID, r->relay_peer_id);
 }
 
-int
-record_kind_bench_form(const char *kind)
-{
-	const struct probe_kind *k = probe_kind_find(kind);
-
-	return k != NULL && k->via == PROBE_VIA_NODE;
-}
-
 cJSON *
-record_to_json(const struct record *r)
+record_to_json(struct record *r)
 {
 	cJSON *o;
 
 	if ((o = cJSON_CreateObject()) == NULL)
 		return NULL;
 	add_common(o, r);
-	if (!record_kind_bench_form(r->kind))
+	if (r->run_id == NULL)
 		add_collect(o, r);
 	else
 		add_bench(o, r);
+	if (r->ok)
+		r->error_class = NULL;
+	else {
+		if (r->error == NULL)
+			r->error = RECORD_NO_ERROR_TEXT;
+		if (r->error_class == NULL)
+			r->error_class = error_class_name(error_class_of_text(
+			    r->error));
+	}
 	/* json_write.h's part last (the sort gives every key its place):
 	   the error and its class, the metrics, the order */
 	json_add_string_or_null(o, RECORD_F_ERROR, r->ok ? NULL : r->error);
-	json_add_string_or_null(o, RECORD_F_ERROR_CLASS, r->ok ? NULL :
-	    r->error_class);
+	json_add_string_or_null(o, RECORD_F_ERROR_CLASS, r->error_class);
 	if (r->metrics_json != NULL) {
-		/* sorted first: the object's sort keeps a sorted list as it
-		   is, so the record's tree stays whole */
+		/* sorted first (its one sort): the object's sort keeps a
+		   sorted list as it is, so the record's tree stays whole */
 		json_sort_keys(r->metrics_json);
 		cJSON_AddItemReferenceToObject(o, RECORD_F_METRICS,
 		    r->metrics_json);
@@ -230,33 +231,22 @@ record_writer_queued(const struct record_writer *w)
 }
 
 int
-record_writer_put(struct record_writer *w, const cJSON *obj)
+record_writer_write(struct record_writer *w, struct record *r)
 {
 	struct buf line = { 0 };
-	int r;
-
-	/* upstream's json.dumps() form, then the line's end */
-	if (json_write(obj, 0, &line) != 0 || buf_append(&line, "\n", 1) != 0) {
-		buf_free(&line);
-		return NP_ERR_NOMEM;
-	}
-	if ((r = output_write(w->out, line.data, line.len)) != 0)
-		w->failed = 1;
-	buf_free(&line);
-	return r;
-}
-
-int
-record_writer_write(struct record_writer *w, const struct record *r)
-{
 	cJSON *o;
-	int rc;
+	int rc = NP_ERR_NOMEM;
 
 	if ((o = record_to_json(r)) == NULL)
 		return NP_ERR_NOMEM;
-	rc = record_writer_put(w, o);
+	/* upstream's json.dumps() form, then the line's end */
+	if (json_write(o, 0, &line) == 0 && buf_append(&line, "\n", 1) == 0 &&
+	    (rc = output_write(w->out, line.data, line.len)) != 0)
+		w->failed = 1;
 	cJSON_Delete(o);
-	return rc;
+	buf_free(&line);
+	/* written: what a reader of the line reads of it, set in r */
+	return rc != 0 ? rc : record_as_read(r);
 }
 
 int

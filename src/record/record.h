@@ -23,15 +23,16 @@ struct record_metric {
 };
 
 /*
- * One record: a probe of a kind between two hosts and what came of it.
- * collect and bench fill one, finish it (record_finish(): what a reader
- * of its line finds there, set once) and write it (record_writer_write():
- * one line in the form of its kind, collect's or bench's, as upstream's
- * tools write them); the readers (records_read.h: the heatmap, the
- * metrics, --resume) make one of each line; collect --every folds the
- * one it wrote as it is. A writer's strings are borrowed (they are the
- * run's); a reader's are its own (record_free()) or its batch's (the fast
- * path).
+ * One record: a probe of a kind between two hosts and what came of it,
+ * the one form from the probe to the file and back. A kind's parser fills
+ * its outcome (probe_kind.h), collect and bench the rest, and
+ * record_writer_write() writes it as one line in its form, collect's or
+ * bench's (a record with a run id), as upstream's tools write them, and
+ * sets in it what a reader of that line reads (record_as_read()); the
+ * readers (records_read.h: the heatmap, the metrics, --resume) make one
+ * of each line; collect --every folds the one it wrote as it is. A
+ * writer's strings are borrowed (they are the run's); a reader's are its
+ * own (record_free()) or its batch's (the fast path).
  */
 struct record {
 	/* every record */
@@ -59,7 +60,8 @@ struct record {
 	/* the kind's own settings as written (its row's config; borrowed),
 	   or NULL: none, or all their defaults */
 	const cJSON *config_json;
-	/* bench's (run_id also read) */
+	/* bench's (run_id also read): a record with a run id is written in
+	   bench's form, one without in collect's */
 	const char *run_id;
 	const char *source_peer_id, *target_peer_id;	/* NULL: null */
 	int count;		/* config.count */
@@ -69,7 +71,7 @@ struct record {
 	const char *path, *path_known, *path_evidence;
 	const char *relay, *relay_peer_id;
 	/* the metrics as numbers, and what a reader derives: set by the
-	   reader, or for a record written by record_finish() */
+	   reader, or by the writer once the line is written */
 	struct record_metric *metrics;
 	size_t nmetrics;
 	long nsamples;		/* samples_ms/samples_ns/iterations length,
@@ -89,26 +91,18 @@ struct record {
  * "2026-11-30T19:17:32+00:00", when the probe ended; plus ended_at,
  * error_class, mode, round, server_command, sweep and started_at, ISO-8601
  * UTC with milliseconds; config, the kind's own settings, when the record
- * has them), or, for a node kind, bench's (run_id, the peer
+ * has them), or, for a record with a run id, bench's (run_id, the peer
  * ids, config {count, bytes} besides, and the path: path, path_known,
- * path_evidence, relay, relay_peer_id, each null when unknown). Its metrics are r->metrics_json's
- * (a reference: deleting the object leaves them). NULL: out of memory.
+ * path_evidence, relay, relay_peer_id, each null when unknown). A failed
+ * record's error and class are set in r as the line says them (a text when
+ * it has none, a class by its text); an ok one's class is NULL. Its
+ * metrics are r->metrics_json's, sorted (a reference: deleting the object
+ * leaves them). NULL: out of memory.
  */
-cJSON *record_to_json(const struct record *r);
+cJSON *record_to_json(struct record *r);
 
-/* 1 if records of kind are written in bench's form (a node kind). */
-int record_kind_bench_form(const char *kind);
-
-/*
- * A filled record finished, before it is written: what a reader of its
- * line reads is set in it (records_read.c): its metrics as numbers, by the
- * reader's own function (each exactly as the line holds it: json_write.h),
- * its sample count, its time (to the millisecond), port, round, error and
- * class. Its started_at and ended_at stay as measured: the line holds them
- * to the millisecond. 0 or NP_ERR_NOMEM; record_finish_free() frees its
- * metrics, both forms, once it is written and folded.
- */
-int record_finish(struct record *r);
+/* What record_writer_write() set in r (its metrics as numbers), and its
+   metrics_json, freed once the run's readers have had r. */
 void record_finish_free(struct record *r);
 
 struct record_writer;
@@ -132,13 +126,12 @@ int record_writer_attach(struct record_writer *w, struct uv_loop_s *loop);
 void record_writer_detach(struct record_writer *w);
 
 /*
- * Write obj as one line, whole: to a file at once, to a pipe when it takes
- * it. NP_ERR_IO when the output failed (record_writer_error() says why).
+ * Write r (record_to_json()) as one line, whole: to a file at once, to a
+ * pipe when it takes it; then set in r what a reader of the line reads
+ * (record_as_read()). NP_ERR_IO when the output failed
+ * (record_writer_error() says why), NP_ERR_NOMEM.
  */
-int record_writer_put(struct record_writer *w, const cJSON *obj);
-
-/* Write r (record_to_json()) as one line. */
-int record_writer_write(struct record_writer *w, const struct record *r);
+int record_writer_write(struct record_writer *w, struct record *r);
 
 /* The errno of the output's first failed write, or 0. */
 int record_writer_error(const struct record_writer *w);

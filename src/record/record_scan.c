@@ -723,7 +723,7 @@ text_of(const struct scan *sc, const struct field_value *fv)
 static int
 record_of_fields(struct scan *sc, struct field_value *fv)
 {
-	static const char none[] = "failed (the record gives no error text)";
+	static const char none[] = RECORD_NO_ERROR_TEXT;
 	struct record *r = sc->r;
 	const char *class;
 	double t;

@@ -52,6 +52,9 @@
 #define RECORD_PATH_REPORTED	"reported"	/* the node said so */
 #define RECORD_PATH_INFERRED	"inferred"	/* netprof concluded it */
 
+/* A failed record's error when it gives none (its writer's, its readers') */
+#define RECORD_NO_ERROR_TEXT	"failed (the record gives no error text)"
+
 /* Field names of bench's run.json that the heatmap reads (its writer is
    bench_record.c) */
 #define RECORD_RUN_F_RUN_ID	"run_id"

@@ -23,8 +23,8 @@
 #include "json_write.h"
 #include "json_strict.h"
 #include "log.h"
-#include "probe_kind.h"
 #include "line_reader.h"
+#include "probe_kind.h"
 #include "record_schema.h"
 #include "records_line.h"
 #include "records_pipe.h"
@@ -452,7 +452,7 @@ record_from_json(const cJSON *obj, struct record **out, char **cause)
 	v = cJSON_GetObjectItemCaseSensitive(obj, RECORD_F_OK);
 	r->ok = v != NULL ? cJSON_IsTrue(v) : r->error == NULL;
 	if (!r->ok && r->error == NULL &&
-	    (r->error = strdup("failed (the record gives no error text)")) ==
+	    (r->error = strdup(RECORD_NO_ERROR_TEXT)) ==
 	    NULL)
 		goto out;
 	if (!r->ok) {
@@ -494,7 +494,7 @@ out:
 }
 
 int
-record_finish(struct record *r)
+record_as_read(struct record *r)
 {
 	char when[TIME_RECORD_SIZE];
 	int rc;
@@ -502,30 +502,20 @@ record_finish(struct record *r)
 	r->metrics = NULL;
 	r->nmetrics = 0;
 	r->nsamples = -1;
+	r->port = r->command != NULL ? record_command_port(r->command) : 0;
+	if (r->round < 1 || r->round > RECORD_ROUND_MAX)
+		r->round = 0;
+	/* its metrics in the order the line has them (the writer's sort) */
+	if (r->metrics_json != NULL &&
+	    (rc = read_metrics(r, r->metrics_json, 1)) != 0) {
+		record_finish_free(r);
+		return rc;
+	}
 	/* its time as the line gives it: to the millisecond */
 	r->time = record_parse_time(time_record_precise(r->ended_at, when,
 	    sizeof when));
 	if (fabs(r->time) > RECORD_TIME_MAX)
 		r->time = NAN;
-	r->port = r->command != NULL ? record_command_port(r->command) : 0;
-	if (r->round < 1 || r->round > RECORD_ROUND_MAX)
-		r->round = 0;
-	if (!record_kind_bench_form(r->kind))
-		r->run_id = NULL;	/* collect's lines have none */
-	if (!r->ok && r->error == NULL)
-		r->error = "failed (the record gives no error text)";
-	if (!r->ok && r->error_class == NULL)
-		r->error_class = record_classify_error(r->error);
-	if (r->ok)
-		r->error_class = NULL;
-	if (r->metrics_json != NULL) {
-		/* in the order the line has them */
-		json_sort_keys(r->metrics_json);
-		if ((rc = read_metrics(r, r->metrics_json, 1)) != 0) {
-			record_finish_free(r);
-			return rc;
-		}
-	}
 	return 0;
 }
 

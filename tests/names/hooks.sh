@@ -11,7 +11,10 @@
 # same rule keeps a lower file from calling back into the file above it:
 # the nodes' counters into the path phase, the throughput rounds into the
 # sweep, the diagnosis's model and its parts into diagnose.c, the page's
-# data into the page, the matrix's model into the fold.
+# data into the page, the matrix's model into the fold; and the records'
+# writer and reader call no function of the kinds' table
+# (probe_kind.c): the probes are above the records, and a record's form is
+# its own (its run id).
 set -u
 src=$1
 bad=0
@@ -23,7 +26,8 @@ for entry in collect/collect_run.c bench/bench_run.c \
     bench/bench_sweep.c=bench/bench_throughput.c \
     diagnose/diagnose.c=diagnose/diagnose_cover.c,diagnose/diagnose_pair.c,diagnose/diagnose_model.c \
     heatmap/heatmap_html.c=heatmap/heatmap_html_data.c \
-    matrix/matrix_fold.c=matrix/matrix_model.c; do
+    matrix/matrix_fold.c=matrix/matrix_model.c \
+    probe/probe_kind.c=record/record.c,record/records_read.c; do
 	run=${entry%%=*}
 	dir=$(dirname "$run")
 	if [[ $entry == *=* ]]; then

@@ -346,11 +346,11 @@ run_probe(struct run *r, size_t src, size_t dst, double min_ms,
 	char *evidence;
 
 	*t = (struct bench_task){ .b = &r->b, .src = src, .dst = dst,
-	    .ok = 1, .metrics = cJSON_CreateObject() };
-	cJSON_AddNumberToObject(t->metrics, "min_ms", min_ms);
+	    .rec = { .ok = 1, .metrics_json = cJSON_CreateObject() } };
+	cJSON_AddNumberToObject(t->rec.metrics_json, "min_ms", min_ms);
 	bench_path_record(&r->b, t, &rec, &evidence);
-	cJSON_Delete(t->metrics);
-	t->metrics = NULL;
+	cJSON_Delete(t->rec.metrics_json);
+	t->rec.metrics_json = NULL;
 	assert_non_null(evidence);
 	assert_string_equal(rec.path, path);
 	if (want != NULL && strstr(evidence, want) == NULL)

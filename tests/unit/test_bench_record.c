@@ -315,9 +315,9 @@ test_run_json_punch_upstream_form(void **state)
 	memset(tasks, 0, sizeof tasks);
 	strcpy(b.run_id, "r1");
 	tasks[0] = (struct bench_task){ .src = 0, .dst = 1, .state = 2,
-		.error = "h1: holepunch: no answer within 60 s" };
+		.rec.error = "h1: holepunch: no answer within 60 s" };
 	tasks[1] = (struct bench_task){ .src = 1, .dst = 0, .state = 2,
-		.ok = 1, .connectedness = "Connected" };
+		.rec.ok = 1, .connectedness = "Connected" };
 	b.task_sets[BENCH_PUNCH] = tasks;
 	b.n_task_sets[BENCH_PUNCH] = 2;
 	j = bench_run_json(&b);
@@ -328,7 +328,7 @@ test_run_json_punch_upstream_form(void **state)
 	    "connectedness")), "Unknown");
 	assert_int_equal(cJSON_GetObjectItem(p, "attempts")->valueint, 0);
 	assert_string_equal(cJSON_GetStringValue(cJSON_GetObjectItem(p,
-	    "error")), tasks[0].error);
+	    "error")), tasks[0].rec.error);
 	assert_true(cJSON_IsFalse(cJSON_GetObjectItem(p, "ok")));
 	p = cJSON_GetObjectItem(cJSON_GetObjectItem(j, "punch"), "h2->h1");
 	assert_string_equal(keys_of(p), "attempts connectedness ok");
@@ -378,9 +378,9 @@ test_run_json_punch_outcome(void **state)
 	b.n_task_sets[BENCH_PUNCH] = 1;
 	for (i = 0; i < sizeof cases / sizeof *cases; i++) {
 		t = (struct bench_task){ .src = 0, .dst = 1, .state = 2,
-			.ok = cases[i].ok, .attempts = cases[i].attempts,
+			.rec.ok = cases[i].ok, .attempts = cases[i].attempts,
 			.connectedness = (char *)cases[i].conn,
-			.error = (char *)cases[i].error };
+			.rec.error = cases[i].error };
 		j = bench_run_json(&b);
 		v = cJSON_GetObjectItem(cJSON_GetObjectItem(cJSON_GetObjectItem(
 		    j, "punch"), "h1->h2"), "outcome");

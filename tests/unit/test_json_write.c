@@ -30,6 +30,7 @@
 #include "json_write.h"
 #include "probe_kind.h"
 #include "record.h"
+#include "util.h"
 
 /* Python 3.11's repr() of each value (json.dumps writes the same). */
 static void
@@ -239,30 +240,16 @@ node_answer(const cJSON *up)
 	return s;
 }
 
-/* obj as the record writer writes it (record_writer_put()), one line. */
+/* obj as the record writer writes it (record_writer_write()'s
+   json_write(), then the line's end), one line. */
 static char *
 written_line(const cJSON *obj)
 {
-	const char *tmp = getenv("NETPROF_TEST_TMP");
-	struct record_writer *w = NULL;
-	char path[4096], *cause = NULL, *text = NULL;
-	size_t len = 0;
-	FILE *f;
+	struct buf line = { 0 };
 
-	if (tmp != NULL)
-		(void)mkdir(tmp, 0755);	/* ctest's; its parent is there */
-	snprintf(path, sizeof path, "%s/test_json_write.%ld.jsonl",
-	    tmp != NULL ? tmp : "/tmp", (long)getpid());
-	assert_int_equal(record_writer_open(path, 0, &w, &cause), 0);
-	assert_int_equal(record_writer_put(w, obj), 0);
-	assert_int_equal(record_writer_close(w, -1), 0);
-	assert_non_null(f = fopen(path, "r"));
-	assert_true(getline(&text, &len, f) > 0);
-	fclose(f);
-	unlink(path);
-	assert_int_equal(text[strlen(text) - 1], '\n');
-	text[strlen(text) - 1] = '\0';
-	return text;
+	assert_int_equal(json_write(obj, 0, &line), 0);
+	assert_int_equal(buf_append(&line, "", 1), 0);
+	return line.data;
 }
 
 static const char *
