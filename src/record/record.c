@@ -96,6 +96,10 @@ cJSON *
 record_to_json(struct record *r)
 {
 	cJSON *o;
+	/* a failure without its text (its strdup failed) is written with
+	   the reader's words; the record's own pointer is its owner's */
+	const char *error = r->error != NULL ? r->error :
+	    RECORD_NO_ERROR_TEXT;
 
 	if ((o = cJSON_CreateObject()) == NULL)
 		return NULL;
@@ -106,16 +110,11 @@ record_to_json(struct record *r)
 		add_bench(o, r);
 	if (r->ok)
 		r->error_class = NULL;
-	else {
-		if (r->error == NULL)
-			r->error = RECORD_NO_ERROR_TEXT;
-		if (r->error_class == NULL)
-			r->error_class = error_class_name(error_class_of_text(
-			    r->error));
-	}
+	else if (r->error_class == NULL)
+		r->error_class = error_class_name(error_class_of_text(error));
 	/* json_write.h's part last (the sort gives every key its place):
 	   the error and its class, the metrics, the order */
-	json_add_string_or_null(o, RECORD_F_ERROR, r->ok ? NULL : r->error);
+	json_add_string_or_null(o, RECORD_F_ERROR, r->ok ? NULL : error);
 	json_add_string_or_null(o, RECORD_F_ERROR_CLASS, r->error_class);
 	if (r->metrics_json != NULL) {
 		/* sorted first (its one sort): the object's sort keeps a
