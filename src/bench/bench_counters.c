@@ -1,14 +1,14 @@
 /*
  * The nodes' own counters as the path's witness. go-libp2p counts what a
  * node did at GET /metrics: the connections it opened and closed by
- * transport (p2p-circuit: through a relay), the circuits its relay
- * service carried, its hole punches' outcomes (only where the service
- * runs). bench reads them twice on every node: in the path phase's view
+ * transport (p2p-circuit: a circuit through a relay that it dialled), the
+ * circuits its relay service carried, its hole punches' outcomes (only
+ * where the service runs). bench reads them twice on every node: in the path phase's view
  * (before the sweep, bench_path.c) and at the sweep's end, before the
  * stop is sent (at once on every node, each call bounded by
  * AFTER_TIMEOUT). run.json keeps each machine's deltas; a record whose
- * path they contradict (relayed where an end had no circuit through the
- * whole sweep, hole-punched by the punch step where no end counted a
+ * path they contradict (relayed where neither end had a circuit through
+ * the whole sweep, hole-punched by the punch step where no end counted a
  * punch) gets it said in its path_evidence: the records are written as
  * their probes end, before the second read, so measurements.jsonl is
  * rewritten once at the run's end when there is such a record.
@@ -190,12 +190,13 @@ bench_counters_disagree(const char *path,
 	int k;
 
 	if (strcmp(path, RECORD_PATH_RELAYED) == 0) {
-		/* a circuit is counted at both its ends */
-		for (k = 0; k < 2; k++)
-			if (known(end[k]) && !had_circuit(end[k]))
-				buf_printf(reason(&e), "%s had no circuit open "
-				    "at the sweep's start and opened none "
-				    "during it", end[k]->name);
+		/* go-libp2p counts a circuit at the end that dialled it
+		   only (bench_path_no_circuit()) */
+		if (known(s) && known(t) && !had_circuit(s) &&
+		    !had_circuit(t))
+			buf_printf(reason(&e), "neither %s nor %s had a "
+			    "circuit open at the sweep's start or opened one "
+			    "during it", s->name, t->name);
 		if (known(relay) && relay->before->relay &&
 		    relay->after->relay && relay->before->relay_opened <=
 		    relay->before->relay_closed && relay->after->relay_opened <=

@@ -607,8 +607,8 @@ fastest_between(const struct bench *b, size_t x, size_t y, int both)
 }
 
 /* A written task's round trip over its direct handshake, where nothing
-   but a direct connection can have carried it (no circuit open at an
-   end); -1 otherwise. */
+   but a direct connection can have carried it (no circuit open at
+   either end); -1 otherwise. */
 static double
 direct_excess(const struct bench *b, const struct bench_task *o)
 {
@@ -618,8 +618,8 @@ direct_excess(const struct bench *b, const struct bench_task *o)
 	if (o->fastest_ms <= 0 || o->path != BENCH_PATH_DIRECT ||
 	    o->dst >= b->n || s == NULL ||
 	    (d = b->hosts[o->dst].path) == NULL ||
-	    (s->views[o->view].circuits != 0 &&
-	    d->views[o->view].circuits != 0) ||
+	    !bench_path_no_circuit(s->views[o->view].circuits,
+	    d->views[o->view].circuits) ||
 	    (hs = handshake_ms(&s->reach[o->dst], &d->reach[o->src])) <= 0)
 		return -1;
 	return o->fastest_ms > hs ? o->fastest_ms - hs : 0;
@@ -713,7 +713,8 @@ bench_path_record(struct bench *b, struct bench_task *t, struct record *rec,
 	t->fastest_ms = task_fastest(t);	/* its metrics go once written */
 	/* the other tasks are scanned only where the round trip can tell
 	   (bench_path_infer(): a handshake, circuits not ruled out) */
-	if (in.handshake_ms > 0 && in.circuits_s != 0 && in.circuits_t != 0)
+	if (in.handshake_ms > 0 && !bench_path_no_circuit(in.circuits_s,
+	    in.circuits_t))
 		timing(b, t, tid != NULL && (relay = bench_path_relay_peer(
 		    s->path, d != NULL ? d->path : NULL, sid, tid, t->view,
 		    NULL)) != NULL ? target_of(b, relay) : -1, &in);

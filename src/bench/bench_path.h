@@ -117,6 +117,15 @@ struct bench_path_out {
 int bench_path_infer(const struct bench_path_in *in,
     struct bench_path_out *out);
 
+/*
+ * No circuit can join the pair: none open at either end (a node's
+ * circuits, -1 unknown). go-libp2p counts a circuit only at the end that
+ * dialled it (the circuit transport names its own dials; one it accepts
+ * is counted under transport "tcp", as every connection its upgrader
+ * makes), so no circuit at one end does not rule one out.
+ */
+int bench_path_no_circuit(long circuits_s, long circuits_t);
+
 /* peers_status's word as enum bench_conn. */
 enum bench_conn bench_conn_of(const char *connectedness);
 

@@ -41,6 +41,12 @@ put_direct(struct buf *e, const struct bench_path_in *in)
 	buf_printf(e, ")");
 }
 
+int
+bench_path_no_circuit(long circuits_s, long circuits_t)
+{
+	return circuits_s == 0 && circuits_t == 0;
+}
+
 /* Did the check say so? (NULL: not checked) */
 static int
 tcp_is(const struct bench_reach *r, int v)
@@ -54,7 +60,8 @@ bench_path_infer(const struct bench_path_in *in, struct bench_path_out *out)
 	struct buf e = { 0 };
 	int st_ok = tcp_is(in->st, 1), st_no = tcp_is(in->st, 0);
 	int ts_ok = tcp_is(in->ts, 1), ts_no = tcp_is(in->ts, 0);
-	int no_circuit = in->circuits_s == 0 || in->circuits_t == 0, slow = 0;
+	int no_circuit = bench_path_no_circuit(in->circuits_s, in->circuits_t);
+	int slow = 0;
 	int timed;
 	enum bench_path_class c = BENCH_PATH_UNKNOWN;
 	double direct = in->handshake_ms + in->excess_ms, relayed = 0, far;
@@ -112,8 +119,8 @@ bench_path_infer(const struct bench_path_in *in, struct bench_path_out *out)
 	 * A pair that could dial direct may still run over a circuit: the
 	 * swarm takes an open circuit without limits as it takes a direct
 	 * connection and dials no direct address while it has one (with no
-	 * circuit open at an end, nothing but a direct connection was
-	 * there). Its round trip is held against two predictions: direct,
+	 * circuit open at either end, nothing but a direct connection
+	 * was there). Its round trip is held against two predictions: direct,
 	 * the handshake plus the run's inflation (the nodes' own time, which
 	 * a loaded machine stretches and the kernel's handshake does not),
 	 * and relayed, its two legs through its relay; the nearer wins.
@@ -148,12 +155,12 @@ bench_path_infer(const struct bench_path_in *in, struct bench_path_out *out)
 	case BENCH_PATH_PUNCHED:
 		buf_printf(&e, in->punched ? "hole-punched: the punch step's "
 		    "DCUtR joined them, with no TCP connection either way and "
-		    "no circuit open at %s" : "hole-punched: no TCP connection "
-		    "either way from a new port, yet connected with no circuit "
-		    "open at %s: the two nodes' own dials from their listen "
-		    "ports met (a simultaneous open, which a stateful firewall "
-		    "lets through as it does a punch)", in->circuits_s == 0 ?
-		    in->source : in->target);
+		    "no circuit open at %s or %s" : "hole-punched: no TCP "
+		    "connection either way from a new port, yet connected with "
+		    "no circuit open at %s or %s: the two nodes' own dials from "
+		    "their listen ports met (a simultaneous open, which a "
+		    "stateful firewall lets through as it does a punch)",
+		    in->source, in->target);
 		break;
 	case BENCH_PATH_RELAYED:
 		if (slow) {

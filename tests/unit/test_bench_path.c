@@ -4,12 +4,14 @@
  * way), one case per rule of docs/otela-node.md's "How netprof knows the
  * path": Limited is a relay (reported); a source that dials the target's
  * address runs direct; the target's own dial, with no circuit open, is
- * direct; no TCP either way with no circuit open at an end is a punched
- * hole (the punch step's, or the nodes' own dials that met), with circuits
- * open a relay; a probe that had no connection before ran over
+ * direct; no TCP either way with no circuit open at either end is a
+ * punched hole (the punch step's, or the nodes' own dials that met), with
+ * a circuit open at one end a relay (the real node counts a circuit only
+ * at the end that dialled it: its answers, read from fixtures, say so); a
+ * probe that had no connection before ran over
  * what its own dial made; nothing known is unknown; a failed probe keeps
- * what the network said; a pair that could dial direct, with circuits
- * open at both ends, whose fastest round trip is nearer its legs through
+ * what the network said; a pair that could dial direct, with a circuit
+ * open at an end, whose fastest round trip is nearer its legs through
  * the relay than the direct handshake plus the run's inflation, or with no
  * legs far over the direct handshake's, ran over a circuit.
  */
@@ -24,7 +26,9 @@
 #include <cmocka.h>
 
 #include "bench.h"
+#include "bench_counters.h"
 #include "bench_path.h"
+#include "fixture.h"
 #include "node_json.h"
 
 #define T "12D3KooWNRmbXhUyjhq7y3nC3Ycy7ZwjPKk42r2Db4XLsFhVfz13"
@@ -114,19 +118,26 @@ no_tcp_either_way_is_relayed_or_punched(void **state)
 	(void)state;
 	expect(pair(&dropped, &refused, BENCH_CONN_CONNECTED, 2, 1),
 	    BENCH_PATH_RELAYED, 0, "no direct TCP connection either way");
-	/* connected, no circuit at one end, and the punch got through: a
-	   punched hole */
-	in = pair(&dropped, &refused, BENCH_CONN_CONNECTED, 2, 0);
+	/* connected, no circuit at either end, and the punch got through:
+	   a punched hole */
+	in = pair(&dropped, &refused, BENCH_CONN_CONNECTED, 0, 0);
 	in.punched = 1;
-	expect(in, BENCH_PATH_PUNCHED, 0, "no circuit open at h3");
+	expect(in, BENCH_PATH_PUNCHED, 0, "no circuit open at h1 or h3");
 	/* the same without a punch that got through: their own dials met
 	   (seen with the real node on two firewalled sites: no circuit
 	   anywhere, no relay_peer, and conntrack ESTABLISHED between the two
 	   listen ports while the reach checks' SYNs from a new port went
 	   unanswered), not a relay */
-	expect(pair(&dropped, &refused, BENCH_CONN_CONNECTED, 2, 0),
+	expect(pair(&dropped, &refused, BENCH_CONN_CONNECTED, 0, 0),
 	    BENCH_PATH_PUNCHED, 0, "the two nodes' own dials from their "
 	    "listen ports met");
+	/* a circuit at one end only: the one it dialled, which the other
+	   end does not count (see real_node_counts_a_circuit_where_dialled) */
+	in = pair(&dropped, &refused, BENCH_CONN_CONNECTED, 2, 0);
+	in.punched = 1;
+	expect(in, BENCH_PATH_RELAYED, 0, "so the connection is a circuit");
+	expect(pair(&dropped, &refused, BENCH_CONN_CONNECTED, 0, 1),
+	    BENCH_PATH_RELAYED, 0, "so the connection is a circuit");
 	/* circuits open at both ends: a relay */
 	expect(pair(&dropped, &refused, BENCH_CONN_CONNECTED, 1, 1),
 	    BENCH_PATH_RELAYED, 0, "no direct TCP connection either way");
@@ -171,11 +182,17 @@ a_round_trip_far_over_the_handshake_is_relayed(void **state)
 	in.handshake_ms = 0.1;
 	in.rtt_ms = 9.0;
 	expect(in, BENCH_PATH_DIRECT, 0, "direct: h1 dials");
-	/* no circuit at h3: whatever the time, nothing else was there */
-	in = pair(&ok_, &refused, BENCH_CONN_CONNECTED, 2, 0);
+	/* no circuit at either end: whatever the time, nothing else was
+	   there */
+	in = pair(&ok_, &refused, BENCH_CONN_CONNECTED, 0, 0);
 	in.handshake_ms = 20.3;
 	in.rtt_ms = 62.4;
 	expect(in, BENCH_PATH_DIRECT, 0, "direct: h1 dials");
+	/* one at h1 only: h1 may have dialled h3's circuit */
+	in = pair(&ok_, &refused, BENCH_CONN_CONNECTED, 2, 0);
+	in.handshake_ms = 20.3;
+	in.rtt_ms = 62.4;
+	expect(in, BENCH_PATH_RELAYED, 0, "it ran over a circuit");
 	/* no handshake time (a bash before 5.0), or no round trip */
 	in = pair(&ok_, &refused, BENCH_CONN_CONNECTED, 2, 1);
 	in.rtt_ms = 62.4;
@@ -269,6 +286,63 @@ a_circuit_pair_at_its_legs_is_relayed(void **state)
 	in.legs_ms[0] = in.legs_ms[1] = 10.0;
 	in.rtt_ms = 37.0;
 	expect(in, BENCH_PATH_DIRECT, 0, "28.3 ms direct");
+}
+
+/* A node's open circuits as bench reads them from its GET /metrics. */
+static long
+circuits_in(const char *fixture)
+{
+	char *text = fixture_read("node", fixture);
+	struct bench_counters c;
+
+	assert_int_equal(bench_counters_read(text, strlen(text), &c), 1);
+	free(text);
+	return (long)bench_counters_open(&c);
+}
+
+/*
+ * The real node on a lab of a firewalled site (h1), a symmetric NAT's
+ * (h3) and an open host (h5), a public relay: h1 had TCP connections to
+ * the relay and its site's other host only, yet was Connected to h3 and
+ * h5. Its /metrics counts no circuit (an accepted circuit goes under
+ * transport "tcp"); h3's counts the one it dialled. Neither reaches the
+ * other's port, and their round trip (64 ms) is the legs' (42 + 21), not
+ * the 20 ms of a direct path: relayed, both ways, not hole-punched. h1
+ * reaches h5's port (a 25.5 ms handshake), yet h5 had dialled h1's
+ * circuit first: 43.3 ms, the legs' 21.9 + 21.8.
+ */
+static void
+real_node_counts_a_circuit_where_dialled(void **state)
+{
+	long h1 = circuits_in("metrics_real_circuit_target.txt");
+	long h3 = circuits_in("metrics_real_circuit_source.txt");
+	struct bench_reach h3_h1 = { .tcp = 0,
+		.why = (char *)"no answer in 5 s" };
+	struct bench_reach h1_h3 = { .tcp = 0,
+		.why = (char *)"Network is unreachable" };
+	struct bench_path_in in;
+
+	(void)state;
+	assert_int_equal(h1, 0);
+	assert_int_equal(h3, 1);
+	in = pair(&h3_h1, &h1_h3, bench_conn_of("Connected"), h3, h1);
+	in.source = "h3";
+	in.target = "h1";
+	expect(in, BENCH_PATH_RELAYED, 0, "relayed: no direct TCP connection "
+	    "either way, so the connection is a circuit (h3: Connected before "
+	    "the probe, circuits open)");
+	in = pair(&h1_h3, &h3_h1, bench_conn_of("Connected"), h1, h3);
+	expect(in, BENCH_PATH_RELAYED, 0, "so the connection is a circuit");
+	/* h1 -> h5: h5's circuits are the three it dialled */
+	in = pair(&ok_, &dropped, bench_conn_of("Connected"), h1, 3);
+	in.target = "h5";
+	in.handshake_ms = 25.45;
+	in.rtt_ms = 43.3;
+	in.legs_ms[0] = 21.9;
+	in.legs_ms[1] = 21.8;
+	in.legs_measured = 1;
+	expect(in, BENCH_PATH_RELAYED, 0, "nearer the 43.7 ms through its "
+	    "relay");
 }
 
 /* ---- a record's path in a run: what it is held against --------------- */
@@ -383,14 +457,15 @@ a_slower_kind_does_not_make_a_pair_slow(void **state)
 
 /*
  * The run's inflation from the pairs only a direct connection can carry
- * (h3 has no circuit open): h3 -> h1 at 12.2 ms over a 0.2 ms handshake.
+ * (no circuit open at either end: h1 and h3): h3 -> h1 at 12.2 ms over a
+ * 0.2 ms handshake.
  * h1 -> h2, 0.1 ms apart, at 15 ms is then direct. Legs through the
  * relay measured at 21.1 and 21.2 ms make h1 -> h2 at 43.3 ms relayed.
  */
 static void
 a_run_holds_its_pairs_against_its_inflation_and_legs(void **state)
 {
-	static const long circuits[RUN_HOSTS] = { 2, 2, 0 };
+	static const long circuits[RUN_HOSTS] = { 0, 2, 0 };
 	struct run r;
 
 	(void)state;
@@ -679,6 +754,7 @@ main(void)
 		cmocka_unit_test(the_targets_own_dial_is_direct),
 		cmocka_unit_test(no_tcp_either_way_is_relayed_or_punched),
 		cmocka_unit_test(a_round_trip_far_over_the_handshake_is_relayed),
+		cmocka_unit_test(real_node_counts_a_circuit_where_dialled),
 		cmocka_unit_test(a_loaded_direct_pair_stays_direct),
 		cmocka_unit_test(a_circuit_pair_at_its_legs_is_relayed),
 		cmocka_unit_test(a_slower_kind_does_not_make_a_pair_slow),
