@@ -162,6 +162,12 @@ take_lock() {
 	exec 9<"$d"
 	flock 9
 }
+# The lock is held while a lab touches what labs share; a lab's own waits
+# (its relay's health, its sshds accepting) run without it, so that two
+# labs come up side by side. An `up` between the two leaves
+# $STATE/NAME.starting, so that the last `down` of another lab keeps the
+# lab user.
+drop_lock() { flock -u 9; }
 
 # --- names -------------------------------------------------------------
 
@@ -1852,6 +1858,8 @@ cmd_up() {
 		host_remove "$ns" "$(veth_of "$h")"
 		rm -rf "$(hostdir_of "$h")"
 	done
+	touch "$STATE/$NAME.starting"
+	drop_lock
 	if relay_on; then
 		relay_up
 	else
@@ -1864,7 +1872,10 @@ cmd_up() {
 	sshd_wait $(host_list)
 	write_client_files
 	wan_on && write_topology
+	take_lock
+	rm -f "$STATE/$NAME.starting"
 	check_forwarding
+	drop_lock
 	wan_on && print_topology
 	relay_on && echo "relay $RELAY_NAME ($(relay_addr), pid $(relay_pid)$( [ "$RELAY_LIMITED" = 1 ] && echo ', limited')): $(cat "$(relay_dir)/multiaddr")"
 	[ $slurm = 0 ] || "$(dirname "$0")/slurm.sh" up --name "$NAME" --proctrack "$proctrack"
@@ -1885,7 +1896,6 @@ cmd_down() {
 	done
 	check_name
 	require_root
-	take_lock
 	local was_up=1
 	if ! registry_load; then
 		was_up=0
@@ -1929,7 +1939,8 @@ cmd_down() {
 	elif [ $ours = 1 ] && [ -d "$DIR" ]; then
 		warn "$DIR is not a lab directory (no .netprof-lab); left alone"
 	fi
-	rm -f "$(registry_of)" "$STATE/$NAME.authorized_keys"
+	take_lock
+	rm -f "$(registry_of)" "$STATE/$NAME.authorized_keys" "$STATE/$NAME.starting"
 	last_down
 	if [ $was_up = 1 ]; then
 		echo "lab '$NAME' is down"
@@ -1943,6 +1954,7 @@ cmd_down() {
 last_down() {
 	[ -d "$STATE" ] || return 0
 	compgen -G "$STATE/*.env" >/dev/null && return 0
+	compgen -G "$STATE/*.starting" >/dev/null && return 0
 	if [ -f "$STATE/user-created" ] && getent passwd "$LAB_USER" >/dev/null; then
 		userdel "$LAB_USER" 2>/dev/null ||
 		    warn "could not remove user $LAB_USER (processes still running as it?)"
