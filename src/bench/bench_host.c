@@ -274,25 +274,60 @@ bench_host_check_job(struct bench_host *h, const struct engine_result *res,
 
 /* ---- init, discover, configure, push ------------------------------- */
 
-/* init first creates the directory; every other step checks it. */
+/* The line between init's output and peer-id's in init's command. */
+#define PEER_ID_NEXT "netprof: peer-id"
+
+/*
+ * init first creates the directory; every other step checks it. init's
+ * command reads the PeerID too, after it (one exec where there were two,
+ * and one wait for the slowest host), except with --serial (upstream's
+ * order, every step on its own).
+ */
 static int
 run_otela(struct bench_host *h, const char *verb, engine_done_cb cb)
 {
+	int init = strcmp(verb, "init") == 0;
 	char *qdir = shell_quote(h->dir), *env = bench_otela_env(h->dir);
-	char *dir = strcmp(verb, "init") == 0 ? bench_dir_create(h->dir) :
-	    bench_dir_guard(h->dir);
-	char *cmd = NULL;
+	char *dir = init ? bench_dir_create(h->dir) : bench_dir_guard(h->dir);
+	char *then = NULL, *cmd = NULL;
 	int r = NP_ERR_NOMEM;
 
-	if (qdir != NULL && env != NULL && dir != NULL && (cmd =
-	    str_printf("%s%s %s %s --config-dir %s", dir, env, h->otela, verb,
-	    qdir)) != NULL)
+	if (qdir == NULL || env == NULL || dir == NULL)
+		goto out;
+	if (init && !h->b->o->serial)
+		then = str_printf(" && echo && echo '" PEER_ID_NEXT "' && "
+		    "HOME=%s %s peer-id --config-dir %s", qdir, h->otela, qdir);
+	else
+		then = strdup("");
+	if (then != NULL && (cmd = str_printf("%s%s %s %s --config-dir %s%s",
+	    dir, env, h->otela, verb, qdir, then)) != NULL)
 		r = bench_host_submit(h, cmd, NULL, BENCH_STEP_TIMEOUT, cb);
+out:
 	free(env);
 	free(dir);
 	free(qdir);
+	free(then);
 	free(cmd);
 	return r;
+}
+
+/*
+ * The PeerID that init's command printed after init succeeded: discover
+ * then has nothing to run. Else (peer-id failed, or printed no PeerID)
+ * discover runs it on its own and says why.
+ */
+static void
+take_peer_id(struct bench_host *h, const struct engine_result *res,
+    const char *next)
+{
+	char *id = NULL;
+
+	if (res->error == NP_OK && res->exit_status == 0 &&
+	    bench_peer_id_from_output(next + strlen("\n" PEER_ID_NEXT "\n"),
+	    &id) == 0)
+		h->peer_id = id;
+	else
+		free(id);
 }
 
 static void
@@ -300,6 +335,7 @@ init_done_cb(const struct machine *m, const struct engine_result *res,
     void *arg)
 {
 	struct bench_host *h = arg;
+	const char *next;
 
 	(void)m;
 	h->job = NULL;
@@ -315,7 +351,11 @@ init_done_cb(const struct machine *m, const struct engine_result *res,
 		    res->err));
 		return;
 	}
-	if (!bench_host_check_job(h, res, "otela init"))
+	/* init has run to its end: what follows is peer-id's */
+	if ((next = strstr(res->out, "\n" PEER_ID_NEXT "\n")) != NULL) {
+		take_peer_id(h, res, next);
+		bench_host_step_done(h);
+	} else if (!bench_host_check_job(h, res, "otela init"))
 		bench_host_step_done(h);
 }
 
@@ -351,6 +391,8 @@ discover_done_cb(const struct machine *m, const struct engine_result *res,
 int
 bench_host_discover(struct bench_host *h)
 {
+	if (h->peer_id != NULL)		/* init's command read it */
+		return 1;
 	return run_otela(h, "peer-id", discover_done_cb);
 }
 

@@ -7,7 +7,7 @@
  * sweep, on every host at once:
  * - reach: a TCP connect from the host to every other host's and every
  *   relay's libp2p port, one command over the host's SSH session (a
- *   connect that neither answers nor is refused within REACH_WAIT_S is
+ *   connect that neither answers nor is refused within BENCH_REACH_WAIT_S is
  *   taken as dropped, as a stateful firewall drops it), begun as soon as
  *   every node is up, beside the convergence and the punch (not with
  *   --serial);
@@ -34,35 +34,13 @@
 #include "log.h"
 #include "node_api.h"
 #include "node_json.h"
-#include "shell.h"
 #include "timeutil.h"
 #include "util.h"
 
-/* Seconds a TCP connect may take before it counts as dropped. */
-#define REACH_WAIT_S 5
 /* The reach command as a whole (its connects run at once). */
-#define REACH_TIMEOUT (REACH_WAIT_S + 25.0)
+#define REACH_TIMEOUT (BENCH_REACH_WAIT_S + 25.0)
 /* One call of a node view. */
 #define VIEW_TIMEOUT 10.0
-
-/*
- * The reach checks: for each ADDR PORT pair of its arguments, in the
- * background, a connect by bash's /dev/tcp under timeout(1) (where there
- * is one), then one line: "I ok US" (US: the connect's time in µs, by
- * bash's clock, EPOCHREALTIME; left out by a bash before 5.0), "I
- * timeout", "I nobash", or "I fail WHY" (the end of bash's message,
- * "Connection refused"). I counts the pairs from 0.
- */
-static const char reach_script[] =
-    "t=timeout; command -v timeout >/dev/null 2>&1 || t=; i=0; "
-    "while [ $# -ge 2 ]; do "
-    "( r=$($t ${t:+" "5" "} bash -c 's=${EPOCHREALTIME//[!0-9]/}; "
-    "exec 3<>\"/dev/tcp/$0/$1\" || exit 1; e=${EPOCHREALTIME//[!0-9]/}; "
-    "[ -z \"$s\" ] || echo $((e - s))' \"$1\" \"$2\" "
-    "2>&1); c=$?; case $c in 0) echo \"$i ok${r:+ $r}\";; "
-    "124) echo \"$i timeout\";; "
-    "127) echo \"$i nobash\";; *) echo \"$i fail ${r##*: }\";; esac ) & "
-    "i=$((i + 1)); shift 2; done; wait";
 
 /* ---- views ---------------------------------------------------------- */
 
@@ -322,51 +300,44 @@ checked(const struct bench *b, const struct bench_host *h, size_t i)
 	return i >= b->n || (&b->hosts[i] != h && !b->hosts[i].failed);
 }
 
+/* The targets checked from h, in the command's order, and their
+   checks: n, or -1 without memory. */
+static long
+reach_targets(struct bench_host *h, struct bench_reach_target **t,
+    struct bench_reach ***r)
+{
+	struct bench *b = h->b;
+	size_t nt = b->n + b->n_relays, i, n = 0;
+
+	*t = calloc(nt + 1, sizeof **t);
+	*r = calloc(nt + 1, sizeof **r);
+	if (*t == NULL || *r == NULL) {
+		free(*t);
+		free(*r);
+		return -1;
+	}
+	for (i = 0; i < nt; i++) {
+		if (!h->path->reach[i].asked)
+			continue;
+		(*t)[n].address = bench_target_address(b, i);
+		(*t)[n].port = bench_target_port(b, i);
+		(*r)[n++] = &h->path->reach[i];
+	}
+	return (long)n;
+}
+
 static void
 take_reach(struct bench_host *h, const char *out)
 {
-	struct bench *b = h->b;
-	struct bench_path_host *ph = h->path;
-	size_t nt = b->n + b->n_relays, i, n = 0, *map;
-	const char *line = out, *w;
-	char *end;
-	long idx, us;
+	struct bench_reach_target *t;
+	struct bench_reach **r;
+	long n = reach_targets(h, &t, &r);
 
-	/* the script numbers the targets it checked, in order */
-	if ((map = calloc(nt + 1, sizeof *map)) == NULL)
+	if (n < 0)
 		return;
-	for (i = 0; i < nt; i++)
-		if (ph->reach[i].asked)
-			map[n++] = i;
-	for (; line != NULL && *line != '\0'; line = strchr(line, '\n'),
-	    line = line != NULL ? line + 1 : NULL) {
-		struct bench_reach *r;
-		size_t len;
-
-		idx = strtol(line, &end, 10);
-		if (end == line || idx < 0 || (size_t)idx >= n || *end != ' ')
-			continue;
-		w = end + 1;
-		len = strcspn(w, "\n");
-		r = &ph->reach[map[idx]];
-		free(r->why);
-		r->why = NULL;
-		if ((len == 2 || (len > 3 && w[2] == ' ')) &&
-		    strncmp(w, "ok", 2) == 0) {
-			r->tcp = 1;
-			r->connect_us = 0;
-			if (len > 3 && (us = strtol(w + 3, &end, 10)) > 0 &&
-			    us <= 1000000L * REACH_WAIT_S && end == w + len)
-				r->connect_us = us;
-		} else if (len == 7 && strncmp(w, "timeout", 7) == 0) {
-			r->tcp = 0;
-			r->why = str_printf("no answer in %d s", REACH_WAIT_S);
-		} else if (len >= 5 && strncmp(w, "fail ", 5) == 0) {
-			r->tcp = 0;
-			r->why = strndup(w + 5, len - 5 < 200 ? len - 5 : 200);
-		}	/* nobash: not checked */
-	}
-	free(map);
+	bench_path_reach_read(t, r, (size_t)n, BENCH_REACH_WAIT_S, out);
+	free(t);
+	free(r);
 }
 
 static void
@@ -416,44 +387,30 @@ static int
 reach_submit(struct bench_host *h)
 {
 	struct bench *b = h->b;
-	size_t nt = b->n + b->n_relays, i, argc = 0;
-	char **argv = NULL, **ports = NULL, *words = NULL, *cmd = NULL;
+	struct bench_reach_target *t;
+	struct bench_reach **r;
 	struct engine_request req = { .timeout_s = REACH_TIMEOUT,
 	    .on_done = reach_done_cb, .arg = h };
-	int r = NP_ERR_NOMEM;
+	char *cmd;
+	size_t i;
+	long n;
+	int rc = NP_ERR_NOMEM;
 
-	if ((argv = calloc(2 * nt + 5, sizeof *argv)) == NULL ||
-	    (ports = calloc(nt + 1, sizeof *ports)) == NULL)
-		goto out;
-	argv[argc++] = (char *)"sh";
-	argv[argc++] = (char *)"-c";
-	argv[argc++] = (char *)reach_script;
-	argv[argc++] = (char *)"sh";
-	for (i = 0; i < nt; i++) {
-		if (!(h->path->reach[i].asked = checked(b, h, i))) /* its order */
-			continue;
-		if ((ports[i] = str_printf("%d", bench_target_port(b, i))) ==
-		    NULL)
-			goto out;
-		argv[argc++] = (char *)bench_target_address(b, i);
-		argv[argc++] = ports[i];
+	for (i = 0; i < b->n + b->n_relays; i++)	/* its order */
+		h->path->reach[i].asked = (unsigned char)checked(b, h, i);
+	if ((n = reach_targets(h, &t, &r)) < 0)
+		return NP_ERR_NOMEM;
+	if ((req.command = cmd = bench_path_reach_command(t, (size_t)n,
+	    BENCH_REACH_WAIT_S)) != NULL) {
+		log_debug(h->m->name, "path: %s", cmd);
+		if ((rc = engine_submit(b->engine, h->m, &req,
+		    &h->path->reach_job)) == 0)
+			h->path->reach_state = 1;
 	}
-	if ((words = shell_join(argv, argc)) == NULL ||
-	    (cmd = str_printf("LC_ALL=C %s", words)) == NULL)
-		goto out;
-	req.command = cmd;
-	log_debug(h->m->name, "path: %s", cmd);
-	if ((r = engine_submit(b->engine, h->m, &req, &h->path->reach_job))
-	    == 0)
-		h->path->reach_state = 1;
-out:
-	for (i = 0; ports != NULL && i < nt; i++)
-		free(ports[i]);
-	free(ports);
-	free(argv);
-	free(words);
 	free(cmd);
-	return r;
+	free(t);
+	free(r);
+	return rc;
 }
 
 /* Begun beside the convergence and the punch: the step takes them. */

@@ -31,6 +31,26 @@ struct bench_reach {
 	unsigned char asked;	/* in the reach command's list */
 };
 
+/* Seconds a reach check's connect may take before it counts as dropped. */
+#define BENCH_REACH_WAIT_S 5
+
+/* A reach check's target: a host's or a relay's libp2p port. */
+struct bench_reach_target {
+	const char *address;
+	int port;
+};
+
+/*
+ * The reach checks of t[n] from one host as one command line (one bash:
+ * bench_path_reach.c), a connect dropped after wait_s seconds; a new
+ * string or NULL. Its output read into r[n] (r[i] for t[i], each not
+ * checked yet: tcp -1).
+ */
+char *bench_path_reach_command(const struct bench_reach_target *t, size_t n,
+    int wait_s);
+void bench_path_reach_read(const struct bench_reach_target *t,
+    struct bench_reach *const *r, size_t n, int wait_s, const char *out);
+
 /* One peer of a node's view. */
 struct bench_peer_view {
 	char *id;

@@ -270,6 +270,10 @@ for h in h1 h2 h3 h4; do
 	    "$h: uploaded or found it, once"
 done
 [ "$(grep -c 'otela uploaded to' <<<"$OUT")" -ge 1 ] || fail "no host uploaded otela"
+# init's command reads the PeerID too: discover runs nothing of its own
+assert_eq 4 "$(grep -cE '\] h[1-4]: init: .* peer-id --config-dir ' <<<"$OUT")" \
+    "each host's PeerID read by init's command"
+assert_eq 0 "$(grep -cE '\] h[1-4]: discover: ' <<<"$OUT")" "no command of discover's"
 [ -x "$cache/otela-$sha" ] || fail "no $cache/otela-$sha after --otela-bin"
 assert_eq "" "$(ls -A "$cache" | grep -v "^otela-$sha\$" || true)" "no temporary file left"
 assert_contains "$(jq -r .command "$out/measurements.jsonl" | sed -n 1p)" \

@@ -178,6 +178,10 @@ for n in $SIZES; do
 			printf '  %-10s %8.2fs %8.2fs\n' "$p" "$(phase "par-$n" "$p")" "$(phase "base-$n" "$p")"
 		done
 		printf '  %-10s %8.2fs %8.2fs\n' wall "$p_wall" "$WALL"
+		# the reach checks run beside the convergence and the punch
+		printf '  %-10s %8.2fs %8.2fs (converge + punch + path)\n' c+p+path \
+		    "$(echo "$(phase "par-$n" converge) + $(phase "par-$n" punch) + $(phase "par-$n" path)" | bc -l)" \
+		    "$(echo "$(phase "base-$n" converge) + $(phase "base-$n" punch) + $(phase "base-$n" path)" | bc -l)"
 		printf '  %-10s %8.2fs %8.2fs\n' tail "$p_tail" "$TAIL"
 		printf '  against the previous binary: %.2fx faster (its wall / this one'"'"'s)\n' \
 		    "$(echo "$WALL / $p_wall" | bc -l)"
