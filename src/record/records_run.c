@@ -67,12 +67,42 @@ span_time(const cJSON *v)
 	return v->valuedouble;
 }
 
+/* The order in which a bench run begins its phases (the baseline's ICMP
+ * beside the nodes' start): two that begin in the same hundredth of a
+ * second (run.json's precision; a phase with nothing to do takes none)
+ * are drawn in it, whatever order run.json's keys have. Phase names, not
+ * fields, as phase_order's. */
+static const char *const begun_order[] = {
+	"deploy", "init", "discover", "configure", "push", "baseline",
+	"start", "converge", "punch",
+	"path",
+	"sweep", "teardown", NULL
+};
+
+static size_t
+begun_rank(const char *phase)
+{
+	size_t i;
+
+	for (i = 0; begun_order[i] != NULL; i++)
+		if (strcmp(begun_order[i], phase) == 0)
+			break;
+	return i;
+}
+
 static int
 cmp_span(const void *a, const void *b)
 {
 	const struct phase_span *x = a, *y = b;
+	size_t rx, ry;
 
-	return x->start < y->start ? -1 : x->start > y->start;
+	if (x->start != y->start)
+		return x->start < y->start ? -1 : 1;
+	rx = begun_rank(x->phase);
+	ry = begun_rank(y->phase);
+	if (rx != ry)
+		return rx < ry ? -1 : 1;
+	return strcmp(x->phase, y->phase);
 }
 
 /*

@@ -248,6 +248,36 @@ older_netprof_times_are_read(void **state)
 	}
 }
 
+/* Phases begun in the same hundredth of a second (run.json's
+ * precision): drawn in the order a run begins them, whatever the order
+ * of run.json's keys (sorted, as upstream's json.dumps writes them). */
+static void
+phases_begun_together_keep_the_runs_order(void **state)
+{
+	static const char text[] = "{\"run_id\": \"r\", \"phases\": {}, \"phase_times\": "
+	    "{\"baseline\": [1.6, 2.0], \"configure\": [1.0, 1.5], "
+	    "\"discover\": [1.0, 1.0], \"init\": [0.1, 1.0], "
+	    "\"start\": [1.6, 9.0]}}\n";
+	static const char *const want[] = { "init", "discover", "configure",
+		"baseline", "start" };
+	struct record_input in;
+	FILE *f;
+	size_t i;
+
+	(void)state;
+	memset(&in, 0, sizeof in);
+	assert_non_null(f = tmpfile());
+	assert_int_equal(fputs(text, f) >= 0, 1);
+	rewind(f);
+	assert_int_equal(records_read_stream(&in, f, "run.json", 1), 0);
+	fclose(f);
+	assert_int_equal(in.nruns, 1);
+	assert_int_equal(in.runs[0]->nphases, 5);
+	for (i = 0; i < 5; i++)
+		assert_string_equal(in.runs[0]->phases[i].phase, want[i]);
+	record_input_free(&in);
+}
+
 int
 main(void)
 {
@@ -258,6 +288,7 @@ main(void)
 		cmocka_unit_test(host_without_records_of_the_kind_is_a_row),
 		cmocka_unit_test(text_matrix_columns_fit_byte_counts),
 		cmocka_unit_test(older_netprof_times_are_read),
+		cmocka_unit_test(phases_begun_together_keep_the_runs_order),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
