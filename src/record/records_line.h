@@ -1,7 +1,8 @@
 /*
  * One line of a records file, as both ways of reading one take it
- * (records_read.c, records_pipe.c): parsed, then handed on or reported;
- * and the members a record and a run.json (records_run.c) read alike.
+ * (records_file.c, records_pipe.c): parsed (records_read.c), then handed
+ * on or reported (records_input.c); and the members a record and a
+ * run.json (records_run.c) read alike.
  */
 #ifndef NETPROF_RECORDS_LINE_H
 #define NETPROF_RECORDS_LINE_H
@@ -34,6 +35,9 @@ int records_take(struct record_input *in, struct record *r, int owned,
  * as an object (--resume skips it). Frees cause. */
 int records_malformed(struct record_input *in, const char *path, int lineno,
     char *cause, int strict, int torn);
+
+/* The malformed lines of path not warned of one by one, in one line. */
+void records_malformed_unsaid(struct record_input *in, const char *path);
 
 /* The reading stopped after lineno lines by rc: an over-long line
  * (NP_ERR_PARSE) or a read error (NP_ERR_IO, err its errno) reported. */

@@ -1,10 +1,12 @@
 /*
- * Reading measurement files back: collect and bench JSONL records (ours or
- * the upstream tool's) and bench run.json summaries, for the heatmap. The
- * reader is tolerant on purpose: blank lines and unknown fields are fine,
- * metrics are whatever numbers the record carries, and a broken line is
- * reported as file:line and skipped so one truncated write does not cost
- * the whole page.
+ * One record from its line: a collect or bench JSONL record (ours or the
+ * upstream tool's) parsed into struct record, its time, its metrics as
+ * numbers, its failure's class and the port its command names; and a
+ * record the run wrote, set as a reader of its line reads it. The reader
+ * is tolerant on purpose: unknown fields are fine and metrics are
+ * whatever numbers the record carries; a line that is no record says
+ * why (records_input.c reports it as file:line and skips it, so one
+ * truncated write does not cost the whole page).
  */
 #include <ctype.h>
 #include <errno.h>
@@ -23,12 +25,9 @@
 #include "json_write.h"
 #include "json_strict.h"
 #include "log.h"
-#include "line_reader.h"
 #include "probe_kind.h"
 #include "record_schema.h"
 #include "records_line.h"
-#include "records_pipe.h"
-#include "records_run.h"
 #include "timeutil.h"
 #include "util.h"
 
@@ -585,61 +584,6 @@ record_parse(const char *line, size_t len, struct record **out, char **cause)
 	return rc;
 }
 
-void
-record_input_free(struct record_input *in)
-{
-	size_t i;
-
-	if (in == NULL)
-		return;
-	for (i = 0; i < in->nrecords; i++)
-		record_free(in->records[i]);
-	free(in->records);
-	for (i = 0; i < in->nruns; i++)
-		records_run_free(in->runs[i]);
-	free(in->runs);
-	in->records = NULL;
-	in->runs = NULL;
-	in->nrecords = in->records_alloc = in->nruns = 0;
-	in->malformed = in->left_out = 0;
-	in->next_seq = 0;
-}
-
-static int
-input_add_record(struct record_input *in, struct record *r)
-{
-	if (in->nrecords == in->records_alloc) {
-		size_t n = in->records_alloc ? in->records_alloc * 2 : 256;
-		struct record **p = realloc(in->records, n * sizeof *p);
-
-		if (p == NULL)
-			return NP_ERR_NOMEM;
-		in->records = p;
-		in->records_alloc = n;
-	}
-	r->seq = in->next_seq++;
-	in->records[in->nrecords++] = r;
-	return 0;
-}
-
-/* Read ahead up to RUN_JSON_MAX + 1 bytes: is it a whole run.json? */
-static int
-reader_run_json(struct line_reader *r, struct record_input *in,
-    const char *path, int *taken)
-{
-	int rc;
-
-	*taken = 0;
-	while (!r->eof && r->end - r->start <= RUN_JSON_MAX)
-		if ((rc = line_reader_more(r)) != 0)
-			return rc;
-	if (r->end - r->start > RUN_JSON_MAX)
-		return 0;
-	r->buf[r->end] = '\0';
-	return records_run_json(in, path, r->buf + r->start, r->end - r->start,
-	    taken);
-}
-
 int
 records_line_parse(const char *line, size_t len, struct record **out,
     char **cause)
@@ -649,155 +593,4 @@ records_line_parse(const char *line, size_t len, struct record **out,
 	if (blank(line, len))
 		return 0;
 	return record_parse(line, len, out, cause);
-}
-
-int
-records_malformed(struct record_input *in, const char *path, int lineno,
-    char *cause, int strict, int torn)
-{
-	if (in->resume) {
-		free(cause);
-		if (torn)
-			return 0;
-		in->bad_line = lineno;
-		return NP_ERR_PARSE;
-	}
-	if (strict)
-		log_error("%s:%d: %s (--strict: stopping)", path, lineno,
-		    cause);
-	else if (++in->file_malformed <= RECORDS_WARN_MAX)
-		log_warn("%s:%d: %s; line skipped", path, lineno, cause);
-	else if (in->file_malformed == RECORDS_WARN_MAX + 1)
-		in->unsaid_first = lineno;
-	free(cause);
-	in->malformed++;
-	return strict ? NP_ERR_PARSE : 0;
-}
-
-/* The malformed lines of path not warned of one by one, in one line. */
-static void
-malformed_unsaid(struct record_input *in, const char *path)
-{
-	if (in->file_malformed > RECORDS_WARN_MAX)
-		log_warn("%s: %zu more malformed line%s skipped (the first "
-		    "at line %d)", path, in->file_malformed - RECORDS_WARN_MAX,
-		    in->file_malformed - RECORDS_WARN_MAX == 1 ? "" : "s",
-		    in->unsaid_first);
-	in->file_malformed = 0;
-}
-
-int
-records_take(struct record_input *in, struct record *r, int owned,
-    const char *path, int lineno)
-{
-	int rc;
-
-	r->file = path;
-	r->line = lineno;
-	if (in->sink != NULL) {
-		r->seq = in->next_seq++;
-		rc = in->sink(in->sink_arg, r);
-		if (owned)
-			record_free(r);
-		return rc;
-	}
-	if (in->nrecords >= RECORDS_MAX) {
-		in->left_out++;
-		record_free(r);
-		return 0;
-	}
-	if ((rc = input_add_record(in, r)) != 0)
-		record_free(r);
-	return rc;
-}
-
-void
-records_read_failed(struct record_input *in, int rc, int err,
-    const char *path, int lineno)
-{
-	if (in->resume) {
-		in->bad_line = lineno + 1;
-		in->bad_errno = err;
-	} else if (rc == NP_ERR_PARSE)
-		log_error("%s:%d: a line longer than %d MiB: not a file of "
-		    "records; give a collect or bench .jsonl or a run.json",
-		    path, lineno + 1, RECORDS_LINE_MAX >> 20);
-	else if (rc == NP_ERR_IO)
-		log_error("%s: read error: %s", path, strerror(err));
-}
-
-/* Kept records (no sink): read here, line after line. */
-static int
-read_lines(struct record_input *in, struct line_reader *rd, const char *path,
-    int strict)
-{
-	struct record *r;
-	const char *line;
-	char *cause;
-	size_t len;
-	int rc, lineno = 0;
-
-	while ((rc = line_reader_next(rd, &line, &len)) == 0) {
-		rc = records_line_parse(line, len, &r, &cause);
-		++lineno;
-		if (rc == NP_ERR_PARSE)
-			rc = records_malformed(in, path, lineno, cause, strict,
-			    rd->eof && line + len == rd->buf + rd->end &&
-			    line[0] == '{');
-		else if (rc == 0 && r != NULL)
-			rc = records_take(in, r, 1, path, lineno);
-		if (rc != 0)
-			return rc;
-	}
-	if (rc == 1)
-		return 0;
-	records_read_failed(in, rc, errno, path, lineno);
-	return rc;
-}
-
-int
-records_read_stream(struct record_input *in, FILE *f, const char *path,
-    int strict)
-{
-	struct line_reader rd = { .f = f };
-	int rc, taken;
-
-	/* Unbuffered: its bytes are all in rd's buffer or still in the file,
-	 * which the reader thread then reads with read(2) (records_pipe.c). */
-	setvbuf(f, NULL, _IONBF, 0);
-	in->file_malformed = 0;
-	taken = 0;
-	if (!in->resume && (rc = reader_run_json(&rd, in, path, &taken)) !=
-	    0) {
-		if (rc == NP_ERR_IO)	/* the rest are reported */
-			records_read_failed(in, rc, errno, path, 0);
-		goto out;
-	}
-	if (taken)
-		goto out;
-	/* A sink's records are read on a thread of their own. */
-	rc = in->sink != NULL ? records_pipe(in, &rd, path, strict) :
-	    read_lines(in, &rd, path, strict);
-	malformed_unsaid(in, path);
-out:
-	line_reader_free(&rd);
-	return rc;
-}
-
-int
-records_read_file(struct record_input *in, const char *path, int strict)
-{
-	FILE *f;
-	int rc;
-
-	if (strcmp(path, "-") == 0)	/* collect --output - | heatmap --input - */
-		return records_read_stream(in, stdin, "standard input", strict);
-	if ((f = fopen(path, "rb")) == NULL) {
-		log_error("%s: %s; check the --input path", path,
-		    strerror(errno));
-		return NP_ERR_IO;
-	}
-	rc = records_read_stream(in, f, path, strict);
-	fclose(f);
-	return rc;
 }

@@ -14,7 +14,9 @@
 # data into the page, the matrix's model into the fold; and the records'
 # writer and reader call no function of the kinds' table
 # (probe_kind.c): the probes are above the records, and a record's form is
-# its own (its run id).
+# its own (its run id); the records' readers call down: a file's reading
+# (records_file.c), its threads (records_pipe.c), what a reading keeps
+# (records_input.c), then the run.json reader and one record's parse.
 set -u
 src=$1
 bad=0
@@ -27,7 +29,10 @@ for entry in collect/collect_run.c bench/bench_run.c \
     diagnose/diagnose.c=diagnose/diagnose_cover.c,diagnose/diagnose_pair.c,diagnose/diagnose_model.c \
     heatmap/heatmap_html.c=heatmap/heatmap_html_data.c \
     matrix/matrix_fold.c=matrix/matrix_model.c \
-    probe/probe_kind.c=record/record.c,record/records_read.c; do
+    probe/probe_kind.c=record/record.c,record/records_read.c \
+    record/records_file.c=record/records_input.c,record/records_pipe.c,record/records_run.c,record/records_read.c,record/record_scan.c \
+    record/records_pipe.c=record/records_input.c,record/records_run.c,record/records_read.c,record/record_scan.c \
+    record/records_input.c=record/records_run.c,record/records_read.c,record/record_scan.c; do
 	run=${entry%%=*}
 	dir=$(dirname "$run")
 	if [[ $entry == *=* ]]; then

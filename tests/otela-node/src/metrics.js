@@ -3,8 +3,11 @@
 // and labels, so that what netprof reads there means the same on both:
 // - libp2p_swarm_connections_opened_total / _closed_total by dir
 //   (inbound, outbound) and transport (tcp, or p2p-circuit for a
-//   connection through a relay), counted when a connection opens and
-//   closes; a node's open circuits are the difference;
+//   connection through a relay that this node dialled: go-libp2p's
+//   circuit transport labels only its dials so, and a circuit it accepts
+//   comes out of the upgrader as an inbound "tcp" one), counted when a
+//   connection opens and closes; a node's open circuits are the
+//   difference;
 // - libp2p_relaysvc_connections_total{type} (circuits this node relayed,
 //   opened and closed), libp2p_relaysvc_data_transferred_bytes_total
 //   (bytes it carried both ways) and libp2p_relaysvc_reservations_total
@@ -39,7 +42,7 @@ export function newMetrics () {
 	}
 }
 
-const transportOf = c => c.remoteAddr.toString().includes('/p2p-circuit') ? 'p2p-circuit' : 'tcp'
+const transportOf = c => c.direction !== 'inbound' && c.remoteAddr.toString().includes('/p2p-circuit') ? 'p2p-circuit' : 'tcp'
 
 function count (map, c) {
 	const key = `${c.direction === 'inbound' ? 'inbound' : 'outbound'} ${transportOf(c)}`
