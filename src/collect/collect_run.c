@@ -97,6 +97,71 @@ task_record(struct collector *c, struct task *t)
 
 static void collector_stop(struct collector *c);
 
+/* t ended for good: its record filled, counted, written and read by the
+   run's observers, the progress told; a write that failed stops the run. */
+static void
+task_done(struct collector *c, struct task *t, struct host_state *h,
+    size_t stage)
+{
+	const struct probe_kind *k = t->stage->kind;
+	struct record *rec = &t->rec;
+	char *line = NULL, *server_line = NULL;
+	size_t left;
+
+	task_record(c, t);
+	if (rec->ok)
+		t->value = probe_kind_value(k, rec);
+	else if (rec->error == NULL)
+		probe_outcome_fail(rec, ERROR_CLASS_TOOL_FAILED,
+		    strdup("no result"));
+	dispatch_task_end(c->d, t->dt);
+	left = dispatch_round_left(c->d, stage, t->round);
+	if (command_line_reproduce(c->inv, t->src, t->command,
+	    &line) == 0)
+		rec->command = line;
+	if (t->server_command != NULL)
+		rec->server_command = command_line_reproduce(c->inv,
+		    t->dst, t->server_command, &server_line) == 0 ?
+		    server_line : t->server_command;
+	if (rec->ok && (k->flags & PROBE_NET_RTT))
+		h->rtts[h->n_rtts++] = t->value;
+	if (c->hooks.record_traced != NULL)
+		c->hooks.record_traced(c, rec, left == 0);
+	if (record_writer_write(c->writer, rec) != 0) {
+		if (!c->write_failed && record_writer_error(c->writer))
+			log_error("cannot write records to %s: %s; "
+			    "stopping (the lines written are whole "
+			    "records; --resume completes the run)",
+			    c->output,
+			    strerror(record_writer_error(c->writer)));
+		else if (!c->write_failed)
+			log_error("cannot write the record of %s->%s: "
+			    "%s; stopping", t->src->name, t->dst->name,
+			    error_string(NP_ERR_NOMEM));
+		c->write_failed = 1;
+	} else if (c->hooks.record_written != NULL)
+		c->hooks.record_written(c, rec);
+	if (rec->ok) {
+		c->ok++;
+		h->ok++;
+	} else {
+		c->failed++;
+		h->failed++;
+		log_debug(t->src->name, "%s ->%s failed (%s): %s",
+		    k->name, t->dst->name, rec->error_class,
+		    rec->error);
+	}
+	progress_probe(c->progress, rec->ok);
+	if (left == 0)
+		progress_round(c->progress, t->round + 1);
+	if (c->write_failed && !c->interrupted)
+		collector_stop(c);
+	record_finish_free(rec);	/* written: a sweep keeps none */
+	rec->command = rec->server_command = NULL;
+	free(line);
+	free(server_line);
+}
+
 /*
  * The task_ended hook: t through each layer once, from the top down: its
  * probe's (a PROBE_RETRY kind's timeout cleared to run once more, an ok
@@ -111,82 +176,23 @@ static void
 task_ended_cb(struct task *t)
 {
 	struct collector *c = t->c;
-	struct host_state *h = &c->hosts[t->source];
 	const struct probe_kind *k = t->stage->kind;
 	struct record *rec = &t->rec;
 	int from_loop = t->dt->state == DISPATCH_RUNNING;
-	size_t stage = t->dt->stage, left = 0;
 	int again = !c->interrupted && !rec->ok && t->cls ==
 	    ERROR_CLASS_TIMEOUT && !t->retried && (k->flags & PROBE_RETRY);
-	int requeue = again || (c->interrupted && !rec->ok &&
-	    rec->error == NULL);
-	char *line = NULL, *server_line = NULL;
 
-	if (!requeue)
-		task_record(c, t);
-	if (again) {
-		log_debug(t->src->name, "%s ->%s runs again (%s)", k->name,
-		    t->dst->name, rec->error);
-		t->retried = 1;
-		t->cls = ERROR_CLASS_NONE;
-		probe_outcome_clear(rec);
-	} else if (!requeue && rec->ok)
-		t->value = probe_kind_value(k, rec);
-	else if (!requeue && rec->error == NULL)
-		probe_outcome_fail(rec, ERROR_CLASS_TOOL_FAILED,
-		    strdup("no result"));
-	if (requeue)
-		dispatch_task_requeue(c->d, t->dt);
-	else {
-		dispatch_task_end(c->d, t->dt);
-		left = dispatch_round_left(c->d, stage, t->round);
-	}
-	if (!requeue) {
-		if (command_line_reproduce(c->inv, t->src, t->command,
-		    &line) == 0)
-			rec->command = line;
-		if (t->server_command != NULL)
-			rec->server_command = command_line_reproduce(c->inv,
-			    t->dst, t->server_command, &server_line) == 0 ?
-			    server_line : t->server_command;
-		if (rec->ok && (k->flags & PROBE_NET_RTT))
-			h->rtts[h->n_rtts++] = t->value;
-		if (c->hooks.record_traced != NULL)
-			c->hooks.record_traced(c, rec, left == 0);
-		if (record_writer_write(c->writer, rec) != 0) {
-			if (!c->write_failed && record_writer_error(c->writer))
-				log_error("cannot write records to %s: %s; "
-				    "stopping (the lines written are whole "
-				    "records; --resume completes the run)",
-				    c->output,
-				    strerror(record_writer_error(c->writer)));
-			else if (!c->write_failed)
-				log_error("cannot write the record of %s->%s: "
-				    "%s; stopping", t->src->name, t->dst->name,
-				    error_string(NP_ERR_NOMEM));
-			c->write_failed = 1;
-		} else if (c->hooks.record_written != NULL)
-			c->hooks.record_written(c, rec);
-		if (rec->ok) {
-			c->ok++;
-			h->ok++;
-		} else {
-			c->failed++;
-			h->failed++;
-			log_debug(t->src->name, "%s ->%s failed (%s): %s",
-			    k->name, t->dst->name, rec->error_class,
-			    rec->error);
+	if (again || (c->interrupted && !rec->ok && rec->error == NULL)) {
+		if (again) {
+			log_debug(t->src->name, "%s ->%s runs again (%s)",
+			    k->name, t->dst->name, rec->error);
+			t->retried = 1;
+			t->cls = ERROR_CLASS_NONE;
+			probe_outcome_clear(rec);
 		}
-		progress_probe(c->progress, rec->ok);
-		if (left == 0)
-			progress_round(c->progress, t->round + 1);
-		if (c->write_failed && !c->interrupted)
-			collector_stop(c);
-		record_finish_free(rec);	/* written: a sweep keeps none */
-		rec->command = rec->server_command = NULL;
-		free(line);
-		free(server_line);
-	}
+		dispatch_task_requeue(c->d, t->dt);
+	} else
+		task_done(c, t, &c->hosts[t->source], t->dt->stage);
 	if (!from_loop)
 		return;		/* ended before it ran: the pass goes on */
 	if (t->fan != NULL) {
