@@ -20,6 +20,8 @@
 
 #include "records_read.h"
 
+struct probe_kind;
+
 enum cell_state {
 	CELL_MISSING = 0,	/* no record for the pair */
 	CELL_VALUE,		/* a measurement */
@@ -110,6 +112,8 @@ struct matrix_kind {
 	size_t nrows, rows_alloc;
 	struct matrix_sample *samples;	/* --aggregate median, while folding */
 	size_t nsamples, samples_alloc;
+	const struct probe_kind *row;	/* its row of the kinds' table, or
+					   NULL (another's kind, derived) */
 	int derived;		/* computed from other kinds (the heatmap's
 				   overlay, a comparison) */
 	size_t nrecords, nfailed;

@@ -23,6 +23,7 @@
 
 #include "error.h"
 #include "matrix.h"
+#include "probe_kind.h"
 #include "log.h"
 #include "stats.h"
 #include "util.h"
@@ -311,7 +312,8 @@ is_later(const struct record *r, double t)
 }
 
 static int
-fold_failure(struct matrix *hm, struct matrix_cell *c, const struct record *r)
+fold_failure(struct matrix *hm, struct matrix_cell *c, const struct record *r,
+    int port)
 {
 	struct matrix_failure *f = (struct matrix_failure *)c->last_failed;
 	int rc;
@@ -324,7 +326,7 @@ fold_failure(struct matrix *hm, struct matrix_cell *c, const struct record *r)
 		c->last_failed = f;
 	}
 	f->time = r->time;
-	f->port = r->port;
+	f->port = port;
 	if ((rc = pool_intern(hm, r->error, r, &f->error)) != 0)
 		return rc;
 	return pool_intern(hm, r->error_class != NULL ? r->error_class :
@@ -464,12 +466,15 @@ fold_cell(struct matrix *hm, struct matrix_kind *k, size_t s, size_t t,
 	struct matrix_cell *c = &k->cells[s * hm->fold_cap + t];
 	size_t j;
 	int rc, later = c->count == 0 || is_later(r, c->time);
+	/* the port its command names, for the diagnosis (iperf3's -p) */
+	int port = later || !r->ok ?
+	    probe_kind_command_port(k->row, r->command) : 0;
 
 	k->nrecords++;
 	k->nfailed += !r->ok;
 	c->count++;
 	c->nfail += !r->ok;
-	if (!r->ok && (rc = fold_failure(hm, c, r)) != 0)
+	if (!r->ok && (rc = fold_failure(hm, c, r, port)) != 0)
 		return rc;
 	if (hm->aggregate == MATRIX_MEDIAN && r->ok)
 		for (j = 0; j < r->nmetrics; j++)
@@ -483,7 +488,7 @@ fold_cell(struct matrix *hm, struct matrix_kind *k, size_t s, size_t t,
 		return rc;
 	c->time = r->time;
 	c->nsamples = r->nsamples > INT32_MAX ? INT32_MAX : (int)r->nsamples;
-	c->port = (unsigned short)r->port;
+	c->port = (unsigned short)port;
 	c->state = r->ok ? CELL_VALUE : CELL_FAILED;
 	if (hm->aggregate == MATRIX_MEDIAN)
 		return 0;

@@ -288,6 +288,7 @@ matrix_kind_add(struct matrix *hm, const char *name, int derived,
 	if ((k->name = strdup(name)) == NULL)
 		return NP_ERR_NOMEM;
 	k->derived = derived;
+	k->row = derived ? NULL : probe_kind_find(name);
 	*index = hm->nkinds++;
 	return 0;
 }

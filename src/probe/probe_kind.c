@@ -5,6 +5,7 @@
  * Prometheus names follow Prometheus' rules (base units: seconds, bytes;
  * _ratio for fractions), docs/metrics.md lists them.
  */
+#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -353,6 +354,25 @@ probe_kind_find(const char *name)
 		if (strcmp(k->name, name) == 0)
 			return k;
 	return NULL;
+}
+
+int
+probe_kind_command_port(const struct probe_kind *k, const char *command)
+{
+	const char *p;
+	long port;
+
+	if (k == NULL || command == NULL || k->inbound != PROBE_INBOUND_PORT ||
+	    (p = strstr(command, k->tool)) == NULL)
+		return 0;
+	while ((p = strstr(p, " -p")) != NULL) {
+		p += 3;
+		if (*p != ' ' && !isdigit((unsigned char)*p))
+			continue;
+		port = strtol(p, NULL, 10);
+		return port > 0 && port < 65536 ? (int)port : 0;
+	}
+	return 0;
 }
 
 size_t

@@ -230,6 +230,11 @@ extern const struct probe_kind probe_kinds[];
 
 /* The kind named name, or NULL. */
 const struct probe_kind *probe_kind_find(const char *name);
+/* The TCP port a record of kind k names in its command when its target
+   answers on a port (PROBE_INBOUND_PORT: "iperf3 ... -p 5298 ..."),
+   read after the word of its tool so that an ssh -p in front of it is
+   not taken; else 0 (k or command NULL too). */
+int probe_kind_command_port(const struct probe_kind *k, const char *command);
 /* Its place in probe_kinds[] (for sets of kinds, 1 << index). */
 size_t probe_kind_index(const struct probe_kind *k);
 /* k's metric named name, or NULL (k NULL too). */

@@ -78,7 +78,6 @@ struct record {
 				   or -1 */
 	double time;		/* ended_at, else timestamp, else started_at;
 				   NAN if none */
-	int port;		/* a command's iperf3 port; else 0 */
 	long seq;		/* order of reading, across every input file */
 	const char *file;	/* not owned */
 	int line;

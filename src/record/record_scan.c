@@ -750,6 +750,7 @@ record_of_fields(struct scan *sc, struct field_value *fv)
 	r->error = text_of(sc, &fv[F_ERROR]);
 	r->error_class = r->ok ? NULL : text_of(sc, &fv[F_ERROR_CLASS]);
 	r->run_id = text_of(sc, &fv[F_RUN_ID]);
+	r->command = text_of(sc, &fv[F_COMMAND]);
 	r->path = text_of(sc, &fv[F_PATH]);
 	r->path_known = text_of(sc, &fv[F_PATH_KNOWN]);
 	r->relay = text_of(sc, &fv[F_RELAY]);
@@ -766,8 +767,6 @@ record_of_fields(struct scan *sc, struct field_value *fv)
 	    !isnan(t = time_of(sc, &fv[F_TIMESTAMP])) ||
 	    !isnan(t = time_of(sc, &fv[F_STARTED_AT])))
 		r->time = t;
-	r->port = fv[F_COMMAND].type == V_STRING ?
-	    record_command_port(text_of(sc, &fv[F_COMMAND])) : 0;
 	return OK;
 }
 

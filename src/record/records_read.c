@@ -1,7 +1,7 @@
 /*
  * One record from its line: a collect or bench JSONL record (ours or the
  * upstream tool's) parsed into struct record, its time, its metrics as
- * numbers, its failure's class and the port its command names; and a
+ * numbers, its failure's class and the command that made it; and a
  * record the run wrote, set as a reader of its line reads it. The reader
  * is tolerant on purpose: unknown fields are fine and metrics are
  * whatever numbers the record carries; a line that is no record says
@@ -25,7 +25,6 @@
 #include "json_write.h"
 #include "json_strict.h"
 #include "log.h"
-#include "probe_kind.h"
 #include "record_schema.h"
 #include "records_line.h"
 #include "timeutil.h"
@@ -161,6 +160,7 @@ record_free(struct record *r)
 	free((char *)r->error);
 	free((char *)r->error_class);
 	free((char *)r->run_id);
+	free((char *)r->command);
 	free((char *)r->path);
 	free((char *)r->path_known);
 	free((char *)r->relay);
@@ -339,48 +339,6 @@ read_metrics(struct record *r, const cJSON *metrics, int written)
 	return 0;
 }
 
-/* The port " -p PORT" names after the word tool in command, or 0. */
-static int
-port_after(const char *command, const char *tool)
-{
-	const char *p;
-	long port;
-
-	if ((p = strstr(command, tool)) == NULL)
-		return 0;
-	while ((p = strstr(p, " -p")) != NULL) {
-		p += 3;
-		if (*p != ' ' && !isdigit((unsigned char)*p))
-			continue;
-		port = strtol(p, NULL, 10);
-		return port > 0 && port < 65536 ? (int)port : 0;
-	}
-	return 0;
-}
-
-int
-record_command_port(const char *command)
-{
-	const struct probe_kind *k;
-	int port;
-
-	/* the kinds whose one-way failures name a port (iperf3's -p) */
-	for (k = probe_kinds; k->name != NULL; k++)
-		if (k->inbound == PROBE_INBOUND_PORT &&
-		    (port = port_after(command, k->tool)) > 0)
-			return port;
-	return 0;
-}
-
-static int
-command_port(const cJSON *obj)
-{
-	const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj,
-	    RECORD_F_COMMAND);
-
-	return cJSON_IsString(v) ? record_command_port(v->valuestring) : 0;
-}
-
 static int
 fail_cause(char **cause, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
@@ -472,6 +430,10 @@ record_from_json(const cJSON *obj, struct record **out, char **cause)
 	v = cJSON_GetObjectItemCaseSensitive(obj, RECORD_F_RUN_ID);
 	if (cJSON_IsString(v) && (r->run_id = strdup(v->valuestring)) == NULL)
 		goto out;
+	v = cJSON_GetObjectItemCaseSensitive(obj, RECORD_F_COMMAND);
+	if (cJSON_IsString(v) &&
+	    (r->command = strdup(v->valuestring)) == NULL)
+		goto out;
 	if ((rc = path_fields(obj, r)) != 0)
 		goto out;
 	rc = NP_ERR_NOMEM;
@@ -483,7 +445,6 @@ record_from_json(const cJSON *obj, struct record **out, char **cause)
 	v = cJSON_GetObjectItemCaseSensitive(obj, RECORD_F_METRICS);
 	if (cJSON_IsObject(v) && (rc = read_metrics(r, v, 0)) != 0)
 		goto out;
-	r->port = command_port(obj);
 	*out = r;
 	r = NULL;
 	rc = 0;
@@ -501,7 +462,6 @@ record_as_read(struct record *r)
 	r->metrics = NULL;
 	r->nmetrics = 0;
 	r->nsamples = -1;
-	r->port = r->command != NULL ? record_command_port(r->command) : 0;
 	if (r->round < 1 || r->round > RECORD_ROUND_MAX)
 		r->round = 0;
 	/* its metrics in the order the line has them (the writer's sort) */

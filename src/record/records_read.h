@@ -132,14 +132,6 @@ void record_free(struct record *r);
 double record_parse_time(const char *s);
 
 /*
- * The port a command line names for a kind whose one-way failures name one
- * (the kinds' table: PROBE_INBOUND_PORT, "iperf3 ... -p 5298 ..."), after
- * the word of its tool so that an ssh -p in front of it is not taken; 0 if
- * none.
- */
-int record_command_port(const char *command);
-
-/*
  * A record just written (record_writer_write()) as a reader of its line
  * reads it, set in it: its metrics as numbers by the reader's own function
  * (each exactly as the line holds it: json_write.h), its sample count, its

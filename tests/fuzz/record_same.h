@@ -45,10 +45,10 @@ record_same(const struct record *a, const struct record *b)
 		return "error";
 	if (!record_same_str(a->error_class, b->error_class))
 		return "error_class";
+	if (!record_same_str(a->command, b->command))
+		return "command";
 	if (a->nsamples != b->nsamples)
 		return "nsamples";
-	if (a->port != b->port)
-		return "port";
 	if (a->round != b->round)
 		return "round";
 	if (!record_same_num(a->started_at, b->started_at))

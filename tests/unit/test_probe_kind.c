@@ -254,6 +254,29 @@ judged_as_ping_is(void **state)
 	ping_result_free(p);
 }
 
+/* The port a record's command names, read from its kind's row: only a
+   kind whose target answers on a port has one, and only the tool's -p
+   counts, not ssh's in front of it. */
+static void
+command_port_of_its_kind(void **state)
+{
+	const struct probe_kind *iperf = probe_kind_find("iperf3");
+	const char *cmd = "ssh -p 2222 h2 'iperf3 -c 198.18.0.2 -p 5298 -J'";
+
+	(void)state;
+	assert_int_equal(probe_kind_command_port(iperf, cmd), 5298);
+	assert_int_equal(probe_kind_command_port(iperf,
+	    "iperf3 -c 198.18.0.2 -p5301 -J"), 5301);
+	assert_int_equal(probe_kind_command_port(iperf,
+	    "ssh -p 2222 h2 'iperf3 -c 198.18.0.2 -J'"), 0);
+	assert_int_equal(probe_kind_command_port(iperf,
+	    "iperf3 -c x -p 70000"), 0);
+	assert_int_equal(probe_kind_command_port(probe_kind_find("ping"),
+	    "ping -c 3 198.18.0.2 # iperf3 -p 5298"), 0);
+	assert_int_equal(probe_kind_command_port(NULL, cmd), 0);
+	assert_int_equal(probe_kind_command_port(iperf, NULL), 0);
+}
+
 int
 main(void)
 {
@@ -264,6 +287,7 @@ main(void)
 		cmocka_unit_test(iperf3_report_or_its_error),
 		cmocka_unit_test(node_answers_read),
 		cmocka_unit_test(judged_as_ping_is),
+		cmocka_unit_test(command_port_of_its_kind),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -501,7 +501,6 @@ finished_equals_the_line_read(void **state)
 		assert_true(record_parse_time(time_record_precise(w.started_at,
 		    when, sizeof when)) == r->started_at);
 		assert_int_equal(w.round, r->round);
-		assert_int_equal(w.port, r->port);
 		assert_int_equal(w.nsamples, r->nsamples);
 		assert_int_equal(w.run_id == NULL, r->run_id == NULL);
 		assert_int_equal(w.nmetrics, r->nmetrics);
