@@ -50,6 +50,9 @@ struct record {
 	   prints (arrays of samples, nested objects, each number's digits);
 	   every reader reads metrics[] below (record_finish_free() frees both) */
 	cJSON *metrics_json;
+	/* the metrics as the line prints them (record_set_metrics()), or
+	   NULL: {} */
+	char *metrics_text;
 	/* collect's */
 	const char *target_address;
 	const char *server_command;	/* a server kind's server's line */
@@ -104,6 +107,18 @@ cJSON *record_to_json(struct record *r);
 /* What record_writer_write() set in r (its metrics as numbers), and its
    metrics_json, freed once the run's readers have had r. */
 void record_finish_free(struct record *r);
+
+/*
+ * A kind's parser's metrics into r (taken: deleted in every case): printed
+ * once as the line holds them (keys sorted, floats marked: json_write.h)
+ * into metrics_text, and read into metrics[] and nsamples by the reader's
+ * own rules, each number as the line holds it. r had none before. 0, or
+ * NP_ERR_NOMEM (metrics NULL, or out of memory: r then has none).
+ */
+int record_set_metrics(struct record *r, cJSON *metrics);
+
+/* r's metric name (metrics[]) into *v: 1, or 0 if r has none of it. */
+int record_metric_value(const struct record *r, const char *name, double *v);
 
 struct record_writer;
 

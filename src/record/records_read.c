@@ -493,17 +493,53 @@ out:
 }
 
 int
+record_set_metrics(struct record *r, cJSON *metrics)
+{
+	int rc = NP_ERR_NOMEM;
+
+	r->metrics = NULL;
+	r->nmetrics = 0;
+	r->nsamples = -1;
+	if (metrics == NULL)
+		return NP_ERR_NOMEM;
+	/* in the order the line has them: its one sort */
+	json_sort_keys(metrics);
+	if ((r->metrics_text = json_print(metrics, 0)) != NULL)
+		rc = read_metrics(r, metrics, 1);
+	cJSON_Delete(metrics);
+	if (rc != 0)
+		record_finish_free(r);
+	return rc;
+}
+
+int
+record_metric_value(const struct record *r, const char *name, double *v)
+{
+	size_t i;
+
+	for (i = 0; i < r->nmetrics; i++)
+		if (strcmp(r->metrics[i].name, name) == 0) {
+			*v = r->metrics[i].value;
+			return 1;
+		}
+	return 0;
+}
+
+int
 record_as_read(struct record *r)
 {
 	char when[TIME_RECORD_SIZE];
 	int rc;
 
-	r->metrics = NULL;
-	r->nmetrics = 0;
-	r->nsamples = -1;
 	r->port = r->command != NULL ? record_command_port(r->command) : 0;
 	if (r->round < 1 || r->round > RECORD_ROUND_MAX)
 		r->round = 0;
+	/* its metrics as numbers: record_set_metrics()'s, or none */
+	if (r->metrics_text == NULL) {
+		r->metrics = NULL;
+		r->nmetrics = 0;
+		r->nsamples = -1;
+	}
 	/* its metrics in the order the line has them (the writer's sort) */
 	if (r->metrics_json != NULL &&
 	    (rc = read_metrics(r, r->metrics_json, 1)) != 0) {
@@ -530,6 +566,8 @@ record_finish_free(struct record *r)
 	r->nmetrics = 0;
 	cJSON_Delete(r->metrics_json);
 	r->metrics_json = NULL;
+	free(r->metrics_text);
+	r->metrics_text = NULL;
 }
 
 static int
