@@ -117,6 +117,9 @@ void record_finish_free(struct record *r);
  */
 int record_set_metrics(struct record *r, cJSON *metrics);
 
+/* from's metrics (text and numbers) moved to to, which had none. */
+void record_take_metrics(struct record *to, struct record *from);
+
 /* r's metric name (metrics[]) into *v: 1, or 0 if r has none of it. */
 int record_metric_value(const struct record *r, const char *name, double *v);
 

@@ -512,6 +512,19 @@ record_set_metrics(struct record *r, cJSON *metrics)
 	return rc;
 }
 
+void
+record_take_metrics(struct record *to, struct record *from)
+{
+	to->metrics_text = from->metrics_text;
+	to->metrics = from->metrics;
+	to->nmetrics = from->nmetrics;
+	to->nsamples = from->nsamples;
+	from->metrics_text = NULL;
+	from->metrics = NULL;
+	from->nmetrics = 0;
+	from->nsamples = -1;
+}
+
 int
 record_metric_value(const struct record *r, const char *name, double *v)
 {
