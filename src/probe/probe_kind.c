@@ -448,7 +448,6 @@ probe_outcome_start(struct record *rec)
 	rec->ok = 0;
 	rec->error = NULL;
 	rec->error_class = NULL;
-	rec->metrics_json = NULL;
 	rec->metrics_text = NULL;
 	rec->metrics = NULL;
 	rec->nmetrics = 0;

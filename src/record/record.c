@@ -124,12 +124,6 @@ record_to_json(struct record *r)
 			if (!cJSON_AddItemToObject(o, RECORD_F_METRICS, m))
 				cJSON_Delete(m);
 		}
-	} else if (r->metrics_json != NULL) {
-		/* sorted first (its one sort): the object's sort keeps a
-		   sorted list as it is, so the record's tree stays whole */
-		json_sort_keys(r->metrics_json);
-		cJSON_AddItemReferenceToObject(o, RECORD_F_METRICS,
-		    r->metrics_json);
 	} else
 		cJSON_AddObjectToObject(o, RECORD_F_METRICS);
 	json_sort_keys(o);
@@ -253,7 +247,9 @@ record_writer_write(struct record_writer *w, struct record *r)
 	cJSON_Delete(o);
 	buf_free(&line);
 	/* written: what a reader of the line reads of it, set in r */
-	return rc != 0 ? rc : record_as_read(r);
+	if (rc == 0)
+		record_as_read(r);
+	return rc;
 }
 
 int

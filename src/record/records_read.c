@@ -1,7 +1,8 @@
 /*
  * One record from its line: a collect or bench JSONL record (ours or the
  * upstream tool's) parsed into struct record, its time, its metrics as
- * numbers, its failure's class and the port its command names; and a
+ * numbers, its failure's class and the port its command names; a
+ * parser's metrics set in a record as its line will hold them; and a
  * record the run wrote, set as a reader of its line reads it. The reader
  * is tolerant on purpose: unknown fields are fine and metrics are
  * whatever numbers the record carries; a line that is no record says
@@ -538,11 +539,10 @@ record_metric_value(const struct record *r, const char *name, double *v)
 	return 0;
 }
 
-int
+void
 record_as_read(struct record *r)
 {
 	char when[TIME_RECORD_SIZE];
-	int rc;
 
 	r->port = r->command != NULL ? record_command_port(r->command) : 0;
 	if (r->round < 1 || r->round > RECORD_ROUND_MAX)
@@ -553,18 +553,11 @@ record_as_read(struct record *r)
 		r->nmetrics = 0;
 		r->nsamples = -1;
 	}
-	/* its metrics in the order the line has them (the writer's sort) */
-	if (r->metrics_json != NULL &&
-	    (rc = read_metrics(r, r->metrics_json, 1)) != 0) {
-		record_finish_free(r);
-		return rc;
-	}
 	/* its time as the line gives it: to the millisecond */
 	r->time = record_parse_time(time_record_precise(r->ended_at, when,
 	    sizeof when));
 	if (fabs(r->time) > RECORD_TIME_MAX)
 		r->time = NAN;
-	return 0;
 }
 
 void
@@ -577,8 +570,6 @@ record_finish_free(struct record *r)
 	free(r->metrics);
 	r->metrics = NULL;
 	r->nmetrics = 0;
-	cJSON_Delete(r->metrics_json);
-	r->metrics_json = NULL;
 	free(r->metrics_text);
 	r->metrics_text = NULL;
 }
