@@ -515,13 +515,12 @@ target_of(const struct bench *b, const char *id)
 static double
 task_fastest(const struct bench_task *t)
 {
-	const cJSON *v;
+	double v;
 
-	if (!t->rec.ok || t->rec.metrics_json == NULL ||
-	    (v = cJSON_GetObjectItemCaseSensitive(t->rec.metrics_json,
-	    "min_ms")) == NULL || !cJSON_IsNumber(v) || v->valuedouble <= 0)
+	if (!t->rec.ok || !record_metric_value(&t->rec, "min_ms", &v) ||
+	    v <= 0)
 		return 0;
-	return v->valuedouble;
+	return v;
 }
 
 /* A direct TCP connect's time between src and dst, ms: src's, else

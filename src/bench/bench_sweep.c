@@ -202,7 +202,7 @@ task_span_end(struct bench_task *t, const char *dropped)
 	if (t->span == NULL)
 		return;
 	trace_span_bool(t->span, "netprof.ok", t->rec.ok);
-	trace_span_metrics(t->span, t->rec.metrics_json);
+	trace_span_metrics(t->span, t->rec.metrics_text);
 	if (t->connectedness != NULL)
 		trace_span_str(t->span, "netprof.connectedness",
 		    t->connectedness);

@@ -43,8 +43,7 @@ fanout_pair_cb(struct fanout_outcome *o, void *arg)
 		free(t->command);
 		t->command = cmd;
 	}
-	t->rec.metrics_json = o->rec.metrics_json;	/* taken */
-	o->rec.metrics_json = NULL;
+	record_take_metrics(&t->rec, &o->rec);
 	if (o->rec.ok)
 		t->rec.ok = 1;
 	else {

@@ -127,7 +127,7 @@ probe_span_cb(struct collector *c, const struct record *rec, int round_done)
 	if (rec->mode != NULL)
 		trace_span_str(s, "netprof.mode", rec->mode);
 	trace_span_bool(s, "netprof.ok", rec->ok);
-	trace_span_metrics(s, rec->metrics_json);
+	trace_span_metrics(s, rec->metrics_text);
 	if (!rec->ok) {
 		trace_span_str(s, "netprof.error_class", rec->error_class);
 		trace_span_error(s, rec->error);

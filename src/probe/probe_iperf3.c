@@ -194,7 +194,7 @@ probe_iperf3_parse(const struct probe_output *o, struct record *rec)
 	if (probe_tool_missing("iperf3", o, rec))
 		return rec->error != NULL ? 0 : NP_ERR_NOMEM;
 	if ((r = iperf_parse(o->out, &ir, &cause)) == 0) {
-		if ((rec->metrics_json = iperf_metrics(&ir)) == NULL)
+		if (record_set_metrics(rec, iperf_metrics(&ir)) != 0)
 			return NP_ERR_NOMEM;
 		rec->ok = 1;
 		return 0;

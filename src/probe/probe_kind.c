@@ -468,7 +468,10 @@ probe_outcome_start(struct record *rec)
 	rec->ok = 0;
 	rec->error = NULL;
 	rec->error_class = NULL;
-	rec->metrics_json = NULL;
+	rec->metrics_text = NULL;
+	rec->metrics = NULL;
+	rec->nmetrics = 0;
+	rec->nsamples = -1;
 }
 
 int
@@ -485,7 +488,7 @@ probe_outcome_clear(struct record *rec)
 {
 	if (rec == NULL)
 		return;
-	cJSON_Delete(rec->metrics_json);
+	record_finish_free(rec);
 	free((char *)rec->error);
 	probe_outcome_start(rec);
 }
@@ -493,8 +496,7 @@ probe_outcome_clear(struct record *rec)
 double
 probe_kind_value(const struct probe_kind *k, const struct record *rec)
 {
-	const cJSON *v = cJSON_GetObjectItemCaseSensitive(rec->metrics_json,
-	    k->summary.metric);
+	double v;
 
-	return cJSON_IsNumber(v) ? v->valuedouble : 0;
+	return record_metric_value(rec, k->summary.metric, &v) ? v : 0;
 }

@@ -176,10 +176,10 @@ struct probe_summary {
  * target first, until it prints .server_ready); a node kind's call is
  * bench's (probe_node.h), the same for every node kind but for
  * PROBE_TRANSFER. Either way .parse turns what came back into the
- * record's outcome: its ok, metrics_json (even a failed probe's, when it
- * has some; NULL: {}), and when it failed its error (allocated) and
- * error_class (error_class_name()'s); the rest of the record is the
- * caller's. 0, or NP_ERR_NOMEM.
+ * record's outcome: its ok, its metrics (record_set_metrics(), even a
+ * failed probe's, when it has some; none: {}), and when it failed its
+ * error (allocated) and error_class (error_class_name()'s); the rest of
+ * the record is the caller's. 0, or NP_ERR_NOMEM.
  */
 struct probe_kind {
 	const char *name;	/* as the records name it; NULL ends */
@@ -273,7 +273,7 @@ int probe_outcome_fail(struct record *rec, enum error_class cls,
 void probe_outcome_clear(struct record *rec);
 
 /* The figure a run's summary gives of an ok record of kind k: its
-   summary.metric, or 0 when it has none. */
+   summary.metric (of its metrics as numbers), or 0 when it has none. */
 double probe_kind_value(const struct probe_kind *k, const struct record *rec);
 
 #endif

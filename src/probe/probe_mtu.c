@@ -174,7 +174,7 @@ probe_mtu_parse(const struct probe_output *o, struct record *rec)
 		return probe_outcome_fail(rec, ERROR_CLASS_PARSE,
 		    strdup("the path MTU search printed no \"np-mtu local\" "
 		    "line"));
-	if ((rec->metrics_json = mtu_metrics(&s)) == NULL)
+	if (record_set_metrics(rec, mtu_metrics(&s)) != 0)
 		return NP_ERR_NOMEM;
 	if (s.crossed == 0)
 		return probe_outcome_fail(rec, ERROR_CLASS_TOOL_FAILED,

@@ -63,6 +63,7 @@ probe_node_parse(const struct probe_output *o, struct record *rec)
 {
 	struct node_probe p;
 	char *cause = NULL;
+	int rc;
 
 	probe_outcome_start(rec);
 	if (node_parse_probe(o->out, o->len, &p, &cause) != 0) {
@@ -73,14 +74,14 @@ probe_node_parse(const struct probe_output *o, struct record *rec)
 		return rec->error != NULL ? 0 : NP_ERR_NOMEM;
 	}
 	rec->ok = p.ok;
-	rec->metrics_json = p.metrics;
+	rc = record_set_metrics(rec, p.metrics);	/* taken */
 	p.metrics = NULL;
-	if (!p.ok) {
+	if (rc == 0 && !p.ok) {
 		rec->error_class = error_class_name(
 		    error_class_of_text(p.error));
 		rec->error = strdup(p.error != NULL ? p.error :
 		    "the node reported ok: false");
 	}
 	node_probe_free(&p);
-	return rec->ok || rec->error != NULL ? 0 : NP_ERR_NOMEM;
+	return rc != 0 || rec->ok || rec->error != NULL ? rc : NP_ERR_NOMEM;
 }

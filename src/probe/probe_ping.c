@@ -63,7 +63,7 @@ probe_ping_reason(const char *text)
 int
 probe_ping_judge(const struct ping_result *p, struct record *rec)
 {
-	if ((rec->metrics_json = ping_result_metrics(p)) == NULL)
+	if (record_set_metrics(rec, ping_result_metrics(p)) != 0)
 		return NP_ERR_NOMEM;
 	if (p->received == 0)
 		return probe_outcome_fail(rec, ERROR_CLASS_TOOL_FAILED,

@@ -180,7 +180,7 @@ probe_traceroute_parse(const struct probe_output *o,
 		return probe_outcome_fail(rec, ERROR_CLASS_TOOL_FAILED, error);
 	}
 	n = read_hops(o->out, h);
-	if ((rec->metrics_json = hops_metrics(h, n)) == NULL)
+	if (record_set_metrics(rec, hops_metrics(h, n)) != 0)
 		return NP_ERR_NOMEM;
 	if (strstr(o->out, "np-reached") == NULL || n == 0 ||
 	    isnan(h[n - 1].rtt))

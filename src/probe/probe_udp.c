@@ -197,7 +197,7 @@ udp_metrics(const cJSON *root, struct record *rec)
 		    "(end.sum_received: packets, lost_packets, jitter_ms)"));
 	if (isnan(sent_packets) || sent_packets < packets)
 		sent_packets = packets;
-	if ((m = rec->metrics_json = cJSON_CreateObject()) == NULL)
+	if ((m = cJSON_CreateObject()) == NULL)
 		return NP_ERR_NOMEM;
 	cJSON_AddNumberToObject(m, "loss_pct", packets > 0 ?
 	    100.0 * lost / packets : 100.0);
@@ -215,6 +215,8 @@ udp_metrics(const cJSON *root, struct record *rec)
 	cJSON_AddNumberToObject(m, "sent", sent_packets);
 	cJSON_AddNumberToObject(m, "seconds", isnan(number(recv, "seconds")) ?
 	    0 : number(recv, "seconds"));
+	if (record_set_metrics(rec, m) != 0)
+		return NP_ERR_NOMEM;
 	if (packets == 0)
 		return probe_outcome_fail(rec, ERROR_CLASS_TOOL_FAILED,
 		    str_printf("no UDP datagram arrived: %.0f sent at the set "

@@ -95,7 +95,7 @@ add_bench(cJSON *o, const struct record *r)
 cJSON *
 record_to_json(struct record *r)
 {
-	cJSON *o;
+	cJSON *o, *m;
 	/* a failure without its text (its strdup failed) is written with
 	   the reader's words; the record's own pointer is its owner's */
 	const char *error = r->error != NULL ? r->error :
@@ -116,12 +116,14 @@ record_to_json(struct record *r)
 	   the error and its class, the metrics, the order */
 	json_add_string_or_null(o, RECORD_F_ERROR, r->ok ? NULL : error);
 	json_add_string_or_null(o, RECORD_F_ERROR_CLASS, r->error_class);
-	if (r->metrics_json != NULL) {
-		/* sorted first (its one sort): the object's sort keeps a
-		   sorted list as it is, so the record's tree stays whole */
-		json_sort_keys(r->metrics_json);
-		cJSON_AddItemReferenceToObject(o, RECORD_F_METRICS,
-		    r->metrics_json);
+	if (r->metrics_text != NULL) {
+		/* as printed once (json_write.h writes a raw item as it is);
+		   a reference: deleting the object leaves the text */
+		if ((m = cJSON_CreateStringReference(r->metrics_text)) != NULL) {
+			m->type = cJSON_Raw | cJSON_IsReference;
+			if (!cJSON_AddItemToObject(o, RECORD_F_METRICS, m))
+				cJSON_Delete(m);
+		}
 	} else
 		cJSON_AddObjectToObject(o, RECORD_F_METRICS);
 	json_sort_keys(o);
@@ -245,7 +247,9 @@ record_writer_write(struct record_writer *w, struct record *r)
 	cJSON_Delete(o);
 	buf_free(&line);
 	/* written: what a reader of the line reads of it, set in r */
-	return rc != 0 ? rc : record_as_read(r);
+	if (rc == 0)
+		record_as_read(r);
+	return rc;
 }
 
 int

@@ -28,7 +28,10 @@ struct record_metric {
  * its outcome (probe_kind.h), collect and bench the rest, and
  * record_writer_write() writes it as one line in its form, collect's or
  * bench's (a record with a run id), as upstream's tools write them, and
- * sets in it what a reader of that line reads (record_as_read()); the
+ * sets in it what a reader of that line reads (record_as_read()). Its
+ * metrics are in it as the line prints them and as the numbers a reader
+ * reads, both from the parser on (record_set_metrics()): the cJSON a
+ * parser builds them with, and a line's when read, end at the edge; the
  * readers (records_read.h: the heatmap, the metrics, --resume) make one
  * of each line; collect --every folds the one it wrote as it is. A
  * writer's strings are borrowed (they are the run's); a reader's are its
@@ -46,10 +49,11 @@ struct record {
 	double ended_at;
 	int round;		/* of the schedule, from 1; 0: none */
 	const char *command;	/* the line that reproduces the probe */
-	/* a writer's: the metrics as the tool gave them, which the line
-	   prints (arrays of samples, nested objects, each number's digits);
-	   every reader reads metrics[] below (record_finish_free() frees both) */
-	cJSON *metrics_json;
+	/* a writer's: the metrics as the line prints them (arrays of
+	   samples, nested objects, each number's digits), set with their
+	   numbers (metrics[] below, which every reader reads) by
+	   record_set_metrics(); NULL: {} */
+	char *metrics_text;
 	/* collect's */
 	const char *target_address;
 	const char *server_command;	/* a server kind's server's line */
@@ -95,14 +99,29 @@ struct record {
  * path_evidence, relay, relay_peer_id, each null when unknown). A failed
  * record's error and class are set in r as the line says them (a text when
  * it has none, a class by its text); an ok one's class is NULL. Its
- * metrics are r->metrics_json's, sorted (a reference: deleting the object
- * leaves them). NULL: out of memory.
+ * metrics are r->metrics_text as it is, a raw item (a reference: deleting
+ * the object leaves the text). NULL: out of memory.
  */
 cJSON *record_to_json(struct record *r);
 
-/* What record_writer_write() set in r (its metrics as numbers), and its
-   metrics_json, freed once the run's readers have had r. */
+/* r's metrics, their text and their numbers, freed (once the run's
+   readers have had r) and emptied. */
 void record_finish_free(struct record *r);
+
+/*
+ * A kind's parser's metrics into r (taken: deleted in every case): printed
+ * once as the line holds them (keys sorted, floats marked: json_write.h)
+ * into metrics_text, and read into metrics[] and nsamples by the reader's
+ * own rules, each number as the line holds it. r had none before. 0, or
+ * NP_ERR_NOMEM (metrics NULL, or out of memory: r then has none).
+ */
+int record_set_metrics(struct record *r, cJSON *metrics);
+
+/* from's metrics (text and numbers) moved to to, which had none. */
+void record_take_metrics(struct record *to, struct record *from);
+
+/* r's metric name (metrics[]) into *v: 1, or 0 if r has none of it. */
+int record_metric_value(const struct record *r, const char *name, double *v);
 
 struct record_writer;
 

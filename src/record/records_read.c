@@ -1,7 +1,8 @@
 /*
  * One record from its line: a collect or bench JSONL record (ours or the
  * upstream tool's) parsed into struct record, its time, its metrics as
- * numbers, its failure's class and the command that made it; and a
+ * numbers, its failure's class and the command that made it; a
+ * parser's metrics set in a record as its line will hold them; and a
  * record the run wrote, set as a reader of its line reads it. The reader
  * is tolerant on purpose: unknown fields are fine and metrics are
  * whatever numbers the record carries; a line that is no record says
@@ -454,28 +455,69 @@ out:
 }
 
 int
-record_as_read(struct record *r)
+record_set_metrics(struct record *r, cJSON *metrics)
 {
-	char when[TIME_RECORD_SIZE];
-	int rc;
+	int rc = NP_ERR_NOMEM;
 
 	r->metrics = NULL;
 	r->nmetrics = 0;
 	r->nsamples = -1;
+	if (metrics == NULL)
+		return NP_ERR_NOMEM;
+	/* in the order the line has them: its one sort */
+	json_sort_keys(metrics);
+	if ((r->metrics_text = json_print(metrics, 0)) != NULL)
+		rc = read_metrics(r, metrics, 1);
+	cJSON_Delete(metrics);
+	if (rc != 0)
+		record_finish_free(r);
+	return rc;
+}
+
+void
+record_take_metrics(struct record *to, struct record *from)
+{
+	to->metrics_text = from->metrics_text;
+	to->metrics = from->metrics;
+	to->nmetrics = from->nmetrics;
+	to->nsamples = from->nsamples;
+	from->metrics_text = NULL;
+	from->metrics = NULL;
+	from->nmetrics = 0;
+	from->nsamples = -1;
+}
+
+int
+record_metric_value(const struct record *r, const char *name, double *v)
+{
+	size_t i;
+
+	for (i = 0; i < r->nmetrics; i++)
+		if (strcmp(r->metrics[i].name, name) == 0) {
+			*v = r->metrics[i].value;
+			return 1;
+		}
+	return 0;
+}
+
+void
+record_as_read(struct record *r)
+{
+	char when[TIME_RECORD_SIZE];
+
 	if (r->round < 1 || r->round > RECORD_ROUND_MAX)
 		r->round = 0;
-	/* its metrics in the order the line has them (the writer's sort) */
-	if (r->metrics_json != NULL &&
-	    (rc = read_metrics(r, r->metrics_json, 1)) != 0) {
-		record_finish_free(r);
-		return rc;
+	/* its metrics as numbers: record_set_metrics()'s, or none */
+	if (r->metrics_text == NULL) {
+		r->metrics = NULL;
+		r->nmetrics = 0;
+		r->nsamples = -1;
 	}
 	/* its time as the line gives it: to the millisecond */
 	r->time = record_parse_time(time_record_precise(r->ended_at, when,
 	    sizeof when));
 	if (fabs(r->time) > RECORD_TIME_MAX)
 		r->time = NAN;
-	return 0;
 }
 
 void
@@ -488,8 +530,8 @@ record_finish_free(struct record *r)
 	free(r->metrics);
 	r->metrics = NULL;
 	r->nmetrics = 0;
-	cJSON_Delete(r->metrics_json);
-	r->metrics_json = NULL;
+	free(r->metrics_text);
+	r->metrics_text = NULL;
 }
 
 static int

@@ -133,13 +133,12 @@ double record_parse_time(const char *s);
 
 /*
  * A record just written (record_writer_write()) as a reader of its line
- * reads it, set in it: its metrics as numbers by the reader's own function
- * (each exactly as the line holds it: json_write.h), its sample count, its
- * time (to the millisecond), port and round. Its started_at and ended_at
- * stay as measured: the line holds them to the millisecond. 0 or
- * NP_ERR_NOMEM (its metrics then freed, both forms).
+ * reads it, set in it: its time (to the millisecond), port and round; its
+ * metrics as numbers and sample count are record_set_metrics()'s (each
+ * exactly as the line holds it: json_write.h), or none. Its started_at
+ * and ended_at stay as measured: the line holds them to the millisecond.
  */
-int record_as_read(struct record *r);
+void record_as_read(struct record *r);
 
 /* "unreachable", "auth", "tool_missing", "timeout", "parse" or "tool_failed". */
 const char *record_classify_error(const char *error);

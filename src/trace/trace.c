@@ -203,20 +203,23 @@ trace_span_bool(struct trace_span *s, const char *key, int value)
 }
 
 void
-trace_span_metrics(struct trace_span *s, const cJSON *metrics)
+trace_span_metrics(struct trace_span *s, const char *metrics)
 {
 	const cJSON *m;
+	cJSON *o;
 	char key[80];
 
-	if (s == NULL || !cJSON_IsObject(metrics))
+	if (s == NULL || metrics == NULL ||
+	    (o = cJSON_Parse(metrics)) == NULL)
 		return;
-	cJSON_ArrayForEach(m, metrics) {
+	cJSON_ArrayForEach(m, o) {
 		if (!cJSON_IsNumber(m) || m->string == NULL)
 			continue;
 		/* doubles all: one key, one type, across spans */
 		snprintf(key, sizeof key, "netprof.metrics.%s", m->string);
 		trace_span_double(s, key, m->valuedouble);
 	}
+	cJSON_Delete(o);
 }
 
 void

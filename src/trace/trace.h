@@ -65,12 +65,11 @@ void trace_span_bool(struct trace_span *s, const char *key, int value);
 void trace_span_kind(struct trace_span *s, enum trace_kind kind);
 
 /*
- * A probe's figures: every number at the top of its metrics object (a
- * cJSON object, as records carry it) as netprof.metrics.KEY; arrays
+ * A probe's figures: every number at the top of its metrics (their text
+ * as the record's line holds it, or NULL) as netprof.metrics.KEY; arrays
  * (samples, iterations) are left to the records.
  */
-struct cJSON;
-void trace_span_metrics(struct trace_span *s, const struct cJSON *metrics);
+void trace_span_metrics(struct trace_span *s, const char *metrics);
 
 /*
  * Times known better than "now" (a probe's own start and end, as its

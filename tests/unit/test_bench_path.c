@@ -418,13 +418,14 @@ run_probe(struct run *r, size_t src, size_t dst, double min_ms,
 	struct bench_task *t = &r->tasks[r->b.pairs.n++];
 	struct record rec = { 0 };
 	char *evidence;
+	cJSON *m = cJSON_CreateObject();
 
 	*t = (struct bench_task){ .b = &r->b, .src = src, .dst = dst,
-	    .rec = { .ok = 1, .metrics_json = cJSON_CreateObject() } };
-	cJSON_AddNumberToObject(t->rec.metrics_json, "min_ms", min_ms);
+	    .rec = { .ok = 1 } };
+	cJSON_AddNumberToObject(m, "min_ms", min_ms);
+	assert_int_equal(record_set_metrics(&t->rec, m), 0);
 	bench_path_record(&r->b, t, &rec, &evidence);
-	cJSON_Delete(t->rec.metrics_json);
-	t->rec.metrics_json = NULL;
+	record_finish_free(&t->rec);
 	assert_non_null(evidence);
 	assert_string_equal(rec.path, path);
 	if (want != NULL && strstr(evidence, want) == NULL)

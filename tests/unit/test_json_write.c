@@ -137,6 +137,66 @@ text_as_json_dumps(void **state)
 	cJSON_Delete(o);
 }
 
+/* The end of the member of a JSON object's text at p: its ',' or the
+   object's closing '}'. */
+static const char *
+member_end(const char *p)
+{
+	int depth = 0, in_string = 0;
+
+	for (; *p != '\0'; p++) {
+		if (in_string) {
+			if (*p == '\\')
+				p++;
+			else if (*p == '"')
+				in_string = 0;
+		} else if (*p == '"')
+			in_string = 1;
+		else if (*p == '{' || *p == '[')
+			depth++;
+		else if ((*p == '}' || *p == ']') && depth-- == 0)
+			break;
+		else if (*p == ',' && depth == 0)
+			break;
+	}
+	return p;
+}
+
+/* A record's metrics as its line holds them (raw text, json_write()'s
+   form, keys without escapes) without the members up has not, each noted
+   as PATH.KEY in *extras; its bytes otherwise as they were. */
+static void
+drop_raw_extras(cJSON *ours, cJSON *raw, const cJSON *up, const char *path,
+    char *extras, size_t size)
+{
+	const char *p = raw->valuestring + 1, *end;
+	char *kept = calloc(1, strlen(raw->valuestring) + 1), key[128];
+	size_t klen;
+
+	assert_non_null(kept);
+	strcpy(kept, "{");
+	while (*p == '"') {
+		end = member_end(p);
+		klen = strcspn(p + 1, "\"");
+		assert_true(klen < sizeof key);
+		memcpy(key, p + 1, klen);
+		key[klen] = '\0';
+		if (cJSON_GetObjectItemCaseSensitive(up, key) == NULL)
+			snprintf(extras + strlen(extras), size - strlen(extras),
+			    " %s.%s", path, key);
+		else {
+			if (kept[1] != '\0')
+				strcat(kept, ", ");
+			strncat(kept, p, (size_t)(end - p));
+		}
+		p = *end == ',' ? end + 2 : end;
+	}
+	strcat(kept, "}");
+	assert_true(cJSON_ReplaceItemInObjectCaseSensitive(ours, raw->string,
+	    cJSON_CreateRaw(kept)));
+	free(kept);
+}
+
 /* The keys of ours that upstream's object has not, removed, each noted
    as PATH in *extras (" a b.c"). */
 static void
@@ -158,7 +218,8 @@ drop_extras(cJSON *ours, const cJSON *up, const char *prefix, char *extras,
 		} else if (cJSON_IsObject(c) && cJSON_IsObject(u)) {
 			strcat(path, ".");
 			drop_extras(c, u, path, extras, size);
-		}
+		} else if (cJSON_IsRaw(c) && cJSON_IsObject(u))
+			drop_raw_extras(ours, c, u, path, extras, size);
 	}
 }
 
@@ -312,7 +373,7 @@ netprof_line(const char *line, char *extras, size_t size)
 	out.len = strlen(text);
 	assert_int_equal(k->parse(&out, &res), 0);
 	assert_int_equal(res.ok, w.ok);
-	w.metrics_json = res.metrics_json;
+	record_take_metrics(&w, &res);
 	if (!w.ok) {
 		w.error = str_of(up, "error");
 		w.error_class = "tool_failed";
@@ -322,7 +383,7 @@ netprof_line(const char *line, char *extras, size_t size)
 	drop_extras(o, up, "", extras, size);
 	s = written_line(o);
 	cJSON_Delete(o);
-	cJSON_Delete(res.metrics_json);
+	record_finish_free(&w);
 	free((char *)res.error);
 	free(text);
 	cJSON_Delete(up);

@@ -77,13 +77,14 @@ parsed(const char *file, double receiver_bps)
 	struct probe_output o = { .out = text, .len = strlen(text), .err = "",
 	    .kind = iperf3(), .host = "h1", .who = "" };
 	struct record res;
+	double mbps;
 
 	memset(&res, 0, sizeof res);
 	assert_int_equal(iperf3()->parse(&o, &res), 0);
 	assert_true(res.ok);
 	assert_true(fabs(probe_kind_value(iperf3(), &res) - receiver_bps / 1e6) < 1e-6);
-	assert_true(fabs(cJSON_GetObjectItem(res.metrics_json, "mbps")->valuedouble
-	    - receiver_bps / 1e6) < 1e-6);
+	assert_true(record_metric_value(&res, "mbps", &mbps));
+	assert_true(fabs(mbps - receiver_bps / 1e6) < 1e-6);
 	probe_outcome_clear(&res);
 	free(text);
 }

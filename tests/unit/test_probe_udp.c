@@ -103,10 +103,14 @@ parse_file(const char *file, struct record *res)
 static double
 metric(const struct record *res, const char *name)
 {
-	const cJSON *v = cJSON_GetObjectItem(res->metrics_json, name);
+	cJSON *o = cJSON_Parse(res->metrics_text);
+	const cJSON *v = cJSON_GetObjectItem(o, name);
+	double d;
 
 	assert_non_null(v);
-	return cJSON_IsNumber(v) ? v->valuedouble : NAN;
+	d = cJSON_IsNumber(v) ? v->valuedouble : NAN;
+	cJSON_Delete(o);
+	return d;
 }
 
 static void

@@ -76,9 +76,11 @@ put(struct record_writer *w, const char *src, const char *dst,
 		.error_class = ok ? NULL :
 		    error_class_name(ERROR_CLASS_UNREACHABLE),
 	};
+	cJSON *m;
 
-	rec.metrics_json = cJSON_CreateObject();
-	cJSON_AddNumberToObject(rec.metrics_json, "avg", 0.5);
+	assert_non_null(m = cJSON_CreateObject());
+	cJSON_AddNumberToObject(m, "avg", 0.5);
+	assert_int_equal(record_set_metrics(&rec, m), 0);
 	assert_int_equal(record_writer_write(w, &rec), 0);
 	record_finish_free(&rec);
 }
@@ -474,7 +476,7 @@ finished_equals_the_line_read(void **state)
 		a = cJSON_AddArrayToObject(m, "samples_ms");
 		for (j = 0; j < i % 5; j++)
 			cJSON_AddItemToArray(a, cJSON_CreateNumber(j * 0.1));
-		w.metrics_json = m;
+		assert_int_equal(record_set_metrics(&w, m), 0);
 		assert_int_equal(record_writer_open(path, 0, &wr, &cause), 0);
 		given = w.error;
 		assert_int_equal(record_writer_write(wr, &w), 0);
@@ -482,6 +484,8 @@ finished_equals_the_line_read(void **state)
 		/* its owner frees it: never a literal of the writer's */
 		assert_ptr_equal(given, w.error);
 		line = slurp();
+		/* the metrics printed once, the line holds them as they are */
+		assert_non_null(strstr(line, w.metrics_text));
 		assert_int_equal(record_parse(line, strlen(line), &r, &cause),
 		    0);
 		assert_string_equal(w.kind, r->kind);
@@ -519,6 +523,50 @@ finished_equals_the_line_read(void **state)
 	assert_true(n > 6000);
 }
 
+/*
+ * A parser's metrics are printed once, as the line holds them (keys
+ * sorted at every depth, a float marked, NaN null), and read into the
+ * numbers every reader reads; the object is taken, also when there is
+ * none (out of memory: the record has no metrics).
+ */
+static void
+metrics_set_once_as_the_line_holds_them(void **state)
+{
+	struct record r = { .nsamples = 7 };
+	cJSON *m = cJSON_CreateObject(), *a;
+	double v = 0;
+
+	(void)state;
+	cJSON_AddNumberToObject(m, "p50_ns", 1500000);
+	json_add_float(m, "avg_ms", 2);
+	cJSON_AddNumberToObject(m, "nan", NAN);
+	a = cJSON_AddObjectToObject(m, "sender");
+	cJSON_AddNumberToObject(a, "mbps", 9.5);
+	cJSON_AddNumberToObject(a, "bytes", 4);
+	a = cJSON_AddArrayToObject(m, "samples_ms");
+	cJSON_AddItemToArray(a, json_create_float(1));
+	cJSON_AddItemToArray(a, cJSON_CreateNumber(2.25));
+	assert_int_equal(record_set_metrics(&r, m), 0);
+	assert_string_equal(r.metrics_text, "{\"avg_ms\": 2.0, \"nan\": null, "
+	    "\"p50_ns\": 1500000, \"samples_ms\": [1.0, 2.25], "
+	    "\"sender\": {\"bytes\": 4, \"mbps\": 9.5}}");
+	assert_int_equal(r.nmetrics, 4);
+	assert_int_equal(r.nsamples, 2);
+	assert_true(record_metric_value(&r, "avg_ms", &v) && v == 2);
+	assert_true(record_metric_value(&r, "p50_ms", &v) && v == 1.5);
+	assert_true(record_metric_value(&r, "sender_mbps", &v) && v == 9.5);
+	assert_true(record_metric_value(&r, "sender_bytes", &v) && v == 4);
+	assert_false(record_metric_value(&r, "nan", &v));
+	assert_false(record_metric_value(&r, "p50_ns", &v));
+	record_finish_free(&r);
+	assert_null(r.metrics_text);
+	assert_int_equal(r.nmetrics, 0);
+	assert_int_equal(record_set_metrics(&r, NULL), NP_ERR_NOMEM);
+	assert_null(r.metrics_text);
+	assert_null(r.metrics);
+	assert_int_equal(r.nsamples, -1);
+}
+
 int
 main(void)
 {
@@ -535,6 +583,7 @@ main(void)
 		cmocka_unit_test_setup_teardown(
 		    timestamp_parses_with_upstream_format, setup, teardown),
 		cmocka_unit_test(keys_are_sorted_at_every_depth),
+		cmocka_unit_test(metrics_set_once_as_the_line_holds_them),
 		cmocka_unit_test_setup_teardown(finished_equals_the_line_read,
 		    setup, teardown),
 		cmocka_unit_test_setup_teardown(
