@@ -89,7 +89,7 @@ task_record(struct collector *c, struct task *t)
 	rec->sweep = c->sweep;
 	rec->sample = (int)t->stage->sample;
 	rec->mode = t->mode;
-	rec->config_json = t->stage->config;
+	rec->config_text = t->stage->config;
 	rec->bytes = -1;
 	rec->command = t->command;
 	rec->server_command = NULL;
@@ -411,20 +411,22 @@ static int
 stage_config(struct collector *c, struct plan_stage *st)
 {
 	const struct probe_kind *k = st->kind;
+	cJSON *config;
 	int r;
 
 	if (k->config == NULL)
 		return 0;
-	if ((st->config = cJSON_CreateObject()) == NULL)
+	if ((config = cJSON_CreateObject()) == NULL)
 		return NP_ERR_NOMEM;
-	if ((r = k->config(&c->ps, st->config)) != 0)
-		return r;
-	if (st->config->child == NULL) {	/* all the defaults */
-		cJSON_Delete(st->config);
-		st->config = NULL;
-	} else
-		json_sort_keys(st->config);
-	return 0;
+	/* printed once, as its records' lines hold it; none when all are
+	   the defaults */
+	if ((r = k->config(&c->ps, config)) == 0 && config->child != NULL) {
+		json_sort_keys(config);
+		if ((st->config = json_print(config, 0)) == NULL)
+			r = NP_ERR_NOMEM;
+	}
+	cJSON_Delete(config);
+	return r;
 }
 
 /* The sweep's stages, their tasks in the dispatcher, each in order. */

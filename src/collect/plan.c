@@ -252,7 +252,7 @@ plan_stages_free(struct plan_stage *stages, size_t n)
 
 	for (i = 0; stages != NULL && i < n; i++) {
 		schedule_free(stages[i].sched);
-		cJSON_Delete(stages[i].config);
+		free(stages[i].config);
 	}
 	free(stages);
 }

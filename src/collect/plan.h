@@ -59,9 +59,9 @@ struct plan_stage {
 	size_t sample;		/* --sample K: its pairs a sample; 0: all */
 	size_t cycle;		/* sweeps in which a sample measures every
 				   pair (1 without) */
-	cJSON *config;		/* its records' config (the kind's own
-				   settings), or NULL; collect's, freed with
-				   the stages */
+	char *config;		/* its records' config (the kind's own
+				   settings) as their lines hold it, or NULL;
+				   collect's, freed with the stages */
 };
 
 /* Targets per fan-out command, or 0 when pings run one per channel. */

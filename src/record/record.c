@@ -32,6 +32,23 @@ add_time(cJSON *o, const char *name, double unix_s,
 }
 
 /* What every form has: the pair, whether ok, the times, the round. */
+/* text, JSON printed once, as name's value: json_write.h writes a raw
+   item as it is; a reference, so deleting the object leaves the text.
+   0: out of memory. */
+static int
+add_raw(cJSON *o, const char *name, const char *text)
+{
+	cJSON *v;
+
+	if ((v = cJSON_CreateStringReference(text)) == NULL)
+		return 0;
+	v->type = cJSON_Raw | cJSON_IsReference;
+	if (cJSON_AddItemToObject(o, name, v))
+		return 1;
+	cJSON_Delete(v);
+	return 0;
+}
+
 static void
 add_common(cJSON *o, const struct record *r)
 {
@@ -62,9 +79,8 @@ add_collect(cJSON *o, const struct record *r)
 		cJSON_AddNumberToObject(o, RECORD_F_SAMPLE, r->sample);
 	if (r->mode != NULL)
 		cJSON_AddStringToObject(o, RECORD_F_MODE, r->mode);
-	if (r->config_json != NULL)
-		cJSON_AddItemReferenceToObject(o, RECORD_F_CONFIG,
-		    (cJSON *)r->config_json);
+	if (r->config_text != NULL)
+		(void)add_raw(o, RECORD_F_CONFIG, r->config_text);
 }
 
 /* bench's (upstream's bench records): the run, the peers, the config;
@@ -95,7 +111,7 @@ add_bench(cJSON *o, const struct record *r)
 cJSON *
 record_to_json(struct record *r)
 {
-	cJSON *o, *m;
+	cJSON *o;
 	/* a failure without its text (its strdup failed) is written with
 	   the reader's words; the record's own pointer is its owner's */
 	const char *error = r->error != NULL ? r->error :
@@ -116,16 +132,12 @@ record_to_json(struct record *r)
 	   the error and its class, the metrics, the order */
 	json_add_string_or_null(o, RECORD_F_ERROR, r->ok ? NULL : error);
 	json_add_string_or_null(o, RECORD_F_ERROR_CLASS, r->error_class);
-	if (r->metrics_text != NULL) {
-		/* as printed once (json_write.h writes a raw item as it is);
-		   a reference: deleting the object leaves the text */
-		if ((m = cJSON_CreateStringReference(r->metrics_text)) != NULL) {
-			m->type = cJSON_Raw | cJSON_IsReference;
-			if (!cJSON_AddItemToObject(o, RECORD_F_METRICS, m))
-				cJSON_Delete(m);
-		}
-	} else
-		cJSON_AddObjectToObject(o, RECORD_F_METRICS);
+	if (r->metrics_text != NULL ? !add_raw(o, RECORD_F_METRICS,
+	    r->metrics_text) : cJSON_AddObjectToObject(o, RECORD_F_METRICS) ==
+	    NULL) {
+		cJSON_Delete(o);
+		return NULL;
+	}
 	json_sort_keys(o);
 	return o;
 }

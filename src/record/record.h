@@ -61,9 +61,9 @@ struct record {
 				   "exclusive", "duplex", "serial"; NULL */
 	long sweep;		/* collect --every: from 1; 0: none */
 	int sample;		/* collect --sample K: K; 0: every pair */
-	/* the kind's own settings as written (its row's config; borrowed),
-	   or NULL: none, or all their defaults */
-	const cJSON *config_json;
+	/* the kind's own settings (its row's config) as the line holds
+	   them, borrowed; NULL: none, or all their defaults */
+	const char *config_text;
 	/* bench's (run_id also read): a record with a run id is written in
 	   bench's form, one without in collect's */
 	const char *run_id;
