@@ -172,7 +172,8 @@ drop_lock() { flock -u 9; }
 # --- names -------------------------------------------------------------
 
 # Interface names are at most 15 characters: "npbr-" + 8 and "np-" + 8 +
-# "-" + 3 digits fit. Namespaces are "np-NAME-hI".
+# "-" + 3 digits fit. Namespaces are "np-NAME-hI". The loops over every
+# host spell netns_of and veth_of out, where a call would be a subshell.
 bridge_of() { echo "npbr-$NAME"; }
 netns_of() { echo "np-$NAME-$1"; }
 veth_of() { echo "np-$NAME-${1#h}"; }
@@ -1509,8 +1510,9 @@ sshd_start() {
 		sshd_pid "$h"
 		[ -z "$PID" ] || continue
 		[ ! -e "$hd/sshd.pid" ] || rm -f "$hd/sshd.pid"
+		# in netns_of's namespace
 		ip netns exec "np-$NAME-$h" "$SSHD" -f "$hd/sshd_config" \
-		    -E "$hd/sshd.log" &		# netns_of
+		    -E "$hd/sshd.log" &
 		pids[${h#h}]=$!
 	done
 	for i in "${!pids[@]}"; do
