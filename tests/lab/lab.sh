@@ -172,20 +172,31 @@ drop_lock() { flock -u 9; }
 # --- names -------------------------------------------------------------
 
 # Interface names are at most 15 characters: "npbr-" + 8 and "np-" + 8 +
-# "-" + 3 digits fit. Namespaces are "np-NAME-hI".
+# "-" + 3 digits fit. Namespaces are "np-NAME-hI". The loops over every
+# host spell netns_of and veth_of out, where a call would be a subshell.
 bridge_of() { echo "npbr-$NAME"; }
 netns_of() { echo "np-$NAME-$1"; }
 veth_of() { echo "np-$NAME-${1#h}"; }
-# A host's address; a NAT site's host has a private one.
-addr_of() {
-	if host_natted "$1"; then
-		echo "$PRIVATE.$SUBNET.$(( ${1#h} + 1 ))"
-	else
-		echo "$PREFIX.$SUBNET.$(( ${1#h} + 1 ))"
-	fi
-}
+addr_of() { echo "${ADDR[${1#h}]}"; }
 hostdir_of() { echo "$DIR/hosts/$1"; }
-mac_of() { printf '02:6e:70:%02x:%02x:%02x\n' "$SUBNET" $(( ${1#h} >> 8 )) $(( ${1#h} & 255 )); }
+
+# Host I's address in ADDR[I] (a NAT site's host has a private one) and
+# its MAC in MAC[I], once the hosts and sites are known: the loops over
+# every host (and every pair of hosts) read them without a subshell.
+ADDR=()
+MAC=()
+index_hosts() {
+	local i
+	ADDR=() MAC=()
+	for (( i = 1; i <= HOSTS; i++ )); do
+		if host_natted "h$i"; then
+			ADDR[i]=$PRIVATE.$SUBNET.$(( i + 1 ))
+		else
+			ADDR[i]=$PREFIX.$SUBNET.$(( i + 1 ))
+		fi
+		printf -v "MAC[$i]" '02:6e:70:%02x:%02x:%02x' "$SUBNET" $(( i >> 8 )) $(( i & 255 ))
+	done
+}
 
 check_name() {
 	[[ $NAME =~ ^[a-z0-9]{1,8}$ ]] ||
@@ -222,6 +233,7 @@ registry_load() {
 	RELAY_OTELA=${LAB_RELAY_OTELA:-}
 	parse_sites
 	parse_relay
+	index_hosts
 }
 
 require_lab() {
@@ -274,45 +286,71 @@ bridge_up() {
 	ip link set "$br" up
 }
 
-# Create or repair host $1's namespace and link.
-host_net_up() {
-	local h=$1 ns veth br
-	ns=$(netns_of "$h")
-	veth=$(veth_of "$h")
-	if host_natted "$h"; then br=$(inner_bridge_of "${SITE_OF[${h#h}]}")
-	elif wan_on; then br=$(site_bridge_of "${SITE_OF[${h#h}]}")
-	else br=$(bridge_of); fi
-	[ -e "/run/netns/$ns" ] || ip netns add "$ns"
-	if ! ip -n "$ns" link show eth0 >/dev/null 2>&1 ||
-	    ! ip link show "$veth" >/dev/null 2>&1; then
-		ip -n "$ns" link del eth0 2>/dev/null || true
-		ip link del "$veth" 2>/dev/null || true
-		# A fixed MAC per address keeps the other hosts' ARP caches
-		# right when a host is made again.
-		ip link add "$veth" type veth peer name eth0 netns "$ns" \
-		    address "$(mac_of "$h")"
-	fi
-	ip link set "$veth" master "$br" up
-	echo 1 >"/proc/sys/net/ipv6/conf/$veth/disable_ipv6" 2>/dev/null || true
-	# ping without privileges (iputils also has cap_net_raw); the range is
-	# per namespace.
-	ip netns exec "$ns" sh -c '
-		echo "0 2147483647" >/proc/sys/net/ipv4/ping_group_range
-		echo 1 >/proc/sys/net/ipv6/conf/all/disable_ipv6
-		echo 1 >/proc/sys/net/ipv6/conf/default/disable_ipv6'
-	ip -n "$ns" link set lo up
-	ip -n "$ns" addr replace "$(addr_of "$h")/24" dev eth0
-	ip -n "$ns" link set eth0 up
-	# Behind a NAT the lab's subnet is reached through the gateway (no
-	# default route: nothing beyond the lab is reachable from any host).
-	if host_natted "$h"; then
-		ip -n "$ns" route replace "$PREFIX.$SUBNET.0/24" via "$PRIVATE.$SUBNET.1" dev eth0
-	fi
-	# a site's mtu=: its hosts' links, both ends (1500 without)
-	if wan_on; then
-		ip link set "$veth" mtu "${SITE_MTU[${SITE_OF[${h#h}]}]:-1500}"
-		ip -n "$ns" link set eth0 mtu "${SITE_MTU[${SITE_OF[${h#h}]}]:-1500}"
-	fi
+# Create or repair every host's namespace and link, with its address,
+# routes and neighbours: one `ip -batch` for the namespaces, one for the
+# links on this side, and in each namespace one shell and one `ip -batch`.
+# FRESH[I] is 1 when host I's namespace is new (nothing to repair in it).
+FRESH=()
+hosts_net_up() {
+	local i h ns veth br cmds='' name out
+	local -A have=() site_br=()
+	FRESH=()
+	for (( i = 1; i <= HOSTS; i++ )); do
+		ns=np-$NAME-h$i				# netns_of
+		[ -e "/run/netns/$ns" ] && continue
+		cmds+="netns add $ns"$'\n'
+		FRESH[i]=1
+	done
+	[ -z "$cmds" ] || ip -batch - <<<"$cmds"
+	while read -r _ name _; do
+		name=${name%:} name=${name%@*}
+		have[$name]=1
+	done < <(ip -o link show)
+	br=$(bridge_of)
+	for (( i = 1; i < ${#SITES[@]}; i++ )); do
+		if site_nat "$i"; then site_br[$i]=$(inner_bridge_of "$i")
+		else site_br[$i]=$(site_bridge_of "$i"); fi
+	done
+	cmds=''
+	for (( i = 1; i <= HOSTS; i++ )); do
+		ns=np-$NAME-h$i veth=np-$NAME-$i	# netns_of, veth_of
+		if [ -n "${FRESH[i]:-}" ] || [ -z "${have[$veth]:-}" ] ||
+		    ! ip -n "$ns" link show eth0 >/dev/null 2>&1; then
+			[ -n "${FRESH[i]:-}" ] || ip -n "$ns" link del eth0 2>/dev/null || true
+			[ -z "${have[$veth]:-}" ] || ip link del "$veth" 2>/dev/null || true
+			# A fixed MAC per address keeps the other hosts' ARP
+			# caches right when a host is made again.
+			cmds+="link add $veth type veth peer name eth0 netns $ns address ${MAC[i]}"$'\n'
+		fi
+		cmds+="link set $veth master ${site_br[${SITE_OF[i]:-0}]:-$br} up"$'\n'
+		# a site's mtu=: its hosts' links, both ends (1500 without)
+		wan_on && cmds+="link set $veth mtu ${SITE_MTU[${SITE_OF[i]}]:-1500}"$'\n'
+	done
+	ip -batch - <<<"$cmds"
+	out=$(outer_neigh)
+	[ -z "$out" ] || out+=$'\n'
+	for (( i = 1; i <= HOSTS; i++ )); do
+		h=h$i ns=np-$NAME-h$i veth=np-$NAME-$i
+		echo 1 >"/proc/sys/net/ipv6/conf/$veth/disable_ipv6" 2>/dev/null || true
+		cmds="link set lo up
+addr replace ${ADDR[i]}/24 dev eth0
+link set eth0 up
+"
+		# Behind a NAT the lab's subnet is reached through the gateway
+		# (no default route: nothing beyond the lab is reachable from
+		# any host).
+		host_natted "$h" &&
+		    cmds+="route replace $PREFIX.$SUBNET.0/24 via $PRIVATE.$SUBNET.1 dev eth0"$'\n'
+		wan_on && cmds+="link set eth0 mtu ${SITE_MTU[${SITE_OF[i]}]:-1500}"$'\n'
+		host_neigh "$i" "$out"
+		# ping without privileges (iputils also has cap_net_raw); the
+		# range is per namespace.
+		ip netns exec "$ns" sh -c '
+			echo "0 2147483647" >/proc/sys/net/ipv4/ping_group_range
+			echo 1 >/proc/sys/net/ipv6/conf/all/disable_ipv6
+			echo 1 >/proc/sys/net/ipv6/conf/default/disable_ipv6
+			exec ip -batch -' <<<"$cmds"
+	done
 }
 
 # Every host knows every other host's MAC (permanent neighbour entries).
@@ -323,43 +361,45 @@ host_net_up() {
 # known there is no ARP at all.
 # A NAT site's hosts know each other and their gateway's inner side; the
 # others every host outside the NAT sites, the gateways' outer sides and
-# the relay.
-hosts_neigh() {
-	local h o i
-	for h in $(host_list); do
-		{
-		if host_natted "$h"; then
-			for o in $(host_list); do
-				[ "$o" = "$h" ] && continue
-				[ "${SITE_OF[${o#h}]}" = "${SITE_OF[${h#h}]}" ] &&
-				    echo "neigh replace $(addr_of "$o") lladdr $(mac_of "$o") dev eth0 nud permanent"
-			done
-			echo "neigh replace $PRIVATE.$SUBNET.1 lladdr $(gw_mac "${SITE_OF[${h#h}]}" in) dev eth0 nud permanent"
+# the relay ($2: outer_neigh's). Host $1's (a number) entries, added to the
+# caller's cmds.
+host_neigh() {
+	local i=$1 o
+	for (( o = 1; o <= HOSTS; o++ )); do
+		(( o != i )) || continue
+		if host_natted "h$i"; then
+			[ "${SITE_OF[o]}" = "${SITE_OF[i]}" ] || continue
 		else
-			for o in $(host_list); do
-				[ "$o" = "$h" ] && continue
-				host_natted "$o" ||
-				    echo "neigh replace $(addr_of "$o") lladdr $(mac_of "$o") dev eth0 nud permanent"
-			done
-			for (( i = 1; i < ${#SITES[@]}; i++ )); do
-				site_nat "$i" &&
-				    echo "neigh replace $(gw_addr_of "$i") lladdr $(gw_mac "$i" out) dev eth0 nud permanent"
-			done
-			relay_on && echo "neigh replace $(relay_addr) lladdr $(relay_mac) dev eth0 nud permanent"
-			# Home's tap: no ARP across the emulated WAN either.
-			wan_on && echo "neigh replace $PREFIX.$SUBNET.1 lladdr $(site_tap_mac 0) dev eth0 nud permanent"
+			! host_natted "h$o" || continue
 		fi
-		true
-		} | ip -n "$(netns_of "$h")" -batch -
+		cmds+="neigh replace ${ADDR[o]} lladdr ${MAC[o]} dev eth0 nud permanent"$'\n'
 	done
+	if host_natted "h$i"; then
+		cmds+="neigh replace $PRIVATE.$SUBNET.1 lladdr $(gw_mac "${SITE_OF[i]}" in) dev eth0 nud permanent"$'\n'
+	else
+		cmds+=$2
+	fi
+}
+
+# The entries every host outside the NAT sites has beyond the hosts.
+outer_neigh() {
+	local s
+	for (( s = 1; s < ${#SITES[@]}; s++ )); do
+		site_nat "$s" &&
+		    echo "neigh replace $(gw_addr_of "$s") lladdr $(gw_mac "$s" out) dev eth0 nud permanent"
+	done
+	relay_on && echo "neigh replace $(relay_addr) lladdr $(relay_mac) dev eth0 nud permanent"
+	# Home's tap: no ARP across the emulated WAN either.
+	wan_on && echo "neigh replace $PREFIX.$SUBNET.1 lladdr $(site_tap_mac 0) dev eth0 nud permanent"
+	return 0
 }
 
 # Host $1's egress shaping: htb for a rate, netem for a delay, netem under
 # the htb class for both.
 host_qdisc() {
-	local h=$1 rate=$2 delay=$3 ns
-	ns=$(netns_of "$h")
-	tc -n "$ns" qdisc del dev eth0 root 2>/dev/null || true
+	local h=$1 rate=$2 delay=$3 ns=np-$NAME-$1	# netns_of
+	# a new namespace has none to remove
+	[ -n "${FRESH[${h#h}]:-}" ] || tc -n "$ns" qdisc del dev eth0 root 2>/dev/null || true
 	if [ -n "$rate" ]; then
 		tc -n "$ns" qdisc add dev eth0 root handle 1: htb default 1
 		tc -n "$ns" class add dev eth0 parent 1: classid 1:1 htb \
@@ -723,7 +763,7 @@ site_up() {
 		fi
 		echo 1 >"/proc/sys/net/ipv6/conf/$br/disable_ipv6" 2>/dev/null || true
 		ip link set "$tap" master "$br"
-		# mtu=: the site's links, its tap as its hosts' (host_net_up):
+		# mtu=: the site's links, its tap as its hosts' (hosts_net_up):
 		# a larger packet from outside is dropped without a word (the
 		# relay's link, "r", is no host site: 1500)
 		[ "$i" = r ] || ip link set "$tap" mtu "${SITE_MTU[$i]:-1500}"
@@ -889,10 +929,10 @@ host_pairs_up() {
 		echo 1 >"/proc/sys/net/ipv6/conf/$veth/disable_ipv6" 2>/dev/null || true
 		{
 		echo "link set p$p up"
-		for o in $(host_list); do
-			[ "${SITE_OF[${o#h}]}" = "$other" ] || continue
-			echo "route replace $(addr_of "$o")/32 dev p$p src $(addr_of "$h")"
-			echo "neigh replace $(addr_of "$o") lladdr $(pair_mac "$p" "$o") dev p$p nud permanent"
+		for (( o = 1; o <= HOSTS; o++ )); do
+			[ "${SITE_OF[o]}" = "$other" ] || continue
+			echo "route replace ${ADDR[o]}/32 dev p$p src ${ADDR[${h#h}]}"
+			echo "neigh replace ${ADDR[o]} lladdr $(pair_mac "$p" "h$o") dev p$p nud permanent"
 		done
 		} | ip -n "$ns" -batch -
 		ip netns exec "$ns" sh -c "echo 0 >/proc/sys/net/ipv4/conf/p$p/rp_filter
@@ -1003,16 +1043,17 @@ EOF
 
 # Host $1's filter: a firewall site's stateful input filter; none else.
 host_edge() {
-	local h=$1 ns o set=''
-	ns=$(netns_of "$h")
+	local h=$1 ns=np-$NAME-$1 i set=''	# netns_of
 	if ! host_firewalled "$h"; then
+		# a new namespace has none to flush
+		[ -z "${FRESH[${h#h}]:-}" ] || return 0
 		if command -v nft >/dev/null; then
 			ip netns exec "$ns" nft flush ruleset 2>/dev/null || true
 		fi
 		return 0
 	fi
-	for o in $(host_list); do
-		[ "${SITE_OF[${o#h}]}" = "${SITE_OF[${h#h}]}" ] && set="$set${set:+, }$(addr_of "$o")"
+	for (( i = 1; i <= HOSTS; i++ )); do
+		[ "${SITE_OF[i]}" = "${SITE_OF[${h#h}]}" ] && set="$set${set:+, }${ADDR[i]}"
 	done
 	ip netns exec "$ns" nft -f - <<EOF ||
 flush ruleset
@@ -1385,12 +1426,30 @@ print_topology() {
 	done
 }
 
-sshd_config_text() {
-	local h=$1 hd
-	hd=$(hostdir_of "$h")
-	cat <<EOF
+# Every host's key, kept across ups; the missing ones made side by side.
+hosts_keys() {
+	local i k dirs=() pids=()
+	for (( i = 1; i <= HOSTS; i++ )); do
+		dirs+=("$DIR/hosts/h$i")
+	done
+	mkdir -p "${dirs[@]}"
+	for (( i = 1; i <= HOSTS; i++ )); do
+		k=$DIR/hosts/h$i/ssh_host_ed25519_key
+		[ -f "$k" ] && continue
+		ssh-keygen -q -t ed25519 -N '' -C "netprof-lab-$NAME-h$i" -f "$k" 9<&- &
+		pids[i]=$!
+	done
+	for i in "${!pids[@]}"; do
+		wait "${pids[i]}" || die "h$i: ssh-keygen failed"
+	done
+}
+
+# Write host $1's sshd_config. Returns 0 when it changed.
+host_files() {
+	local h=$1 hd=$DIR/hosts/$1 new old=''
+	IFS= read -r -d '' new <<EOF || true
 # sshd of lab '$NAME', host $h (written by lab.sh up; rewritten on every up)
-ListenAddress $(addr_of "$h")
+ListenAddress ${ADDR[${h#h}]}
 Port 22
 HostKey $hd/ssh_host_ed25519_key
 PidFile $hd/sshd.pid
@@ -1414,57 +1473,53 @@ PermitUserEnvironment no
 Subsystem sftp internal-sftp
 LogLevel VERBOSE
 EOF
-}
-
-# Write host $1's key (kept across ups) and sshd_config. Returns 0 when the
-# config changed.
-host_files() {
-	local h=$1 hd new
-	hd=$(hostdir_of "$h")
-	mkdir -p "$hd"
-	if [ ! -f "$hd/ssh_host_ed25519_key" ]; then
-		ssh-keygen -q -t ed25519 -N '' -C "netprof-lab-$NAME-$h" \
-		    -f "$hd/ssh_host_ed25519_key"
+	if [ -f "$hd/sshd_config" ]; then
+		IFS= read -r -d '' old <"$hd/sshd_config" || true
 	fi
-	new=$(sshd_config_text "$h")
-	if [ -f "$hd/sshd_config" ] && [ "$(cat "$hd/sshd_config")" = "$new" ]; then
-		return 1
-	fi
-	printf '%s\n' "$new" >"$hd/sshd_config"
+	[ "$old" != "$new" ] || return 1
+	printf '%s' "$new" >"$hd/sshd_config"
 	return 0
 }
 
-# Pid of host $1's listening sshd, or nothing.
+# Host $1's listening sshd's pid in PID, or nothing (without a subshell:
+# `up` and `down` ask it of every host).
 sshd_pid() {
-	local pf pid
-	pf=$(hostdir_of "$1")/sshd.pid
+	local pf=$DIR/hosts/$1/sshd.pid
+	PID=''
 	[ -f "$pf" ] || return 0
-	pid=$(cat "$pf" 2>/dev/null) || return 0
-	[[ $pid =~ ^[0-9]+$ ]] || return 0
-	[ "$(readlink "/proc/$pid/exe" 2>/dev/null)" = "$SSHD" ] || return 0
-	echo "$pid"
+	read -r PID 2>/dev/null <"$pf" || true
+	[[ $PID =~ ^[0-9]+$ ]] && [ "/proc/$PID/exe" -ef "$SSHD" ] || PID=''
+	return 0
 }
 
 # False when host $1's sshd runs in another namespace than the host's
 # (its namespace was deleted and made again under it).
 sshd_in_netns() {
-	local pid
-	pid=$(sshd_pid "$1")
-	[ -n "$pid" ] || return 0
-	[ "$(readlink "/proc/$pid/ns/net")" = \
+	sshd_pid "$1"
+	[ -n "$PID" ] || return 0
+	[ "$(readlink "/proc/$PID/ns/net")" = \
 	    "net:[$(stat -L -c %i "/run/netns/$(netns_of "$1")")]" ]
 }
 
+# Start the sshd of every host in $@ that has none running, side by side,
+# and wait until each has started (not yet accepting: sshd_wait).
 sshd_start() {
-	local h=$1 hd
-	hd=$(hostdir_of "$h")
-	[ -n "$(sshd_pid "$h")" ] && return 0
-	rm -f "$hd/sshd.pid"
-	if ! ip netns exec "$(netns_of "$h")" "$SSHD" -f "$hd/sshd_config" \
-	    -E "$hd/sshd.log"; then
-		tail -n 5 "$hd/sshd.log" >&2 2>/dev/null || true
-		die "$h: sshd did not start (log: $hd/sshd.log)"
-	fi
+	local h hd pids=() i
+	for h; do
+		hd=$DIR/hosts/$h
+		sshd_pid "$h"
+		[ -z "$PID" ] || continue
+		[ ! -e "$hd/sshd.pid" ] || rm -f "$hd/sshd.pid"
+		# in netns_of's namespace
+		ip netns exec "np-$NAME-$h" "$SSHD" -f "$hd/sshd_config" \
+		    -E "$hd/sshd.log" &
+		pids[${h#h}]=$!
+	done
+	for i in "${!pids[@]}"; do
+		wait "${pids[i]}" && continue
+		tail -n 5 "$DIR/hosts/h$i/sshd.log" >&2 2>/dev/null || true
+		die "h$i: sshd did not start (log: $DIR/hosts/h$i/sshd.log)"
+	done
 }
 
 # True while process $1 runs (a zombie, which only waits for its parent to
@@ -1476,17 +1531,28 @@ running() {
 	[ "${stat%% *}" != Z ]
 }
 
+# Stop the sshd of every host in $@, all at once.
 sshd_stop() {
-	local h=$1 pid i
-	pid=$(sshd_pid "$h")
-	[ -n "$pid" ] || return 0
-	kill "$pid" 2>/dev/null || true
+	local h pids=() pid left i files=()
+	for h; do
+		sshd_pid "$h"
+		[ -n "$PID" ] || continue
+		kill "$PID" 2>/dev/null || true
+		pids+=("$PID") files+=("$DIR/hosts/$h/sshd.pid")
+	done
 	for (( i = 0; i < 200; i++ )); do
-		running "$pid" || break
+		left=()
+		for pid in "${pids[@]}"; do
+			running "$pid" && left+=("$pid")
+		done
+		pids=("${left[@]}")
+		[ ${#pids[@]} -gt 0 ] || break
 		sleep 0.01
 	done
-	running "$pid" && kill -9 "$pid" 2>/dev/null
-	rm -f "$(hostdir_of "$h")/sshd.pid"
+	for pid in "${pids[@]}"; do
+		kill -9 "$pid" 2>/dev/null || true
+	done
+	[ ${#files[@]} -eq 0 ] || rm -f "${files[@]}"
 }
 
 # Wait until every host in $@ accepts TCP on port 22 (5 s, and 0.1 s more
@@ -1496,7 +1562,8 @@ sshd_wait() {
 	for (( i = 0; i < tries; i++ )); do
 		left=()
 		for h in "${pending[@]}"; do
-			if ! (exec 3<>"/dev/tcp/$(addr_of "$h")/22") 2>/dev/null; then
+			# the connection is open for the null command only
+			if ! { : 3<>"/dev/tcp/${ADDR[${h#h}]}/22"; } 2>/dev/null; then
 				left+=("$h")
 			fi
 		done
@@ -1507,26 +1574,43 @@ sshd_wait() {
 	die "sshd of ${pending[*]} does not accept connections (see $DIR/hosts/<host>/sshd.log)"
 }
 
-# Kill every process in host $1's namespace, sshd included.
+# Pids of the processes in the namespaces named $@, in one pass over /proc
+# (where `ip netns pids` makes one per namespace).
+netns_pids() {
+	local ns paths=() want
+	for ns; do
+		[ -e "/run/netns/$ns" ] && paths+=("/run/netns/$ns")
+	done
+	[ ${#paths[@]} -gt 0 ] || return 0
+	want=$(stat -L -c %d:%i -- "${paths[@]}" 2>/dev/null) || true
+	[ -n "$want" ] || return 0
+	{ stat -L -c '%d:%i %n' /proc/[0-9]*/ns/net 2>/dev/null || true; } |
+	    awk -v want="$want" 'BEGIN { n = split(want, w, "\n"); for (i = 1; i <= n; i++) ns[w[i]] = 1 }
+		$1 in ns { split($2, p, "/"); print p[3] }'
+}
+
+# Kill every process in the namespaces named $@, sshd included.
 host_kill_all() {
-	local ns=$1 pids i
-	[ -e "/run/netns/$ns" ] || return 0
-	pids=$(ip netns pids "$ns" 2>/dev/null || true)
+	local pids i ns
+	pids=$(netns_pids "$@")
 	[ -n "$pids" ] || return 0
 	# shellcheck disable=SC2086
 	kill $pids 2>/dev/null || true
 	for (( i = 0; i < 100; i++ )); do
-		pids=$(ip netns pids "$ns" 2>/dev/null || true)
+		pids=$(netns_pids "$@")
 		[ -n "$pids" ] || return 0
 		sleep 0.02
 	done
 	# shellcheck disable=SC2086
 	kill -9 $pids 2>/dev/null || true
 	for (( i = 0; i < 100; i++ )); do
-		[ -n "$(ip netns pids "$ns" 2>/dev/null)" ] || return 0
+		[ -n "$(netns_pids "$@")" ] || return 0
 		sleep 0.02
 	done
-	warn "processes left in namespace $ns: $(ip netns pids "$ns" | tr '\n' ' ')"
+	for ns; do
+		pids=$(netns_pids "$ns")
+		[ -z "$pids" ] || warn "processes left in namespace $ns: $(tr '\n' ' ' <<<"$pids")"
+	done
 }
 
 host_remove() {
@@ -1542,7 +1626,7 @@ host_remove() {
 # --- files for clients -------------------------------------------------
 
 write_client_files() {
-	local h i first=1 tmp
+	local i first=1 tmp type key
 	tmp=$(mktemp "$DIR/.machines.XXXXXX")
 	{
 		printf '{\n  "user": "%s",\n' "$LAB_USER"
@@ -1551,12 +1635,12 @@ write_client_files() {
 		printf '  "ssh_config_file": "%s",\n' "$DIR/ssh_config"
 		printf '  "connect_timeout_seconds": 5,\n'
 		printf '  "machines": [\n'
-		for h in $(host_list); do
+		for (( i = 1; i <= HOSTS; i++ )); do
 			[ $first = 1 ] || printf ',\n'
 			first=0
-			printf '    {"name": "%s", "address": "%s", "ssh_host": "%s"' \
-			    "$h" "$(addr_of "$h")" "$(addr_of "$h")"
-			wan_on && printf ', "site": "%s"' "${SITES[${SITE_OF[${h#h}]}]}"
+			printf '    {"name": "h%s", "address": "%s", "ssh_host": "%s"' \
+			    "$i" "${ADDR[i]}" "${ADDR[i]}"
+			wan_on && printf ', "site": "%s"' "${SITES[${SITE_OF[i]}]}"
 			printf '}'
 		done
 		printf '\n  ]\n}\n'
@@ -1565,18 +1649,18 @@ write_client_files() {
 	mv "$tmp" "$DIR/machines.json"
 
 	: >"$DIR/known_hosts.new"
-	for h in $(host_list); do
-		printf '%s %s\n' "$(addr_of "$h")" "$(cut -d' ' -f1,2 \
-		    "$(hostdir_of "$h")/ssh_host_ed25519_key.pub")"
+	for (( i = 1; i <= HOSTS; i++ )); do
+		read -r type key _ <"$DIR/hosts/h$i/ssh_host_ed25519_key.pub"
+		printf '%s %s %s\n' "${ADDR[i]}" "$type" "$key"
 	done >"$DIR/known_hosts.new"
 	mv "$DIR/known_hosts.new" "$DIR/known_hosts"
 
 	: >"$DIR/ssh_config"
 	{
 		echo "# OpenSSH client config for lab '$NAME': ssh -F $DIR/ssh_config.openssh h1"
-		for h in $(host_list); do
-			echo "Host $h $(addr_of "$h")"
-			echo "  HostName $(addr_of "$h")"
+		for (( i = 1; i <= HOSTS; i++ )); do
+			echo "Host h$i ${ADDR[i]}"
+			echo "  HostName ${ADDR[i]}"
 		done
 		echo "Host *"
 		echo "  User $LAB_USER"
@@ -1595,10 +1679,10 @@ write_client_files() {
 	} >"$DIR/ssh_config.openssh"
 
 	local names="" addrs="" host_sites="" sites="" edges="" s relay_addr="" relay_peer=""
-	for h in $(host_list); do
-		names="$names${names:+ }$h"
-		addrs="$addrs${addrs:+ }$(addr_of "$h")"
-		wan_on && host_sites="$host_sites${host_sites:+ }$h=${SITES[${SITE_OF[${h#h}]}]}"
+	for (( i = 1; i <= HOSTS; i++ )); do
+		names="$names${names:+ }h$i"
+		addrs="$addrs${addrs:+ }${ADDR[i]}"
+		wan_on && host_sites="$host_sites${host_sites:+ }h$i=${SITES[${SITE_OF[i]}]}"
 	done
 	wan_on && sites=${SITES[*]}
 	for (( s = 1; s < ${#SITES[@]}; s++ )); do
@@ -1795,6 +1879,7 @@ cmd_up() {
 		parse_sites
 		parse_relay
 	fi
+	index_hosts
 	# Another lab, or anything else, on this subnet?
 	local other
 	for other in "$STATE"/*.env; do
@@ -1838,18 +1923,21 @@ cmd_up() {
 		bridge_up
 	fi
 	edges_up
-	local restart
-	for h in $(host_list); do
-		host_net_up "$h"
+	hosts_keys
+	hosts_net_up
+	local i hosts=() stale=()
+	for (( i = 1; i <= HOSTS; i++ )); do
+		h=h$i
+		hosts+=("$h")
 		wan_on && host_pairs_up "$h"
 		host_qdisc "$h" "${rate[$h]:-}" "${delay[$h]:-}"
 		host_edge "$h"
-		restart=0
-		host_files "$h" && restart=1
-		sshd_in_netns "$h" || restart=1
-		[ $restart = 1 ] && sshd_stop "$h"
-		sshd_start "$h"
+		if host_files "$h" || ! sshd_in_netns "$h"; then
+			stale+=("$h")
+		fi
 	done
+	sshd_stop "${stale[@]}"
+	sshd_start "${hosts[@]}"
 	# Hosts a previous, larger up made.
 	local ns
 	for ns in $(ip netns list | awk '{print $1}' | grep -E "^np-$NAME-h[0-9]+\$" || true); do
@@ -1867,9 +1955,7 @@ cmd_up() {
 		ip netns del "$(relay_ns)" 2>/dev/null || true
 		rm -rf "$(relay_dir)"
 	fi
-	hosts_neigh
-	# shellcheck disable=SC2046
-	sshd_wait $(host_list)
+	sshd_wait "${hosts[@]}"
 	write_client_files
 	wan_on && write_topology
 	take_lock
@@ -1919,21 +2005,28 @@ cmd_down() {
 	if [ $ours = 1 ] && [ $was_up = 1 ] && [ -d "$DIR/slurm" ]; then
 		"$(dirname "$0")/slurm.sh" down --name "$NAME" || true
 	fi
+	local hosts=() nss=() links=()
 	for pf in "$DIR"/hosts/h*/sshd.pid; do
 		[ $ours = 1 ] || break
 		[ -f "$pf" ] || continue
 		pf=${pf%/sshd.pid}
-		sshd_stop "${pf##*/}"
+		hosts+=("${pf##*/}")
 	done
+	sshd_stop "${hosts[@]}"
 	[ $ours = 0 ] || relay_stop
+	# every process in them killed at once, then the namespaces removed
+	# and the links in one `ip -batch` each
 	for ns in $(ip netns list | awk '{print $1}' | grep -E "^np-$NAME-(h[0-9]+|g[0-9]+|relay)\$" || true); do
-		host_remove "$ns" ""
+		nss+=("$ns")
 	done
+	host_kill_all "${nss[@]}"
+	[ ${#nss[@]} -eq 0 ] || printf 'netns del %s\n' "${nss[@]}" | ip -batch -
 	[ $ours = 0 ] || wan_down
 	for link in $(ip -o link show | awk -F': ' '{print $2}' | sed 's/@.*//' |
 	    grep -E "^(np-$NAME-[0-9]+|npbr-$NAME|np[bw]-$NAME-([0-9]+|r)|np[uv]-$NAME-[1-9][ab]|q[1-9]-$NAME-[0-9]+|npi-$NAME-[0-9]+|n[gi]-$NAME-[0-9]+|nr-$NAME)\$" || true); do
-		ip link del "$link" 2>/dev/null || true
+		links+=("$link")
 	done
+	[ ${#links[@]} -eq 0 ] || printf 'link del %s\n' "${links[@]}" | ip -force -batch - >/dev/null 2>&1 || true
 	if [ $ours = 1 ] && [ -f "$DIR/.netprof-lab" ]; then
 		rm -rf "$DIR"
 	elif [ $ours = 1 ] && [ -d "$DIR" ]; then
@@ -1998,7 +2091,8 @@ cmd_status() {
 			bad=1
 			continue
 		fi
-		pid=$(sshd_pid "$h")
+		sshd_pid "$h"
+		pid=$PID
 		if [ -n "$pid" ]; then state="sshd running (pid $pid)"; else state="sshd stopped"; fi
 		q=$(tc -n "$ns" qdisc show dev eth0 2>/dev/null | awk 'NR==1 {print $2}')
 		echo "  $h $(addr_of "$h")  $state  qdisc ${q:-none}${SITE_OF[${h#h}]:+  site ${SITES[${SITE_OF[${h#h}]:-0}]}}"
