@@ -241,9 +241,10 @@ for (( i = 0; i < 200; i++ )); do
 	[ "$(procs_left | wc -l)" = 3 ] && break
 	sleep 0.1
 done
+# a process may end between the listing and the kill: not a failure
 for p in $(ip netns pids "np-$LAB_NAME-h2"); do
-	tr '\0' '\n' <"/proc/$p/environ" 2>/dev/null | grep -q '^SLURM_STEP_ID=' &&
-	    kill -KILL "$p" 2>/dev/null
+	{ tr '\0' '\n' <"/proc/$p/environ"; } 2>/dev/null | grep -q '^SLURM_STEP_ID=' &&
+	    { kill -KILL "$p" 2>/dev/null || true; }
 done
 rc=0
 wait $pid || rc=$?
