@@ -321,7 +321,7 @@ take_probe(struct bench_task *t, const struct node_reply *r)
 	    .err = "", .kind = t->kind, .host = src_of(t)->m->name, .who = "" };
 
 	if (t->kind->parse(&o, &t->rec) != 0) {
-		probe_outcome_clear(&t->rec);
+		record_outcome_clear(&t->rec);
 		task_fail(t, ERROR_CLASS_TOOL_FAILED, NULL);
 	} else
 		take_result(t);
@@ -400,7 +400,7 @@ baseline_done_cb(const struct machine *m, const struct engine_result *res,
 		    "%s", res->error_text != NULL ? res->error_text :
 		    error_string(res->error)));
 	else if (t->kind->parse(&o, &t->rec) != 0) {
-		probe_outcome_clear(&t->rec);
+		record_outcome_clear(&t->rec);
 		task_fail(t, ERROR_CLASS_TOOL_FAILED, NULL);
 	} else
 		take_result(t);
@@ -777,7 +777,7 @@ tasks_free(struct bench_task *tasks, size_t n)
 	size_t i;
 
 	for (i = 0; i < n; i++) {
-		probe_outcome_clear(&tasks[i].rec);
+		record_outcome_clear(&tasks[i].rec);
 		free(tasks[i].connectedness);
 		free(tasks[i].command);
 	}

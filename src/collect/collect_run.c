@@ -188,7 +188,7 @@ task_ended_cb(struct task *t)
 			    k->name, t->dst->name, rec->error);
 			t->retried = 1;
 			t->cls = ERROR_CLASS_NONE;
-			probe_outcome_clear(rec);
+			record_outcome_clear(rec);
 		}
 		dispatch_task_requeue(c->d, t->dt);
 	} else
@@ -393,7 +393,7 @@ sweep_free(struct collector *c)
 	for (i = 0; i < c->n_tasks; i++) {
 		free(c->tasks[i].command);
 		free(c->tasks[i].server_command);
-		probe_outcome_clear(&c->tasks[i].rec);
+		record_outcome_clear(&c->tasks[i].rec);
 	}
 	free(c->tasks);
 	c->tasks = NULL;

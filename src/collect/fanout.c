@@ -197,7 +197,7 @@ deliver(struct fanout_split *sp, size_t i, struct fanout_outcome *o)
 	buf_free(&sp->texts[i]);
 	sp->cb(o, sp->arg);
 	ping_result_free(o->ping);
-	probe_outcome_clear(&o->rec);
+	record_outcome_clear(&o->rec);
 }
 
 static int
@@ -210,7 +210,7 @@ ping_exit(struct fanout_split *sp, size_t i, int status)
 	    sp->texts[i].data : "", status, &o);
 	if (r != 0) {
 		ping_result_free(o.ping);
-		probe_outcome_clear(&o.rec);
+		record_outcome_clear(&o.rec);
 		return r;
 	}
 	deliver(sp, i, &o);
@@ -274,7 +274,7 @@ fping_line(struct fanout_split *sp, const char *line)
 		return r;
 	if ((r = probe_ping_judge(o.ping, &o.rec)) != 0) {
 		ping_result_free(o.ping);
-		probe_outcome_clear(&o.rec);
+		record_outcome_clear(&o.rec);
 		return r;
 	}
 	deliver(sp, i, &o);

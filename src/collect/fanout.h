@@ -84,7 +84,7 @@ void fanout_split_free(struct fanout_split *sp);
 /*
  * The outcome of one ping run: its output (stdout and stderr merged) and
  * exit status, as a record sees it. Fills o (o->index untouched); the
- * caller frees o->ping and o->rec's outcome (probe_outcome_clear()).
+ * caller frees o->ping and o->rec's outcome (record_outcome_clear()).
  */
 int fanout_outcome_from_ping(const char *source, const char *text,
     int exit_status, struct fanout_outcome *o);

@@ -483,16 +483,6 @@ probe_outcome_fail(struct record *rec, enum error_class cls, char *error)
 	return error != NULL ? 0 : NP_ERR_NOMEM;
 }
 
-void
-probe_outcome_clear(struct record *rec)
-{
-	if (rec == NULL)
-		return;
-	record_finish_free(rec);
-	free((char *)rec->error);
-	probe_outcome_start(rec);
-}
-
 double
 probe_kind_value(const struct probe_kind *k, const struct record *rec)
 {

@@ -268,10 +268,6 @@ void probe_outcome_start(struct record *rec);
 int probe_outcome_fail(struct record *rec, enum error_class cls,
     char *error);
 
-/* Free what rec's outcome holds (its metrics, its error) and empty it;
-   NULL-safe. */
-void probe_outcome_clear(struct record *rec);
-
 /* The figure a run's summary gives of an ok record of kind k: its
    summary.metric (of its metrics as numbers), or 0 when it has none. */
 double probe_kind_value(const struct probe_kind *k, const struct record *rec);

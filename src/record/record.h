@@ -108,6 +108,11 @@ cJSON *record_to_json(struct record *r);
    readers have had r) and emptied. */
 void record_finish_free(struct record *r);
 
+/* Free what r's outcome holds (its metrics, its error) and empty it
+   (not ok, no error, class or metrics), for the probe to run again or
+   the task to end; NULL-safe. */
+void record_outcome_clear(struct record *r);
+
 /*
  * A kind's parser's metrics into r (taken: deleted in every case): printed
  * once as the line holds them (keys sorted, floats marked: json_write.h)

@@ -534,6 +534,19 @@ record_finish_free(struct record *r)
 	r->metrics_text = NULL;
 }
 
+void
+record_outcome_clear(struct record *r)
+{
+	if (r == NULL)
+		return;
+	record_finish_free(r);
+	free((char *)r->error);
+	r->ok = 0;
+	r->error = NULL;
+	r->error_class = NULL;
+	r->nsamples = -1;
+}
+
 static int
 blank(const char *s, size_t len)
 {

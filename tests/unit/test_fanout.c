@@ -269,14 +269,14 @@ missing_ping_is_tool_missing_per_pair(void **state)
 	    ERROR_CLASS_TOOL_MISSING);
 	assert_string_equal(o.rec.error, "h3: ping is not installed or not "
 	    "on PATH there (exit 127)");
-	probe_outcome_clear(&o.rec);
+	record_outcome_clear(&o.rec);
 	assert_int_equal(fanout_outcome_from_ping("h3", "PING a (a) 56(84) "
 	    "bytes\nping: connect: Network is unreachable\n", 2, &o), 0);
 	assert_int_equal(error_class_of_name(o.rec.error_class),
 	    ERROR_CLASS_TOOL_FAILED);
 	assert_string_equal(o.rec.error, "ping exited 2: ping: connect: "
 	    "Network is unreachable");
-	probe_outcome_clear(&o.rec);
+	record_outcome_clear(&o.rec);
 }
 
 int

@@ -85,7 +85,7 @@ parsed(const char *file, double receiver_bps)
 	assert_true(fabs(probe_kind_value(iperf3(), &res) - receiver_bps / 1e6) < 1e-6);
 	assert_true(record_metric_value(&res, "mbps", &mbps));
 	assert_true(fabs(mbps - receiver_bps / 1e6) < 1e-6);
-	probe_outcome_clear(&res);
+	record_outcome_clear(&res);
 	free(text);
 }
 

@@ -141,7 +141,7 @@ ping_outputs_classified_once(void **state)
 	assert_true(res.ok);
 	assert_true(probe_kind_value(probe_kind_find("ping"), &res) > 0);
 	assert_true(member(&res, "samples_ms", NULL));
-	probe_outcome_clear(&res);
+	record_outcome_clear(&res);
 	free(text);
 	text = fixture_read("ping", "iputils_loss100.txt");
 	parse("ping", text, "", 1, &res);
@@ -150,21 +150,21 @@ ping_outputs_classified_once(void **state)
 	assert_string_equal(res.error,
 	    "100% packet loss: 3 sent, none answered");
 	assert_non_null(res.metrics_text);	/* its figures still */
-	probe_outcome_clear(&res);
+	record_outcome_clear(&res);
 	free(text);
 	parse("ping", "", "sh: 1: ping: not found\n", 127, &res);
 	assert_int_equal(error_class_of_name(res.error_class), ERROR_CLASS_TOOL_MISSING);
 	assert_string_equal(res.error, "h1: ping is not installed or not on "
 	    "PATH there (exit 127)");
-	probe_outcome_clear(&res);
+	record_outcome_clear(&res);
 	parse("ping", "", "ping: connect: Network is unreachable\n", 2, &res);
 	assert_int_equal(error_class_of_name(res.error_class), ERROR_CLASS_TOOL_FAILED);
 	assert_string_equal(res.error, "ping exited 2: ping: connect: Network "
 	    "is unreachable");
-	probe_outcome_clear(&res);
+	record_outcome_clear(&res);
 	parse("ping", "garbage\n", "", 0, &res);
 	assert_int_equal(error_class_of_name(res.error_class), ERROR_CLASS_PARSE);
-	probe_outcome_clear(&res);
+	record_outcome_clear(&res);
 }
 
 static void
@@ -180,19 +180,19 @@ iperf3_report_or_its_error(void **state)
 	assert_true(member(&res, "mbps", &v));
 	assert_true(probe_kind_value(probe_kind_find("iperf3"), &res) == v);
 	assert_true(member(&res, "retransmits", NULL));
-	probe_outcome_clear(&res);
+	record_outcome_clear(&res);
 	free(text);
 	text = fixture_read("iperf3", "client_refused.json");
 	parse("iperf3", text, "", 1, &res);
 	assert_false(res.ok);
 	assert_int_equal(error_class_of_name(res.error_class), ERROR_CLASS_TOOL_FAILED);
 	assert_non_null(strstr(res.error, "Connection refused"));
-	probe_outcome_clear(&res);
+	record_outcome_clear(&res);
 	free(text);
 	parse("iperf3", "", "timeout: not found\n", 127, &res);
 	assert_string_equal(res.error, "h1: timeout (GNU coreutils) is not "
 	    "installed or not on PATH there (exit 127)");
-	probe_outcome_clear(&res);
+	record_outcome_clear(&res);
 }
 
 static void
@@ -208,7 +208,7 @@ node_answers_read(void **state)
 	assert_true(res.ok);
 	assert_true(fabs(probe_kind_value(probe_kind_find("throughput"),
 	    &res) - 26.567994981166553) < 1e-9);
-	probe_outcome_clear(&res);
+	record_outcome_clear(&res);
 	free(text);
 	text = fixture_read("node", "probe_latency_failed.json");
 	parse("latency", text, "", 0, &res);
@@ -216,12 +216,12 @@ node_answers_read(void **state)
 	assert_string_equal(res.error, "no successful samples: stream reset: "
 	    "The stream has been reset");
 	assert_true(member(&res, "failed_samples", NULL));
-	probe_outcome_clear(&res);
+	record_outcome_clear(&res);
 	free(text);
 	parse("latency", "{", "", 0, &res);
 	assert_int_equal(error_class_of_name(res.error_class), ERROR_CLASS_PARSE);
 	assert_memory_equal(res.error, "h1: probe: ", 11);
-	probe_outcome_clear(&res);
+	record_outcome_clear(&res);
 	/* connect: a new connection and its first ping, its median the
 	   figure; the real node's 400 for it is unsupported, no failure */
 	text = fixture_read("node", "probe_connect_ok.json");
@@ -232,7 +232,7 @@ node_answers_read(void **state)
 	    member(&res, "first_rtt_ms", &w));
 	assert_true(fabs(v + w -
 	    probe_kind_value(probe_kind_find("connect"), &res)) < 1e-6);
-	probe_outcome_clear(&res);
+	record_outcome_clear(&res);
 	free(text);
 	assert_int_equal(error_class_of_text("unknown kind: connect"),
 	    ERROR_CLASS_UNSUPPORTED);
@@ -261,14 +261,14 @@ judged_as_ping_is(void **state)
 	assert_true(res.ok);
 	assert_true(probe_kind_value(probe_kind_find("ping"), &res) ==
 	    p->p50_ms);
-	probe_outcome_clear(&res);
+	record_outcome_clear(&res);
 	ping_result_free(p);
 	assert_int_equal(ping_result_from_samples(3, samples, 0, &p), 0);
 	memset(&res, 0, sizeof res);
 	assert_int_equal(probe_ping_judge(p, &res), 0);
 	assert_string_equal(res.error, "100% packet loss: 3 sent, none "
 	    "answered");
-	probe_outcome_clear(&res);
+	record_outcome_clear(&res);
 	ping_result_free(p);
 }
 

@@ -109,7 +109,7 @@ found(const char *file, double bytes, int quic, int tries)
 	assert_true(metric(&res, "mtu") == bytes);
 	assert_true(metric(&res, "quic_ok") == quic);
 	assert_true(metric(&res, "tries") == tries);
-	probe_outcome_clear(&res);
+	record_outcome_clear(&res);
 }
 
 static void
@@ -134,14 +134,14 @@ quic_floor_flagged(void **state)
 	    "", 0, &res);
 	assert_true(res.ok);
 	assert_true(metric(&res, "quic_ok") == 1);
-	probe_outcome_clear(&res);
+	record_outcome_clear(&res);
 	parse("np-mtu local 1500 overhead 28\nnp-mtu try 1500 lost\n"
 	    "np-mtu try 576 ok\nnp-mtu try 1227 ok\nnp-mtu try 1228 lost\n",
 	    "", 0, &res);
 	assert_true(res.ok);
 	assert_true(metric(&res, "mtu") == 1227);
 	assert_true(metric(&res, "quic_ok") == 0);
-	probe_outcome_clear(&res);
+	record_outcome_clear(&res);
 	/* IPv6: 1,200 + 8 + 40, under IPv6's least MTU (1,280): always */
 	parse("np-mtu local 1500 overhead 48\nnp-mtu try 1500 lost\n"
 	    "np-mtu try 1280 ok\nnp-mtu try 1390 lost\nnp-mtu try 1335 lost\n"
@@ -150,7 +150,7 @@ quic_floor_flagged(void **state)
 	assert_true(res.ok);
 	assert_true(metric(&res, "mtu") == 1280);
 	assert_true(metric(&res, "quic_ok") == 1);
-	probe_outcome_clear(&res);
+	record_outcome_clear(&res);
 }
 
 static void
@@ -167,24 +167,24 @@ failures_said(void **state)
 	assert_string_equal(res.error, "no packet crossed with don't-fragment "
 	    "set, 68 bytes and smaller, in 3 tries");
 	assert_true(isnan(metric(&res, "mtu")));
-	probe_outcome_clear(&res);
+	record_outcome_clear(&res);
 	parse(out, err, 2, &res);
 	assert_int_equal(error_class_of_name(res.error_class), ERROR_CLASS_TOOL_FAILED);
 	assert_string_equal(res.error, "ping exited 2: ping: nohost.invalid: "
 	    "Temporary failure in name resolution");
-	probe_outcome_clear(&res);
+	record_outcome_clear(&res);
 	free(out);
 	free(err);
 	parse("", "sh: 1: ping: not found\n", 127, &res);
 	assert_int_equal(error_class_of_name(res.error_class), ERROR_CLASS_TOOL_MISSING);
-	probe_outcome_clear(&res);
+	record_outcome_clear(&res);
 	parse("np-mtu local 1500 overhead 28\nnp-mtu try 1500 lost\n"
 	    "np-mtu try 576 ok\nnp-mtu try 1038 ok\n", "", 0, &res);
 	assert_int_equal(error_class_of_name(res.error_class), ERROR_CLASS_PARSE);	/* cut short */
-	probe_outcome_clear(&res);
+	record_outcome_clear(&res);
 	parse("garbage\n", "", 0, &res);
 	assert_int_equal(error_class_of_name(res.error_class), ERROR_CLASS_PARSE);
-	probe_outcome_clear(&res);
+	record_outcome_clear(&res);
 }
 
 int

@@ -121,7 +121,7 @@ path_read(void **state)
 	assert_true(cJSON_IsNull(cJSON_GetArrayItem(ms, 0)));
 	assert_true(cJSON_GetArrayItem(ms, 2)->valuedouble == 30.761);
 	cJSON_Delete(o);
-	probe_outcome_clear(&res);
+	record_outcome_clear(&res);
 }
 
 static void
@@ -136,16 +136,16 @@ failures_said(void **state)
 	assert_string_equal(res.error, "the target did not answer (100% "
 	    "packet loss): 1 hop, the last 198.18.71.1");
 	assert_true(metric(&res, "hops") == 1);
-	probe_outcome_clear(&res);
+	record_outcome_clear(&res);
 	parse("", "ping: no.such.host.invalid: Temporary failure in name "
 	    "resolution\n", 2, &res);
 	assert_int_equal(error_class_of_name(res.error_class), ERROR_CLASS_TOOL_FAILED);
 	assert_string_equal(res.error, "ping exited 2: ping: "
 	    "no.such.host.invalid: Temporary failure in name resolution");
-	probe_outcome_clear(&res);
+	record_outcome_clear(&res);
 	parse("", "sh: 1: ping: not found\n", 127, &res);
 	assert_int_equal(error_class_of_name(res.error_class), ERROR_CLASS_TOOL_MISSING);
-	probe_outcome_clear(&res);
+	record_outcome_clear(&res);
 }
 
 /* A record of the kind s -> t: its round trip, the hop where it rose. */

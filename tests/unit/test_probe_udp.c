@@ -133,7 +133,7 @@ loss_jitter_order_read(void **state)
 	assert_true(metric(&res, "lost") == 159);
 	assert_true(metric(&res, "sent") == 3125);
 	assert_true(fabs(metric(&res, "mbps") - 9.447915338518424) < 1e-9);
-	probe_outcome_clear(&res);
+	record_outcome_clear(&res);
 	/* in order, no loss: the summary has no out-of-order line */
 	parse_file("client_ok.json", &res);
 	assert_true(res.ok);
@@ -141,19 +141,19 @@ loss_jitter_order_read(void **state)
 	assert_true(metric(&res, "out_of_order") == 0);
 	assert_true(fabs(metric(&res, "loss_resolution_pct") - 100.0 / 521) <
 	    1e-9);
-	probe_outcome_clear(&res);
+	record_outcome_clear(&res);
 	/* two streams: their sums */
 	parse_file("client_p2.json", &res);
 	assert_true(res.ok);
 	assert_true(metric(&res, "packets") == 1042);
 	assert_true(fabs(metric(&res, "mbps") - 9.85806950080909) < 1e-9);
-	probe_outcome_clear(&res);
+	record_outcome_clear(&res);
 	/* no server's output: out of order unknown, null */
 	parse_file("client_no_server_output.json", &res);
 	assert_true(res.ok);
 	assert_true(isnan(metric(&res, "out_of_order")));
 	assert_true(metric(&res, "packets") == 39);
-	probe_outcome_clear(&res);
+	record_outcome_clear(&res);
 }
 
 static void
@@ -170,23 +170,23 @@ errors_said(void **state)
 	assert_int_equal(error_class_of_name(res.error_class), ERROR_CLASS_TOOL_FAILED);
 	assert_string_equal(res.error, "iperf3: unable to connect to server: "
 	    "Connection refused");
-	probe_outcome_clear(&res);
+	record_outcome_clear(&res);
 	o.kind = udp();
 	memset(&res, 0, sizeof res);
 	assert_int_equal(udp()->parse(&o, &res), 0);
 	assert_int_equal(error_class_of_name(res.error_class), ERROR_CLASS_TOOL_MISSING);
-	probe_outcome_clear(&res);
+	record_outcome_clear(&res);
 	o.out = "{\"start\":{}";
 	o.err = "";
 	o.exit_status = 0;
 	assert_int_equal(udp()->parse(&o, &res), 0);
 	assert_int_equal(error_class_of_name(res.error_class), ERROR_CLASS_PARSE);
-	probe_outcome_clear(&res);
+	record_outcome_clear(&res);
 	/* a TCP report is not a UDP one */
 	o.out = "{\"end\":{\"sum_received\":{\"bytes\":1}}}";
 	assert_int_equal(udp()->parse(&o, &res), 0);
 	assert_int_equal(error_class_of_name(res.error_class), ERROR_CLASS_PARSE);
-	probe_outcome_clear(&res);
+	record_outcome_clear(&res);
 }
 
 int
