@@ -1,13 +1,15 @@
 #!/usr/bin/env bash
 # heatmap --advise's prediction against the lab: test_relay_advice's two
-# bench runs (its lab, the stand-in node, or NETPROF_TEST_OTELA's), with
-# the claim the suite leaves out as fidelity held too: per host, run 2's
-# relayed pairs within 10 % of the advice's predicted_ms, above it by at
-# most RELAY_COST_MS (35) more. Run it by hand on a quiet machine; it exits
-# as the test does (0 pass, 1 a miss, 77 skipped).
+# bench runs (its lab, the stand-in node, or NETPROF_TEST_OTELA's), both
+# one probe at a time, with the claim the suite leaves out as fidelity
+# held too: per host, run 2's relayed pairs within 10 % of the advice's
+# predicted_ms, made from run 1's legs (the suite holds them to run 2's
+# own legs). Run it by hand on a quiet machine; it exits as the test does
+# (0 pass, 1 a miss, 77 skipped).
 #
 # usage: tests/perf/relay_advice.sh   (needs root, node)
-# env:   NETPROF_BIN (default: build/main/netprof, built)
+# env:   NETPROF_BIN (default: build/main/netprof, built); NETPROF_TEST_OTELA
+#        (every node on that otela binary)
 set -uo pipefail
 SRC=$(cd "$(dirname "$0")/../.." && pwd)
 . "$SRC/tests/perf/build.sh"
