@@ -23,29 +23,32 @@
 #   when run 2's direct legs are near their configured round trips (a
 #   loaded machine's are not, and then neither is anything timed); and
 #   lower than run 1's (2.5x apart by construction), judged when both
-#   runs' legs are. A relayed
-#   record the nodes' own counters contradict (path_evidence) is no
-#   relayed measurement and is left out.
+#   runs' legs are. A relayed record the nodes' own counters contradict
+#   (path_evidence) is no relayed measurement and is left out.
 # Run 2 runs one probe at a time (--serial): in the sweep's overlap the
-# relay is also an end of other pairs' probes, one Node.js process for
-# all, and the relayed pairs paid for it twice where a leg paid once (at
-# a load of 5, 8-15 % over their own legs overlapped, 2-4 % one at a
-# time). How close run 2 comes to run 1's prediction, the advice's own
-# figure, is fidelity: the legs measured minutes apart under another
-# test's load are not the same legs. NETPROF_TEST_FIDELITY=1 (as
-# tests/perf/relay_advice.sh sets it, on a quiet machine) runs run 1 one
-# probe at a time too and holds run 2 within 10 % of that prediction.
+# relay is an end of other probes while it forwards, and every probe
+# starts its client on its source; a relayed probe, 2-3x as long as a
+# leg's, sits through more of that (in one of two overlapped runs at a
+# load of 5-7 the relayed pairs came out 8-15 % over their own legs; one
+# at a time 0-7 % in four). How close run 2 comes to run 1's
+# prediction, the advice's own figure, is fidelity: legs measured
+# minutes apart under another test's load are not the same legs.
+# NETPROF_TEST_FIDELITY=1 (tests/perf/relay_advice.sh sets it, on a
+# quiet machine) runs run 1 one probe at a time too and holds run 2
+# within 10 % of that prediction.
 # The stand-in by default; NETPROF_TEST_OTELA=/path/to/otela runs every
 # node on that binary. The real node is held to the advice where it
 # measured both legs through h4 (its dials fail now and then on the lab,
 # "dial backoff", or TLS where both ends dial at once, and then a leg is
 # missing), to the patch applied and to which members relay; which relay
 # each pair used and the figures are reported, and the timing held for a
-# host only where its pairs were relayed: the real node learns no circuit address of a peer it cannot
-# dial through a member of the mesh (its AutoRelay announces none for a
-# relay at a private address, and bench's --relay-circuits gives them
-# only through a --bootstrap relay), so its pairs between the sites are
-# connected by the two ends' own simultaneous dials or not at all.
+# host only where its pairs were relayed: the real node learns no circuit
+# address of a peer it cannot dial through a member of the mesh (its
+# AutoRelay announces none for a relay at a private address, and bench's
+# --relay-circuits gives them only through a --bootstrap relay), so its
+# pairs between the sites are connected by the two ends' own
+# simultaneous dials through both firewalls (recorded hole-punched) or
+# not at all.
 . "$(dirname "$0")/lib.sh"
 require_root
 require_cmd nft node jq
@@ -184,9 +187,10 @@ bad=()
 for h in h1 h2 h3; do
 	pred=$(jq -r --arg h "$h" '.hosts[] | select(.host == $h) | .predicted_ms' "$T/advice.json")
 	own=$(jq -r --arg h "$h" '.hosts[] | select(.host == $h) | .via_ms.h4 // "none"' "$T/advice2.json")
+	far=$(jq -r --arg h "$h" '.hosts[] | select(.host == $h) | .via_ms.h5 // "none"' "$T/advice.json")
 	m1=$(median_of "$T/r1" "$h")
 	m2=$(median_of "$T/r2" "$h")
-	echo "$h: run 2 through h4 $m2 ms; predicted $own ms from its own legs, $pred ms by the advice (run 1); run 1 through h5 $m1 ms" >&2
+	echo "$h: run 2 through h4 $m2 ms; predicted $own ms from its own legs, $pred ms by the advice (run 1); run 1 through h5 $m1 ms (its legs $far ms)" >&2
 	if [ "$m2" = none ]; then
 		[ -n "${NETPROF_TEST_OTELA:-}" ] || bad+=("$h: no relayed pair measured in run 2")
 		continue

@@ -15,8 +15,11 @@ SRC=$(cd "$(dirname "$0")/../.." && pwd)
 . "$SRC/tests/perf/build.sh"
 BIN=$(bench_binary "${NETPROF_BIN:-}") || exit 1
 echo "load before: $(uptime | sed 's/.*load average: //')"
-# (the test's lab is its own: lab name tadvice, a fresh temporary directory)
-NETPROF_TEST_FIDELITY=1 NETPROF_BIN=$BIN NETPROF_SRC=$SRC \
+# (the test's lab is its own: lab name tadvice, in a directory of the
+# build's that the lab's user can reach, as NETPROF_TEST_OTELA's link is
+# there; a temporary directory of mktemp's it could not enter)
+WORK=$(bench_workdir relay_advice) || exit 1
+NETPROF_TEST_FIDELITY=1 NETPROF_BIN=$BIN NETPROF_SRC=$SRC NETPROF_TEST_TMP=$WORK \
     NETPROF_FIXTURES=$SRC/tests/fixtures bash "$SRC/tests/integration/test_relay_advice.sh"
 rc=$?
 echo "load after: $(uptime | sed 's/.*load average: //')"
