@@ -152,9 +152,16 @@ for p in $stray $sshd_pids; do
 done
 assert_eq 0 "$([ -e "$LAB_DIR" ] && echo 1 || echo 0)" "lab dir removed"
 assert_eq 0 "$([ -e /run/netprof-lab/tlab.env ] && echo 1 || echo 0)" "registry entry removed"
-if ! compgen -G '/run/netprof-lab/*.env' >/dev/null; then
-	assert_eq "" "$(getent passwd nplab || true)" "lab user removed by the last down"
-fi
+# The last down removes the lab user: judged when no other lab is up or
+# coming up (its registry entry, or its NAME.starting while it waits for
+# its sshds), under the labs' machine-wide lock, which an up holds while it
+# makes the user and marks itself, so another test's lab cannot come up
+# between the look and the judgement.
+lock=/run/lock
+[ -d "$lock" ] || lock=/run
+left=$(flock "$lock" bash -c 'compgen -G "/run/netprof-lab/*.env" >/dev/null ||
+    compgen -G "/run/netprof-lab/*.starting" >/dev/null || getent passwd nplab || true')
+assert_eq "" "$left" "lab user removed by the last down"
 assert_status 0 lab down
 assert_contains "$OUT" "was not up"
 
