@@ -31,7 +31,6 @@ add_time(cJSON *o, const char *name, double unix_s,
 	cJSON_AddStringToObject(o, name, format(unix_s, buf, sizeof buf));
 }
 
-/* What every form has: the pair, whether ok, the times, the round. */
 /* text, JSON printed once, as name's value: json_write.h writes a raw
    item as it is; a reference, so deleting the object leaves the text.
    0: out of memory. */
@@ -49,6 +48,7 @@ add_raw(cJSON *o, const char *name, const char *text)
 	return 0;
 }
 
+/* What every form has: the pair, whether ok, the times, the round. */
 static void
 add_common(cJSON *o, const struct record *r)
 {
