@@ -23,9 +23,9 @@ fi
 # The node as one file (bin/otela runs it while it is newer than every
 # source file): Node loads it 3-4x faster than the ~800 modules it is made
 # of, which is most of a node's start on a busy machine. Made again when a
-# source is newer (its CommonJS packages, yaml's, require() Node's own
-# modules: the banner gives the bundle a require); written whole (a temporary file, then renamed), so a
-# node starting meanwhile never loads half of it.
+# source is newer; written whole (a temporary file, then renamed), so a
+# node starting meanwhile never loads half of it. Its CommonJS packages
+# (yaml) require() Node's own modules: the banner gives it a require.
 bundle="$dir/node_modules/.otela-bundle.mjs"
 if [ -n "$(find "$dir/src" -newer "$bundle" 2>/dev/null | head -1)" ] ||
     [ ! -f "$bundle" ]; then
