@@ -2,6 +2,7 @@
 // free ports, talk to their HTTP API, and check metric shapes against the
 // contract.
 import assert from 'node:assert/strict'
+import { after } from 'node:test'
 import { spawn } from 'node:child_process'
 import fs from 'node:fs'
 import net from 'node:net'
@@ -56,16 +57,40 @@ export function run (args, { env = {}, timeoutMs = 30000 } = {}) {
 	})
 }
 
-export function freePort () {
-	return new Promise((resolve, reject) => {
+// A loopback port nothing listens on, below the kernel's ephemeral range
+// (no connection of a running node takes it as its source port before the
+// node binds it), never the same one twice in this process (a port handed
+// out and not yet bound looks free to the kernel: two nodes of one mesh
+// given one port, one of them answers the other's API with a reset).
+const given = new Set()
+const EPHEMERAL_LOW = (() => {
+	try {
+		return Number(fs.readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/)[0]) || 32768
+	} catch {
+		return 32768
+	}
+})()
+const PORT_LOW = Math.min(15000, EPHEMERAL_LOW - 2000)
+let nextPort = PORT_LOW + Math.floor(Math.random() * (EPHEMERAL_LOW - PORT_LOW))
+
+function listens (port) {
+	return new Promise(resolve => {
 		const srv = net.createServer()
 		srv.unref()
-		srv.on('error', reject)
-		srv.listen(0, '127.0.0.1', () => {
-			const { port } = srv.address()
-			srv.close(() => resolve(port))
-		})
+		srv.on('error', () => resolve(false))
+		srv.listen(port, '127.0.0.1', () => srv.close(() => resolve(true)))
 	})
+}
+
+export async function freePort () {
+	for (let tries = 0; tries < EPHEMERAL_LOW - PORT_LOW; tries++) {
+		const port = nextPort
+		nextPort = nextPort + 1 >= EPHEMERAL_LOW ? PORT_LOW : nextPort + 1
+		if (given.has(port) || !await listens(port)) continue
+		given.add(port)
+		return port
+	}
+	throw new Error(`no free loopback port in ${PORT_LOW}-${EPHEMERAL_LOW - 1}`)
 }
 
 // Creates a node's config dir and identity; cfg is written by writeConfig.
@@ -119,9 +144,22 @@ export function startNode (node, env = {}) {
 		stdio: ['ignore', log, log]
 	})
 	fs.closeSync(log)
-	node.exited = new Promise(resolve => node.child.on('exit', (code, signal) => resolve({ code, signal })))
+	const child = node.child
+	live.add(node)
+	node.exited = new Promise(resolve => child.on('exit', (code, signal) => {
+		if (node.child === child) live.delete(node)
+		resolve({ code, signal })
+	}))
 	return node
 }
+
+// Every node started and not yet gone. A hook that fails after starting
+// some (a mesh whose last node never answers) leaves them to the file's
+// last hook, which stops them: a running child would keep the file's
+// process, and the whole run, waiting until ctest's timeout.
+const live = new Set()
+after(async () => { for (const node of [...live]) await stopNode(node) })
+process.on('exit', () => { for (const node of live) node.child.kill('SIGKILL') })
 
 // Sends SIGTERM; resolves { code, signal, ms } once the process is gone.
 export async function stopNode (node) {
@@ -143,6 +181,8 @@ export function logOf (node) {
 }
 
 // One HTTP request to the node's local API.
+const API_TIMEOUT_MS = 90000
+
 export function api (node, method, urlPath, body) {
 	return new Promise((resolve, reject) => {
 		const data = body === undefined ? null : Buffer.from(typeof body === 'string' ? body : JSON.stringify(body))
@@ -163,6 +203,9 @@ export function api (node, method, urlPath, body) {
 				resolve({ status: res.statusCode, headers: res.headers, body: buf, json })
 			})
 		})
+		// no request waits for ever: a node that stops answering fails
+		// the test that asked it, not the whole file at ctest's timeout
+		req.setTimeout(API_TIMEOUT_MS, () => req.destroy(new Error(`${method} ${urlPath}: no answer within ${API_TIMEOUT_MS} ms`)))
 		req.on('error', reject)
 		req.end(data ?? undefined)
 	})
