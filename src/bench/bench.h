@@ -334,7 +334,8 @@ struct bench_task {
 	double fastest_ms;	/* its fastest round trip (min_ms), kept
 				   for the pair's path; 0 none */
 	char *connectedness;	/* punch */
-	int attempts;
+	int attempts;		/* punch: the node's, its look's and after */
+	int looked;		/* punch: the look tried, the rest asked */
 	unsigned char path;	/* the record's: BENCH_PATH_* */
 	/* throughput both ways at once (auto): the pair's other way, and
 	   whether this one holds the pair's room in the dispatcher */

@@ -51,13 +51,17 @@
 #define PUNCH_TIMEOUT_MS 30000
 #define PUNCH_DCUTR_S 20.0
 /*
- * What a node that answered BENCH_PUNCH_DISABLED is asked for its other
- * pairs: one attempt, 1 ms after it (the node takes 0 for its default),
- * so the answer still says the pair's connectedness without the 10 s of
- * attempts that cannot punch.
+ * A pair's first request is a look: one attempt, 1 ms after it (the node
+ * takes 0 for its default). It answers at once for a pair connected
+ * before any attempt and for a node that cannot punch (BENCH_PUNCH_
+ * DISABLED: the node's loop would otherwise sleep out all its attempts,
+ * 10 s a pair); a node that tried and did not connect is asked for the
+ * rest of PUNCH_ATTEMPTS at once, with the waits between them. A node that
+ * answered BENCH_PUNCH_DISABLED is asked no more than the look for its
+ * other pairs, which still says their connectedness.
  */
-#define PUNCH_UNABLE_ATTEMPTS 1
-#define PUNCH_UNABLE_WAIT_MS 1
+#define PUNCH_LOOK_ATTEMPTS 1
+#define PUNCH_LOOK_WAIT_MS 1
 /*
  * Channels of a host's session a phase beside the start leaves to the
  * host's own step (its command, and its node call).
@@ -327,8 +331,9 @@ take_probe(struct bench_task *t, const struct node_reply *r)
 		take_result(t);
 }
 
-/* A holepunch answer: connectedness and attempts, for run.json. */
-static void
+/* A holepunch answer: connectedness and attempts, for run.json; 1: the
+   look tried and did not connect, the rest of the attempts to ask for. */
+static int
 take_punch(struct bench_task *t, const struct node_reply *r)
 {
 	struct node_holepunch hp;
@@ -339,18 +344,26 @@ take_punch(struct bench_task *t, const struct node_reply *r)
 		    "%s", src_of(t)->m->name, cause != NULL ? cause :
 		    "unreadable answer"));
 		free(cause);
-		return;
+		return 0;
 	}
-	t->attempts = hp.attempts;
+	t->attempts += hp.attempts;
+	free(t->connectedness);
 	t->connectedness = hp.connectedness;
 	hp.connectedness = NULL;
 	if (hp.last_error != NULL &&
 	    strstr(hp.last_error, BENCH_PUNCH_DISABLED) != NULL)
 		t->b->hosts[t->src].punch_unable = 1;	/* later pairs: short */
+	else if (!t->looked && !hp.ok && hp.attempts > 0 &&
+	    t->attempts < PUNCH_ATTEMPTS && !t->b->interrupted) {
+		t->looked = 1;	/* it can punch: the rest of its attempts */
+		node_holepunch_free(&hp);
+		return 1;
+	}
 	if (hp.last_error != NULL)
 		task_fail(t, ERROR_CLASS_TOOL_FAILED, strdup(hp.last_error));
 	t->rec.ok = hp.ok;
 	node_holepunch_free(&hp);
+	return 0;
 }
 
 static void
@@ -367,10 +380,17 @@ task_reply_cb(const struct machine *m, const struct node_reply *r,
 	else {
 		if (!reply_failed(t, r, t->phase == BENCH_PUNCH ? "holepunch" :
 		    "probe")) {
-			if (t->phase == BENCH_PUNCH)
-				take_punch(t, r);
-			else
+			if (t->phase != BENCH_PUNCH)
 				take_probe(t, r);
+			else if (take_punch(t, r) == 1) {
+				int rc = bench_sweep_punch(t->b, t);
+
+				if (rc == 0)
+					return;	/* the task runs on */
+				task_fail(t, error_class_of_code(rc),
+				    str_printf("%s: holepunch: %s",
+				    src_of(t)->m->name, error_string(rc)));
+			}
 		}
 		task_finish(t);
 	}
@@ -449,13 +469,13 @@ int
 bench_sweep_punch(struct bench *b, struct bench_task *t)
 {
 	char *body;
-	int r, unable = src_of(t)->punch_unable;
+	int r, look = !t->looked || src_of(t)->punch_unable;
 	cJSON *o = cJSON_CreateObject();
 
 	cJSON_AddStringToObject(o, "target", dst_of(t)->peer_id);
-	cJSON_AddNumberToObject(o, "attempts", unable ?
-	    PUNCH_UNABLE_ATTEMPTS : PUNCH_ATTEMPTS);
-	cJSON_AddNumberToObject(o, "wait_ms", unable ? PUNCH_UNABLE_WAIT_MS :
+	cJSON_AddNumberToObject(o, "attempts", look ? PUNCH_LOOK_ATTEMPTS :
+	    PUNCH_ATTEMPTS - t->attempts);
+	cJSON_AddNumberToObject(o, "wait_ms", look ? PUNCH_LOOK_WAIT_MS :
 	    PUNCH_WAIT_MS);
 	cJSON_AddNumberToObject(o, "timeout_ms", PUNCH_TIMEOUT_MS);
 	body = cJSON_PrintUnformatted(o);

@@ -153,15 +153,16 @@ rm -rf "$out" "$out.nopunch"	# its earlier run's output is refused
 bench_bg f3 --config "$inv" --output "$out" --run-id f3 --converge-wait 3 --probe-timeout 5 \
     "${small[@]}"
 # h4's node cannot punch either (the real node at e0591341): --serial asks
-# one pair at a time, and once h4 has answered that it cannot, its other
-# pair is asked for one attempt (its connectedness still read), not five
+# one pair at a time; each pair's first request is a look (one attempt),
+# and once h4 has answered that it cannot, its other pair is asked for no
+# more than that look (its connectedness still read), never for five
 inventory h4 "$path; export OTELA_FAKE_NO_HOLEPUNCH=1" >"$NETPROF_TEST_TMP/nopunch.json"
 bench_bg f3p --config "$NETPROF_TEST_TMP/nopunch.json" --output "$out.nopunch" \
     --run-id f3p --hosts h1,h2,h4 --serial --converge-wait 1 --probe-timeout 5 \
     --kinds libp2p_ping --latency-count 2 "${other_ports[@]}"
 bench_done f3p 1
-assert_eq "1 5" "$(jq -r '[.punch["h4->h1","h4->h2"].attempts]|sort|map(tostring)|join(" ")' "$out.nopunch/run.json")" \
-    "a node that cannot punch is asked once its answer is known"
+assert_eq "1 1" "$(jq -r '[.punch["h4->h1","h4->h2"].attempts]|sort|map(tostring)|join(" ")' "$out.nopunch/run.json")" \
+    "a node that cannot punch is asked for one attempt a pair"
 assert_eq 2 "$(jq '[.punch["h4->h1","h4->h2"]|select(.connectedness=="NotConnected" and .last_error=="hole punch service not initialized")]|length' "$out.nopunch/run.json")" \
     "both its pairs' connectedness and error read"
 bench_done f3 1
@@ -173,6 +174,8 @@ assert_eq "h1,h2,h3" "$(jq -r '.convergence.h4.missing|join(",")' "$run")"
 assert_eq "h4" "$(jq -r '.convergence.h1.missing|join(",")' "$run")"
 assert_eq "ok" "$(jq -r '.machines[]|select(.name=="h4")|.status' "$run")" "not converging is not a host failure"
 assert_eq "false" "$(jq -r '.punch["h1->h4"].ok' "$run")"
+assert_eq 5 "$(jq -r '.punch["h1->h4"].attempts' "$run")" \
+    "a node that can punch is asked for all five attempts: its look's and the rest"
 assert_eq "true" "$(jq -r '.punch["h1->h2"].ok' "$run")"
 rec=$out/measurements.jsonl
 assert_eq 36 "$(jq -r '[.source,.target,.kind]|@tsv' "$rec" | sort -u | wc -l)" "every pair recorded once"
