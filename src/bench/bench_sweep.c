@@ -70,11 +70,20 @@
 
 enum task_state { T_WAITING = 0, T_RUNNING, T_DONE };
 
-/* The stage of a task: a sweep's exclusive kinds after the light ones. */
+/*
+ * The stage of a task: a sweep's light kinds (STAGE_LIGHT), those of the
+ * pairs the punch left apart (STAGE_LATE: punch_left_apart()), then the
+ * exclusive kinds (STAGE_EXCLUSIVE); a punch's or baseline's, the one.
+ */
+enum { STAGE_LIGHT, STAGE_LATE, STAGE_EXCLUSIVE, SWEEP_STAGES };
+
 static size_t
 task_stage(const struct bench_task *t)
 {
-	return t->phase == BENCH_SWEEP && t->kind->shape == PROBE_EXCLUSIVE;
+	if (t->phase != BENCH_SWEEP)
+		return STAGE_LIGHT;
+	return t->kind->shape == PROBE_EXCLUSIVE ? STAGE_EXCLUSIVE :
+	    t->late ? STAGE_LATE : STAGE_LIGHT;
 }
 
 static const struct bench_host *
@@ -584,7 +593,7 @@ views_done(struct bench *b)
 }
 
 /*
- * The sweep's light stage has ended: the nodes' views again, so that an
+ * The sweep's light stages have ended: the nodes' views again, so that an
  * exclusive probe's path is told by the connections the light ones
  * opened (a circuit through a limited relay, say), then the next stage.
  */
@@ -594,11 +603,11 @@ stage_ended_cb(struct dispatch *d, size_t stage)
 	struct bench *b = dispatch_arg(d);
 	size_t i;
 
-	if (b->pair_phase != BENCH_SWEEP || stage != 0 || b->view > 0 ||
-	    b->interrupted)
+	if (b->pair_phase != BENCH_SWEEP || stage != STAGE_LATE ||
+	    b->view > 0 || b->interrupted)
 		return 1;
 	for (i = 0; i < b->pairs.n; i++)
-		if (task_stage(&b->pairs.tasks[i]) == 1)
+		if (task_stage(&b->pairs.tasks[i]) == STAGE_EXCLUSIVE)
 			break;
 	if (i == b->pairs.n)
 		return 1;
@@ -609,15 +618,40 @@ stage_ended_cb(struct dispatch *d, size_t stage)
 
 static void tasks_free(struct bench_task *tasks, size_t n);
 
-/* Light tasks: shift rounds (i -> i+k), so that load spreads evenly. */
+/*
+ * Did the punch leave src -> dst not connected? Its light probes then
+ * wait for every other pair's to end (STAGE_LATE): the nodes' own dials
+ * (and the backoff of one that failed at the start) have that time to
+ * join the pair, as the punch's waits gave them when every pair was asked
+ * for five attempts (a node that cannot punch now answers at once). The
+ * punch's tasks are in add_light()'s shift order: i -> i+k at
+ * (k - 1) * n + i.
+ */
+static int
+punch_left_apart(const struct bench *b, size_t src, size_t dst)
+{
+	size_t n = b->n, k = (dst + n - src) % n, at = (k - 1) * n + src;
+	const struct bench_task *t;
+
+	if (b->task_sets[BENCH_PUNCH] == NULL || k == 0 ||
+	    at >= b->n_task_sets[BENCH_PUNCH])
+		return 0;
+	t = &b->task_sets[BENCH_PUNCH][at];
+	return t->src == src && t->dst == dst && t->connectedness != NULL &&
+	    strcmp(t->connectedness, "NotConnected") == 0;
+}
+
+/* Light tasks: shift rounds (i -> i+k), so that load spreads evenly;
+   in the sweep, those of every pair but the ones the punch left apart,
+   or (late) of those only. */
 static void
 add_light(struct bench *b, enum bench_phase p,
-    const struct probe_kind *const *kinds, size_t n_kinds)
+    const struct probe_kind *const *kinds, size_t n_kinds, int late)
 {
 	size_t i, k, j;
 
 	if (b->o->serial) {	/* upstream: kind, source, target */
-		for (j = 0; j < n_kinds; j++)
+		for (j = 0; j < n_kinds && !late; j++)
 			for (i = 0; i < b->n; i++)
 				for (k = 0; k < b->n; k++)
 					if (i != k)
@@ -627,9 +661,13 @@ add_light(struct bench *b, enum bench_phase p,
 	}
 	for (k = 1; k < b->n; k++)
 		for (i = 0; i < b->n; i++)
-			for (j = 0; j < n_kinds; j++)
-				bench_pairs_add(b, p, kinds[j], i, (i + k) % b->n,
-				    (int)k);
+			for (j = 0; j < n_kinds && (p == BENCH_SWEEP &&
+			    punch_left_apart(b, i, (i + k) % b->n)) == late;
+			    j++) {
+				bench_pairs_add(b, p, kinds[j], i,
+				    (i + k) % b->n, (int)k);
+				b->pairs.tasks[b->pairs.n - 1].late = late;
+			}
 }
 
 /*
@@ -698,14 +736,16 @@ add_tasks(struct bench *b, enum bench_phase p)
 		    k++)
 			if (k->flags & PROBE_BASELINE)
 				light[0] = k;
-		add_light(b, p, light, 1);
+		add_light(b, p, light, 1, 0);
 		return 0;
 	}
 	for (k = probe_kinds; k->name != NULL; k++)
 		if (bench_plan_has(b, k) && k->shape == PROBE_OVERLAP)
 			light[n_light++] = k;
-	add_light(b, p, light, n_light);
+	/* in the dispatcher's order: each stage's tasks after the last's */
+	add_light(b, p, light, n_light, 0);
 	add_legs(b, light, n_light);
+	add_light(b, p, light, n_light, 1);
 	for (k = probe_kinds; k->name != NULL; k++)
 		if (bench_plan_has(b, k) && k->shape == PROBE_EXCLUSIVE &&
 		    bench_throughput_add(b, k) != 0)
@@ -722,21 +762,22 @@ dispatch_build(struct bench *b, enum bench_phase p)
 	struct dispatch_hooks h = hooks;
 	struct bench_pairs *ps = &b->pairs;
 	/* ICMP pings and holepunch requests are no load: as collect */
-	struct dispatch_stage stages[2] = {
-		{ DISPATCH_BOTH_WAYS, p == BENCH_SWEEP ?
+	struct dispatch_stage stages[SWEEP_STAGES] = {
+		[STAGE_LIGHT] = { DISPATCH_BOTH_WAYS, p == BENCH_SWEEP ?
 		    (size_t)b->o->max_probes : p == b->beside ?
 		    ENGINE_DEFAULT_MAX_CHANNELS - BESIDE_RESERVE :
 		    ENGINE_DEFAULT_MAX_CHANNELS },
-		{ DISPATCH_EXCLUSIVE, 0 },
+		[STAGE_LATE] = { DISPATCH_BOTH_WAYS, (size_t)b->o->max_probes },
+		[STAGE_EXCLUSIVE] = { DISPATCH_EXCLUSIVE, 0 },
 	};
 	size_t i;
 	int r;
 
 	if (bench_throughput_duplex(b))
-		stages[1].share = DISPATCH_DUPLEX;
+		stages[STAGE_EXCLUSIVE].share = DISPATCH_DUPLEX;
 	h.arg = b;
 	if ((r = dispatch_new(b->n + b->n_relays, ps->n, stages,
-	    p == BENCH_SWEEP ? 2 : 1, &h, &ps->d)) != 0)
+	    p == BENCH_SWEEP ? SWEEP_STAGES : 1, &h, &ps->d)) != 0)
 		return r;
 	dispatch_set_serial(ps->d, b->o->serial);
 	for (i = 0; i < ps->n; i++) {

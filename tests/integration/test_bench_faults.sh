@@ -182,6 +182,16 @@ assert_eq 36 "$(jq -r '[.source,.target,.kind]|@tsv' "$rec" | sort -u | wc -l)" 
 assert_eq 18 "$(count "$rec" 'select((.source=="h4" or .target=="h4") and (.ok|not) and .error != null)')" \
     "h4's pairs failed, with a reason"
 assert_eq 18 "$(count "$rec" 'select(.ok)')" "the other pairs ok"
+# the punch left every pair with h4 apart: their light probes wait for
+# every other pair's to end (the mesh's own dials have that time)
+light='select(.kind != "throughput")'
+with4='(.source == "h4" or .target == "h4")'
+first4=$(jq -rs "[.[]|$light|select($with4)|.started_at]|min" "$rec")
+last=$(jq -rs "[.[]|$light|select($with4|not)|.ended_at]|max" "$rec")
+assert_eq 12 "$(count "$rec" "$light|select($with4)")" "h4's light probes recorded"
+[[ $first4 > $last || $first4 == "$last" ]] ||
+    fail "h4's first light probe started at $first4, before the others' last ended ($last): $(jq -c '[.source,.target,.kind,.started_at,.ended_at,.round]' "$rec" | sort -t, -k4)"
+TEST_CHECKS=$((TEST_CHECKS + 1))
 assert_contains "$(jq -r 'select(.source=="h1" and .target=="h4" and .kind=="libp2p_ping")|.error' "$rec")" "dial"
 assert_nothing_left f3 "blocked port"
 
