@@ -66,7 +66,7 @@ both_ways(const struct bench *b, size_t s, size_t t)
 /*
  * auto: the exclusive rounds, a pair that may run both ways at once with
  * its other way beside it in the round of its first (t->with, the first
- * the lead); rounds left empty dropped.
+ * the lead), where its kind may (PROBE_DUPLEX); rounds left empty dropped.
  */
 static int
 add_auto(struct bench *b, const struct probe_kind *kind,
@@ -88,7 +88,9 @@ add_auto(struct bench *b, const struct probe_kind *kind,
 				continue;
 			done[i * n + k] = added = 1;
 			bench_pairs_add(b, BENCH_SWEEP, kind, i, k, round);
-			if (!both_ways(b, i, k))
+			/* a kind that may not run duplex (connect hangs up
+			   the pair's connections) runs each way alone */
+			if (!(kind->flags & PROBE_DUPLEX) || !both_ways(b, i, k))
 				continue;
 			done[k * n + i] = 1;
 			a = b->pairs.n - 1;

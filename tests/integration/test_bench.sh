@@ -212,6 +212,12 @@ connect_checks() {
 	assert_eq "true" "$(jq -c '[.[]|select(.kind=="connect")]|min_by(.started_at).started_at >=
 	    ([.[]|select(.kind=="libp2p_ping")]|max_by(.ended_at).ended_at)' <(jq -s . "$rec"))" \
 	    "connect after the pairs' pings (the exclusive stage)"
+	# each way alone: a connect hangs up the pair's connections, and the
+	# other way's cold dial beside it failed (throughput runs both ways)
+	assert_eq 0 "$(jq -s '[.[]|select(.kind=="connect")] as $c | [$c[] as $x | $c[] |
+	    select(.source == $x.target and .target == $x.source and
+	    .started_at < $x.ended_at and $x.started_at < .ended_at)]|length' "$rec")" \
+	    "no pair's two connects at once"
 	assert_status 0 "$NETPROF_BIN" heatmap --input "$rec" --text
 	assert_contains "$OUT" "overlay: connect_x_rtt (x ICMP RTT)"
 	assert_contains "$(grep '^overlay: connect_x_rtt ' <<<"$OUT")" "; 12 pairs with a value"
@@ -220,6 +226,9 @@ connect_checks() {
 # --- --keep, then --teardown RUN_ID; --baseline beside the start -----
 work=$NETPROF_TEST_TMP/$TEST_NAME.keep
 rm -rf "$work" && mkdir -p "$work"
+# a failure before the teardown below leaves the kept mesh to the lab's
+# end; its directories are on this machine's /tmp, shared with the lab
+at_exit "rm -rf /tmp/otela-bench-t2-h1 /tmp/otela-bench-t2-h2 /tmp/otela-bench-t2-h3 /tmp/otela-bench-t2-h4"
 (cd "$work" && "$NETPROF_BIN" bench --config "$fastc" --run-id t2 --keep \
     --baseline --kinds libp2p_ping,connect "${small[@]}" >out.txt 2>&1) ||
 	fail "bench --keep: $(cat "$work/out.txt")"
