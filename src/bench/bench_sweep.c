@@ -660,14 +660,17 @@ add_light(struct bench *b, enum bench_phase p,
 		return;
 	}
 	for (k = 1; k < b->n; k++)
-		for (i = 0; i < b->n; i++)
-			for (j = 0; j < n_kinds && (p == BENCH_SWEEP &&
-			    punch_left_apart(b, i, (i + k) % b->n)) == late;
-			    j++) {
-				bench_pairs_add(b, p, kinds[j], i,
-				    (i + k) % b->n, (int)k);
+		for (i = 0; i < b->n; i++) {
+			size_t d = (i + k) % b->n;
+
+			if ((p == BENCH_SWEEP && punch_left_apart(b, i, d)) !=
+			    late)
+				continue;
+			for (j = 0; j < n_kinds; j++) {
+				bench_pairs_add(b, p, kinds[j], i, d, (int)k);
 				b->pairs.tasks[b->pairs.n - 1].late = late;
 			}
+		}
 }
 
 /*
