@@ -371,6 +371,9 @@ struct bench {
 	size_t outstanding;	/* per-host steps in flight */
 	size_t next_host;	/* the next host to start in this phase */
 	int launching;		/* inside the host launcher */
+	int starting;		/* a node's start command in flight: the
+				   start phase launches the next host after
+				   it (bench_start.c) */
 	int dispatching;	/* inside the pair dispatcher */
 	struct bench_pairs pairs;	/* of the pair phase pair_phase */
 	enum bench_phase pair_phase;
@@ -468,6 +471,8 @@ void bench_deploy_free(struct bench *b);
  * (one at a time with --serial); it ends through b->hooks.phase_ended.
  */
 void bench_hosts_start(struct bench *b);
+/* Launch the phase's next hosts, if they may start now. */
+void bench_hosts_launch(struct bench *b);
 /* The host's step of the current phase ended (ok unless marked). */
 void bench_host_step_done(struct bench_host *h);
 /* A node call's reply came: h's call is over; 1 when the run was

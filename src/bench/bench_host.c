@@ -48,6 +48,7 @@ launch_more(struct bench *b)
 		return;
 	b->launching = 1;
 	while (b->next_host < b->n && !(b->o->serial && b->outstanding > 0) &&
+	    !(p == BENCH_START && b->starting) &&
 	    !(b->interrupted && !cleanup)) {
 		h = &b->hosts[b->next_host++];
 		if (!bench_phase_visits(p, h)) {
@@ -72,6 +73,12 @@ launch_more(struct bench *b)
 	b->launching = 0;
 	if (b->outstanding == 0 && (b->next_host >= b->n || b->interrupted))
 		b->hooks.phase_ended(b, p);
+}
+
+void
+bench_hosts_launch(struct bench *b)
+{
+	launch_more(b);
 }
 
 void

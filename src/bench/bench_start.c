@@ -7,6 +7,18 @@
  * alive once a second meanwhile, then GET /v1/self, whose id must be the
  * PeerID discover read. A node that dies or never answers fails its host
  * with the tail of its log.
+ *
+ * The nodes start one after another: a host's start command returns once
+ * its node listens on its libp2p port (LISTEN_WAIT_S at most), and only
+ * then is the next host's sent; the health waits run side by side. A node
+ * dials every bootstrap peer as it starts, from its own listening port
+ * (the real node's TCP port reuse): two nodes started together dial each
+ * other at once, both dials become one TCP connection opened from both
+ * ends, and its security handshake fails on both. The real node does not
+ * dial again, and lists the pair only once its pubsub ping goes round,
+ * 20 s later (docs/bench.md). Started in turn, each pair is dialled once,
+ * by the later node, to a node that listens. The held job steps of the
+ * slurm transport start together: their shell becomes the node.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,6 +35,9 @@
 
 /* Seconds between checks that a node not (yet) healthy still runs. */
 #define ALIVE_EVERY_S 1.0
+/* The longest a start command waits for its node to listen (timeout(1)'s
+   seconds); the next host's start waits for it. */
+#define LISTEN_WAIT_S "1"
 
 static void health_poll(struct bench_host *h);
 static void self_poll(struct bench_host *h);
@@ -264,6 +279,8 @@ start_done_cb(const struct machine *m, const struct engine_result *res,
 
 	(void)m;
 	h->job = NULL;
+	h->b->starting = 0;
+	bench_hosts_launch(h->b);	/* the next host's start */
 	/*
 	 * The PID (and its start time) are printed whether or not the pid
 	 * file could be written: a node whose pid file failed is still known,
@@ -271,14 +288,14 @@ start_done_cb(const struct machine *m, const struct engine_result *res,
 	 * a node started is stopped by the teardown, whatever came after.
 	 */
 	take_pid(h, res->out, 1);
-	if (bench_host_check_job(h, res, "otela start"))
-		return;
-	if (h->pid == 0) {
-		bench_host_step_fail(h, ERROR_CLASS_PARSE, str_printf("%s: starting the "
-		    "node printed no PID: '%.80s'", m->name, res->out));
-		return;
+	if (!bench_host_check_job(h, res, "otela start")) {
+		if (h->pid == 0)
+			bench_host_step_fail(h, ERROR_CLASS_PARSE, str_printf(
+			    "%s: starting the node printed no PID: '%.80s'",
+			    m->name, res->out));
+		else
+			health_begin(h);
 	}
-	health_begin(h);
 }
 
 static int
@@ -298,16 +315,22 @@ start_background(struct bench_host *h)
 	 * the node is known). A job cancelled in between leaves the node in
 	 * the pid file or in its output, never in neither. set -C: log and
 	 * pid are new files, never links; a log that exists says a node was
-	 * started there.
+	 * started there. Then the wait for the node's libp2p port in the
+	 * host's own socket table (no connection to it: a firewall cannot
+	 * stall it), while the node runs.
 	 */
 	if (qdir != NULL && env != NULL && guard != NULL && (cmd = str_printf(
 	    "%sset -C; : >%s/log || exit 1; %s nohup %s start --config "
 	    "%s/cfg.yaml --config-dir %s >>%s/log 2>&1 </dev/null & P=$!; "
 	    "echo $P >%s/pid; w=$?; echo $P; sed 's/.*) //' /proc/$P/stat "
-	    "2>/dev/null | cut -d' ' -f20; exit $w", guard, qdir, env,
-	    h->otela, qdir, qdir, qdir, qdir)) != NULL)
-		r = bench_host_submit(h, cmd, NULL, BENCH_STEP_TIMEOUT,
-		    start_done_cb);
+	    "2>/dev/null | cut -d' ' -f20; timeout %s sh -c \"until grep "
+	    "-qE ':%04X [0-9A-F]+:0000 0A' /proc/net/tcp /proc/net/tcp6 "
+	    "2>/dev/null || ! kill -0 $P 2>/dev/null; do sleep 0.01; done\"; "
+	    "exit $w", guard, qdir, env, h->otela, qdir, qdir, qdir, qdir,
+	    LISTEN_WAIT_S, h->libp2p_port)) != NULL &&
+	    (r = bench_host_submit(h, cmd, NULL, BENCH_STEP_TIMEOUT,
+	    start_done_cb)) == 0)
+		h->b->starting = 1;
 	free(env);
 	free(guard);
 	free(qdir);
