@@ -281,7 +281,8 @@ struct bench_host {
 	 * every node; the step is cancelled if it outlives that.
 	 */
 	struct engine_job *node_job;	/* the node's step; NULL once it ended */
-	char node_out[64];	/* its first output: PID and start time */
+	char node_out[64];	/* its first output: PID, start time,
+				   "listening" */
 	size_t node_out_len;
 	int node_wait;		/* start: waiting for the node step's PID */
 	struct bench_binary *deploy_bin;	/* --otela-bin: its binary */
@@ -371,9 +372,9 @@ struct bench {
 	size_t outstanding;	/* per-host steps in flight */
 	size_t next_host;	/* the next host to start in this phase */
 	int launching;		/* inside the host launcher */
-	int starting;		/* a node's start command in flight: the
-				   start phase launches the next host after
-				   it (bench_start.c) */
+	/* the host whose node's start is in flight: the start phase
+	   launches the next host once it listens (bench_start.c) */
+	struct bench_host *starting;
 	int dispatching;	/* inside the pair dispatcher */
 	struct bench_pairs pairs;	/* of the pair phase pair_phase */
 	enum bench_phase pair_phase;

@@ -48,7 +48,7 @@ launch_more(struct bench *b)
 		return;
 	b->launching = 1;
 	while (b->next_host < b->n && !(b->o->serial && b->outstanding > 0) &&
-	    !(p == BENCH_START && b->starting) &&
+	    !(p == BENCH_START && b->starting != NULL) &&
 	    !(b->interrupted && !cleanup)) {
 		h = &b->hosts[b->next_host++];
 		if (!bench_phase_visits(p, h)) {

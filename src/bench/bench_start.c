@@ -9,7 +9,7 @@
  * with the tail of its log.
  *
  * The nodes start one after another: a host's start command returns once
- * its node listens on its libp2p port (LISTEN_WAIT_S at most), and only
+ * its node listens on its libp2p port (1 s at most), and only
  * then is the next host's sent; the health waits run side by side. A node
  * dials every bootstrap peer as it starts, from its own listening port
  * (the real node's TCP port reuse): two nodes started together dial each
@@ -17,8 +17,7 @@
  * ends, and its security handshake fails on both. The real node does not
  * dial again, and lists the pair only once its pubsub ping goes round,
  * 20 s later (docs/bench.md). Started in turn, each pair is dialled once,
- * by the later node, to a node that listens. The held job steps of the
- * slurm transport start together: their shell becomes the node.
+ * by the later node, to a node that listens.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -35,9 +34,14 @@
 
 /* Seconds between checks that a node not (yet) healthy still runs. */
 #define ALIVE_EVERY_S 1.0
-/* The longest a start command waits for its node to listen (timeout(1)'s
-   seconds); the next host's start waits for it. */
-#define LISTEN_WAIT_S "1"
+/*
+ * The wait until the node listens on its libp2p port (%04X) in the host's
+ * own socket table, 1 s at most (timeout(1)), or until its PID (%s) has
+ * died; the next host's start waits for it.
+ */
+#define LISTEN_WAIT "timeout 1 sh -c \"until grep -qE ':%04X [0-9A-F]+:0000 " \
+	"0A' /proc/net/tcp /proc/net/tcp6 2>/dev/null || ! kill -0 %s " \
+	"2>/dev/null; do sleep 0.01; done\""
 
 static void health_poll(struct bench_host *h);
 static void self_poll(struct bench_host *h);
@@ -271,6 +275,17 @@ health_begin(struct bench_host *h)
 	health_poll(h);
 }
 
+/* The start command's node listens, or its wait is over: the next host's
+   start. */
+static void
+start_listened(struct bench_host *h)
+{
+	if (h->b->starting != h)
+		return;
+	h->b->starting = NULL;
+	bench_hosts_launch(h->b);
+}
+
 static void
 start_done_cb(const struct machine *m, const struct engine_result *res,
     void *arg)
@@ -279,8 +294,7 @@ start_done_cb(const struct machine *m, const struct engine_result *res,
 
 	(void)m;
 	h->job = NULL;
-	h->b->starting = 0;
-	bench_hosts_launch(h->b);	/* the next host's start */
+	start_listened(h);
 	/*
 	 * The PID (and its start time) are printed whether or not the pid
 	 * file could be written: a node whose pid file failed is still known,
@@ -323,14 +337,12 @@ start_background(struct bench_host *h)
 	    "%sset -C; : >%s/log || exit 1; %s nohup %s start --config "
 	    "%s/cfg.yaml --config-dir %s >>%s/log 2>&1 </dev/null & P=$!; "
 	    "echo $P >%s/pid; w=$?; echo $P; sed 's/.*) //' /proc/$P/stat "
-	    "2>/dev/null | cut -d' ' -f20; timeout %s sh -c \"until grep "
-	    "-qE ':%04X [0-9A-F]+:0000 0A' /proc/net/tcp /proc/net/tcp6 "
-	    "2>/dev/null || ! kill -0 $P 2>/dev/null; do sleep 0.01; done\"; "
-	    "exit $w", guard, qdir, env, h->otela, qdir, qdir, qdir, qdir,
-	    LISTEN_WAIT_S, h->libp2p_port)) != NULL &&
+	    "2>/dev/null | cut -d' ' -f20; " LISTEN_WAIT "; exit $w", guard,
+	    qdir, env, h->otela, qdir, qdir, qdir, qdir, h->libp2p_port,
+	    "$P")) != NULL &&
 	    (r = bench_host_submit(h, cmd, NULL, BENCH_STEP_TIMEOUT,
 	    start_done_cb)) == 0)
-		h->b->starting = 1;
+		h->b->starting = h;
 	free(env);
 	free(guard);
 	free(qdir);
@@ -354,6 +366,10 @@ node_held(const struct bench_host *h)
 	return h->m->transport == TRANSPORT_SLURM && !h->b->o->keep;
 }
 
+/*
+ * The step's output: the PID and start time, then "listening" once the
+ * node listens (or its wait is over). A full buffer ends the wait too.
+ */
 static void
 node_output_cb(const struct machine *m, int stream, const char *buf,
     size_t len, void *arg)
@@ -362,7 +378,7 @@ node_output_cb(const struct machine *m, int stream, const char *buf,
 	size_t room = sizeof h->node_out - 1 - h->node_out_len, lines = 0, i;
 
 	(void)m;
-	if (stream != 1 || h->pid != 0 || room == 0)
+	if (stream != 1 || room == 0)
 		return;
 	if (len > room)
 		len = room;
@@ -371,13 +387,17 @@ node_output_cb(const struct machine *m, int stream, const char *buf,
 	h->node_out[h->node_out_len] = '\0';
 	for (i = 0; i < h->node_out_len; i++)
 		lines += h->node_out[i] == '\n';
-	if (lines < 2 && h->node_out_len < sizeof h->node_out - 1)
+	if (lines >= 3 || h->node_out_len == sizeof h->node_out - 1)
+		start_listened(h);
+	if (h->pid != 0 || (lines < 2 && h->node_out_len <
+	    sizeof h->node_out - 1))
 		return;
 	take_pid(h, h->node_out, 0);
 	if (!h->node_wait)
 		return;
 	h->node_wait = 0;
 	if (h->pid == 0) {
+		start_listened(h);
 		bench_host_step_fail(h, ERROR_CLASS_PARSE, str_printf("%s: "
 		    "starting the node printed no PID: '%.40s'", h->m->name,
 		    h->node_out));
@@ -393,6 +413,7 @@ node_done_cb(const struct machine *m, const struct engine_result *res,
 	struct bench_host *h = arg;
 
 	h->node_job = NULL;
+	start_listened(h);
 	log_debug(m->name, "the node's job step ended: %s, exit %d",
 	    error_string(res->error), res->exit_status);
 	if (h->node_wait) {
@@ -435,20 +456,25 @@ start_held(struct bench_host *h)
 	int r = NP_ERR_NOMEM;
 
 	/* $$ is the shell that exec makes the node: its PID, its start time;
-	 * the pid file first, as in the background */
+	 * the pid file first, as in the background; the listen wait in a
+	 * process of its own (not the node's child: it leaves no zombie
+	 * there), which prints "listening" when it is over */
 	if (qdir != NULL && env != NULL && guard != NULL && (cmd = str_printf(
 	    "%sset -C; : >%s/log || exit 1; echo $$ >%s/pid; echo $$; "
 	    "sed 's/.*) //' /proc/$$/stat 2>/dev/null | cut -d' ' -f20; "
-	    "%s exec %s start --config %s/cfg.yaml --config-dir %s >>%s/log "
-	    "2>&1 </dev/null", guard, qdir, qdir, env, h->otela, qdir, qdir,
-	    qdir)) != NULL) {
+	    "( (" LISTEN_WAIT "; echo listening) & ); %s exec %s start "
+	    "--config %s/cfg.yaml --config-dir %s >>%s/log 2>&1 </dev/null",
+	    guard, qdir, qdir, h->libp2p_port, "$$", env, h->otela, qdir,
+	    qdir, qdir)) != NULL) {
 		req.command = cmd;
 		h->node_out_len = 0;
 		h->node_out[0] = '\0';
 		log_debug(h->m->name, "start: %s", cmd);
 		if ((r = engine_submit(h->b->engine, h->m, &req,
-		    &h->node_job)) == 0)
+		    &h->node_job)) == 0) {
 			h->node_wait = 1;
+			h->b->starting = h;
+		}
 	}
 	free(env);
 	free(guard);
