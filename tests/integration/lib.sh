@@ -94,6 +94,19 @@ otela_setup() {
 		printf '; %s' "$OTELA_SHORT_WAITS"
 }
 
+# assert_started_in_turn RUN_JSON: bench's nodes started in turn, each
+# after the one before listened on its libp2p port, which takes any node
+# more than 30 ms from its start (the lab's hosts share this machine's
+# clock: pid_start is in its ticks since boot).
+assert_started_in_turn() {
+	local hz
+	hz=$(getconf CLK_TCK)
+	assert_eq "" "$(jq -r --argjson t $(( (3 * hz + 99) / 100 )) '.machines as $m |
+	    range(1; $m|length)|select($m[.].pid_start - $m[. - 1].pid_start < $t)|
+	    "\($m[.].name) \($m[.].pid_start - $m[. - 1].pid_start) ticks after \($m[. - 1].name)"' \
+	    "$1")" "each node started after the one before it listened"
+}
+
 # Skip unless the stand-in's packages are there (not needed for the real
 # binary).
 require_otela() {

@@ -191,14 +191,7 @@ assert_eq "ok" "$(jq -r '[.machines[].status]|unique|join(",")' "$run")"
 assert_eq "ok" "$(jq -r '[.machines[].phases[]]|unique|join(",")' "$run")" "every host ok in every phase"
 check_both_ways "$out"
 check_reach_early "$out"
-# The nodes start in turn: each after the one before listens on its libp2p
-# port, which takes any node more than 30 ms from its start (the lab's hosts
-# share this machine's clock: pid_start is in its ticks since boot).
-hz=$(getconf CLK_TCK)
-assert_eq "" "$(jq -r --argjson t $(( (3 * hz + 99) / 100 )) '.machines as $m |
-    range(1; $m|length)|select($m[.].pid_start - $m[. - 1].pid_start < $t)|
-    "\($m[.].name) \($m[.].pid_start - $m[. - 1].pid_start) ticks after \($m[. - 1].name)"' \
-    "$run")" "each node started after the one before it listened"
+assert_started_in_turn "$run"
 assert_nothing_left t1 "a run"
 
 # connect_checks DIR: run DIR's connect records (--kinds connect beside
