@@ -376,6 +376,7 @@ node_output_cb(const struct machine *m, int stream, const char *buf,
 {
 	struct bench_host *h = arg;
 	size_t room = sizeof h->node_out - 1 - h->node_out_len, lines = 0, i;
+	int full;
 
 	(void)m;
 	if (stream != 1 || room == 0)
@@ -385,12 +386,12 @@ node_output_cb(const struct machine *m, int stream, const char *buf,
 	memcpy(h->node_out + h->node_out_len, buf, len);
 	h->node_out_len += len;
 	h->node_out[h->node_out_len] = '\0';
+	full = h->node_out_len == sizeof h->node_out - 1;
 	for (i = 0; i < h->node_out_len; i++)
 		lines += h->node_out[i] == '\n';
-	if (lines >= 3 || h->node_out_len == sizeof h->node_out - 1)
+	if (lines >= 3 || full)
 		start_listened(h);
-	if (h->pid != 0 || (lines < 2 && h->node_out_len <
-	    sizeof h->node_out - 1))
+	if (h->pid != 0 || (lines < 2 && !full))
 		return;
 	take_pid(h, h->node_out, 0);
 	if (!h->node_wait)
