@@ -337,6 +337,7 @@ struct bench_task {
 	char *connectedness;	/* punch */
 	int attempts;		/* punch: the node's, its look's and after */
 	int looked;		/* punch: the look tried, the rest asked */
+	int late;		/* sweep: the punch left its pair apart */
 	unsigned char path;	/* the record's: BENCH_PATH_* */
 	/* throughput both ways at once (auto): the pair's other way, and
 	   whether this one holds the pair's room in the dispatcher */

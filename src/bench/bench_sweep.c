@@ -77,36 +77,13 @@ enum task_state { T_WAITING = 0, T_RUNNING, T_DONE };
  */
 enum { STAGE_LIGHT, STAGE_LATE, STAGE_EXCLUSIVE, SWEEP_STAGES };
 
-/*
- * Did the punch leave src -> dst not connected? Its light probes then
- * wait for every other pair's to end (STAGE_LATE): the nodes' own dials
- * (and the backoff of one that failed at the start) have that time to
- * join the pair, as the punch's waits gave them when every pair was asked
- * for five attempts (a node that cannot punch now answers at once). The
- * punch's tasks are in add_light()'s shift order: i -> i+k at
- * (k - 1) * n + i.
- */
-static int
-punch_left_apart(const struct bench *b, size_t src, size_t dst)
-{
-	size_t n = b->n, k = (dst + n - src) % n, at = (k - 1) * n + src;
-	const struct bench_task *t;
-
-	if (b->task_sets[BENCH_PUNCH] == NULL || k == 0 ||
-	    at >= b->n_task_sets[BENCH_PUNCH])
-		return 0;
-	t = &b->task_sets[BENCH_PUNCH][at];
-	return t->src == src && t->dst == dst && t->connectedness != NULL &&
-	    strcmp(t->connectedness, "NotConnected") == 0;
-}
-
 static size_t
 task_stage(const struct bench_task *t)
 {
 	if (t->phase != BENCH_SWEEP)
 		return STAGE_LIGHT;
 	return t->kind->shape == PROBE_EXCLUSIVE ? STAGE_EXCLUSIVE :
-	    punch_left_apart(t->b, t->src, t->dst) ? STAGE_LATE : STAGE_LIGHT;
+	    t->late ? STAGE_LATE : STAGE_LIGHT;
 }
 
 static const struct bench_host *
@@ -641,6 +618,29 @@ stage_ended_cb(struct dispatch *d, size_t stage)
 
 static void tasks_free(struct bench_task *tasks, size_t n);
 
+/*
+ * Did the punch leave src -> dst not connected? Its light probes then
+ * wait for every other pair's to end (STAGE_LATE): the nodes' own dials
+ * (and the backoff of one that failed at the start) have that time to
+ * join the pair, as the punch's waits gave them when every pair was asked
+ * for five attempts (a node that cannot punch now answers at once). The
+ * punch's tasks are in add_light()'s shift order: i -> i+k at
+ * (k - 1) * n + i.
+ */
+static int
+punch_left_apart(const struct bench *b, size_t src, size_t dst)
+{
+	size_t n = b->n, k = (dst + n - src) % n, at = (k - 1) * n + src;
+	const struct bench_task *t;
+
+	if (b->task_sets[BENCH_PUNCH] == NULL || k == 0 ||
+	    at >= b->n_task_sets[BENCH_PUNCH])
+		return 0;
+	t = &b->task_sets[BENCH_PUNCH][at];
+	return t->src == src && t->dst == dst && t->connectedness != NULL &&
+	    strcmp(t->connectedness, "NotConnected") == 0;
+}
+
 /* Light tasks: shift rounds (i -> i+k), so that load spreads evenly;
    in the sweep, those of every pair but the ones the punch left apart,
    or (late) of those only. */
@@ -666,8 +666,10 @@ add_light(struct bench *b, enum bench_phase p,
 			if ((p == BENCH_SWEEP && punch_left_apart(b, i, d)) !=
 			    late)
 				continue;
-			for (j = 0; j < n_kinds; j++)
+			for (j = 0; j < n_kinds; j++) {
 				bench_pairs_add(b, p, kinds[j], i, d, (int)k);
+				b->pairs.tasks[b->pairs.n - 1].late = late;
+			}
 		}
 }
 
